@@ -1,0 +1,142 @@
+/**
+ * buildApp: the platform plugins, then every module, in one readable list.
+ */
+import fs from 'node:fs';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { sql } from 'kysely';
+import type { Platform } from './platform/index.js';
+import { IdempotencyStore } from './platform/http/idempotency.js';
+import { installPlatform, registerApi } from './platform/http/platform.js';
+import { RateLimiter } from './platform/http/rate-limit.js';
+import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
+import { ServicesService, servicesRoutes } from './modules/services/index.js';
+import { readMigrations } from './platform/db/migrate.js';
+
+export interface Modules {
+  merchants: MerchantsService;
+  services: ServicesService;
+  idempotency: IdempotencyStore;
+}
+
+/** Builds the business modules on a platform (also used by the CLI, without HTTP). */
+export function buildModules(p: Platform): Modules {
+  const merchants = new MerchantsService(p);
+  const services = new ServicesService(p, merchants);
+  const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
+  return { merchants, services, idempotency };
+}
+
+/** Registers the background jobs of every module. */
+export function registerJobs(p: Platform, m: Modules): void {
+  p.mailer.registerJobs();
+  p.jobs.register('idempotency.purge', async () => {
+    await m.idempotency.purge();
+  });
+  p.jobs.every('idempotency.purge', 3600_000);
+  p.jobs.register('jobs.purge', async () => {
+    // finished jobs are kept a week for inspection
+    await sql`delete from jobs where status in ('done', 'failed') and finished_at < ${new Date(p.clock.now().getTime() - 7 * 86400_000)}`.execute(p.database.db);
+  });
+  p.jobs.every('jobs.purge', 3600_000);
+}
+
+export interface BuildOptions {
+  /** Extra Fastify options (https, ...). */
+  server?: Partial<FastifyServerOptions> & { https?: { key: Buffer; cert: Buffer } | null };
+}
+
+export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = p;
+  const app = Fastify({
+    loggerInstance: p.logger,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    genReqId: () => crypto.randomUUID(),
+    ...(opts.server as object),
+  }) as unknown as FastifyInstance;
+
+  installPlatform(app, {
+    timezone: config.timezone,
+    clock: p.clock,
+    vault: p.vault,
+    resolveKey: m.merchants.resolveKey,
+    rateLimiter: new RateLimiter(),
+    rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
+    idempotency: m.idempotency,
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    p.metrics.httpDuration.observe(
+      { method: req.method, route: req.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'paygate',
+        version: '1.0.0',
+        description:
+          'Self-hosted payment gateway. Every path exists under `/v1` (production) and `/v1/sandbox` (sandbox). ' +
+          'Authenticate with `Authorization: Basic base64(API_KEY:)` or `Bearer API_KEY`; every write carries the key\'s `signature` in its body.',
+      },
+      servers: [
+        { url: `${config.publicUrl}/v1`, description: 'production' },
+        { url: `${config.publicUrl}/v1/sandbox`, description: 'sandbox' },
+      ],
+      components: {
+        securitySchemes: {
+          basicAuth: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' },
+          bearerAuth: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ basicAuth: [] }, { bearerAuth: [] }],
+    },
+    transform: ({ schema, url, route }) => {
+      const env = route.config?.env;
+      if (env === 'sandbox') return { schema: { ...schema, hide: true } as any, url };
+      if (env === 'production') return { schema, url: url.replace(/^\/v1/, '') || '/' };
+      return { schema: { ...schema, hide: true } as any, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  // ---- operations --------------------------------------------------------------------------------
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      const rows = await p.database.db.selectFrom('schema_migrations').select('version').execute();
+      const applied = new Set(rows.map((r) => r.version));
+      const pending = readMigrations().filter((x) => !applied.has(x.version)).map((x) => x.version);
+      if (pending.length > 0) return reply.code(503).send({ status: 'migrations pending', pending });
+      return { status: 'ready', database: p.database.kind };
+    } catch (err) {
+      return reply.code(503).send({ status: 'database unavailable' });
+    }
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    reply.type(p.metrics.registry.contentType);
+    return p.metrics.registry.metrics();
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async (_req, reply) => {
+    reply.type('application/json');
+    return JSON.stringify(app.swagger());
+  });
+
+  // ---- the API, under /v1 and /v1/sandbox ------------------------------------------------------------
+  await registerApi(app, merchantsRoutes(m.merchants));
+  await registerApi(app, servicesRoutes(m.services));
+
+  await app.ready();
+  return app;
+}
+
+export function readTls(config: Platform['config']): { key: Buffer; cert: Buffer } | null {
+  if (!config.tlsCertFile || !config.tlsKeyFile) return null;
+  return { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) };
+}

@@ -1,0 +1,208 @@
+/**
+ * Every setting of the gateway, in one schema, parsed once at boot.
+ *
+ * Settings come from environment variables. `loadConfig` converts and checks all of them and throws a
+ * ConfigError naming every bad variable at once, so a misconfigured process fails fast with a clear
+ * message instead of half-starting.
+ */
+import path from 'node:path';
+
+export interface Config {
+  /** TCP port of the HTTP listener (PORT). */
+  port: number;
+  /** Interface to listen on (HOST). */
+  host: string;
+  /** postgres:// URL; when absent the embedded database (PGlite) in `dataDir` is used. */
+  databaseUrl: string | null;
+  /** Pool size for PostgreSQL connections. */
+  dbPoolSize: number;
+  /** Directory for the embedded database and local key files. */
+  dataDir: string;
+  /** TLS certificate and key (PEM files). When both are set the listener speaks HTTPS. */
+  tlsCertFile: string | null;
+  tlsKeyFile: string | null;
+  /** Proxies whose X-Forwarded-* headers are trusted: false, true, or a comma list of addresses/CIDRs. */
+  trustProxy: boolean | string[];
+  /** IANA timezone used for `current_time` and `created`. */
+  timezone: string;
+  /** Requests per second allowed per API key. */
+  rateLimitProduction: number;
+  rateLimitSandbox: number;
+  /** Key ring for the vault: `id:base64key[,id:base64key...]`, first is the active key. */
+  vaultKeys: string | null;
+  /** HMAC key of card fingerprints (base64, 32 bytes); required with vaultKeys. */
+  vaultFingerprintKey: string | null;
+  /** Base URL under which customers reach the gateway's pages (used in `urls`). */
+  publicUrl: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest accepted JSON body, in bytes. */
+  bodyLimit: number;
+  /** Run background workers in this process. */
+  workers: boolean;
+  /** Milliseconds between polls of the job table when idle. */
+  jobPollMs: number;
+  /** Jobs claimed per poll. */
+  jobBatchSize: number;
+  /** Outgoing e-mail: smtp(s)://user:pass@host:port; null keeps mail in the outbox as undeliverable. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Timeout of one merchant notification, in milliseconds. */
+  notificationTimeoutMs: number;
+  /** Print and store sandbox credentials on first start. */
+  bootstrapSandbox: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function isValidTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads and validates the whole configuration. Throws ConfigError listing every problem. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, def: string | null): string | null => {
+    const v = env[name];
+    return v === undefined || v === '' ? def : v;
+  };
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name, null);
+    if (raw === null) return def;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return def;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = str(name, null);
+    if (raw === null) return def;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return def;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = str('HOST', '127.0.0.1')!;
+
+  const databaseUrl = str('DATABASE_URL', null);
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const dataDir = path.resolve(str('PAYGATE_DATA_DIR', './data')!);
+  const tlsCertFile = str('PAYGATE_TLS_CERT', null);
+  const tlsKeyFile = str('PAYGATE_TLS_KEY', null);
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
+    problems.push('PAYGATE_TLS_CERT and PAYGATE_TLS_KEY must be set together');
+  }
+
+  const trustRaw = str('PAYGATE_TRUST_PROXY', 'false')!;
+  let trustProxy: boolean | string[];
+  if (/^(false|0|no|off)$/i.test(trustRaw)) trustProxy = false;
+  else if (/^(true|1|yes|on)$/i.test(trustRaw)) trustProxy = true;
+  else trustProxy = trustRaw.split(',').map((s) => s.trim()).filter(Boolean);
+
+  const timezone = str('PAYGATE_TIMEZONE', 'Europe/Madrid')!;
+  if (!isValidTimezone(timezone)) problems.push(`PAYGATE_TIMEZONE must be an IANA timezone (got "${timezone}")`);
+
+  const vaultKeys = str('PAYGATE_VAULT_KEYS', null);
+  if (vaultKeys !== null && !/^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]+(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]+)*$/.test(vaultKeys)) {
+    problems.push('PAYGATE_VAULT_KEYS must be id:base64key[,id:base64key...]');
+  }
+
+  const vaultFingerprintKey = str('PAYGATE_VAULT_FINGERPRINT_KEY', null);
+  if (vaultKeys !== null && vaultFingerprintKey === null) {
+    problems.push('PAYGATE_VAULT_FINGERPRINT_KEY must be set when PAYGATE_VAULT_KEYS is set');
+  }
+  if (vaultFingerprintKey !== null && Buffer.from(vaultFingerprintKey, 'base64').length < 32) {
+    problems.push('PAYGATE_VAULT_FINGERPRINT_KEY must be at least 32 bytes, base64');
+  }
+
+  const logLevel = str('PAYGATE_LOG_LEVEL', 'info')!;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`PAYGATE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const publicUrlRaw = str('PAYGATE_PUBLIC_URL', null);
+  let publicUrl = publicUrlRaw ?? `${tlsCertFile ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PAYGATE_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+  }
+
+  const smtpUrl = str('PAYGATE_SMTP_URL', null);
+  if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
+
+  const config: Config = {
+    port,
+    host,
+    databaseUrl,
+    dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
+    dataDir,
+    tlsCertFile,
+    tlsKeyFile,
+    trustProxy,
+    timezone,
+    rateLimitProduction: int('PAYGATE_RATE_LIMIT_PRODUCTION', 100, 1, 1_000_000),
+    rateLimitSandbox: int('PAYGATE_RATE_LIMIT_SANDBOX', 25, 1, 1_000_000),
+    vaultKeys,
+    vaultFingerprintKey,
+    publicUrl,
+    logLevel: logLevel as Config['logLevel'],
+    bodyLimit: int('PAYGATE_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    workers: bool('PAYGATE_WORKERS', true),
+    jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
+    jobBatchSize: int('PAYGATE_JOB_BATCH', 20, 1, 1000),
+    smtpUrl,
+    mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
+    notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
+    bootstrapSandbox: bool('PAYGATE_BOOTSTRAP_SANDBOX', true),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Every environment variable the gateway reads, for documentation and `--help`. */
+export const CONFIG_VARIABLES: Array<[string, string]> = [
+  ['PORT', 'listen port (8080)'],
+  ['HOST', 'listen address (127.0.0.1)'],
+  ['DATABASE_URL', 'postgres://... to use PostgreSQL; unset uses the embedded database'],
+  ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
+  ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
+  ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
+  ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],
+  ['PAYGATE_TIMEZONE', 'timezone of current_time and created (Europe/Madrid)'],
+  ['PAYGATE_RATE_LIMIT_PRODUCTION', 'requests per second per production key (100)'],
+  ['PAYGATE_RATE_LIMIT_SANDBOX', 'requests per second per sandbox key (25)'],
+  ['PAYGATE_VAULT_KEYS', 'vault key ring id:base64(32 bytes)[,...]; first is active (a key file in the data dir when unset)'],
+  ['PAYGATE_VAULT_FINGERPRINT_KEY', 'base64 key (32 bytes) of card fingerprints; required with PAYGATE_VAULT_KEYS'],
+  ['PAYGATE_PUBLIC_URL', 'base URL customers use to reach the pages (http://HOST:PORT)'],
+  ['PAYGATE_LOG_LEVEL', 'fatal|error|warn|info|debug|trace|silent (info)'],
+  ['PAYGATE_BODY_LIMIT', 'largest JSON body in bytes (1048576)'],
+  ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
+  ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],
+  ['PAYGATE_JOB_BATCH', 'jobs claimed per poll (20)'],
+  ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
+  ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],
+  ['PAYGATE_NOTIFICATION_TIMEOUT_MS', 'timeout of one merchant notification (10000)'],
+  ['PAYGATE_BOOTSTRAP_SANDBOX', 'create and print a sandbox merchant on first start (true)'],
+];

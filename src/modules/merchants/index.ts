@@ -1,0 +1,5 @@
+export { MerchantsService, parseProfiles } from './merchants.service.js';
+export type { NewMerchant, IssuedKey } from './merchants.service.js';
+export { merchantsRoutes } from './merchants.routes.js';
+export { MERCHANT_CATEGORIES, presentMerchant } from './merchants.domain.js';
+export type { MerchantRow } from './merchants.repo.js';

@@ -1,0 +1,325 @@
+/**
+ * Use cases of merchants (clients): create (D1), promote to production (D2), dashboard users (D3), API
+ * keys, key resolution for the auth pipeline, and the sandbox test clock.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Platform } from '../../platform/index.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
+import { badRequest, conflict, forbidden, notFound } from '../../platform/errors/errors.js';
+import { hashKey } from '../../platform/http/auth.js';
+import { isProfile, type AuthKey, type Profile, type RequestContext } from '../../platform/http/types.js';
+import { hashPassword, randomPassword, randomToken, sha256Hex } from '../../platform/security/hashing.js';
+import {
+  checkTimezone,
+  credentialsEmail,
+  normaliseProfiles,
+  presentDashboardUser,
+  presentMerchant,
+  type MerchantCategory,
+} from './merchants.domain.js';
+import * as repo from './merchants.repo.js';
+
+export interface NewMerchant {
+  name: string;
+  email: string;
+  timezone?: string;
+  autorecover_transactions?: boolean;
+  resend_failed_notifications?: boolean;
+  is_pci?: boolean;
+  category?: MerchantCategory | null;
+  mcc?: string | null;
+  address?: string | null;
+  phone_number?: string | null;
+  parent_id?: string | null;
+}
+
+export interface IssuedKey {
+  keyId: string;
+  apiKey: string;
+  signature: string;
+  profiles: Profile[];
+}
+
+/** A small TTL cache of resolved keys so the hot path does not hit the database every request. */
+class KeyCache {
+  readonly #entries = new Map<string, { key: AuthKey | null; until: number }>();
+  constructor(private readonly ttlMs: number) {}
+  get(hash: string): AuthKey | null | undefined {
+    const e = this.#entries.get(hash);
+    if (!e) return undefined;
+    if (e.until < Date.now()) {
+      this.#entries.delete(hash);
+      return undefined;
+    }
+    return e.key;
+  }
+  set(hash: string, key: AuthKey | null): void {
+    if (this.#entries.size > 10_000) this.#entries.clear();
+    this.#entries.set(hash, { key, until: Date.now() + this.ttlMs });
+  }
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+export class MerchantsService {
+  readonly #cache: KeyCache;
+
+  constructor(private readonly p: Platform, opts: { keyCacheTtlMs?: number } = {}) {
+    this.#cache = new KeyCache(opts.keyCacheTtlMs ?? 2000);
+  }
+
+  // ---- keys ----------------------------------------------------------------------------------------
+
+  /** Resolver for the auth pipeline (cached for a short time; changes in this process clear it). */
+  resolveKey = async (keyHash: string): Promise<AuthKey | null> => {
+    const cached = this.#cache.get(keyHash);
+    if (cached !== undefined) return cached;
+    const row = await repo.findActiveKeyByHash(this.p.database.db, keyHash);
+    const key: AuthKey | null = row
+      ? {
+          keyId: row.key_id,
+          env: row.key_env,
+          profiles: row.profiles.filter(isProfile),
+          signatureHash: row.signature_hash,
+          signatureSealed: row.signature_sealed,
+          merchant: {
+            id: row.merchant_id,
+            env: row.merchant_env,
+            name: row.name,
+            timezone: row.timezone,
+            parentId: row.parent_id,
+            isPci: row.is_pci,
+            clockOffsetMs: Number(row.clock_offset_ms),
+          },
+        }
+      : null;
+    this.#cache.set(keyHash, key);
+    return key;
+  };
+
+  invalidateKeyCache(): void {
+    this.#cache.clear();
+  }
+
+  /** Issues a new API key and signature for a merchant (shown once; stored hashed and sealed). */
+  async issueKey(trx: Executor, merchantId: string, env: Env, profiles: Profile[], description?: string): Promise<IssuedKey> {
+    if (profiles.length === 0) throw badRequest('at least one profile is needed');
+    const keyId = randomUUID();
+    const apiKey = randomToken(16);
+    const signature = randomToken(16);
+    const normalised = normaliseProfiles(profiles);
+    await repo.insertApiKey(trx, {
+      id: keyId,
+      merchant_id: merchantId,
+      env,
+      key_hash: hashKey(apiKey),
+      key_prefix: apiKey.slice(0, 6),
+      signature_hash: sha256Hex(signature),
+      signature_sealed: this.p.vault.seal(signature, `signature:${keyId}`),
+      profiles: normalised,
+      description: description ?? null,
+      created_at: this.p.clock.now(),
+    });
+    return { keyId, apiKey, signature, profiles: normalised };
+  }
+
+  /** Revokes a key given its id or its value. Returns the key id. */
+  async revokeKey(idOrKey: string): Promise<string> {
+    const db = this.p.database.db;
+    const row = /^[0-9a-f-]{36}$/i.test(idOrKey)
+      ? await repo.findKey(db, idOrKey)
+      : await repo.findKeyByHash(db, hashKey(idOrKey));
+    if (!row) throw notFound('API key not found');
+    await repo.revokeKey(db, row.id, this.p.clock.now());
+    this.invalidateKeyCache();
+    return row.id;
+  }
+
+  // ---- merchants -----------------------------------------------------------------------------------
+
+  /** Creates a merchant with an `all` key. Used by D1 and the CLI. */
+  async createMerchant(trx: Tx, env: Env, input: NewMerchant) {
+    const tz = input.timezone ?? 'Europe/Madrid';
+    const tzProblem = checkTimezone(tz);
+    if (tzProblem) throw badRequest(tzProblem);
+    const now = this.p.clock.now();
+    const row: repo.MerchantRow = {
+      id: randomUUID(),
+      env,
+      parent_id: input.parent_id ?? null,
+      sandbox_twin_id: null,
+      name: input.name,
+      email: input.email,
+      timezone: tz,
+      autorecover_transactions: input.autorecover_transactions ?? false,
+      resend_failed_notifications: input.resend_failed_notifications ?? false,
+      is_pci: input.is_pci ?? false,
+      is_deleted: false,
+      category: input.category ?? null,
+      mcc: input.mcc ?? null,
+      address: input.address ?? null,
+      phone_number: input.phone_number ?? null,
+      clock_offset_ms: 0,
+      created_at: now,
+    };
+    await repo.insertMerchant(trx, row);
+    const key = await this.issueKey(trx, row.id, env, ['all'], 'created with the merchant');
+    return { merchant: row, key };
+  }
+
+  /** D1: a partner creates a merchant under itself (or under one of its descendants). */
+  async createChild(ctx: RequestContext, input: NewMerchant & { parent_uuid?: string | null }) {
+    return this.p.database.transaction(async (trx) => {
+      const parentId = input.parent_uuid ?? ctx.merchant.id;
+      await this.assertOwns(trx, ctx, parentId, 'parent merchant');
+      const { merchant, key } = await this.createMerchant(trx, ctx.env, { ...input, parent_id: parentId });
+      return presentMerchant(merchant, ctx.timezone, { apiKey: key.apiKey, signature: key.signature, services: null });
+    });
+  }
+
+  /** D2: creates the production twin of a sandbox merchant with a new key and signature. */
+  async promote(ctx: RequestContext, sandboxMerchantId: string) {
+    return this.p.database.transaction(async (trx) => {
+      const target = await repo.findMerchantForUpdate(trx, sandboxMerchantId);
+      if (!target || target.is_deleted) throw notFound('Merchant not found');
+      // The caller must own the sandbox merchant: directly in sandbox, or through its own twin.
+      const callerSandboxId =
+        ctx.env === 'sandbox' ? ctx.merchant.id : ((await repo.findMerchant(trx, ctx.merchant.id))?.sandbox_twin_id ?? null);
+      if (!callerSandboxId || !(await repo.isSelfOrDescendant(trx, callerSandboxId, target.id))) {
+        throw notFound('Merchant not found');
+      }
+      if (target.env !== 'sandbox') throw notFound('Merchant not found in sandbox');
+      if (await repo.findProductionTwin(trx, target.id)) throw conflict('This merchant is already in production');
+      const parentTwin = target.parent_id ? await repo.findProductionTwin(trx, target.parent_id) : undefined;
+      const { merchant, key } = await this.createMerchant(trx, 'production', {
+        name: target.name,
+        email: target.email,
+        timezone: target.timezone,
+        autorecover_transactions: target.autorecover_transactions,
+        resend_failed_notifications: target.resend_failed_notifications,
+        is_pci: target.is_pci,
+        category: target.category as MerchantCategory | null,
+        mcc: target.mcc,
+        address: target.address,
+        phone_number: target.phone_number,
+        parent_id: parentTwin?.id ?? null,
+      });
+      await trx.updateTable('merchants').set({ sandbox_twin_id: target.id }).where('id', '=', merchant.id).execute();
+      return { uuid: merchant.id, api_key: key.apiKey, signature: key.signature };
+    });
+  }
+
+  /** D3: a dashboard user; the password is returned once and, when asked, e-mailed via the outbox. */
+  async createUser(
+    ctx: RequestContext,
+    input: {
+      email: string;
+      username: string;
+      language: string;
+      environment: 'SANDBOX' | 'PRODUCTION';
+      send_email_with_credentials: boolean;
+      group: string;
+      parent_uuid?: string | null;
+    },
+  ) {
+    const password = randomPassword(16);
+    const passwordHash = await hashPassword(password);
+    return this.p.database.transaction(async (trx) => {
+      const ownerId = input.parent_uuid ?? ctx.merchant.id;
+      await this.assertOwns(trx, ctx, ownerId, 'merchant');
+      const owner = (await repo.findMerchant(trx, ownerId))!;
+      // Link the user to both twins where they exist.
+      let sandboxId: string | null = null;
+      let productionId: string | null = null;
+      if (owner.env === 'sandbox') {
+        sandboxId = owner.id;
+        productionId = (await repo.findProductionTwin(trx, owner.id))?.id ?? null;
+      } else {
+        productionId = owner.id;
+        sandboxId = owner.sandbox_twin_id;
+      }
+      if (input.environment === 'PRODUCTION' && !productionId) {
+        throw badRequest('environment is PRODUCTION but the merchant has not been promoted to production');
+      }
+      if (input.environment === 'SANDBOX' && !sandboxId) {
+        throw badRequest('environment is SANDBOX but the merchant has no sandbox twin');
+      }
+      const row: repo.DashboardUserRow = {
+        id: randomUUID(),
+        merchant_id: owner.id,
+        client_sandbox_id: sandboxId,
+        client_production_id: productionId,
+        username: input.username,
+        email: input.email,
+        language: input.language,
+        user_group: input.group,
+        status: 'ACTIVE',
+        password_hash: passwordHash,
+        created_at: this.p.clock.now(),
+      };
+      try {
+        await repo.insertDashboardUser(trx, row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw conflict(`The username "${input.username}" is already taken`);
+        throw err;
+      }
+      if (input.send_email_with_credentials) {
+        const mail = credentialsEmail(row, password, `${this.p.config.publicUrl}/dashboard`);
+        await this.p.mailer.queue(trx, { merchantId: owner.id, to: row.email, subject: mail.subject, text: mail.body });
+      }
+      return { user: presentDashboardUser(row, ctx.timezone), password, email: row.email };
+    });
+  }
+
+  // ---- ownership -----------------------------------------------------------------------------------
+
+  /**
+   * Throws 404 unless `merchantId` is the caller or one of its descendants in the caller's environment.
+   * Another merchant's resources are indistinguishable from missing ones.
+   */
+  async assertOwns(db: Executor, ctx: RequestContext, merchantId: string, what = 'merchant'): Promise<repo.MerchantRow> {
+    const m = await repo.findMerchant(db, merchantId);
+    if (!m || m.env !== ctx.env || !(await repo.isSelfOrDescendant(db, ctx.merchant.id, merchantId))) {
+      throw notFound(`The ${what} ${merchantId} was not found`);
+    }
+    return m;
+  }
+
+  async findMerchant(db: Executor, id: string) {
+    return repo.findMerchant(db, id);
+  }
+
+  async selfAndDescendantIds(db: Executor, rootId: string) {
+    return repo.selfAndDescendantIds(db, rootId);
+  }
+
+  // ---- sandbox test clock --------------------------------------------------------------------------
+
+  /** Moves a sandbox merchant's clock forward by `seconds`; due jobs of that merchant move with it. */
+  async advanceClock(ctx: RequestContext, seconds: number): Promise<{ offsetMs: number; now: Date }> {
+    if (ctx.env !== 'sandbox') throw forbidden('The test clock exists only in sandbox');
+    const ms = Math.round(seconds * 1000);
+    const offsetMs = await this.p.database.transaction(async (trx) => {
+      const m = await repo.findMerchantForUpdate(trx, ctx.merchant.id);
+      if (!m) throw notFound('Merchant not found');
+      const next = Number(m.clock_offset_ms) + ms;
+      await repo.setClockOffset(trx, m.id, next);
+      await this.p.jobs.shiftMerchantJobs(trx, m.id, ms);
+      return next;
+    });
+    this.invalidateKeyCache();
+    return { offsetMs, now: new Date(this.p.clock.now().getTime() + offsetMs) };
+  }
+}
+
+export function parseProfiles(list: string): Profile[] {
+  const out: Profile[] = [];
+  for (const p of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (!isProfile(p)) throw badRequest(`unknown profile "${p}"`);
+    out.push(p);
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+/** SQL of services and terminals. */
+import type { ColumnType } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { CreatedAt, Env } from '../../platform/db/schema.js';
+
+export interface ServicesTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  name: string;
+  type: string;
+  terminal_id: string | null;
+  enabled: boolean;
+  dcc_allowed: boolean;
+  dcc_mode: 'LOCAL' | 'FOREIGN' | 'DYNAMIC' | null;
+  dynamic_descriptor: string | null;
+  referential_integrity: string | null;
+  mcc: string | null;
+  created_at: CreatedAt;
+}
+
+export interface TerminalsTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  type: string;
+  code: string | null;
+  currency_code: string;
+  dcc_allowed: boolean;
+  is_cof_disabled_by_default: boolean;
+  description: string;
+  acquirer: string | null;
+  credentials_sealed: string | null;
+  credentials_masked: ColumnType<Record<string, string> | null, string | null, string | null>;
+  created_at: CreatedAt;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    services: ServicesTable;
+    terminals: TerminalsTable;
+  }
+}
+
+export type ServiceRow = Omit<ServicesTable, 'created_at'> & { created_at: Date };
+export type TerminalRow = Omit<TerminalsTable, 'created_at' | 'credentials_masked'> & {
+  created_at: Date;
+  credentials_masked: Record<string, string> | null;
+};
+
+export async function insertService(db: Executor, row: ServiceRow): Promise<void> {
+  await db.insertInto('services').values(row).execute();
+}
+
+export async function insertTerminal(db: Executor, row: TerminalRow): Promise<void> {
+  await db
+    .insertInto('terminals')
+    .values({ ...row, credentials_masked: row.credentials_masked ? JSON.stringify(row.credentials_masked) : null })
+    .execute();
+}
+
+export async function findService(db: Executor, id: string): Promise<ServiceRow | undefined> {
+  return db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findTerminal(db: Executor, id: string): Promise<TerminalRow | undefined> {
+  return db.selectFrom('terminals').selectAll().where('id', '=', id).executeTakeFirst() as Promise<TerminalRow | undefined>;
+}
+
+export async function listServices(db: Executor, merchantId: string): Promise<ServiceRow[]> {
+  return db.selectFrom('services').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateService(db: Executor, id: string, set: Partial<Omit<ServiceRow, 'id' | 'merchant_id' | 'env' | 'created_at'>>): Promise<void> {
+  await db.updateTable('services').set(set).where('id', '=', id).execute();
+}
+
+/** A service with the currency of its terminal: what payments need to route an order. */
+export interface ServiceWithTerminal extends ServiceRow {
+  currency_code: string | null;
+  terminal_type: string | null;
+}
+
+export async function findServiceWithTerminal(db: Executor, id: string): Promise<ServiceWithTerminal | undefined> {
+  return db
+    .selectFrom('services as s')
+    .leftJoin('terminals as t', 't.id', 's.terminal_id')
+    .selectAll('s')
+    .select(['t.currency_code', 't.type as terminal_type'])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The merchant's first enabled service whose terminal uses `currency` (B1 without `service`). */
+export async function findDefaultServiceForCurrency(db: Executor, merchantId: string, currency: string): Promise<ServiceWithTerminal | undefined> {
+  return db
+    .selectFrom('services as s')
+    .innerJoin('terminals as t', 't.id', 's.terminal_id')
+    .selectAll('s')
+    .select(['t.currency_code', 't.type as terminal_type'])
+    .where('s.merchant_id', '=', merchantId)
+    .where('s.enabled', '=', true)
+    .where('t.currency_code', '=', currency)
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+    .executeTakeFirst();
+}

@@ -1,0 +1,75 @@
+/** HTTP of services and terminals: D4–D6 and the service read/update of ours. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ctxOf, ok } from '../../platform/http/respond.js';
+import { responses } from '../../platform/http/schemas.js';
+import * as S from './services.schemas.js';
+import type { ServicesService } from './services.service.js';
+
+const WRITE = ['payment'] as const;
+const READ = ['payment', 'readonly'] as const;
+
+export function servicesRoutes(service: ServicesService) {
+  return async (scope: FastifyInstance) => {
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/client/services', {
+      config: { profiles: READ },
+      schema: { summary: 'D4 List services of the key\'s merchant', tags: ['services'], response: responses(S.ServicesResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { services: await service.listServices(ctx, ctx.merchant.id) });
+    });
+
+    app.get('/client/:client_uuid/services', {
+      config: { profiles: READ },
+      schema: { summary: 'D4 List services of a merchant (itself or a descendant)', tags: ['services'], params: S.ClientParams, response: responses(S.ServicesResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { services: await service.listServices(ctx, req.params.client_uuid) });
+    });
+
+    app.post('/service', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'D5 Create service',
+        description: 'Without `terminal_uuid` the service stays pending (`enabled: false`) until a terminal is linked.',
+        tags: ['services'], body: S.CreateServiceBody, response: responses(S.ServiceResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { service: await service.createService(ctx, req.body) });
+    });
+
+    app.get('/service/:service_uuid', {
+      config: { profiles: READ },
+      schema: { summary: 'Read a service', tags: ['services'], params: S.ServiceParams, response: responses(S.ServiceResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { service: await service.getService(ctx, req.params.service_uuid) });
+    });
+
+    app.put('/service/:service_uuid', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'Update a service: link a terminal, rename, enable or disable',
+        tags: ['services'], params: S.ServiceParams, body: S.UpdateServiceBody, response: responses(S.ServiceResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { service: await service.updateService(ctx, req.params.service_uuid, req.body) });
+    });
+
+    app.post('/terminal', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'D6 Create terminal',
+        description: 'Credentials are validated for the types the contract shows, stored encrypted, and returned masked.',
+        tags: ['services'], body: S.CreateTerminalBody, response: responses(S.TerminalResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { terminal: await service.createTerminal(ctx, req.body) });
+    });
+  };
+}

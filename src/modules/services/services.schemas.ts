@@ -1,0 +1,79 @@
+import { ContractDate, Mcc, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { DCC_MODES, SERVICE_TYPES } from './services.domain.js';
+
+export const Service = Type.Object(
+  {
+    uuid: Uuid,
+    name: Type.String(),
+    type: Type.String({ description: 'service type code' }),
+    enabled: Type.Boolean({ description: 'false while the service is pending (no terminal)' }),
+    terminal: Nullable(Uuid),
+    created: ContractDate,
+    dcc_allowed: Type.Boolean(),
+    dcc_mode: Nullable(Type.Enum([...DCC_MODES])),
+    dynamic_descriptor: Nullable(Type.String()),
+    referential_integrity: Nullable(Type.String()),
+    mcc: Nullable(Type.String()),
+    status: Type.Enum(['ACTIVE', 'PENDING']),
+  },
+  { description: 'Service' },
+);
+
+export const Terminal = Type.Object(
+  {
+    uuid: Uuid,
+    client_uuid: Uuid,
+    client_name: Type.String(),
+    type: Type.String(),
+    code: Nullable(Type.String()),
+    currency_code: Type.String(),
+    dcc_allowed: Type.Boolean(),
+    is_cof_disabled_by_default: Type.Boolean(),
+    description: Type.String(),
+    created: ContractDate,
+    acquirer: Nullable(Type.String()),
+    credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'masked: only the last 4 characters of each value' })),
+  },
+  { description: 'Terminal' },
+);
+
+const ServiceType = Type.Enum([...SERVICE_TYPES]);
+
+export const CreateServiceBody = signedBody({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  type: ServiceType,
+  dcc_mode: Type.Optional(Nullable(Type.Enum([...DCC_MODES]))),
+  is_dcc_allowed: Type.Optional(Nullable(Type.Boolean())),
+  terminal_uuid: Type.Optional(Nullable(Uuid)),
+  parent_uuid: Type.Optional(Nullable(Uuid)),
+  mcc: Type.Optional(Nullable(Mcc)),
+  dynamic_descriptor: Type.Optional(Nullable(Type.String({ maxLength: 25 }))),
+  referential_integrity: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
+});
+
+export const UpdateServiceBody = signedBody({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  terminal_uuid: Type.Optional(Nullable(Uuid)),
+  enabled: Type.Optional(Type.Boolean()),
+});
+
+export const CreateTerminalBody = signedBody({
+  currency_code: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3' }),
+  type: ServiceType,
+  description: Type.String({ minLength: 1, maxLength: 200 }),
+  code: Type.Optional(Nullable(Type.Union([Type.String({ pattern: '^[0-9]{1,12}$' }), Type.Integer({ minimum: 0, maximum: 999999999999 })]))),
+  parent_uuid: Type.Optional(Nullable(Uuid)),
+  acquirer: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  dcc_allowed: Type.Optional(Nullable(Type.Boolean())),
+  is_cof_disabled_by_default: Type.Optional(Nullable(Type.Boolean())),
+  credentials: Type.Optional(Nullable(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+    description: 'depends on type: REDSYSPSD2 key_secure, key_not_secure, terminal_secure, terminal_not_secure; CREDORAX merchant_id, signing_api_key (+ optional sub_merchant_id and the *_amex keys)',
+  }))),
+});
+
+export const ServiceParams = Type.Object({ service_uuid: Uuid });
+export const ClientParams = Type.Object({ client_uuid: Uuid });
+
+export const ServiceResponse = envelope({ service: Service });
+export const ServicesResponse = envelope({ services: Type.Array(Service) });
+export const TerminalResponse = envelope({ terminal: Terminal });

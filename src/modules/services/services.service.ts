@@ -1,0 +1,184 @@
+/** Use cases of services and terminals (D4–D6, and linking a terminal to a pending service). */
+import { randomUUID } from 'node:crypto';
+import type { Platform } from '../../platform/index.js';
+import type { Executor } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
+import { badRequest, notFound } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import { currencyByCode } from '../../platform/money/currency.js';
+import type { MerchantsService } from '../merchants/index.js';
+import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
+import * as repo from './services.repo.js';
+
+export interface NewService {
+  name: string;
+  type: string;
+  dcc_mode?: 'LOCAL' | 'FOREIGN' | 'DYNAMIC' | null;
+  is_dcc_allowed?: boolean | null;
+  terminal_uuid?: string | null;
+  mcc?: string | null;
+  dynamic_descriptor?: string | null;
+  referential_integrity?: string | null;
+}
+
+export interface NewTerminal {
+  currency_code: string;
+  type: string;
+  description: string;
+  code?: string | number | null;
+  acquirer?: string | null;
+  dcc_allowed?: boolean | null;
+  is_cof_disabled_by_default?: boolean | null;
+  credentials?: unknown;
+}
+
+export class ServicesService {
+  constructor(
+    private readonly p: Platform,
+    private readonly merchants: MerchantsService,
+  ) {}
+
+  // ---- for a known owner (CLI, bootstrap) and for API callers ---------------------------------------
+
+  async createTerminalFor(trx: Executor, owner: { id: string; env: Env }, input: NewTerminal): Promise<repo.TerminalRow> {
+    if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
+    const currency = currencyByCode(input.currency_code);
+    if (!currency || currency.code !== input.currency_code.toUpperCase()) {
+      throw badRequest(`currency_code "${input.currency_code}" is not an ISO 4217 alpha-3 currency`);
+    }
+    let code: string | null = null;
+    if (input.code !== undefined && input.code !== null) {
+      code = String(input.code);
+      if (!/^[0-9]{1,12}$/.test(code)) throw badRequest('code must be a number of at most 12 digits');
+    }
+    const creds = validateCredentials(input.type, input.credentials);
+    if ('error' in creds) throw badRequest(creds.error);
+    const id = randomUUID();
+    const row: repo.TerminalRow = {
+      id,
+      merchant_id: owner.id,
+      env: owner.env,
+      type: input.type,
+      code,
+      currency_code: currency.code,
+      dcc_allowed: input.dcc_allowed ?? false,
+      is_cof_disabled_by_default: input.is_cof_disabled_by_default ?? false,
+      description: input.description,
+      acquirer: input.acquirer ?? null,
+      credentials_sealed: creds.ok ? this.p.vault.seal(JSON.stringify(creds.ok), `terminal:${id}`) : null,
+      credentials_masked: maskCredentials(creds.ok),
+      created_at: this.p.clock.now(),
+    };
+    await repo.insertTerminal(trx, row);
+    return row;
+  }
+
+  async createServiceFor(trx: Executor, owner: { id: string; env: Env }, input: NewService): Promise<repo.ServiceRow> {
+    if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
+    const redsys = isRedsysFamily(input.type);
+    if (!redsys && (input.is_dcc_allowed || input.dcc_mode)) {
+      throw badRequest('is_dcc_allowed and dcc_mode apply only to services of the REDSYS family');
+    }
+    let terminalId: string | null = null;
+    if (input.terminal_uuid) terminalId = (await this.#terminalForService(trx, owner, input.terminal_uuid, input.type)).id;
+    const row: repo.ServiceRow = {
+      id: randomUUID(),
+      merchant_id: owner.id,
+      env: owner.env,
+      name: input.name,
+      type: input.type,
+      terminal_id: terminalId,
+      enabled: terminalId !== null,
+      dcc_allowed: redsys ? (input.is_dcc_allowed ?? false) : false,
+      dcc_mode: redsys ? (input.dcc_mode ?? (input.is_dcc_allowed ? 'LOCAL' : null)) : null,
+      dynamic_descriptor: input.dynamic_descriptor ?? null,
+      referential_integrity: input.referential_integrity ?? null,
+      mcc: input.mcc ?? null,
+      created_at: this.p.clock.now(),
+    };
+    await repo.insertService(trx, row);
+    return row;
+  }
+
+  /** The terminal must belong to the service's owner (same environment) and be of the same type. */
+  async #terminalForService(trx: Executor, owner: { id: string; env: Env }, terminalId: string, type: string) {
+    const t = await repo.findTerminal(trx, terminalId);
+    if (!t || t.merchant_id !== owner.id || t.env !== owner.env) throw notFound(`The terminal ${terminalId} was not found`);
+    if (t.type !== type) throw badRequest(`The terminal is of type ${t.type}, the service of type ${type}`);
+    return t;
+  }
+
+  // ---- API ----------------------------------------------------------------------------------------
+
+  async createTerminal(ctx: RequestContext, input: NewTerminal & { parent_uuid?: string | null }) {
+    return this.p.database.transaction(async (trx) => {
+      const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
+      const row = await this.createTerminalFor(trx, owner, input);
+      return presentTerminal(row, owner.name, ctx.timezone);
+    });
+  }
+
+  async createService(ctx: RequestContext, input: NewService & { parent_uuid?: string | null }) {
+    return this.p.database.transaction(async (trx) => {
+      const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
+      const row = await this.createServiceFor(trx, owner, input);
+      return presentService(row, ctx.timezone);
+    });
+  }
+
+  async listServices(ctx: RequestContext, clientId: string) {
+    const db = this.p.database.db;
+    await this.merchants.assertOwns(db, ctx, clientId, 'merchant');
+    const rows = await repo.listServices(db, clientId);
+    return rows.map((s) => presentService(s, ctx.timezone));
+  }
+
+  async getService(ctx: RequestContext, serviceId: string) {
+    const db = this.p.database.db;
+    const s = await repo.findService(db, serviceId);
+    if (!s) throw notFound(`The service ${serviceId} was not found`);
+    await this.merchants.assertOwns(db, ctx, s.merchant_id, 'service').catch(() => {
+      throw notFound(`The service ${serviceId} was not found`);
+    });
+    return presentService(s, ctx.timezone);
+  }
+
+  /** Links a terminal (which enables a pending service), renames, or enables/disables a service. */
+  async updateService(
+    ctx: RequestContext,
+    serviceId: string,
+    input: { terminal_uuid?: string | null; name?: string; enabled?: boolean },
+  ) {
+    return this.p.database.transaction(async (trx) => {
+      const s = await repo.findService(trx, serviceId);
+      if (!s) throw notFound(`The service ${serviceId} was not found`);
+      const owner = await this.merchants.assertOwns(trx, ctx, s.merchant_id, 'service').catch(() => {
+        throw notFound(`The service ${serviceId} was not found`);
+      });
+      const set: Partial<repo.ServiceRow> = {};
+      if (input.name !== undefined) set.name = input.name;
+      if (input.terminal_uuid !== undefined) {
+        if (input.terminal_uuid === null) {
+          set.terminal_id = null;
+          set.enabled = false;
+        } else {
+          set.terminal_id = (await this.#terminalForService(trx, owner, input.terminal_uuid, s.type)).id;
+          set.enabled = true;
+        }
+      }
+      if (input.enabled !== undefined) {
+        const terminal = set.terminal_id !== undefined ? set.terminal_id : s.terminal_id;
+        if (input.enabled && !terminal) throw badRequest('A service without a terminal cannot be enabled');
+        set.enabled = input.enabled;
+      }
+      if (Object.keys(set).length > 0) await repo.updateService(trx, s.id, set);
+      return presentService({ ...s, ...set }, ctx.timezone);
+    });
+  }
+
+  /** Terminal credentials in clear, for processors only. */
+  openCredentials(t: repo.TerminalRow): Credentials | null {
+    if (!t.credentials_sealed) return null;
+    return JSON.parse(this.p.vault.open(t.credentials_sealed, `terminal:${t.id}`).reveal()) as Credentials;
+  }
+}

@@ -1,0 +1,53 @@
+/** Builds the platform services from configuration. */
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { JobQueue } from './jobs/queue.js';
+import { createLogger } from './logging.js';
+import { Mailer } from './mail/outbox.js';
+import { Metrics } from './metrics.js';
+import { vaultFromConfig, type Vault } from './security/vault.js';
+import { systemClock, type Clock } from './time/clock.js';
+import type { Platform } from './index.js';
+import { checkVaultCanaries } from './security/canary.js';
+
+export interface PlatformOverrides {
+  database?: Database;
+  clock?: Clock;
+  logger?: Logger;
+  vault?: Vault;
+  /** PostgreSQL schema (tests). */
+  schema?: string;
+  inMemory?: boolean;
+}
+
+export async function createPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
+  const logger = o.logger ?? createLogger(config.logLevel);
+  const clock = o.clock ?? systemClock;
+  const database =
+    o.database ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.dbPoolSize,
+      schema: o.schema,
+      inMemory: o.inMemory,
+    }));
+  const vault = o.vault ?? vaultFromConfig({ vaultKeys: config.vaultKeys, fingerprintKey: config.vaultFingerprintKey, dataDir: config.dataDir });
+  const metrics = new Metrics();
+  const jobs = new JobQueue({
+    database,
+    clock,
+    logger,
+    pollMs: config.jobPollMs,
+    batchSize: config.jobBatchSize,
+    onJobFinished: (queue, outcome) => metrics.jobsFinished.inc({ queue, outcome }),
+  });
+  const mailer = new Mailer({ database, jobs, vault, clock }, { smtpUrl: config.smtpUrl, from: config.mailFrom });
+  return { config, database, clock, vault, jobs, mailer, logger, metrics };
+}
+
+/** Checks after migrations that the configured vault keys are the ones that sealed existing data. */
+export async function verifyVault(p: Platform): Promise<void> {
+  await checkVaultCanaries(p.database, p.vault, p.logger);
+}

@@ -1,0 +1,127 @@
+/**
+ * Kysely dialect for PGlite. PGlite is one connection, so the driver hands it out to one user at a time
+ * behind a mutex: a transaction holds the connection from BEGIN to COMMIT and concurrent requests queue
+ * behind it instead of interleaving their statements. Asking for the connection again from inside a
+ * transaction's own async context would wait forever; that is a bug in the caller (it used the root
+ * database instead of the transaction), so it fails loudly instead of hanging.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  #waiting = 0;
+
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  async lock(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const prev = this.#tail;
+    this.#tail = prev.then(() => next);
+    this.#waiting++;
+    await prev;
+    this.#waiting--;
+    return release;
+  }
+}
+
+/** Marks the async context of a running transaction (set by Database.transaction). */
+export const transactionScope = new AsyncLocalStorage<true>();
+
+class PGliteConnection implements DatabaseConnection {
+  constructor(private readonly client: PGlite) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (compiled.parameters.length === 0) {
+      // Simple protocol: allows several statements (migrations), like pg does without parameters.
+      const results = await this.client.exec(compiled.sql);
+      const last = results[results.length - 1];
+      const affected = results.reduce((n, r) => n + (r.affectedRows ?? 0), 0);
+      return { rows: (last?.rows ?? []) as R[], numAffectedRows: BigInt(affected) };
+    }
+    const res = await this.client.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    return {
+      rows: res.rows,
+      numAffectedRows: res.affectedRows !== undefined ? BigInt(res.affectedRows) : undefined,
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('PGlite does not support streaming');
+  }
+}
+
+class PGliteDriver implements Driver {
+  readonly #mutex = new Mutex();
+  readonly #connection: PGliteConnection;
+  #release: (() => void) | null = null;
+
+  constructor(private readonly client: PGlite) {
+    this.#connection = new PGliteConnection(client);
+  }
+
+  async init(): Promise<void> {
+    await this.client.waitReady;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (transactionScope.getStore()) {
+      throw new Error('database used outside its transaction: pass the transaction (trx) down instead of the root db');
+    }
+    this.#release = await this.#mutex.lock();
+    return this.#connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('BEGIN'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  }
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = null;
+    release?.();
+  }
+
+  async destroy(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+export class PGliteDialect implements Dialect {
+  constructor(private readonly client: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new PGliteDriver(this.client);
+  }
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+}

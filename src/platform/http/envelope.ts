@@ -1,0 +1,29 @@
+/**
+ * The response envelope of api.md: `message`, `code`, `current_time`, then the operation's own fields.
+ */
+import { formatContractDate } from '../time/format.js';
+import { REASON } from '../errors/errors.js';
+
+export interface EnvelopeTime {
+  now: Date;
+  timezone: string;
+}
+
+export function okEnvelope<T extends Record<string, unknown>>(time: EnvelopeTime, fields: T, code = 200) {
+  return {
+    message: REASON[code] ?? 'OK',
+    code,
+    current_time: formatContractDate(time.now, time.timezone),
+    ...fields,
+  };
+}
+
+export function errorEnvelope(time: EnvelopeTime, status: number, details: string, extra?: Record<string, unknown>) {
+  return {
+    message: REASON[status] ?? (status >= 500 ? 'Server Error' : 'Error'),
+    code: status,
+    current_time: formatContractDate(time.now, time.timezone),
+    details,
+    ...(extra ?? {}),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * `Idempotency-Key` on POST (decisions §9). The first response for a key is stored for 24 hours and
+ * replayed for the same key and body; the same key with another body is 422; while the first request
+ * is still running, 409. Keys are scoped to the merchant (and so to the environment).
+ *
+ * Server errors (5xx) and rate-limit answers are not stored: the operation may not have happened and
+ * the client should be able to retry with the same key. A request that died mid-flight frees its key
+ * when its lock expires.
+ */
+import { sql, type ColumnType } from 'kysely';
+import type { Database } from '../db/database.js';
+import { badRequest, conflict, unprocessable } from '../errors/errors.js';
+
+export interface IdempotencyKeysTable {
+  merchant_id: string;
+  key: string;
+  request_fingerprint: string;
+  status: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  locked_until: Date;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+declare module '../db/schema.js' {
+  interface DB {
+    idempotency_keys: IdempotencyKeysTable;
+  }
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const LOCK_MS = 60_000;
+
+export type IdempotencyOutcome =
+  | { kind: 'proceed' }
+  | { kind: 'replay'; status: number; body: string };
+
+export class IdempotencyStore {
+  constructor(
+    private readonly database: Database,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Starts (or resolves) the request identified by (merchant, key) with the given body fingerprint. */
+  async begin(merchantId: string, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+    if (key.length === 0 || key.length > 255) throw badRequest('Idempotency-Key must be 1 to 255 characters');
+    const now = this.now();
+    const lockedUntil = new Date(now.getTime() + LOCK_MS);
+    const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+    // Insert, or take over a row that expired (24 h) or whose request died in flight.
+    const { rows } = await sql<{ inserted: boolean }>`
+      insert into idempotency_keys (merchant_id, key, request_fingerprint, status, locked_until, created_at)
+      values (${merchantId}, ${key}, ${fingerprint}, 'in_flight', ${lockedUntil}, ${now})
+      on conflict (merchant_id, key) do update
+        set request_fingerprint = excluded.request_fingerprint, status = 'in_flight',
+            response_status = null, response_body = null, locked_until = excluded.locked_until,
+            created_at = excluded.created_at
+        where idempotency_keys.created_at < ${expiredBefore}
+           or (idempotency_keys.status = 'in_flight' and idempotency_keys.locked_until < ${now}
+               and idempotency_keys.request_fingerprint = excluded.request_fingerprint)
+      returning true as inserted`.execute(this.database.db);
+    if (rows.length > 0) return { kind: 'proceed' };
+
+    const existing = await this.database.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!existing) return this.begin(merchantId, key, fingerprint); // deleted meanwhile (5xx): start again
+    if (existing.request_fingerprint !== fingerprint) {
+      throw unprocessable('This Idempotency-Key was already used with a different request body');
+    }
+    if (existing.status === 'in_flight') {
+      throw conflict('A request with this Idempotency-Key is still being processed');
+    }
+    return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
+  }
+
+  /** Records the response of a request started with `begin`. */
+  async finish(merchantId: string, key: string, status: number, body: string): Promise<void> {
+    if (status >= 500 || status === 429 || status === 409) {
+      await this.database.db
+        .deleteFrom('idempotency_keys')
+        .where('merchant_id', '=', merchantId)
+        .where('key', '=', key)
+        .where('status', '=', 'in_flight')
+        .execute();
+      return;
+    }
+    await this.database.db
+      .updateTable('idempotency_keys')
+      .set({ status: 'done', response_status: status, response_body: body })
+      .where('merchant_id', '=', merchantId)
+      .where('key', '=', key)
+      .execute();
+  }
+
+  /** Deletes records past their 24 hours. */
+  async purge(): Promise<number> {
+    const res = await this.database.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', new Date(this.now().getTime() - IDEMPOTENCY_TTL_MS))
+      .executeTakeFirst();
+    return Number(res.numDeletedRows ?? 0);
+  }
+}

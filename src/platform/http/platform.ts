@@ -1,0 +1,194 @@
+/**
+ * The one shared wrapper every API route goes through (design.md principle 2): validation compilers,
+ * the wire serializer, the single error handler, HTTPS enforcement, authentication, profiles, rate
+ * limiting, body signature and idempotency. Routes declare `config: { profiles }` and a schema; this
+ * plugin does the rest.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Env } from '../db/schema.js';
+import { ApiError, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
+import { Secret } from '../security/secret.js';
+import type { Vault } from '../security/vault.js';
+import { merchantClock, type Clock } from '../time/clock.js';
+import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfile, type KeyResolver } from './auth.js';
+import { errorEnvelope } from './envelope.js';
+import type { IdempotencyStore } from './idempotency.js';
+import { toWireJson } from './json.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { RequestContext } from './types.js';
+
+export interface PlatformOptions {
+  timezone: string;
+  clock: Clock;
+  vault: Vault;
+  resolveKey: KeyResolver;
+  rateLimiter: RateLimiter;
+  rateLimits: Record<Env, number>;
+  idempotency: IdempotencyStore;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Validator compilers: bodies are validated strictly (wrong types are 400), query and path coerced. */
+function installValidators(app: FastifyInstance): void {
+  const base = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false } as const;
+  const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false }));
+  const paramAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : paramAjv.compile(schema),
+  );
+}
+
+function isLoopback(addr: string | undefined): boolean {
+  if (!addr) return true; // in-process requests (tests) have no socket address
+  return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.');
+}
+
+/** The time and timezone to stamp an envelope with. */
+export function envelopeTime(req: FastifyRequest, opts: { timezone: string; clock: Clock }) {
+  return { now: req.ctx ? req.ctx.clock.now() : opts.clock.now(), timezone: opts.timezone };
+}
+
+export function installPlatform(app: FastifyInstance, opts: PlatformOptions): void {
+  installValidators(app);
+  app.setSerializerCompiler(() => (data) => toWireJson(data));
+  app.setReplySerializer((payload) => toWireJson(payload));
+  app.decorateRequest('ctx', null);
+  app.decorateRequest('idempotency', null);
+
+  // ---- errors: one handler for everything -------------------------------------------------------
+  app.setErrorHandler((err: any, req, reply) => {
+    const time = envelopeTime(req, opts);
+    let status: number;
+    let details: string;
+    let extra: Record<string, unknown> | undefined;
+    if (err instanceof ApiError) {
+      status = err.status;
+      details = err.details;
+      extra = err.extra;
+      if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
+    } else if (err.validation) {
+      status = 400;
+      details = err.message;
+    } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      status = 413;
+      details = 'The request body is too large';
+    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      status = 400;
+      details = 'The request body must be JSON (Content-Type: application/json)';
+    } else if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      status = 400;
+      details = 'The request body is empty but Content-Type is application/json';
+    } else if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      status = 400;
+      details = 'The request body is not valid JSON';
+    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      status = err.statusCode;
+      details = err.message;
+    } else {
+      status = 500;
+      details = `Internal error; request id ${req.id}`;
+      req.log.error({ err }, 'unhandled error');
+    }
+    if (status >= 400 && status < 500) req.log.info({ status, details }, 'request refused');
+    reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(errorEnvelope(envelopeTime(req, opts), 404, `No route ${req.method} ${req.url.split('?')[0]}`));
+  });
+
+  // ---- API routes: HTTPS, key, environment, rate limit, profiles ----------------------------------
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+    const cfg = req.routeOptions.config;
+    const env = cfg?.env;
+    if (!env) return; // not an API route (health, docs, metrics)
+    if (req.protocol !== 'https') {
+      const allowed = env === 'sandbox' && isLoopback(req.socket?.localAddress);
+      if (!allowed) throw forbidden('HTTPS is required');
+    }
+    const auth = cfg.auth ?? 'key';
+    if (auth !== 'key') return;
+    const raw = parseAuthorization(req.headers.authorization);
+    if (!raw) throw unauthorized();
+    const key = assertKeyEnv(await opts.resolveKey(hashKey(raw)), env);
+    const wait = opts.rateLimiter.take(key.keyId, opts.rateLimits[env]);
+    if (wait > 0) throw tooManyRequests('Request rate limit exceeded for this API key', wait);
+    requireProfile(key.profiles, cfg.profiles ?? []);
+    let sig: Secret<string> | null = null;
+    const ctx: RequestContext = {
+      env,
+      timezone: opts.timezone,
+      keyId: key.keyId,
+      profiles: key.profiles,
+      merchant: key.merchant,
+      clock: merchantClock(opts.clock, env === 'sandbox' ? key.merchant.clockOffsetMs : 0),
+      signature: () => (sig ??= opts.vault.open(key.signatureSealed, `signature:${key.keyId}`)),
+    };
+    req.ctx = ctx;
+    (req as any).signatureHash = key.signatureHash;
+  });
+
+  // ---- body signature on writes --------------------------------------------------------------------
+  app.addHook('preValidation', async (req) => {
+    if (!req.ctx || !WRITE_METHODS.has(req.method)) return;
+    const body = req.body as Record<string, unknown> | undefined | null;
+    checkSignature(body && typeof body === 'object' ? body.signature : undefined, (req as any).signatureHash);
+  });
+
+  // ---- idempotency ---------------------------------------------------------------------------------
+  app.addHook('preHandler', async (req, reply) => {
+    if (!req.ctx || req.method !== 'POST') return;
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    const fingerprint = opts.vault.fingerprint('idempotency', `${req.method} ${req.routeOptions.url}\n${JSON.stringify(req.body ?? null)}`);
+    const outcome = await opts.idempotency.begin(req.ctx.merchant.id, key, fingerprint);
+    if (outcome.kind === 'replay') {
+      reply.header('Idempotent-Replayed', 'true');
+      return replayRaw(reply, outcome.status, outcome.body);
+    }
+    req.idempotency = { merchantId: req.ctx.merchant.id, key };
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.idempotency && (typeof payload === 'string' || payload === null || payload === undefined)) {
+      const { merchantId, key } = req.idempotency;
+      req.idempotency = null;
+      await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
+    }
+    return payload;
+  });
+}
+
+function replayRaw(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Registers a module's routes under `/v1` (production) and `/v1/sandbox` (sandbox). Each copy knows
+ * its environment through the route config.
+ */
+export async function registerApi(
+  app: FastifyInstance,
+  plugin: (scope: FastifyInstance) => Promise<void> | void,
+): Promise<void> {
+  for (const [env, prefix] of [
+    ['production', '/v1'],
+    ['sandbox', '/v1/sandbox'],
+  ] as const) {
+    await app.register(
+      async (scope) => {
+        scope.addHook('onRoute', (route) => {
+          route.config = { ...(route.config ?? {}), env };
+          if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
+        });
+        await plugin(scope);
+      },
+      { prefix },
+    );
+  }
+}

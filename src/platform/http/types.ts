@@ -1,0 +1,82 @@
+/**
+ * What the HTTP platform adds to Fastify: route options (`auth`, `profiles`, `env`) and the request
+ * context that authenticated handlers receive.
+ */
+import type { Env } from '../db/schema.js';
+import type { MerchantClock } from '../time/clock.js';
+import type { Secret } from '../security/secret.js';
+
+/** Key profiles of decisions §2. */
+export const PROFILES = [
+  'all',
+  'payment',
+  'refund',
+  'readonly',
+  'card',
+  'tokenize',
+  'moto',
+  'batch_authorization',
+  'batch_refund',
+  'keyentry',
+] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export function isProfile(value: string): value is Profile {
+  return (PROFILES as readonly string[]).includes(value);
+}
+
+/** The merchant an API key belongs to, as the request pipeline needs it. */
+export interface MerchantRef {
+  id: string;
+  env: Env;
+  name: string;
+  timezone: string;
+  parentId: string | null;
+  isPci: boolean;
+  clockOffsetMs: number;
+}
+
+/** A resolved API key. */
+export interface AuthKey {
+  keyId: string;
+  env: Env;
+  profiles: Profile[];
+  signatureHash: string;
+  signatureSealed: string;
+  merchant: MerchantRef;
+}
+
+/** What an authenticated handler knows about its caller. */
+export interface RequestContext {
+  env: Env;
+  /** Server timezone of `current_time` and `created`. */
+  timezone: string;
+  keyId: string;
+  profiles: Profile[];
+  merchant: MerchantRef;
+  /** The merchant's time (the sandbox test clock applies). */
+  clock: MerchantClock;
+  /** The signature paired with the key, needed for validation_hash. Decrypted on demand. */
+  signature(): Secret<string>;
+}
+
+/** How a route authenticates. */
+export type RouteAuth = 'key' | 'none' | 'device';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Authentication of the route; API routes default to 'key'. */
+    auth?: RouteAuth;
+    /** Profiles that grant access (besides `all`). Required on 'key' routes. */
+    profiles?: readonly Profile[];
+    /** Environment of the route; set by registerApi for routes under /v1 and /v1/sandbox. */
+    env?: Env;
+    /** Largest body in bytes, when a route takes more than the default. */
+    bodyLimit?: number;
+  }
+  interface FastifyRequest {
+    ctx: RequestContext | null;
+    /** Set when the request carries an Idempotency-Key being recorded. */
+    idempotency: { merchantId: string; key: string } | null;
+  }
+}

@@ -1,0 +1,20 @@
+/** What every module receives: the platform services, built once by the server. */
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import type { Database } from './db/database.js';
+import type { JobQueue } from './jobs/queue.js';
+import type { Mailer } from './mail/outbox.js';
+import type { Metrics } from './metrics.js';
+import type { Vault } from './security/vault.js';
+import type { Clock } from './time/clock.js';
+
+export interface Platform {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  vault: Vault;
+  jobs: JobQueue;
+  mailer: Mailer;
+  logger: Logger;
+  metrics: Metrics;
+}

@@ -1,0 +1,77 @@
+/**
+ * The gateway process: configuration, database and migrations, workers, HTTP, graceful shutdown.
+ */
+import { loadConfig, ConfigError, type Config } from './config/config.js';
+import { buildApp, buildModules, readTls, registerJobs } from './app.js';
+import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
+import { migrate } from './platform/db/migrate.js';
+import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
+
+export async function startServer(config: Config, overrides: PlatformOverrides = {}) {
+  const p = await createPlatform(config, overrides);
+  const applied = await migrate(p.database);
+  if (applied.length > 0) p.logger.info({ applied }, 'migrations applied');
+  await verifyVault(p);
+  const modules = buildModules(p);
+  registerJobs(p, modules);
+  const created = config.bootstrapSandbox ? await ensureSandboxMerchant(p, modules) : null;
+  const tls = readTls(config);
+  const app = await buildApp(p, modules, { server: tls ? { https: tls } : {} });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  if (config.workers) p.jobs.start();
+  if (p.database.kind === 'pglite') {
+    p.logger.warn(
+      'running on the embedded database (PGlite): fine for development and sandbox, NOT for production. ' +
+        'Production routes (/v1) need PostgreSQL: set DATABASE_URL.',
+    );
+  }
+  if (created) process.stdout.write(credentialsBanner(created, baseUrl) + '\n');
+  p.logger.info({ url: baseUrl, database: p.database.kind }, 'paygate listening');
+
+  let closing = false;
+  const close = async () => {
+    if (closing) return;
+    closing = true;
+    p.logger.info('shutting down');
+    await app.close();
+    await p.jobs.stop();
+    await p.database.close();
+  };
+  return { app, platform: p, modules, baseUrl, close };
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const server = await startServer(config);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      server.close().then(
+        () => process.exit(0),
+        (err) => {
+          server.platform.logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
+if (isMain) {
+  main().catch((err) => {
+    process.stderr.write(`paygate failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

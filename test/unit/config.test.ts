@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.databaseUrl).toBeNull();
+    expect(c.timezone).toBe('Europe/Madrid');
+    expect(c.rateLimitProduction).toBe(100);
+    expect(c.rateLimitSandbox).toBe(25);
+    expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  it('names every bad setting at once', () => {
+    try {
+      loadConfig({ PORT: 'eighty', PAYGATE_TIMEZONE: 'Mars/Base', DATABASE_URL: 'mysql://x', PAYGATE_TLS_CERT: '/c.pem', PAYGATE_RATE_LIMIT_SANDBOX: '0' });
+      throw new Error('accepted');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const text = (err as Error).message;
+      for (const name of ['PORT', 'PAYGATE_TIMEZONE', 'DATABASE_URL', 'PAYGATE_TLS_KEY', 'PAYGATE_RATE_LIMIT_SANDBOX']) expect(text).toContain(name);
+    }
+  });
+
+  it('reads trusted proxies as a list', () => {
+    expect(loadConfig({ PAYGATE_TRUST_PROXY: '10.0.0.1, 10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.0/8']);
+    expect(loadConfig({ PAYGATE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * Test projects:
+ *  - unit: pure code, no database;
+ *  - pglite: HTTP and end-to-end tests on the embedded database;
+ *  - postgres: the same tests on the local PostgreSQL. When PostgreSQL is not reachable the project is
+ *    skipped with a visible message, except in CI (CI=true), where that is an error.
+ */
+import pg from 'pg';
+import { defineConfig } from 'vitest/config';
+
+const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function postgresReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    await c.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+export default defineConfig(async () => {
+  const wanted = (process.env.PAYGATE_TEST_DBS ?? 'pglite,postgres').split(',');
+  let withPostgres = wanted.includes('postgres');
+  if (withPostgres && !(await postgresReachable())) {
+    if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${url}: CI must run the suite against it`);
+    process.stderr.write(`\n  !! PostgreSQL is not reachable at ${url}: SKIPPING the PostgreSQL run of the suite.\n\n`);
+    withPostgres = false;
+  }
+  const dbTests = ['test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'];
+  const projects: any[] = [{ extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }];
+  if (wanted.includes('pglite')) {
+    projects.push({ extends: true, test: { name: 'pglite', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'pglite' } } });
+  }
+  if (withPostgres) {
+    projects.push({ extends: true, test: { name: 'postgres', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'postgres', TEST_DATABASE_URL: url } } });
+  }
+  return {
+    test: {
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      projects,
+    },
+  };
+});
