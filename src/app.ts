@@ -8,7 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
 import type { Platform } from './platform/index.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
-import { installPlatform, registerApi } from './platform/http/platform.js';
+import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
@@ -55,6 +55,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     genReqId: () => crypto.randomUUID(),
+    schemaErrorFormatter: formatSchemaErrors,
     ...(opts.server as object),
   }) as unknown as FastifyInstance;
 

@@ -35,7 +35,7 @@ describe('authentication (decisions §2)', () => {
   });
 
   it('missing or unknown key: 401 Unauthorized in the envelope', async () => {
-    for (const headers of [{}, { authorization: 'Bearer 00000000000000000000000000000000' }, { authorization: 'Basic' }]) {
+    for (const headers of [{}, { authorization: 'Bearer 00000000000000000000000000000000' }, { authorization: 'Basic' }] as Record<string, string>[]) {
       const r = await check(headers);
       expect(r.status).toBe(401);
       expect(r.body).toMatchObject({ message: 'Unauthorized', code: 401 });

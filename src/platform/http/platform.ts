@@ -192,3 +192,28 @@ export async function registerApi(
     );
   }
 }
+
+/**
+ * Validation messages that name the field and say what is expected, e.g.
+ * `body/amount must be integer`, `body/operative must be one of: AUTHORIZATION, DEFERRED`.
+ */
+export function formatSchemaErrors(errors: any[], dataVar: string): Error {
+  const useful = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+  const nonNull = useful.filter((e) => !(e.keyword === 'type' && e.params?.type === 'null'));
+  const chosen = (nonNull.length > 0 ? nonNull : useful.length > 0 ? useful : errors).slice(0, 3);
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const e of chosen) {
+    const field = `${dataVar}${e.instancePath ?? ''}`;
+    let text: string;
+    if (e.keyword === 'required') text = `${field}/${e.params.missingProperty} is required`;
+    else if (e.keyword === 'enum') text = `${field} must be one of: ${(e.params.allowedValues ?? []).join(', ')}`;
+    else if (e.keyword === 'additionalProperties') text = `${field} must not have property ${e.params.additionalProperty}`;
+    else text = `${field} ${e.message}`;
+    if (!seen.has(text)) {
+      seen.add(text);
+      parts.push(text);
+    }
+  }
+  return new Error(parts.join('; '));
+}
