@@ -168,6 +168,20 @@ function replayRaw(reply: FastifyReply, status: number, body: string) {
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
+export interface ApiRoute {
+  method: string;
+  url: string;
+  env: Env;
+  hasBody: boolean;
+}
+
+const apiRoutes = new WeakMap<object, ApiRoute[]>();
+
+/** Every API route registered on an app (tests use it to exercise every route). */
+export function listApiRoutes(app: FastifyInstance): ApiRoute[] {
+  return apiRoutes.get(app) ?? [];
+}
+
 /**
  * Registers a module's routes under `/v1` (production) and `/v1/sandbox` (sandbox). Each copy knows
  * its environment through the route config.
@@ -176,6 +190,9 @@ export async function registerApi(
   app: FastifyInstance,
   plugin: (scope: FastifyInstance) => Promise<void> | void,
 ): Promise<void> {
+  let list = apiRoutes.get(app);
+  if (!list) apiRoutes.set(app, (list = []));
+  const routes = list;
   for (const [env, prefix] of [
     ['production', '/v1'],
     ['sandbox', '/v1/sandbox'],
@@ -185,6 +202,10 @@ export async function registerApi(
         scope.addHook('onRoute', (route) => {
           route.config = { ...(route.config ?? {}), env };
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
+          for (const method of [route.method].flat()) {
+            if (method === 'HEAD') continue;
+            routes.push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
+          }
         });
         await plugin(scope);
       },
