@@ -80,7 +80,7 @@ describe('paygate CLI', () => {
         body: JSON.stringify({ signature: readonlyKey.signature, name: 'x', type: 'PAYGATE' }),
       });
       expect(write.status).toBe(403);
-      const services = await (await fetch(`${g.url}/v1/sandbox/client/services`, { headers: auth(readonlyKey.api_key) })).json();
+      const services: any = await (await fetch(`${g.url}/v1/sandbox/client/services`, { headers: auth(readonlyKey.api_key) })).json();
       expect(services.services.map((s: { uuid: string }) => s.uuid)).toContain(pending.service_uuid);
       // no sandbox merchant was bootstrapped: the CLI's merchant is the only one
       expect(gw.stdout()).not.toContain('PAYGATE_API_KEY');

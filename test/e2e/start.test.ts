@@ -42,7 +42,7 @@ describe('npm start on a fresh machine', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ message: 'OK', code: 200 });
     // the printed service is the merchant's enabled sandbox service
-    const services = await (await fetch(`${g.url}/v1/sandbox/client/services`, { headers: { authorization: `Bearer ${vars.PAYGATE_API_KEY}` } })).json();
+    const services: any = await (await fetch(`${g.url}/v1/sandbox/client/services`, { headers: { authorization: `Bearer ${vars.PAYGATE_API_KEY}` } })).json();
     expect(services.services).toEqual([expect.objectContaining({ uuid: vars.PAYGATE_SERVICE, enabled: true })]);
   });
 
@@ -57,7 +57,7 @@ describe('npm start on a fresh machine', () => {
     expect(await (await fetch(`${g.url}/readyz`)).json()).toMatchObject({ status: 'ready' });
     const metrics = await (await fetch(`${g.url}/metrics`)).text();
     expect(metrics).toContain('paygate_http_request_duration_seconds');
-    const openapi = await (await fetch(`${g.url}/openapi.json`)).json();
+    const openapi: any = await (await fetch(`${g.url}/openapi.json`)).json();
     expect(openapi.openapi).toBe('3.1.0');
     expect(openapi.paths['/auth/check']).toBeDefined();
     const docs = await fetch(`${g.url}/docs/`);
