@@ -13,8 +13,10 @@ import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { ProcessorRegistry } from './processors/index.js';
 
 export interface Modules {
+  processors: ProcessorRegistry;
   merchants: MerchantsService;
   services: ServicesService;
   idempotency: IdempotencyStore;
@@ -22,10 +24,16 @@ export interface Modules {
 
 /** Builds the business modules on a platform (also used by the CLI, without HTTP). */
 export function buildModules(p: Platform): Modules {
+  const processors = new ProcessorRegistry({
+    timeoutMs: p.config.processorTimeoutMs,
+    simulatorLatencyMs: p.config.simulatorLatencyMs,
+    productionSimulator: p.config.productionSimulator,
+    logger: p.logger,
+  });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { merchants, services, idempotency };
+  return { processors, merchants, services, idempotency };
 }
 
 /** Registers the background jobs of every module. */
