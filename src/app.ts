@@ -12,11 +12,13 @@ import { formatSchemaErrors, installPlatform, registerApi } from './platform/htt
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
+import { SourcesService } from './modules/sources/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 
 export interface Modules {
   merchants: MerchantsService;
   services: ServicesService;
+  sources: SourcesService;
   idempotency: IdempotencyStore;
 }
 
@@ -24,8 +26,9 @@ export interface Modules {
 export function buildModules(p: Platform): Modules {
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
+  const sources = new SourcesService(p);
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { merchants, services, idempotency };
+  return { merchants, services, sources, idempotency };
 }
 
 /** Registers the background jobs of every module. */
