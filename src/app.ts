@@ -12,6 +12,7 @@ import { formatSchemaErrors, installPlatform, registerApi } from './platform/htt
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
+import { SourcesService } from './modules/sources/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -19,6 +20,7 @@ export interface Modules {
   processors: ProcessorRegistry;
   merchants: MerchantsService;
   services: ServicesService;
+  sources: SourcesService;
   idempotency: IdempotencyStore;
 }
 
@@ -32,8 +34,9 @@ export function buildModules(p: Platform): Modules {
   });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
+  const sources = new SourcesService(p);
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, idempotency };
+  return { processors, merchants, services, sources, idempotency };
 }
 
 /** Registers the background jobs of every module. */
