@@ -13,6 +13,8 @@ import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { SourcesService } from './modules/sources/index.js';
+import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
+import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -21,6 +23,8 @@ export interface Modules {
   merchants: MerchantsService;
   services: ServicesService;
   sources: SourcesService;
+  events: EventsService;
+  payments: PaymentsService;
   idempotency: IdempotencyStore;
 }
 
@@ -35,13 +39,17 @@ export function buildModules(p: Platform): Modules {
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
   const sources = new SourcesService(p);
+  const events = new EventsService(p, merchants);
+  const payments = new PaymentsService(p, { merchants, sources, processors, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, sources, idempotency };
+  return { processors, merchants, services, sources, events, payments, idempotency };
 }
 
 /** Registers the background jobs of every module. */
 export function registerJobs(p: Platform, m: Modules): void {
   p.mailer.registerJobs();
+  m.events.registerJobs();
+  m.payments.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -143,6 +151,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   // ---- the API, under /v1 and /v1/sandbox ------------------------------------------------------------
   await registerApi(app, merchantsRoutes(m.merchants));
   await registerApi(app, servicesRoutes(m.services));
+  await registerApi(app, paymentsRoutes(m.payments));
+  await registerApi(app, eventsRoutes(m.events));
 
   await app.ready();
   return app;
