@@ -158,8 +158,32 @@ const FAILED_OPERATION: Record<string, string> = {
   REFUND: 'The processor refused the refund',
 };
 
+/** A small TTL cache (services and key signatures are read on every order). */
+class TtlCache<V> {
+  readonly #m = new Map<string, { v: V; until: number }>();
+  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
+  get(k: string): V | undefined {
+    const e = this.#m.get(k);
+    if (!e) return undefined;
+    if (e.until < Date.now()) {
+      this.#m.delete(k);
+      return undefined;
+    }
+    return e.v;
+  }
+  set(k: string, v: V): V {
+    if (this.#m.size >= this.max) this.#m.clear();
+    this.#m.set(k, { v, until: Date.now() + this.ttlMs });
+    return v;
+  }
+}
+
 export class PaymentsService {
   readonly #db: Database;
+  /** Services by id and default services by merchant and currency, for 2 s (a disabled service stops within that). */
+  readonly #services = new TtlCache<ServiceWithTerminal | null>(2000);
+  /** Opened key signatures (validation_hash of every order-bearing response). */
+  readonly #signatures = new TtlCache<Secret<string>>(60_000);
 
   constructor(
     private readonly p: Platform,
@@ -196,8 +220,12 @@ export class PaymentsService {
       order: r.order,
       client,
       ...(extra ?? {}),
-      validation_hash: validationHash(serialized, ctx.signature().reveal()),
+      validation_hash: validationHash(serialized, this.#signature(ctx).reveal()),
     };
+  }
+
+  #signature(ctx: RequestContext): Secret<string> {
+    return this.#signatures.get(ctx.keyId) ?? this.#signatures.set(ctx.keyId, ctx.signature());
   }
 
   async #lockOwned(trx: Executor, ctx: RequestContext, orderId: string): Promise<repo.LockedOrder> {
@@ -259,7 +287,8 @@ export class PaymentsService {
     }
     let service: ServiceWithTerminal | undefined;
     if (input.service) {
-      service = await findServiceWithTerminal(db, input.service);
+      const key = `id:${input.service}`;
+      service = this.#services.get(key) ?? this.#services.set(key, (await findServiceWithTerminal(db, input.service)) ?? null) ?? undefined;
       if (!service || service.merchant_id !== ctx.merchant.id || service.env !== ctx.env) throw notFound(`The service ${input.service} was not found`);
       if (!service.enabled || !service.currency_code) throw badRequest(`The service ${input.service} is not enabled (it has no terminal)`);
       if (currency && currency !== service.currency_code) {
@@ -267,7 +296,8 @@ export class PaymentsService {
       }
     } else {
       if (!currency) throw badRequest('currency is required when service is omitted');
-      service = await findDefaultServiceForCurrency(db, ctx.merchant.id, currency);
+      const key = `default:${ctx.merchant.id}:${currency}`;
+      service = this.#services.get(key) ?? this.#services.set(key, (await findDefaultServiceForCurrency(db, ctx.merchant.id, currency)) ?? null) ?? undefined;
       if (!service) throw badRequest(`The merchant has no enabled service for currency ${currency}`);
     }
     return service;
