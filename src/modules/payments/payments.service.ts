@@ -238,19 +238,29 @@ export class PaymentsService {
    * Applies an order event: status from the table, extra columns, notification when the table says so.
    * Returns the order as it is now, presented.
    */
-  async #transition(trx: Tx, o: repo.LockedOrder, event: OrderEvent, set: Partial<repo.OrderRow> = {}, now = this.#now(o)): Promise<{ order: repo.LockedOrder; presented: PresentedOrder }> {
+  async #transition(
+    trx: Tx,
+    o: repo.LockedOrder,
+    event: OrderEvent,
+    set: Partial<repo.OrderRow> = {},
+    now = this.#now(o),
+    opts: { present?: boolean } = {},
+  ): Promise<{ order: repo.LockedOrder; presented: PresentedOrder }> {
     const t = orderTransition(o.status, event);
     const next: repo.LockedOrder = { ...o, ...set, status: t.to, paid: t.paid ?? o.paid, updated_at: now };
     await repo.updateOrder(trx, o.id, o.status, { ...set, status: t.to, paid: next.paid, updated_at: now });
+    const notify = t.notify && !!o.url_post;
+    // The order is presented (one more query) only when a notification or the caller needs it.
+    if (!notify && opts.present === false) return { order: next, presented: null as unknown as PresentedOrder };
     const txs = await repo.transactionsOf(trx, o.id);
     const presented = this.#present(next, txs);
-    if (t.notify && o.url_post) {
+    if (notify) {
       await this.deps.events.enqueueNotification(trx, {
         merchantId: o.merchant_id,
         env: o.env,
         orderId: o.id,
         keyId: o.key_id,
-        url: o.url_post,
+        url: o.url_post!,
         payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
         retries: o.m_resend,
         at: now,
@@ -715,11 +725,11 @@ export class PaymentsService {
     });
     const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
     if (needs3ds) {
-      await this.#transition(trx, o, 'THREEDS_REQUIRED', common, now);
+      await this.#transition(trx, o, 'THREEDS_REQUIRED', common, now, { present: false });
       return { kind: '3ds', orderId: o.id, url: orderUrls(this.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
     }
     const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : undefined;
-    await this.#transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now);
+    await this.#transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
     return {
       kind: 'call',
       orderId: o.id,
@@ -778,7 +788,7 @@ export class PaymentsService {
       const locked = await repo.lockOrder(trx, o.id);
       if (!locked || locked.status !== 'PENDING_3DS_RESPONSE') throw conflict('The order changed while 3DS was completed');
       await repo.updateTransaction(trx, tx.id, { awaiting_3ds: false, started_at: this.p.clock.now(), updated_at: this.#now(locked) });
-      await this.#transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe: true });
+      await this.#transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe: true }, this.#now(locked), { present: false });
     });
     const result = await this.#call(connector, op, {
       reference: tx.id,
@@ -829,7 +839,7 @@ export class PaymentsService {
         error_details: null, customer_ip: input.customer_ip ?? null, awaiting_3ds: false, metadata: null,
         created_at: now, updated_at: now, started_at: this.p.clock.now(),
       });
-      await this.#transition(trx, o, 'PAYMENT_STARTED', { source_id: card.sourceId }, now);
+      await this.#transition(trx, o, 'PAYMENT_STARTED', { source_id: card.sourceId }, now, { present: false });
       return {
         kind: 'call', orderId: o.id, txId, op, connector, safe: false,
         request: {
@@ -916,7 +926,8 @@ export class PaymentsService {
     const amount = Number(tx.amount);
     if (r.outcome === 'APPROVED') {
       await this.#settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId }, now);
-      await repo.saveRetryState(trx, o.id, op, afterSuccess(state, now));
+      // a success matters to the retry rules only after failures
+      if (state.failures > 0) await repo.saveRetryState(trx, o.id, op, afterSuccess(state, now));
       let done;
       if (op === 'REFUND') {
         const refunded = Number(o.refunded) + amount;
