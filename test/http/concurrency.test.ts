@@ -68,6 +68,21 @@ describe('concurrency', () => {
     }
   });
 
+  it('orders created at once are committed together; a duplicate reference in the batch is 409 for all but one', async () => {
+    const body = (i: number, ref: string | null) => ({ amount: 100 + i, operative: 'AUTHORIZATION', secure: false, description: `b${i}`, service: a.service_uuid, reference: ref });
+    const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => a.api.post('/payment', body(i, i % 10 === 0 ? 'same-ref' : `ref-batch-${i}`))));
+    const ok = rs.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(46);
+    expect(rs.filter((r) => r.status === 409)).toHaveLength(4);
+    for (const r of ok) {
+      const read = await a.api.get(`/order/${r.body.order.uuid}`);
+      expect(read.status).toBe(200);
+      expect(read.body.order.amount).toBe(r.body.order.amount);
+    }
+    const same = await t.p.database.db.selectFrom('orders').select('id').where('reference', '=', 'same-ref').execute();
+    expect(same).toHaveLength(1);
+  });
+
   it('two payments of one order at once: one is paid, the other refused, one charge', async () => {
     for (let round = 0; round < 20; round++) {
       const o = await a.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'c', service: a.service_uuid, customer_ext_id: 'cust-1' });

@@ -111,21 +111,84 @@ const NEW_ORDER_COLUMNS = [
 ] as const;
 const INSERT_ORDER_SQL = `insert into orders (${NEW_ORDER_COLUMNS.join(', ')}) values (${NEW_ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
-/**
- * Inserts a new order. On the hottest path of the gateway, so the statement is written once, not built
- * per request.
- */
-export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
+function newOrderParams(row: OrderRow): unknown[] {
   if (row.status !== 'CREATED' || row.paid || row.authorized || row.captured || row.refunded || row.refund_reserved || row.busy_tx_id || row.threeds_data || row.cof_txnid) {
     throw new Error('insertOrder takes a new order');
   }
-  const params = [
+  return [
     row.id, row.merchant_id, row.env, row.key_id, row.service_id, row.service_type, row.operative, row.amount, row.currency, row.currency_number,
     row.secure, row.status, row.description, row.additional, row.customer_ext_id, row.token, row.ip, row.reference, row.dynamic_descriptor,
     row.url_post, row.url_ok, row.url_ko, row.template_uuid, row.dcc_template_uuid, row.source_id, row.save_card, json(row.extra_data),
     row.expires_at, row.created_at, row.updated_at,
   ];
-  await db.executeQuery(CompiledQuery.raw(INSERT_ORDER_SQL, params));
+}
+
+/**
+ * Inserts a new order. On the hottest path of the gateway, so the statement is written once, not built
+ * per request.
+ */
+export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
+  await db.executeQuery(CompiledQuery.raw(INSERT_ORDER_SQL, newOrderParams(row)));
+}
+
+const batchSql = new Map<number, string>();
+
+/** Inserts several new orders in one statement (all or none). */
+export async function insertOrders(db: Executor, rows: OrderRow[]): Promise<void> {
+  if (rows.length === 1) return insertOrder(db, rows[0]);
+  let text = batchSql.get(rows.length);
+  if (!text) {
+    const w = NEW_ORDER_COLUMNS.length;
+    const tuples = rows.map((_, r) => `(${NEW_ORDER_COLUMNS.map((__, c) => `$${r * w + c + 1}`).join(', ')})`);
+    text = `insert into orders (${NEW_ORDER_COLUMNS.join(', ')}) values ${tuples.join(', ')}`;
+    if (batchSql.size < 256) batchSql.set(rows.length, text);
+  }
+  await db.executeQuery(CompiledQuery.raw(text, rows.flatMap(newOrderParams)));
+}
+
+/**
+ * Group commit of new orders: inserts requested in the same turn of the event loop go to the database
+ * in one statement (one round trip, one commit). Each caller is answered only after its row is
+ * committed. When a batch fails (a duplicate reference, say), its rows are inserted one by one so each
+ * caller gets its own outcome.
+ */
+export class OrderInsertBatcher {
+  #queue: Array<{ row: OrderRow; resolve: () => void; reject: (e: unknown) => void }> = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly db: () => Executor,
+    private readonly maxBatch = 200,
+  ) {}
+
+  insert(row: OrderRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ row, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.maxBatch);
+      try {
+        await insertOrders(this.db(), batch.map((b) => b.row));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0].reject(err);
+          continue;
+        }
+        await Promise.all(
+          batch.map((b) => insertOrder(this.db(), b.row).then(b.resolve, b.reject)),
+        );
+      }
+    }
+  }
 }
 
 function orderWithMerchant(db: Executor) {

@@ -184,6 +184,8 @@ export class PaymentsService {
   readonly #services = new TtlCache<ServiceWithTerminal | null>(2000);
   /** Opened key signatures (validation_hash of every order-bearing response). */
   readonly #signatures = new TtlCache<Secret<string>>(60_000);
+  /** Group commit of B1 orders. */
+  readonly #orderInserts: repo.OrderInsertBatcher;
 
   constructor(
     private readonly p: Platform,
@@ -195,6 +197,7 @@ export class PaymentsService {
     },
   ) {
     this.#db = p.database;
+    this.#orderInserts = new repo.OrderInsertBatcher(() => p.database.db);
   }
 
   // ---- helpers -------------------------------------------------------------------------------------
@@ -361,7 +364,9 @@ export class PaymentsService {
       updated_at: now,
     };
     try {
-      await repo.insertOrder(executor, row);
+      // B1 outside a transaction goes through the group commit; B3 inserts within its transaction.
+      if (executor === this.#db.db) await this.#orderInserts.insert(row);
+      else await repo.insertOrder(executor, row);
     } catch (err) {
       if (isUniqueViolation(err, 'orders_merchant_reference')) throw conflict(`An order with reference "${input.reference}" already exists`);
       throw err;
