@@ -69,6 +69,7 @@ import {
   validationHash,
   type Operative,
   type RetryOperation,
+  type RetryState,
   type TxOperative,
 } from './payments.domain.js';
 import * as repo from './payments.repo.js';
@@ -272,7 +273,7 @@ export class PaymentsService {
     return { order: next, presented };
   }
 
-  async #settleTx(trx: Tx, tx: repo.TxRow, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {
+  async #settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {
     const status = txTransition(tx.status, event);
     await repo.settleTransaction(trx, tx.id, { ...set, status, awaiting_3ds: false, updated_at: now } as never);
   }
@@ -864,9 +865,9 @@ export class PaymentsService {
    */
   async #settle(orderId: string, txId: string, result: ProcessorResult | Settlement, opts: { safe?: boolean; threedsData?: unknown } = {}): Promise<OrderResult> {
     return this.#db.transaction(async (trx) => {
-      const o = await repo.lockOrder(trx, orderId);
-      const tx = await repo.lockTransaction(trx, txId);
-      if (!o || !tx) throw new Error(`settle: order ${orderId} or transaction ${txId} is missing`);
+      const locked = await repo.lockOrderWithTx(trx, orderId, txId);
+      if (!locked) throw new Error(`settle: order ${orderId} or transaction ${txId} is missing`);
+      const { order: o, tx, retry } = locked;
       const base = { merchantId: o.merchant_id, redirect: null, failed: null };
       if (tx.status !== 'PENDING' || result.outcome === 'UNKNOWN' || (tx.awaiting_3ds && result.outcome !== 'VOIDED' && result.outcome !== 'FAILED')) {
         return { ...base, order: this.#present(o, await repo.transactionsOf(trx, o.id)) };
@@ -881,12 +882,12 @@ export class PaymentsService {
         case 'CONFIRMATION':
         case 'CANCELLATION':
         case 'REFUND':
-          return this.#settleFollowUp(trx, o, tx, result as Settlement, now);
+          return this.#settleFollowUp(trx, o, tx, retry, result as Settlement, now);
       }
     });
   }
 
-  async #settlePayment(trx: Tx, o: repo.LockedOrder, tx: repo.TxRow, r: Settlement, now: Date, opts: { safe?: boolean; threedsData?: unknown }): Promise<OrderResult> {
+  async #settlePayment(trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, r: Settlement, now: Date, opts: { safe?: boolean; threedsData?: unknown }): Promise<OrderResult> {
     const base = { merchantId: o.merchant_id, redirect: null as string | null, failed: null };
     const extra: Partial<repo.OrderRow> = {};
     if (opts.threedsData !== undefined) extra.threeds_data = opts.threedsData;
@@ -924,10 +925,9 @@ export class PaymentsService {
     }
   }
 
-  async #settleFollowUp(trx: Tx, o: repo.LockedOrder, tx: repo.TxRow, r: Settlement, now: Date): Promise<OrderResult> {
+  async #settleFollowUp(trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date): Promise<OrderResult> {
     const op = tx.operative as RetryOperation;
     const base = { merchantId: o.merchant_id, redirect: null, failed: null };
-    const state = await repo.retryState(trx, o.id, op);
     const amount = Number(tx.amount);
     if (r.outcome === 'APPROVED') {
       await this.#settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId }, now);
@@ -961,13 +961,14 @@ export class PaymentsService {
   /** Step 1 of a confirmation, cancellation or refund: checks, retry rules, PENDING transaction, reservation. */
   async #startFollowUp(ctx: RequestContext, orderId: string, op: RetryOperation, decide: (o: repo.LockedOrder) => number, extra?: { extraData?: unknown }) {
     return this.#db.transaction(async (trx) => {
-      const o = await this.#lockOwned(trx, ctx, orderId);
+      const o = await repo.lockOrderForFollowUp(trx, orderId, ctx.merchant.id, op);
+      if (!o || o.env !== ctx.env) throw notFound(`The order ${orderId} was not found`);
       const now = this.#now(o);
       const amount = decide(o);
       if (op !== 'REFUND' && o.busy_tx_id) throw conflict('Another confirmation or cancellation of this order is in progress');
-      const wait = retryWaitSeconds(await repo.retryState(trx, o.id, op), now, o.m_timezone);
+      const wait = retryWaitSeconds(o.retry, now, o.m_timezone);
       if (wait > 0) throw tooManyRequests(`${op} of this order failed recently; the retry rules allow the next attempt in ${wait} s`, wait);
-      const original = (await repo.transactionsOf(trx, o.id)).find((t) => (t.operative === 'AUTHORIZATION' || t.operative === 'DEFERRED') && t.status === 'SUCCESS');
+      const original = o.payment;
       if (!original) throw badRequest('The order has no approved payment');
       const connector = this.deps.processors.forService(o.service_type, o.env);
       const txId = randomUUID();
