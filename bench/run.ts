@@ -153,7 +153,6 @@ async function benchBaseline(): Promise<PhaseResult> {
 interface Merchant {
   creds: { api_key: string; signature: string };
   service: string;
-  card: string;
 }
 
 async function benchGateway(engine: 'postgres' | 'pglite') {
@@ -178,37 +177,42 @@ async function benchGateway(engine: 'postgres' | 'pglite') {
   try {
     const boot = JSON.parse(fs.readFileSync(path.join(dataDir, 'sandbox-credentials.json'), 'utf8'));
     const base = '/v1/sandbox';
-    // merchants: PCI children with their own service and a stored card (from a first single-step payment)
+    // merchants: PCI children with their own service; every client pays with a card of its own customer
+    // (stored by a first single-step payment)
     const merchants: Merchant[] = [];
     for (let i = 0; i < MERCHANTS; i++) {
       const c = await call(srv.url, 'POST', `${base}/client`, boot, { name: `bench ${i}`, email: `b${i}@example.com`, timezone: 'Europe/Madrid', is_pci: true });
       const creds = { api_key: c.body.client.api_key, signature: c.body.client.signature };
       const term = await call(srv.url, 'POST', `${base}/terminal`, creds, { currency_code: 'EUR', type: 'PAYGATE', description: 'bench' });
       const svc = await call(srv.url, 'POST', `${base}/service`, creds, { name: 'bench', type: 'PAYGATE', terminal_uuid: term.body.terminal.uuid });
-      const first = await call(srv.url, 'POST', `${base}/payment/single-step`, creds, {
-        amount: 100, operative: 'AUTHORIZATION', secure: false, description: 'card', customer_ext_id: 'bench-customer', service: svc.body.service.uuid,
+      merchants.push({ creds, service: svc.body.service.uuid });
+    }
+    const m = (c: number) => merchants[c % merchants.length];
+    const cards: string[] = [];
+    for (let c = 0; c < CONCURRENCY; c++) {
+      const first = await call(srv.url, 'POST', `${base}/payment/single-step`, m(c).creds, {
+        amount: 100, operative: 'AUTHORIZATION', secure: false, description: 'card', customer_ext_id: `bench-customer-${c}`, service: m(c).service,
         card_holder: 'Bench Customer', card_pan: '4548812049400004', card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
       });
       if (first.status !== 200) throw new Error(`setup payment failed: ${JSON.stringify(first.body)}`);
-      merchants.push({ creds, service: svc.body.service.uuid, card: first.body.order.transactions[0].source.uuid });
+      cards.push(first.body.order.transactions[0].source.uuid);
     }
-    const m = (c: number) => merchants[c % merchants.length];
-    const orderBody = (mm: Merchant) => ({ amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'bench order', service: mm.service, customer_ext_id: 'bench-customer' });
+    const orderBody = (mm: Merchant, c: number) => ({ amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'bench order', service: mm.service, customer_ext_id: `bench-customer-${c}` });
 
     // warm-up
     await phaseFor(2, async (c, time) => {
-      await time('create', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c))));
+      await time('create', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c), c)));
     });
 
     const create = await phase(async (c, time) => {
-      await time('create order', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c))));
+      await time('create order', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c), c)));
     });
     if (process.env.BENCH_ONLY_CREATE) return { create, flow: create };
     const flow = await phase(async (c, time) => {
       const mm = m(c);
-      const o = await time('create order', () => call(srv.url, 'POST', `${base}/payment`, mm.creds, orderBody(mm)));
+      const o = await time('create order', () => call(srv.url, 'POST', `${base}/payment`, mm.creds, orderBody(mm, c)));
       const id = o.body.order.uuid;
-      const paid = await time('direct payment', () => call(srv.url, 'POST', `${base}/payment/direct`, mm.creds, { order_uuid: id, card_uuid: mm.card }));
+      const paid = await time('direct payment', () => call(srv.url, 'POST', `${base}/payment/direct`, mm.creds, { order_uuid: id, card_uuid: cards[c] }));
       if (paid.body.order.status !== 'SUCCESS') throw new Error(`payment not SUCCESS: ${paid.body.order.status}`);
       await time('partial refund', () => call(srv.url, 'POST', `${base}/payment/refund`, mm.creds, { order_uuid: id, amount: 300 }));
       await time('read order', () => call(srv.url, 'GET', `${base}/order/${id}`, mm.creds));
