@@ -12,12 +12,14 @@ import { formatSchemaErrors, installPlatform, registerApi } from './platform/htt
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
+import { CustomersService, customersRoutes } from './modules/customers/index.js';
 import { SourcesService } from './modules/sources/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 
 export interface Modules {
   merchants: MerchantsService;
   services: ServicesService;
+  customers: CustomersService;
   sources: SourcesService;
   idempotency: IdempotencyStore;
 }
@@ -26,9 +28,10 @@ export interface Modules {
 export function buildModules(p: Platform): Modules {
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
+  const customers = new CustomersService(p);
   const sources = new SourcesService(p);
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { merchants, services, sources, idempotency };
+  return { merchants, services, customers, sources, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -64,6 +67,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   installPlatform(app, {
     timezone: config.timezone,
+    bodyLimit: config.bodyLimit,
     clock: p.clock,
     vault: p.vault,
     resolveKey: m.merchants.resolveKey,
@@ -135,6 +139,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   // ---- the API, under /v1 and /v1/sandbox ------------------------------------------------------------
   await registerApi(app, merchantsRoutes(m.merchants));
   await registerApi(app, servicesRoutes(m.services));
+  await registerApi(app, customersRoutes(m.customers));
 
   await app.ready();
   return app;
