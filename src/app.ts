@@ -15,8 +15,10 @@ import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
 import { SourcesService } from './modules/sources/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { ProcessorRegistry } from './processors/index.js';
 
 export interface Modules {
+  processors: ProcessorRegistry;
   merchants: MerchantsService;
   services: ServicesService;
   customers: CustomersService;
@@ -26,12 +28,18 @@ export interface Modules {
 
 /** Builds the business modules on a platform (also used by the CLI, without HTTP). */
 export function buildModules(p: Platform): Modules {
+  const processors = new ProcessorRegistry({
+    timeoutMs: p.config.processorTimeoutMs,
+    simulatorLatencyMs: p.config.simulatorLatencyMs,
+    productionSimulator: p.config.productionSimulator,
+    logger: p.logger,
+  });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
   const customers = new CustomersService(p);
   const sources = new SourcesService(p);
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { merchants, services, customers, sources, idempotency };
+  return { processors, merchants, services, customers, sources, idempotency };
 }
 
 /** Registers the background jobs of every module. */
