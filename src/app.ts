@@ -13,7 +13,7 @@ import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
-import { SourcesService } from './modules/sources/index.js';
+import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -37,7 +37,7 @@ export function buildModules(p: Platform): Modules {
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
   const customers = new CustomersService(p);
-  const sources = new SourcesService(p);
+  const sources = new SourcesService(p, { processors, services });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
   return { processors, merchants, services, customers, sources, idempotency };
 }
@@ -45,6 +45,7 @@ export function buildModules(p: Platform): Modules {
 /** Registers the background jobs of every module. */
 export function registerJobs(p: Platform, m: Modules): void {
   p.mailer.registerJobs();
+  m.sources.api.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -148,6 +149,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, merchantsRoutes(m.merchants));
   await registerApi(app, servicesRoutes(m.services));
   await registerApi(app, customersRoutes(m.customers));
+  await registerApi(app, sourcesRoutes(m.sources.api));
 
   await app.ready();
   return app;

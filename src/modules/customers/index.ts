@@ -3,3 +3,4 @@ export { CustomersService, presentCustomer, presentAddress } from './customers.s
 export { customersRoutes } from './customers.routes.js';
 export { findCustomer, findCustomerById, ensureCustomer } from './customers.repo.js';
 export type { CustomerRow, Owner } from './customers.repo.js';
+export { Customer as CustomerSchema, ExtId as ExtIdSchema } from './customers.schemas.js';
