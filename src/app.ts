@@ -15,6 +15,7 @@ import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
 import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 
 export interface Modules {
@@ -55,6 +56,18 @@ export function registerJobs(p: Platform, m: Modules): void {
     await sql`delete from jobs where status in ('done', 'failed') and finished_at < ${new Date(p.clock.now().getTime() - 7 * 86400_000)}`.execute(p.database.db);
   });
   p.jobs.every('jobs.purge', 3600_000);
+  // Vault rotation in a running gateway: when the key ring gains a new active key (the key file was
+  // rotated) every sealed value is re-wrapped in the background; hourly as a safety net.
+  p.jobs.register('vault.rewrap', async () => {
+    const report = await rewrapAll(p.database, p.vault);
+    if (report.total > 0) p.logger.info({ active_key: report.activeKeyId, rewrapped: report.rewrapped }, 'vault: sealed values re-wrapped');
+    if (Object.keys(report.failed).length > 0) p.logger.warn({ failed: report.failed }, 'vault: some sealed values could not be re-wrapped');
+  });
+  p.jobs.every('vault.rewrap', 3600_000);
+  p.vault.onActiveKeyChange((kid) => {
+    p.logger.info({ active_key: kid }, 'vault: new active key');
+    p.jobs.enqueue(p.database.db, { queue: 'vault.rewrap', dedupeKey: 'rotation', maxAttempts: 3 }).catch((err) => p.logger.error({ err }, 'vault: could not queue the re-wrap'));
+  });
 }
 
 export interface BuildOptions {

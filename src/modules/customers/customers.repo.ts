@@ -2,6 +2,10 @@
 import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
+
+registerSealedColumn({ table: 'customer_accounts', idColumn: 'id', column: 'account_number_sealed', aad: (id) => `account:${id}` });
+registerSealedColumn({ table: 'customer_profiles', idColumn: 'customer_id', column: 'social_security_number_sealed', aad: (id) => `ssn:${id}` });
 
 export interface CustomersTable {
   id: string;

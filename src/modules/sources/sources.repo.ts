@@ -2,7 +2,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
 import type { Owner } from '../customers/index.js';
+
+registerSealedColumn({ table: 'sources', idColumn: 'id', column: 'number_sealed', aad: (id) => `source:${id}` });
 
 export interface SourcesTable {
   id: string;
