@@ -139,7 +139,7 @@ describe('card data scan after the whole suite', () => {
     process.stdout.write(`card data scan: ${JSON.stringify(summary)}\n`);
     expect(findings.slice(0, 20)).toEqual([]);
     // the scan looked at real material: many stored cards, logs and responses
-    expect(cardRows).toBeGreaterThan(100);
+    expect(cardRows, 'the scan is meant to run after the whole suite (many stored cards)').toBeGreaterThan(100);
     expect(logLines).toBeGreaterThan(100);
     expect(responses).toBeGreaterThan(100);
   });

@@ -38,7 +38,12 @@ const name = (c: SealedColumn) => `${c.table}.${c.column}`;
 export async function rewrapAll(
   database: Database,
   vault: Vault,
-  opts: { batchSize?: number; onBatch?: (column: string, done: number) => void } = {},
+  opts: {
+    batchSize?: number;
+    onBatch?: (column: string, done: number) => void;
+    /** Runs between reading a batch and writing it (tests use it to write concurrently). */
+    afterRead?: (column: string) => Promise<void>;
+  } = {},
 ): Promise<RewrapReport> {
   const batchSize = opts.batchSize ?? 500;
   const report: RewrapReport = { activeKeyId: vault.activeKeyId, rewrapped: {}, total: 0, failed: {} };
@@ -66,6 +71,7 @@ export async function rewrapAll(
           failed++;
         }
       }
+      await opts.afterRead?.(name(c));
       if (changes.length > 0) {
         const values = sql.join(changes.map((ch) => sql`(${ch.id}, ${ch.old}, ${ch.next})`));
         const res = await sql`
