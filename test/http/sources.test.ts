@@ -288,3 +288,25 @@ describe('profiles (decisions §2)', () => {
     expect((await a.api.withCreds({ api_key: ck.apiKey, signature: ck.signature }).delete('/payment-method/card', { source_uuid: s.body.Source.uuid, customer_external_id: 'prof' })).status).toBe(200);
   });
 });
+
+describe('robustness', () => {
+  it('a NUL character anywhere is 400 naming the field, never a 500', async () => {
+    const r1 = await a.api.post('/customer', { customer_ext_id: 'a\u0000b' });
+    expect(r1.status).toBe(400);
+    expect(r1.body.details).toContain('customer_ext_id');
+    expect((await a.api.get('/customer/a%00b/sources')).status).toBe(400);
+    const r3 = await a.api.post('/payment-method/card', card({ card_holder: 'A\u0000B' }));
+    expect(r3.status).toBe(400);
+    expect(r3.body.details).toContain('card_holder');
+    expect((await a.api.post('/customer/address', { external_id: 'x', address1: 'a', city: 'b\u0000', country: 'ESP', default: false, state_code: 'M', type: 'OTHER', zip_code: '1' })).status).toBe(400);
+  });
+
+  it('the OpenAPI document lists the customer and source operations', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = JSON.parse(res.body);
+    for (const p of ['/customer', '/customer/address', '/customer/profile/{external_id}', '/payment-method/card', '/payment-method/cards', '/customer/{ext_id}/sources', '/payment-method/{type}/verify-holder']) {
+      expect(Object.keys(doc.paths), p).toContain(p);
+    }
+  });
+});

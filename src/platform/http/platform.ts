@@ -15,6 +15,7 @@ import { merchantClock, type Clock } from '../time/clock.js';
 import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfile, type KeyResolver } from './auth.js';
 import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
+import { installNulGuard } from './nul-guard.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -137,6 +138,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
 
   // ---- a JSON body on a GET is read like query parameters (decisions §1) -----------------------------
   installGetBodyAsQuery(app, opts.bodyLimit ?? 1024 * 1024);
+  // ---- strings with U+0000 cannot be stored by PostgreSQL: 400, not 500 -------------------------------
+  installNulGuard(app);
 
   // ---- body signature on writes --------------------------------------------------------------------
   app.addHook('preValidation', async (req) => {
