@@ -141,38 +141,35 @@ describe(`key rotation over ${N} stored cards`, () => {
 
 describe('rotation while the gateway writes', () => {
   it('a value changed during the re-wrap is never overwritten with its old content (compare-and-set)', async () => {
-    const x = await createTestApp({}, { vault: new Vault([k1], fp) });
-    try {
-      const m = await x.merchant();
-      await m.api.post('/customer', { customer_ext_id: 'live' });
-      const accounts: string[] = [];
-      for (let i = 0; i < 30; i++) {
-        const r = await m.api.post('/customer/account', { external_id: 'live', account_type: 'PERSONAL', account_number: `ACC${i}` });
-        accounts.push(r.body.customer_account.uuid);
-      }
-      x.p.vault.setKeys([k2, k1]);
-      // every account is updated after the re-wrap read its batch and before it writes it
-      let raced = false;
-      const report = await rewrapAll(x.p.database, x.p.vault, {
-        batchSize: 1000,
-        afterRead: async (column) => {
-          if (column !== 'customer_accounts.account_number_sealed' || raced) return;
-          raced = true;
-          for (const [i, uuid] of accounts.entries()) {
-            expect((await m.api.put('/customer/account', { uuid, external_id: 'live', account_type: 'PERSONAL', account_number: `NEW${i}` })).status).toBe(200);
-          }
-        },
-      });
-      expect(raced).toBe(true);
-      expect(report.failed).toEqual({});
-      await rewrapAll(x.p.database, x.p.vault);
-      expect(await valuesUnderKey(x.p.database, 'rot1')).toBe(0);
-      x.p.vault.setKeys([k2]);
-      const rows = await x.p.database.db.selectFrom('customer_accounts').select(['id', 'account_number_sealed']).execute();
-      const byId = new Map(rows.map((r) => [r.id, x.p.vault.open(r.account_number_sealed, `account:${r.id}`).reveal()]));
-      accounts.forEach((uuid, i) => expect(byId.get(uuid)).toBe(`NEW${i}`));
-    } finally {
-      await x.close();
+    // (same app: on the embedded database a second test app in one file would switch the shared schema)
+    const k3 = { id: 'rot3', key: randomBytes(32) };
+    const m = await t.merchant();
+    await m.api.post('/customer', { customer_ext_id: 'live' });
+    const accounts: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await m.api.post('/customer/account', { external_id: 'live', account_type: 'PERSONAL', account_number: `ACC${i}` });
+      accounts.push(r.body.customer_account.uuid);
     }
+    t.p.vault.setKeys([k3, k2]);
+    // every account is updated after the re-wrap read its batch and before it writes it
+    let raced = false;
+    const report = await rewrapAll(t.p.database, t.p.vault, {
+      batchSize: 1000,
+      afterRead: async (column) => {
+        if (column !== 'customer_accounts.account_number_sealed' || raced) return;
+        raced = true;
+        for (const [i, uuid] of accounts.entries()) {
+          expect((await m.api.put('/customer/account', { uuid, external_id: 'live', account_type: 'PERSONAL', account_number: `NEW${i}` })).status).toBe(200);
+        }
+      },
+    });
+    expect(raced).toBe(true);
+    expect(report.failed).toEqual({});
+    await rewrapAll(t.p.database, t.p.vault);
+    expect(await valuesUnderKey(t.p.database, 'rot2')).toBe(0);
+    t.p.vault.setKeys([k3]);
+    const rows = await t.p.database.db.selectFrom('customer_accounts').select(['id', 'account_number_sealed']).where('id', 'in', accounts).execute();
+    const byId = new Map(rows.map((r) => [r.id, t.p.vault.open(r.account_number_sealed, `account:${r.id}`).reveal()]));
+    accounts.forEach((uuid, i) => expect(byId.get(uuid)).toBe(`NEW${i}`));
   });
 });
