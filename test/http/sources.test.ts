@@ -269,6 +269,48 @@ describe('card storage notification', () => {
   });
 });
 
+describe('card storage notification retries (decisions §7)', () => {
+  it('retried on the schedule when the merchant resends failed notifications; tried once otherwise', async () => {
+    const answers = [500, 200];
+    let calls = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(answers[Math.min(calls++, answers.length - 1)]).end());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const m = await t.merchant();
+      await t.p.database.db.updateTable('merchants').set({ resend_failed_notifications: true }).where('id', '=', m.client_uuid).execute();
+      expect((await m.api.post('/payment-method/card', card({ customer_ext_id: 'retry', url_post: url }))).status).toBe(200);
+      const before = Date.now();
+      await t.p.jobs.drain({ queues: ['sources.card_stored'] });
+      expect(calls).toBe(1);
+      const job = await t.p.database.db.selectFrom('jobs').selectAll().where('queue', '=', 'sources.card_stored').where('merchant_id', '=', m.client_uuid).executeTakeFirstOrThrow();
+      expect(job.status).toBe('pending');
+      expect(job.run_at.getTime() - before).toBeGreaterThan(50_000);
+      expect(job.run_at.getTime() - before).toBeLessThan(70_000);
+      await t.p.database.db.updateTable('jobs').set({ run_at: new Date(Date.now() - 1000) }).where('id', '=', job.id).execute();
+      await t.p.jobs.drain({ queues: ['sources.card_stored'] });
+      expect(calls).toBe(2);
+      expect((await t.p.database.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status).toBe('done');
+
+      // without resend_failed_notifications: one try, then failed
+      calls = 0;
+      answers.splice(0, 2, 503, 503);
+      const n = await t.merchant();
+      expect((await n.api.post('/payment-method/card', card({ customer_ext_id: 'once', url_post: url }))).status).toBe(200);
+      await t.p.jobs.drain({ queues: ['sources.card_stored'] });
+      expect(calls).toBe(1);
+      const once = await t.p.database.db.selectFrom('jobs').select(['status', 'last_error']).where('queue', '=', 'sources.card_stored').where('merchant_id', '=', n.client_uuid).executeTakeFirstOrThrow();
+      expect(once.status).toBe('failed');
+      expect(once.last_error).toContain('503');
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('profiles (decisions §2)', () => {
   it('tokenize stores cards (F1, F2, F4) but cannot delete; readonly lists but cannot store', async () => {
     const issue = (profiles: any[]) => t.p.database.transaction((trx) => t.m.merchants.issueKey(trx, a.client_uuid, 'sandbox', profiles));
@@ -299,6 +341,12 @@ describe('robustness', () => {
     expect(r3.status).toBe(400);
     expect(r3.body.details).toContain('card_holder');
     expect((await a.api.post('/customer/address', { external_id: 'x', address1: 'a', city: 'b\u0000', country: 'ESP', default: false, state_code: 'M', type: 'OTHER', zip_code: '1' })).status).toBe(400);
+  });
+
+  it('accepts lang and a trailing slash everywhere (decisions §1)', async () => {
+    await a.api.post('/payment-method/card', card({ customer_ext_id: 'lang' }));
+    expect((await a.api.get('/customer/lang/sources/', { status: 'ALL', lang: 'es' })).body.sources).toHaveLength(1);
+    expect((await a.api.get('/customer/profile/lang/', { lang: 'en' })).status).toBe(404);
   });
 
   it('the OpenAPI document lists the customer and source operations', async () => {

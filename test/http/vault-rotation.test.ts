@@ -16,6 +16,7 @@ import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.j
 const N = 10_000;
 const k1 = { id: 'rot1', key: randomBytes(32) };
 const k2 = { id: 'rot2', key: randomBytes(32) };
+const k3 = { id: 'rot3', key: randomBytes(32) };
 const fp = randomBytes(32);
 
 let t: TestApp;
@@ -156,7 +157,6 @@ describe(`key rotation over ${N} stored cards`, () => {
 describe('rotation while the gateway writes', () => {
   it('a value changed during the re-wrap is never overwritten with its old content (compare-and-set)', async () => {
     // (same app: on the embedded database a second test app in one file would switch the shared schema)
-    const k3 = { id: 'rot3', key: randomBytes(32) };
     const m = await t.merchant();
     await m.api.post('/customer', { customer_ext_id: 'live' });
     const accounts: string[] = [];
@@ -185,5 +185,20 @@ describe('rotation while the gateway writes', () => {
     const rows = await t.p.database.db.selectFrom('customer_accounts').select(['id', 'account_number_sealed']).where('id', 'in', accounts).execute();
     const byId = new Map(rows.map((r) => [r.id, t.p.vault.open(r.account_number_sealed, `account:${r.id}`).reveal()]));
     accounts.forEach((uuid, i) => expect(byId.get(uuid)).toBe(`NEW${i}`));
+  });
+});
+
+describe('rotation in a running gateway', () => {
+  it('a new active key (the key file changed) queues a background re-wrap of everything', async () => {
+    const k4 = { id: 'rot4', key: randomBytes(32) };
+    expect(t.p.vault.activeKeyId).toBe('rot3');
+    t.p.vault.setKeys([k4, k3]);
+    const queued = await t.p.database.db.selectFrom('jobs').select(['queue', 'status']).where('queue', '=', 'vault.rewrap').where('status', '=', 'pending').execute();
+    expect(queued.length).toBeGreaterThan(0);
+    await t.p.jobs.drain({ queues: ['vault.rewrap'] });
+    expect(await valuesUnderKey(t.p.database, 'rot3')).toBe(0);
+    t.p.vault.setKeys([k4]);
+    const card = (await t.p.database.db.selectFrom('sources').select('id').where('merchant_id', '=', a.client_uuid).limit(1).executeTakeFirstOrThrow()).id;
+    expect((await t.m.sources.loadCardForPayment(t.p.database.db, owner, card)).pan.reveal()).toMatch(/^[0-9]{16}$/);
   });
 });
