@@ -1,8 +1,12 @@
 /**
- * Use cases of stored payment methods (sources): storing cards in the vault, loading a card for a
- * payment, recording successful use, and (later) the F1–F12 API.
+ * Use cases of stored payment methods (sources).
+ *
+ * - SourcesService: what other modules use (index.ts documents it): store cards in the vault, open a
+ *   card for a payment, record a successful payment, pick the card of a payout.
+ * - SourcesApi: the F1–F12 operations: validation and holder verification through the processor of a
+ *   service (always outside database transactions), listings, and the card storage notification job.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import type { Platform } from '../../platform/index.js';
 import type { Executor } from '../../platform/db/database.js';
@@ -12,7 +16,6 @@ import { toWireJson } from '../../platform/http/json.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
 import { PermanentJobError } from '../../platform/jobs/queue.js';
 import { Secret } from '../../platform/security/secret.js';
-import { createHmac } from 'node:crypto';
 import type { Connector, HolderInput, ProcessorRegistry, TerminalRef } from '../../processors/index.js';
 import { ensureCustomer, findCustomer, type CustomerRow, type Owner } from '../customers/index.js';
 import { findServiceWithTerminal, findTerminal, type ServicesService } from '../services/index.js';
