@@ -14,6 +14,8 @@ import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js'
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
 import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
+import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
+import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -24,6 +26,8 @@ export interface Modules {
   services: ServicesService;
   customers: CustomersService;
   sources: SourcesService;
+  events: EventsService;
+  payments: PaymentsService;
   idempotency: IdempotencyStore;
 }
 
@@ -39,14 +43,18 @@ export function buildModules(p: Platform): Modules {
   const services = new ServicesService(p, merchants);
   const customers = new CustomersService(p);
   const sources = new SourcesService(p, { processors, services });
+  const events = new EventsService(p, merchants);
+  const payments = new PaymentsService(p, { merchants, sources, processors, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, idempotency };
 }
 
 /** Registers the background jobs of every module. */
 export function registerJobs(p: Platform, m: Modules): void {
   p.mailer.registerJobs();
   m.sources.api.registerJobs();
+  m.events.registerJobs();
+  m.payments.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -163,6 +171,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, servicesRoutes(m.services));
   await registerApi(app, customersRoutes(m.customers));
   await registerApi(app, sourcesRoutes(m.sources.api));
+  await registerApi(app, paymentsRoutes(m.payments));
+  await registerApi(app, eventsRoutes(m.events));
 
   await app.ready();
   return app;
