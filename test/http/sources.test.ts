@@ -332,6 +332,14 @@ describe('profiles (decisions §2)', () => {
 });
 
 describe('robustness', () => {
+  it('parallel stores for a new customer create it once', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => a.api.post('/payment-method/card', card({ customer_ext_id: 'parallel' }))));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(results.map((r) => r.body.Customer.token)).size).toBe(1);
+    expect((await a.api.get('/customer/parallel/sources', { status: 'ALL' })).body.sources).toHaveLength(20);
+    expect((await a.api.get('/customer/parallel/sources', { status: 'ALL', unique: 'true' })).body.sources).toHaveLength(1);
+  });
+
   it('a NUL character anywhere is 400 naming the field, never a 500', async () => {
     const r1 = await a.api.post('/customer', { customer_ext_id: 'a\u0000b' });
     expect(r1.status).toBe(400);
