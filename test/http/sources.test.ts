@@ -105,12 +105,18 @@ describe('F2 store card', () => {
 });
 
 describe('F1 store several cards', () => {
-  it('stores every card, each a new source', async () => {
-    const r = await a.api.post('/payment-method/cards', { cards: [card({ customer_ext_id: 'many' }), card({ customer_ext_id: 'many', card_pan: NON3DS }), card({ customer_ext_id: 'many-2' })] });
+  it('stores every card, each a new source; within one request the later entry is the newer', async () => {
+    const r = await a.api.post('/payment-method/cards', {
+      cards: [card({ customer_ext_id: 'many', card_holder: 'First' }), card({ customer_ext_id: 'many', card_pan: NON3DS }), card({ customer_ext_id: 'many-2' }), card({ customer_ext_id: 'many', card_holder: 'Last' })],
+    });
     expect(r.status).toBe(200);
-    expect(r.body.cards).toHaveLength(3);
-    expect(r.body.cards.map((c: any) => c.Source.last4)).toEqual(['0004', '8399', '0004']);
+    expect(r.body.cards).toHaveLength(4);
+    expect(r.body.cards.map((c: any) => c.Source.last4)).toEqual(['0004', '8399', '0004', '0004']);
     expect(r.body.cards[2].Customer.external_id).toBe('many-2');
+    const all = (await a.api.get('/customer/many/sources', { status: 'ALL' })).body.sources;
+    expect(all.map((s: any) => s.uuid)).toEqual([r.body.cards[3].Source.uuid, r.body.cards[1].Source.uuid, r.body.cards[0].Source.uuid]);
+    const unique = (await a.api.get('/customer/many/sources', { status: 'ALL', unique: 'true' })).body.sources;
+    expect(unique.map((s: any) => s.holder)).toEqual(['Last', 'Ana Pérez']);
   });
   it('all or nothing: one bad card is 400 naming its index, and nothing is stored', async () => {
     const r = await a.api.post('/payment-method/cards', { cards: [card({ customer_ext_id: 'aon' }), card({ customer_ext_id: 'aon', card_pan: '5590337536718398' })] });

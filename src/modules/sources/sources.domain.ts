@@ -203,16 +203,16 @@ export function isValidSource(s: { validation_date: Date | null; last_paid_at: D
 export type ListStatus = 'VALIDATED' | 'ALL';
 
 /**
- * Listing semantics (decisions §6), applied to a customer's sources newest first: `status=VALIDATED`
- * keeps the valid ones; then `unique=true` keeps, per keyed fingerprint, only the newest entry.
- * (Filtering comes first, so a card stored valid and stored again unvalidated still lists once.)
+ * Listing semantics (decisions §6), applied to a customer's sources given newest first (insertion
+ * order): `status=VALIDATED` keeps the valid ones; then `unique=true` keeps, per keyed fingerprint, only
+ * the newest entry. (Filtering comes first, so a card stored valid and stored again unvalidated still
+ * lists once.)
  */
-export function selectListing<T extends { fingerprint: string; validation_date: Date | null; last_paid_at: Date | null; created_at: Date; id: string }>(
-  rows: T[],
+export function selectListing<T extends { fingerprint: string; validation_date: Date | null; last_paid_at: Date | null }>(
+  newestFirst: T[],
   opts: { status: ListStatus; unique: boolean },
 ): T[] {
-  const sorted = [...rows].sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1));
-  const filtered = opts.status === 'VALIDATED' ? sorted.filter(isValidSource) : sorted;
+  const filtered = opts.status === 'VALIDATED' ? newestFirst.filter(isValidSource) : newestFirst;
   if (!opts.unique) return filtered;
   const seen = new Set<string>();
   return filtered.filter((r) => {
