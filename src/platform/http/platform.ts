@@ -14,6 +14,8 @@ import type { Vault } from '../security/vault.js';
 import { merchantClock, type Clock } from '../time/clock.js';
 import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfile, type KeyResolver } from './auth.js';
 import { errorEnvelope } from './envelope.js';
+import { installGetBodyAsQuery } from './get-body.js';
+import { installNulGuard } from './nul-guard.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -21,6 +23,8 @@ import type { RequestContext } from './types.js';
 
 export interface PlatformOptions {
   timezone: string;
+  /** Largest body read from a GET request (decisions §1: a GET body is read like query parameters). */
+  bodyLimit?: number;
   clock: Clock;
   vault: Vault;
   resolveKey: KeyResolver;
@@ -131,6 +135,11 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     req.ctx = ctx;
     (req as any).signatureHash = key.signatureHash;
   });
+
+  // ---- a JSON body on a GET is read like query parameters (decisions §1) -----------------------------
+  installGetBodyAsQuery(app, opts.bodyLimit ?? 1024 * 1024);
+  // ---- strings with U+0000 cannot be stored by PostgreSQL: 400, not 500 -------------------------------
+  installNulGuard(app);
 
   // ---- body signature on writes --------------------------------------------------------------------
   app.addHook('preValidation', async (req) => {
