@@ -138,6 +138,17 @@ describe(`key rotation over ${N} stored cards`, () => {
       if (res.outcome === 'APPROVED') approved++;
     }
     expect(approved).toBeGreaterThan(200);
+    // ...and through the API as a merchant pays: B1 for the card's customer, then B10 with card_uuid
+    const plain = rows.filter((r) => !(Object.values(TEST_CARDS) as string[]).includes(t.p.vault.open(r.number_sealed, `source:${r.id}`).reveal()));
+    for (const r of plain.filter((_, i) => i % 500 === 9)) {
+      const src = await t.m.sources.loadSource(t.p.database.db, owner, r.id);
+      const o = await a.api.post('/payment', { amount: 990, operative: 'AUTHORIZATION', secure: false, description: 'after rotation', service: a.service_uuid, customer_ext_id: src.customer_ext_id });
+      expect(o.status, o.raw).toBe(200);
+      const paidOrder = await a.api.post('/payment/direct', { order_uuid: o.body.order.uuid, card_uuid: r.id });
+      expect(paidOrder.status, paidOrder.raw).toBe(200);
+      expect(paidOrder.body.order.status).toBe('SUCCESS');
+      expect(paidOrder.body.order.transactions[0].source).toMatchObject({ uuid: r.id, last4: src.last4 });
+    }
 
     // the other sealed values open too: API key signatures (auth and signed writes), terminal
     // credentials, accounts, bank sources, mail; and the API keeps working
