@@ -43,6 +43,8 @@ export interface Config {
   jobPollMs: number;
   /** Jobs claimed per poll. */
   jobBatchSize: number;
+  /** Lease of a claimed job: a job whose worker died runs again after this long. */
+  jobLeaseMs: number;
   /** Outgoing e-mail: smtp(s)://user:pass@host:port; null keeps mail in the outbox as undeliverable. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -50,6 +52,16 @@ export interface Config {
   notificationTimeoutMs: number;
   /** Print and store sandbox credentials on first start. */
   bootstrapSandbox: boolean;
+  /** Deadline of one processor call, in milliseconds; past it the operation is UNKNOWN (reconciled later). */
+  processorTimeoutMs: number;
+  /** Latency the sandbox processor adds to every answer, in milliseconds. */
+  simulatorLatencyMs: number;
+  /** Production services without a real connector use the simulator (for staging setups only). */
+  productionSimulator: boolean;
+  /** A transaction PENDING longer than this (milliseconds) is settled by the reconciler. */
+  reconcileAfterMs: number;
+  /** How often the reconciler and the order-expiry sweep run, in milliseconds. */
+  sweepEveryMs: number;
 }
 
 export class ConfigError extends Error {
@@ -172,11 +184,23 @@ export function loadConfig(env: Env = process.env): Config {
     workers: bool('PAYGATE_WORKERS', true),
     jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
     jobBatchSize: int('PAYGATE_JOB_BATCH', 20, 1, 1000),
+    jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 300_000, 1000, 86_400_000),
     smtpUrl,
     mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
     notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
     bootstrapSandbox: bool('PAYGATE_BOOTSTRAP_SANDBOX', true),
+    processorTimeoutMs: int('PAYGATE_PROCESSOR_TIMEOUT_MS', 30_000, 10, 600_000),
+    simulatorLatencyMs: int('PAYGATE_SIMULATOR_LATENCY_MS', 0, 0, 600_000),
+    productionSimulator: bool('PAYGATE_PRODUCTION_SIMULATOR', false),
+    reconcileAfterMs: int('PAYGATE_RECONCILE_AFTER_MS', 120_000, 100, 86_400_000),
+    sweepEveryMs: int('PAYGATE_SWEEP_EVERY_MS', 10_000, 100, 3_600_000),
   };
+  if (config.jobLeaseMs <= config.notificationTimeoutMs) {
+    problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
+  }
+  if (config.reconcileAfterMs <= config.processorTimeoutMs) {
+    problems.push('PAYGATE_RECONCILE_AFTER_MS must be greater than PAYGATE_PROCESSOR_TIMEOUT_MS (a call in flight must not be reconciled)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -201,8 +225,14 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
   ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],
   ['PAYGATE_JOB_BATCH', 'jobs claimed per poll (20)'],
+  ['PAYGATE_JOB_LEASE_MS', 'a job whose worker died runs again after this long (300000)'],
   ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
   ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],
   ['PAYGATE_NOTIFICATION_TIMEOUT_MS', 'timeout of one merchant notification (10000)'],
   ['PAYGATE_BOOTSTRAP_SANDBOX', 'create and print a sandbox merchant on first start (true)'],
+  ['PAYGATE_PROCESSOR_TIMEOUT_MS', 'deadline of one processor call; past it the operation is reconciled later (30000)'],
+  ['PAYGATE_SIMULATOR_LATENCY_MS', 'latency of the sandbox processor (0)'],
+  ['PAYGATE_PRODUCTION_SIMULATOR', 'production services without a connector use the simulator: staging only (false)'],
+  ['PAYGATE_RECONCILE_AFTER_MS', 'a transaction PENDING this long is settled by the reconciler (120000)'],
+  ['PAYGATE_SWEEP_EVERY_MS', 'interval of the reconciler and order-expiry sweeps (10000)'],
 ];

@@ -11,6 +11,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../platform/errors
 import { hashKey } from '../../platform/http/auth.js';
 import { isProfile, type AuthKey, type Profile, type RequestContext } from '../../platform/http/types.js';
 import { hashPassword, randomPassword, randomToken, sha256Hex } from '../../platform/security/hashing.js';
+import type { Secret } from '../../platform/security/secret.js';
 import {
   checkTimezone,
   credentialsEmail,
@@ -102,6 +103,15 @@ export class MerchantsService {
 
   invalidateKeyCache(): void {
     this.#cache.clear();
+  }
+
+  /**
+   * The signature of a key in clear, for validation_hash and the signature header of notifications
+   * (which are signed with the key that created the order). Null when the key is unknown.
+   */
+  async keySignature(db: Executor, keyId: string): Promise<Secret<string> | null> {
+    const row = await repo.findKey(db, keyId);
+    return row ? this.p.vault.open(row.signature_sealed, `signature:${keyId}`) : null;
   }
 
   /** Issues a new API key and signature for a merchant (shown once; stored hashed and sealed). */

@@ -1,0 +1,79 @@
+/** SQL of events (notifications) and their delivery attempts. */
+import type { Executor } from '../../platform/db/database.js';
+import type { Env, Generated } from '../../platform/db/schema.js';
+
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  type: string;
+  order_id: string | null;
+  key_id: string | null;
+  url: string;
+  payload: string;
+  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  retries: boolean;
+  attempts: Generated<number>;
+  first_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+export interface EventAttemptsTable {
+  id: Generated<number>;
+  event_id: string;
+  attempted_at: Date;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    events: EventsTable;
+    event_attempts: EventAttemptsTable;
+  }
+}
+
+export type EventRow = Omit<EventsTable, 'attempts'> & { attempts: number };
+export type EventAttemptRow = Omit<EventAttemptsTable, 'id'> & { id: number };
+
+export async function insertEvent(db: Executor, row: Omit<EventRow, 'attempts'>): Promise<void> {
+  await db.insertInto('events').values(row).execute();
+}
+
+export async function findEvent(db: Executor, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findEventForUpdate(db: Executor, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function listEvents(
+  db: Executor,
+  merchantId: string,
+  f: { orderId?: string; status?: string; limit: number; offset: number },
+): Promise<{ rows: EventRow[]; count: number }> {
+  let q = db.selectFrom('events').where('merchant_id', '=', merchantId);
+  if (f.orderId) q = q.where('order_id', '=', f.orderId);
+  if (f.status) q = q.where('status', '=', f.status as EventRow['status']);
+  const [rows, total] = await Promise.all([
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}
+
+export async function listAttempts(db: Executor, eventId: string): Promise<EventAttemptRow[]> {
+  return db.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
+}
+
+export async function insertAttempt(db: Executor, row: Omit<EventAttemptRow, 'id'>): Promise<void> {
+  await db.insertInto('event_attempts').values(row).execute();
+}
+
+export async function updateEvent(db: Executor, id: string, set: Partial<EventRow>): Promise<void> {
+  await db.updateTable('events').set(set).where('id', '=', id).execute();
+}

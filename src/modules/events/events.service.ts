@@ -1,0 +1,191 @@
+/**
+ * Notifications to the merchant (decisions §7) and the events API (decisions §9).
+ *
+ * A notification is an event row written in the same database transaction as the state change that
+ * causes it, with a durable job that delivers it: POST to url_post with a timeout, any 2xx delivered,
+ * every attempt stored. With resend_failed_notifications the job reschedules itself on the retry
+ * schedule; otherwise one try. The schedule runs on the merchant's clock (sandbox jobs carry the
+ * merchant, so moving its test clock moves them).
+ */
+import { randomUUID } from 'node:crypto';
+import { request } from 'undici';
+import type { Executor } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
+import { notFound } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import type { Platform } from '../../platform/index.js';
+import type { Job, Reschedule } from '../../platform/jobs/queue.js';
+import { formatContractDate } from '../../platform/time/format.js';
+import type { MerchantsService } from '../merchants/index.js';
+import { delivered, nextAttemptAt, notificationBody, presentEvent, signatureHeader, validationHash } from './events.domain.js';
+import * as repo from './events.repo.js';
+
+export const DELIVER_QUEUE = 'events.deliver';
+export const ORDER_NOTIFICATION = 'ORDER_NOTIFICATION';
+
+export interface NewNotification {
+  merchantId: string;
+  env: Env;
+  orderId: string;
+  /** The key whose signature signs it (the key that created the order). */
+  keyId: string;
+  url: string;
+  /** Serialized `{"order":…,"client":…}`. */
+  payload: string;
+  /** The merchant's resend_failed_notifications. */
+  retries: boolean;
+  /** Now on the merchant clock. */
+  at: Date;
+}
+
+interface DeliverPayload {
+  eventId: string;
+  manual?: boolean;
+}
+
+export class EventsService {
+  constructor(
+    private readonly p: Platform,
+    private readonly merchants: MerchantsService,
+  ) {}
+
+  /** Writes a notification event and its delivery job with `trx` (the business transaction). */
+  async enqueueNotification(trx: Executor, n: NewNotification): Promise<string> {
+    const id = randomUUID();
+    await repo.insertEvent(trx, {
+      id,
+      merchant_id: n.merchantId,
+      env: n.env,
+      type: ORDER_NOTIFICATION,
+      order_id: n.orderId,
+      key_id: n.keyId,
+      url: n.url,
+      payload: n.payload,
+      status: 'PENDING',
+      retries: n.retries,
+      first_attempt_at: null,
+      next_attempt_at: n.at,
+      delivered_at: null,
+      created_at: n.at,
+    });
+    await this.p.jobs.enqueue(trx, {
+      queue: DELIVER_QUEUE,
+      payload: { eventId: id } satisfies DeliverPayload,
+      merchantId: n.merchantId,
+      maxAttempts: 20,
+      dedupeKey: `event:${id}`,
+    });
+    return id;
+  }
+
+  registerJobs(): void {
+    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job));
+  }
+
+  /** One delivery attempt; reschedules itself while retries are left. */
+  async #deliverJob(job: Job<DeliverPayload>): Promise<void | Reschedule> {
+    const db = this.p.database.db;
+    const e = await repo.findEvent(db, job.payload.eventId);
+    if (!e || e.status !== 'PENDING') return;
+    const merchant = await this.merchants.findMerchant(db, e.merchant_id);
+    const offset = merchant ? Number(merchant.clock_offset_ms) : 0;
+    const realNow = this.p.clock.now();
+    const now = new Date(realNow.getTime() + offset);
+    const signature = e.key_id ? await this.merchants.keySignature(db, e.key_id) : null;
+    const sig = signature?.reveal() ?? '';
+    const body = notificationBody(e.payload, formatContractDate(now, this.p.config.timezone), validationHash(e.payload, sig));
+    const unix = Math.floor(realNow.getTime() / 1000);
+
+    const started = Date.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await request(e.url, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'paygate-notifications/1.0',
+          'paygate-signature': signatureHeader(body, sig, unix),
+          'paygate-event': e.id,
+        },
+        signal: AbortSignal.timeout(this.p.config.notificationTimeoutMs),
+      });
+      status = res.statusCode;
+      await res.body.dump().catch(() => {});
+      if (!delivered(status)) error = `HTTP ${status}`;
+    } catch (err) {
+      error = err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 500) : 'request failed';
+    }
+    const duration = Date.now() - started;
+
+    const first = e.first_attempt_at ?? now;
+    const attempts = e.attempts + 1;
+    const ok = delivered(status);
+    // A manual resend of an event whose schedule is over does not restart the schedule.
+    const next = ok ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
+    await this.p.database.transaction(async (trx) => {
+      await repo.insertAttempt(trx, { event_id: e.id, attempted_at: now, http_status: status, error, duration_ms: duration });
+      await repo.updateEvent(trx, e.id, {
+        attempts,
+        first_attempt_at: first,
+        status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED',
+        delivered_at: ok ? now : null,
+        next_attempt_at: next,
+      });
+    });
+    this.p.logger.info({ event: e.id, status, attempt: attempts, delivered: ok }, 'notification attempt');
+    if (next) return { retryAt: new Date(realNow.getTime() + (next.getTime() - now.getTime())) };
+  }
+
+  // ---- API (decisions §9) --------------------------------------------------------------------------
+
+  async list(ctx: RequestContext, q: { order_uuid?: string; status?: string; limit?: number; offset?: number }) {
+    const limit = q.limit ?? 100;
+    const offset = q.offset ?? 0;
+    const { rows, count } = await repo.listEvents(this.p.database.db, ctx.merchant.id, { orderId: q.order_uuid, status: q.status, limit, offset });
+    return {
+      count,
+      events: rows.map((e) => presentEvent(e, ctx.timezone)),
+      next_offset: offset + rows.length < count ? offset + rows.length : null,
+    };
+  }
+
+  async get(ctx: RequestContext, id: string) {
+    const db = this.p.database.db;
+    const e = await repo.findEvent(db, id);
+    if (!e || e.merchant_id !== ctx.merchant.id) throw notFound(`The event ${id} was not found`);
+    return presentEvent(e, ctx.timezone, await repo.listAttempts(db, id));
+  }
+
+  /** Sends an event again now (one attempt; a running schedule goes on). */
+  async resend(ctx: RequestContext, id: string) {
+    await this.p.database.transaction(async (trx) => {
+      const e = await repo.findEventForUpdate(trx, id);
+      if (!e || e.merchant_id !== ctx.merchant.id) throw notFound(`The event ${id} was not found`);
+      if (e.status === 'PENDING') {
+        // move the scheduled attempt to now
+        const moved = await trx
+          .updateTable('jobs')
+          .set({ run_at: this.p.clock.now() })
+          .where('queue', '=', DELIVER_QUEUE)
+          .where('dedupe_key', '=', `event:${id}`)
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows ?? 0) > 0) return;
+      } else {
+        await repo.updateEvent(trx, id, { status: 'PENDING', next_attempt_at: null });
+      }
+      await this.p.jobs.enqueue(trx, {
+        queue: DELIVER_QUEUE,
+        payload: { eventId: id, manual: true } satisfies DeliverPayload,
+        merchantId: e.merchant_id,
+        maxAttempts: 5,
+        dedupeKey: `event:${id}`,
+        runAt: this.p.clock.now(),
+      });
+    });
+    this.p.jobs.poke();
+    return this.get(ctx, id);
+  }
+}

@@ -1,0 +1,440 @@
+/** SQL of orders, transactions and the retry state of operations. Every function takes the executor. */
+import { CompiledQuery, sql, type ColumnType } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
+import type { OrderStatus, TxStatus } from './order-states.js';
+import type { Operative, RetryOperation, RetryState, TxOperative } from './payments.domain.js';
+
+type Json = ColumnType<unknown, string | null, string | null>;
+
+export interface OrdersTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  key_id: string;
+  service_id: string;
+  service_type: string;
+  operative: Operative;
+  amount: number;
+  currency: string;
+  currency_number: string;
+  secure: boolean;
+  status: OrderStatus;
+  paid: boolean;
+  safe: boolean;
+  authorized: number;
+  captured: number;
+  refunded: number;
+  refund_reserved: number;
+  busy_tx_id: string | null;
+  description: string;
+  additional: string | null;
+  customer_ext_id: string | null;
+  cof_txnid: string | null;
+  token: string;
+  ip: string | null;
+  reference: string | null;
+  dynamic_descriptor: string | null;
+  threeds_data: Json;
+  url_post: string | null;
+  url_ok: string | null;
+  url_ko: string | null;
+  template_uuid: string | null;
+  dcc_template_uuid: string | null;
+  source_id: string | null;
+  save_card: boolean;
+  extra_data: Json;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TransactionsTable {
+  id: string;
+  order_id: string;
+  merchant_id: string;
+  operative: TxOperative;
+  processor_operation: string;
+  amount: number;
+  status: TxStatus;
+  error: string;
+  auth_code: string;
+  processor_id: string | null;
+  source_id: string | null;
+  source_json: string | null;
+  antifraud: Json;
+  device: Json;
+  error_details: string | null;
+  customer_ip: string | null;
+  awaiting_3ds: boolean;
+  metadata: Json;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date;
+}
+
+export interface OrderOperationRetriesTable {
+  order_id: string;
+  operation: RetryOperation;
+  failures: number;
+  last_failure_at: Date | null;
+  last_success_at: Date | null;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    orders: OrdersTable;
+    transactions: TransactionsTable;
+    order_operation_retries: OrderOperationRetriesTable;
+  }
+}
+
+export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data'> & { threeds_data: unknown; extra_data: unknown };
+export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata'> & { antifraud: unknown; device: unknown; metadata: unknown };
+
+/** An order with the merchant settings the money paths need (one round trip). */
+export type LockedOrder = OrderRow & {
+  m_offset: number;
+  m_timezone: string;
+  m_resend: boolean;
+  m_autorecover: boolean;
+};
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** Columns of a new order; the others start at their defaults (not paid, nothing captured or refunded). */
+const NEW_ORDER_COLUMNS = [
+  'id', 'merchant_id', 'env', 'key_id', 'service_id', 'service_type', 'operative', 'amount', 'currency', 'currency_number',
+  'secure', 'status', 'description', 'additional', 'customer_ext_id', 'token', 'ip', 'reference', 'dynamic_descriptor',
+  'url_post', 'url_ok', 'url_ko', 'template_uuid', 'dcc_template_uuid', 'source_id', 'save_card', 'extra_data',
+  'expires_at', 'created_at', 'updated_at',
+] as const;
+const INSERT_ORDER_SQL = `insert into orders (${NEW_ORDER_COLUMNS.join(', ')}) values (${NEW_ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+function newOrderParams(row: OrderRow): unknown[] {
+  if (row.status !== 'CREATED' || row.paid || row.authorized || row.captured || row.refunded || row.refund_reserved || row.busy_tx_id || row.threeds_data || row.cof_txnid) {
+    throw new Error('insertOrder takes a new order');
+  }
+  return [
+    row.id, row.merchant_id, row.env, row.key_id, row.service_id, row.service_type, row.operative, row.amount, row.currency, row.currency_number,
+    row.secure, row.status, row.description, row.additional, row.customer_ext_id, row.token, row.ip, row.reference, row.dynamic_descriptor,
+    row.url_post, row.url_ok, row.url_ko, row.template_uuid, row.dcc_template_uuid, row.source_id, row.save_card, json(row.extra_data),
+    row.expires_at, row.created_at, row.updated_at,
+  ];
+}
+
+/**
+ * Inserts a new order. On the hottest path of the gateway, so the statement is written once, not built
+ * per request.
+ */
+export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
+  await db.executeQuery(CompiledQuery.raw(INSERT_ORDER_SQL, newOrderParams(row)));
+}
+
+const batchSql = new Map<number, string>();
+
+/** Inserts several new orders in one statement (all or none). */
+export async function insertOrders(db: Executor, rows: OrderRow[]): Promise<void> {
+  if (rows.length === 1) return insertOrder(db, rows[0]);
+  let text = batchSql.get(rows.length);
+  if (!text) {
+    const w = NEW_ORDER_COLUMNS.length;
+    const tuples = rows.map((_, r) => `(${NEW_ORDER_COLUMNS.map((__, c) => `$${r * w + c + 1}`).join(', ')})`);
+    text = `insert into orders (${NEW_ORDER_COLUMNS.join(', ')}) values ${tuples.join(', ')}`;
+    if (batchSql.size < 256) batchSql.set(rows.length, text);
+  }
+  await db.executeQuery(CompiledQuery.raw(text, rows.flatMap(newOrderParams)));
+}
+
+/**
+ * Group commit of new orders: inserts requested in the same turn of the event loop go to the database
+ * in one statement (one round trip, one commit). Each caller is answered only after its row is
+ * committed. When a batch fails (a duplicate reference, say), its rows are inserted one by one so each
+ * caller gets its own outcome.
+ */
+export class OrderInsertBatcher {
+  #queue: Array<{ row: OrderRow; resolve: () => void; reject: (e: unknown) => void }> = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly db: () => Executor,
+    private readonly maxBatch = 200,
+  ) {}
+
+  insert(row: OrderRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ row, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.maxBatch);
+      try {
+        await insertOrders(this.db(), batch.map((b) => b.row));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0].reject(err);
+          continue;
+        }
+        await Promise.all(
+          batch.map((b) => insertOrder(this.db(), b.row).then(b.resolve, b.reject)),
+        );
+      }
+    }
+  }
+}
+
+function orderWithMerchant(db: Executor) {
+  return db
+    .selectFrom('orders as o')
+    .innerJoin('merchants as m', 'm.id', 'o.merchant_id')
+    .selectAll('o')
+    .select(['m.clock_offset_ms as m_offset', 'm.timezone as m_timezone', 'm.resend_failed_notifications as m_resend', 'm.autorecover_transactions as m_autorecover']);
+}
+
+/** Locks an order of a merchant (row lock until the transaction ends). */
+export async function lockOrder(trx: Executor, id: string, merchantId?: string): Promise<LockedOrder | undefined> {
+  let q = orderWithMerchant(trx).where('o.id', '=', id);
+  if (merchantId) q = q.where('o.merchant_id', '=', merchantId);
+  return q.forUpdate('o').executeTakeFirst() as Promise<LockedOrder | undefined>;
+}
+
+/** A locked order with what a confirmation, cancellation or refund needs, in one round trip. */
+export type FollowUpOrder = LockedOrder & {
+  retry: RetryState;
+  /** The approved payment (AUTHORIZATION or DEFERRED) the operation refers to. */
+  payment: { id: string; processor_id: string | null; auth_code: string; source_id: string | null; source_json: string | null } | null;
+};
+
+export async function lockOrderForFollowUp(trx: Executor, id: string, merchantId: string, operation: RetryOperation): Promise<FollowUpOrder | undefined> {
+  const { rows } = await sql<LockedOrder & Record<string, unknown>>`
+    select o.*, m.clock_offset_ms as m_offset, m.timezone as m_timezone, m.resend_failed_notifications as m_resend,
+      m.autorecover_transactions as m_autorecover,
+      r.failures as r_failures, r.last_failure_at as r_last_failure_at, r.last_success_at as r_last_success_at,
+      p.id as p_id, p.processor_id as p_processor_id, p.auth_code as p_auth_code, p.source_id as p_source_id, p.source_json as p_source_json
+    from orders o
+    join merchants m on m.id = o.merchant_id
+    left join order_operation_retries r on r.order_id = o.id and r.operation = ${operation}
+    left join lateral (
+      select t.id, t.processor_id, t.auth_code, t.source_id, t.source_json from transactions t
+      where t.order_id = o.id and t.operative in ('AUTHORIZATION', 'DEFERRED') and t.status = 'SUCCESS'
+      order by t.created_at limit 1
+    ) p on true
+    where o.id = ${id} and o.merchant_id = ${merchantId}
+    for update of o`.execute(trx);
+  const r = rows[0];
+  if (!r) return undefined;
+  const { r_failures, r_last_failure_at, r_last_success_at, p_id, p_processor_id, p_auth_code, p_source_id, p_source_json, ...order } = r;
+  return {
+    ...(order as unknown as LockedOrder),
+    retry: { failures: Number(r_failures ?? 0), lastFailureAt: (r_last_failure_at as Date | null) ?? null, lastSuccessAt: (r_last_success_at as Date | null) ?? null },
+    payment: p_id
+      ? { id: p_id as string, processor_id: p_processor_id as string | null, auth_code: p_auth_code as string, source_id: p_source_id as string | null, source_json: p_source_json as string | null }
+      : null,
+  };
+}
+
+/** What settling needs of a transaction. */
+export type SettlingTx = Pick<TxRow, 'id' | 'status' | 'awaiting_3ds' | 'operative' | 'amount' | 'source_id'>;
+
+/** Locks an order and one of its transactions in one round trip. */
+export async function lockOrderWithTx(trx: Executor, orderId: string, txId: string): Promise<{ order: LockedOrder; tx: SettlingTx; retry: RetryState } | undefined> {
+  const row = await orderWithMerchant(trx)
+    .innerJoin('transactions as t', 't.order_id', 'o.id')
+    // the retry state of the operation (confirmation, cancellation, refund: named like the operative)
+    .leftJoin('order_operation_retries as r', (j) => j.onRef('r.order_id', '=', 'o.id').onRef('r.operation', '=', 't.operative'))
+    .select(['t.id as t_id', 't.status as t_status', 't.awaiting_3ds as t_awaiting_3ds', 't.operative as t_operative', 't.amount as t_amount', 't.source_id as t_source_id'])
+    .select(['r.failures as r_failures', 'r.last_failure_at as r_last_failure_at', 'r.last_success_at as r_last_success_at'])
+    .where('o.id', '=', orderId)
+    .where('t.id', '=', txId)
+    .forUpdate(['o', 't'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { t_id, t_status, t_awaiting_3ds, t_operative, t_amount, t_source_id, r_failures, r_last_failure_at, r_last_success_at, ...order } = row;
+  return {
+    order: order as unknown as LockedOrder,
+    retry: { failures: Number(r_failures ?? 0), lastFailureAt: r_last_failure_at ?? null, lastSuccessAt: r_last_success_at ?? null },
+    tx: { id: t_id, status: t_status, awaiting_3ds: t_awaiting_3ds, operative: t_operative, amount: Number(t_amount), source_id: t_source_id },
+  };
+}
+
+export async function lockOrderByToken(trx: Executor, token: string): Promise<LockedOrder | undefined> {
+  return orderWithMerchant(trx).where('o.token', '=', token).forUpdate('o').executeTakeFirst() as Promise<LockedOrder | undefined>;
+}
+
+export async function findOrder(db: Executor, id: string): Promise<LockedOrder | undefined> {
+  return orderWithMerchant(db).where('o.id', '=', id).executeTakeFirst() as Promise<LockedOrder | undefined>;
+}
+
+export async function findOrderByToken(db: Executor, token: string): Promise<LockedOrder | undefined> {
+  return orderWithMerchant(db).where('o.token', '=', token).executeTakeFirst() as Promise<LockedOrder | undefined>;
+}
+
+
+/**
+ * Writes an order's status (and other columns) only if it is still in the status it was read in.
+ * The status always comes from the transition table (order-states.ts).
+ */
+export async function updateOrder(trx: Executor, id: string, expected: OrderStatus, set: Partial<Omit<OrderRow, 'id' | 'threeds_data' | 'extra_data'>> & { threeds_data?: unknown }): Promise<void> {
+  const { threeds_data, ...rest } = set;
+  const values: Record<string, unknown> = { ...rest };
+  if (threeds_data !== undefined) values.threeds_data = json(threeds_data);
+  const res = await trx.updateTable('orders').set(values).where('id', '=', id).where('status', '=', expected).executeTakeFirst();
+  if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`order ${id} was not in status ${expected}`);
+}
+
+export async function insertTransaction(trx: Executor, row: TxRow): Promise<void> {
+  await trx
+    .insertInto('transactions')
+    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata) })
+    .execute();
+}
+
+
+/** Writes a transaction's status only if it is still PENDING (a transaction settles once). */
+export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata'>>): Promise<void> {
+  const res = await trx.updateTable('transactions').set(set).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
+  if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not PENDING`);
+}
+
+export async function updateTransaction(trx: Executor, id: string, set: Partial<Pick<TxRow, 'awaiting_3ds' | 'started_at' | 'updated_at'>>): Promise<void> {
+  await trx.updateTable('transactions').set(set).where('id', '=', id).execute();
+}
+
+export async function awaiting3dsTransaction(trx: Executor, orderId: string): Promise<TxRow | undefined> {
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'PENDING')
+    .where('awaiting_3ds', '=', true)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function transactionsOf(db: Executor, orderId: string): Promise<TxRow[]> {
+  return db.selectFrom('transactions').selectAll().where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function findTransaction(db: Executor, id: string): Promise<TxRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function setTransactionMetadata(db: Executor, id: string, metadata: Record<string, string>): Promise<void> {
+  await db.updateTable('transactions').set({ metadata: JSON.stringify(metadata) }).where('id', '=', id).execute();
+}
+
+export interface TxListFilters {
+  merchantIds: string[];
+  start?: Date;
+  end?: Date;
+  updatedStart?: Date;
+  updatedEnd?: Date;
+  terminalCode?: string;
+  limit: number;
+  offset: number;
+}
+
+export type ListedTx = TxRow & {
+  o_currency_number: string;
+  o_service_id: string;
+  o_service_type: string;
+  o_reference: string | null;
+  o_customer_ext_id: string | null;
+  o_status: string;
+  o_env: Env;
+};
+
+/** C3: transactions of a set of merchants, oldest first, with a count of all that match. */
+export async function listTransactions(db: Executor, f: TxListFilters): Promise<{ rows: ListedTx[]; count: number }> {
+  let q = db.selectFrom('transactions as t').innerJoin('orders as o', 'o.id', 't.order_id').where('t.merchant_id', 'in', f.merchantIds);
+  if (f.start) q = q.where('t.created_at', '>=', f.start);
+  if (f.end) q = q.where('t.created_at', '<', f.end);
+  if (f.updatedStart) q = q.where('t.updated_at', '>=', f.updatedStart);
+  if (f.updatedEnd) q = q.where('t.updated_at', '<', f.updatedEnd);
+  if (f.terminalCode) {
+    const code = f.terminalCode;
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('services as s')
+          .innerJoin('terminals as tm', 'tm.id', 's.terminal_id')
+          .select('s.id')
+          .whereRef('s.id', '=', 'o.service_id')
+          .where('tm.code', '=', code),
+      ),
+    );
+  }
+  const rows = await q
+    .selectAll('t')
+    .select([
+      'o.currency_number as o_currency_number',
+      'o.service_id as o_service_id',
+      'o.service_type as o_service_type',
+      'o.reference as o_reference',
+      'o.customer_ext_id as o_customer_ext_id',
+      'o.status as o_status',
+      'o.env as o_env',
+      sql<number>`count(*) over ()`.as('total'),
+    ])
+    .orderBy('t.created_at')
+    .orderBy('t.id')
+    .limit(f.limit)
+    .offset(f.offset)
+    .execute();
+  let count = rows.length > 0 ? Number((rows[0] as unknown as { total: number }).total) : 0;
+  if (rows.length === 0 && f.offset > 0) {
+    const c = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    count = Number(c.n);
+  }
+  return { rows: rows as unknown as ListedTx[], count };
+}
+
+// ---- retry state ----------------------------------------------------------------------------------------
+
+
+export async function saveRetryState(trx: Executor, orderId: string, operation: RetryOperation, s: RetryState): Promise<void> {
+  await trx
+    .insertInto('order_operation_retries')
+    .values({ order_id: orderId, operation, failures: s.failures, last_failure_at: s.lastFailureAt, last_success_at: s.lastSuccessAt })
+    .onConflict((oc) =>
+      oc.columns(['order_id', 'operation']).doUpdateSet({ failures: s.failures, last_failure_at: s.lastFailureAt, last_success_at: s.lastSuccessAt }),
+    )
+    .execute();
+}
+
+// ---- sweeps ---------------------------------------------------------------------------------------------
+
+/** PENDING transactions whose processor call started before `before` (real time). */
+export async function stalePendingTransactions(db: Executor, before: Date, limit: number): Promise<Array<{ id: string; order_id: string }>> {
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'order_id'])
+    .where('status', '=', 'PENDING')
+    .where('awaiting_3ds', '=', false)
+    .where('started_at', '<', before)
+    .orderBy('started_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Open orders whose expiry has passed on their merchant's clock (`realNow` plus the merchant's test
+ * clock offset), locked with SKIP LOCKED so several workers share the sweep.
+ */
+export async function lockDueOrders(trx: Executor, statuses: OrderStatus[], realNow: Date, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select o.id from orders o join merchants m on m.id = o.merchant_id
+    where o.status = any(${statuses}::text[])
+      and o.expires_at <= ${realNow}::timestamptz + make_interval(secs => m.clock_offset_ms / 1000.0)
+    order by o.expires_at
+    limit ${limit}
+    for update of o skip locked`.execute(trx);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,180 @@
+/**
+ * HTTP of payments: B1, B3, B8–B12, B15 and C1–C4. Thin: schema, profiles, one service call.
+ *
+ * Order-bearing answers carry `order`, `client` and `validation_hash`. When the customer must
+ * authenticate (3DS), the answer is HTTP 303 with the URL in the `Location` header and in the body's
+ * `url`. When the processor refuses a confirmation, cancellation or refund, the answer is HTTP 402
+ * ("Failed") with the order (holding the REFUSED transaction) next to the error.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ApiError } from '../../platform/errors/errors.js';
+import { okEnvelope } from '../../platform/http/envelope.js';
+import { ctxOf, ok } from '../../platform/http/respond.js';
+import { responses } from '../../platform/http/schemas.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import { Secret } from '../../platform/security/secret.js';
+import * as S from './payments.schemas.js';
+import type { OrderResult, PaymentsService } from './payments.service.js';
+
+const PAYMENT = ['payment'] as const;
+const READ = ['payment', 'readonly'] as const;
+const KEYENTRY = ['payment', 'keyentry'] as const;
+const MOTO = ['payment', 'keyentry', 'moto'] as const;
+const REFUND = ['refund'] as const;
+
+const withRedirect = (ok: typeof S.OrderResponse) => responses(ok, { 303: S.RedirectResponse });
+
+const secret = (v: string | undefined | null) => (v === undefined || v === null ? v : new Secret(v.replace(/[\s-]/g, '')));
+
+export function answer(reply: FastifyReply, ctx: RequestContext, service: PaymentsService, r: OrderResult) {
+  const fields = service.respond(ctx, r);
+  if (r.failed) throw new ApiError(402, r.failed, { extra: fields });
+  if (r.redirect) {
+    reply.code(303).header('Location', r.redirect);
+    return okEnvelope({ now: ctx.clock.now(), timezone: ctx.timezone }, { url: r.redirect, ...fields }, 303);
+  }
+  return ok(ctx, fields);
+}
+
+export function paymentsRoutes(service: PaymentsService) {
+  return async (scope: FastifyInstance) => {
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post('/payment', {
+      config: { profiles: PAYMENT },
+      schema: {
+        summary: 'B1 Generate payment order',
+        description: 'The order is created, not charged. `currency` is required when `service` is omitted (the merchant\'s first enabled service in that currency is used). A second order with the same `reference` is 409.',
+        tags: ['payments'], body: S.CreateOrderBody, response: responses(S.CreateOrderResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.createOrder(ctx, req.body));
+    });
+
+    app.post('/payment/direct', {
+      config: { profiles: PAYMENT },
+      schema: {
+        summary: 'B10 WebService payment with a stored card',
+        description: 'Pays the order with `card_uuid` (or the order\'s `source_uuid`). A declined payment is HTTP 200 with a REFUSED transaction. 303 when 3DS is needed.',
+        tags: ['payments'], body: S.DirectBody, response: withRedirect(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.payDirect(ctx, req.body));
+    });
+
+    app.post('/payment/single-step', {
+      config: { profiles: KEYENTRY },
+      schema: {
+        summary: 'B3 Single-step payment (PCI merchants)',
+        description: 'Creates the order, stores the card and pays. `secure: true` answers 303 with the tokenized 3DS URL unless `threeds_data` (external MPI) is given.',
+        tags: ['payments'], body: S.SingleStepBody, response: withRedirect(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      const b = req.body;
+      const r = await service.paySingleStep(ctx, { ...b, card_pan: secret(b.card_pan)!, card_cvv: secret(b.card_cvv) });
+      return answer(reply, ctx, service, r);
+    });
+
+    app.post('/payment/moto', {
+      config: { profiles: MOTO },
+      schema: {
+        summary: 'B11 MoTo payment (PCI merchants)',
+        description: 'Card data or `source_uuid`; no cardholder authentication (PSD2-exempt).',
+        tags: ['payments'], body: S.MotoBody, response: responses(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      const b = req.body;
+      const r = await service.payMoto(ctx, { ...b, card_pan: secret(b.card_pan) ?? undefined, card_cvv: secret(b.card_cvv) });
+      return answer(reply, ctx, service, r);
+    });
+
+    app.post('/payment/confirmation', {
+      config: { profiles: PAYMENT },
+      schema: {
+        summary: 'B9 Confirm a DEFERRED order',
+        description: 'Captures the held amount; `amount` below it only where the service supports partial confirmation. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
+        tags: ['payments'], body: S.ConfirmationBody, response: responses(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.confirm(ctx, req.body));
+    });
+
+    app.post('/payment/cancellation', {
+      config: { profiles: PAYMENT },
+      schema: {
+        summary: 'B8 Cancel a DEFERRED order',
+        description: 'Releases the held amount. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
+        tags: ['payments'], body: S.CancellationBody, response: responses(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.cancel(ctx, req.body));
+    });
+
+    app.post('/payment/refund', {
+      config: { profiles: REFUND },
+      schema: {
+        summary: 'B12 Refund',
+        description: 'Full (amount omitted) or partial. More than the refundable remainder, a negative amount, or an unconfirmed DEFERRED order is 400. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
+        tags: ['payments'], body: S.RefundBody, response: responses(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.refund(ctx, req.body));
+    });
+
+    app.post('/payment/payout', {
+      config: { profiles: PAYMENT },
+      schema: {
+        summary: 'B15 Payout to a stored card',
+        description: 'Without `source_uuid`, the customer\'s last card with a successful payment is used.',
+        tags: ['payments'], body: S.PayoutBody, response: responses(S.OrderResponse),
+      },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.payout(ctx, req.body));
+    });
+
+    app.get('/order/:order_uuid', {
+      config: { profiles: READ },
+      schema: { summary: 'C2 Read order', tags: ['orders'], params: S.OrderParams, response: responses(S.OrderResponse) },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.getOrder(ctx, req.params.order_uuid));
+    });
+
+    app.post('/order/:order_uuid/expire', {
+      config: { profiles: PAYMENT },
+      schema: { summary: 'C1 Expire order', description: 'The payment link stops working; the order becomes EXPIRED.', tags: ['orders'], params: S.OrderParams, body: S.ExpireBody, response: responses(S.OrderResponse) },
+    }, async (req, reply) => {
+      const ctx = ctxOf(req);
+      return answer(reply, ctx, service, await service.expireOrder(ctx, req.params.order_uuid));
+    });
+
+    app.get('/orders', {
+      config: { profiles: READ },
+      schema: {
+        summary: 'C3 List transactions of the merchant and its children',
+        description: 'Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; `next_offset` is null on the last page.',
+        tags: ['orders'], querystring: S.ListQuery, response: responses(S.ListResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.listTransactions(ctx, req.query));
+    });
+
+    app.post('/transaction/:transaction_uuid/metadata', {
+      config: { profiles: PAYMENT },
+      schema: { summary: 'C4 Attach metadata to a transaction', description: 'At most 20 key-value pairs; replaces earlier metadata.', tags: ['orders'], params: S.TxParams, body: S.MetadataBody, response: responses(S.MetadataResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.attachMetadata(ctx, req.params.transaction_uuid, req.body.metadata));
+    });
+  };
+}

@@ -1,0 +1,116 @@
+/** SQL of stored payment methods (sources). Every function takes the executor to run on. */
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
+import type { Owner } from '../customers/index.js';
+
+registerSealedColumn({ table: 'sources', idColumn: 'id', column: 'number_sealed', aad: (id) => `source:${id}` });
+
+export interface SourcesTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  customer_id: string;
+  type: string;
+  holder: string;
+  token: string;
+  /** PAN or IBAN sealed by the vault, associated data `source:<id>`. */
+  number_sealed: string;
+  fingerprint: string;
+  bin: string | null;
+  last4: string;
+  brand: string | null;
+  brand_description: string | null;
+  card_type: string;
+  country: string | null;
+  bank: string;
+  prepaid: boolean | null;
+  expire_month: number | null;
+  expire_year: number | null;
+  additional: string | null;
+  origin: string;
+  is_saved: boolean;
+  validation_date: Date | null;
+  last_paid_at: Date | null;
+  deleted_at: Date | null;
+  created_at: CreatedAt;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    sources: SourcesTable;
+  }
+}
+
+export type SourceRow = Omit<SourcesTable, 'created_at'> & { created_at: Date };
+
+/** A source with its customer's external id. */
+export type SourceWithCustomer = SourceRow & { customer_ext_id: string; customer_token: string };
+
+export const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+
+export async function insertSource(db: Executor, row: SourceRow): Promise<void> {
+  await db.insertInto('sources').values(row).execute();
+}
+
+export async function insertSources(db: Executor, rows: SourceRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('sources').values(rows).execute();
+}
+
+function withCustomer(db: Executor) {
+  return db.selectFrom('sources as s').innerJoin('customers as c', 'c.id', 's.customer_id').selectAll('s').select(['c.external_id as customer_ext_id', 'c.token as customer_token']);
+}
+
+/** A live (not deleted) source of `owner`; undefined for unknown ids, other merchants' and deleted sources. */
+export async function findOwnedSource(db: Executor, owner: Owner, id: string, opts: { forUpdate?: boolean } = {}): Promise<SourceWithCustomer | undefined> {
+  if (!isUuid(id)) return undefined;
+  let q = withCustomer(db)
+    .where('s.id', '=', id.toLowerCase())
+    .where('s.merchant_id', '=', owner.merchantId)
+    .where('s.env', '=', owner.env)
+    .where('s.deleted_at', 'is', null);
+  if (opts.forUpdate) q = q.forUpdate('s');
+  return q.executeTakeFirst();
+}
+
+/** Every live source of a customer, newest first. */
+export async function listCustomerSources(db: Executor, customerId: string, types?: readonly string[]): Promise<SourceRow[]> {
+  let q = db.selectFrom('sources').selectAll().where('customer_id', '=', customerId).where('deleted_at', 'is', null);
+  if (types && types.length > 0) q = q.where('type', 'in', [...types]);
+  // newest first; `seq` (insertion order, not declared to Kysely: never written) breaks ties
+  return q.orderBy('created_at', 'desc').orderBy(sql`seq`, 'desc').execute();
+}
+
+/** A successful payment: the source becomes valid (first time) and its last successful use is recorded. */
+export async function markPaid(db: Executor, id: string, at: Date): Promise<void> {
+  await sql`update sources
+    set validation_date = coalesce(validation_date, ${at}),
+        last_paid_at = greatest(coalesce(last_paid_at, ${at}), ${at})
+    where id = ${id}`.execute(db);
+}
+
+/** Validated at storage or revalidated: the validation date moves to `at`. */
+export async function setValidated(db: Executor, id: string, at: Date): Promise<void> {
+  await db.updateTable('sources').set({ validation_date: at }).where('id', '=', id).execute();
+}
+
+/** The card of a customer with the newest successful payment (B15). */
+export async function findLastPaidCard(db: Executor, owner: Owner, customerExtId: string): Promise<SourceWithCustomer | undefined> {
+  return withCustomer(db)
+    .where('c.merchant_id', '=', owner.merchantId)
+    .where('c.external_id', '=', customerExtId)
+    .where('s.env', '=', owner.env)
+    .where('s.type', '=', 'card')
+    .where('s.deleted_at', 'is', null)
+    .where('s.last_paid_at', 'is not', null)
+    .orderBy('s.last_paid_at', 'desc')
+    .orderBy('s.created_at', 'desc')
+    .orderBy(sql`s.seq`, 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function updateSource(db: Executor, id: string, set: Partial<Omit<SourceRow, 'id' | 'merchant_id' | 'env' | 'created_at'>>): Promise<void> {
+  await db.updateTable('sources').set(set).where('id', '=', id).execute();
+}

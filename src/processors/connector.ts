@@ -1,0 +1,218 @@
+/**
+ * The one interface every processor connector implements (design.md principle 6).
+ *
+ * A connector turns our operations into a processor's protocol and back. Requests and results here are
+ * processor-neutral; the mapping of each connector is pure and kept apart from its IO. A connector never
+ * throws for a business outcome: declines, challenges and "no answer" are results. It throws only for
+ * programming errors.
+ *
+ * `UNKNOWN` means the processor may or may not have done the operation (timeout, connection lost): the
+ * caller leaves its transaction PENDING and the reconciler settles it later with `lookup`.
+ */
+import type { Secret } from '../platform/security/secret.js';
+
+/** Transaction error codes of decisions §4. */
+export const TX_ERRORS = [
+  'NONE',
+  'DENIED',
+  'INSUFFICIENT_FUNDS',
+  'EXPIRED_CARD',
+  'INVALID_CARD',
+  'AUTHENTICATION_FAILED',
+  'FRAUD_SUSPECTED',
+  'BLACKLISTED',
+  'PROCESSOR_ERROR',
+  'TIMEOUT',
+] as const;
+export type TxError = (typeof TX_ERRORS)[number];
+
+/** Every operation a connector offers. */
+export const PROCESSOR_OPERATIONS = [
+  'authorize',
+  'partialAuthorize',
+  'preauthorize',
+  'capture',
+  'cancel',
+  'refund',
+  'payout',
+  'lookup',
+  'authenticate',
+  'verifyCard',
+  'verifyHolder',
+] as const;
+export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];
+
+/** Card data as it travels to a processor: PAN and CVV only as secrets. */
+export interface CardData {
+  pan: Secret<string>;
+  expiryMonth: number;
+  /** Four digits. */
+  expiryYear: number;
+  /** Used once and dropped; never stored. */
+  cvv?: Secret<string> | null;
+  holder?: string | null;
+}
+
+/** Result of a 3-D Secure authentication (ours, or an external MPI's `threeds_data`). */
+export interface ThreeDSResult {
+  version: string;
+  /** EMV 3DS transStatus: Y (authenticated), A (attempted), N, U, R, C. */
+  transStatus: string;
+  eci: string | null;
+  cavv: string | null;
+  dsTransId: string | null;
+}
+
+/** Network token (wallet / token service) cryptogram. */
+export interface DpanData {
+  cryptogram: string;
+  eci: string | null;
+}
+
+/** Processor-neutral description of the terminal a request goes through. */
+export interface TerminalRef {
+  serviceType: string;
+  terminalId: string | null;
+  /** Opened terminal credentials, for real connectors (the simulator ignores them). */
+  credentials?: Record<string, string> | null;
+}
+
+interface Base {
+  /** Our id of the operation (the transaction uuid); processors keep it for `lookup`. */
+  reference: string;
+  terminal: TerminalRef;
+  /** Now, on the merchant's clock (card expiry and similar checks). */
+  now: Date;
+}
+
+/** A customer- or merchant-initiated card payment (authorize, partial authorize, pre-authorize). */
+export interface PaymentRequest extends Base {
+  amount: number;
+  /** ISO 4217 alpha-3. */
+  currency: string;
+  card: CardData;
+  /** 3DS result when the payment went through authentication. */
+  threeds?: ThreeDSResult | null;
+  dpan?: DpanData | null;
+  /** MoTo payments are exempt from SCA. */
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT';
+  customerIp?: string | null;
+  cofTxnid?: string | null;
+  dynamicDescriptor?: string | null;
+}
+
+/** An operation on an earlier approved payment: capture, cancel, refund. */
+export interface FollowUpRequest extends Base {
+  amount: number;
+  currency: string;
+  /** The approved payment it refers to. */
+  original: { reference: string; processorId: string | null; authorization: string };
+}
+
+export interface PayoutRequest extends Base {
+  amount: number;
+  currency: string;
+  card: CardData;
+}
+
+export interface LookupRequest {
+  /** The reference of the operation to look up. */
+  reference: string;
+  operation: ProcessorOperation;
+  terminal: TerminalRef;
+}
+
+export interface AuthenticateRequest extends Base {
+  amount: number;
+  currency: string;
+  card: CardData;
+}
+
+export interface VerifyCardRequest extends Base {
+  currency: string;
+  card: CardData;
+}
+
+/** Holder data to compare with the holder known for a card or account. */
+export interface HolderInput {
+  name?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  [key: string]: unknown;
+}
+
+export interface VerifyHolderRequest extends Base {
+  /** The holder name on file for the card/account. */
+  registeredHolder: string;
+  holder: HolderInput;
+}
+
+/** What a money operation came to. */
+export type ProcessorResult =
+  | { outcome: 'APPROVED'; authorization: string; processorId: string; amount: number }
+  | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
+  /** Strong customer authentication is needed first (soft decline). */
+  | { outcome: 'CHALLENGE'; details: string }
+  /** No answer: the operation may have happened. Settle later with `lookup`. */
+  | { outcome: 'UNKNOWN'; details: string };
+
+export type SettledResult = Exclude<ProcessorResult, { outcome: 'UNKNOWN' } | { outcome: 'CHALLENGE' }>;
+
+export type LookupResult =
+  /** The processor has the operation and its final result. */
+  | { found: true; result: SettledResult }
+  /** The processor never received it: it did not happen. */
+  | { found: false }
+  /** The processor could not be asked (try again later). */
+  | { found: 'unknown'; details: string };
+
+export type AuthenticationResult =
+  | { outcome: 'AUTHENTICATED'; threeds: ThreeDSResult }
+  | { outcome: 'FAILED'; threeds: ThreeDSResult; details: string }
+  | { outcome: 'UNKNOWN'; details: string };
+
+export type VerifyCardResult =
+  | { outcome: 'VERIFIED'; processorId: string }
+  | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string }
+  | { outcome: 'UNKNOWN'; details: string };
+
+export type HolderMatch = 'MATCH' | 'PARTIAL_MATCH' | 'NO_MATCH';
+
+export type VerifyHolderResult =
+  | { outcome: 'DONE'; result: HolderMatch }
+  | { outcome: 'UNKNOWN'; details: string };
+
+/** A processor connector. */
+export interface Connector {
+  readonly name: string;
+  /** Authorize and capture at once (operative AUTHORIZATION). */
+  authorize(req: PaymentRequest): Promise<ProcessorResult>;
+  /** Authorize, accepting a lower approved amount (operative PARTIAL_AUTHORIZATION). */
+  partialAuthorize(req: PaymentRequest): Promise<ProcessorResult>;
+  /** Hold funds to capture later (operative DEFERRED). */
+  preauthorize(req: PaymentRequest): Promise<ProcessorResult>;
+  /** Capture (all or part of) a pre-authorization. */
+  capture(req: FollowUpRequest): Promise<ProcessorResult>;
+  /** Release a pre-authorization. */
+  cancel(req: FollowUpRequest): Promise<ProcessorResult>;
+  /** Give back (all or part of) a captured payment. */
+  refund(req: FollowUpRequest): Promise<ProcessorResult>;
+  /** Credit funds to a card. */
+  payout(req: PayoutRequest): Promise<ProcessorResult>;
+  /** The final result of an earlier operation, by our reference. */
+  lookup(req: LookupRequest): Promise<LookupResult>;
+  /** 3-D Secure authentication of the cardholder. */
+  authenticate(req: AuthenticateRequest): Promise<AuthenticationResult>;
+  /** Account verification: zero-amount check that the card exists and can be charged (CVV optional). */
+  verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult>;
+  /** Compares a given holder with the holder the issuer knows. */
+  verifyHolder(req: VerifyHolderRequest): Promise<VerifyHolderResult>;
+}
+
+/** Thrown by a connector (or the deadline around it) when no answer came in time. */
+export class ProcessorTimeoutError extends Error {
+  constructor(message = 'the processor did not answer in time') {
+    super(message);
+    this.name = 'ProcessorTimeoutError';
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The sandbox processor's decisions (decisions §5), as pure functions: no clock, no randomness, no IO.
+ * The same input always gives the same outcome, so tests and merchants can rely on the test cards.
+ *
+ * Test cards (CVV 123, any future expiry, any holder):
+ *   4761739000091011  3DS authentication succeeds
+ *   5150796024238164  3DS authentication fails (MoTo approved)
+ *   5590337536718399  approved without 3DS
+ *   5223798193659108  soft decline without 3DS: a challenge is needed; approved after 3DS or in MoTo
+ *   5485009949201879  refused
+ *   4000058400000071  partial authorization: half the amount is approved
+ *   4548812049400004  approved
+ *   4111111111111111  refused
+ * Any other Luhn-valid card is approved; a Luhn-invalid card is INVALID_CARD.
+ */
+import { createHash } from 'node:crypto';
+import type { HolderInput, HolderMatch, ProcessorResult, SettledResult, ThreeDSResult, TxError } from './connector.js';
+
+export const TEST_CARDS = {
+  THREEDS_OK: '4761739000091011',
+  THREEDS_FAIL: '5150796024238164',
+  NON_3DS_OK: '5590337536718399',
+  SOFT_DECLINE: '5223798193659108',
+  REFUSED: '5485009949201879',
+  PARTIAL: '4000058400000071',
+  APPROVED: '4548812049400004',
+  REFUSED_VISA: '4111111111111111',
+} as const;
+
+export const TEST_CVV = '123';
+
+/** Luhn (mod 10) check of a digit string. */
+export function luhnValid(pan: string): boolean {
+  if (!/^\d{12,19}$/.test(pan)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = pan.length - 1; i >= 0; i--) {
+    let d = pan.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** True when the card's expiry month (inclusive) is over at `now` (UTC calendar). */
+export function cardExpired(month: number, year: number, now: Date): boolean {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth() + 1;
+  return year < y || (year === y && month < m);
+}
+
+/** Short deterministic digests of a reference: authorization codes and processor ids. */
+function digest(reference: string, salt: string): string {
+  return createHash('sha256').update(`${salt}:${reference}`).digest('hex');
+}
+
+export function authorizationCode(reference: string): string {
+  return String(parseInt(digest(reference, 'auth').slice(0, 8), 16) % 1_000_000).padStart(6, '0');
+}
+
+export function processorId(reference: string): string {
+  return `SIM${digest(reference, 'pid').slice(0, 20).toUpperCase()}`;
+}
+
+export interface SimCard {
+  pan: string;
+  expiryMonth: number;
+  expiryYear: number;
+  cvv: string | null;
+}
+
+export type PaymentMode = 'SALE' | 'PARTIAL' | 'PREAUTH';
+
+export interface SimPaymentInput {
+  reference: string;
+  mode: PaymentMode;
+  amount: number;
+  card: SimCard;
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT';
+  /** The payment went through 3DS (ours or an external MPI) with this result. */
+  threeds: ThreeDSResult | null;
+  now: Date;
+}
+
+function declined(reference: string, error: Exclude<TxError, 'NONE'>, details: string): SettledResult {
+  return { outcome: 'DECLINED', error, details, processorId: processorId(reference) };
+}
+
+function approved(reference: string, amount: number): SettledResult {
+  return { outcome: 'APPROVED', authorization: authorizationCode(reference), processorId: processorId(reference), amount };
+}
+
+/** Checks every card must pass, whatever the operation. Null when the card is acceptable. */
+export function cardProblem(reference: string, card: SimCard, now: Date): SettledResult | null {
+  if (!luhnValid(card.pan)) return declined(reference, 'INVALID_CARD', 'The card number is not valid');
+  if (cardExpired(card.expiryMonth, card.expiryYear, now)) return declined(reference, 'EXPIRED_CARD', 'The card has expired');
+  if (card.cvv !== null && card.cvv !== TEST_CVV) return declined(reference, 'DENIED', 'CVV check failed');
+  return null;
+}
+
+const AUTHENTICATED = (ts: ThreeDSResult | null) => !!ts && (ts.transStatus === 'Y' || ts.transStatus === 'A');
+
+/** The outcome of an authorization, partial authorization or pre-authorization. */
+export function decidePayment(input: SimPaymentInput): ProcessorResult {
+  const { card, reference, amount } = input;
+  const problem = cardProblem(reference, card, input.now);
+  if (problem) return problem;
+  if (input.threeds && !AUTHENTICATED(input.threeds)) {
+    return declined(reference, 'AUTHENTICATION_FAILED', `3DS authentication not successful (transStatus ${input.threeds.transStatus})`);
+  }
+  switch (card.pan) {
+    case TEST_CARDS.REFUSED:
+    case TEST_CARDS.REFUSED_VISA:
+      return declined(reference, 'DENIED', 'Refused by the issuer');
+    case TEST_CARDS.SOFT_DECLINE:
+      if (input.channel === 'MOTO' || input.channel === 'MIT' || AUTHENTICATED(input.threeds)) return approved(reference, amount);
+      return { outcome: 'CHALLENGE', details: 'The issuer asks for strong customer authentication (soft decline)' };
+    case TEST_CARDS.PARTIAL:
+      if (input.mode === 'PARTIAL') return approved(reference, Math.floor(amount / 2));
+      return declined(reference, 'INSUFFICIENT_FUNDS', 'Only part of the amount is available (partial authorization card)');
+    default:
+      return approved(reference, amount);
+  }
+}
+
+/** 3DS authentication of a card. */
+export function decideAuthentication(reference: string, card: SimCard, now: Date): { ok: boolean; threeds: ThreeDSResult; details: string } {
+  const fail = !luhnValid(card.pan) || cardExpired(card.expiryMonth, card.expiryYear, now) || card.pan === TEST_CARDS.THREEDS_FAIL;
+  const d = digest(reference, '3ds');
+  const threeds: ThreeDSResult = {
+    version: '2.2.0',
+    transStatus: fail ? 'N' : 'Y',
+    eci: fail ? '07' : '05',
+    cavv: fail ? null : Buffer.from(d.slice(0, 40), 'hex').toString('base64'),
+    dsTransId: `${d.slice(0, 8)}-${d.slice(8, 12)}-${d.slice(12, 16)}-${d.slice(16, 20)}-${d.slice(20, 32)}`,
+  };
+  return { ok: !fail, threeds, details: fail ? 'The cardholder could not be authenticated' : 'Authenticated' };
+}
+
+/** Zero-amount account verification. */
+export function decideVerification(reference: string, card: SimCard, now: Date): SettledResult {
+  const problem = cardProblem(reference, card, now);
+  if (problem) return problem;
+  if (card.pan === TEST_CARDS.REFUSED || card.pan === TEST_CARDS.REFUSED_VISA) return declined(reference, 'DENIED', 'Refused by the issuer');
+  return approved(reference, 0);
+}
+
+/** Payout (credit to a card). Refused cards cannot receive funds either. */
+export function decidePayout(reference: string, amount: number, card: SimCard, now: Date): SettledResult {
+  const problem = cardProblem(reference, { ...card, cvv: null }, now);
+  if (problem) return problem;
+  if (card.pan === TEST_CARDS.REFUSED || card.pan === TEST_CARDS.REFUSED_VISA) return declined(reference, 'DENIED', 'The card cannot receive funds');
+  return approved(reference, amount);
+}
+
+/** Capture, cancel and refund of an approved payment always succeed in the sandbox. */
+export function decideFollowUp(reference: string, amount: number): SettledResult {
+  return approved(reference, amount);
+}
+
+function nameTokens(s: string): string[] {
+  return s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .split(/[^A-Z0-9]+/)
+    .filter(Boolean);
+}
+
+/** Holder verification: all name tokens equal → MATCH; some shared → PARTIAL_MATCH; none → NO_MATCH. */
+export function decideHolderMatch(registered: string, holder: HolderInput): HolderMatch {
+  const given =
+    typeof holder.name === 'string' && holder.name.trim()
+      ? holder.name
+      : [holder.first_name, holder.last_name].filter((x): x is string => typeof x === 'string').join(' ');
+  const a = nameTokens(registered);
+  const b = nameTokens(given);
+  if (a.length === 0 || b.length === 0) return 'NO_MATCH';
+  const sa = new Set(a);
+  const sb = new Set(b);
+  if (sa.size === sb.size && [...sa].every((t) => sb.has(t))) return 'MATCH';
+  return [...sb].some((t) => sa.has(t)) ? 'PARTIAL_MATCH' : 'NO_MATCH';
+}

@@ -1,0 +1,220 @@
+/**
+ * The sandbox processor: a Connector whose outcomes follow the test cards of decisions §5 (the pure
+ * rules live in simulator.rules.ts). It adds what a real processor has and tests need:
+ *  - a journal of the operations it did, so `lookup` answers like a real processor (by our reference);
+ *    it lives in memory, so after a restart the simulator knows nothing (as if those requests never
+ *    reached it) and the reconciler settles such transactions as not done;
+ *  - configurable latency;
+ *  - injected faults, consumed in order, so a test can make an operation time out after it was done
+ *    (`timeout`), get lost before it reached the processor (`lost`), or fail (`decline`), without
+ *    sleeping.
+ */
+import {
+  ProcessorTimeoutError,
+  type AuthenticateRequest,
+  type AuthenticationResult,
+  type CardData,
+  type Connector,
+  type FollowUpRequest,
+  type LookupRequest,
+  type LookupResult,
+  type PaymentRequest,
+  type PayoutRequest,
+  type ProcessorOperation,
+  type ProcessorResult,
+  type SettledResult,
+  type TxError,
+  type VerifyCardRequest,
+  type VerifyCardResult,
+  type VerifyHolderRequest,
+  type VerifyHolderResult,
+} from './connector.js';
+import {
+  decideAuthentication,
+  decideFollowUp,
+  decideHolderMatch,
+  decidePayment,
+  decidePayout,
+  decideVerification,
+  processorId,
+  type PaymentMode,
+  type SimCard,
+} from './simulator.rules.js';
+
+export type FaultKind = 'timeout' | 'lost' | 'decline';
+
+export interface Fault {
+  /** The operation it applies to; any money operation when omitted. */
+  operation?: ProcessorOperation;
+  kind: FaultKind;
+  /** Error of a `decline` (default PROCESSOR_ERROR). */
+  error?: Exclude<TxError, 'NONE'>;
+  /** How many calls it applies to (default 1). */
+  times?: number;
+}
+
+export interface SimulatorOptions {
+  /** Delay before every answer, in milliseconds. */
+  latencyMs?: number;
+  /** Operations remembered for `lookup`. */
+  journalLimit?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
+function simCard(card: CardData): SimCard {
+  return {
+    pan: card.pan.reveal().replace(/\s+/g, ''),
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+    cvv: card.cvv ? card.cvv.reveal() : null,
+  };
+}
+
+export class SimulatorConnector implements Connector {
+  readonly name = 'simulator';
+  latencyMs: number;
+  readonly #journalLimit: number;
+  readonly #journal = new Map<string, SettledResult>();
+  readonly #faults: Array<Fault & { left: number }> = [];
+  /** Count of calls per operation (tests assert that a processor was or was not called). */
+  readonly calls = new Map<ProcessorOperation, number>();
+
+  constructor(opts: SimulatorOptions = {}) {
+    this.latencyMs = opts.latencyMs ?? 0;
+    this.#journalLimit = opts.journalLimit ?? 200_000;
+  }
+
+  /** Queues a fault for the next matching call(s). */
+  injectFault(fault: Fault): void {
+    this.#faults.push({ ...fault, left: fault.times ?? 1 });
+  }
+
+  clearFaults(): void {
+    this.#faults.length = 0;
+  }
+
+  /** Forgets every operation (as after a processor-side restart). */
+  forget(): void {
+    this.#journal.clear();
+  }
+
+  callCount(op: ProcessorOperation): number {
+    return this.calls.get(op) ?? 0;
+  }
+
+  #takeFault(op: ProcessorOperation): Fault | null {
+    const i = this.#faults.findIndex((f) => f.operation === undefined || f.operation === op);
+    if (i < 0) return null;
+    const f = this.#faults[i];
+    if (--f.left <= 0) this.#faults.splice(i, 1);
+    return f;
+  }
+
+  #record(reference: string, result: SettledResult): void {
+    if (this.#journal.size >= this.#journalLimit) {
+      const oldest = this.#journal.keys().next().value;
+      if (oldest !== undefined) this.#journal.delete(oldest);
+    }
+    this.#journal.set(reference, result);
+  }
+
+  /** Runs a money operation: latency, faults, decision, journal. */
+  async #money(op: ProcessorOperation, reference: string, decide: () => ProcessorResult): Promise<ProcessorResult> {
+    this.calls.set(op, (this.calls.get(op) ?? 0) + 1);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    const fault = this.#takeFault(op);
+    if (fault?.kind === 'lost') throw new ProcessorTimeoutError('simulated: the request never reached the processor');
+    if (fault?.kind === 'decline') {
+      const result: SettledResult = {
+        outcome: 'DECLINED',
+        error: fault.error ?? 'PROCESSOR_ERROR',
+        details: 'simulated processor failure',
+        processorId: processorId(reference),
+      };
+      this.#record(reference, result);
+      return result;
+    }
+    const result = decide();
+    if (result.outcome === 'APPROVED' || result.outcome === 'DECLINED') this.#record(reference, result);
+    if (fault?.kind === 'timeout') throw new ProcessorTimeoutError('simulated: the operation was done but the answer was lost');
+    return result;
+  }
+
+  #payment(op: ProcessorOperation, mode: PaymentMode, req: PaymentRequest): Promise<ProcessorResult> {
+    return this.#money(op, req.reference, () =>
+      decidePayment({
+        reference: req.reference,
+        mode,
+        amount: req.amount,
+        card: simCard(req.card),
+        channel: req.channel,
+        threeds: req.threeds ?? null,
+        now: req.now,
+      }),
+    );
+  }
+
+  authorize(req: PaymentRequest) {
+    return this.#payment('authorize', 'SALE', req);
+  }
+
+  partialAuthorize(req: PaymentRequest) {
+    return this.#payment('partialAuthorize', 'PARTIAL', req);
+  }
+
+  preauthorize(req: PaymentRequest) {
+    return this.#payment('preauthorize', 'PREAUTH', req);
+  }
+
+  capture(req: FollowUpRequest) {
+    return this.#money('capture', req.reference, () => decideFollowUp(req.reference, req.amount));
+  }
+
+  cancel(req: FollowUpRequest) {
+    return this.#money('cancel', req.reference, () => decideFollowUp(req.reference, req.amount));
+  }
+
+  refund(req: FollowUpRequest) {
+    return this.#money('refund', req.reference, () => decideFollowUp(req.reference, req.amount));
+  }
+
+  payout(req: PayoutRequest) {
+    return this.#money('payout', req.reference, () => decidePayout(req.reference, req.amount, simCard(req.card), req.now));
+  }
+
+  async lookup(req: LookupRequest): Promise<LookupResult> {
+    this.calls.set('lookup', (this.calls.get('lookup') ?? 0) + 1);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    const fault = this.#takeFault('lookup');
+    if (fault) return { found: 'unknown', details: 'simulated: lookup failed' };
+    const result = this.#journal.get(req.reference);
+    return result ? { found: true, result } : { found: false };
+  }
+
+  async authenticate(req: AuthenticateRequest): Promise<AuthenticationResult> {
+    this.calls.set('authenticate', (this.calls.get('authenticate') ?? 0) + 1);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    if (this.#takeFault('authenticate')) return { outcome: 'UNKNOWN', details: 'simulated: 3DS server did not answer' };
+    const d = decideAuthentication(req.reference, simCard(req.card), req.now);
+    return d.ok ? { outcome: 'AUTHENTICATED', threeds: d.threeds } : { outcome: 'FAILED', threeds: d.threeds, details: d.details };
+  }
+
+  async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
+    this.calls.set('verifyCard', (this.calls.get('verifyCard') ?? 0) + 1);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    const fault = this.#takeFault('verifyCard');
+    if (fault?.kind === 'decline') return { outcome: 'DECLINED', error: fault.error ?? 'PROCESSOR_ERROR', details: 'simulated processor failure' };
+    if (fault) return { outcome: 'UNKNOWN', details: 'simulated: no answer' };
+    const r = decideVerification(req.reference, simCard(req.card), req.now);
+    if (r.outcome === 'APPROVED') return { outcome: 'VERIFIED', processorId: r.processorId };
+    return { outcome: 'DECLINED', error: r.error, details: r.details };
+  }
+
+  async verifyHolder(req: VerifyHolderRequest): Promise<VerifyHolderResult> {
+    this.calls.set('verifyHolder', (this.calls.get('verifyHolder') ?? 0) + 1);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    if (this.#takeFault('verifyHolder')) return { outcome: 'UNKNOWN', details: 'simulated: no answer' };
+    return { outcome: 'DONE', result: decideHolderMatch(req.registeredHolder, req.holder) };
+  }
+}
