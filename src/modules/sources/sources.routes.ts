@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ctxOf, ok } from '../../platform/http/respond.js';
-import { responses } from '../../platform/http/schemas.js';
+import { Type, envelope, responses } from '../../platform/http/schemas.js';
 import * as S from './sources.schemas.js';
 import type { SourcesApi } from './sources.service.js';
 
@@ -83,7 +83,7 @@ export function sourcesRoutes(api: SourcesApi) {
 
     app.get('/payment-method/:type/:uuid', {
       config: { profiles: READ },
-      schema: { summary: 'F7 View a source by type and uuid (deprecated: use F8)', deprecated: true, tags, params: S.TypeUuidParams },
+      schema: { summary: 'F7 View a source by type and uuid (deprecated: use F8)', deprecated: true, tags, params: S.TypeUuidParams, response: responses(S.SourceByTypeResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { [req.params.type]: await api.view(ctx, req.params.uuid, req.params.type) });
@@ -130,6 +130,7 @@ export function sourcesRoutes(api: SourcesApi) {
         schema: {
           summary: `F11 List the ${plural} of a customer (deprecated: use F10)`, deprecated: true,
           tags, params: S.CustomerParams, querystring: S.ListByTypeQuery,
+          response: responses(envelope({ [plural]: Type.Array(S.Source) })),
         },
       }, async (req) => {
         const ctx = ctxOf(req);

@@ -114,6 +114,10 @@ export const CustomerSourceResponse = envelope({ Customer, Source, verification:
 export const StoreCardsResponse = envelope({ cards: Type.Array(Type.Object({ Customer, Source })) });
 export const SourceResponse = envelope({ source: Source });
 export const SourcesResponse = envelope({ sources: Type.Array(Source) });
+/** F7 (deprecated): the record under a key named after the type (`card`, `bank`, ...). */
+export const SourceByTypeResponse = envelope(
+  Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>,
+);
 export const EmptyResponse = envelope({});
 export const VerificationResponse = envelope({ verification: Verification });
 
