@@ -31,7 +31,7 @@ export default defineConfig(async () => {
     process.stderr.write(`\n  !! PostgreSQL is not reachable at ${url}: SKIPPING the PostgreSQL run of the suite.\n\n`);
     withPostgres = false;
   }
-  const dbTests = ['test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'];
+  const dbTests = ['test/db/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'];
   const projects: any[] = [{ extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }];
   if (wanted.includes('pglite')) {
     projects.push({ extends: true, test: { name: 'pglite', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'pglite' } } });

@@ -64,6 +64,8 @@ export function registerJobs(p: Platform, m: Modules): void {
 export interface BuildOptions {
   /** Extra Fastify options (https, ...). */
   server?: Partial<FastifyServerOptions> & { https?: { key: Buffer; cert: Buffer } | null };
+  /** Called with the app before the routes are registered (tests add contract checks here). */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -87,6 +89,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
     idempotency: m.idempotency,
   });
+
+  opts.instrument?.(app);
 
   app.addHook('onResponse', async (req, reply) => {
     p.metrics.httpDuration.observe(

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/platform/logging.js';
 import type { Platform } from '../../src/platform/index.js';
 import { Vault } from '../../src/platform/security/vault.js';
 import type { Env } from '../../src/platform/db/schema.js';
+import { installResponseValidation } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export function testVault(): Vault {
@@ -51,7 +52,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   });
   const m = buildModules(p);
   registerJobs(p, m);
-  const app = await buildApp(p, m);
+  const app = await buildApp(p, m, { instrument: installResponseValidation });
   return {
     app,
     p,

@@ -119,3 +119,22 @@ describe('environments', () => {
     expect(r.body).toMatchObject({ message: 'Not Found', code: 404 });
   });
 });
+
+describe('GET with a JSON body (decisions §1)', () => {
+  it('is read (broken JSON is a 400, not ignored); its fields act as query parameters', async () => {
+    const broken = await t.app.inject({
+      method: 'GET',
+      url: '/v1/sandbox/auth/check',
+      headers: { authorization: `Bearer ${a.api_key}`, 'content-type': 'application/json' },
+      payload: '{"a":',
+    });
+    expect(broken.statusCode).toBe(400);
+    const fine = await t.app.inject({
+      method: 'GET',
+      url: '/v1/sandbox/auth/check',
+      headers: { authorization: `Bearer ${a.api_key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ lang: 'es' }),
+    });
+    expect(fine.statusCode).toBe(200);
+  });
+});

@@ -132,6 +132,22 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     (req as any).signatureHash = key.signatureHash;
   });
 
+  // ---- a GET that carries a JSON body: its fields are read like query parameters (decisions §1) -----
+  app.addHook('preValidation', async (req) => {
+    if (req.method !== 'GET' || !req.routeOptions.config?.env) return;
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (!(length > 0 || req.headers['transfer-encoding'])) return;
+    if (!String(req.headers['content-type'] ?? '').includes('json')) return;
+    const fields = await readJsonBody(req, req.routeOptions.bodyLimit ?? 1024 * 1024);
+    if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
+      const query = (req.query ?? {}) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
+        if (query[k] === undefined && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) query[k] = String(v);
+      }
+      req.query = query;
+    }
+  });
+
   // ---- body signature on writes --------------------------------------------------------------------
   app.addHook('preValidation', async (req) => {
     if (!req.ctx || !WRITE_METHODS.has(req.method)) return;
@@ -164,8 +180,39 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   });
 }
 
+async function readJsonBody(req: FastifyRequest, limit: number): Promise<unknown> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req.raw) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ApiError(413, 'The request body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'The request body is not valid JSON');
+  }
+}
+
 function replayRaw(reply: FastifyReply, status: number, body: string) {
   return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export interface ApiRoute {
+  method: string;
+  url: string;
+  env: Env;
+  hasBody: boolean;
+}
+
+const apiRoutes = new WeakMap<object, ApiRoute[]>();
+
+/** Every API route registered on an app (tests use it to exercise every route). */
+export function listApiRoutes(app: FastifyInstance): ApiRoute[] {
+  return apiRoutes.get(app) ?? [];
 }
 
 /**
@@ -176,6 +223,9 @@ export async function registerApi(
   app: FastifyInstance,
   plugin: (scope: FastifyInstance) => Promise<void> | void,
 ): Promise<void> {
+  let list = apiRoutes.get(app);
+  if (!list) apiRoutes.set(app, (list = []));
+  const routes = list;
   for (const [env, prefix] of [
     ['production', '/v1'],
     ['sandbox', '/v1/sandbox'],
@@ -185,6 +235,10 @@ export async function registerApi(
         scope.addHook('onRoute', (route) => {
           route.config = { ...(route.config ?? {}), env };
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
+          for (const method of [route.method].flat()) {
+            if (method === 'HEAD') continue;
+            routes.push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
+          }
         });
         await plugin(scope);
       },

@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/platform/db/database.js';
+import { migrate } from '../../src/platform/db/migrate.js';
+import { JobQueue, PermanentJobError } from '../../src/platform/jobs/queue.js';
+import { createLogger } from '../../src/platform/logging.js';
+import type { Clock } from '../../src/platform/time/clock.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/db.js';
+
+const run = promisify(execFile);
+let tdb: TestDatabase;
+let now = new Date('2026-06-01T10:00:00Z');
+const clock: Clock = { now: () => now };
+const logger = createLogger('silent');
+
+function queue(database = tdb.database) {
+  return new JobQueue({ database, clock, logger, pollMs: 20, batchSize: 10 });
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => tdb?.drop());
+
+const status = async (queueName: string) =>
+  tdb.database.db.selectFrom('jobs').select(['status', 'attempts', 'run_at', 'last_error']).where('queue', '=', queueName).execute();
+
+describe('durable jobs', () => {
+  it('a job exists only if the transaction that enqueued it committed', async () => {
+    const q = queue();
+    const seen: number[] = [];
+    q.register<{ n: number }>('t.commit', async (j) => void seen.push(j.payload.n));
+    await tdb.database.transaction(async (trx) => q.enqueue(trx, { queue: 't.commit', payload: { n: 1 } }));
+    await tdb.database
+      .transaction(async (trx) => {
+        await q.enqueue(trx, { queue: 't.commit', payload: { n: 2 } });
+        throw new Error('business rule failed');
+      })
+      .catch(() => {});
+    expect(await q.drain()).toBe(1);
+    expect(seen).toEqual([1]);
+    expect((await status('t.commit')).map((r) => r.status)).toEqual(['done']);
+  });
+
+  it('retries failures with backoff, then fails for good; permanent errors stop at once', async () => {
+    const q = queue();
+    let calls = 0;
+    q.register('t.flaky', async () => {
+      calls++;
+      throw new Error('receiver down');
+    });
+    q.register('t.permanent', async () => {
+      throw new PermanentJobError('bad payload');
+    });
+    await q.enqueue(tdb.database.db, { queue: 't.flaky', maxAttempts: 3 });
+    await q.enqueue(tdb.database.db, { queue: 't.permanent', maxAttempts: 5 });
+    await q.drain();
+    expect(calls).toBe(1);
+    let [row] = await status('t.flaky');
+    expect(row.status).toBe('pending');
+    expect(row.run_at.getTime()).toBe(now.getTime() + 2000); // backoff after attempt 1
+    expect((await status('t.permanent'))[0]).toMatchObject({ status: 'failed', attempts: 1, last_error: 'bad payload' });
+    // not due yet: nothing runs
+    await q.drain();
+    expect(calls).toBe(1);
+    now = new Date(now.getTime() + 2000);
+    await q.drain();
+    expect(calls).toBe(2);
+    now = new Date(now.getTime() + 3600_000);
+    await q.drain();
+    expect(calls).toBe(3);
+    [row] = await status('t.flaky');
+    expect(row).toMatchObject({ status: 'failed', attempts: 3, last_error: 'receiver down' });
+  });
+
+  it('a handler can reschedule itself; a sandbox merchant\'s jobs move with its clock', async () => {
+    const q = queue();
+    let runs = 0;
+    q.register('t.later', async () => {
+      runs++;
+      if (runs === 1) return { retryAt: new Date(now.getTime() + 3600_000) };
+    });
+    const merchantId = '11111111-1111-4111-8111-111111111111';
+    await q.enqueue(tdb.database.db, { queue: 't.later', merchantId });
+    await q.drain();
+    expect(runs).toBe(1);
+    await q.drain();
+    expect(runs).toBe(1);
+    await q.shiftMerchantJobs(tdb.database.db, merchantId, 3600_000);
+    await q.drain();
+    expect(runs).toBe(2);
+    expect((await status('t.later'))[0].status).toBe('done');
+  });
+
+  it('a job claimed by a worker that died is claimed again when its lease runs out', async () => {
+    const q = queue();
+    let runs = 0;
+    q.register('t.lease', async () => void runs++);
+    await q.enqueue(tdb.database.db, { queue: 't.lease' });
+    // a worker claimed it and died: running, lease in the future
+    await tdb.database.db.updateTable('jobs').set({ status: 'running', locked_by: 'dead', locked_until: new Date(now.getTime() + 60_000) }).where('queue', '=', 't.lease').execute();
+    await q.drain();
+    expect(runs).toBe(0);
+    now = new Date(now.getTime() + 61_000);
+    await q.drain();
+    expect(runs).toBe(1);
+    expect((await status('t.lease'))[0]).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
+  it('at most one pending job per dedupe key (schedules across processes)', async () => {
+    const q = queue();
+    for (let i = 0; i < 3; i++) await q.enqueue(tdb.database.db, { queue: 't.dedupe', dedupeKey: 'schedule' });
+    expect((await status('t.dedupe')).length).toBe(1);
+  });
+});
+
+describe.runIf(testDbKind() === 'pglite')('jobs on the embedded database', () => {
+  it('survive a restart of the process that owns the data directory', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-jobs-'));
+    try {
+      let database = await openDatabase({ databaseUrl: null, dataDir: dir });
+      await migrate(database);
+      await queue(database).enqueue(database.db, { queue: 't.restart', payload: { x: 1 } });
+      await database.close();
+      database = await openDatabase({ databaseUrl: null, dataDir: dir });
+      const q = queue(database);
+      const seen: unknown[] = [];
+      q.register('t.restart', async (j) => void seen.push(j.payload));
+      expect(await q.drain()).toBe(1);
+      expect(seen).toEqual([{ x: 1 }]);
+      await database.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(testDbKind() === 'postgres')('two gateway processes on one PostgreSQL', () => {
+  it('share a queue of 1,000 jobs: each runs exactly once', async () => {
+    await sql`create table job_runs (job_id bigint not null, worker text not null)`.execute(tdb.database.db);
+    await tdb.database.db
+      .insertInto('jobs')
+      .values(Array.from({ length: 1000 }, (_, n) => ({ queue: 'test.count', payload: JSON.stringify({ n }), run_at: new Date(Date.now() - 1000), merchant_id: null, dedupe_key: null, locked_by: null, locked_until: null, last_error: null, finished_at: null })))
+      .execute();
+    const env = { ...process.env, DATABASE_URL: tdb.url!, TEST_SCHEMA: tdb.schema };
+    const worker = path.resolve('test/helpers/job-worker.ts');
+    const [w1, w2] = await Promise.all([
+      run('npx', ['tsx', worker], { env, timeout: 120_000 }),
+      run('npx', ['tsx', worker], { env, timeout: 120_000 }),
+    ]);
+    const ids = [w1.stdout.trim(), w2.stdout.trim()];
+    const { rows } = await sql<{ total: number; distinct_jobs: number }>`select count(*)::int as total, count(distinct job_id)::int as distinct_jobs from job_runs`.execute(tdb.database.db);
+    expect(rows[0]).toEqual({ total: 1000, distinct_jobs: 1000 });
+    const per = await sql<{ worker: string; n: number }>`select worker, count(*)::int as n from job_runs group by worker`.execute(tdb.database.db);
+    // both processes did work
+    expect(per.rows.map((r) => r.worker).sort()).toEqual([...ids].sort());
+    const left = await sql<{ n: number }>`select count(*)::int as n from jobs where queue = 'test.count' and status <> 'done'`.execute(tdb.database.db);
+    expect(left.rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * The operator command: it honours the server's database settings, prints the JSON shape scripts rely
+ * on, and what it creates works against the gateway.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayEnv, startGateway, type GatewayEnv } from '../helpers/process.js';
+
+const run = promisify(execFile);
+let g: GatewayEnv;
+
+beforeAll(async () => {
+  g = await gatewayEnv({ PAYGATE_BOOTSTRAP_SANDBOX: 'false' });
+});
+afterAll(async () => g?.cleanup());
+
+async function paygate(...args: string[]): Promise<any> {
+  const { stdout } = await run('node', ['bin/paygate.js', ...args], { env: { ...process.env, ...g.env, PAYGATE_TEST_DB: '' } });
+  return JSON.parse(stdout);
+}
+
+async function paygateFails(...args: string[]): Promise<string> {
+  try {
+    await run('node', ['bin/paygate.js', ...args], { env: { ...process.env, ...g.env, PAYGATE_TEST_DB: '' } });
+  } catch (err) {
+    return (err as { stderr: string }).stderr;
+  }
+  throw new Error('command succeeded');
+}
+
+describe('paygate CLI', () => {
+  let merchant: any;
+  let readonlyKey: any;
+  let revokedKey: any;
+  let pending: any;
+
+  it('migrate, merchant create --json, key create, terminal create, service create, key revoke', async () => {
+    expect((await paygate('migrate', '--json')).applied).toContain('0001_foundation');
+    merchant = await paygate('merchant', 'create', '--json');
+    expect(merchant).toMatchObject({
+      client_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      api_key: expect.stringMatching(/^[0-9a-f]{32}$/),
+      signature: expect.stringMatching(/^[0-9a-f]{32}$/),
+      service_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      env: 'sandbox',
+      profiles: ['all'],
+    });
+    readonlyKey = await paygate('key', 'create', '--merchant', merchant.client_uuid, '--profile', 'readonly', '--json');
+    expect(readonlyKey.profiles).toEqual(['readonly']);
+    revokedKey = await paygate('key', 'create', '--merchant', merchant.client_uuid, '--profile', 'payment,refund', '--json');
+    expect(revokedKey.profiles).toEqual(['payment', 'refund']);
+    expect(await paygate('key', 'revoke', revokedKey.key_id, '--json')).toEqual({ key_id: revokedKey.key_id, revoked: true });
+    const terminal = await paygate('terminal', 'create', '--merchant', merchant.client_uuid, '--type', 'CREDORAX', '--currency', 'USD',
+      '--credentials', JSON.stringify({ merchant_id: 'M-123456789', signing_api_key: 'abcdefghijkl' }), '--json');
+    expect(terminal).toMatchObject({ type: 'CREDORAX', currency_code: 'USD', credentials: { merchant_id: '****6789', signing_api_key: '****ijkl' } });
+    pending = await paygate('service', 'create', '--merchant', merchant.client_uuid, '--type', 'CREDORAX', '--json');
+    expect(pending).toMatchObject({ enabled: false, terminal_uuid: null });
+    const linked = await paygate('service', 'create', '--merchant', merchant.client_uuid, '--type', 'CREDORAX', '--terminal', terminal.terminal_uuid, '--json');
+    expect(linked).toMatchObject({ enabled: true, terminal_uuid: terminal.terminal_uuid });
+  });
+
+  it('bad input is a clear error and a non-zero exit', async () => {
+    expect(await paygateFails('key', 'create', '--merchant', '00000000-0000-4000-8000-000000000000', '--json')).toContain('not found');
+    expect(await paygateFails('key', 'create', '--merchant', merchant.client_uuid, '--profile', 'god')).toContain('unknown profile');
+    expect(await paygateFails('terminal', 'create', '--merchant', merchant.client_uuid, '--type', 'REDSYSPSD2')).toContain('credentials');
+    expect(await paygateFails('service', 'create', '--merchant', merchant.client_uuid, '--type', 'NOPE')).toContain('Allowed choices');
+  });
+
+  it('what the CLI created works against the gateway on the same database', async () => {
+    const gw = await startGateway(g);
+    try {
+      const auth = (k: string) => ({ authorization: `Bearer ${k}` });
+      expect((await fetch(`${g.url}/v1/sandbox/auth/check`, { headers: auth(merchant.api_key) })).status).toBe(200);
+      expect((await fetch(`${g.url}/v1/sandbox/auth/check`, { headers: auth(readonlyKey.api_key) })).status).toBe(200);
+      expect((await fetch(`${g.url}/v1/sandbox/auth/check`, { headers: auth(revokedKey.api_key) })).status).toBe(401);
+      const write = await fetch(`${g.url}/v1/sandbox/service`, {
+        method: 'POST',
+        headers: { ...auth(readonlyKey.api_key), 'content-type': 'application/json' },
+        body: JSON.stringify({ signature: readonlyKey.signature, name: 'x', type: 'PAYGATE' }),
+      });
+      expect(write.status).toBe(403);
+      const services: any = await (await fetch(`${g.url}/v1/sandbox/client/services`, { headers: auth(readonlyKey.api_key) })).json();
+      expect(services.services.map((s: { uuid: string }) => s.uuid)).toContain(pending.service_uuid);
+      // no sandbox merchant was bootstrapped: the CLI's merchant is the only one
+      expect(gw.stdout()).not.toContain('PAYGATE_API_KEY');
+    } finally {
+      await gw.stop();
+    }
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * Every API route, whatever its module: malformed requests get a 4xx envelope, and random bodies,
+ * queries and path parameters never cause a 5xx.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { listApiRoutes } from '../../src/platform/http/platform.js';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+
+let t: TestApp;
+let a: TestMerchant;
+
+beforeAll(async () => {
+  t = await createTestApp({ PAYGATE_BODY_LIMIT: '65536' });
+  a = await t.merchant({ isPci: true });
+});
+afterAll(async () => t?.close());
+
+const auth = () => ({ authorization: `Bearer ${a.api_key}` });
+const fill = (url: string, value: string) => url.replace(/:[A-Za-z_]+/g, encodeURIComponent(value) || 'x');
+
+function sandboxRoutes() {
+  const routes = listApiRoutes(t.app).filter((r) => r.env === 'sandbox');
+  expect(routes.length).toBeGreaterThan(10);
+  return routes;
+}
+
+function expectEnvelope4xx(status: number, body: string, label: string) {
+  expect(status, label).toBeGreaterThanOrEqual(400);
+  expect(status, label).toBeLessThan(500);
+  const parsed = JSON.parse(body);
+  expect(parsed.code, label).toBe(status);
+  expect(typeof parsed.message, label).toBe('string');
+  expect(typeof parsed.details, label).toBe('string');
+  expect(parsed.current_time, label).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{4}$/);
+}
+
+describe('malformed requests on every route with a body', () => {
+  it('non-JSON, broken JSON, empty JSON, wrong top-level types and oversized bodies are 4xx envelopes', async () => {
+    const uuid = a.service_uuid!;
+    for (const r of sandboxRoutes().filter((x) => x.hasBody)) {
+      const url = fill(r.url, uuid);
+      const cases: Array<[string, Record<string, string>, string]> = [
+        ['text/plain', { 'content-type': 'text/plain' }, 'amount=10'],
+        ['form', { 'content-type': 'application/x-www-form-urlencoded' }, 'amount=10'],
+        ['broken JSON', { 'content-type': 'application/json' }, '{"signature":'],
+        ['empty JSON', { 'content-type': 'application/json' }, ''],
+        ['array', { 'content-type': 'application/json' }, JSON.stringify([a.signature])],
+        ['number', { 'content-type': 'application/json' }, '42'],
+        ['oversized', { 'content-type': 'application/json' }, JSON.stringify({ signature: a.signature, pad: 'x'.repeat(70_000) })],
+      ];
+      for (const [label, headers, payload] of cases) {
+        const res = await t.app.inject({ method: r.method as any, url, headers: { ...auth(), ...headers }, payload });
+        expectEnvelope4xx(res.statusCode, res.body, `${r.method} ${r.url} ${label}`);
+      }
+      const big = await t.app.inject({ method: r.method as any, url, headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ signature: a.signature, pad: 'x'.repeat(70_000) }) });
+      expect(big.statusCode, `${r.method} ${r.url}`).toBe(413);
+    }
+  });
+
+  it('wrong types and missing fields name the field', async () => {
+    const wrongType = await a.api.post('/client', { name: 42, email: 'x@example.com', timezone: 'Europe/Madrid' });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.details).toContain('name');
+    const missing = await a.api.post('/client', { name: 'x', timezone: 'Europe/Madrid' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toMatch(/email.*required/);
+    const badEnum = await a.api.post('/service', { name: 'x', type: 'NOPE' });
+    expect(badEnum.status).toBe(400);
+    expect(badEnum.body.details).toMatch(/type must be one of: .*REDSYSPSD2/);
+    // unknown fields are ignored, not rejected
+    const extra = await a.api.post('/service', { name: 'x', type: 'PAYGATE', order_id: 'abc', whatever: { nested: true } });
+    expect(extra.status).toBe(200);
+  });
+});
+
+describe('property: random input never causes a 5xx', () => {
+  const junk = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom(null, true, -1, 0, 1e20, '', 'null', '0000-00-00', '2026-02-30', 'E_COMMERCE', 'REDSYSPSD2', 'EUR', '5411'),
+  );
+
+  it('bodies (signed, so they reach validation and the handlers)', async () => {
+    const routes = sandboxRoutes().filter((r) => r.hasBody);
+    const fields = ['name', 'email', 'timezone', 'type', 'currency_code', 'description', 'mcc', 'amount', 'order_uuid', 'terminal_uuid', 'parent_uuid', 'credentials', 'advance_seconds', 'username', 'language', 'group', 'environment', 'code'];
+    for (const r of routes) {
+      await fc.assert(
+        fc.asyncProperty(fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 8 })), junk, { maxKeys: 8 }), fc.oneof(fc.uuid(), fc.string({ maxLength: 40 })), async (body, param) => {
+          const res = await t.app.inject({
+            method: r.method as any,
+            url: fill(r.url, param),
+            headers: { ...auth(), 'content-type': 'application/json' },
+            payload: JSON.stringify({ ...body, signature: a.signature }),
+          });
+          if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${res.body} for ${JSON.stringify(body)}`);
+          expect(() => JSON.parse(res.body)).not.toThrow();
+        }),
+        { numRuns: 40 },
+      );
+    }
+  });
+
+  it('queries and path parameters of every route', async () => {
+    for (const r of sandboxRoutes()) {
+      await fc.assert(
+        fc.asyncProperty(fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), { maxKeys: 5 }), fc.oneof(fc.uuid(), fc.string({ maxLength: 60 })), async (query, param) => {
+          const res = await t.app.inject({
+            method: r.method as any,
+            url: fill(r.url, param),
+            query,
+            headers: { ...auth(), ...(r.hasBody ? { 'content-type': 'application/json' } : {}) },
+            payload: r.hasBody ? JSON.stringify({ signature: a.signature }) : undefined,
+          });
+          if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${res.body}`);
+        }),
+        { numRuns: 25 },
+      );
+    }
+  });
+});
