@@ -15,6 +15,8 @@ import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { SourcesService } from './modules/sources/index.js';
 import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
+import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
+import { PagesService, pagesRoutes } from './modules/pages/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -25,6 +27,8 @@ export interface Modules {
   sources: SourcesService;
   events: EventsService;
   payments: PaymentsService;
+  templates: TemplatesService;
+  pages: PagesService;
   idempotency: IdempotencyStore;
 }
 
@@ -41,8 +45,10 @@ export function buildModules(p: Platform): Modules {
   const sources = new SourcesService(p);
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events });
+  const templates = new TemplatesService(p);
+  const pages = new PagesService(p, { payments, merchants, templates });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, sources, events, payments, idempotency };
+  return { processors, merchants, services, sources, events, payments, templates, pages, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -50,6 +56,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   p.mailer.registerJobs();
   m.events.registerJobs();
   m.payments.registerJobs();
+  m.pages.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -157,6 +164,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, servicesRoutes(m.services));
   await registerApi(app, paymentsRoutes(m.payments));
   await registerApi(app, eventsRoutes(m.events));
+  await registerApi(app, templatesRoutes(m.templates));
+  await registerApi(app, pagesRoutes(m.pages));
 
   await app.ready();
   return app;
