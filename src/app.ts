@@ -17,6 +17,7 @@ import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
 import { PagesService, pagesRoutes } from './modules/pages/index.js';
+import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -29,6 +30,7 @@ export interface Modules {
   payments: PaymentsService;
   templates: TemplatesService;
   pages: PagesService;
+  links: LinksService;
   idempotency: IdempotencyStore;
 }
 
@@ -47,8 +49,9 @@ export function buildModules(p: Platform): Modules {
   const payments = new PaymentsService(p, { merchants, sources, processors, events });
   const templates = new TemplatesService(p);
   const pages = new PagesService(p, { payments, merchants, templates });
+  const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, sources, events, payments, templates, pages, idempotency };
+  return { processors, merchants, services, sources, events, payments, templates, pages, links, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -166,6 +169,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, eventsRoutes(m.events));
   await registerApi(app, templatesRoutes(m.templates));
   await registerApi(app, pagesRoutes(m.pages));
+  await registerApi(app, linksRoutes(m.links));
 
   await app.ready();
   return app;

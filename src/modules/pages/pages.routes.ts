@@ -107,6 +107,12 @@ function pageSchema(summary: string, description: string, withBody = false) {
     security: [],
     params: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } }, required: ['token'] },
     ...(withBody ? { consumes: ['application/x-www-form-urlencoded'] } : {}),
+    response: {
+      200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+      ...(withBody ? { 303: { description: 'Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again', content: { 'text/html': { schema: { type: 'string' } } } } } : {}),
+      '4xx': { description: 'A page explaining the problem in the customer\'s language (404 unknown token, 410 paid or expired, 422 form errors)', content: { 'text/html': { schema: { type: 'string' } } } },
+      '5xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
   };
 }
 
