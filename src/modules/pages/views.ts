@@ -82,17 +82,17 @@ function head(chrome: PageChrome, summary: OrderSummary | null): Html {
 </header>`;
 }
 
-function foot(chrome: PageChrome): Html {
+function foot(chrome: PageChrome, cardNote: boolean): Html {
   const langs = chrome.langHref
     ? html`<nav class="langs" aria-label="${chrome.t('page.language')}">${LANGUAGES.map(
         (l) => html`<a href="${safeUrl(chrome.langHref!(l))}" hreflang="${l}" lang="${l}"${l === chrome.lang ? trusted(' aria-current="true"') : ''}>${CATALOGUES[l]['lang.name']}</a>`,
       )}</nav>`
     : '';
-  return html`<footer class="foot"><div class="secure">${LOCK}<span>${chrome.t('page.secure_note')}</span></div>${langs}</footer>`;
+  return html`<footer class="foot"><div class="secure">${LOCK}<span>${chrome.t(cardNote ? 'page.secure_note' : 'page.title')}</span></div>${langs}</footer>`;
 }
 
 /** The whole document. */
-export function layout(chrome: PageChrome, p: { title: string; summary: OrderSummary | null; body: Html; refreshSeconds?: number; script?: boolean; className?: string }): string {
+export function layout(chrome: PageChrome, p: { title: string; summary: OrderSummary | null; body: Html; refreshSeconds?: number; script?: boolean; className?: string; cardNote?: boolean }): string {
   const accent = chrome.template.buttonColor;
   const css = themeCss({ accent, accentText: textOn(accent), bg: chrome.template.backgroundColor, dark: chrome.theme === 'dark', font: chrome.font ?? null });
   const doc = html`<!doctype html>
@@ -113,7 +113,7 @@ ${head(chrome, p.summary)}
 <div class="content">
 ${p.body}
 </div>
-${foot(chrome)}
+${foot(chrome, !!p.cardNote)}
 </main>
 ${p.script ? html`<script type="application/json" id="pg-messages">${jsonForScript(scriptMessages(chrome.lang))}</script>
 <script nonce="${chrome.nonce}">${trusted(PAGE_SCRIPT)}</script>` : ''}
@@ -161,7 +161,7 @@ ${field({ name: 'cvv', label: t('card.cvv'), error: e('cvv'), hint: html`<span c
 <button type="submit">${t('card.pay', { amount: p.summary.amount })}</button>
 </form>
 ${p.alternatives && p.alternatives.length > 0 ? html`<div class="methods alt">${p.alternatives.map((a) => html`<a class="button secondary" href="${safeUrl(a.href)}">${a.label}</a>`)}</div>` : ''}`;
-  return layout(chrome, { title: t('card.title'), summary: p.summary, body, script: true });
+  return layout(chrome, { title: t('card.title'), summary: p.summary, body, script: true, cardNote: true });
 }
 
 /** A page that tells where the payment stands (paid, refused, processing, errors). */
@@ -187,7 +187,7 @@ export function acsPage(chrome: PageChrome, p: { summary: OrderSummary; action: 
 <input type="hidden" name="nonce" value="${p.formNonce}">
 <div class="actions"><button type="submit" name="result" value="approve">${t('acs.approve')}</button><button type="submit" name="result" value="fail" class="secondary">${t('acs.fail')}</button></div>
 </form>`;
-  return layout(chrome, { title: t('acs.title'), summary: p.summary, body, script: true, className: 'acs' });
+  return layout(chrome, { title: t('acs.title'), summary: p.summary, body, script: true, className: 'acs', cardNote: true });
 }
 
 /** The Bizum page (B5): the phone number of the paying account. */

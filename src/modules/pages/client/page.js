@@ -101,8 +101,12 @@ function pgCardForm(form, messages) {
     validate('holder', !touched.holder);
   });
   [holder, number, expiry, cvv].forEach(function (input) {
-    input.addEventListener('blur', function () {
+    input.addEventListener('blur', function (ev) {
       if (input.value === '' && !touched[input.name]) return;
+      // leaving the field for the pay button: the submit check runs instead (a message appearing
+      // now would move the button away from under the pointer)
+      var next = ev.relatedTarget;
+      if (next && next.getAttribute && next.getAttribute('type') === 'submit') return;
       touched[input.name] = true;
       validate(input.name, false);
     });
@@ -132,7 +136,9 @@ function pgPhoneForm(form, messages) {
   function ok() {
     return /^(?:\+34|0034)?[67][0-9]{8}$/.test(phone.value.replace(/[\s\-.()]/g, ''));
   }
-  phone.addEventListener('blur', function () {
+  phone.addEventListener('blur', function (ev) {
+    var next = ev.relatedTarget;
+    if (next && next.getAttribute && next.getAttribute('type') === 'submit') return;
     if (phone.value !== '') pgSetError(form, 'phone', ok() ? null : 'err.phone.invalid', messages);
   });
   form.addEventListener('submit', function (ev) {
