@@ -88,14 +88,21 @@ export function translator(lang: Language): T {
 }
 
 /** Money in minor units, formatted for the language with the currency's own number of decimals. */
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
 export function formatMoney(lang: Language, minorUnits: number, currency: { code: string; digits: number }): string {
-  const value = minorUnits / 10 ** currency.digits;
-  return new Intl.NumberFormat(LOCALES[lang], {
-    style: 'currency',
-    currency: currency.code,
-    minimumFractionDigits: currency.digits,
-    maximumFractionDigits: currency.digits,
-  }).format(value);
+  const key = `${lang}|${currency.code}|${currency.digits}`;
+  let f = moneyFormats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(LOCALES[lang], {
+      style: 'currency',
+      currency: currency.code,
+      minimumFractionDigits: currency.digits,
+      maximumFractionDigits: currency.digits,
+    });
+    moneyFormats.set(key, f);
+  }
+  return f.format(minorUnits / 10 ** currency.digits);
 }
 
 /** A date and time for messages (payment links), in the merchant's timezone. */
