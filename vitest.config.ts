@@ -3,7 +3,9 @@
  *  - unit: pure code, no database;
  *  - pglite: HTTP and end-to-end tests on the embedded database;
  *  - postgres: the same tests on the local PostgreSQL. When PostgreSQL is not reachable the project is
- *    skipped with a visible message, except in CI (CI=true), where that is an error.
+ *    skipped with a visible message, except in CI (CI=true), where that is an error;
+ *  - scan: runs after all the others (sequence.groupOrder) and checks that no card number or CVV
+ *    reached any table, log or response they captured (test/scan/pan-scan.test.ts).
  */
 import pg from 'pg';
 import { defineConfig } from 'vitest/config';
@@ -41,8 +43,11 @@ export default defineConfig(async () => {
   if (withPostgres) {
     projects.push({ extends: true, test: { name: 'postgres', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'postgres', TEST_DATABASE_URL: url } } });
   }
+  // Last: the card-data scan over what every other project captured (test/helpers/capture.ts).
+  projects.push({ extends: true, test: { name: 'scan', include: ['test/scan/**/*.test.ts'], sequence: { groupOrder: 1 } } });
   return {
     test: {
+      globalSetup: ['test/scan/global-setup.ts'],
       testTimeout: 60_000,
       hookTimeout: 120_000,
       projects,

@@ -12,19 +12,22 @@ import { formatSchemaErrors, installPlatform, registerApi } from './platform/htt
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
-import { SourcesService } from './modules/sources/index.js';
+import { CustomersService, customersRoutes } from './modules/customers/index.js';
+import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
 import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
 import { PagesService, pagesRoutes } from './modules/pages/index.js';
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 
 export interface Modules {
   processors: ProcessorRegistry;
   merchants: MerchantsService;
   services: ServicesService;
+  customers: CustomersService;
   sources: SourcesService;
   events: EventsService;
   payments: PaymentsService;
@@ -44,19 +47,21 @@ export function buildModules(p: Platform): Modules {
   });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
-  const sources = new SourcesService(p);
+  const customers = new CustomersService(p);
+  const sources = new SourcesService(p, { processors, services });
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events });
   const templates = new TemplatesService(p);
   const pages = new PagesService(p, { payments, merchants, templates });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, sources, events, payments, templates, pages, links, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, idempotency };
 }
 
 /** Registers the background jobs of every module. */
 export function registerJobs(p: Platform, m: Modules): void {
   p.mailer.registerJobs();
+  m.sources.api.registerJobs();
   m.events.registerJobs();
   m.payments.registerJobs();
   m.pages.registerJobs();
@@ -69,6 +74,18 @@ export function registerJobs(p: Platform, m: Modules): void {
     await sql`delete from jobs where status in ('done', 'failed') and finished_at < ${new Date(p.clock.now().getTime() - 7 * 86400_000)}`.execute(p.database.db);
   });
   p.jobs.every('jobs.purge', 3600_000);
+  // Vault rotation in a running gateway: when the key ring gains a new active key (the key file was
+  // rotated) every sealed value is re-wrapped in the background; hourly as a safety net.
+  p.jobs.register('vault.rewrap', async () => {
+    const report = await rewrapAll(p.database, p.vault);
+    if (report.total > 0) p.logger.info({ active_key: report.activeKeyId, rewrapped: report.rewrapped }, 'vault: sealed values re-wrapped');
+    if (Object.keys(report.failed).length > 0) p.logger.warn({ failed: report.failed }, 'vault: some sealed values could not be re-wrapped');
+  });
+  p.jobs.every('vault.rewrap', 3600_000);
+  p.vault.onActiveKeyChange((kid) => {
+    p.logger.info({ active_key: kid }, 'vault: new active key');
+    p.jobs.enqueue(p.database.db, { queue: 'vault.rewrap', dedupeKey: 'rotation', maxAttempts: 3 }).catch((err) => p.logger.error({ err }, 'vault: could not queue the re-wrap'));
+  });
 }
 
 export interface BuildOptions {
@@ -92,6 +109,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   installPlatform(app, {
     timezone: config.timezone,
+    bodyLimit: config.bodyLimit,
     clock: p.clock,
     vault: p.vault,
     resolveKey: m.merchants.resolveKey,
@@ -165,6 +183,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   // ---- the API, under /v1 and /v1/sandbox ------------------------------------------------------------
   await registerApi(app, merchantsRoutes(m.merchants));
   await registerApi(app, servicesRoutes(m.services));
+  await registerApi(app, customersRoutes(m.customers));
+  await registerApi(app, sourcesRoutes(m.sources.api));
   await registerApi(app, paymentsRoutes(m.payments));
   await registerApi(app, eventsRoutes(m.events));
   await registerApi(app, templatesRoutes(m.templates));

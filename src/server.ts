@@ -22,6 +22,10 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   if (config.workers) p.jobs.start();
+  // The key file may be rotated by `paygate vault rotate` while we run: look for a new key ring every few
+  // seconds (a new active key queues the background re-wrap, see registerJobs).
+  const keyRingWatch = setInterval(() => p.vault.refresh(), 5000);
+  keyRingWatch.unref();
   if (p.database.kind === 'pglite') {
     p.logger.warn(
       'running on the embedded database (PGlite): fine for development and sandbox, NOT for production. ' +
@@ -35,6 +39,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const close = async () => {
     if (closing) return;
     closing = true;
+    clearInterval(keyRingWatch);
     p.logger.info('shutting down');
     await app.close();
     await p.jobs.stop();

@@ -43,6 +43,8 @@ export interface Config {
   jobPollMs: number;
   /** Jobs claimed per poll. */
   jobBatchSize: number;
+  /** Lease of a claimed job: a job whose worker died runs again after this long. */
+  jobLeaseMs: number;
   /** Outgoing e-mail: smtp(s)://user:pass@host:port; null keeps mail in the outbox as undeliverable. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: bool('PAYGATE_WORKERS', true),
     jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
     jobBatchSize: int('PAYGATE_JOB_BATCH', 20, 1, 1000),
+    jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 300_000, 1000, 86_400_000),
     smtpUrl,
     mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
     notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -192,6 +195,9 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileAfterMs: int('PAYGATE_RECONCILE_AFTER_MS', 120_000, 100, 86_400_000),
     sweepEveryMs: int('PAYGATE_SWEEP_EVERY_MS', 10_000, 100, 3_600_000),
   };
+  if (config.jobLeaseMs <= config.notificationTimeoutMs) {
+    problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
+  }
   if (config.reconcileAfterMs <= config.processorTimeoutMs) {
     problems.push('PAYGATE_RECONCILE_AFTER_MS must be greater than PAYGATE_PROCESSOR_TIMEOUT_MS (a call in flight must not be reconciled)');
   }
@@ -219,6 +225,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
   ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],
   ['PAYGATE_JOB_BATCH', 'jobs claimed per poll (20)'],
+  ['PAYGATE_JOB_LEASE_MS', 'a job whose worker died runs again after this long (300000)'],
   ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
   ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],
   ['PAYGATE_NOTIFICATION_TIMEOUT_MS', 'timeout of one merchant notification (10000)'],

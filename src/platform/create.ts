@@ -41,6 +41,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     logger,
     pollMs: config.jobPollMs,
     batchSize: config.jobBatchSize,
+    leaseMs: config.jobLeaseMs,
     onJobFinished: (queue, outcome) => metrics.jobsFinished.inc({ queue, outcome }),
   });
   const mailer = new Mailer({ database, jobs, vault, clock }, { smtpUrl: config.smtpUrl, from: config.mailFrom });

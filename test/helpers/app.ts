@@ -4,6 +4,8 @@
  * jobs to run, so outcomes are deterministic.
  */
 import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { sql } from 'kysely';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { buildApp, buildModules, registerJobs, type Modules } from '../../src/app.js';
@@ -15,6 +17,7 @@ import { Vault } from '../../src/platform/security/vault.js';
 import type { Env } from '../../src/platform/db/schema.js';
 import { installResponseValidation } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { appendCapture, captureFile, pansInRequest, recordKnownPans } from './capture.js';
 
 export function testVault(): Vault {
   return new Vault([{ id: 'test1', key: randomBytes(32) }], randomBytes(32));
@@ -34,7 +37,78 @@ export interface TestMerchant extends CreatedMerchant {
   api: ApiClient;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The logger of a test app: everything (trace) goes to the capture file for the card-data scan, and to
+ * stdout at TEST_LOG_LEVEL when that is set.
+ */
+function testLogger() {
+  const file = captureFile('log');
+  const streams: pino.StreamEntry[] = [];
+  if (file) streams.push({ level: 'trace', stream: pino.destination({ dest: file, sync: true, append: true }) });
+  if (process.env.TEST_LOG_LEVEL && process.env.TEST_LOG_LEVEL !== 'silent') streams.push({ level: process.env.TEST_LOG_LEVEL as pino.Level, stream: process.stdout });
+  if (streams.length === 0) return createLogger('silent');
+  return createLogger('trace', pino.multistream(streams));
+}
+
+/** Records every response body (and the card numbers requests carried) for the card-data scan. */
+function captureInject(app: FastifyInstance): void {
+  if (!captureFile('response')) return;
+  const original = app.inject.bind(app) as (...args: unknown[]) => unknown;
+  (app as unknown as { inject: unknown }).inject = (...args: unknown[]) => {
+    const opts = args[0] as { payload?: unknown; body?: unknown; method?: string; url?: string } | undefined;
+    if (args.length !== 1 || !opts || typeof opts !== 'object') return original(...args);
+    recordKnownPans(pansInRequest(opts.payload ?? opts.body));
+    return (original(opts) as Promise<LightMyRequestResponse>).then((res) => {
+      appendCapture('response', { method: opts.method ?? 'GET', url: String(opts.url ?? '').split('?')[0], status: res.statusCode, body: res.body });
+      return res;
+    });
+  };
+}
+
+/**
+ * Dumps every row of every table of the test database into the capture (before it is dropped), and
+ * records the card numbers stored in it, opened with the test vault, so the scan knows what to look for.
+ */
+async function dumpDatabase(p: Platform): Promise<void> {
+  if (!captureFile('dump')) return;
+  const db = p.database.db;
+  const { rows: tables } = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1`.execute(db);
+  for (const { table_name } of tables) {
+    const { rows } = await sql<{ j: string }>`select row_to_json(x)::text as j from ${sql.table(table_name)} x`.execute(db);
+    appendCapture('dump', { table: table_name, rows: rows.map((r) => r.j) });
+  }
+  const names = new Set(tables.map((t) => t.table_name));
+  const pans: string[] = [];
+  if (names.has('sources')) {
+    const { rows } = await sql<{ id: string; sealed: string }>`select id::text as id, number_sealed as sealed from sources where type = 'card'`.execute(db);
+    for (const r of rows) {
+      try {
+        pans.push(p.vault.open(r.sealed, `source:${r.id}`).reveal());
+      } catch {
+        // sealed under a key this vault no longer has: nothing to learn
+      }
+    }
+  }
+  if (names.has('customer_accounts')) {
+    const { rows } = await sql<{ id: string; sealed: string }>`select id::text as id, account_number_sealed as sealed from customer_accounts where account_type = 'CARD_NUMBER'`.execute(db);
+    for (const r of rows) {
+      try {
+        pans.push(p.vault.open(r.sealed, `account:${r.id}`).reveal());
+      } catch {
+        // as above
+      }
+    }
+  }
+  recordKnownPans(pans);
+}
+
+export interface TestAppOptions {
+  /** The vault to use (tests of key rotation keep its keys); a fresh random one by default. */
+  vault?: Vault;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config: Config = loadConfig({
     PAYGATE_LOG_LEVEL: 'silent',
@@ -47,12 +121,13 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   });
   const p = await createPlatform(config, {
     database: db.database,
-    vault: testVault(),
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    vault: opts.vault ?? testVault(),
+    logger: testLogger(),
   });
   const m = buildModules(p);
   registerJobs(p, m);
   const app = await buildApp(p, m, { instrument: installResponseValidation });
+  captureInject(app);
   return {
     app,
     p,
@@ -65,6 +140,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     async close() {
       await app.close();
       await p.jobs.stop();
+      await dumpDatabase(p);
       await db.drop();
     },
   };

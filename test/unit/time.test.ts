@@ -24,3 +24,23 @@ describe('contract dates', () => {
     expect(startOfNextDay(new Date('2026-07-01T05:00:00Z'), 'America/New_York').toISOString()).toBe('2026-07-02T04:00:00.000Z');
   });
 });
+
+describe('formatContractDate agrees with Intl around DST changes', () => {
+  it('every 7 minutes across the 2026 transitions in several zones', async () => {
+    const { tzOffsetMinutes } = await import('../../src/platform/time/format.js');
+    const zones = ['Europe/Madrid', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'UTC'];
+    const ranges = [['2026-03-07T00:00:00Z', '2026-04-06T00:00:00Z'], ['2026-10-03T00:00:00Z', '2026-11-02T00:00:00Z']];
+    for (const tz of zones) {
+      const f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+      for (const [from, to] of ranges) {
+        for (let t = Date.parse(from); t < Date.parse(to); t += 7 * 60_000 + 13_000) {
+          const d = new Date(t);
+          const p = Object.fromEntries(f.formatToParts(d).map((x) => [x.type, x.value]));
+          const got = formatContractDate(d, tz);
+          expect(got.slice(0, 19), `${tz} ${d.toISOString()}`).toBe(`${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`);
+          expect(tzOffsetMinutes(d, tz)).toBe(tzOffsetMinutes(new Date(t), tz));
+        }
+      }
+    }
+  });
+});

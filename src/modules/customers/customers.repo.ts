@@ -1,7 +1,11 @@
 /** SQL of customers, their accounts, addresses and profiles. Every function takes the executor to run on. */
-import { sql } from 'kysely';
+import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
+
+registerSealedColumn({ table: 'customer_accounts', idColumn: 'id', column: 'account_number_sealed', aad: (id) => `account:${id}` });
+registerSealedColumn({ table: 'customer_profiles', idColumn: 'customer_id', column: 'social_security_number_sealed', aad: (id) => `ssn:${id}` });
 
 export interface CustomersTable {
   id: string;
@@ -12,11 +16,81 @@ export interface CustomersTable {
   created_at: CreatedAt;
 }
 
+export interface CustomerAccountsTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  account_type: string;
+  account_number_sealed: string;
+  account_number_shown: string;
+  created_at: CreatedAt;
+  updated_at: Date;
+}
+
+export interface CustomerAddressesTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  address1: string;
+  address2: string | null;
+  address3: string | null;
+  city: string;
+  country: string;
+  is_default: boolean;
+  state_code: string;
+  type: string;
+  zip_code: string;
+  created_at: CreatedAt;
+  updated_at: Date;
+}
+
+export interface PhoneJson {
+  number: string;
+  prefix: string | null;
+}
+type PhoneColumn = ColumnType<PhoneJson | null, string | null, string | null>;
+
+export interface CustomerProfilesTable {
+  customer_id: string;
+  merchant_id: string;
+  first_name: string;
+  last_name: string;
+  cardholder_name: string | null;
+  document_identification_issuer_type: string | null;
+  document_identification_type: string | null;
+  document_identification_number: string | null;
+  email: string | null;
+  phone: PhoneColumn;
+  work_phone: PhoneColumn;
+  home_phone: PhoneColumn;
+  mobile_phone: PhoneColumn;
+  birthdate: string | null;
+  source_of_funds: string | null;
+  occupation: string | null;
+  social_security_number_sealed: string | null;
+  social_security_number_last4: string | null;
+  created_at: CreatedAt;
+  updated_at: Date;
+}
+
 declare module '../../platform/db/schema.js' {
   interface DB {
     customers: CustomersTable;
+    customer_accounts: CustomerAccountsTable;
+    customer_addresses: CustomerAddressesTable;
+    customer_profiles: CustomerProfilesTable;
   }
 }
+
+export type AccountRow = Omit<CustomerAccountsTable, 'created_at'> & { created_at: Date };
+export type AddressRow = Omit<CustomerAddressesTable, 'created_at'> & { created_at: Date };
+export type ProfileRow = Omit<CustomerProfilesTable, 'created_at' | 'phone' | 'work_phone' | 'home_phone' | 'mobile_phone'> & {
+  created_at: Date;
+  phone: PhoneJson | null;
+  work_phone: PhoneJson | null;
+  home_phone: PhoneJson | null;
+  mobile_phone: PhoneJson | null;
+};
 
 export type CustomerRow = Omit<CustomersTable, 'created_at'> & { created_at: Date };
 
@@ -58,4 +132,104 @@ export async function ensureCustomer(
   const row = await findCustomer(db, owner, externalId);
   if (!row) throw new Error('customer vanished while being created');
   return { row, created: false };
+}
+
+/** Locks the customer row: serialises changes to one customer's addresses (one default). */
+export async function lockCustomer(db: Executor, id: string): Promise<void> {
+  await db.selectFrom('customers').select('id').where('id', '=', id).forUpdate().execute();
+}
+
+const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+
+// ---- accounts ---------------------------------------------------------------------------------------
+
+export async function insertAccount(db: Executor, row: AccountRow): Promise<void> {
+  await db.insertInto('customer_accounts').values(row).execute();
+}
+
+export async function findAccount(db: Executor, merchantId: string, id: string): Promise<(AccountRow & { external_id: string; token: string }) | undefined> {
+  if (!isUuid(id)) return undefined;
+  return db
+    .selectFrom('customer_accounts as a')
+    .innerJoin('customers as c', 'c.id', 'a.customer_id')
+    .selectAll('a')
+    .select(['c.external_id', 'c.token'])
+    .where('a.id', '=', id.toLowerCase())
+    .where('a.merchant_id', '=', merchantId)
+    .executeTakeFirst();
+}
+
+export async function updateAccount(db: Executor, id: string, set: Partial<Omit<AccountRow, 'id' | 'merchant_id' | 'created_at'>>): Promise<void> {
+  await db.updateTable('customer_accounts').set(set).where('id', '=', id).execute();
+}
+
+export async function deleteAccount(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('customer_accounts').where('id', '=', id).execute();
+}
+
+// ---- addresses --------------------------------------------------------------------------------------
+
+export async function insertAddress(db: Executor, row: AddressRow): Promise<void> {
+  await db.insertInto('customer_addresses').values(row).execute();
+}
+
+export async function findAddress(db: Executor, merchantId: string, id: string): Promise<(AddressRow & { external_id: string; token: string }) | undefined> {
+  if (!isUuid(id)) return undefined;
+  return db
+    .selectFrom('customer_addresses as a')
+    .innerJoin('customers as c', 'c.id', 'a.customer_id')
+    .selectAll('a')
+    .select(['c.external_id', 'c.token'])
+    .where('a.id', '=', id.toLowerCase())
+    .where('a.merchant_id', '=', merchantId)
+    .executeTakeFirst();
+}
+
+export async function clearDefaultAddress(db: Executor, customerId: string, exceptId: string): Promise<void> {
+  await db.updateTable('customer_addresses').set({ is_default: false }).where('customer_id', '=', customerId).where('is_default', '=', true).where('id', '<>', exceptId).execute();
+}
+
+export async function updateAddress(db: Executor, id: string, set: Partial<Omit<AddressRow, 'id' | 'merchant_id' | 'customer_id' | 'type' | 'created_at'>>): Promise<void> {
+  await db.updateTable('customer_addresses').set(set).where('id', '=', id).execute();
+}
+
+export async function deleteAddress(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('customer_addresses').where('id', '=', id).execute();
+}
+
+export async function findDefaultAddress(db: Executor, customerId: string): Promise<AddressRow | undefined> {
+  return db.selectFrom('customer_addresses').selectAll().where('customer_id', '=', customerId).where('is_default', '=', true).executeTakeFirst();
+}
+
+// ---- profiles ---------------------------------------------------------------------------------------
+
+type ProfileWrite = Omit<ProfileRow, 'phone' | 'work_phone' | 'home_phone' | 'mobile_phone'> & {
+  phone: PhoneJson | null;
+  work_phone: PhoneJson | null;
+  home_phone: PhoneJson | null;
+  mobile_phone: PhoneJson | null;
+};
+
+const phoneJson = (p: PhoneJson | null) => (p ? JSON.stringify(p) : null);
+
+export async function findProfile(db: Executor, customerId: string): Promise<ProfileRow | undefined> {
+  return db.selectFrom('customer_profiles').selectAll().where('customer_id', '=', customerId).executeTakeFirst() as Promise<ProfileRow | undefined>;
+}
+
+export async function insertProfile(db: Executor, row: ProfileWrite): Promise<void> {
+  await db
+    .insertInto('customer_profiles')
+    .values({ ...row, phone: phoneJson(row.phone), work_phone: phoneJson(row.work_phone), home_phone: phoneJson(row.home_phone), mobile_phone: phoneJson(row.mobile_phone) })
+    .execute();
+}
+
+export async function replaceProfile(db: Executor, row: ProfileWrite): Promise<void> {
+  const { customer_id, merchant_id, created_at, ...rest } = row;
+  void merchant_id;
+  void created_at;
+  await db
+    .updateTable('customer_profiles')
+    .set({ ...rest, phone: phoneJson(row.phone), work_phone: phoneJson(row.work_phone), home_phone: phoneJson(row.home_phone), mobile_phone: phoneJson(row.mobile_phone) })
+    .where('customer_id', '=', customer_id)
+    .execute();
 }

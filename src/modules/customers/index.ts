@@ -1,3 +1,6 @@
-/** Customers: the only file other modules import. */
+/** Customers (E1–E12): the only file other modules import. */
+export { CustomersService, presentCustomer, presentAddress } from './customers.service.js';
+export { customersRoutes } from './customers.routes.js';
 export { findCustomer, findCustomerById, ensureCustomer } from './customers.repo.js';
 export type { CustomerRow, Owner } from './customers.repo.js';
+export { Customer as CustomerSchema, ExtId as ExtIdSchema } from './customers.schemas.js';

@@ -1,5 +1,5 @@
 /** SQL of orders, transactions and the retry state of operations. Every function takes the executor. */
-import { sql, type ColumnType } from 'kysely';
+import { CompiledQuery, sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { OrderStatus, TxStatus } from './order-states.js';
@@ -102,11 +102,93 @@ export type LockedOrder = OrderRow & {
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
+/** Columns of a new order; the others start at their defaults (not paid, nothing captured or refunded). */
+const NEW_ORDER_COLUMNS = [
+  'id', 'merchant_id', 'env', 'key_id', 'service_id', 'service_type', 'operative', 'amount', 'currency', 'currency_number',
+  'secure', 'status', 'description', 'additional', 'customer_ext_id', 'token', 'ip', 'reference', 'dynamic_descriptor',
+  'url_post', 'url_ok', 'url_ko', 'template_uuid', 'dcc_template_uuid', 'source_id', 'save_card', 'extra_data',
+  'expires_at', 'created_at', 'updated_at',
+] as const;
+const INSERT_ORDER_SQL = `insert into orders (${NEW_ORDER_COLUMNS.join(', ')}) values (${NEW_ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+function newOrderParams(row: OrderRow): unknown[] {
+  if (row.status !== 'CREATED' || row.paid || row.authorized || row.captured || row.refunded || row.refund_reserved || row.busy_tx_id || row.threeds_data || row.cof_txnid) {
+    throw new Error('insertOrder takes a new order');
+  }
+  return [
+    row.id, row.merchant_id, row.env, row.key_id, row.service_id, row.service_type, row.operative, row.amount, row.currency, row.currency_number,
+    row.secure, row.status, row.description, row.additional, row.customer_ext_id, row.token, row.ip, row.reference, row.dynamic_descriptor,
+    row.url_post, row.url_ok, row.url_ko, row.template_uuid, row.dcc_template_uuid, row.source_id, row.save_card, json(row.extra_data),
+    row.expires_at, row.created_at, row.updated_at,
+  ];
+}
+
+/**
+ * Inserts a new order. On the hottest path of the gateway, so the statement is written once, not built
+ * per request.
+ */
 export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
-  await db
-    .insertInto('orders')
-    .values({ ...row, threeds_data: json(row.threeds_data), extra_data: json(row.extra_data) })
-    .execute();
+  await db.executeQuery(CompiledQuery.raw(INSERT_ORDER_SQL, newOrderParams(row)));
+}
+
+const batchSql = new Map<number, string>();
+
+/** Inserts several new orders in one statement (all or none). */
+export async function insertOrders(db: Executor, rows: OrderRow[]): Promise<void> {
+  if (rows.length === 1) return insertOrder(db, rows[0]);
+  let text = batchSql.get(rows.length);
+  if (!text) {
+    const w = NEW_ORDER_COLUMNS.length;
+    const tuples = rows.map((_, r) => `(${NEW_ORDER_COLUMNS.map((__, c) => `$${r * w + c + 1}`).join(', ')})`);
+    text = `insert into orders (${NEW_ORDER_COLUMNS.join(', ')}) values ${tuples.join(', ')}`;
+    if (batchSql.size < 256) batchSql.set(rows.length, text);
+  }
+  await db.executeQuery(CompiledQuery.raw(text, rows.flatMap(newOrderParams)));
+}
+
+/**
+ * Group commit of new orders: inserts requested in the same turn of the event loop go to the database
+ * in one statement (one round trip, one commit). Each caller is answered only after its row is
+ * committed. When a batch fails (a duplicate reference, say), its rows are inserted one by one so each
+ * caller gets its own outcome.
+ */
+export class OrderInsertBatcher {
+  #queue: Array<{ row: OrderRow; resolve: () => void; reject: (e: unknown) => void }> = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly db: () => Executor,
+    private readonly maxBatch = 200,
+  ) {}
+
+  insert(row: OrderRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ row, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.maxBatch);
+      try {
+        await insertOrders(this.db(), batch.map((b) => b.row));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0].reject(err);
+          continue;
+        }
+        await Promise.all(
+          batch.map((b) => insertOrder(this.db(), b.row).then(b.resolve, b.reject)),
+        );
+      }
+    }
+  }
 }
 
 function orderWithMerchant(db: Executor) {
@@ -124,6 +206,65 @@ export async function lockOrder(trx: Executor, id: string, merchantId?: string):
   return q.forUpdate('o').executeTakeFirst() as Promise<LockedOrder | undefined>;
 }
 
+/** A locked order with what a confirmation, cancellation or refund needs, in one round trip. */
+export type FollowUpOrder = LockedOrder & {
+  retry: RetryState;
+  /** The approved payment (AUTHORIZATION or DEFERRED) the operation refers to. */
+  payment: { id: string; processor_id: string | null; auth_code: string; source_id: string | null; source_json: string | null } | null;
+};
+
+export async function lockOrderForFollowUp(trx: Executor, id: string, merchantId: string, operation: RetryOperation): Promise<FollowUpOrder | undefined> {
+  const { rows } = await sql<LockedOrder & Record<string, unknown>>`
+    select o.*, m.clock_offset_ms as m_offset, m.timezone as m_timezone, m.resend_failed_notifications as m_resend,
+      m.autorecover_transactions as m_autorecover,
+      r.failures as r_failures, r.last_failure_at as r_last_failure_at, r.last_success_at as r_last_success_at,
+      p.id as p_id, p.processor_id as p_processor_id, p.auth_code as p_auth_code, p.source_id as p_source_id, p.source_json as p_source_json
+    from orders o
+    join merchants m on m.id = o.merchant_id
+    left join order_operation_retries r on r.order_id = o.id and r.operation = ${operation}
+    left join lateral (
+      select t.id, t.processor_id, t.auth_code, t.source_id, t.source_json from transactions t
+      where t.order_id = o.id and t.operative in ('AUTHORIZATION', 'DEFERRED') and t.status = 'SUCCESS'
+      order by t.created_at limit 1
+    ) p on true
+    where o.id = ${id} and o.merchant_id = ${merchantId}
+    for update of o`.execute(trx);
+  const r = rows[0];
+  if (!r) return undefined;
+  const { r_failures, r_last_failure_at, r_last_success_at, p_id, p_processor_id, p_auth_code, p_source_id, p_source_json, ...order } = r;
+  return {
+    ...(order as unknown as LockedOrder),
+    retry: { failures: Number(r_failures ?? 0), lastFailureAt: (r_last_failure_at as Date | null) ?? null, lastSuccessAt: (r_last_success_at as Date | null) ?? null },
+    payment: p_id
+      ? { id: p_id as string, processor_id: p_processor_id as string | null, auth_code: p_auth_code as string, source_id: p_source_id as string | null, source_json: p_source_json as string | null }
+      : null,
+  };
+}
+
+/** What settling needs of a transaction. */
+export type SettlingTx = Pick<TxRow, 'id' | 'status' | 'awaiting_3ds' | 'operative' | 'amount' | 'source_id'>;
+
+/** Locks an order and one of its transactions in one round trip. */
+export async function lockOrderWithTx(trx: Executor, orderId: string, txId: string): Promise<{ order: LockedOrder; tx: SettlingTx; retry: RetryState } | undefined> {
+  const row = await orderWithMerchant(trx)
+    .innerJoin('transactions as t', 't.order_id', 'o.id')
+    // the retry state of the operation (confirmation, cancellation, refund: named like the operative)
+    .leftJoin('order_operation_retries as r', (j) => j.onRef('r.order_id', '=', 'o.id').onRef('r.operation', '=', 't.operative'))
+    .select(['t.id as t_id', 't.status as t_status', 't.awaiting_3ds as t_awaiting_3ds', 't.operative as t_operative', 't.amount as t_amount', 't.source_id as t_source_id'])
+    .select(['r.failures as r_failures', 'r.last_failure_at as r_last_failure_at', 'r.last_success_at as r_last_success_at'])
+    .where('o.id', '=', orderId)
+    .where('t.id', '=', txId)
+    .forUpdate(['o', 't'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { t_id, t_status, t_awaiting_3ds, t_operative, t_amount, t_source_id, r_failures, r_last_failure_at, r_last_success_at, ...order } = row;
+  return {
+    order: order as unknown as LockedOrder,
+    retry: { failures: Number(r_failures ?? 0), lastFailureAt: r_last_failure_at ?? null, lastSuccessAt: r_last_success_at ?? null },
+    tx: { id: t_id, status: t_status, awaiting_3ds: t_awaiting_3ds, operative: t_operative, amount: Number(t_amount), source_id: t_source_id },
+  };
+}
+
 export async function lockOrderByToken(trx: Executor, token: string): Promise<LockedOrder | undefined> {
   return orderWithMerchant(trx).where('o.token', '=', token).forUpdate('o').executeTakeFirst() as Promise<LockedOrder | undefined>;
 }
@@ -136,9 +277,6 @@ export async function findOrderByToken(db: Executor, token: string): Promise<Loc
   return orderWithMerchant(db).where('o.token', '=', token).executeTakeFirst() as Promise<LockedOrder | undefined>;
 }
 
-export async function findOrderByReference(db: Executor, merchantId: string, reference: string): Promise<{ id: string } | undefined> {
-  return db.selectFrom('orders').select('id').where('merchant_id', '=', merchantId).where('reference', '=', reference).executeTakeFirst();
-}
 
 /**
  * Writes an order's status (and other columns) only if it is still in the status it was read in.
@@ -159,9 +297,6 @@ export async function insertTransaction(trx: Executor, row: TxRow): Promise<void
     .execute();
 }
 
-export async function lockTransaction(trx: Executor, id: string): Promise<TxRow | undefined> {
-  return trx.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-}
 
 /** Writes a transaction's status only if it is still PENDING (a transaction settles once). */
 export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata'>>): Promise<void> {
@@ -263,15 +398,6 @@ export async function listTransactions(db: Executor, f: TxListFilters): Promise<
 
 // ---- retry state ----------------------------------------------------------------------------------------
 
-export async function retryState(trx: Executor, orderId: string, operation: RetryOperation): Promise<RetryState> {
-  const r = await trx
-    .selectFrom('order_operation_retries')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .where('operation', '=', operation)
-    .executeTakeFirst();
-  return r ? { failures: r.failures, lastFailureAt: r.last_failure_at, lastSuccessAt: r.last_success_at } : { failures: 0, lastFailureAt: null, lastSuccessAt: null };
-}
 
 export async function saveRetryState(trx: Executor, orderId: string, operation: RetryOperation, s: RetryState): Promise<void> {
   await trx

@@ -71,6 +71,7 @@ import {
   validationHash,
   type Operative,
   type RetryOperation,
+  type RetryState,
   type TxOperative,
 } from './payments.domain.js';
 import * as repo from './payments.repo.js';
@@ -168,8 +169,34 @@ const FAILED_OPERATION: Record<string, string> = {
   REFUND: 'The processor refused the refund',
 };
 
+/** A small TTL cache (services and key signatures are read on every order). */
+class TtlCache<V> {
+  readonly #m = new Map<string, { v: V; until: number }>();
+  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
+  get(k: string): V | undefined {
+    const e = this.#m.get(k);
+    if (!e) return undefined;
+    if (e.until < Date.now()) {
+      this.#m.delete(k);
+      return undefined;
+    }
+    return e.v;
+  }
+  set(k: string, v: V): V {
+    if (this.#m.size >= this.max) this.#m.clear();
+    this.#m.set(k, { v, until: Date.now() + this.ttlMs });
+    return v;
+  }
+}
+
 export class PaymentsService {
   readonly #db: Database;
+  /** Services by id and default services by merchant and currency, for 2 s (a disabled service stops within that). */
+  readonly #services = new TtlCache<ServiceWithTerminal | null>(2000);
+  /** Opened key signatures (validation_hash of every order-bearing response). */
+  readonly #signatures = new TtlCache<Secret<string>>(60_000);
+  /** Group commit of B1 orders. */
+  readonly #orderInserts: repo.OrderInsertBatcher;
 
   constructor(
     private readonly p: Platform,
@@ -181,6 +208,7 @@ export class PaymentsService {
     },
   ) {
     this.#db = p.database;
+    this.#orderInserts = new repo.OrderInsertBatcher(() => p.database.db);
   }
 
   // ---- helpers -------------------------------------------------------------------------------------
@@ -206,8 +234,12 @@ export class PaymentsService {
       order: r.order,
       client,
       ...(extra ?? {}),
-      validation_hash: validationHash(serialized, ctx.signature().reveal()),
+      validation_hash: validationHash(serialized, this.#signature(ctx).reveal()),
     };
+  }
+
+  #signature(ctx: RequestContext): Secret<string> {
+    return this.#signatures.get(ctx.keyId) ?? this.#signatures.set(ctx.keyId, ctx.signature());
   }
 
   async #lockOwned(trx: Executor, ctx: RequestContext, orderId: string): Promise<repo.LockedOrder> {
@@ -220,19 +252,29 @@ export class PaymentsService {
    * Applies an order event: status from the table, extra columns, notification when the table says so.
    * Returns the order as it is now, presented.
    */
-  async #transition(trx: Tx, o: repo.LockedOrder, event: OrderEvent, set: Partial<repo.OrderRow> = {}, now = this.#now(o)): Promise<{ order: repo.LockedOrder; presented: PresentedOrder }> {
+  async #transition(
+    trx: Tx,
+    o: repo.LockedOrder,
+    event: OrderEvent,
+    set: Partial<repo.OrderRow> = {},
+    now = this.#now(o),
+    opts: { present?: boolean } = {},
+  ): Promise<{ order: repo.LockedOrder; presented: PresentedOrder }> {
     const t = orderTransition(o.status, event);
     const next: repo.LockedOrder = { ...o, ...set, status: t.to, paid: t.paid ?? o.paid, updated_at: now };
     await repo.updateOrder(trx, o.id, o.status, { ...set, status: t.to, paid: next.paid, updated_at: now });
+    const notify = t.notify && !!o.url_post;
+    // The order is presented (one more query) only when a notification or the caller needs it.
+    if (!notify && opts.present === false) return { order: next, presented: null as unknown as PresentedOrder };
     const txs = await repo.transactionsOf(trx, o.id);
     const presented = this.#present(next, txs);
-    if (t.notify && o.url_post) {
+    if (notify) {
       await this.deps.events.enqueueNotification(trx, {
         merchantId: o.merchant_id,
         env: o.env,
         orderId: o.id,
         keyId: o.key_id,
-        url: o.url_post,
+        url: o.url_post!,
         payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
         retries: o.m_resend,
         at: now,
@@ -241,7 +283,7 @@ export class PaymentsService {
     return { order: next, presented };
   }
 
-  async #settleTx(trx: Tx, tx: repo.TxRow, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {
+  async #settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {
     const status = txTransition(tx.status, event);
     await repo.settleTransaction(trx, tx.id, { ...set, status, awaiting_3ds: false, updated_at: now } as never);
     // a card kept for a 3DS challenge goes as soon as its transaction settles
@@ -271,7 +313,8 @@ export class PaymentsService {
     }
     let service: ServiceWithTerminal | undefined;
     if (input.service) {
-      service = await findServiceWithTerminal(db, input.service);
+      const key = `id:${input.service}`;
+      service = this.#services.get(key) ?? this.#services.set(key, (await findServiceWithTerminal(db, input.service)) ?? null) ?? undefined;
       if (!service || service.merchant_id !== ctx.merchant.id || service.env !== ctx.env) throw notFound(`The service ${input.service} was not found`);
       if (!service.enabled || !service.currency_code) throw badRequest(`The service ${input.service} is not enabled (it has no terminal)`);
       if (currency && currency !== service.currency_code) {
@@ -279,7 +322,8 @@ export class PaymentsService {
       }
     } else {
       if (!currency) throw badRequest('currency is required when service is omitted');
-      service = await findDefaultServiceForCurrency(db, ctx.merchant.id, currency);
+      const key = `default:${ctx.merchant.id}:${currency}`;
+      service = this.#services.get(key) ?? this.#services.set(key, (await findDefaultServiceForCurrency(db, ctx.merchant.id, currency)) ?? null) ?? undefined;
       if (!service) throw badRequest(`The merchant has no enabled service for currency ${currency}`);
     }
     return service;
@@ -333,7 +377,9 @@ export class PaymentsService {
       updated_at: now,
     };
     try {
-      await repo.insertOrder(executor, row);
+      // B1 outside a transaction goes through the group commit; B3 inserts within its transaction.
+      if (executor === this.#db.db) await this.#orderInserts.insert(row);
+      else await repo.insertOrder(executor, row);
     } catch (err) {
       if (isUniqueViolation(err, 'orders_merchant_reference')) throw conflict(`An order with reference "${input.reference}" already exists`);
       throw err;
@@ -707,11 +753,11 @@ export class PaymentsService {
     }
     const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
     if (needs3ds) {
-      await this.#transition(trx, o, 'THREEDS_REQUIRED', common, now);
+      await this.#transition(trx, o, 'THREEDS_REQUIRED', common, now, { present: false });
       return { kind: '3ds', orderId: o.id, url: orderUrls(this.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
     }
     const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : undefined;
-    await this.#transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now);
+    await this.#transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
     return {
       kind: 'call',
       orderId: o.id,
@@ -774,7 +820,7 @@ export class PaymentsService {
       const locked = await repo.lockOrder(trx, o.id);
       if (!locked || locked.status !== 'PENDING_3DS_RESPONSE') throw conflict('The order changed while 3DS was completed');
       await repo.updateTransaction(trx, tx.id, { awaiting_3ds: false, started_at: this.p.clock.now(), updated_at: this.#now(locked) });
-      await this.#transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe: true });
+      await this.#transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe: true }, this.#now(locked), { present: false });
     });
     const result = await this.#call(connector, op, {
       reference: tx.id,
@@ -825,7 +871,7 @@ export class PaymentsService {
         error_details: null, customer_ip: input.customer_ip ?? null, awaiting_3ds: false, metadata: null,
         created_at: now, updated_at: now, started_at: this.p.clock.now(),
       });
-      await this.#transition(trx, o, 'PAYMENT_STARTED', { source_id: card.sourceId }, now);
+      await this.#transition(trx, o, 'PAYMENT_STARTED', { source_id: card.sourceId }, now, { present: false });
       return {
         kind: 'call', orderId: o.id, txId, op, connector, safe: false,
         request: {
@@ -916,9 +962,9 @@ export class PaymentsService {
    */
   async #settle(orderId: string, txId: string, result: ProcessorResult | Settlement, opts: { safe?: boolean; threedsData?: unknown } = {}): Promise<OrderResult> {
     return this.#db.transaction(async (trx) => {
-      const o = await repo.lockOrder(trx, orderId);
-      const tx = await repo.lockTransaction(trx, txId);
-      if (!o || !tx) throw new Error(`settle: order ${orderId} or transaction ${txId} is missing`);
+      const locked = await repo.lockOrderWithTx(trx, orderId, txId);
+      if (!locked) throw new Error(`settle: order ${orderId} or transaction ${txId} is missing`);
+      const { order: o, tx, retry } = locked;
       const base = { merchantId: o.merchant_id, redirect: null, failed: null };
       if (tx.status !== 'PENDING' || result.outcome === 'UNKNOWN' || (tx.awaiting_3ds && result.outcome !== 'VOIDED' && result.outcome !== 'FAILED')) {
         return { ...base, order: this.#present(o, await repo.transactionsOf(trx, o.id)) };
@@ -933,12 +979,12 @@ export class PaymentsService {
         case 'CONFIRMATION':
         case 'CANCELLATION':
         case 'REFUND':
-          return this.#settleFollowUp(trx, o, tx, result as Settlement, now);
+          return this.#settleFollowUp(trx, o, tx, retry, result as Settlement, now);
       }
     });
   }
 
-  async #settlePayment(trx: Tx, o: repo.LockedOrder, tx: repo.TxRow, r: Settlement, now: Date, opts: { safe?: boolean; threedsData?: unknown }): Promise<OrderResult> {
+  async #settlePayment(trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, r: Settlement, now: Date, opts: { safe?: boolean; threedsData?: unknown }): Promise<OrderResult> {
     const base = { merchantId: o.merchant_id, redirect: null as string | null, failed: null };
     const extra: Partial<repo.OrderRow> = {};
     if (opts.threedsData !== undefined) extra.threeds_data = opts.threedsData;
@@ -976,14 +1022,14 @@ export class PaymentsService {
     }
   }
 
-  async #settleFollowUp(trx: Tx, o: repo.LockedOrder, tx: repo.TxRow, r: Settlement, now: Date): Promise<OrderResult> {
+  async #settleFollowUp(trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date): Promise<OrderResult> {
     const op = tx.operative as RetryOperation;
     const base = { merchantId: o.merchant_id, redirect: null, failed: null };
-    const state = await repo.retryState(trx, o.id, op);
     const amount = Number(tx.amount);
     if (r.outcome === 'APPROVED') {
       await this.#settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId }, now);
-      await repo.saveRetryState(trx, o.id, op, afterSuccess(state, now));
+      // a success matters to the retry rules only after failures
+      if (state.failures > 0) await repo.saveRetryState(trx, o.id, op, afterSuccess(state, now));
       let done;
       if (op === 'REFUND') {
         const refunded = Number(o.refunded) + amount;
@@ -1012,13 +1058,14 @@ export class PaymentsService {
   /** Step 1 of a confirmation, cancellation or refund: checks, retry rules, PENDING transaction, reservation. */
   async #startFollowUp(ctx: RequestContext, orderId: string, op: RetryOperation, decide: (o: repo.LockedOrder) => number, extra?: { extraData?: unknown }) {
     return this.#db.transaction(async (trx) => {
-      const o = await this.#lockOwned(trx, ctx, orderId);
+      const o = await repo.lockOrderForFollowUp(trx, orderId, ctx.merchant.id, op);
+      if (!o || o.env !== ctx.env) throw notFound(`The order ${orderId} was not found`);
       const now = this.#now(o);
       const amount = decide(o);
       if (op !== 'REFUND' && o.busy_tx_id) throw conflict('Another confirmation or cancellation of this order is in progress');
-      const wait = retryWaitSeconds(await repo.retryState(trx, o.id, op), now, o.m_timezone);
+      const wait = retryWaitSeconds(o.retry, now, o.m_timezone);
       if (wait > 0) throw tooManyRequests(`${op} of this order failed recently; the retry rules allow the next attempt in ${wait} s`, wait);
-      const original = (await repo.transactionsOf(trx, o.id)).find((t) => (t.operative === 'AUTHORIZATION' || t.operative === 'DEFERRED') && t.status === 'SUCCESS');
+      const original = o.payment;
       if (!original) throw badRequest('The order has no approved payment');
       const connector = this.deps.processors.forService(o.service_type, o.env);
       const txId = randomUUID();

@@ -7,6 +7,7 @@
  * out, whichever comes first.
  */
 import type { Executor } from '../../platform/db/database.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
 import { Secret } from '../../platform/security/secret.js';
 import type { Vault } from '../../platform/security/vault.js';
 
@@ -35,6 +36,9 @@ export interface KeptCard {
 }
 
 const aad = (txId: string) => `3ds-card:${txId}`;
+
+// key rotation re-wraps these too (they live minutes, but a rotation may run meanwhile)
+registerSealedColumn({ table: 'threeds_card_sessions', idColumn: 'transaction_id', column: 'card_sealed', aad });
 
 export async function keepCard(trx: Executor, vault: Vault, s: { txId: string; orderId: string; card: KeptCard; realNow: Date }): Promise<void> {
   const sealed = vault.seal(JSON.stringify({ pan: s.card.pan.reveal(), m: s.card.expMonth, y: s.card.expYear, h: s.card.holder }), aad(s.txId));

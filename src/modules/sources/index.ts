@@ -28,9 +28,11 @@
  *
  * A CVV is never stored or passed to storeCard: hand it (as a Secret) straight to the processor.
  */
-export { SourcesService, sourceAad } from './sources.service.js';
-export type { NewCard, LoadedCard } from './sources.service.js';
+export { SourcesService, SourcesApi, sourceAad, sourceUuidOf, CARD_STORED_QUEUE } from './sources.service.js';
+export type { NewCard, LoadedCard, SourcesDeps } from './sources.service.js';
+export { sourcesRoutes } from './sources.routes.js';
 export { presentSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnValid, SOURCE_TYPES } from './sources.domain.js';
 export type { SourceType } from './sources.domain.js';
 export type { SourceRow, SourceWithCustomer } from './sources.repo.js';
+export { SourceSchema } from './sources.schemas.js';
 export type { Owner } from '../customers/index.js';

@@ -3,6 +3,7 @@
  * record of api.md, and the listing semantics of decisions §6. No IO.
  */
 import cardValidator from 'card-validator';
+import * as ibantools from 'ibantools';
 import { Secret } from '../../platform/security/secret.js';
 
 /** Source types of api.md. */
@@ -202,16 +203,16 @@ export function isValidSource(s: { validation_date: Date | null; last_paid_at: D
 export type ListStatus = 'VALIDATED' | 'ALL';
 
 /**
- * Listing semantics (decisions §6), applied to a customer's sources newest first: `status=VALIDATED`
- * keeps the valid ones; then `unique=true` keeps, per keyed fingerprint, only the newest entry.
- * (Filtering comes first, so a card stored valid and stored again unvalidated still lists once.)
+ * Listing semantics (decisions §6), applied to a customer's sources given newest first (insertion
+ * order): `status=VALIDATED` keeps the valid ones; then `unique=true` keeps, per keyed fingerprint, only
+ * the newest entry. (Filtering comes first, so a card stored valid and stored again unvalidated still
+ * lists once.)
  */
-export function selectListing<T extends { fingerprint: string; validation_date: Date | null; last_paid_at: Date | null; created_at: Date; id: string }>(
-  rows: T[],
+export function selectListing<T extends { fingerprint: string; validation_date: Date | null; last_paid_at: Date | null }>(
+  newestFirst: T[],
   opts: { status: ListStatus; unique: boolean },
 ): T[] {
-  const sorted = [...rows].sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1));
-  const filtered = opts.status === 'VALIDATED' ? sorted.filter(isValidSource) : sorted;
+  const filtered = opts.status === 'VALIDATED' ? newestFirst.filter(isValidSource) : newestFirst;
   if (!opts.unique) return filtered;
   const seen = new Set<string>();
   return filtered.filter((r) => {
@@ -219,4 +220,30 @@ export function selectListing<T extends { fingerprint: string; validation_date: 
     seen.add(r.fingerprint);
     return true;
   });
+}
+
+/** An IBAN (spaces allowed, any case): checksum and country format checked with ibantools. */
+export function parseIban(input: string): Result<{ iban: Secret<string>; country: string; last4: string }> {
+  const compact = input.replace(/[\s-]/g, '').toUpperCase();
+  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$/.test(compact) || !ibantools.isValidIBAN(compact)) {
+    return { error: 'iban is not a valid IBAN' };
+  }
+  return { ok: { iban: new Secret(compact), country: compact.slice(0, 2), last4: compact.slice(-4) } };
+}
+
+/** The notification schedule of decisions §7 (after the first try), in seconds. */
+export const NOTIFICATION_RETRIES_S = [60, 300, 900, 3600, 10800, 21600, 43200, 86400, 172800, 259200];
+
+/** Parses the comma-separated `sourceType` filter; null means every type. */
+export function parseSourceTypes(input: string | undefined): Result<SourceType[] | null> {
+  if (input === undefined || input.trim() === '') return { ok: null };
+  const types = input.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = types.filter((t) => !(SOURCE_TYPES as readonly string[]).includes(t));
+  if (bad.length > 0) return { error: `sourceType must be a comma-separated list of: ${SOURCE_TYPES.join(', ')}` };
+  return { ok: types as SourceType[] };
+}
+
+/** `unique` query flag: boolean or "true"/"false"/"1"/"0"; default false. */
+export function parseFlag(v: unknown): boolean {
+  return v === true || v === 'true' || v === '1';
 }

@@ -2,7 +2,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
 import type { Owner } from '../customers/index.js';
+
+registerSealedColumn({ table: 'sources', idColumn: 'id', column: 'number_sealed', aad: (id) => `source:${id}` });
 
 export interface SourcesTable {
   id: string;
@@ -75,7 +78,8 @@ export async function findOwnedSource(db: Executor, owner: Owner, id: string, op
 export async function listCustomerSources(db: Executor, customerId: string, types?: readonly string[]): Promise<SourceRow[]> {
   let q = db.selectFrom('sources').selectAll().where('customer_id', '=', customerId).where('deleted_at', 'is', null);
   if (types && types.length > 0) q = q.where('type', 'in', [...types]);
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  // newest first; `seq` (insertion order, not declared to Kysely: never written) breaks ties
+  return q.orderBy('created_at', 'desc').orderBy(sql`seq`, 'desc').execute();
 }
 
 /** A successful payment: the source becomes valid (first time) and its last successful use is recorded. */
@@ -102,6 +106,7 @@ export async function findLastPaidCard(db: Executor, owner: Owner, customerExtId
     .where('s.last_paid_at', 'is not', null)
     .orderBy('s.last_paid_at', 'desc')
     .orderBy('s.created_at', 'desc')
+    .orderBy(sql`s.seq`, 'desc')
     .limit(1)
     .executeTakeFirst();
 }

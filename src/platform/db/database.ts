@@ -46,7 +46,9 @@ function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>): Dat
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction().execute((trx) => transactionScope.run(true, () => fn(trx)));
+          // The scope only guards PGlite's single connection against use of the root db inside a
+          // transaction; on PostgreSQL it would enable async hooks (a cost on every promise) for nothing.
+          return await db.transaction().execute((trx) => (kind === 'pglite' ? transactionScope.run(true, () => fn(trx)) : fn(trx)));
         } catch (err) {
           const code = pgCode(err);
           if ((code === PG_SERIALIZATION_FAILURE || code === PG_DEADLOCK) && attempt < 5) {

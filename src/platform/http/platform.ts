@@ -14,6 +14,8 @@ import type { Vault } from '../security/vault.js';
 import { merchantClock, type Clock } from '../time/clock.js';
 import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfile, type KeyResolver } from './auth.js';
 import { errorEnvelope } from './envelope.js';
+import { installGetBodyAsQuery } from './get-body.js';
+import { installNulGuard } from './nul-guard.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -21,6 +23,8 @@ import type { PageRoute, RequestContext } from './types.js';
 
 export interface PlatformOptions {
   timezone: string;
+  /** Largest body read from a GET request (decisions §1: a GET body is read like query parameters). */
+  bodyLimit?: number;
   clock: Clock;
   vault: Vault;
   resolveKey: KeyResolver;
@@ -134,21 +138,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     (req as any).signatureHash = key.signatureHash;
   });
 
-  // ---- a GET that carries a JSON body: its fields are read like query parameters (decisions §1) -----
-  app.addHook('preValidation', async (req) => {
-    if (req.method !== 'GET' || !req.routeOptions.config?.env) return;
-    const length = Number(req.headers['content-length'] ?? 0);
-    if (!(length > 0 || req.headers['transfer-encoding'])) return;
-    if (!String(req.headers['content-type'] ?? '').includes('json')) return;
-    const fields = await readJsonBody(req, req.routeOptions.bodyLimit ?? 1024 * 1024);
-    if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
-      const query = (req.query ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
-        if (query[k] === undefined && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) query[k] = String(v);
-      }
-      req.query = query;
-    }
-  });
+  // ---- a JSON body on a GET is read like query parameters (decisions §1) -----------------------------
+  installGetBodyAsQuery(app, opts.bodyLimit ?? 1024 * 1024);
+  // ---- strings with U+0000 cannot be stored by PostgreSQL: 400, not 500 -------------------------------
+  installNulGuard(app);
 
   // ---- body signature on writes --------------------------------------------------------------------
   app.addHook('preValidation', async (req) => {
@@ -180,23 +173,6 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     }
     return payload;
   });
-}
-
-async function readJsonBody(req: FastifyRequest, limit: number): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req.raw) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new ApiError(413, 'The request body is too large');
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'The request body is not valid JSON');
-  }
 }
 
 /** An error of a customer-facing page: an HTML page from the route's renderer, never a stack trace. */

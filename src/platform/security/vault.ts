@@ -53,20 +53,73 @@ export class VaultError extends Error {
   }
 }
 
-export class Vault {
-  readonly #keys: Map<string, Buffer>;
-  readonly #active: VaultKey;
-  readonly #fingerprintKey: Buffer;
+/**
+ * Where a running process re-reads its key ring from (the key file): `load` returns the ring when it
+ * changed since the last call, null otherwise. Checked at most every `everyMs` when sealing, and at
+ * once when a sealed value names a key the ring does not have (another process rotated).
+ */
+export interface KeyRingSource {
+  load(): VaultKey[] | null;
+  everyMs: number;
+}
 
-  constructor(keys: VaultKey[], fingerprintKey: Buffer) {
-    if (keys.length === 0) throw new VaultError('the vault key ring is empty');
-    for (const k of keys) {
-      if (k.key.length !== 32) throw new VaultError(`vault key "${k.id}" must be 32 bytes`);
-    }
+export class Vault {
+  #keys: Map<string, Buffer>;
+  #active: VaultKey;
+  readonly #fingerprintKey: Buffer;
+  readonly #source: KeyRingSource | null;
+  #checkedAt = 0;
+  readonly #listeners: Array<(activeKeyId: string) => void> = [];
+
+  constructor(keys: VaultKey[], fingerprintKey: Buffer, source: KeyRingSource | null = null) {
+    Vault.#check(keys);
     if (fingerprintKey.length < 32) throw new VaultError('the fingerprint key must be at least 32 bytes');
     this.#keys = new Map(keys.map((k) => [k.id, k.key]));
     this.#active = keys[0];
     this.#fingerprintKey = fingerprintKey;
+    this.#source = source;
+    this.#checkedAt = Date.now();
+  }
+
+  static #check(keys: VaultKey[]): void {
+    if (keys.length === 0) throw new VaultError('the vault key ring is empty');
+    for (const k of keys) {
+      if (k.key.length !== 32) throw new VaultError(`vault key "${k.id}" must be 32 bytes`);
+    }
+  }
+
+  /**
+   * Replaces the key ring (rotation in a running process); the first key becomes active. The
+   * fingerprint key never changes. Listeners hear about a new active key.
+   */
+  setKeys(keys: VaultKey[]): void {
+    Vault.#check(keys);
+    const before = this.#active.id;
+    this.#keys = new Map(keys.map((k) => [k.id, k.key]));
+    this.#active = keys[0];
+    if (this.#active.id !== before) for (const l of this.#listeners) l(this.#active.id);
+  }
+
+  /** Called with the new active key id whenever the ring changes its active key. */
+  onActiveKeyChange(listener: (activeKeyId: string) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Re-reads the key ring from its source (when it has one); true when it changed. */
+  refresh(force = false): boolean {
+    if (!this.#source) return false;
+    const now = Date.now();
+    if (!force && now - this.#checkedAt < this.#source.everyMs) return false;
+    this.#checkedAt = now;
+    let keys: VaultKey[] | null = null;
+    try {
+      keys = this.#source.load();
+    } catch {
+      return false; // a half-written or unreadable file: keep the ring we have
+    }
+    if (!keys) return false;
+    this.setKeys(keys);
+    return true;
   }
 
   get activeKeyId(): string {
@@ -79,6 +132,7 @@ export class Vault {
 
   /** Encrypts `plaintext` for purpose `aad` (e.g. `card:<uuid>`). */
   seal(plaintext: string | Buffer, aad: string): string {
+    this.refresh();
     const dek = randomBytes(32);
     try {
       const body = gcmEncrypt(dek, Buffer.isBuffer(plaintext) ? plaintext : Buffer.from(plaintext, 'utf8'), aad);
@@ -113,6 +167,7 @@ export class Vault {
 
   /** Re-wraps the data key under the active KEK. The payload is neither decrypted nor changed. */
   rewrap(sealed: string, aad: string): string {
+    this.refresh();
     const parts = this.#parse(sealed);
     if (parts.kid === this.#active.id) return sealed;
     const dek = this.#unwrap(parts, aad);
@@ -136,7 +191,8 @@ export class Vault {
   }
 
   #unwrap(parts: { kid: string; wiv: string; wdek: string }, aad: string): Buffer {
-    const kek = this.#keys.get(parts.kid);
+    let kek = this.#keys.get(parts.kid);
+    if (!kek && this.refresh(true)) kek = this.#keys.get(parts.kid);
     if (!kek) throw new VaultError(`vault key "${parts.kid}" is not in the key ring`);
     try {
       return gcmDecrypt(kek, Buffer.from(parts.wiv, B64), Buffer.from(parts.wdek, B64), `dek|${aad}`);
@@ -186,9 +242,50 @@ export function writeKeyRingFile(dataDir: string, ring: KeyRingFile): void {
   fs.renameSync(tmp, file);
 }
 
+const ringKeys = (ring: KeyRingFile): VaultKey[] => ring.keys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') }));
+
+/** Adds a fresh random key to the key ring file as the active key; returns its id. */
+export function addKeyToRingFile(dataDir: string): string {
+  const ring = loadOrCreateKeyRingFile(dataDir);
+  const id = newKeyId();
+  writeKeyRingFile(dataDir, { ...ring, keys: [{ id, key: randomBytes(32).toString('base64'), created: new Date().toISOString() }, ...ring.keys] });
+  return id;
+}
+
+/** Removes a (non-active) key from the key ring file. */
+export function removeKeyFromRingFile(dataDir: string, id: string): void {
+  const ring = loadOrCreateKeyRingFile(dataDir);
+  if (!ring.keys.some((k) => k.id === id)) throw new VaultError(`vault key "${id}" is not in the key file`);
+  if (ring.keys[0].id === id) throw new VaultError(`vault key "${id}" is the active key and cannot be retired`);
+  writeKeyRingFile(dataDir, { ...ring, keys: ring.keys.filter((k) => k.id !== id) });
+}
+
+/** Re-reads the key file when its modification time or size changed. */
+export function keyRingFileSource(dataDir: string, everyMs = 5000): KeyRingSource {
+  const file = keyRingPath(dataDir);
+  const stamp = () => {
+    const st = fs.statSync(file);
+    return `${st.mtimeMs}:${st.size}:${st.ino}`;
+  };
+  let seen = fs.existsSync(file) ? stamp() : '';
+  return {
+    everyMs,
+    load() {
+      const now = stamp();
+      if (now === seen) return null;
+      seen = now;
+      return ringKeys(JSON.parse(fs.readFileSync(file, 'utf8')) as KeyRingFile);
+    },
+  };
+}
+
+/** Where the vault keys of a configuration come from. */
+export const keySourceOf = (opts: { vaultKeys: string | null }): 'env' | 'file' => (opts.vaultKeys ? 'env' : 'file');
+
 /**
  * Builds the vault from configuration: PAYGATE_VAULT_KEYS (+ PAYGATE_VAULT_FINGERPRINT_KEY) when set,
- * otherwise the key ring file in the data directory.
+ * otherwise the key ring file in the data directory (re-read when it changes, so `paygate vault
+ * rotate` reaches a running gateway).
  */
 export function vaultFromConfig(opts: { vaultKeys: string | null; fingerprintKey?: string | null; dataDir: string }): Vault {
   if (opts.vaultKeys) {
@@ -197,8 +294,5 @@ export function vaultFromConfig(opts: { vaultKeys: string | null; fingerprintKey
     return new Vault(parseKeyRing(opts.vaultKeys), Buffer.from(fp, 'base64'));
   }
   const ring = loadOrCreateKeyRingFile(opts.dataDir);
-  return new Vault(
-    ring.keys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') })),
-    Buffer.from(ring.fingerprint_key, 'base64'),
-  );
+  return new Vault(ringKeys(ring), Buffer.from(ring.fingerprint_key, 'base64'), keyRingFileSource(opts.dataDir));
 }

@@ -47,23 +47,43 @@ function zonedParts(date: Date, tz: string): Parts {
   };
 }
 
-/** Offset of `tz` from UTC at instant `date`, in minutes (east positive). */
-export function tzOffsetMinutes(date: Date, tz: string): number {
+function computeOffsetMinutes(date: Date, tz: string): number {
   const p = zonedParts(date, tz);
   const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
   const whole = Math.floor(date.getTime() / 1000) * 1000;
   return Math.round((asUtc - whole) / 60000);
 }
 
+/**
+ * Offsets change only at transitions that fall on whole quarter hours (UTC) in every modern timezone,
+ * so the offset found for one 15-minute slot holds for the whole slot. Formatting dates is on every
+ * response's hot path; Intl's formatToParts is slow, so the last slot of each timezone is remembered.
+ */
+const QUARTER_HOUR = 900_000;
+const lastOffset = new Map<string, { slot: number; offset: number }>();
+
+/** Offset of `tz` from UTC at instant `date`, in minutes (east positive). */
+export function tzOffsetMinutes(date: Date, tz: string): number {
+  const t = date.getTime();
+  if (!(t >= 0)) return computeOffsetMinutes(date, tz); // before 1970 (historic odd offsets) or invalid
+  const slot = Math.floor(t / QUARTER_HOUR);
+  const hit = lastOffset.get(tz);
+  if (hit && hit.slot === slot) return hit.offset;
+  const offset = computeOffsetMinutes(date, tz);
+  lastOffset.set(tz, { slot, offset });
+  return offset;
+}
+
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** `YYYY-MM-DDTHH:mm:ss+HHMM` of `date` seen in timezone `tz`. */
 export function formatContractDate(date: Date, tz: string): string {
-  const p = zonedParts(date, tz);
   const off = tzOffsetMinutes(date, tz);
+  // wall-clock fields: the instant shifted by the offset, read as UTC
+  const w = new Date(Math.floor(date.getTime() / 1000) * 1000 + off * 60000);
   const sign = off < 0 ? '-' : '+';
   const a = Math.abs(off);
-  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${sign}${pad(Math.floor(a / 60))}${pad(a % 60)}`;
+  return `${pad(w.getUTCFullYear(), 4)}-${pad(w.getUTCMonth() + 1)}-${pad(w.getUTCDate())}T${pad(w.getUTCHours())}:${pad(w.getUTCMinutes())}:${pad(w.getUTCSeconds())}${sign}${pad(Math.floor(a / 60))}${pad(a % 60)}`;
 }
 
 /** ISO 8601 UTC with milliseconds, the format of other records. */

@@ -1,0 +1,145 @@
+/** HTTP of customers: E1–E12 (decisions §3). Thin: schema, profiles, one service call. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ctxOf, ok } from '../../platform/http/respond.js';
+import { responses } from '../../platform/http/schemas.js';
+import * as S from './customers.schemas.js';
+import type { CustomersService } from './customers.service.js';
+
+/** Writes: keys that may store cards or take payments; reads: readonly too (decisions §2). */
+const WRITE = ['payment', 'card', 'tokenize'] as const;
+const READ = ['readonly', 'payment', 'card', 'tokenize'] as const;
+
+export function customersRoutes(service: CustomersService) {
+  return async (scope: FastifyInstance) => {
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['customers'];
+
+    app.post('/customer', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'E1 Create customer',
+        description: 'Creates the customer; when it already exists the existing customer is returned.',
+        tags, body: S.CreateCustomerBody, response: responses(S.CustomerResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { Customer: await service.create(ctx, req.body.customer_ext_id) });
+    });
+
+    app.get('/customer', {
+      config: { profiles: READ },
+      schema: {
+        summary: 'Read a customer by customer_ext_id',
+        description: '`customer_ext_id` as a query parameter, or in a JSON body (read like query parameters).',
+        tags, querystring: S.CustomerQuery, response: responses(S.CustomerResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { Customer: await service.get(ctx, req.query.customer_ext_id) });
+    });
+
+    // ---- accounts -------------------------------------------------------------------------------------
+    app.post('/customer/account', {
+      config: { profiles: WRITE },
+      schema: { summary: 'E2 Create account', tags, body: S.CreateAccountBody, response: responses(S.AccountResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.createAccount(ctx, req.body));
+    });
+
+    app.put('/customer/account', {
+      config: { profiles: WRITE },
+      schema: { summary: 'E3 Update account', tags, body: S.UpdateAccountBody, response: responses(S.AccountResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.updateAccount(ctx, req.body));
+    });
+
+    app.delete('/customer/account', {
+      config: { profiles: WRITE },
+      schema: { summary: 'E4 Delete account', tags, body: S.UuidBody, response: responses(S.AccountOnlyResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { customer_account: await service.deleteAccount(ctx, req.body.uuid) });
+    });
+
+    app.get('/customer/account/:uuid', {
+      config: { profiles: READ },
+      schema: { summary: 'E5 Get account', tags, params: S.UuidParams, response: responses(S.AccountOnlyResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { customer_account: await service.getAccount(ctx, req.params.uuid) });
+    });
+
+    // ---- addresses ------------------------------------------------------------------------------------
+    app.post('/customer/address', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'E6 Create address',
+        description: 'Lines of at most 50 characters; `country` ISO 3166 alpha-3; `default: true` makes it the only default address of the customer.',
+        tags, body: S.CreateAddressBody, response: responses(S.AddressResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.createAddress(ctx, req.body));
+    });
+
+    app.put('/customer/address', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'E7 Update address',
+        description: 'Fields left out keep their value. `type` cannot change: sending another type is 400.',
+        tags, body: S.UpdateAddressBody, response: responses(S.AddressResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.updateAddress(ctx, req.body));
+    });
+
+    app.delete('/customer/address', {
+      config: { profiles: WRITE },
+      schema: { summary: 'E8 Delete address', tags, body: S.UuidBody, response: responses(S.AddressOnlyResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { customer_address: await service.deleteAddress(ctx, req.body.uuid) });
+    });
+
+    app.get('/customer/address/:uuid', {
+      config: { profiles: READ },
+      schema: { summary: 'E9 Get address', tags, params: S.UuidParams, response: responses(S.AddressOnlyResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { customer_address: await service.getAddress(ctx, req.params.uuid) });
+    });
+
+    // ---- profiles -------------------------------------------------------------------------------------
+    app.post('/customer/profile', {
+      config: { profiles: WRITE },
+      schema: {
+        summary: 'E10 Create profile',
+        description: 'One profile per customer (409 when it exists). Phones are validated; `birthdate` is YYYY-MM-DD.',
+        tags, body: S.ProfileBody, response: responses(S.ProfileResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.createProfile(ctx, req.body));
+    });
+
+    app.put('/customer/profile', {
+      config: { profiles: WRITE },
+      schema: { summary: 'E11 Update profile', description: 'Replaces the profile with the body.', tags, body: S.ProfileBody, response: responses(S.ProfileResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.updateProfile(ctx, req.body));
+    });
+
+    app.get('/customer/profile/:external_id', {
+      config: { profiles: READ },
+      schema: { summary: 'E12 Get profile', tags, params: S.ProfileParams, response: responses(S.ProfileOnlyResponse) },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { customer_profile: await service.getProfile(ctx, req.params.external_id) });
+    });
+  };
+}

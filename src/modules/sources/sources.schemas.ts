@@ -1,0 +1,120 @@
+import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { CustomerSchema as Customer, ExtIdSchema as ExtId } from '../customers/index.js';
+import { SOURCE_TYPES } from './sources.domain.js';
+
+export const Source = Type.Object(
+  {
+    object: Type.String({ description: 'CARD for cards, BANK_ACCOUNT for bank accounts' }),
+    par: Nullable(Type.String()),
+    uuid: Uuid,
+    type: Type.String({ description: 'card type when known (e.g. CREDIT, DEBIT), otherwise empty' }),
+    token: Type.String(),
+    brand: Type.String(),
+    country: Type.String(),
+    holder: Type.String(),
+    bin: Nullable(Type.Integer({ description: 'first 6 digits of the card number' })),
+    last4: Type.String(),
+    is_saved: Type.Boolean(),
+    expire_month: Nullable(Type.String()),
+    expire_year: Nullable(Type.String()),
+    additional: Nullable(Type.String()),
+    bank: Type.String(),
+    prepaid: Type.Union([Type.Boolean(), Type.Literal('')]),
+    validation_date: Nullable(Type.String()),
+    creation_date: Type.String(),
+    brand_description: Nullable(Type.String()),
+    origin: Type.String(),
+    cof: Type.Object({ is_available: Type.Boolean() }),
+  },
+  { description: 'Source: a stored payment method. Never more of the number than the BIN and the last 4.' },
+);
+
+const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer()], { description: '1–12' });
+const Year = Type.Union([Type.String({ minLength: 2, maxLength: 4 }), Type.Integer()], { description: '2 or 4 digits' });
+const HolderVerification = Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Unknown())], {
+  description: 'holder data to verify with the service (`name`, or `first_name` and `last_name`); true verifies the holder as stored',
+});
+
+const cardFields = {
+  card_holder: Type.String({ minLength: 1, maxLength: 100 }),
+  card_pan: Type.String({ minLength: 12, maxLength: 23, description: 'card number (digits; spaces allowed)' }),
+  card_expiry_month: Month,
+  card_expiry_year: Year,
+  customer_ext_id: ExtId,
+  additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  url_post: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'receives the card storage notification' }))),
+  validate: Type.Optional(Nullable(Type.Boolean({ default: false }))),
+  service: Type.Optional(Nullable(Uuid)),
+  card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4, description: 'used once for validation, never stored' }))),
+  source_holder_verification: Type.Optional(Nullable(HolderVerification)),
+};
+
+export const CardFields = Type.Object(cardFields);
+export const StoreCardBody = signedBody(cardFields);
+export const StoreCardsBody = signedBody({ cards: Type.Array(CardFields, { minItems: 1, maxItems: 1000 }) });
+
+export const Verification = Type.Object({
+  uuid: Uuid,
+  source_uuid: Uuid,
+  status: Type.String({ description: 'DONE, or FAILED when the service did not answer' }),
+  result: Nullable(Type.String({ description: 'MATCH, PARTIAL_MATCH or NO_MATCH' })),
+  created: Type.String(),
+});
+
+const SourceUuidFields = {
+  source_uuid: Type.Optional(Uuid),
+  card_uuid: Type.Optional(Uuid),
+};
+
+export const RevalidateBody = signedBody({
+  ...SourceUuidFields,
+  customer_ext_id: ExtId,
+  service: Uuid,
+  card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4 }))),
+});
+
+export const StoreBankBody = signedBody({
+  customer_ext_id: ExtId,
+  account_holder: Type.String({ minLength: 1, maxLength: 100 }),
+  iban: Type.String({ minLength: 5, maxLength: 50 }),
+  additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  service: Type.Optional(Nullable(Uuid)),
+  source_holder_verification: Type.Optional(Nullable(HolderVerification)),
+});
+
+export const TypeParams = Type.Object({ type: Type.Enum([...SOURCE_TYPES]) });
+export const DeleteParams = Type.Object({ type: Type.Enum(['card', 'dynamic_card', 'bank', 'paypal']) });
+export const VerifyParams = Type.Object({ type: Type.Enum(['card', 'dynamic_card', 'bank']) });
+export const TypeUuidParams = Type.Object({ type: Type.Enum([...SOURCE_TYPES]), uuid: Uuid });
+export const UuidParams = Type.Object({ uuid: Uuid });
+export const OwnerParams = Type.Object({ source_uuid: Uuid });
+export const CustomerParams = Type.Object({ ext_id: Type.String({ minLength: 1, maxLength: 255 }) });
+
+export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) });
+export const OwnerBody = signedBody({ old_external_id: ExtId, new_external_id: ExtId });
+export const DeleteBody = signedBody({ ...SourceUuidFields, customer_external_id: ExtId });
+export const VerifyHolderBody = signedBody({
+  ...SourceUuidFields,
+  service: Uuid,
+  holder: Type.Record(Type.String(), Type.Unknown(), { description: '`name`, or `first_name` and `last_name`' }),
+});
+
+const Bool = Type.Union([Type.Boolean(), Type.Enum(['true', 'false', '1', '0'])]);
+export const ListQuery = Type.Object({
+  sourceType: Type.Optional(Type.String({ description: `comma-separated: ${SOURCE_TYPES.join(', ')}; default all` })),
+  status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
+  unique: Type.Optional(Bool),
+});
+export const ListByTypeQuery = Type.Object({
+  status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
+  unique: Type.Optional(Bool),
+});
+
+export const CustomerSourceResponse = envelope({ Customer, Source, verification: Type.Optional(Verification) });
+export const StoreCardsResponse = envelope({ cards: Type.Array(Type.Object({ Customer, Source })) });
+export const SourceResponse = envelope({ source: Source });
+export const SourcesResponse = envelope({ sources: Type.Array(Source) });
+export const EmptyResponse = envelope({});
+export const VerificationResponse = envelope({ verification: Verification });
+
+export { Source as SourceSchema };

@@ -1,0 +1,70 @@
+/**
+ * Evidence for the card-data scan that runs after the whole suite (test/scan/pan-scan.test.ts).
+ *
+ * While tests run, the test harness (test/helpers/app.ts) writes into PAYGATE_CAPTURE_DIR, a fresh
+ * directory made by test/scan/global-setup.ts for each `vitest run`:
+ *  - `log-*.jsonl`       every log line of every test app (level trace), instead of discarding them;
+ *  - `response-*.jsonl`  every response body the apps answered (app.inject, so every HTTP test);
+ *  - `dump-*.jsonl`      every row of every table of each test database, dumped just before the
+ *                        database is dropped;
+ *  - `known-*.txt`       SHA-256 hashes of the card numbers the tests used: card numbers sent in
+ *                        requests, and every card number stored in the database (opened with the test
+ *                        vault at dump time). Plain card numbers are never written by the capture.
+ * Without PAYGATE_CAPTURE_DIR (a single file run without the global setup) nothing is captured.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
+
+export const captureDir = (): string | null => process.env.PAYGATE_CAPTURE_DIR || null;
+
+const suffix = () => `${process.pid}-${threadId}`;
+
+export function captureFile(kind: 'log' | 'response' | 'dump' | 'known'): string | null {
+  const dir = captureDir();
+  if (!dir) return null;
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, `${kind}-${suffix()}.${kind === 'known' ? 'txt' : 'jsonl'}`);
+}
+
+export function appendCapture(kind: 'response' | 'dump', value: unknown): void {
+  const file = captureFile(kind);
+  if (file) fs.appendFileSync(file, JSON.stringify(value) + '\n');
+}
+
+export const panHash = (pan: string) => createHash('sha256').update(pan).digest('hex');
+
+/** Records card numbers (hashed) that the scan must not find anywhere. */
+export function recordKnownPans(pans: Iterable<string>): void {
+  const file = captureFile('known');
+  if (!file) return;
+  const lines: string[] = [];
+  for (const p of pans) {
+    const digits = p.replace(/[\s-]/g, '');
+    if (/^[0-9]{12,19}$/.test(digits)) lines.push(panHash(digits));
+  }
+  if (lines.length > 0) fs.appendFileSync(file, lines.join('\n') + '\n');
+}
+
+/** Card-number fields of a request body (any depth): card_pan, pan, cards[].card_pan. */
+export function pansInRequest(payload: unknown): string[] {
+  const out: string[] = [];
+  let body = payload;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return out;
+    }
+  }
+  const walk = (v: unknown, depth: number) => {
+    if (depth > 6 || v === null || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (typeof x === 'string' && /^(card_pan|pan)$/.test(k)) out.push(x);
+      else walk(x, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return out;
+}

@@ -1,0 +1,119 @@
+/**
+ * Starts the gateway as a user would (`node --import tsx src/server.ts`) on a free port, with its own
+ * data directory and, on PostgreSQL, its own schema. The process is the server itself (no wrapper), so
+ * a test can kill -9 it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { testDatabaseUrl, testDbKind } from './db.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface GatewayHome {
+  dataDir: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/** A data directory and (PostgreSQL) a schema that survive restarts of the gateway. */
+export async function gatewayHome(extra: Record<string, string> = {}): Promise<GatewayHome> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-e2e-'));
+  const env: Record<string, string> = { PAYGATE_DATA_DIR: dataDir, PAYGATE_LOG_LEVEL: 'warn', ...extra };
+  let schema: string | null = null;
+  if (testDbKind() === 'postgres') {
+    schema = `e2e_${randomBytes(5).toString('hex')}`;
+    const c = new pg.Client({ connectionString: testDatabaseUrl() });
+    await c.connect();
+    await c.query(`create schema ${schema}`);
+    await c.end();
+    env.DATABASE_URL = testDatabaseUrl();
+    env.PGOPTIONS = `-c search_path=${schema}`;
+  }
+  return {
+    dataDir,
+    env,
+    async cleanup() {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (schema) {
+        const c = new pg.Client({ connectionString: testDatabaseUrl() });
+        await c.connect();
+        await c.query(`drop schema if exists ${schema} cascade`);
+        await c.end();
+      }
+    },
+  };
+}
+
+export interface Gateway {
+  url: string;
+  proc: ChildProcess;
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startGateway(home: GatewayHome, extra: Record<string, string> = {}): Promise<Gateway> {
+  const port = await freePort();
+  const env = { ...process.env, ...home.env, PORT: String(port), HOST: '127.0.0.1', ...extra };
+  delete (env as Record<string, string | undefined>).PAYGATE_TEST_DB;
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: path.resolve(__dirname, '../..') });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`gateway exited with ${proc.exitCode}:\n${out}`);
+    try {
+      const r = await fetch(`${url}/readyz`);
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`gateway did not become ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    proc,
+    output: () => out,
+    kill: (signal = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill(signal);
+      }),
+  };
+}
+
+/** A minimal API client for a running gateway (sandbox). */
+export function client(url: string, creds: { api_key: string; signature: string }) {
+  const auth = `Basic ${Buffer.from(`${creds.api_key}:`).toString('base64')}`;
+  return {
+    async get(p: string) {
+      const r = await fetch(`${url}/v1/sandbox${p}`, { headers: { authorization: auth } });
+      return { status: r.status, body: (await r.json()) as any };
+    },
+    async post(p: string, body: Record<string, unknown> = {}) {
+      const r = await fetch(`${url}/v1/sandbox${p}`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ signature: creds.signature, ...body }),
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    },
+  };
+}
