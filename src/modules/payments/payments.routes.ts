@@ -24,6 +24,8 @@ const MOTO = ['payment', 'keyentry', 'moto'] as const;
 const REFUND = ['refund'] as const;
 
 const withRedirect = (ok: typeof S.OrderResponse) => responses(ok, { 303: S.RedirectResponse });
+/** Confirmation, cancellation and refund: 402 carries the order next to the error. */
+const withFailure = (ok: typeof S.OrderResponse) => responses(ok, { 402: S.FailedOrderResponse });
 
 const secret = (v: string | undefined | null) => (v === undefined || v === null ? v : new Secret(v.replace(/[\s-]/g, '')));
 
@@ -98,7 +100,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B9 Confirm a DEFERRED order',
         description: 'Captures the held amount; `amount` below it only where the service supports partial confirmation. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
-        tags: ['payments'], body: S.ConfirmationBody, response: responses(S.OrderResponse),
+        tags: ['payments'], body: S.ConfirmationBody, response: withFailure(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
@@ -110,7 +112,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B8 Cancel a DEFERRED order',
         description: 'Releases the held amount. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
-        tags: ['payments'], body: S.CancellationBody, response: responses(S.OrderResponse),
+        tags: ['payments'], body: S.CancellationBody, response: withFailure(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
@@ -122,7 +124,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B12 Refund',
         description: 'Full (amount omitted) or partial. More than the refundable remainder, a negative amount, or an unconfirmed DEFERRED order is 400. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
-        tags: ['payments'], body: S.RefundBody, response: responses(S.OrderResponse),
+        tags: ['payments'], body: S.RefundBody, response: withFailure(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);

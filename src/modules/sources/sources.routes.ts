@@ -83,7 +83,7 @@ export function sourcesRoutes(api: SourcesApi) {
 
     app.get('/payment-method/:type/:uuid', {
       config: { profiles: READ },
-      schema: { summary: 'F7 View a source by type and uuid (deprecated: use F8)', deprecated: true, tags, params: S.TypeUuidParams },
+      schema: { summary: 'F7 View a source by type and uuid (deprecated: use F8)', deprecated: true, tags, params: S.TypeUuidParams, response: responses(S.TypedSourceResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { [req.params.type]: await api.view(ctx, req.params.uuid, req.params.type) });
