@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ctxOf, ok } from '../../platform/http/respond.js';
-import { responses } from '../../platform/http/schemas.js';
+import { Type, envelope, responses } from '../../platform/http/schemas.js';
 import * as S from './sources.schemas.js';
 import type { SourcesApi } from './sources.service.js';
 
@@ -129,7 +129,7 @@ export function sourcesRoutes(api: SourcesApi) {
         config: { profiles: READ },
         schema: {
           summary: `F11 List the ${plural} of a customer (deprecated: use F10)`, deprecated: true,
-          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery,
+          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery, response: responses(envelope({ [plural]: Type.Array(S.Source) })),
         },
       }, async (req) => {
         const ctx = ctxOf(req);
