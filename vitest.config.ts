@@ -36,7 +36,9 @@ export default defineConfig(async () => {
   const dbTests = ['test/db/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'];
   const projects: any[] = [{ extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }];
   if (wanted.includes('pglite')) {
-    projects.push({ extends: true, test: { name: 'pglite', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'pglite' } } });
+    // browser tests (test/browser) drive Chromium against an in-process gateway; they run once, on the
+    // embedded database (the HTTP tests cover the pages on both engines)
+    projects.push({ extends: true, test: { name: 'pglite', include: [...dbTests, 'test/browser/**/*.test.ts'], isolate: false, env: { PAYGATE_TEST_DB: 'pglite' } } });
   }
   if (withPostgres) {
     projects.push({ extends: true, test: { name: 'postgres', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'postgres', TEST_DATABASE_URL: url } } });

@@ -16,6 +16,9 @@ import { CustomersService, customersRoutes } from './modules/customers/index.js'
 import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
 import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
+import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
+import { PagesService, pagesRoutes } from './modules/pages/index.js';
+import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -28,6 +31,9 @@ export interface Modules {
   sources: SourcesService;
   events: EventsService;
   payments: PaymentsService;
+  templates: TemplatesService;
+  pages: PagesService;
+  links: LinksService;
   idempotency: IdempotencyStore;
 }
 
@@ -45,8 +51,11 @@ export function buildModules(p: Platform): Modules {
   const sources = new SourcesService(p, { processors, services });
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events });
+  const templates = new TemplatesService(p);
+  const pages = new PagesService(p, { payments, merchants, templates });
+  const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -55,6 +64,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.sources.api.registerJobs();
   m.events.registerJobs();
   m.payments.registerJobs();
+  m.pages.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -177,6 +187,9 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, sourcesRoutes(m.sources.api));
   await registerApi(app, paymentsRoutes(m.payments));
   await registerApi(app, eventsRoutes(m.events));
+  await registerApi(app, templatesRoutes(m.templates));
+  await registerApi(app, pagesRoutes(m.pages));
+  await registerApi(app, linksRoutes(m.links));
 
   await app.ready();
   return app;

@@ -7,8 +7,11 @@ import pino, { type Logger, type LoggerOptions } from 'pino';
 
 const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)=)[^&#]*/gi;
 
+/** The order token in customer page URLs is the page's credential: it is not logged either. */
+const PAGE_TOKEN = /(\/payment\/(?:process|bizum|tokenized|checkout)\/)[^/?#]+/gi;
+
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[REDACTED]');
+  return url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]');
 }
 
 export function loggerOptions(level: string): LoggerOptions {

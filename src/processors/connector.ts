@@ -39,6 +39,7 @@ export const PROCESSOR_OPERATIONS = [
   'authenticate',
   'verifyCard',
   'verifyHolder',
+  'apmPayment',
 ] as const;
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];
 
@@ -126,6 +127,24 @@ export interface AuthenticateRequest extends Base {
   amount: number;
   currency: string;
   card: CardData;
+  /**
+   * The cardholder's answer in the ACS challenge, when the challenge page is the simulator's own
+   * (sandbox ACS with approve / fail buttons). Real connectors ask their 3DS server instead.
+   */
+  challenge?: 'APPROVED' | 'FAILED' | null;
+}
+
+/** Alternative payment methods a connector may offer through `apmPayment`. */
+export const APM_METHODS = ['BIZUM'] as const;
+export type ApmMethod = (typeof APM_METHODS)[number];
+
+/** A payment with an alternative payment method (Bizum: the customer's phone number). */
+export interface ApmPaymentRequest extends Base {
+  amount: number;
+  currency: string;
+  apm: ApmMethod;
+  /** Bizum: the phone number of the paying account, national digits (e.g. 700000000). */
+  phone: string;
 }
 
 export interface VerifyCardRequest extends Base {
@@ -207,6 +226,8 @@ export interface Connector {
   verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult>;
   /** Compares a given holder with the holder the issuer knows. */
   verifyHolder(req: VerifyHolderRequest): Promise<VerifyHolderResult>;
+  /** A payment with an alternative payment method (Bizum); absent when the connector offers none. */
+  apmPayment?(req: ApmPaymentRequest): Promise<ProcessorResult>;
 }
 
 /** Thrown by a connector (or the deadline around it) when no answer came in time. */

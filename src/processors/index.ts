@@ -3,4 +3,4 @@ export { ProcessorRegistry, guarded, NO_PARTIAL_CAPTURE } from './registry.js';
 export type { RegistryOptions } from './registry.js';
 export { SimulatorConnector } from './simulator.js';
 export type { Fault, FaultKind, SimulatorOptions } from './simulator.js';
-export { TEST_CARDS, TEST_CVV, luhnValid, cardExpired, decideHolderMatch } from './simulator.rules.js';
+export { TEST_CARDS, TEST_CVV, BIZUM_PHONES, luhnValid, cardExpired, decideHolderMatch } from './simulator.rules.js';

@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type Connector } from './connector.js';
+import { ProcessorTimeoutError, type ApmPaymentRequest, type Connector } from './connector.js';
 import { SimulatorConnector } from './simulator.js';
 
 /** Service types whose processors capture a pre-authorization only in full. */
@@ -69,6 +69,7 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): C
     authenticate: (r) => call('authenticate', () => inner.authenticate(r), unknown),
     verifyCard: (r) => call('verifyCard', () => inner.verifyCard(r), unknown),
     verifyHolder: (r) => call('verifyHolder', () => inner.verifyHolder(r), unknown),
+    ...(inner.apmPayment ? { apmPayment: (r: ApmPaymentRequest) => call('apmPayment', () => inner.apmPayment!(r), unknown) } : {}),
   };
 }
 

@@ -12,6 +12,12 @@
  *   4548812049400004  approved
  *   4111111111111111  refused
  * Any other Luhn-valid card is approved; a Luhn-invalid card is INVALID_CARD.
+ *
+ * 3DS: the sandbox ACS challenge page lets the cardholder approve or fail; a failed challenge, and the
+ * 3DS-fail card whatever the answer, fail the authentication.
+ *
+ * Bizum phones (decisions §5): 700000000 pays, 700000001 is refused; any other valid Spanish mobile
+ * number pays too.
  */
 import { createHash } from 'node:crypto';
 import type { HolderInput, HolderMatch, ProcessorResult, SettledResult, ThreeDSResult, TxError } from './connector.js';
@@ -127,9 +133,9 @@ export function decidePayment(input: SimPaymentInput): ProcessorResult {
   }
 }
 
-/** 3DS authentication of a card. */
-export function decideAuthentication(reference: string, card: SimCard, now: Date): { ok: boolean; threeds: ThreeDSResult; details: string } {
-  const fail = !luhnValid(card.pan) || cardExpired(card.expiryMonth, card.expiryYear, now) || card.pan === TEST_CARDS.THREEDS_FAIL;
+/** 3DS authentication of a card (`challenge`: the cardholder's answer on the sandbox ACS page). */
+export function decideAuthentication(reference: string, card: SimCard, now: Date, challenge: 'APPROVED' | 'FAILED' | null = null): { ok: boolean; threeds: ThreeDSResult; details: string } {
+  const fail = !luhnValid(card.pan) || cardExpired(card.expiryMonth, card.expiryYear, now) || card.pan === TEST_CARDS.THREEDS_FAIL || challenge === 'FAILED';
   const d = digest(reference, '3ds');
   const threeds: ThreeDSResult = {
     version: '2.2.0',
@@ -139,6 +145,15 @@ export function decideAuthentication(reference: string, card: SimCard, now: Date
     dsTransId: `${d.slice(0, 8)}-${d.slice(8, 12)}-${d.slice(12, 16)}-${d.slice(16, 20)}-${d.slice(20, 32)}`,
   };
   return { ok: !fail, threeds, details: fail ? 'The cardholder could not be authenticated' : 'Authenticated' };
+}
+
+export const BIZUM_PHONES = { PAYS: '700000000', REFUSED: '700000001' } as const;
+
+/** A Bizum payment from the account of `phone` (national digits). */
+export function decideBizum(reference: string, amount: number, phone: string): SettledResult {
+  if (!/^[67][0-9]{8}$/.test(phone)) return declined(reference, 'INVALID_CARD', 'The phone number has no Bizum account');
+  if (phone === BIZUM_PHONES.REFUSED) return declined(reference, 'DENIED', 'The payment was refused in the Bizum app');
+  return approved(reference, amount);
 }
 
 /** Zero-amount account verification. */

@@ -11,6 +11,7 @@
  */
 import {
   ProcessorTimeoutError,
+  type ApmPaymentRequest,
   type AuthenticateRequest,
   type AuthenticationResult,
   type CardData,
@@ -31,6 +32,7 @@ import {
 } from './connector.js';
 import {
   decideAuthentication,
+  decideBizum,
   decideFollowUp,
   decideHolderMatch,
   decidePayment,
@@ -196,8 +198,12 @@ export class SimulatorConnector implements Connector {
     this.calls.set('authenticate', (this.calls.get('authenticate') ?? 0) + 1);
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     if (this.#takeFault('authenticate')) return { outcome: 'UNKNOWN', details: 'simulated: 3DS server did not answer' };
-    const d = decideAuthentication(req.reference, simCard(req.card), req.now);
+    const d = decideAuthentication(req.reference, simCard(req.card), req.now, req.challenge ?? null);
     return d.ok ? { outcome: 'AUTHENTICATED', threeds: d.threeds } : { outcome: 'FAILED', threeds: d.threeds, details: d.details };
+  }
+
+  apmPayment(req: ApmPaymentRequest) {
+    return this.#money('apmPayment', req.reference, () => decideBizum(req.reference, req.amount, req.phone));
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {

@@ -65,6 +65,14 @@ describe(`key rotation over ${N} stored cards`, () => {
     expect((await a.api.post('/customer/profile', { external_id: 'rot-1', first_name: 'A', last_name: 'B', social_security_number: '123-45-6789' })).status).toBe(200);
     expect((await a.api.post('/payment-method/bank', { customer_ext_id: 'rot-1', account_holder: 'A B', iban: 'ES9121000418450200051332' })).status).toBe(200);
     await t.p.database.transaction((trx) => t.p.mailer.queue(trx, { merchantId: a.client_uuid, to: 'x@example.com', subject: 's', text: 'secret body' }));
+    // a card the hosted page keeps for a 3DS challenge (secure order without a customer)
+    const secure = await a.api.post('/payment', { amount: 100, operative: 'AUTHORIZATION', secure: true, description: 'kept for 3DS', service: a.service_uuid });
+    const kept = await t.m.payments.payByToken(secure.body.order.token, {
+      channel: 'ECOMMERCE',
+      card: { kind: 'card', holder: 'A B', pan: new Secret(TEST_CARDS.THREEDS_OK), expMonth: 12, expYear: 2031, origin: 'PAYMENT_PAGE', store: false },
+      keepCardFor3ds: true,
+    });
+    expect(kept.order.status).toBe('PENDING_3DS_RESPONSE');
     const usage = await keyUsage(t.p.database);
     for (const c of sealedColumns()) {
       expect(usage.some((u) => u.table === c.table && u.column === c.column && u.keyId === 'rot1'), `${c.table}.${c.column}`).toBe(true);

@@ -23,9 +23,9 @@ const KEYENTRY = ['payment', 'keyentry'] as const;
 const MOTO = ['payment', 'keyentry', 'moto'] as const;
 const REFUND = ['refund'] as const;
 
-/** Operations that reach the processor: 303 for 3DS, 402 when the processor refuses. */
-const withRedirect = (ok: typeof S.OrderResponse) => responses(ok, { 303: S.RedirectResponse, 402: S.FailedResponse });
-const processed = (ok: typeof S.OrderResponse) => responses(ok, { 402: S.FailedResponse });
+const withRedirect = (ok: typeof S.OrderResponse) => responses(ok, { 303: S.RedirectResponse });
+/** Confirmation, cancellation and refund: 402 carries the order next to the error. */
+const withFailure = (ok: typeof S.OrderResponse) => responses(ok, { 402: S.FailedOrderResponse });
 
 const secret = (v: string | undefined | null) => (v === undefined || v === null ? v : new Secret(v.replace(/[\s-]/g, '')));
 
@@ -86,7 +86,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B11 MoTo payment (PCI merchants)',
         description: 'Card data or `source_uuid`; no cardholder authentication (PSD2-exempt).',
-        tags: ['payments'], body: S.MotoBody, response: processed(S.OrderResponse),
+        tags: ['payments'], body: S.MotoBody, response: responses(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
@@ -100,7 +100,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B9 Confirm a DEFERRED order',
         description: 'Captures the held amount; `amount` below it only where the service supports partial confirmation. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
-        tags: ['payments'], body: S.ConfirmationBody, response: processed(S.OrderResponse),
+        tags: ['payments'], body: S.ConfirmationBody, response: withFailure(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
@@ -112,7 +112,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B8 Cancel a DEFERRED order',
         description: 'Releases the held amount. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
-        tags: ['payments'], body: S.CancellationBody, response: processed(S.OrderResponse),
+        tags: ['payments'], body: S.CancellationBody, response: withFailure(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
@@ -124,7 +124,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B12 Refund',
         description: 'Full (amount omitted) or partial. More than the refundable remainder, a negative amount, or an unconfirmed DEFERRED order is 400. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
-        tags: ['payments'], body: S.RefundBody, response: processed(S.OrderResponse),
+        tags: ['payments'], body: S.RefundBody, response: withFailure(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
@@ -136,7 +136,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         summary: 'B15 Payout to a stored card',
         description: 'Without `source_uuid`, the customer\'s last card with a successful payment is used.',
-        tags: ['payments'], body: S.PayoutBody, response: processed(S.OrderResponse),
+        tags: ['payments'], body: S.PayoutBody, response: responses(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);

@@ -57,11 +57,8 @@ const Client = Type.Object({ uuid: Uuid });
 const orderFields = { order: Order, client: Client, validation_hash: Type.String({ description: 'decisions §7' }) };
 export const OrderResponse = envelope(orderFields);
 export const CreateOrderResponse = envelope({ ...orderFields, extra_data: Type.Optional(Nullable(Type.Any())) });
-/** 402: the processor refused; the error envelope carries the order as it now is. */
-export const FailedResponse = Type.Object(
-  { message: Type.String(), code: Type.Integer(), current_time: ContractDate, details: Type.String(), ...orderFields },
-  { description: 'The processor refused the operation (HTTP 402 Failed); the order and its new transaction are included' },
-);
+/** 402: the processor refused a confirmation, cancellation or refund; the order holds the REFUSED transaction. */
+export const FailedOrderResponse = envelope({ details: Type.String(), ...orderFields });
 export const RedirectResponse = envelope({ url: Type.String({ description: 'send the customer here (also in the Location header)' }), ...orderFields });
 
 const ExtraData = Type.Object(

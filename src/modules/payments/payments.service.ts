@@ -22,6 +22,8 @@ import { currencyByCode } from '../../platform/money/currency.js';
 import type { Secret } from '../../platform/security/secret.js';
 import { parseFilterDate } from '../../platform/time/format.js';
 import type {
+  ApmMethod,
+  ApmPaymentRequest,
   CardData,
   Connector,
   DpanData,
@@ -73,6 +75,7 @@ import {
   type TxOperative,
 } from './payments.domain.js';
 import * as repo from './payments.repo.js';
+import * as keptCards from './threeds-cards.repo.js';
 
 export type PresentedOrder = ReturnType<typeof presentOrder>;
 
@@ -133,12 +136,19 @@ export interface PayInput {
   /** 3DS done by an external MPI. */
   threeds?: ThreeDSResult | null;
   dpan?: DpanData | null;
+  /**
+   * Hosted payment page: when the typed card is not stored as a source (no customer), keep it sealed
+   * for the few minutes of a 3DS challenge (secure order or soft decline). Never the CVV.
+   */
+  keepCardFor3ds?: boolean;
+  /** Tokenized 3DS page (B7): authenticate the cardholder even when the order is not `secure`. */
+  force3ds?: boolean;
 }
 
 type Started =
   | { kind: 'done'; result: OrderResult }
   | { kind: '3ds'; orderId: string; url: string }
-  | { kind: 'call'; orderId: string; txId: string; op: ProcessorOperation; request: PaymentRequest; connector: Connector; safe: boolean };
+  | { kind: 'call'; orderId: string; txId: string; op: ProcessorOperation; request: PaymentRequest | ApmPaymentRequest; connector: Connector; safe: boolean };
 
 /** What settles a PENDING transaction. */
 type Settlement =
@@ -276,6 +286,8 @@ export class PaymentsService {
   async #settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {
     const status = txTransition(tx.status, event);
     await repo.settleTransaction(trx, tx.id, { ...set, status, awaiting_3ds: false, updated_at: now } as never);
+    // a card kept for a 3DS challenge goes as soon as its transaction settles
+    await keptCards.dropCard(trx, tx.id);
   }
 
   /** Expires an open order in `trx` (C1, the sweep, and the lazy check on read and pay). */
@@ -635,7 +647,7 @@ export class PaymentsService {
     return this.#settle(started.orderId, started.txId, result, { safe: started.safe });
   }
 
-  async #call(connector: Connector, op: ProcessorOperation, request: PaymentRequest | FollowUpRequest): Promise<ProcessorResult> {
+  async #call(connector: Connector, op: ProcessorOperation, request: PaymentRequest | FollowUpRequest | ApmPaymentRequest): Promise<ProcessorResult> {
     switch (op) {
       case 'authorize':
         return connector.authorize(request as PaymentRequest);
@@ -651,6 +663,9 @@ export class PaymentsService {
         return connector.cancel(request as FollowUpRequest);
       case 'refund':
         return connector.refund(request as FollowUpRequest);
+      case 'apmPayment':
+        if (!connector.apmPayment) throw new Error(`connector ${connector.name} has no APM payments`);
+        return connector.apmPayment(request as ApmPaymentRequest);
       default:
         throw new Error(`not a money operation: ${op}`);
     }
@@ -701,8 +716,9 @@ export class PaymentsService {
       }
     }
 
-    const needs3ds = input.channel === 'ECOMMERCE' && o.secure && !input.threeds && !input.dpan;
-    if (needs3ds && !sourceId) throw badRequest('A secure payment needs a stored card to complete 3DS');
+    const needs3ds = input.channel === 'ECOMMERCE' && (o.secure || !!input.force3ds) && !input.threeds && !input.dpan;
+    const keep = spec.kind === 'card' && !sourceId && !!input.keepCardFor3ds && input.channel === 'ECOMMERCE';
+    if (needs3ds && !sourceId && !keep) throw badRequest('A secure payment needs a stored card to complete 3DS');
     const { txOperative, op } = paymentOperation(o.operative);
     const txId = randomUUID();
     const realNow = this.p.clock.now();
@@ -729,6 +745,12 @@ export class PaymentsService {
       updated_at: now,
       started_at: realNow,
     });
+    if (keep) {
+      await keptCards.keepCard(trx, this.p.vault, {
+        txId, orderId: o.id, realNow,
+        card: { pan: card.pan, expMonth: card.expiryMonth, expYear: card.expiryYear, holder: card.holder ?? '' },
+      });
+    }
     const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
     if (needs3ds) {
       await this.#transition(trx, o, 'THREEDS_REQUIRED', common, now, { present: false });
@@ -764,7 +786,7 @@ export class PaymentsService {
    * Completes a payment waiting for 3DS (the tokenized page calls this after the challenge): the
    * cardholder is authenticated with the processor's 3DS server, then the payment is authorized.
    */
-  async completeAfter3ds(token: string): Promise<OrderResult> {
+  async completeAfter3ds(token: string, opts: { challenge?: 'APPROVED' | 'FAILED' | null } = {}): Promise<OrderResult> {
     const prep = await this.#db.transaction(async (trx) => {
       const o = await repo.lockOrderByToken(trx, token);
       if (!o) throw notFound('The order was not found');
@@ -775,15 +797,19 @@ export class PaymentsService {
       }
       if (o.status !== 'PENDING_3DS_RESPONSE') throw badRequest(`The order is ${o.status}: it is not waiting for 3DS`);
       const tx = await repo.awaiting3dsTransaction(trx, o.id);
-      if (!tx || !tx.source_id) throw badRequest('The order has no payment waiting for 3DS');
-      const card = await this.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id);
+      if (!tx) throw badRequest('The order has no payment waiting for 3DS');
+      // the stored card, or the card the hosted page keeps for the challenge (no customer)
+      const card = tx.source_id
+        ? await this.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id)
+        : await keptCards.keptCard(trx, this.p.vault, tx.id);
+      if (!card) throw badRequest('The card of this payment is no longer available: the 3DS challenge timed out');
       return { o, tx, card, now } as const;
     });
     if ('expired' in prep) throw new ApiError(400, 'The order has expired');
     const { o, tx, card, now } = prep;
     const connector = this.deps.processors.forService(o.service_type, o.env);
     const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
-    const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData });
+    const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
     if (auth.outcome === 'UNKNOWN') throw unavailable('The 3DS server did not answer; try again');
     const record = threedsRecordOf(auth.threeds, 'CHALLENGE', true);
     if (auth.outcome === 'FAILED') {
@@ -855,6 +881,77 @@ export class PaymentsService {
       };
     });
     return this.#finishStarted(started);
+  }
+
+  // ---- for the customer pages: APM payments (Bizum) and 3DS challenges that time out -------------------
+
+  /**
+   * Pays an order by its token with an alternative payment method (the Bizum page, api.md B5): the
+   * processor asks the customer (for Bizum, in their bank's app) and answers. The same three steps as a
+   * card payment; the transaction's source is a small APM record (masked phone), not a card.
+   */
+  async payApmByToken(token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult> {
+    const started = await this.#db.transaction(async (trx): Promise<Started> => {
+      const o = await repo.lockOrderByToken(trx, token);
+      if (!o) throw notFound('The order was not found');
+      const now = this.#now(o);
+      if (this.#isDue(o, now)) {
+        const { presented } = await this.#expire(trx, o, now);
+        return { kind: 'done', result: { order: presented, merchantId: o.merchant_id, redirect: null, failed: 'The order has expired' } };
+      }
+      if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
+      if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
+      if (o.operative !== 'AUTHORIZATION') throw badRequest(`${input.apm} pays AUTHORIZATION orders only; this order is ${o.operative}`);
+      const connector = this.deps.processors.forService(o.service_type, o.env);
+      if (!connector.apmPayment) throw badRequest(`${input.apm} is not available on services of type ${o.service_type}`);
+      const txId = randomUUID();
+      await repo.insertTransaction(trx, {
+        id: txId, order_id: o.id, merchant_id: o.merchant_id, operative: 'AUTHORIZATION', processor_operation: 'apmPayment',
+        amount: Number(o.amount), status: 'PENDING', error: 'NONE', auth_code: '', processor_id: null,
+        source_id: null, source_json: JSON.stringify({ object: input.apm, type: input.apm.toLowerCase(), phone: `******${input.phone.slice(-3)}` }),
+        antifraud: null, device: null, error_details: null, customer_ip: input.customerIp ?? null, awaiting_3ds: false, metadata: null,
+        created_at: now, updated_at: now, started_at: this.p.clock.now(),
+      });
+      await this.#transition(trx, o, 'PAYMENT_STARTED', { ip: input.customerIp ?? o.ip }, now);
+      return {
+        kind: 'call', orderId: o.id, txId, op: 'apmPayment', connector, safe: false,
+        request: { reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, apm: input.apm, phone: input.phone },
+      };
+    });
+    return this.#finishStarted(started);
+  }
+
+  /** The last four digits of the card whose payment waits for 3DS (shown on the challenge page), or null. */
+  async pending3dsCardLast4(orderId: string): Promise<string | null> {
+    const db = this.#db.db;
+    const tx = await repo.awaiting3dsTransaction(db, orderId);
+    if (!tx) return null;
+    if (tx.source_json) {
+      const last4 = (JSON.parse(tx.source_json) as { last4?: unknown }).last4;
+      if (typeof last4 === 'string') return last4;
+    }
+    const kept = await keptCards.keptCard(db, this.p.vault, tx.id);
+    return kept ? kept.pan.reveal().slice(-4) : null;
+  }
+
+  /**
+   * Challenges whose kept card (hosted page, no customer) has timed out: the cardholder did not finish
+   * 3DS in time, so the payment fails (AUTHENTICATION_FAILED) and the order can be paid again. Returns
+   * how many were settled. Run by the pages' sweep.
+   */
+  async expireKeptCardChallenges(limit = 200): Promise<number> {
+    const due = await keptCards.expiredSessions(this.#db.db, this.p.clock.now(), limit);
+    let settled = 0;
+    for (const s of due) {
+      const tx = await repo.findTransaction(this.#db.db, s.transaction_id);
+      if (tx && tx.status === 'PENDING' && tx.awaiting_3ds) {
+        const record = { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'U', eci: null, exemption: null };
+        await this.#settle(s.order_id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: 'The cardholder did not complete 3DS in time' }, { threedsData: record });
+        settled++;
+      }
+      await this.#db.transaction((trx) => keptCards.dropCard(trx, s.transaction_id));
+    }
+    return settled;
   }
 
   // ---- settle -----------------------------------------------------------------------------------------

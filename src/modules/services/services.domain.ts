@@ -83,6 +83,7 @@ export function presentService(s: ServiceRow, serverTimezone: string) {
     referential_integrity: s.referential_integrity,
     mcc: s.mcc,
     status: s.enabled ? ('ACTIVE' as const) : ('PENDING' as const),
+    bizum_enabled: s.bizum_enabled,
   };
 }
 

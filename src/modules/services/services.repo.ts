@@ -16,6 +16,8 @@ export interface ServicesTable {
   dynamic_descriptor: string | null;
   referential_integrity: string | null;
   mcc: string | null;
+  /** Bizum on the payment pages (REDSYS family only; migration 0300). */
+  bizum_enabled: boolean;
   created_at: CreatedAt;
 }
 

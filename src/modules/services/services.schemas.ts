@@ -15,6 +15,7 @@ export const Service = Type.Object(
     referential_integrity: Nullable(Type.String()),
     mcc: Nullable(Type.String()),
     status: Type.Enum(['ACTIVE', 'PENDING']),
+    bizum_enabled: Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only)' }),
   },
   { description: 'Service' },
 );
@@ -49,12 +50,14 @@ export const CreateServiceBody = signedBody({
   mcc: Type.Optional(Nullable(Mcc)),
   dynamic_descriptor: Type.Optional(Nullable(Type.String({ maxLength: 25 }))),
   referential_integrity: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
+  bizum_enabled: Type.Optional(Nullable(Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only; default false)' }))),
 });
 
 export const UpdateServiceBody = signedBody({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   terminal_uuid: Type.Optional(Nullable(Uuid)),
   enabled: Type.Optional(Type.Boolean()),
+  bizum_enabled: Type.Optional(Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only)' })),
 });
 
 export const CreateTerminalBody = signedBody({

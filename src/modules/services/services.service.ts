@@ -19,6 +19,8 @@ export interface NewService {
   mcc?: string | null;
   dynamic_descriptor?: string | null;
   referential_integrity?: string | null;
+  /** Bizum on the payment pages (REDSYS family only). */
+  bizum_enabled?: boolean | null;
 }
 
 export interface NewTerminal {
@@ -79,6 +81,7 @@ export class ServicesService {
     if (!redsys && (input.is_dcc_allowed || input.dcc_mode)) {
       throw badRequest('is_dcc_allowed and dcc_mode apply only to services of the REDSYS family');
     }
+    if (!redsys && input.bizum_enabled) throw badRequest('bizum_enabled applies only to services of the REDSYS family');
     let terminalId: string | null = null;
     if (input.terminal_uuid) terminalId = (await this.#terminalForService(trx, owner, input.terminal_uuid, input.type)).id;
     const row: repo.ServiceRow = {
@@ -94,6 +97,7 @@ export class ServicesService {
       dynamic_descriptor: input.dynamic_descriptor ?? null,
       referential_integrity: input.referential_integrity ?? null,
       mcc: input.mcc ?? null,
+      bizum_enabled: input.bizum_enabled ?? false,
       created_at: this.p.clock.now(),
     };
     await repo.insertService(trx, row);
@@ -147,7 +151,7 @@ export class ServicesService {
   async updateService(
     ctx: RequestContext,
     serviceId: string,
-    input: { terminal_uuid?: string | null; name?: string; enabled?: boolean },
+    input: { terminal_uuid?: string | null; name?: string; enabled?: boolean; bizum_enabled?: boolean },
   ) {
     return this.p.database.transaction(async (trx) => {
       const s = await repo.findService(trx, serviceId);
@@ -170,6 +174,10 @@ export class ServicesService {
         const terminal = set.terminal_id !== undefined ? set.terminal_id : s.terminal_id;
         if (input.enabled && !terminal) throw badRequest('A service without a terminal cannot be enabled');
         set.enabled = input.enabled;
+      }
+      if (input.bizum_enabled !== undefined) {
+        if (input.bizum_enabled && !isRedsysFamily(s.type)) throw badRequest('bizum_enabled applies only to services of the REDSYS family');
+        set.bizum_enabled = input.bizum_enabled;
       }
       if (Object.keys(set).length > 0) await repo.updateService(trx, s.id, set);
       return presentService({ ...s, ...set }, ctx.timezone);

@@ -83,7 +83,7 @@ export function sourcesRoutes(api: SourcesApi) {
 
     app.get('/payment-method/:type/:uuid', {
       config: { profiles: READ },
-      schema: { summary: 'F7 View a source by type and uuid (deprecated: use F8)', deprecated: true, tags, params: S.TypeUuidParams, response: responses(S.SourceByTypeResponse) },
+      schema: { summary: 'F7 View a source by type and uuid (deprecated: use F8)', deprecated: true, tags, params: S.TypeUuidParams, response: responses(S.TypedSourceResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { [req.params.type]: await api.view(ctx, req.params.uuid, req.params.type) });
@@ -129,8 +129,7 @@ export function sourcesRoutes(api: SourcesApi) {
         config: { profiles: READ },
         schema: {
           summary: `F11 List the ${plural} of a customer (deprecated: use F10)`, deprecated: true,
-          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery,
-          response: responses(envelope({ [plural]: Type.Array(S.Source) })),
+          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery, response: responses(envelope({ [plural]: Type.Array(S.Source) })),
         },
       }, async (req) => {
         const ctx = ctxOf(req);

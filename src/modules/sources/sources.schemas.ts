@@ -113,6 +113,8 @@ export const ListByTypeQuery = Type.Object({
 export const CustomerSourceResponse = envelope({ Customer, Source, verification: Type.Optional(Verification) });
 export const StoreCardsResponse = envelope({ cards: Type.Array(Type.Object({ Customer, Source })) });
 export const SourceResponse = envelope({ source: Source });
+/** F7 (deprecated): the record under a key named after its type. */
+export const TypedSourceResponse = envelope(Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>);
 export const SourcesResponse = envelope({ sources: Type.Array(Source) });
 /** F7 (deprecated): the record under a key named after the type (`card`, `bank`, ...). */
 export const SourceByTypeResponse = envelope(

@@ -19,7 +19,7 @@ import { installNulGuard } from './nul-guard.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { RequestContext } from './types.js';
+import type { PageRoute, RequestContext } from './types.js';
 
 export interface PlatformOptions {
   timezone: string;
@@ -97,6 +97,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       req.log.error({ err }, 'unhandled error');
     }
     if (status >= 400 && status < 500) req.log.info({ status, details }, 'request refused');
+    const page = req.routeOptions.config?.page;
+    if (page) return sendErrorPage(req, reply, page, status, details);
     reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra));
   });
 
@@ -173,6 +175,19 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   });
 }
 
+/** An error of a customer-facing page: an HTML page from the route's renderer, never a stack trace. */
+function sendErrorPage(req: FastifyRequest, reply: FastifyReply, page: PageRoute, status: number, details: string) {
+  let body: string;
+  try {
+    body = page.renderError(req, reply, { status, details });
+  } catch (err) {
+    req.log.error({ err }, 'error page renderer failed');
+    reply.header('Content-Security-Policy', "default-src 'none'; base-uri 'none'");
+    body = `<!doctype html><meta charset="utf-8"><title>${status}</title><p>Error ${status}</p>`;
+  }
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
 function replayRaw(reply: FastifyReply, status: number, body: string) {
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
@@ -185,10 +200,16 @@ export interface ApiRoute {
 }
 
 const apiRoutes = new WeakMap<object, ApiRoute[]>();
+const pageRoutes = new WeakMap<object, ApiRoute[]>();
 
-/** Every API route registered on an app (tests use it to exercise every route). */
+/** Every JSON API route registered on an app (tests use it to exercise every route). Pages are not listed. */
 export function listApiRoutes(app: FastifyInstance): ApiRoute[] {
   return apiRoutes.get(app) ?? [];
+}
+
+/** Every customer-facing page route (`config.page`) registered under /v1 and /v1/sandbox. */
+export function listPageRoutes(app: FastifyInstance): ApiRoute[] {
+  return pageRoutes.get(app) ?? [];
 }
 
 /**
@@ -201,7 +222,10 @@ export async function registerApi(
 ): Promise<void> {
   let list = apiRoutes.get(app);
   if (!list) apiRoutes.set(app, (list = []));
+  let pages = pageRoutes.get(app);
+  if (!pages) pageRoutes.set(app, (pages = []));
   const routes = list;
+  const pageList = pages;
   for (const [env, prefix] of [
     ['production', '/v1'],
     ['sandbox', '/v1/sandbox'],
@@ -213,7 +237,7 @@ export async function registerApi(
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
           for (const method of [route.method].flat()) {
             if (method === 'HEAD') continue;
-            routes.push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
+            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
           }
         });
         await plugin(scope);

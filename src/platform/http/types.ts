@@ -2,6 +2,7 @@
  * What the HTTP platform adds to Fastify: route options (`auth`, `profiles`, `env`) and the request
  * context that authenticated handlers receive.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Env } from '../db/schema.js';
 import type { MerchantClock } from '../time/clock.js';
 import type { Secret } from '../security/secret.js';
@@ -63,6 +64,19 @@ export interface RequestContext {
 /** How a route authenticates. */
 export type RouteAuth = 'key' | 'none' | 'device';
 
+/**
+ * A customer-facing HTML page (hosted payment page, 3DS, Bizum, checkout) rather than a JSON API route:
+ * its errors are HTML pages, it may take form posts, and API-wide checks (route listings, OpenAPI
+ * contract tests) leave it out.
+ */
+export interface PageRoute {
+  /**
+   * Renders an error of this route (whatever threw it: the platform's HTTPS check, a bad parameter, the
+   * handler) as the HTML body; it may set headers on `reply`. Called by the one error handler.
+   */
+  renderError(req: FastifyRequest, reply: FastifyReply, error: { status: number; details: string }): string;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Authentication of the route; API routes default to 'key'. */
@@ -73,6 +87,8 @@ declare module 'fastify' {
     env?: Env;
     /** Largest body in bytes, when a route takes more than the default. */
     bodyLimit?: number;
+    /** Set on customer-facing HTML pages (see PageRoute); absent on API routes. */
+    page?: PageRoute;
   }
   interface FastifyRequest {
     ctx: RequestContext | null;

@@ -1,0 +1,391 @@
+/**
+ * HTTP of the customer pages: B4 hosted payment page, B5 Bizum, B7 tokenized 3DS (with the sandbox ACS
+ * challenge), and the checkout. Registered with registerApi like every route (so they exist under /v1
+ * and /v1/sandbox and know their environment) with `auth: 'none'` (the order token is the credential)
+ * and `page`, so every error, whatever throws it, is an HTML page in the customer's language.
+ *
+ * GET renders; POST takes the page's form (application/x-www-form-urlencoded, parsed only here) and
+ * answers 303 to where the customer goes next (Post/Redirect/Get), so a reload never posts again.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { Env } from '../../platform/db/schema.js';
+import type { PageRoute } from '../../platform/http/types.js';
+import { DEFAULT_TEMPLATES, frameAncestorsDirective, logoOrigin, type PageTemplate } from '../templates/index.js';
+import { todayOf, type CardFormErrors } from './card.domain.js';
+import { chooseLanguage, translator, type Language, type MessageKey } from './i18n/index.js';
+import { APM_VALUES, checkoutMethods, contentSecurityPolicy, originOf, parseCheckout, statusOfView, type Destination, type PageView } from './pages.domain.js';
+import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
+import { acsPage, bizumPage, cardPage, checkoutPage, statusPage, type OrderSummary, type PageChrome } from './views.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout';
+
+/** What a page keeps in its links: the language and the payment link's template. */
+interface PageQuery {
+  lang: Language;
+  template: string | null;
+  result: 'ok' | 'ko' | null;
+}
+
+function one(v: unknown): string | undefined {
+  if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+function readQuery(req: FastifyRequest): PageQuery & { raw: Record<string, unknown> } {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  const template = one(q.template);
+  const result = one(q.result);
+  return {
+    raw: q,
+    lang: chooseLanguage(one(q.lang), req.headers['accept-language']),
+    template: template && UUID.test(template) ? template.toLowerCase() : null,
+    result: result === 'ok' || result === 'ko' ? result : null,
+  };
+}
+
+function pathOf(env: Env, kind: PageKind, token: string): string {
+  return `${env === 'sandbox' ? '/v1/sandbox' : '/v1'}/payment/${kind}/${token}`;
+}
+
+function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string }): string {
+  const params = new URLSearchParams();
+  if (q.lang) params.set('lang', q.lang);
+  if (q.template) params.set('template', q.template);
+  if (q.result) params.set('result', q.result);
+  if (q.method) params.set('method', q.method);
+  const s = params.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+function envOf(req: FastifyRequest): Env {
+  return req.routeOptions.config.env ?? 'sandbox';
+}
+
+function tokenOf(req: FastifyRequest): string {
+  return String((req.params as { token?: string }).token ?? '');
+}
+
+/** Headers of every page: the CSP of this response and the rest of the hardening. */
+function secure(req: FastifyRequest, reply: FastifyReply, csp: string): void {
+  reply.header('Content-Security-Policy', csp);
+  reply.header('Referrer-Policy', 'no-referrer');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');
+  if (req.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000');
+}
+
+/** The error page of the platform's error handler (no order known: default look, any framing). */
+function renderError(req: FastifyRequest, reply: FastifyReply, error: { status: number; details: string }): string {
+  const lang = chooseLanguage(one((req.query as Record<string, unknown> | undefined)?.lang), req.headers['accept-language']);
+  const nonce = randomBytes(16).toString('base64');
+  secure(req, reply, contentSecurityPolicy({ nonce, imgOrigins: [], formTargets: [], frameAncestors: '*' }));
+  const chrome: PageChrome = { lang, t: translator(lang), nonce, env: envOf(req), template: DEFAULT_TEMPLATES.PAYMENT_CARD, langHref: null };
+  const [title, text]: [MessageKey, MessageKey] =
+    error.status === 403 && /HTTPS/i.test(error.details)
+      ? ['error.https.title', 'error.https.text']
+      : error.status === 404
+        ? ['error.notfound.title', 'error.notfound.text']
+        : error.status < 500
+          ? ['error.request.title', 'error.request.text']
+          : ['error.server.title', 'error.server.text'];
+  return statusPage(chrome, { summary: null, icon: error.status >= 500 ? 'bad' : 'info', title, text });
+}
+
+const PAGE: PageRoute = { renderError };
+const PAGE_CONFIG = { auth: 'none' as const, page: PAGE, bodyLimit: 16 * 1024 };
+
+function pageSchema(summary: string, description: string, withBody = false) {
+  return {
+    summary,
+    description: `${description} Returns HTML. No API key: the order token in the path is the credential.`,
+    tags: ['pages'],
+    security: [],
+    params: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } }, required: ['token'] },
+    ...(withBody ? { consumes: ['application/x-www-form-urlencoded'] } : {}),
+    response: {
+      200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+      ...(withBody ? { 303: { description: 'Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again', content: { 'text/html': { schema: { type: 'string' } } } } } : {}),
+      '4xx': { description: 'A page explaining the problem in the customer\'s language (404 unknown token, 410 paid or expired, 422 form errors)', content: { 'text/html': { schema: { type: 'string' } } } },
+      '5xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  };
+}
+
+export function pagesRoutes(service: PagesService) {
+  return async (scope: FastifyInstance) => {
+    // form posts are accepted by the pages only; API routes keep refusing anything but JSON
+    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+
+    /** Everything a page response needs besides its body. */
+    async function chromeFor(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind): Promise<PageChrome> {
+      const [template, ancestors] = await Promise.all([service.template(o, q.template), service.frameAncestors(o)]);
+      const nonce = randomBytes(16).toString('base64');
+      secure(
+        req,
+        reply,
+        contentSecurityPolicy({
+          nonce,
+          imgOrigins: template.logoUrl ? [logoOrigin(template.logoUrl)] : [],
+          formTargets: [originOf(o.urlOk), originOf(o.urlKo)].filter((x): x is string => !!x),
+          frameAncestors: frameAncestorsDirective(ancestors),
+        }),
+      );
+      const path = pathOf(o.env, kind, o.token);
+      // a checkout's customization (theme, font) applies to every page of its order
+      const checkout = parseCheckout(o.extraData);
+      return {
+        lang: q.lang,
+        t: translator(q.lang),
+        nonce,
+        env: o.env,
+        template,
+        theme: checkout?.theme,
+        font: checkout?.font,
+        langHref: (lang) => withQuery(path, { lang, template: q.template, method: kind === 'process' && checkout ? 'card' : undefined }),
+      };
+    }
+
+    function summaryOf(o: PageOrder, lang: Language): OrderSummary {
+      const checkout = parseCheckout(o.extraData);
+      return { merchant: o.merchantName, amount: service.amount(o, lang), description: checkout?.description ?? o.description, orderNumber: checkout?.orderNumber ?? null };
+    }
+
+    function html(reply: FastifyReply, status: number, body: string) {
+      return reply.code(status).type('text/html; charset=utf-8').send(body);
+    }
+
+    function notFound(req: FastifyRequest, reply: FastifyReply) {
+      return html(reply, 404, renderError(req, reply, { status: 404, details: 'unknown token' }));
+    }
+
+    /** Where a Destination is, as a URL (relative for our pages). */
+    function locate(o: PageOrder, q: PageQuery) {
+      return (d: Destination): string => {
+        if (d.to === 'url') return d.url;
+        if (d.to === '3ds') return withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template });
+        return withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, result: d.result, method: parseCheckout(o.extraData) ? 'card' : undefined });
+      };
+    }
+
+    /** The page of an order that is not waiting for a form (paid, processing, expired, ...). */
+    async function stateView(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, view: PageView, kind: PageKind) {
+      const chrome = await chromeFor(req, reply, o, q, kind);
+      const summary = summaryOf(o, q.lang);
+      const status = statusOfView(view, q.result);
+      const t = chrome.t;
+      const back = (url: string | null) => (url ? [{ href: url, label: t('action.back') }] : []);
+      switch (view.kind) {
+        case 'paid':
+          return q.result === 'ok'
+            ? html(reply, status, statusPage(chrome, { summary, icon: 'ok', title: 'result.paid.title', text: 'result.paid.text', params: { amount: summary.amount, merchant: summary.merchant }, actions: back(o.urlOk) }))
+            : html(reply, status, statusPage(chrome, { summary, icon: 'ok', title: 'error.used.title', text: 'error.used.text', actions: back(o.urlOk) }));
+        case 'processing':
+          return html(reply, status, statusPage(chrome, { summary, icon: 'wait', title: 'result.processing.title', text: 'result.processing.text', refreshSeconds: 2 }));
+        case 'pending3ds':
+          return html(reply, status, statusPage(chrome, {
+            summary, icon: 'wait', title: 'result.pending3ds.title', text: 'result.pending3ds.text',
+            actions: [{ href: withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template }), label: t('action.continue') }],
+          }));
+        case 'expired':
+          return html(reply, status, statusPage(chrome, { summary, icon: 'info', title: 'error.expired.title', text: 'error.expired.text', actions: back(o.urlKo) }));
+        case 'attempts':
+          return html(reply, status, statusPage(chrome, { summary, icon: 'bad', title: 'error.attempts.title', text: 'error.attempts.text', actions: back(o.urlKo) }));
+        case 'closed':
+        default:
+          return html(reply, status, statusPage(chrome, { summary, icon: 'info', title: 'error.closed.title', text: 'error.closed.text', actions: back(o.urlKo) }));
+      }
+    }
+
+    async function methodUnavailable(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind) {
+      const chrome = await chromeFor(req, reply, o, q, kind);
+      return html(reply, 400, statusPage(chrome, { summary: summaryOf(o, q.lang), icon: 'info', title: 'error.method.title', text: 'error.method.text', actions: o.urlKo ? [{ href: o.urlKo, label: chrome.t('action.back') }] : [] }));
+    }
+
+    async function renderCardForm(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, status: number, state: { errors?: CardFormErrors; values?: { holder: string; expiry: string } } = {}) {
+      const chrome = await chromeFor(req, reply, o, q, 'process');
+      const today = todayOf(o.now);
+      const alternatives = !parseCheckout(o.extraData) && o.bizum ? [{ href: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }), label: chrome.t('bizum.title') }] : [];
+      return html(reply, status, cardPage(chrome, {
+        summary: summaryOf(o, q.lang),
+        action: withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, method: parseCheckout(o.extraData) ? 'card' : undefined }),
+        formNonce: service.issueNonce(o.token, 'card'),
+        today: `${today.year}-${String(today.month).padStart(2, '0')}`,
+        values: state.values ?? { holder: '', expiry: '' },
+        errors: state.errors ?? {},
+        notice: (o.status === 'REFUSED' || o.status === 'ERROR') && !state.errors ? 'refused' : null,
+        alternatives,
+      }));
+    }
+
+    async function renderBizum(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, status: number, state: { phone?: string; error?: MessageKey } = {}) {
+      const chrome = await chromeFor(req, reply, o, q, 'bizum');
+      return html(reply, status, bizumPage(chrome, {
+        summary: summaryOf(o, q.lang),
+        action: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }),
+        formNonce: service.issueNonce(o.token, 'bizum'),
+        phone: state.phone ?? '',
+        error: state.error ?? null,
+        notice: (o.status === 'REFUSED' || o.status === 'ERROR') && !state.error ? 'refused' : null,
+      }));
+    }
+
+    /** After a form post: 303 to where the customer goes, or a page when the form must be shown again. */
+    async function afterSubmit(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, out: SubmitOutcome, kind: PageKind) {
+      const here = locate(o, q);
+      switch (out.kind) {
+        case 'redirect':
+          return reply.code(303).header('Location', here(out.destination)).header('Cache-Control', 'no-store').send();
+        case 'duplicate':
+          return reply.code(303).header('Location', out.location ?? here({ to: 'page', result: null })).header('Cache-Control', 'no-store').send();
+        case 'invalid': {
+          const fresh = (await service.load(o.token, o.env)) ?? o;
+          if (fresh.view.kind !== 'form') return reply.code(303).header('Location', here({ to: 'page', result: null })).send();
+          return renderCardForm(req, reply, fresh, q, 422, { errors: out.errors, values: out.values });
+        }
+        case 'invalid-phone':
+          return renderBizum(req, reply, o, q, 422, { phone: out.phone, error: 'err.phone.invalid' });
+        case 'state':
+          return reply.code(303).header('Location', kind === 'bizum' && o.view.kind === 'form' ? withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }) : here({ to: 'page', result: null })).send();
+        case 'error':
+        default:
+          return html(reply, out.status, renderError(req, reply, { status: out.status, details: 'page form' }));
+      }
+    }
+
+    // ---- B4: the hosted payment page ----------------------------------------------------------------------
+
+    scope.get('/payment/process/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('B4 Hosted payment page', 'The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404).'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const apm = one(q.raw.apm);
+      if (apm !== undefined && apm !== '') {
+        const a = apm.toUpperCase();
+        if (a === 'BIZUM' && o.bizum) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template })).send();
+        if (!(APM_VALUES as readonly string[]).includes(a)) return html(reply, 400, renderError(req, reply, { status: 400, details: 'apm' }));
+        return methodUnavailable(req, reply, o, q, 'process');
+      }
+      if (parseCheckout(o.extraData) && one(q.raw.method) !== 'card' && o.view.kind === 'form') {
+        return reply.code(303).header('Location', withQuery(pathOf(o.env, 'checkout', o.token), { lang: q.lang, template: q.template })).send();
+      }
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'process');
+      if (!service.methods(o).includes('CARD')) return methodUnavailable(req, reply, o, q, 'process');
+      return renderCardForm(req, reply, o, q, 200);
+    });
+
+    scope.post('/payment/process/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('Hosted payment page: pay', 'The card form posts here; answers 303 to url_ok, url_ko, the 3DS challenge, or the page again with the problems shown.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.submitCard(o, body, req.ip ?? null, locate(o, q));
+      return afterSubmit(req, reply, o, q, out, 'process');
+    });
+
+    // ---- B7: tokenized 3DS and the sandbox ACS challenge ---------------------------------------------------
+
+    scope.get('/payment/tokenized/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('B7 Tokenized 3D Secure page', 'The 3DS challenge of a payment waiting for it (secure orders, soft declines, B3/B10 answers 303). An order with a stored card that is not paying yet starts its payment with 3DS here. The sandbox ACS lets the cardholder approve or reject.'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      let o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      if (o.view.kind === 'form') {
+        if (!o.sourceId) return reply.code(303).header('Location', locate(o, q)({ to: 'page', result: null })).send();
+        if (req.method === 'GET') {
+          await service.start3dsWithStoredCard(o, req.ip ?? null);
+          o = (await service.load(o.token, o.env)) ?? o;
+        }
+      }
+      if (o.view.kind !== 'pending3ds') return stateView(req, reply, o, q, o.view, 'tokenized');
+      const chrome = await chromeFor(req, reply, o, q, 'tokenized');
+      return html(reply, 200, acsPage(chrome, {
+        summary: summaryOf(o, q.lang),
+        action: withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template }),
+        formNonce: service.issueNonce(o.token, 'acs'),
+        last4: (await service.last4For3ds(o)) ?? '••••',
+      }));
+    });
+
+    scope.post('/payment/tokenized/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('Tokenized 3D Secure page: the challenge answer', 'The sandbox ACS form posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.submitChallenge(o, body, locate(o, q));
+      return afterSubmit(req, reply, o, q, out, 'tokenized');
+    });
+
+    // ---- B5: Bizum -------------------------------------------------------------------------------------------
+
+    scope.get('/payment/bizum/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('B5 Bizum page', 'The customer enters the phone number of the paying account. Only on REDSYS-family services with Bizum enabled (`bizum_enabled`), for AUTHORIZATION orders. Sandbox: 700000000 pays, 700000001 is refused.'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'bizum');
+      if (!o.bizum) return methodUnavailable(req, reply, o, q, 'bizum');
+      return renderBizum(req, reply, o, q, 200);
+    });
+
+    scope.post('/payment/bizum/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('Bizum page: pay', 'The Bizum form posts `phone`; answers 303 to url_ok or url_ko.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      if (!o.bizum) return methodUnavailable(req, reply, o, q, 'bizum');
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.submitBizum(o, body, req.ip ?? null, locate(o, q));
+      return afterSubmit(req, reply, o, q, out, 'bizum');
+    });
+
+    // ---- checkout ---------------------------------------------------------------------------------------------
+
+    scope.get('/payment/checkout/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('Checkout page', 'For orders with `extra_data.checkout`: the customer chooses among the allowed payment methods (`payment_methods`, `default_payment_method`) with the customization applied (`theme_type` light/dark, `font` from a list of system fonts, `description`, `payment_details.order_number`).'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const checkout = parseCheckout(o.extraData);
+      if (!checkout) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template })).send();
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'checkout');
+      const methods = checkoutMethods(checkout, service.methods(o));
+      if (methods.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
+      const chrome = await chromeFor(req, reply, o, q, 'checkout');
+      const suggested = methods.includes(checkout.defaultMethod as never) ? checkout.defaultMethod : null;
+      return html(reply, 200, checkoutPage(chrome, {
+        summary: summaryOf(o, q.lang),
+        methods: methods.map((m) => ({
+          method: m,
+          suggested: m === suggested,
+          href: m === 'CARD'
+            ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, method: 'card' })
+            : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }),
+        })),
+      }));
+    });
+  };
+}
+
+export type { PageTemplate };

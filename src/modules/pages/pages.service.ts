@@ -1,0 +1,305 @@
+/**
+ * Use cases of the customer pages. The order token is the credential: a page loads the order behind
+ * it (in the route's environment only), decides what to show, and pays through the payments core
+ * (`payByToken`, `completeAfter3ds`, `payApmByToken`). Form posts carry a signed one-time nonce, so a
+ * repeated post (double click, reload, a second tab) never pays again: it ends where the first ended.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Env } from '../../platform/db/schema.js';
+import { ApiError } from '../../platform/errors/errors.js';
+import type { Platform } from '../../platform/index.js';
+import { currencyByCode, type Currency } from '../../platform/money/currency.js';
+import { safeEqual } from '../../platform/security/hashing.js';
+import { Secret } from '../../platform/security/secret.js';
+import type { MerchantsService } from '../merchants/index.js';
+import type { OrderResult, OrderStatus, PaymentsService } from '../payments/index.js';
+import { findServiceWithTerminal, isRedsysFamily } from '../services/index.js';
+import type { PageTemplate, TemplatesService } from '../templates/index.js';
+import { checkCard, parseBizumPhone, readCardForm, todayOf, type CardFormErrors } from './card.domain.js';
+import { formatMoney, type Language } from './i18n/index.js';
+import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, type Destination, type PageMethod, type PageView } from './pages.domain.js';
+import * as repo from './pages.repo.js';
+
+type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
+
+/** An order as the pages see it. */
+export interface PageOrder {
+  token: string;
+  id: string;
+  env: Env;
+  merchantId: string;
+  merchantName: string;
+  status: OrderStatus;
+  operative: string;
+  amount: number;
+  currency: Currency;
+  description: string | null;
+  urlOk: string | null;
+  urlKo: string | null;
+  templateId: string | null;
+  dccTemplateId: string | null;
+  extraData: unknown;
+  sourceId: string | null;
+  expiresAt: Date;
+  /** Now on the merchant's clock. */
+  now: Date;
+  failedAttempts: number;
+  bizum: boolean;
+  view: PageView;
+}
+
+/** How long a rendered form can be posted (real time). */
+export const FORM_TTL_MS = 2 * 3600_000;
+/** How long a repeated post waits for the first one to finish. */
+const DUPLICATE_WAIT_MS = 15_000;
+
+export type FormPurpose = 'card' | 'acs' | 'bizum';
+
+export type SubmitOutcome =
+  | { kind: 'redirect'; destination: Destination }
+  | { kind: 'invalid'; errors: CardFormErrors; values: { holder: string; expiry: string } }
+  | { kind: 'invalid-phone'; phone: string }
+  | { kind: 'duplicate'; location: string | null }
+  | { kind: 'state' }
+  | { kind: 'error'; status: number };
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class PagesService {
+  constructor(
+    private readonly p: Platform,
+    private readonly deps: { payments: PaymentsService; merchants: MerchantsService; templates: TemplatesService },
+  ) {}
+
+  // ---- loading ---------------------------------------------------------------------------------------
+
+  /** The order behind a token, in the route's environment; null when there is none. */
+  async load(token: string, env: Env): Promise<PageOrder | null> {
+    if (!/^[0-9a-f]{16,128}$/i.test(token)) return null;
+    const found = await this.deps.payments.orderByToken(token.toLowerCase());
+    if (!found || found.row.env !== env) return null;
+    return this.#toPageOrder(found);
+  }
+
+  async #toPageOrder(found: ByToken): Promise<PageOrder> {
+    const { row, order } = found;
+    const db = this.p.database.db;
+    const [merchant, service] = await Promise.all([this.deps.merchants.findMerchant(db, row.merchant_id), findServiceWithTerminal(db, row.service_id)]);
+    const now = new Date(this.p.clock.now().getTime() + (row.env === 'sandbox' ? Number(row.m_offset) : 0));
+    const failedAttempts = order.transactions.filter(
+      (t) => (t.operative === 'AUTHORIZATION' || t.operative === 'DEFERRED') && (t.status === 'REFUSED' || t.status === 'ERROR'),
+    ).length;
+    const status = row.status as OrderStatus;
+    const expiresAt = new Date(row.expires_at);
+    return {
+      token: row.token,
+      id: row.id,
+      env: row.env,
+      merchantId: row.merchant_id,
+      merchantName: merchant?.name ?? '',
+      status,
+      operative: row.operative,
+      amount: Number(row.amount),
+      currency: currencyByCode(row.currency) ?? { code: row.currency, number: row.currency_number, digits: 2 },
+      description: row.description || null,
+      urlOk: row.url_ok,
+      urlKo: row.url_ko,
+      templateId: row.template_uuid,
+      dccTemplateId: row.dcc_template_uuid,
+      extraData: row.extra_data,
+      sourceId: row.source_id,
+      expiresAt,
+      now,
+      failedAttempts,
+      bizum: !!service && service.bizum_enabled && isRedsysFamily(service.type) && row.operative === 'AUTHORIZATION',
+      view: pageViewFor({ status, expiresAt, failedAttempts }, now),
+    };
+  }
+
+  amount(o: PageOrder, lang: Language): string {
+    return formatMoney(lang, o.amount, o.currency);
+  }
+
+  /** The payment-card template of a page: the link's, the order's, the merchant's default, or ours. */
+  template(o: PageOrder, linkTemplate: string | null): Promise<PageTemplate> {
+    return this.deps.templates.forPage({ merchantId: o.merchantId, env: o.env }, 'PAYMENT_CARD', linkTemplate, o.templateId);
+  }
+
+  frameAncestors(o: PageOrder): Promise<string[] | null> {
+    return this.deps.templates.frameAncestors(o.merchantId);
+  }
+
+  /** The methods this order can be paid with on the pages. */
+  methods(o: PageOrder): PageMethod[] {
+    const out: PageMethod[] = [];
+    if (['AUTHORIZATION', 'PARTIAL_AUTHORIZATION', 'DEFERRED'].includes(o.operative)) out.push('CARD');
+    if (o.bizum) out.push('BIZUM');
+    return out;
+  }
+
+  last4For3ds(o: PageOrder): Promise<string | null> {
+    return this.deps.payments.pending3dsCardLast4(o.id);
+  }
+
+  // ---- one-time form nonces ----------------------------------------------------------------------------
+
+  /** A nonce for a form of this order: time, randomness, and a keyed MAC over both and the purpose. */
+  issueNonce(token: string, purpose: FormPurpose): string {
+    const ts = this.p.clock.now().getTime().toString(36);
+    const rand = randomBytes(16).toString('base64url');
+    return `${ts}.${rand}.${this.#mac(token, purpose, ts, rand)}`;
+  }
+
+  #mac(token: string, purpose: string, ts: string, rand: string): string {
+    return this.p.vault.fingerprint('page-form', `${purpose}|${token}|${ts}|${rand}`).slice(0, 32);
+  }
+
+  /** The id of a valid nonce (what is claimed), or null for a forged, foreign or stale one. */
+  verifyNonce(token: string, purpose: FormPurpose, value: unknown): string | null {
+    if (typeof value !== 'string' || value.length > 100) return null;
+    const parts = value.split('.');
+    if (parts.length !== 3) return null;
+    const [ts, rand, mac] = parts;
+    if (!/^[0-9a-z]{1,12}$/.test(ts) || !/^[A-Za-z0-9_-]{22}$/.test(rand)) return null;
+    if (!safeEqual(mac, this.#mac(token, purpose, ts, rand))) return null;
+    const age = this.p.clock.now().getTime() - parseInt(ts, 36);
+    if (age > FORM_TTL_MS || age < -60_000) return null;
+    return `${ts}.${rand}`;
+  }
+
+  /** After a repeated post: where the first post went, once it is known (waits for it a while). */
+  async #whereFirstWent(nonce: string): Promise<string | null> {
+    const deadline = Date.now() + DUPLICATE_WAIT_MS;
+    for (;;) {
+      const loc = await repo.location(this.p.database.db, nonce);
+      if (loc) return loc;
+      if (Date.now() >= deadline) return null;
+      await sleep(100);
+    }
+  }
+
+  /**
+   * Runs a form post once per nonce: a repeated post waits for the first one's destination instead of
+   * paying again. `locate` turns the outcome into the URL the customer is sent to (recorded for repeats).
+   */
+  async #once(
+    o: PageOrder,
+    nonce: string,
+    pay: () => Promise<OrderResult>,
+    locate: (d: Destination) => string,
+    onError: (err: ApiError) => SubmitOutcome | null = () => null,
+  ): Promise<SubmitOutcome> {
+    if (!(await repo.claim(this.p.database.db, nonce, o.id, this.p.clock.now()))) {
+      return { kind: 'duplicate', location: await this.#whereFirstWent(nonce) };
+    }
+    let outcome: SubmitOutcome;
+    try {
+      const r = await pay();
+      outcome = { kind: 'redirect', destination: destinationAfter(r.order.status as OrderStatus, { ok: o.urlOk, ko: o.urlKo }) };
+    } catch (err) {
+      outcome = (err instanceof ApiError ? onError(err) : null) ?? this.#fromError(err);
+    }
+    const location = outcome.kind === 'redirect' ? locate(outcome.destination) : locate({ to: 'page', result: null });
+    await repo.setLocation(this.p.database.db, nonce, location);
+    return outcome;
+  }
+
+  #fromError(err: unknown): SubmitOutcome {
+    if (!(err instanceof ApiError)) throw err;
+    // 400/409: the order changed under the form (paid, expired, in progress, not waiting for 3DS):
+    // the page shows where it stands. Anything else is an error page.
+    if (err.status === 400 || err.status === 404 || err.status === 409) return { kind: 'state' };
+    return { kind: 'error', status: err.status };
+  }
+
+  // ---- the card form (B4) -----------------------------------------------------------------------------
+
+  async submitCard(o: PageOrder, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'card', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    if (o.view.kind !== 'form') return { kind: 'state' };
+    const form = readCardForm(body);
+    const checked = checkCard(form, todayOf(o.now));
+    if (!checked.card) return { kind: 'invalid', errors: checked.errors, values: { holder: form.holder.slice(0, 100), expiry: form.expiry.slice(0, 7) } };
+    const card = checked.card;
+    const outcome = await this.#once(
+      o,
+      nonce,
+      () =>
+        this.deps.payments.payByToken(o.token, {
+          channel: 'ECOMMERCE',
+          card: { kind: 'card', holder: card.holder, pan: new Secret(card.digits), expMonth: card.month, expYear: card.year, origin: 'PAYMENT_PAGE', store: true },
+          cvv: new Secret(form.cvv.trim()),
+          customerIp,
+          keepCardFor3ds: true,
+        }),
+      locate,
+      // the payments core checks the card once more (the vault's brand table, its clock): a 400 about
+      // the card is shown on the form like the page's own checks
+      (err) => {
+        if (err.status !== 400) return null;
+        const errors: CardFormErrors = {};
+        if (/^card_pan/.test(err.details)) errors.number = 'err.number.invalid';
+        else if (/^card_expiry|expired/i.test(err.details) && !/order/i.test(err.details)) errors.expiry = 'err.expiry.past';
+        else if (/^card_holder/.test(err.details)) errors.holder = 'err.holder.invalid';
+        else return null;
+        return { kind: 'invalid', errors, values: { holder: form.holder.slice(0, 100), expiry: form.expiry.slice(0, 7) } };
+      },
+    );
+    return outcome;
+  }
+
+  // ---- 3DS (B7 and the challenge) ----------------------------------------------------------------------
+
+  /**
+   * B7 for an order with a stored card that is not yet paying: starts the payment with the card and
+   * 3DS (the order waits in PENDING_3DS_RESPONSE while the challenge is shown).
+   */
+  async start3dsWithStoredCard(o: PageOrder, customerIp: string | null): Promise<void> {
+    if (!o.sourceId) return;
+    try {
+      await this.deps.payments.payByToken(o.token, { channel: 'ECOMMERCE', card: { kind: 'source', sourceUuid: o.sourceId }, customerIp, force3ds: true });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      // the order changed meanwhile (or the card is gone): the page shows the order as it is now
+    }
+  }
+
+  async submitChallenge(o: PageOrder, body: Record<string, unknown>, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'acs', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    if (o.view.kind !== 'pending3ds') return { kind: 'state' };
+    const result = body.result === 'approve' ? 'APPROVED' : body.result === 'fail' ? 'FAILED' : null;
+    if (!result) return { kind: 'error', status: 400 };
+    return this.#once(o, nonce, () => this.deps.payments.completeAfter3ds(o.token, { challenge: result }), locate);
+  }
+
+  // ---- Bizum (B5) ----------------------------------------------------------------------------------------
+
+  async submitBizum(o: PageOrder, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'bizum', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    if (o.view.kind !== 'form') return { kind: 'state' };
+    const phone = parseBizumPhone(body.phone);
+    if (!phone) return { kind: 'invalid-phone', phone: typeof body.phone === 'string' ? body.phone.slice(0, 20) : '' };
+    return this.#once(o, nonce, () => this.deps.payments.payApmByToken(o.token, { apm: 'BIZUM', phone, customerIp }), locate);
+  }
+
+  // ---- background -----------------------------------------------------------------------------------------
+
+  registerJobs(): void {
+    this.p.jobs.register('pages.sweep', async () => {
+      await this.deps.payments.expireKeptCardChallenges();
+      await repo.purge(this.p.database.db, new Date(this.p.clock.now().getTime() - FORM_TTL_MS - 3600_000));
+    });
+    this.p.jobs.every('pages.sweep', 60_000);
+  }
+}
+
+export { MAX_PAGE_ATTEMPTS };

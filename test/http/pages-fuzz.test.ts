@@ -1,0 +1,94 @@
+/**
+ * Every page route, with random tokens, queries and form bodies: never a 5xx, always an HTML page
+ * (never the JSON envelope, never a stack trace), always with the page's Content-Security-Policy.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { listApiRoutes, listPageRoutes } from '../../src/platform/http/platform.js';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { createOrder } from '../helpers/payments.js';
+
+let t: TestApp;
+let a: TestMerchant;
+let tokens: string[];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await t.merchant();
+  await a.api.put(`/service/${a.service_uuid}`, { bizum_enabled: true });
+  const open = await createOrder(a, { customer_ext_id: null });
+  const checkout = await createOrder(a, { customer_ext_id: null, extra_data: { checkout: { payment_methods: ['CARD', 'BIZUM'] } } });
+  const secure = await createOrder(a, { customer_ext_id: null, secure: true });
+  tokens = [open.token, checkout.token, secure.token];
+});
+afterAll(async () => t?.close());
+
+function expectPage(res: { statusCode: number; headers: Record<string, unknown>; body: string }, label: string) {
+  expect(res.statusCode, label).toBeLessThan(500);
+  if (res.statusCode === 303) return;
+  expect(String(res.headers['content-type']), label).toBe('text/html; charset=utf-8');
+  expect(String(res.headers['content-security-policy']), label).toContain("default-src 'none'");
+  expect(res.body, label).toMatch(/^<!doctype html>/);
+  // no stack trace: no "at fn (file:line:col)" frames
+  expect(res.body, label).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+}
+
+describe('page routes', () => {
+  it('are listed apart from the API routes', () => {
+    const pages = listPageRoutes(t.app).filter((r) => r.env === 'sandbox').map((r) => `${r.method} ${r.url}`).sort();
+    expect(pages).toEqual([
+      'GET /v1/sandbox/payment/bizum/:token',
+      'GET /v1/sandbox/payment/checkout/:token',
+      'GET /v1/sandbox/payment/process/:token',
+      'GET /v1/sandbox/payment/tokenized/:token',
+      'POST /v1/sandbox/payment/bizum/:token',
+      'POST /v1/sandbox/payment/process/:token',
+      'POST /v1/sandbox/payment/tokenized/:token',
+    ]);
+    expect(listApiRoutes(t.app).some((r) => r.url.includes(':token'))).toBe(false);
+  });
+
+  it('property: random tokens and queries never cause a 5xx and always answer a page', async () => {
+    const routes = listPageRoutes(t.app).filter((r) => r.env === 'sandbox' && r.method === 'GET');
+    for (const r of routes) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(fc.constantFrom(...tokens), fc.string({ maxLength: 60 }), fc.stringMatching(/^[0-9a-f]{40}$/)),
+          fc.dictionary(fc.constantFrom('lang', 'apm', 'method', 'template', 'result', 'x'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('en', 'BIZUM', 'card', 'ok', 'ko', '<script>'))),
+          async (token, query) => {
+            const res = await t.app.inject({ method: 'GET', url: r.url.replace(':token', encodeURIComponent(token) || 'x'), query });
+            expectPage(res, `${r.url} ${token} ${JSON.stringify(query)}`);
+          },
+        ),
+        { numRuns: 30 },
+      );
+    }
+  });
+
+  it('property: random form bodies (any content type) never cause a 5xx and never pay', async () => {
+    const routes = listPageRoutes(t.app).filter((r) => r.env === 'sandbox' && r.method === 'POST');
+    const before = t.m.processors.simulator.callCount('authorize');
+    for (const r of routes) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...tokens),
+          fc.dictionary(fc.constantFrom('nonce', 'holder', 'number', 'expiry', 'cvv', 'phone', 'result', 'x'), fc.string({ maxLength: 40 })),
+          fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain'),
+          async (token, fields, type) => {
+            const payload = type === 'application/json' ? JSON.stringify(fields) : new URLSearchParams(fields).toString();
+            const res = await t.app.inject({ method: 'POST', url: r.url.replace(':token', token), headers: { 'content-type': type }, payload });
+            expectPage(res, `${r.url} ${type} ${JSON.stringify(fields)}`);
+          },
+        ),
+        { numRuns: 25 },
+      );
+    }
+    expect(t.m.processors.simulator.callCount('authorize')).toBe(before);
+  });
+
+  it('an oversized form is refused with a page', async () => {
+    const res = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payment/process/${tokens[0]}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `holder=${'x'.repeat(20_000)}` });
+    expect(res.statusCode).toBe(413);
+    expectPage(res, 'oversized');
+  });
+});
