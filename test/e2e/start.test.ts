@@ -52,6 +52,18 @@ describe('npm start on a fresh machine', () => {
     expect(JSON.parse(stdout)).toMatchObject({ message: 'OK', code: 200 });
   });
 
+  it('every other README example that calls the API works verbatim too', async () => {
+    const vars = printedExports(gw.stdout());
+    const readme = fs.readFileSync('README.md', 'utf8');
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => b.includes('curl') && b.includes('$PAYGATE_URL'));
+    expect(blocks.length).toBeGreaterThan(2);
+    for (const block of blocks) {
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', block], { env: { ...process.env, ...vars } });
+      const answers = stdout.trim().replace(/}\s*{"message"/g, '}\n{"message"').split('\n');
+      for (const a of answers) expect(JSON.parse(a), block).toMatchObject({ message: 'OK', code: 200 });
+    }
+  });
+
   it('serves health, readiness, metrics, the OpenAPI document and the docs page', async () => {
     expect((await fetch(`${g.url}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${g.url}/readyz`)).json()).toMatchObject({ status: 'ready' });
