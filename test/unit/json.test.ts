@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { toWireJson } from '../../src/platform/http/json.js';
 
-const vectors = fs.readFileSync(new URL('../../../shared/spec/validation-hash-vectors.txt', import.meta.url), 'utf8');
+const vectors = fs.readFileSync(new URL('../fixtures/validation-hash-vectors.txt', import.meta.url), 'utf8');
 
 describe('wire serializer (decisions §1)', () => {
   it('escapes / and non-ASCII the reference way', () => {
