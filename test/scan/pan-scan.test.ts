@@ -92,7 +92,10 @@ function scanCvv(value: unknown, where: string, out: Finding[], depth = 0): void
 }
 
 describe('card data scan after the whole suite', () => {
-  it.skipIf(!dir || ofKind('dump').length === 0)('no card number in plaintext and no CVV in any table, log or response', () => {
+  // Outside CI a partial run (a few files) has nothing to scan and skips; in CI missing material fails.
+  it.skipIf(!process.env.CI && (!dir || ofKind('dump').length === 0))('no card number in plaintext and no CVV in any table, log or response', () => {
+    expect(dir, 'no capture directory: the test helpers did not record the suite').toBeTruthy();
+    expect(ofKind('dump').length, 'no database dumps were captured').toBeGreaterThan(0);
     const full = knownHashes();
     const partial = partialHashes();
     const findings: Finding[] = [];
