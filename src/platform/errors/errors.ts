@@ -68,9 +68,3 @@ export function pgCode(err: unknown): string | undefined {
     ? (err as { code: string }).code
     : undefined;
 }
-
-export function pgConstraint(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'constraint' in err
-    ? ((err as { constraint?: string }).constraint ?? undefined)
-    : undefined;
-}

@@ -86,10 +86,6 @@ export function formatContractDate(date: Date, tz: string): string {
   return `${pad(w.getUTCFullYear(), 4)}-${pad(w.getUTCMonth() + 1)}-${pad(w.getUTCDate())}T${pad(w.getUTCHours())}:${pad(w.getUTCMinutes())}:${pad(w.getUTCSeconds())}${sign}${pad(Math.floor(a / 60))}${pad(a % 60)}`;
 }
 
-/** ISO 8601 UTC with milliseconds, the format of other records. */
-export function formatIsoUtc(date: Date): string {
-  return date.toISOString();
-}
 
 /** The calendar date (YYYY-MM-DD) of `date` in `tz`. */
 export function localDate(date: Date, tz: string): string {
