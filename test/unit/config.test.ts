@@ -29,3 +29,12 @@ describe('configuration', () => {
     expect(loadConfig({ PAYGATE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 });
+
+describe('documentation', () => {
+  it('docs/operations.md lists every setting the gateway reads', async () => {
+    const fs = await import('node:fs');
+    const { CONFIG_VARIABLES } = await import('../../src/config/config.js');
+    const doc = fs.readFileSync('docs/operations.md', 'utf8');
+    for (const [names] of CONFIG_VARIABLES) for (const name of names.split(' / ')) expect(doc, name).toContain(`\`${name}\``);
+  });
+});
