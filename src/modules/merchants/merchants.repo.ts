@@ -123,7 +123,7 @@ export interface KeyWithMerchant {
   clock_offset_ms: number;
 }
 
-export async function findActiveKeyByHash(db: Executor, keyHash: string): Promise<KeyWithMerchant | undefined> {
+function keyWithMerchant(db: Executor) {
   return db
     .selectFrom('api_keys as k')
     .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
@@ -141,10 +141,16 @@ export async function findActiveKeyByHash(db: Executor, keyHash: string): Promis
       'm.is_pci',
       'm.clock_offset_ms',
     ])
-    .where('k.key_hash', '=', keyHash)
-    .where('k.revoked_at', 'is', null)
-    .where('m.is_deleted', '=', false)
-    .executeTakeFirst();
+    .where('m.is_deleted', '=', false);
+}
+
+export async function findActiveKeyByHash(db: Executor, keyHash: string): Promise<KeyWithMerchant | undefined> {
+  return keyWithMerchant(db).where('k.key_hash', '=', keyHash).where('k.revoked_at', 'is', null).executeTakeFirst();
+}
+
+/** A key by id, revoked or not (background work set up with a key keeps running after its revocation). */
+export async function findKeyWithMerchant(db: Executor, keyId: string): Promise<KeyWithMerchant | undefined> {
+  return keyWithMerchant(db).where('k.id', '=', keyId).executeTakeFirst();
 }
 
 export async function findKey(db: Executor, id: string): Promise<ApiKeyRow | undefined> {

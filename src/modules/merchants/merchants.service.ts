@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { badRequest, conflict, forbidden, notFound } from '../../platform/errors/errors.js';
 import { hashKey } from '../../platform/http/auth.js';
+import { requestContext } from '../../platform/http/context.js';
 import { isProfile, type AuthKey, type Profile, type RequestContext } from '../../platform/http/types.js';
 import { hashPassword, randomPassword, randomToken, sha256Hex } from '../../platform/security/hashing.js';
 import type { Secret } from '../../platform/security/secret.js';
@@ -79,27 +80,21 @@ export class MerchantsService {
     const cached = this.#cache.get(keyHash);
     if (cached !== undefined) return cached;
     const row = await repo.findActiveKeyByHash(this.p.database.db, keyHash);
-    const key: AuthKey | null = row
-      ? {
-          keyId: row.key_id,
-          env: row.key_env,
-          profiles: row.profiles.filter(isProfile),
-          signatureHash: row.signature_hash,
-          signatureSealed: row.signature_sealed,
-          merchant: {
-            id: row.merchant_id,
-            env: row.merchant_env,
-            name: row.name,
-            timezone: row.timezone,
-            parentId: row.parent_id,
-            isPci: row.is_pci,
-            clockOffsetMs: Number(row.clock_offset_ms),
-          },
-        }
-      : null;
+    const key = row ? authKeyOf(row) : null;
     this.#cache.set(keyHash, key);
     return key;
   };
+
+  /**
+   * The caller context of a key, for work done later on the key's behalf (a recurring charge, a batch
+   * line, a device operation): the same merchant, environment, clock and signature as a request made
+   * with that key. A revoked key still acts for what it set up; a deleted merchant does not.
+   */
+  async contextForKey(keyId: string): Promise<RequestContext> {
+    const row = await repo.findKeyWithMerchant(this.p.database.db, keyId);
+    if (!row) throw notFound(`The key ${keyId} was not found`);
+    return requestContext(authKeyOf(row), { timezone: this.p.config.timezone, clock: this.p.clock, vault: this.p.vault });
+  }
 
   invalidateKeyCache(): void {
     this.#cache.clear();
@@ -332,4 +327,23 @@ export function parseProfiles(list: string): Profile[] {
     out.push(p);
   }
   return out;
+}
+
+function authKeyOf(row: repo.KeyWithMerchant): AuthKey {
+  return {
+    keyId: row.key_id,
+    env: row.key_env,
+    profiles: row.profiles.filter(isProfile),
+    signatureHash: row.signature_hash,
+    signatureSealed: row.signature_sealed,
+    merchant: {
+      id: row.merchant_id,
+      env: row.merchant_env,
+      name: row.name,
+      timezone: row.timezone,
+      parentId: row.parent_id,
+      isPci: row.is_pci,
+      clockOffsetMs: Number(row.clock_offset_ms),
+    },
+  };
 }

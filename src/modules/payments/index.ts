@@ -1,6 +1,12 @@
+/**
+ * The payments module's public interface. Other modules use `Payments` (create an order, pay it with a
+ * card or stored source, confirm, cancel, refund, read) and the types and pure helpers below; nothing
+ * else of this module.
+ */
 export { PaymentsService, EXPIRE_QUEUE, RECONCILE_QUEUE } from './payments.service.js';
-export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder } from './payments.service.js';
+export type { Payments, OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, CreatedOrder, CreateOptions } from './payments.service.js';
 export { paymentsRoutes, answer as answerOrder } from './payments.routes.js';
 export { ORDER_STATUSES, TX_STATUSES, PAYABLE, orderTransition, canOrder } from './order-states.js';
 export type { OrderStatus, TxStatus, OrderEvent } from './order-states.js';
-export { presentOrder, validationHash, hashedPart, orderUrls } from './payments.domain.js';
+export { presentOrder, validationHash, hashedPart, orderUrls, OPERATIVES } from './payments.domain.js';
+export type { Operative } from './payments.domain.js';

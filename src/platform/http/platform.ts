@@ -9,9 +9,9 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
 import { ApiError, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
-import { Secret } from '../security/secret.js';
 import type { Vault } from '../security/vault.js';
-import { merchantClock, type Clock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
+import { requestContext } from './context.js';
 import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfile, type KeyResolver } from './auth.js';
 import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
@@ -124,16 +124,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const wait = opts.rateLimiter.take(key.keyId, opts.rateLimits[env]);
     if (wait > 0) throw tooManyRequests('Request rate limit exceeded for this API key', wait);
     requireProfile(key.profiles, cfg.profiles ?? []);
-    let sig: Secret<string> | null = null;
-    const ctx: RequestContext = {
-      env,
-      timezone: opts.timezone,
-      keyId: key.keyId,
-      profiles: key.profiles,
-      merchant: key.merchant,
-      clock: merchantClock(opts.clock, env === 'sandbox' ? key.merchant.clockOffsetMs : 0),
-      signature: () => (sig ??= opts.vault.open(key.signatureSealed, `signature:${key.keyId}`)),
-    };
+    const ctx = requestContext(key, opts);
     req.ctx = ctx;
     (req as any).signatureHash = key.signatureHash;
   });

@@ -1,0 +1,261 @@
+/**
+ * What every payment operation shares: the dependencies, the merchant clock of an order, how an order is
+ * presented and hashed, and the few steps every money path takes (lock an order of the caller, apply an
+ * order event from the transition table, settle a transaction, expire an order).
+ *
+ * Internal to the payments module: other modules use the public interface of index.ts.
+ */
+import type { Executor, Tx } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
+import { notFound } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import type { Platform } from '../../platform/index.js';
+import type { Secret } from '../../platform/security/secret.js';
+import type {
+  ApmPaymentRequest,
+  Connector,
+  DpanData,
+  PaymentRequest,
+  ProcessorOperation,
+  SettledResult,
+  ThreeDSResult,
+  TxError,
+} from '../../processors/index.js';
+import type { ProcessorRegistry } from '../../processors/index.js';
+import type { EventsService } from '../events/index.js';
+import type { MerchantsService } from '../merchants/index.js';
+import type { ServiceWithTerminal } from '../services/index.js';
+import type { SourcesService } from '../sources/index.js';
+import { canOrder, orderTransition, txTransition, type OrderEvent, type TxEvent } from './order-states.js';
+import { hashedPart, presentOrder, validationHash, type Operative } from './payments.domain.js';
+import * as repo from './payments.repo.js';
+import * as keptCards from './threeds-cards.repo.js';
+
+export type PresentedOrder = ReturnType<typeof presentOrder>;
+
+/** An order-bearing answer: the order, and where the customer must go when 3DS is needed. */
+export interface OrderResult {
+  order: PresentedOrder;
+  merchantId: string;
+  /** 303: the URL the customer must be sent to (3DS). */
+  redirect: string | null;
+  /** 402: the processor refused a confirmation, cancellation or refund. */
+  failed: string | null;
+}
+
+/** A new order (B1, B3 and the orders other modules create). */
+export interface NewOrder {
+  amount: number;
+  operative: Operative;
+  secure: boolean;
+  description: string;
+  customer_ext_id?: string | number | null;
+  service?: string | null;
+  currency?: string | null;
+  additional?: string | null;
+  url_post?: string | null;
+  url_ok?: string | null;
+  url_ko?: string | null;
+  template_uuid?: string | null;
+  dcc_template_uuid?: string | null;
+  source_uuid?: string | null;
+  card_uuid?: string | null;
+  save_card?: boolean | null;
+  reference?: string | null;
+  dynamic_descriptor?: string | null;
+  expires_in?: number | null;
+  extra_data?: Record<string, unknown> | null;
+  customer_ip?: string | null;
+}
+
+/** A card given in the request (B3, B11) or a stored one (B10, B11, pages, recurring charges). */
+export type CardSpec =
+  | { kind: 'source'; sourceUuid: string }
+  | {
+      kind: 'card';
+      holder: string;
+      pan: Secret<string>;
+      expMonth: string | number;
+      expYear: string | number;
+      additional?: string | null;
+      origin: string;
+      /** Store the card as a source (needs a customer). */
+      store: boolean;
+    };
+
+/** How an order is paid with a card. */
+export interface PayInput {
+  /** ECOMMERCE: the customer is there (3DS may apply); MOTO: mail or phone order; MIT: merchant-initiated (recurring, batch). */
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT';
+  card: CardSpec;
+  cvv?: Secret<string> | null;
+  customerIp?: string | null;
+  /** 3DS done by an external MPI. */
+  threeds?: ThreeDSResult | null;
+  dpan?: DpanData | null;
+  /**
+   * Hosted payment page: when the typed card is not stored as a source (no customer), keep it sealed
+   * for the few minutes of a 3DS challenge (secure order or soft decline). Never the CVV.
+   */
+  keepCardFor3ds?: boolean;
+  /** Tokenized 3DS page (B7): authenticate the cardholder even when the order is not `secure`. */
+  force3ds?: boolean;
+}
+
+/** Where step 1 of a payment left it. */
+export type Started =
+  | { kind: 'done'; result: OrderResult }
+  | { kind: '3ds'; orderId: string; url: string }
+  | { kind: 'call'; orderId: string; txId: string; op: ProcessorOperation; request: PaymentRequest | ApmPaymentRequest; connector: Connector; safe: boolean };
+
+/** What settles a PENDING transaction besides a processor's answer. */
+export type Settlement =
+  | SettledResult
+  | { outcome: 'FAILED'; error: Extract<TxError, 'TIMEOUT' | 'PROCESSOR_ERROR' | 'AUTHENTICATION_FAILED'>; details: string }
+  | { outcome: 'CHALLENGE'; details: string }
+  | { outcome: 'VOIDED'; details: string };
+
+export interface PaymentsDeps {
+  merchants: MerchantsService;
+  sources: SourcesService;
+  processors: ProcessorRegistry;
+  events: EventsService;
+}
+
+/** A small TTL cache (services and key signatures are read on every order). */
+export class TtlCache<V> {
+  readonly #m = new Map<string, { v: V; until: number }>();
+  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
+  get(k: string): V | undefined {
+    const e = this.#m.get(k);
+    if (!e) return undefined;
+    if (e.until < Date.now()) {
+      this.#m.delete(k);
+      return undefined;
+    }
+    return e.v;
+  }
+  set(k: string, v: V): V {
+    if (this.#m.size >= this.max) this.#m.clear();
+    this.#m.set(k, { v, until: Date.now() + this.ttlMs });
+    return v;
+  }
+}
+
+export class PaymentsCore {
+  /** Services by id and default services by merchant and currency, for 2 s (a disabled service stops within that). */
+  readonly services = new TtlCache<ServiceWithTerminal | null>(2000);
+  /** Opened key signatures (validation_hash of every order-bearing response). */
+  readonly #signatures = new TtlCache<Secret<string>>(60_000);
+  /** Group commit of B1 orders. */
+  readonly orderInserts: repo.OrderInsertBatcher;
+
+  constructor(
+    readonly p: Platform,
+    readonly deps: PaymentsDeps,
+  ) {
+    this.orderInserts = new repo.OrderInsertBatcher(() => p.database.db);
+  }
+
+  get db() {
+    return this.p.database;
+  }
+
+  /** Now on the order's merchant clock. */
+  now(o: { env: Env; m_offset: number }): Date {
+    return new Date(this.p.clock.now().getTime() + (o.env === 'sandbox' ? Number(o.m_offset) : 0));
+  }
+
+  zones(o: { m_timezone: string }) {
+    return { server: this.p.config.timezone, merchant: o.m_timezone };
+  }
+
+  present(o: repo.LockedOrder, txs: repo.TxRow[]): PresentedOrder {
+    return presentOrder(o, txs, this.zones(o), this.p.config.publicUrl);
+  }
+
+  /** Envelope fields of an order-bearing response, hashed with the caller's signature. */
+  respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }) {
+    const client = { uuid: r.merchantId };
+    const serialized = hashedPart({ order: r.order, client, ...(extra ?? {}) });
+    return {
+      order: r.order,
+      client,
+      ...(extra ?? {}),
+      validation_hash: validationHash(serialized, this.signature(ctx).reveal()),
+    };
+  }
+
+  signature(ctx: RequestContext): Secret<string> {
+    return this.#signatures.get(ctx.keyId) ?? this.#signatures.set(ctx.keyId, ctx.signature());
+  }
+
+  async lockOwned(trx: Executor, ctx: RequestContext, orderId: string): Promise<repo.LockedOrder> {
+    const o = await repo.lockOrder(trx, orderId, ctx.merchant.id);
+    if (!o || o.env !== ctx.env) throw notFound(`The order ${orderId} was not found`);
+    return o;
+  }
+
+  /**
+   * Applies an order event: status from the table, extra columns, notification when the table says so.
+   * Returns the order as it is now, presented.
+   */
+  async transition(
+    trx: Tx,
+    o: repo.LockedOrder,
+    event: OrderEvent,
+    set: Partial<repo.OrderRow> = {},
+    now = this.now(o),
+    opts: { present?: boolean } = {},
+  ): Promise<{ order: repo.LockedOrder; presented: PresentedOrder }> {
+    const t = orderTransition(o.status, event);
+    const next: repo.LockedOrder = { ...o, ...set, status: t.to, paid: t.paid ?? o.paid, updated_at: now };
+    await repo.updateOrder(trx, o.id, o.status, { ...set, status: t.to, paid: next.paid, updated_at: now });
+    const notify = t.notify && !!o.url_post;
+    // The order is presented (one more query) only when a notification or the caller needs it.
+    if (!notify && opts.present === false) return { order: next, presented: null as unknown as PresentedOrder };
+    const txs = await repo.transactionsOf(trx, o.id);
+    const presented = this.present(next, txs);
+    if (notify) {
+      await this.deps.events.enqueueNotification(trx, {
+        merchantId: o.merchant_id,
+        env: o.env,
+        orderId: o.id,
+        keyId: o.key_id,
+        url: o.url_post!,
+        payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
+        retries: o.m_resend,
+        at: now,
+      });
+    }
+    return { order: next, presented };
+  }
+
+  async settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {
+    const status = txTransition(tx.status, event);
+    await repo.settleTransaction(trx, tx.id, { ...set, status, awaiting_3ds: false, updated_at: now } as never);
+    // a card kept for a 3DS challenge goes as soon as its transaction settles
+    await keptCards.dropCard(trx, tx.id);
+  }
+
+  /** Expires an open order in `trx` (C1, the sweep, and the lazy check on read and pay). */
+  async expire(trx: Tx, o: repo.LockedOrder, now: Date) {
+    const waiting = await repo.awaiting3dsTransaction(trx, o.id);
+    if (waiting) await this.settleTx(trx, waiting, 'VOIDED', { error_details: 'The order expired before 3DS was completed' }, now);
+    return this.transition(trx, o, 'EXPIRED', {}, now);
+  }
+
+  isDue(o: repo.LockedOrder, now: Date): boolean {
+    return canOrder(o.status, 'EXPIRED') && o.expires_at.getTime() <= now.getTime();
+  }
+
+  /**
+   * The start of every payment-like step on a locked order: when its time has come it is expired on the
+   * spot and the caller answers with it (`failed`: the order has expired).
+   */
+  async expiredOnTheSpot(trx: Tx, o: repo.LockedOrder, now: Date): Promise<Started | null> {
+    if (!this.isDue(o, now)) return null;
+    const { presented } = await this.expire(trx, o, now);
+    return { kind: 'done', result: { order: presented, merchantId: o.merchant_id, redirect: null, failed: 'The order has expired' } };
+  }
+}

@@ -1,0 +1,79 @@
+/** The recurring background work of payments: the expiry sweep and the reconciler. */
+import type { ProcessorOperation } from '../../../processors/index.js';
+import { fromStatuses } from '../order-states.js';
+import * as repo from '../payments.repo.js';
+import type { PaymentsCore, Settlement } from '../core.js';
+import { settle } from './settle.js';
+
+const OPEN_STATUSES = fromStatuses('EXPIRED');
+
+export const EXPIRE_QUEUE = 'payments.expire';
+export const RECONCILE_QUEUE = 'payments.reconcile';
+
+export function registerJobs(core: PaymentsCore): void {
+  const { p } = core;
+  p.jobs.register(EXPIRE_QUEUE, async () => {
+    await expireDue(core);
+  });
+  p.jobs.every(EXPIRE_QUEUE, p.config.sweepEveryMs);
+  p.jobs.register(RECONCILE_QUEUE, async () => {
+    await reconcile(core);
+  });
+  p.jobs.every(RECONCILE_QUEUE, p.config.sweepEveryMs);
+}
+
+/**
+ * Expires every open order whose time has come on its merchant's clock, in batches. One recurring job
+ * does this for all orders (no job per order); reads and payments also expire a due order on the spot.
+ */
+export async function expireDue(core: PaymentsCore, batch = 200): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await core.db.transaction(async (trx) => {
+      const ids = await repo.lockDueOrders(trx, OPEN_STATUSES, core.p.clock.now(), batch);
+      for (const id of ids) {
+        const o = await repo.lockOrder(trx, id);
+        if (o && core.isDue(o, core.now(o))) await core.expire(trx, o, core.now(o));
+      }
+      return ids.length;
+    });
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
+/**
+ * Settles transactions left PENDING by a crash or a processor timeout. With autorecover_transactions
+ * the processor is asked (lookup); otherwise, or when the processor has no record, the transaction is
+ * ERROR (TIMEOUT).
+ */
+export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number } = {}): Promise<number> {
+  const { p } = core;
+  const db = core.db.db;
+  const before = new Date(p.clock.now().getTime() - (opts.olderThanMs ?? p.config.reconcileAfterMs));
+  const stale = await repo.stalePendingTransactions(db, before, 500);
+  let settled = 0;
+  for (const s of stale) {
+    const o = await repo.findOrder(db, s.order_id);
+    const tx = await repo.findTransaction(db, s.id);
+    if (!o || !tx || tx.status !== 'PENDING') continue;
+    let result: Settlement | null;
+    if (o.m_autorecover) {
+      const connector = core.deps.processors.forService(o.service_type, o.env);
+      const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null } });
+      if (found.found === true) result = found.result;
+      else if (found.found === false) result = { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor has no record of the operation: it did not happen' };
+      else {
+        const ageMs = p.clock.now().getTime() - tx.started_at.getTime();
+        result = ageMs > 86_400_000 ? { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor could not be asked for a day' } : null;
+      }
+    } else {
+      result = { outcome: 'FAILED', error: 'TIMEOUT', details: 'No answer from the processor; not recovered (autorecover_transactions is off)' };
+    }
+    if (!result) continue;
+    await settle(core, o.id, tx.id, result);
+    settled++;
+    p.logger.info({ transaction: tx.id, outcome: result.outcome }, 'reconciled a pending transaction');
+  }
+  return settled;
+}

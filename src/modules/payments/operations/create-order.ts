@@ -1,0 +1,153 @@
+/** B1: a payment order, created and not charged (also the first half of B3 and the orders other modules create). */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Executor } from '../../../platform/db/database.js';
+import { isUniqueViolation } from '../../../platform/db/database.js';
+import type { Env } from '../../../platform/db/schema.js';
+import { badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
+import type { RequestContext } from '../../../platform/http/types.js';
+import { currencyByCode } from '../../../platform/money/currency.js';
+import { findDefaultServiceForCurrency, findServiceWithTerminal, type ServiceWithTerminal } from '../../services/index.js';
+import { EXPIRES_IN_DEFAULT } from '../payments.domain.js';
+import * as repo from '../payments.repo.js';
+import type { NewOrder, OrderResult, PaymentsCore } from '../core.js';
+import { checkOrderInput, normaliseExtraData } from './input.js';
+
+/** An order just created, with the `extra_data` echo of B1 when the request carried it. */
+export interface CreatedOrder extends OrderResult {
+  extra?: { extra_data: unknown };
+}
+
+export interface CreateOptions {
+  /**
+   * The uuid of the new order, chosen by the caller so that a retried background step (a recurring charge,
+   * a batch line) finds the order it created before a crash instead of creating a second one. When an
+   * order with this uuid already exists for the caller's merchant and environment, it is returned as it is.
+   */
+  orderId?: string;
+}
+
+export async function resolveService(core: PaymentsCore, ctx: RequestContext, input: NewOrder): Promise<ServiceWithTerminal> {
+  const db = core.db.db;
+  let currency: string | null = null;
+  if (input.currency !== undefined && input.currency !== null) {
+    const c = currencyByCode(input.currency);
+    if (!c || c.code !== input.currency.toUpperCase()) throw badRequest(`currency "${input.currency}" is not an ISO 4217 alpha-3 currency`);
+    currency = c.code;
+  }
+  let service: ServiceWithTerminal | undefined;
+  if (input.service) {
+    const key = `id:${input.service}`;
+    service = core.services.get(key) ?? core.services.set(key, (await findServiceWithTerminal(db, input.service)) ?? null) ?? undefined;
+    if (!service || service.merchant_id !== ctx.merchant.id || service.env !== ctx.env) throw notFound(`The service ${input.service} was not found`);
+    if (!service.enabled || !service.currency_code) throw badRequest(`The service ${input.service} is not enabled (it has no terminal)`);
+    if (currency && currency !== service.currency_code) {
+      throw badRequest(`currency ${currency} does not match the service's currency ${service.currency_code}`);
+    }
+  } else {
+    if (!currency) throw badRequest('currency is required when service is omitted');
+    const key = `default:${ctx.merchant.id}:${currency}`;
+    service = core.services.get(key) ?? core.services.set(key, (await findDefaultServiceForCurrency(db, ctx.merchant.id, currency)) ?? null) ?? undefined;
+    if (!service) throw badRequest(`The merchant has no enabled service for currency ${currency}`);
+  }
+  return service;
+}
+
+export function assertProcessable(core: PaymentsCore, env: Env, serviceType: string | null): void {
+  if (serviceType !== null && !core.deps.processors.supports(serviceType, env)) {
+    throw unavailable(`No processor connector is configured for services of type ${serviceType} in ${env}`);
+  }
+}
+
+/** Builds and inserts an order (B1, B3) with `executor`. */
+export async function insertOrder(
+  core: PaymentsCore,
+  executor: Executor,
+  ctx: RequestContext,
+  input: NewOrder,
+  service: ServiceWithTerminal,
+  sourceId: string | null,
+  id: string = randomUUID(),
+): Promise<repo.LockedOrder> {
+  const currency = currencyByCode(service.currency_code!)!;
+  const now = ctx.clock.now();
+  const expiresIn = input.expires_in ?? EXPIRES_IN_DEFAULT;
+  const extra = normaliseExtraData(input.extra_data);
+  const row: repo.OrderRow = {
+    id,
+    merchant_id: ctx.merchant.id,
+    env: ctx.env,
+    key_id: ctx.keyId,
+    service_id: service.id,
+    service_type: service.type,
+    operative: input.operative,
+    amount: input.amount,
+    currency: currency.code,
+    currency_number: currency.number,
+    secure: input.secure,
+    status: 'CREATED',
+    paid: false,
+    safe: false,
+    authorized: 0,
+    captured: 0,
+    refunded: 0,
+    refund_reserved: 0,
+    busy_tx_id: null,
+    description: input.description,
+    additional: input.additional ?? null,
+    customer_ext_id: input.customer_ext_id === undefined || input.customer_ext_id === null ? null : String(input.customer_ext_id),
+    cof_txnid: null,
+    token: randomBytes(20).toString('hex'),
+    ip: input.customer_ip ?? null,
+    reference: input.reference ?? null,
+    dynamic_descriptor: input.dynamic_descriptor ?? service.dynamic_descriptor ?? null,
+    threeds_data: null,
+    url_post: input.url_post ?? null,
+    url_ok: input.url_ok ?? null,
+    url_ko: input.url_ko ?? null,
+    template_uuid: input.template_uuid ?? null,
+    dcc_template_uuid: input.dcc_template_uuid ?? null,
+    source_id: sourceId,
+    save_card: input.save_card ?? true,
+    extra_data: extra,
+    expires_at: new Date(now.getTime() + expiresIn * 1000),
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    // B1 outside a transaction goes through the group commit; B3 inserts within its transaction.
+    if (executor === core.db.db) await core.orderInserts.insert(row);
+    else await repo.insertOrder(executor, row);
+  } catch (err) {
+    if (isUniqueViolation(err, 'orders_merchant_reference')) throw conflict(`An order with reference "${input.reference}" already exists`);
+    throw err;
+  }
+  return { ...row, m_offset: ctx.clock.offsetMs, m_timezone: ctx.merchant.timezone, m_resend: false, m_autorecover: false };
+}
+
+/** B1: a payment order, not charged. */
+export async function createOrder(core: PaymentsCore, ctx: RequestContext, input: NewOrder, opts: CreateOptions = {}): Promise<CreatedOrder> {
+  checkOrderInput(input);
+  if (opts.orderId) {
+    const existing = await repo.findOrder(core.db.db, opts.orderId);
+    if (existing) {
+      if (existing.merchant_id !== ctx.merchant.id || existing.env !== ctx.env) throw conflict(`The order id ${opts.orderId} is taken`);
+      return { order: core.present(existing, await repo.transactionsOf(core.db.db, existing.id)), merchantId: existing.merchant_id, redirect: null, failed: null };
+    }
+  }
+  assertProcessable(core, ctx.env, null);
+  const service = await resolveService(core, ctx, input);
+  assertProcessable(core, ctx.env, service.type);
+  const sourceUuid = input.source_uuid ?? input.card_uuid ?? null;
+  let sourceId: string | null = null;
+  if (sourceUuid) sourceId = (await core.deps.sources.loadSource(core.db.db, { merchantId: ctx.merchant.id, env: ctx.env }, sourceUuid)).id;
+  let o: repo.LockedOrder;
+  try {
+    o = await insertOrder(core, core.db.db, ctx, input, service, sourceId, opts.orderId);
+  } catch (err) {
+    // two retries of the same background step at once: the second finds the first's order
+    if (opts.orderId && isUniqueViolation(err, 'orders_pkey')) return createOrder(core, ctx, input, opts);
+    throw err;
+  }
+  const extra = input.extra_data === undefined ? undefined : { extra_data: o.extra_data ?? null };
+  return { order: core.present(o, []), merchantId: o.merchant_id, redirect: null, failed: null, extra };
+}

@@ -1,0 +1,69 @@
+/** Input rules of the payment operations beyond the schemas, and small pure helpers they share. */
+import { badRequest } from '../../../platform/errors/errors.js';
+import type { ThreeDSResult } from '../../../processors/index.js';
+import type { OrderStatus } from '../order-states.js';
+import { nullIfEmpty } from '../payments.domain.js';
+import type * as repo from '../payments.repo.js';
+import type { NewOrder } from '../core.js';
+
+export function unwrap(c: { ok: number } | { error: string }): number {
+  if ('error' in c) throw badRequest(c.error);
+  return c.ok;
+}
+
+export function amountsOf(o: repo.LockedOrder) {
+  return {
+    status: o.status as OrderStatus,
+    operative: o.operative,
+    amount: Number(o.amount),
+    authorized: Number(o.authorized),
+    captured: Number(o.captured),
+    refunded: Number(o.refunded),
+    refund_reserved: Number(o.refund_reserved),
+  };
+}
+
+function checkUrl(name: string, v: string | null | undefined): void {
+  if (v === undefined || v === null || v === '') return;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw badRequest(`${name} must be an absolute http(s) URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest(`${name} must be an absolute http(s) URL`);
+}
+
+/** Rules of B1 beyond the schema. */
+export function checkOrderInput(input: NewOrder): void {
+  if (input.expires_in !== undefined && input.expires_in !== null && (input.expires_in < 600 || input.expires_in > 31_536_000)) {
+    throw badRequest('expires_in must be from 600 to 31536000 seconds');
+  }
+  checkUrl('url_post', input.url_post);
+  checkUrl('url_ok', input.url_ok);
+  checkUrl('url_ko', input.url_ko);
+  if (input.source_uuid && input.card_uuid && input.source_uuid !== input.card_uuid) throw badRequest('source_uuid and card_uuid differ');
+}
+
+/** extra_data as stored and echoed: `checkout` and `cof` (null when absent), never `{}`. */
+export function normaliseExtraData(extra: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+  if (!extra) return null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(extra)) out[k] = nullIfEmpty(v);
+  return nullIfEmpty(out);
+}
+
+export function externalThreeds(t: { version?: number | string; trans_status?: string; eci?: number | string; cavv?: string; ds_trans_id?: string }): ThreeDSResult {
+  if (!t.trans_status) throw badRequest('threeds_data.trans_status is required');
+  return {
+    version: t.version === undefined ? '2' : String(t.version),
+    transStatus: t.trans_status,
+    eci: t.eci === undefined ? null : String(t.eci),
+    cavv: t.cavv ?? null,
+    dsTransId: t.ds_trans_id ?? null,
+  };
+}
+
+export function threedsRecordOf(t: ThreeDSResult, flow: string, scaRequested: boolean) {
+  return { version: t.version, flow, sca_requested: scaRequested, status: t.transStatus, eci: t.eci, exemption: null };
+}

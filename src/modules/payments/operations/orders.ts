@@ -1,0 +1,105 @@
+/** C1 expire, C2 read, C3 list transactions, C4 metadata. */
+import { badRequest, notFound } from '../../../platform/errors/errors.js';
+import type { RequestContext } from '../../../platform/http/types.js';
+import { parseFilterDate } from '../../../platform/time/format.js';
+import { canOrder } from '../order-states.js';
+import { LIST_LIMIT_MAX, METADATA_MAX_PAIRS, nullIfEmpty, presentTransaction } from '../payments.domain.js';
+import * as repo from '../payments.repo.js';
+import type { OrderResult, PaymentsCore } from '../core.js';
+
+/** C2: an order of the caller (expired on the spot when its time has come). */
+export async function getOrder(core: PaymentsCore, ctx: RequestContext, orderId: string): Promise<OrderResult> {
+  const db = core.db.db;
+  const o = await repo.findOrder(db, orderId);
+  if (!o || o.merchant_id !== ctx.merchant.id || o.env !== ctx.env) throw notFound(`The order ${orderId} was not found`);
+  if (core.isDue(o, core.now(o))) {
+    const expired = await core.db.transaction(async (trx) => {
+      const locked = await core.lockOwned(trx, ctx, orderId);
+      const now = core.now(locked);
+      return core.isDue(locked, now) ? (await core.expire(trx, locked, now)).presented : null;
+    });
+    if (expired) return { order: expired, merchantId: o.merchant_id, redirect: null, failed: null };
+  }
+  return { order: core.present(o, await repo.transactionsOf(db, o.id)), merchantId: o.merchant_id, redirect: null, failed: null };
+}
+
+/** C1: the payment link stops working. */
+export async function expireOrder(core: PaymentsCore, ctx: RequestContext, orderId: string): Promise<OrderResult> {
+  const presented = await core.db.transaction(async (trx) => {
+    const o = await core.lockOwned(trx, ctx, orderId);
+    if (!canOrder(o.status, 'EXPIRED')) throw badRequest(`The order is ${o.status} and cannot be expired`);
+    return (await core.expire(trx, o, core.now(o))).presented;
+  });
+  return { order: presented, merchantId: ctx.merchant.id, redirect: null, failed: null };
+}
+
+export interface ListQuery {
+  start?: string;
+  end?: string;
+  updated_at_start?: string;
+  updated_at_end?: string;
+  terminal?: number | string;
+  limit?: number;
+  offset?: number;
+}
+
+/** C3: transactions of the merchant and its children. */
+export async function listTransactions(core: PaymentsCore, ctx: RequestContext, q: ListQuery) {
+  const tz = ctx.merchant.timezone;
+  const date = (name: string, v: string | undefined) => {
+    if (v === undefined || v === '') return undefined;
+    const d = parseFilterDate(String(v), tz);
+    if (!d) throw badRequest(`${name} must be a date in the format YYYYMMDDHHmm`);
+    return d;
+  };
+  const limit = q.limit ?? LIST_LIMIT_MAX;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT_MAX) throw badRequest(`limit must be from 1 to ${LIST_LIMIT_MAX}`);
+  const offset = q.offset ?? 0;
+  const db = core.db.db;
+  const ids = await core.deps.merchants.selfAndDescendantIds(db, ctx.merchant.id);
+  const { rows, count } = await repo.listTransactions(db, {
+    merchantIds: ids,
+    start: date('start', q.start),
+    end: date('end', q.end),
+    updatedStart: date('updated_at_start', q.updated_at_start),
+    updatedEnd: date('updated_at_end', q.updated_at_end),
+    terminalCode: q.terminal === undefined ? undefined : String(q.terminal),
+    limit,
+    offset,
+  });
+  const zones = { server: ctx.timezone, merchant: tz };
+  const transactions = rows.map((t) => ({
+    ...presentTransaction(t, zones),
+    order_uuid: t.order_id,
+    client_uuid: t.merchant_id,
+    currency: t.o_currency_number,
+    service: t.o_service_type,
+    service_uuid: t.o_service_id,
+    reference: t.o_reference,
+    customer: t.o_customer_ext_id,
+    order_status: t.o_status,
+    updated: t.updated_at.toISOString(),
+    metadata: nullIfEmpty(t.metadata as Record<string, string> | null),
+  }));
+  return { count, transactions, next_offset: offset + rows.length < count ? offset + rows.length : null };
+}
+
+/** C4: key-value metadata on a transaction (at most 20 pairs; replaces earlier metadata). */
+export async function attachMetadata(core: PaymentsCore, ctx: RequestContext, txId: string, metadata: Record<string, unknown>) {
+  const pairs = Object.entries(metadata);
+  if (pairs.length === 0) throw badRequest('metadata must have at least one pair');
+  if (pairs.length > METADATA_MAX_PAIRS) throw badRequest(`metadata may have at most ${METADATA_MAX_PAIRS} pairs (got ${pairs.length})`);
+  const clean: Record<string, string> = {};
+  for (const [k, v] of pairs) {
+    if (k.length === 0 || k.length > 64) throw badRequest('metadata keys must be 1 to 64 characters');
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw badRequest(`metadata.${k} must be a string, number or boolean`);
+    const s = String(v);
+    if (s.length > 500) throw badRequest(`metadata.${k} must be at most 500 characters`);
+    clean[k] = s;
+  }
+  const db = core.db.db;
+  const tx = await repo.findTransaction(db, txId);
+  if (!tx || tx.merchant_id !== ctx.merchant.id) throw notFound(`The transaction ${txId} was not found`);
+  await repo.setTransactionMetadata(db, txId, clean);
+  return { transaction_uuid: txId, metadata: clean };
+}

@@ -1,0 +1,269 @@
+/**
+ * Card payments: B10 (stored card), B11 (MoTo), B3 (single step), the hosted page (by token) and the
+ * merchant-initiated payments other modules make (`pay`). Step 1 (`startPayment`) runs in the
+ * transaction that locks the order: checks, the card, a PENDING transaction, the order's next status.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../../../platform/db/database.js';
+import { badRequest, conflict, notFound } from '../../../platform/errors/errors.js';
+import type { RequestContext } from '../../../platform/http/types.js';
+import type { Secret } from '../../../platform/security/secret.js';
+import type { CardData } from '../../../processors/index.js';
+import { presentSource } from '../../sources/index.js';
+import { canOrder } from '../order-states.js';
+import { orderUrls, paymentOperation, type Operative } from '../payments.domain.js';
+import * as repo from '../payments.repo.js';
+import * as keptCards from '../threeds-cards.repo.js';
+import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
+import { assertProcessable, insertOrder, resolveService } from './create-order.js';
+import { checkOrderInput, externalThreeds, threedsRecordOf } from './input.js';
+import { finishStarted } from './settle.js';
+
+export interface DirectInput {
+  order_uuid: string;
+  card_uuid?: string | null;
+  source_uuid?: string | null;
+  customer_ip?: string | null;
+}
+
+export interface MotoInput {
+  order_uuid: string;
+  method: 'MAIL' | 'PHONE';
+  card_holder?: string;
+  card_pan?: Secret<string>;
+  card_expiry_month?: string | number;
+  card_expiry_year?: string | number;
+  card_cvv?: Secret<string> | null;
+  card_additional?: string | null;
+  source_uuid?: string | null;
+  card_uuid?: string | null;
+}
+
+export type SingleStepInput = NewOrder & {
+  card_holder: string;
+  card_pan: Secret<string>;
+  card_expiry_month: string | number;
+  card_expiry_year: string | number;
+  card_cvv?: Secret<string> | null;
+  card_additional?: string | null;
+  threeds_data?: { version?: number | string; trans_status?: string; eci?: number | string; cavv?: string; ds_trans_id?: string } | null;
+  dpan_data?: { cryptogram: string; eci?: number | string | null } | null;
+};
+
+function requirePci(ctx: RequestContext, what: string): void {
+  if (!ctx.merchant.isPci) throw badRequest(`${what} with card data is only available to PCI-compliant merchants (is_pci)`);
+}
+
+/** Pays an order of the caller with `build(order)` (B10, B11, and `pay` of the public interface). */
+export async function payOwned(core: PaymentsCore, ctx: RequestContext, orderId: string, build: (o: repo.LockedOrder) => PayInput): Promise<OrderResult> {
+  const started = await core.db.transaction(async (trx) => {
+    const o = await core.lockOwned(trx, ctx, orderId);
+    return startPayment(core, trx, o, build(o));
+  });
+  return finishStarted(core, started);
+}
+
+/** B10: WebService payment with a stored card (card_uuid, or the order's source_uuid). */
+export function payDirect(core: PaymentsCore, ctx: RequestContext, input: DirectInput): Promise<OrderResult> {
+  return payOwned(core, ctx, input.order_uuid, (o) => {
+    const sourceUuid = input.card_uuid ?? input.source_uuid ?? o.source_id;
+    if (!sourceUuid) throw badRequest('card_uuid is required (the order has no source_uuid)');
+    return { channel: 'ECOMMERCE', card: { kind: 'source', sourceUuid }, customerIp: input.customer_ip ?? null };
+  });
+}
+
+/** B11: MoTo payment (PCI merchants), with card data or a stored card; exempt from SCA. */
+export function payMoto(core: PaymentsCore, ctx: RequestContext, input: MotoInput): Promise<OrderResult> {
+  requirePci(ctx, 'MoTo payment');
+  const sourceUuid = input.source_uuid ?? input.card_uuid ?? null;
+  const hasCard = input.card_pan !== undefined;
+  if (!hasCard && !sourceUuid) throw badRequest('either the card fields (card_holder, card_pan, card_expiry_month, card_expiry_year) or source_uuid is required');
+  if (hasCard && sourceUuid) throw badRequest('give either the card fields or source_uuid, not both');
+  if (hasCard) {
+    for (const f of ['card_holder', 'card_expiry_month', 'card_expiry_year'] as const) {
+      if (input[f] === undefined || input[f] === null) throw badRequest(`${f} is required with card_pan`);
+    }
+  }
+  return payOwned(core, ctx, input.order_uuid, (o) => ({
+    channel: 'MOTO',
+    card: hasCard
+      ? {
+          kind: 'card',
+          holder: input.card_holder!,
+          pan: input.card_pan!,
+          expMonth: input.card_expiry_month!,
+          expYear: input.card_expiry_year!,
+          additional: input.card_additional ?? null,
+          origin: 'MOTO',
+          store: o.customer_ext_id !== null,
+        }
+      : { kind: 'source', sourceUuid: sourceUuid! },
+    cvv: input.card_cvv ?? null,
+  }));
+}
+
+/** B3: creates the order, stores the card and pays, in one request (PCI merchants). */
+export async function paySingleStep(core: PaymentsCore, ctx: RequestContext, input: SingleStepInput): Promise<OrderResult> {
+  requirePci(ctx, 'Single-step payment');
+  checkOrderInput(input);
+  if (input.customer_ext_id === undefined || input.customer_ext_id === null || input.customer_ext_id === '') throw badRequest('customer_ext_id is required');
+  const service = await resolveService(core, ctx, input);
+  assertProcessable(core, ctx.env, service.type);
+  const threeds = input.threeds_data ? externalThreeds(input.threeds_data) : null;
+  const dpan = input.dpan_data ? { cryptogram: input.dpan_data.cryptogram, eci: input.dpan_data.eci == null ? null : String(input.dpan_data.eci) } : null;
+  const pay: PayInput = {
+    channel: 'ECOMMERCE',
+    card: {
+      kind: 'card',
+      holder: input.card_holder,
+      pan: input.card_pan,
+      expMonth: input.card_expiry_month,
+      expYear: input.card_expiry_year,
+      additional: input.card_additional ?? null,
+      origin: 'SINGLE_STEP',
+      store: true,
+    },
+    cvv: input.card_cvv ?? null,
+    customerIp: input.customer_ip ?? null,
+    threeds,
+    dpan,
+  };
+  const started = await core.db.transaction(async (trx) => {
+    const inserted = await insertOrder(core, trx, ctx, input, service, null);
+    const merchant = await core.deps.merchants.findMerchant(trx, ctx.merchant.id);
+    const o: repo.LockedOrder = { ...inserted, m_resend: merchant?.resend_failed_notifications ?? false, m_autorecover: merchant?.autorecover_transactions ?? false };
+    return startPayment(core, trx, o, pay);
+  });
+  return finishStarted(core, started);
+}
+
+/**
+ * Pays an order by its token (the hosted payment page): with card data the customer typed, or a
+ * stored card. Secure orders answer with the 3DS URL (`redirect`); the page then calls
+ * `completeAfter3ds`.
+ */
+export async function payByToken(core: PaymentsCore, token: string, input: PayInput): Promise<OrderResult> {
+  const started = await core.db.transaction(async (trx) => {
+    const o = await repo.lockOrderByToken(trx, token);
+    if (!o) throw notFound('The order was not found');
+    return startPayment(core, trx, o, input);
+  });
+  return finishStarted(core, started);
+}
+
+/** The order behind a payment-page token (for the pages), presented. */
+export async function orderByToken(core: PaymentsCore, token: string): Promise<{ order: PresentedOrder; row: repo.LockedOrder } | null> {
+  const db = core.db.db;
+  const o = await repo.findOrderByToken(db, token);
+  if (!o) return null;
+  return { order: core.present(o, await repo.transactionsOf(db, o.id)), row: o };
+}
+
+/** Step 1 of a card payment, in the transaction that locks the order. */
+export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, input: PayInput): Promise<Started> {
+  const now = core.now(o);
+  const expired = await core.expiredOnTheSpot(trx, o, now);
+  if (expired) return expired;
+  if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
+  if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
+  if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') throw badRequest(`A ${o.operative} order is paid out with POST /payment/payout`);
+  const connector = core.deps.processors.forService(o.service_type, o.env);
+  const owner = { merchantId: o.merchant_id, env: o.env };
+
+  let card: CardData;
+  let sourceId: string | null = null;
+  let sourceJson: string | null = null;
+  const spec = input.card;
+  if (spec.kind === 'source') {
+    const loaded = await core.deps.sources.loadCardForPayment(trx, owner, spec.sourceUuid);
+    if (o.customer_ext_id !== null && loaded.customerExtId !== o.customer_ext_id) {
+      throw badRequest("The card does not belong to the order's customer");
+    }
+    card = { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder };
+    sourceId = loaded.sourceId;
+    sourceJson = JSON.stringify(presentSource(loaded.row));
+  } else {
+    const checked = core.deps.sources.checkCard({ holder: spec.holder, pan: spec.pan, expMonth: spec.expMonth, expYear: spec.expYear, at: now });
+    card = { pan: checked.card.pan, expiryMonth: checked.expMonth, expiryYear: checked.expYear, cvv: input.cvv ?? null, holder: checked.holder };
+    if (spec.store && o.customer_ext_id !== null) {
+      const row = await core.deps.sources.storeCard(trx, owner, {
+        customerExtId: o.customer_ext_id,
+        holder: spec.holder,
+        pan: spec.pan,
+        expMonth: spec.expMonth,
+        expYear: spec.expYear,
+        additional: spec.additional ?? null,
+        origin: spec.origin,
+        isSaved: o.save_card,
+        at: now,
+      });
+      sourceId = row.id;
+      sourceJson = JSON.stringify(presentSource(row));
+    }
+  }
+
+  const needs3ds = input.channel === 'ECOMMERCE' && (o.secure || !!input.force3ds) && !input.threeds && !input.dpan;
+  const keep = spec.kind === 'card' && !sourceId && !!input.keepCardFor3ds && input.channel === 'ECOMMERCE';
+  if (needs3ds && !sourceId && !keep) throw badRequest('A secure payment needs a stored card to complete 3DS');
+  const { txOperative, op } = paymentOperation(o.operative as Operative);
+  const txId = randomUUID();
+  const realNow = core.p.clock.now();
+  await repo.insertTransaction(trx, {
+    id: txId,
+    order_id: o.id,
+    merchant_id: o.merchant_id,
+    operative: txOperative,
+    processor_operation: op,
+    amount: Number(o.amount),
+    status: 'PENDING',
+    error: 'NONE',
+    auth_code: '',
+    processor_id: null,
+    source_id: sourceId,
+    source_json: sourceJson,
+    antifraud: null,
+    device: null,
+    error_details: null,
+    customer_ip: input.customerIp ?? null,
+    awaiting_3ds: needs3ds,
+    metadata: null,
+    created_at: now,
+    updated_at: now,
+    started_at: realNow,
+  });
+  if (keep) {
+    await keptCards.keepCard(trx, core.p.vault, {
+      txId, orderId: o.id, realNow,
+      card: { pan: card.pan, expMonth: card.expiryMonth, expYear: card.expiryYear, holder: card.holder ?? '' },
+    });
+  }
+  const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
+  if (needs3ds) {
+    await core.transition(trx, o, 'THREEDS_REQUIRED', common, now, { present: false });
+    return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
+  }
+  const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : undefined;
+  await core.transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
+  return {
+    kind: 'call',
+    orderId: o.id,
+    txId,
+    op,
+    connector,
+    safe: !!input.threeds && ['Y', 'A'].includes(input.threeds.transStatus),
+    request: {
+      reference: txId,
+      terminal: { serviceType: o.service_type, terminalId: null },
+      now,
+      amount: Number(o.amount),
+      currency: o.currency,
+      card,
+      threeds: input.threeds ?? null,
+      dpan: input.dpan ?? null,
+      channel: input.channel,
+      customerIp: input.customerIp ?? null,
+      cofTxnid: o.cof_txnid,
+      dynamicDescriptor: o.dynamic_descriptor,
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** B15: credit funds to a stored card (source_uuid, or the customer's last card with a successful payment). */
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict } from '../../../platform/errors/errors.js';
+import type { RequestContext } from '../../../platform/http/types.js';
+import { presentSource } from '../../sources/index.js';
+import { canOrder } from '../order-states.js';
+import { paymentOperation } from '../payments.domain.js';
+import * as repo from '../payments.repo.js';
+import type { OrderResult, PaymentsCore, Started } from '../core.js';
+import { finishStarted } from './settle.js';
+
+export interface PayoutInput {
+  order_uuid: string;
+  source_uuid?: string | null;
+  card_uuid?: string | null;
+  customer_ip?: string | null;
+  apm?: string | null;
+}
+
+export async function payout(core: PaymentsCore, ctx: RequestContext, input: PayoutInput): Promise<OrderResult> {
+  if (input.apm) throw badRequest(`apm ${input.apm} does not support payouts on this service`);
+  const started = await core.db.transaction(async (trx): Promise<Started> => {
+    const o = await core.lockOwned(trx, ctx, input.order_uuid);
+    const now = core.now(o);
+    const expired = await core.expiredOnTheSpot(trx, o, now);
+    if (expired) return expired;
+    if (o.operative !== 'PAYOUT' && o.operative !== 'TRANSFER') throw badRequest(`Only PAYOUT and TRANSFER orders are paid out; this order is ${o.operative}`);
+    if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payout of this order is in progress');
+    if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid out`);
+    const connector = core.deps.processors.forService(o.service_type, o.env);
+    const owner = { merchantId: o.merchant_id, env: o.env };
+    const sourceUuid = input.source_uuid ?? input.card_uuid ?? o.source_id;
+    let card;
+    if (sourceUuid) {
+      card = await core.deps.sources.loadCardForPayment(trx, owner, sourceUuid);
+      if (card.row.last_paid_at === null) throw badRequest('A payout needs a card with at least one earlier successful payment');
+    } else {
+      if (!o.customer_ext_id) throw badRequest('source_uuid is required (the order has no customer)');
+      card = await core.deps.sources.lastSuccessfullyUsedCard(trx, owner, o.customer_ext_id);
+      if (!card) throw badRequest(`The customer ${o.customer_ext_id} has no card with a successful payment`);
+    }
+    const txId = randomUUID();
+    const { txOperative, op } = paymentOperation(o.operative);
+    await repo.insertTransaction(trx, {
+      id: txId, order_id: o.id, merchant_id: o.merchant_id, operative: txOperative, processor_operation: op,
+      amount: Number(o.amount), status: 'PENDING', error: 'NONE', auth_code: '', processor_id: null,
+      source_id: card.sourceId, source_json: JSON.stringify(presentSource(card.row)), antifraud: null, device: null,
+      error_details: null, customer_ip: input.customer_ip ?? null, awaiting_3ds: false, metadata: null,
+      created_at: now, updated_at: now, started_at: core.p.clock.now(),
+    });
+    await core.transition(trx, o, 'PAYMENT_STARTED', { source_id: card.sourceId }, now, { present: false });
+    return {
+      kind: 'call', orderId: o.id, txId, op, connector, safe: false,
+      request: {
+        reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency,
+        card: { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder }, channel: 'MIT',
+      },
+    };
+  });
+  return finishStarted(core, started);
+}

@@ -1,0 +1,168 @@
+/**
+ * Steps 2 and 3 of every money operation: call the processor (outside any database transaction), then
+ * settle the PENDING transaction and its order in one transaction that locks the order row again.
+ * Settling is idempotent: a transaction already settled (by the reconciler, or a second caller) is left
+ * as it is.
+ */
+import type { Tx } from '../../../platform/db/database.js';
+import { badRequest } from '../../../platform/errors/errors.js';
+import type { ApmPaymentRequest, Connector, FollowUpRequest, PaymentRequest, ProcessorOperation, ProcessorResult } from '../../../processors/index.js';
+import { declineEvent } from '../order-states.js';
+import { afterFailure, afterSuccess, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
+import * as repo from '../payments.repo.js';
+import type { OrderResult, PaymentsCore, Settlement, Started } from '../core.js';
+
+/** A processor failure that the merchant sees as HTTP 402 "Failed". */
+const FAILED_OPERATION: Record<string, string> = {
+  CONFIRMATION: 'The processor refused the confirmation',
+  CANCELLATION: 'The processor refused the cancellation',
+  REFUND: 'The processor refused the refund',
+};
+
+/** Calls the connector operation `op`. */
+export async function callProcessor(connector: Connector, op: ProcessorOperation, request: PaymentRequest | FollowUpRequest | ApmPaymentRequest): Promise<ProcessorResult> {
+  switch (op) {
+    case 'authorize':
+      return connector.authorize(request as PaymentRequest);
+    case 'partialAuthorize':
+      return connector.partialAuthorize(request as PaymentRequest);
+    case 'preauthorize':
+      return connector.preauthorize(request as PaymentRequest);
+    case 'payout':
+      return connector.payout(request as PaymentRequest);
+    case 'capture':
+      return connector.capture(request as FollowUpRequest);
+    case 'cancel':
+      return connector.cancel(request as FollowUpRequest);
+    case 'refund':
+      return connector.refund(request as FollowUpRequest);
+    case 'apmPayment':
+      if (!connector.apmPayment) throw new Error(`connector ${connector.name} has no APM payments`);
+      return connector.apmPayment(request as ApmPaymentRequest);
+    default:
+      throw new Error(`not a money operation: ${op}`);
+  }
+}
+
+/** Steps 2 and 3 after step 1 of a payment: answer, redirect to 3DS, or call the processor and settle. */
+export async function finishStarted(core: PaymentsCore, started: Started): Promise<OrderResult> {
+  if (started.kind === 'done') {
+    if (started.result.failed) throw badRequest(started.result.failed);
+    return started.result;
+  }
+  if (started.kind === '3ds') {
+    const db = core.db.db;
+    const o = await repo.findOrder(db, started.orderId);
+    return { order: core.present(o!, await repo.transactionsOf(db, started.orderId)), merchantId: o!.merchant_id, redirect: started.url, failed: null };
+  }
+  const result = await callProcessor(started.connector, started.op, started.request);
+  return settle(core, started.orderId, started.txId, result, { safe: started.safe });
+}
+
+/** Step 3: settles a PENDING transaction and its order in one transaction. */
+export async function settle(
+  core: PaymentsCore,
+  orderId: string,
+  txId: string,
+  result: ProcessorResult | Settlement,
+  opts: { safe?: boolean; threedsData?: unknown } = {},
+): Promise<OrderResult> {
+  return core.db.transaction(async (trx) => {
+    const locked = await repo.lockOrderWithTx(trx, orderId, txId);
+    if (!locked) throw new Error(`settle: order ${orderId} or transaction ${txId} is missing`);
+    const { order: o, tx, retry } = locked;
+    const base = { merchantId: o.merchant_id, redirect: null, failed: null };
+    if (tx.status !== 'PENDING' || result.outcome === 'UNKNOWN' || (tx.awaiting_3ds && result.outcome !== 'VOIDED' && result.outcome !== 'FAILED')) {
+      return { ...base, order: core.present(o, await repo.transactionsOf(trx, o.id)) };
+    }
+    const now = core.now(o);
+    switch (tx.operative) {
+      case 'AUTHORIZATION':
+      case 'DEFERRED':
+      case 'PAYOUT':
+      case 'TRANSFER':
+        return settlePayment(core, trx, o, tx, result as Settlement, now, opts);
+      case 'CONFIRMATION':
+      case 'CANCELLATION':
+      case 'REFUND':
+        return settleFollowUp(core, trx, o, tx, retry, result as Settlement, now);
+    }
+  });
+}
+
+async function settlePayment(
+  core: PaymentsCore,
+  trx: Tx,
+  o: repo.LockedOrder,
+  tx: repo.SettlingTx,
+  r: Settlement,
+  now: Date,
+  opts: { safe?: boolean; threedsData?: unknown },
+): Promise<OrderResult> {
+  const base = { merchantId: o.merchant_id, redirect: null as string | null, failed: null };
+  const extra: Partial<repo.OrderRow> = {};
+  if (opts.threedsData !== undefined) extra.threeds_data = opts.threedsData;
+  switch (r.outcome) {
+    case 'APPROVED': {
+      await core.settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId, amount: r.amount }, now);
+      const deferred = tx.operative === 'DEFERRED';
+      if (tx.source_id) await core.deps.sources.markValidated(trx, tx.source_id, now);
+      const { presented } = await core.transition(trx, o, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
+        ...extra,
+        authorized: r.amount,
+        captured: deferred ? 0 : r.amount,
+        safe: opts.safe ?? o.safe,
+      }, now);
+      return { ...base, order: presented };
+    }
+    case 'DECLINED': {
+      await core.settleTx(trx, tx, 'DECLINED', { error: r.error, error_details: r.details, processor_id: r.processorId }, now);
+      return { ...base, order: (await core.transition(trx, o, declineEvent(r.error), extra, now)).presented };
+    }
+    case 'FAILED': {
+      const declined = r.error === 'AUTHENTICATION_FAILED';
+      await core.settleTx(trx, tx, declined ? 'DECLINED' : 'FAILED', { error: r.error, error_details: r.details }, now);
+      return { ...base, order: (await core.transition(trx, o, declined ? 'PAYMENT_DECLINED' : 'PAYMENT_FAILED', extra, now)).presented };
+    }
+    case 'VOIDED': {
+      await core.settleTx(trx, tx, 'VOIDED', { error_details: r.details }, now);
+      return { ...base, order: core.present(o, await repo.transactionsOf(trx, o.id)) };
+    }
+    case 'CHALLENGE': {
+      await repo.updateTransaction(trx, tx.id, { awaiting_3ds: true, updated_at: now });
+      const { presented } = await core.transition(trx, o, 'THREEDS_REQUIRED', { threeds_data: { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'PENDING', eci: null, exemption: null } }, now);
+      return { ...base, order: presented, redirect: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
+    }
+  }
+}
+
+async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date): Promise<OrderResult> {
+  const op = tx.operative as RetryOperation;
+  const base = { merchantId: o.merchant_id, redirect: null, failed: null };
+  const amount = Number(tx.amount);
+  if (r.outcome === 'APPROVED') {
+    await core.settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId }, now);
+    // a success matters to the retry rules only after failures
+    if (state.failures > 0) await repo.saveRetryState(trx, o.id, op, afterSuccess(state, now));
+    let done;
+    if (op === 'REFUND') {
+      const refunded = Number(o.refunded) + amount;
+      done = await core.transition(trx, o, refundEventFor({ captured: Number(o.captured) }, refunded), { refunded, refund_reserved: Number(o.refund_reserved) - amount }, now);
+    } else if (op === 'CONFIRMATION') {
+      done = await core.transition(trx, o, 'CONFIRMED', { captured: amount, busy_tx_id: null }, now);
+    } else {
+      done = await core.transition(trx, o, 'CANCELLED', { busy_tx_id: null }, now);
+    }
+    return { ...base, order: done.presented };
+  }
+  // The processor refused or failed: the transaction settles, the order keeps its status, the
+  // reservation is released, and the failure counts for the retry rules.
+  const error = r.outcome === 'DECLINED' || r.outcome === 'FAILED' ? r.error : 'PROCESSOR_ERROR';
+  const details = 'details' in r ? r.details : 'failed';
+  await core.settleTx(trx, tx, r.outcome === 'DECLINED' ? 'DECLINED' : 'FAILED', { error, error_details: details }, now);
+  await repo.saveRetryState(trx, o.id, op, afterFailure(state, now));
+  const release: Partial<repo.OrderRow> = op === 'REFUND' ? { refund_reserved: Number(o.refund_reserved) - amount } : { busy_tx_id: null };
+  await repo.updateOrder(trx, o.id, o.status, { ...release, updated_at: now });
+  const next = { ...o, ...release, updated_at: now };
+  return { ...base, order: core.present(next, await repo.transactionsOf(trx, o.id)), failed: `${FAILED_OPERATION[op]}: ${details}` };
+}

@@ -1,0 +1,101 @@
+/**
+ * 3-D Secure: completing a payment that waits for the cardholder (the tokenized page after the
+ * challenge), the card shown on the challenge page, and challenges that time out.
+ */
+import { ApiError, badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
+import type { CardData } from '../../../processors/index.js';
+import { paymentOperation } from '../payments.domain.js';
+import * as repo from '../payments.repo.js';
+import * as keptCards from '../threeds-cards.repo.js';
+import type { OrderResult, PaymentsCore } from '../core.js';
+import { threedsRecordOf } from './input.js';
+import { callProcessor, settle } from './settle.js';
+
+/**
+ * Completes a payment waiting for 3DS (the tokenized page calls this after the challenge): the
+ * cardholder is authenticated with the processor's 3DS server, then the payment is authorized.
+ */
+export async function completeAfter3ds(core: PaymentsCore, token: string, opts: { challenge?: 'APPROVED' | 'FAILED' | null } = {}): Promise<OrderResult> {
+  const prep = await core.db.transaction(async (trx) => {
+    const o = await repo.lockOrderByToken(trx, token);
+    if (!o) throw notFound('The order was not found');
+    const now = core.now(o);
+    if (core.isDue(o, now)) {
+      const { presented } = await core.expire(trx, o, now);
+      return { expired: presented, o } as const;
+    }
+    if (o.status !== 'PENDING_3DS_RESPONSE') throw badRequest(`The order is ${o.status}: it is not waiting for 3DS`);
+    const tx = await repo.awaiting3dsTransaction(trx, o.id);
+    if (!tx) throw badRequest('The order has no payment waiting for 3DS');
+    // the stored card, or the card the hosted page keeps for the challenge (no customer)
+    const card = tx.source_id
+      ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id)
+      : await keptCards.keptCard(trx, core.p.vault, tx.id);
+    if (!card) throw badRequest('The card of this payment is no longer available: the 3DS challenge timed out');
+    return { o, tx, card, now } as const;
+  });
+  if ('expired' in prep) throw new ApiError(400, 'The order has expired');
+  const { o, tx, card, now } = prep;
+  const connector = core.deps.processors.forService(o.service_type, o.env);
+  const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
+  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
+  if (auth.outcome === 'UNKNOWN') throw unavailable('The 3DS server did not answer; try again');
+  const record = threedsRecordOf(auth.threeds, 'CHALLENGE', true);
+  if (auth.outcome === 'FAILED') {
+    return settle(core, o.id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: auth.details }, { threedsData: record });
+  }
+  const { op } = paymentOperation(o.operative);
+  await core.db.transaction(async (trx) => {
+    const locked = await repo.lockOrder(trx, o.id);
+    if (!locked || locked.status !== 'PENDING_3DS_RESPONSE') throw conflict('The order changed while 3DS was completed');
+    await repo.updateTransaction(trx, tx.id, { awaiting_3ds: false, started_at: core.p.clock.now(), updated_at: core.now(locked) });
+    await core.transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe: true }, core.now(locked), { present: false });
+  });
+  const result = await callProcessor(connector, op, {
+    reference: tx.id,
+    terminal: { serviceType: o.service_type, terminalId: null },
+    now,
+    amount: Number(o.amount),
+    currency: o.currency,
+    card: cardData,
+    threeds: auth.threeds,
+    dpan: null,
+    channel: 'ECOMMERCE',
+    customerIp: tx.customer_ip,
+  });
+  return settle(core, o.id, tx.id, result, { safe: true });
+}
+
+/** The last four digits of the card whose payment waits for 3DS (shown on the challenge page), or null. */
+export async function pending3dsCardLast4(core: PaymentsCore, orderId: string): Promise<string | null> {
+  const db = core.db.db;
+  const tx = await repo.awaiting3dsTransaction(db, orderId);
+  if (!tx) return null;
+  if (tx.source_json) {
+    const last4 = (JSON.parse(tx.source_json) as { last4?: unknown }).last4;
+    if (typeof last4 === 'string') return last4;
+  }
+  const kept = await keptCards.keptCard(db, core.p.vault, tx.id);
+  return kept ? kept.pan.reveal().slice(-4) : null;
+}
+
+/**
+ * Challenges whose kept card (hosted page, no customer) has timed out: the cardholder did not finish
+ * 3DS in time, so the payment fails (AUTHENTICATION_FAILED) and the order can be paid again. Returns
+ * how many were settled. Run by the pages' sweep.
+ */
+export async function expireKeptCardChallenges(core: PaymentsCore, limit = 200): Promise<number> {
+  const db = core.db.db;
+  const due = await keptCards.expiredSessions(db, core.p.clock.now(), limit);
+  let settled = 0;
+  for (const s of due) {
+    const tx = await repo.findTransaction(db, s.transaction_id);
+    if (tx && tx.status === 'PENDING' && tx.awaiting_3ds) {
+      const record = { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'U', eci: null, exemption: null };
+      await settle(core, s.order_id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: 'The cardholder did not complete 3DS in time' }, { threedsData: record });
+      settled++;
+    }
+    await core.db.transaction((trx) => keptCards.dropCard(trx, s.transaction_id));
+  }
+  return settled;
+}
