@@ -158,6 +158,15 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
+  // ---- the front door: where the documentation is ------------------------------------------------
+  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+    const links = { docs: '/docs', openapi: '/openapi.json', production: '/v1', sandbox: '/v1/sandbox' };
+    if (/\btext\/html\b/i.test(String(req.headers.accept ?? ''))) {
+      return reply.type('text/html; charset=utf-8').header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'").send(frontPage());
+    }
+    return { name: 'paygate', description: 'Self-hosted payment gateway', ...links };
+  });
+
   // ---- operations --------------------------------------------------------------------------------
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
@@ -193,6 +202,16 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   await app.ready();
   return app;
+}
+
+/** `GET /` for a browser: what this is and where the API reference is. */
+function frontPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>paygate</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}code{background:#f3f3f3;padding:0 .25rem}a{color:#0a58ca}</style></head>
+<body><h1>paygate</h1><p>A self-hosted payment gateway. This server answers the payment API under <code>/v1</code> (production) and <code>/v1/sandbox</code> (sandbox).</p>
+<ul><li><a href="/docs/">API reference</a>: every operation with examples, and requests you can try against the sandbox</li>
+<li><a href="/openapi.json">OpenAPI 3.1 document</a>: for code generators and API tools</li>
+<li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>, <a href="/metrics">/metrics</a>: health and metrics</li></ul></body></html>`;
 }
 
 export function readTls(config: Platform['config']): { key: Buffer; cert: Buffer } | null {
