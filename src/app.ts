@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import scalar from '@scalar/fastify-api-reference';
 import { sql } from 'kysely';
 import type { Platform } from './platform/index.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
+import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
@@ -128,35 +129,31 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'paygate',
-        version: '1.0.0',
-        description:
-          'Self-hosted payment gateway. Every path exists under `/v1` (production) and `/v1/sandbox` (sandbox). ' +
-          'Authenticate with `Authorization: Basic base64(API_KEY:)` or `Bearer API_KEY`; every write carries the key\'s `signature` in its body.',
-      },
-      servers: [
-        { url: `${config.publicUrl}/v1`, description: 'production' },
-        { url: `${config.publicUrl}/v1/sandbox`, description: 'sandbox' },
-      ],
-      components: {
-        securitySchemes: {
-          basicAuth: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' },
-          bearerAuth: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ basicAuth: [] }, { bearerAuth: [] }],
-    },
+    openapi: openapiDefinition({ publicUrl: config.publicUrl }) as any,
     transform: ({ schema, url, route }) => {
       const env = route.config?.env;
       if (env === 'sandbox') return { schema: { ...schema, hide: true } as any, url };
       if (env === 'production') return { schema, url: url.replace(/^\/v1/, '') || '/' };
       return { schema: { ...schema, hide: true } as any, url };
     },
+    transformObject: ((documentObject: { openapiObject: Record<string, any> }) => finishDocument(documentObject.openapiObject)) as any,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  // The API reference: Scalar, served with its bundled script (no request leaves the gateway), reading
+  // the document above, with the sandbox server first and the API key as Basic or Bearer.
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: {
+      pageTitle: 'paygate API reference',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      telemetry: false,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      defaultOpenAllTags: false,
+      authentication: { preferredSecurityScheme: 'basicAuth' },
+    } as any,
+  });
 
   // ---- the front door: where the documentation is ------------------------------------------------
   app.get('/', { schema: { hide: true } }, async (req, reply) => {
