@@ -7,6 +7,8 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listApiRoutes, listPageRoutes } from '../../src/platform/http/platform.js';
@@ -142,4 +144,15 @@ describe('OpenAPI document', () => {
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 60_000);
+
+  it('the typed client (clients/typescript/schema.ts) is generated from the current document (run `npm run client`)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-client-'));
+    try {
+      const out = path.join(dir, 'schema.ts');
+      await run('node_modules/.bin/openapi-typescript', ['docs/openapi.json', '-o', out], { maxBuffer: 64 * 1024 * 1024 });
+      expect(fs.readFileSync('clients/typescript/schema.ts', 'utf8') === fs.readFileSync(out, 'utf8'), 'clients/typescript/schema.ts is stale: run `npm run client`').toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

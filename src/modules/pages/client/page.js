@@ -195,11 +195,14 @@ function pgLeave() {
   pgPost(outcome);
   var target = link.getAttribute('data-target') || 'self';
   var win = target === 'top' ? window.top : target === 'parent' ? window.parent : window;
-  try {
-    win.location.href = link.href;
-  } catch (e) {
-    // the browser refused to navigate that window: the visible link stays for the customer
-  }
+  // a moment for the parent's listener to handle the outcome before its page is replaced
+  setTimeout(function () {
+    try {
+      win.location.href = link.href;
+    } catch (e) {
+      // the browser refused to navigate that window: the visible link stays for the customer
+    }
+  }, window.parent === window ? 0 : 250);
 }
 
 (function () {
