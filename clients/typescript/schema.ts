@@ -1106,7 +1106,7 @@ export interface paths {
         };
         /**
          * B4 Hosted payment page
-         * @description The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404). Returns HTML. No API key: the order token in the path is the credential.
+         * @description The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404). In an iframe, `url_ok`/`url_ko` open in the top window (`target=parent` or `target=self` choose another) and the page posts `paygate:height` and `paygate:outcome` messages to its parent. Returns HTML. No API key: the order token in the path is the credential.
          */
         get: operations["showPaymentPage"];
         put?: never;

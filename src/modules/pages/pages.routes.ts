@@ -35,6 +35,8 @@ interface PageQuery {
 }
 
 const TARGETS: readonly LeaveTarget[] = ['top', 'parent', 'self'];
+/** Statuses a payment attempt ends in without the money: the flow goes to url_ko. */
+const ENDED_UNPAID: readonly string[] = ['REFUSED', 'ERROR', 'FRAUD', 'BLACKLISTED'];
 
 function one(v: unknown): string | undefined {
   if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
@@ -280,6 +282,8 @@ export function pagesRoutes(service: PagesService) {
      * to url_ok or url_ko (by script; without it, the customer follows the link, target="_top").
      */
     async function leavePage(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery) {
+      // only once a payment attempt ended (paid, or refused and payable again); otherwise the usual page
+      if (!PAID_STATUSES.includes(o.status) && !ENDED_UNPAID.includes(o.status)) return null;
       const d = destinationAfter(o.status, { ok: o.urlOk, ko: o.urlKo });
       if (d.to !== 'url') return null;
       const paid = PAID_STATUSES.includes(o.status);
@@ -299,7 +303,7 @@ export function pagesRoutes(service: PagesService) {
 
     scope.get('/payment/process/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('showPaymentPage', 'B4 Hosted payment page', 'The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404).'),
+      schema: pageSchema('showPaymentPage', 'B4 Hosted payment page', 'The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404). In an iframe, `url_ok`/`url_ko` open in the top window (`target=parent` or `target=self` choose another) and the page posts `paygate:height` and `paygate:outcome` messages to its parent.'),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
