@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
 import type { Platform } from './platform/index.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
+import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
 import { RateLimiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
@@ -128,35 +128,42 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'paygate',
-        version: '1.0.0',
-        description:
-          'Self-hosted payment gateway. Every path exists under `/v1` (production) and `/v1/sandbox` (sandbox). ' +
-          'Authenticate with `Authorization: Basic base64(API_KEY:)` or `Bearer API_KEY`; every write carries the key\'s `signature` in its body.',
-      },
-      servers: [
-        { url: `${config.publicUrl}/v1`, description: 'production' },
-        { url: `${config.publicUrl}/v1/sandbox`, description: 'sandbox' },
-      ],
-      components: {
-        securitySchemes: {
-          basicAuth: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' },
-          bearerAuth: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ basicAuth: [] }, { bearerAuth: [] }],
-    },
+    openapi: openapiDefinition({ publicUrl: config.publicUrl }) as any,
     transform: ({ schema, url, route }) => {
       const env = route.config?.env;
       if (env === 'sandbox') return { schema: { ...schema, hide: true } as any, url };
       if (env === 'production') return { schema, url: url.replace(/^\/v1/, '') || '/' };
       return { schema: { ...schema, hide: true } as any, url };
     },
+    transformObject: ((documentObject: { openapiObject: Record<string, any> }) => finishDocument(documentObject.openapiObject)) as any,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  // The API reference: Scalar, served with its bundled script (no request leaves the gateway), reading
+  // the document above, with the sandbox server first and the API key as Basic or Bearer. Loaded here
+  // rather than at the top (a 4 MB module) so the CLI, which builds modules but no app, does not pay for it.
+  const { default: scalar } = await import('@scalar/fastify-api-reference');
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: {
+      pageTitle: 'paygate API reference',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      telemetry: false,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      defaultOpenAllTags: false,
+      authentication: { preferredSecurityScheme: 'basicAuth' },
+    } as any,
+  });
+
+  // ---- the front door: where the documentation is ------------------------------------------------
+  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+    const links = { docs: '/docs', openapi: '/openapi.json', production: '/v1', sandbox: '/v1/sandbox' };
+    if (/\btext\/html\b/i.test(String(req.headers.accept ?? ''))) {
+      return reply.type('text/html; charset=utf-8').header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'").send(frontPage());
+    }
+    return { name: 'paygate', description: 'Self-hosted payment gateway', ...links };
+  });
 
   // ---- operations --------------------------------------------------------------------------------
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -193,6 +200,16 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   await app.ready();
   return app;
+}
+
+/** `GET /` for a browser: what this is and where the API reference is. */
+function frontPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>paygate</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}code{background:#f3f3f3;padding:0 .25rem}a{color:#0a58ca}</style></head>
+<body><h1>paygate</h1><p>A self-hosted payment gateway. This server answers the payment API under <code>/v1</code> (production) and <code>/v1/sandbox</code> (sandbox).</p>
+<ul><li><a href="/docs/">API reference</a>: every operation with examples, and requests you can try against the sandbox</li>
+<li><a href="/openapi.json">OpenAPI 3.1 document</a>: for code generators and API tools</li>
+<li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>, <a href="/metrics">/metrics</a>: health and metrics</li></ul></body></html>`;
 }
 
 export function readTls(config: Platform['config']): { key: Buffer; cert: Buffer } | null {

@@ -214,23 +214,7 @@ describe('languages, frames, no JavaScript', () => {
     await page.close();
   });
 
-  it('works inside an iframe on the merchant\'s page', async () => {
-    const o = await createOrder(a, { url_ok: `${shopBase}/ok`, url_ko: `${shopBase}/ko`, customer_ext_id: null });
-    const page = await context.newPage();
-    await page.goto(`${shopBase}/embed?src=${encodeURIComponent(`${o.urls.payment_card}?lang=en`)}`);
-    const frame = page.frameLocator('#pay');
-    await frame.locator('#f-holder').fill('Ana Pérez');
-    await frame.locator('#f-number').pressSequentially(TEST_CARDS.APPROVED);
-    await frame.locator('#f-expiry').pressSequentially('1230');
-    await frame.locator('#f-cvv').pressSequentially('123');
-    expect(await frame.locator('#pg-brands').getAttribute('data-brand')).toBe('visa');
-    await frame.locator('button[type=submit]').click();
-    await expect.poll(() => page.frames().map((f) => f.url())).toContain(`${shopBase}/ok`);
-    expect(await frame.locator('#shop').textContent()).toBe('Shop: payment OK');
-    expect(page.url()).toContain(`${shopBase}/embed`);
-    expect((await a.api.get(`/order/${o.uuid}`)).body.order.status).toBe('SUCCESS');
-    await page.close();
-  });
+  // inside an iframe on the merchant's page: test/browser/frame.browser.test.ts
 
   it('with JavaScript disabled the form still pays', async () => {
     const noJs = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 480, height: 860 }, locale: 'en-GB' });

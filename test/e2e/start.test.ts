@@ -74,7 +74,10 @@ describe('npm start on a fresh machine', () => {
     expect(openapi.paths['/auth/check']).toBeDefined();
     const docs = await fetch(`${g.url}/docs/`);
     expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain('swagger');
+    expect(await docs.text()).toContain('js/scalar.js');
+    expect((await fetch(`${g.url}/docs/js/scalar.js`)).status).toBe(200);
+    const front = await fetch(`${g.url}/`, { headers: { accept: 'application/json' } });
+    expect(await front.json()).toMatchObject({ docs: '/docs' });
   });
 
   it('logs no secret: neither the key nor the signature appears in the logs', async () => {

@@ -59,6 +59,8 @@ function captureInject(app: FastifyInstance): void {
     if (args.length !== 1 || !opts || typeof opts !== 'object') return original(...args);
     recordKnownPans(pansInRequest(opts.payload ?? opts.body));
     return (original(opts) as Promise<LightMyRequestResponse>).then((res) => {
+      // the API reference (its examples show the sandbox test cards on purpose) is not card data
+      if (/^\/(openapi\.json|docs)(\/|$|\?)/.test(String(opts.url ?? ''))) return res;
       appendCapture('response', { method: opts.method ?? 'GET', url: String(opts.url ?? '').split('?')[0], status: res.statusCode, body: res.body });
       return res;
     });

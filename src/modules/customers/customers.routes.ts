@@ -18,6 +18,7 @@ export function customersRoutes(service: CustomersService) {
     app.post('/customer', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'createCustomer',
         summary: 'E1 Create customer',
         description: 'Creates the customer; when it already exists the existing customer is returned.',
         tags, body: S.CreateCustomerBody, response: responses(S.CustomerResponse),
@@ -30,6 +31,7 @@ export function customersRoutes(service: CustomersService) {
     app.get('/customer', {
       config: { profiles: READ },
       schema: {
+        operationId: 'getCustomer',
         summary: 'Read a customer by customer_ext_id',
         description: '`customer_ext_id` as a query parameter, or in a JSON body (read like query parameters).',
         tags, querystring: S.CustomerQuery, response: responses(S.CustomerResponse),
@@ -42,7 +44,7 @@ export function customersRoutes(service: CustomersService) {
     // ---- accounts -------------------------------------------------------------------------------------
     app.post('/customer/account', {
       config: { profiles: WRITE },
-      schema: { summary: 'E2 Create account', tags, body: S.CreateAccountBody, response: responses(S.AccountResponse) },
+      schema: { operationId: 'createCustomerAccount', summary: 'E2 Create account', description: 'Adds a bank or payment account to an existing customer (404 when the customer does not exist). The number is stored encrypted.', tags, body: S.CreateAccountBody, response: responses(S.AccountResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.createAccount(ctx, req.body));
@@ -50,7 +52,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.put('/customer/account', {
       config: { profiles: WRITE },
-      schema: { summary: 'E3 Update account', tags, body: S.UpdateAccountBody, response: responses(S.AccountResponse) },
+      schema: { operationId: 'updateCustomerAccount', summary: 'E3 Update account', description: 'Replaces the type and number of the account `uuid` of the customer.', tags, body: S.UpdateAccountBody, response: responses(S.AccountResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.updateAccount(ctx, req.body));
@@ -58,7 +60,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.delete('/customer/account', {
       config: { profiles: WRITE },
-      schema: { summary: 'E4 Delete account', tags, body: S.UuidBody, response: responses(S.AccountOnlyResponse) },
+      schema: { operationId: 'deleteCustomerAccount', summary: 'E4 Delete account', description: 'Deletes the account `uuid` and answers it as it was.', tags, body: S.UuidBody, response: responses(S.AccountOnlyResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { customer_account: await service.deleteAccount(ctx, req.body.uuid) });
@@ -66,7 +68,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.get('/customer/account/:uuid', {
       config: { profiles: READ },
-      schema: { summary: 'E5 Get account', tags, params: S.UuidParams, response: responses(S.AccountOnlyResponse) },
+      schema: { operationId: 'getCustomerAccount', summary: 'E5 Get account', description: 'One account by uuid; an account of another merchant is 404.', tags, params: S.UuidParams, response: responses(S.AccountOnlyResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { customer_account: await service.getAccount(ctx, req.params.uuid) });
@@ -76,6 +78,7 @@ export function customersRoutes(service: CustomersService) {
     app.post('/customer/address', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'createCustomerAddress',
         summary: 'E6 Create address',
         description: 'Lines of at most 50 characters; `country` ISO 3166 alpha-3; `default: true` makes it the only default address of the customer.',
         tags, body: S.CreateAddressBody, response: responses(S.AddressResponse),
@@ -88,6 +91,7 @@ export function customersRoutes(service: CustomersService) {
     app.put('/customer/address', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'updateCustomerAddress',
         summary: 'E7 Update address',
         description: 'Fields left out keep their value. `type` cannot change: sending another type is 400.',
         tags, body: S.UpdateAddressBody, response: responses(S.AddressResponse),
@@ -99,7 +103,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.delete('/customer/address', {
       config: { profiles: WRITE },
-      schema: { summary: 'E8 Delete address', tags, body: S.UuidBody, response: responses(S.AddressOnlyResponse) },
+      schema: { operationId: 'deleteCustomerAddress', summary: 'E8 Delete address', description: 'Deletes the address `uuid` and answers it as it was.', tags, body: S.UuidBody, response: responses(S.AddressOnlyResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { customer_address: await service.deleteAddress(ctx, req.body.uuid) });
@@ -107,7 +111,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.get('/customer/address/:uuid', {
       config: { profiles: READ },
-      schema: { summary: 'E9 Get address', tags, params: S.UuidParams, response: responses(S.AddressOnlyResponse) },
+      schema: { operationId: 'getCustomerAddress', summary: 'E9 Get address', description: 'One address by uuid; an address of another merchant is 404.', tags, params: S.UuidParams, response: responses(S.AddressOnlyResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { customer_address: await service.getAddress(ctx, req.params.uuid) });
@@ -117,6 +121,7 @@ export function customersRoutes(service: CustomersService) {
     app.post('/customer/profile', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'createCustomerProfile',
         summary: 'E10 Create profile',
         description: 'One profile per customer (409 when it exists). Phones are validated; `birthdate` is YYYY-MM-DD.',
         tags, body: S.ProfileBody, response: responses(S.ProfileResponse),
@@ -128,7 +133,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.put('/customer/profile', {
       config: { profiles: WRITE },
-      schema: { summary: 'E11 Update profile', description: 'Replaces the profile with the body.', tags, body: S.ProfileBody, response: responses(S.ProfileResponse) },
+      schema: { operationId: 'updateCustomerProfile', summary: 'E11 Update profile', description: 'Replaces the profile with the body: fields left out become null. 404 when the customer has no profile.', tags, body: S.ProfileBody, response: responses(S.ProfileResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.updateProfile(ctx, req.body));
@@ -136,7 +141,7 @@ export function customersRoutes(service: CustomersService) {
 
     app.get('/customer/profile/:external_id', {
       config: { profiles: READ },
-      schema: { summary: 'E12 Get profile', tags, params: S.ProfileParams, response: responses(S.ProfileOnlyResponse) },
+      schema: { operationId: 'getCustomerProfile', summary: 'E12 Get profile', description: 'The profile of the customer `external_id`.', tags, params: S.ProfileParams, response: responses(S.ProfileOnlyResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { customer_profile: await service.getProfile(ctx, req.params.external_id) });

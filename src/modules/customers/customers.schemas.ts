@@ -1,12 +1,16 @@
 import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { ACCOUNT_TYPES, ADDRESS_LINE_MAX, ADDRESS_TYPES, DOCUMENT_ISSUER_TYPES, DOCUMENT_TYPES } from './customers.domain.js';
+import * as EX from './customers.examples.js';
 
 /** customer_ext_id / external_id: a string, or a number kept as a string. */
 export const ExtId = Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Number()], {
   description: 'merchant-chosen customer identifier; numbers are accepted and kept as strings',
 });
 
-export const Customer = Type.Object({ external_id: Type.String(), token: Type.String() }, { description: 'Customer' });
+export const Customer = Type.Object(
+  { external_id: Type.String({ description: 'your identifier of the customer' }), token: Type.String({ description: 'the customer token of the embedded card form' }) },
+  { title: 'Customer', description: 'A customer, keyed by your external identifier', examples: [EX.CUSTOMER_EXAMPLE] },
+);
 
 export const CustomerAccount = Type.Object(
   {
@@ -14,7 +18,7 @@ export const CustomerAccount = Type.Object(
     account_number: Type.String({ description: 'for CARD_NUMBER only the BIN and last 4 are shown' }),
     account_type: Type.String({ description: `one of ${ACCOUNT_TYPES.join(', ')}` }),
   },
-  { description: 'Customer account' },
+  { title: 'CustomerAccount', description: 'A bank or payment account of a customer', examples: [EX.ACCOUNT_EXAMPLE] },
 );
 
 const Line = Type.String({ minLength: 1, maxLength: ADDRESS_LINE_MAX });
@@ -33,7 +37,7 @@ export const CustomerAddress = Type.Object(
     type: Type.String({ description: 'OTHER, BILLING or SHIPPING' }),
     zip_code: Type.String(),
   },
-  { description: 'Customer address' },
+  { title: 'CustomerAddress', description: 'An address of a customer', examples: [EX.ADDRESS_EXAMPLE] },
 );
 
 export const Phone = Type.Object(
@@ -41,10 +45,10 @@ export const Phone = Type.Object(
     number: Type.String({ minLength: 1, maxLength: 32 }),
     prefix: Type.Optional(Nullable(Type.String({ maxLength: 8, description: 'country calling code, e.g. +34' }))),
   },
-  { description: 'Phone' },
+  { title: 'PhoneInput', description: 'A phone number: `prefix`, or a `number` starting with +', examples: [EX.PHONE_EXAMPLE] },
 );
 
-const PhoneOut = Nullable(Type.Object({ number: Type.String(), prefix: Nullable(Type.String()) }));
+const PhoneOut = Nullable(Type.Object({ number: Type.String(), prefix: Nullable(Type.String()) }, { title: 'Phone', description: 'A phone number as sent', examples: [EX.PHONE_EXAMPLE] }));
 
 export const CustomerProfile = Type.Object(
   {
@@ -66,26 +70,26 @@ export const CustomerProfile = Type.Object(
     created_at: Type.String(),
     updated_at: Type.String(),
   },
-  { description: 'Customer profile' },
+  { title: 'CustomerProfile', description: 'Who the customer is', examples: [EX.PROFILE_EXAMPLE] },
 );
 
 // ---- requests ----------------------------------------------------------------------------------------
 
-export const CreateCustomerBody = signedBody({ customer_ext_id: ExtId });
+export const CreateCustomerBody = signedBody({ customer_ext_id: ExtId }, { examples: [EX.CREATE_CUSTOMER_REQUEST] });
 export const CustomerQuery = Type.Object({ customer_ext_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
 
 export const CreateAccountBody = signedBody({
   external_id: ExtId,
   account_type: Type.Enum([...ACCOUNT_TYPES]),
   account_number: Type.String({ minLength: 1, maxLength: 64 }),
-});
+}, { examples: [EX.CREATE_ACCOUNT_REQUEST] });
 export const UpdateAccountBody = signedBody({
   uuid: Uuid,
   external_id: ExtId,
   account_type: Type.Enum([...ACCOUNT_TYPES]),
   account_number: Type.String({ minLength: 1, maxLength: 64 }),
-});
-export const UuidBody = signedBody({ uuid: Uuid });
+}, { examples: [EX.UPDATE_ACCOUNT_REQUEST] });
+export const UuidBody = signedBody({ uuid: Uuid }, { examples: [EX.DELETE_ACCOUNT_REQUEST] });
 export const UuidParams = Type.Object({ uuid: Uuid });
 
 export const CreateAddressBody = signedBody({
@@ -99,7 +103,7 @@ export const CreateAddressBody = signedBody({
   state_code: Type.String({ minLength: 1, maxLength: 50 }),
   type: Type.Enum([...ADDRESS_TYPES]),
   zip_code: Type.String({ minLength: 1, maxLength: 20 }),
-});
+}, { title: 'CreateAddressRequest', examples: [EX.CREATE_ADDRESS_REQUEST] });
 export const UpdateAddressBody = signedBody({
   uuid: Uuid,
   external_id: Type.Optional(ExtId),
@@ -112,7 +116,7 @@ export const UpdateAddressBody = signedBody({
   state_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
   type: Type.Optional(Type.Enum([...ADDRESS_TYPES], { description: 'cannot be changed; when sent it must be the current type' })),
   zip_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
-});
+}, { title: 'UpdateAddressRequest', examples: [EX.UPDATE_ADDRESS_REQUEST] });
 
 const OptText = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })));
 
@@ -133,15 +137,15 @@ export const ProfileBody = signedBody({
   source_of_funds: OptText(100),
   occupation: OptText(100),
   social_security_number: OptText(32),
-});
+}, { title: 'ProfileRequest', examples: [EX.PROFILE_REQUEST] });
 export const ProfileParams = Type.Object({ external_id: Type.String({ minLength: 1, maxLength: 255 }) });
 
 // ---- responses ---------------------------------------------------------------------------------------
 
-export const CustomerResponse = envelope({ Customer });
-export const AccountResponse = envelope({ customer: Customer, customer_account: CustomerAccount });
+export const CustomerResponse = envelope({ Customer }, { title: 'CustomerResponse' });
+export const AccountResponse = envelope({ customer: Customer, customer_account: CustomerAccount }, { title: 'CustomerAccountResponse' });
 export const AccountOnlyResponse = envelope({ customer_account: CustomerAccount });
-export const AddressResponse = envelope({ customer: Customer, customer_address: CustomerAddress });
+export const AddressResponse = envelope({ customer: Customer, customer_address: CustomerAddress }, { title: 'CustomerAddressResponse' });
 export const AddressOnlyResponse = envelope({ customer_address: CustomerAddress });
-export const ProfileResponse = envelope({ customer: Customer, customer_profile: CustomerProfile });
+export const ProfileResponse = envelope({ customer: Customer, customer_profile: CustomerProfile }, { title: 'CustomerProfileResponse' });
 export const ProfileOnlyResponse = envelope({ customer_profile: CustomerProfile });

@@ -15,7 +15,7 @@ export function eventsRoutes(service: EventsService) {
 
     app.get('/events', {
       config: { profiles: READ },
-      schema: { summary: 'List notifications (events), newest first', tags: ['events'], querystring: S.EventsQuery, response: responses(S.EventsResponse) },
+      schema: { operationId: 'listEvents', summary: 'List notifications (events), newest first', description: 'Every notification sent to an order\'s url_post, with its delivery state; filter by `order_uuid` or `status`, page with `limit` and `offset`.', tags: ['events'], querystring: S.EventsQuery, response: responses(S.EventsResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.list(ctx, req.query));
@@ -23,7 +23,7 @@ export function eventsRoutes(service: EventsService) {
 
     app.get('/event/:uuid', {
       config: { profiles: READ },
-      schema: { summary: 'Read a notification with every delivery attempt', tags: ['events'], params: S.EventParams, response: responses(S.EventResponse) },
+      schema: { operationId: 'getEvent', summary: 'Read a notification with every delivery attempt', description: 'The notification, the body it carries, and each attempt with its HTTP status, error and duration.', tags: ['events'], params: S.EventParams, response: responses(S.EventResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { event: await service.get(ctx, req.params.uuid) });
@@ -32,6 +32,7 @@ export function eventsRoutes(service: EventsService) {
     app.post('/event/:uuid/resend', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'resendEvent',
         summary: 'Send a notification again now',
         description: 'One more attempt, now; a retry schedule still running goes on.',
         tags: ['events'], params: S.EventParams, body: S.ResendBody, response: responses(S.EventResponse),

@@ -1,11 +1,28 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { EXAMPLE_SIGNATURE, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+
+const ATTEMPT_EXAMPLE = { attempted_at: '2026-03-14T09:21:08.530Z', http_status: 200, error: null, duration_ms: 84 };
+const EVENT_EXAMPLE = {
+  uuid: 'b5d7f9a1-3c5e-4a7c-9e1b-3d5f7a9c1e3b',
+  type: 'ORDER_NOTIFICATION',
+  created: '2026-03-14T09:21:08.452Z',
+  order_uuid: '3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34',
+  url: 'https://shop.example/paygate/notify',
+  status: 'DELIVERED',
+  attempts: 1,
+  resend_failed_notifications: true,
+  first_attempt_at: '2026-03-14T09:21:08.530Z',
+  next_attempt_at: null,
+  delivered_at: '2026-03-14T09:21:08.614Z',
+  payload: { order: { uuid: '3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34', status: 'SUCCESS', paid: true, amount: 1050 }, client: { uuid: 'c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d' } },
+  deliveries: [ATTEMPT_EXAMPLE],
+};
 
 export const EventAttempt = Type.Object({
   attempted_at: Type.String({ description: 'ISO 8601 UTC (merchant clock)' }),
   http_status: Nullable(Type.Integer()),
   error: Nullable(Type.String()),
   duration_ms: Type.Integer(),
-});
+}, { title: 'EventAttempt', description: 'One delivery attempt of a notification', examples: [ATTEMPT_EXAMPLE] });
 
 export const Event = Type.Object(
   {
@@ -20,10 +37,10 @@ export const Event = Type.Object(
     first_attempt_at: Nullable(Type.String()),
     next_attempt_at: Nullable(Type.String()),
     delivered_at: Nullable(Type.String()),
-    payload: Type.Any({ description: 'the notified order and client' }),
+    payload: Type.Unknown({ description: 'the notified body: the order with its transactions and the client (card storage notifications: the customer and source)' }),
     deliveries: Type.Optional(Type.Array(EventAttempt)),
   },
-  { description: 'A notification and its delivery attempts' },
+  { title: 'Event', description: 'A notification to url_post and its delivery attempts', examples: [EVENT_EXAMPLE] },
 );
 
 export const EventParams = Type.Object({ uuid: Uuid });
@@ -33,7 +50,11 @@ export const EventsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });
-export const ResendBody = signedBody({});
+export const ResendBody = signedBody({}, { examples: [{ signature: EXAMPLE_SIGNATURE }] });
 
-export const EventResponse = envelope({ event: Event });
-export const EventsResponse = envelope({ count: Type.Integer(), events: Type.Array(Event), next_offset: Nullable(Type.Integer()) });
+export const EventResponse = envelope({ event: Event }, { title: 'EventResponse' });
+export const EventsResponse = envelope({
+  count: Type.Integer({ description: 'events matching the filters', examples: [1] }),
+  events: Type.Array(Event),
+  next_offset: Nullable(Type.Integer({ description: 'offset of the next page; null on the last page' })),
+}, { title: 'EventListResponse' });

@@ -13,6 +13,7 @@ export function linksRoutes(service: LinksService) {
     app.post('/payment/link', {
       config: { profiles: ['payment'] },
       schema: {
+        operationId: 'sendPaymentLink',
         summary: 'B2 Send payment link by SMS or e-mail',
         description: 'Sends the hosted payment page of the order to `destination` (an e-mail address: SMTP; a mobile number: SMS) in `language`. `delivery` says whether the channel accepted it. 404: unknown order; 410: the order can no longer be paid (paid, expired, cancelled); 503: e-mail is not configured.',
         tags: ['payments'], body: S.SendLinkBody, response: responses(S.SendLinkResponse),

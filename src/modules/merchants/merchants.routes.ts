@@ -18,12 +18,12 @@ export function merchantsRoutes(service: MerchantsService) {
 
     app.get('/auth/check', {
       config: { profiles: ANY_KEY },
-      schema: { summary: 'A1 Check authentication', tags: ['auth'], response: responses(S.EmptyResponse) },
+      schema: { operationId: 'checkAuth', summary: 'A1 Check authentication', description: 'Answers OK when the API key is valid for this environment; 401 otherwise.', tags: ['auth'], response: responses(S.EmptyResponse) },
     }, async (req) => ok(ctxOf(req)));
 
     app.get('/auth/profiles', {
       config: { profiles: ANY_KEY },
-      schema: { summary: 'A2 Profiles of the key used', tags: ['auth'], response: responses(S.ProfilesResponse) },
+      schema: { operationId: 'listKeyProfiles', summary: 'A2 Profiles of the key used', description: 'The profiles of the API key that made the request (`all` when it has total access).', tags: ['auth'], response: responses(S.ProfilesResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { profiles: ctx.profiles });
@@ -31,12 +31,12 @@ export function merchantsRoutes(service: MerchantsService) {
 
     app.get('/profiles', {
       config: { profiles: ANY_KEY },
-      schema: { summary: 'A3 Every possible profile', tags: ['auth'], response: responses(S.ProfilesResponse) },
+      schema: { operationId: 'listProfiles', summary: 'A3 Every possible profile', description: 'Every profile a key can have: all, payment, refund, readonly, card, tokenize, moto, batch_authorization, batch_refund, keyentry.', tags: ['auth'], response: responses(S.ProfilesResponse) },
     }, async (req) => ok(ctxOf(req), { profiles: [...PROFILES] }));
 
     app.post('/client', {
       config: { profiles: PARTNER },
-      schema: { summary: 'D1 Create merchant', tags: ['merchants'], body: S.CreateMerchantBody, response: responses(S.CreateMerchantResponse) },
+      schema: { operationId: 'createMerchant', summary: 'D1 Create merchant', description: 'Creates a child merchant of the key\'s merchant (or of `parent_uuid`, a descendant) in this environment, with its own API key and signature, returned once.', tags: ['merchants'], body: S.CreateMerchantBody, response: responses(S.CreateMerchantResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       const client = await service.createChild(ctx, req.body);
@@ -46,6 +46,7 @@ export function merchantsRoutes(service: MerchantsService) {
     app.post('/client/:uuid/promote', {
       config: { profiles: PARTNER },
       schema: {
+        operationId: 'promoteMerchant',
         summary: 'D2 Promote a sandbox merchant to production',
         description: 'Creates the production twin; the new API key and signature are returned once.',
         tags: ['merchants'], params: S.PromoteParams, body: S.PromoteBody, response: responses(S.PromoteResponse),
@@ -57,7 +58,7 @@ export function merchantsRoutes(service: MerchantsService) {
 
     app.post('/client/user', {
       config: { profiles: PARTNER },
-      schema: { summary: 'D3 Create dashboard user', tags: ['merchants'], body: S.CreateUserBody, response: responses(S.CreateUserResponse) },
+      schema: { operationId: 'createDashboardUser', summary: 'D3 Create dashboard user', description: 'Creates a user of the merchant dashboard; the password is returned once. A taken username is 409.', tags: ['merchants'], body: S.CreateUserBody, response: responses(S.CreateUserResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.createUser(ctx, req.body));
@@ -65,7 +66,7 @@ export function merchantsRoutes(service: MerchantsService) {
 
     app.get('/test-clock', {
       config: { profiles: ANY_KEY },
-      schema: { summary: 'Sandbox clock of the merchant', tags: ['sandbox'], response: responses(S.TestClockResponse) },
+      schema: { operationId: 'getTestClock', summary: 'Sandbox clock of the merchant', description: 'The merchant\'s sandbox time and how far it runs ahead of real time. Sandbox only (404 in production).', tags: ['sandbox'], response: responses(S.TestClockResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       if (ctx.env !== 'sandbox') throw notFound('The test clock exists only in sandbox (/v1/sandbox/test-clock)');
@@ -75,6 +76,7 @@ export function merchantsRoutes(service: MerchantsService) {
     app.post('/test-clock', {
       config: { profiles: ANY_KEY },
       schema: {
+        operationId: 'advanceTestClock',
         summary: 'Move the sandbox clock forward',
         description: 'Moves this merchant\'s sandbox time forward by `advance_seconds` or to `advance_to`. Expiry, retry rules and scheduled notifications follow it.',
         tags: ['sandbox'], body: S.TestClockBody, response: responses(S.TestClockResponse),

@@ -1,6 +1,7 @@
 import { ContractDate, Mcc, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { PROFILES } from '../../platform/http/types.js';
 import { MERCHANT_CATEGORIES, USER_ENVIRONMENTS, USER_GROUPS, USER_LANGUAGES } from './merchants.domain.js';
+import * as EX from './merchants.examples.js';
 
 export const Merchant = Type.Object(
   {
@@ -21,7 +22,7 @@ export const Merchant = Type.Object(
     signature: Nullable(Type.String({ description: 'shown once, when the merchant is created' })),
     services: Nullable(Type.Array(Type.Unknown())),
   },
-  { description: 'Merchant (client)' },
+  { title: 'Merchant', description: 'A merchant (client). `api_key` and `signature` are shown once, when it is created', examples: [EX.MERCHANT_EXAMPLE] },
 );
 
 export const CreateMerchantBody = signedBody({
@@ -36,13 +37,17 @@ export const CreateMerchantBody = signedBody({
   address: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),
   phone_number: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
   parent_uuid: Type.Optional(Nullable(Uuid)),
-});
+}, { title: 'CreateMerchantRequest', examples: [EX.CREATE_MERCHANT_REQUEST] });
 
-export const CreateMerchantResponse = envelope({ client: Merchant });
+export const CreateMerchantResponse = envelope({ client: Merchant }, { title: 'MerchantResponse' });
 
 export const PromoteParams = Type.Object({ uuid: Uuid });
-export const PromoteBody = signedBody({});
-export const PromoteResponse = envelope({ uuid: Uuid, api_key: Type.String(), signature: Type.String() });
+export const PromoteBody = signedBody({}, { examples: [EX.PROMOTE_REQUEST] });
+export const PromoteResponse = envelope({
+  uuid: Type.String({ format: 'uuid', description: 'the new production merchant', examples: ['1a3c5e7b-9d0f-4b2d-8f4a-6c8e0a2c4e6b'] }),
+  api_key: Type.String({ description: 'the production API key, shown once', examples: ['5d7f9b1c3e5a7c9e1b3d5f7a9c1e3b5d'] }),
+  signature: Type.String({ description: 'the production signature, shown once', examples: ['b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2'] }),
+});
 
 export const DashboardUser = Type.Object({
   uuid: Uuid,
@@ -54,7 +59,7 @@ export const DashboardUser = Type.Object({
   language: Type.String(),
   group: Type.String(),
   status: Type.String(),
-});
+}, { title: 'DashboardUser', description: 'A user of the merchant dashboard', examples: [EX.DASHBOARD_USER_EXAMPLE] });
 
 export const CreateUserBody = signedBody({
   email: Type.String({ format: 'email', maxLength: 254 }),
@@ -64,23 +69,23 @@ export const CreateUserBody = signedBody({
   send_email_with_credentials: Type.Boolean(),
   group: Type.Enum([...USER_GROUPS]),
   parent_uuid: Type.Optional(Nullable(Uuid)),
-});
+}, { examples: [EX.CREATE_USER_REQUEST] });
 export const CreateUserResponse = envelope({
   user: DashboardUser,
-  password: Type.String({ description: 'shown once' }),
-  email: Type.String(),
+  password: Type.String({ description: 'shown once', examples: ['pV7#kq2Lm9xR4tZa'] }),
+  email: Type.String({ examples: ['lucia@ultramarinos.example'] }),
 });
 
-export const ProfilesResponse = envelope({ profiles: Type.Array(Type.Enum([...PROFILES])) });
+export const ProfilesResponse = envelope({ profiles: Type.Array(Type.Enum([...PROFILES]), { examples: [['payment', 'refund', 'readonly']] }) });
 export const EmptyResponse = envelope({});
 
 export const TestClockResponse = envelope({
   test_clock: Type.Object({
     current_time: ContractDate,
-    offset_seconds: Type.Number(),
-  }),
+    offset_seconds: Type.Number({ description: 'how far the sandbox clock runs ahead of real time', examples: [86400] }),
+  }, { title: 'TestClock', description: 'The sandbox clock of the merchant' }),
 });
 export const TestClockBody = signedBody({
   advance_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 * 366 * 86400 })),
   advance_to: Type.Optional(Type.String({ format: 'date-time', description: 'an instant in the future' })),
-});
+}, { examples: [EX.TEST_CLOCK_REQUEST] });

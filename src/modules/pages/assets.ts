@@ -18,6 +18,10 @@ export function rulesForBrowser(source: string): string {
 
 export const PAGE_SCRIPT: string = `(function(){'use strict';\n${rulesForBrowser(read('card-rules.mjs'))}\n${read('page.js')}\n})();`;
 
+/*
+ * The brand logos: once a brand is recognised every logo fades (0,3,1) and the recognised one is
+ * shown in full by a rule at least as specific, declared after it (`svg.b-<brand>`: 0,3,1).
+ */
 export const BASE_CSS = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -52,7 +56,7 @@ input:focus{border-color:var(--accent);box-shadow:0 0 0 3px var(--ring)}
 .brands svg{display:block;width:38px;height:24px;transition:opacity .15s}
 .brands .extra{display:none}
 .brands[data-brand]:not([data-brand=""]) svg{opacity:.25}
-.brands[data-brand=visa] .b-visa,.brands[data-brand=mastercard] .b-mastercard,.brands[data-brand=amex] .b-amex,.brands[data-brand=maestro] .b-maestro,.brands[data-brand=diners] .b-diners,.brands[data-brand=discover] .b-discover,.brands[data-brand=jcb] .b-jcb,.brands[data-brand=unionpay] .b-unionpay,.brands[data-brand=mir] .b-mir{opacity:1;display:block}
+.brands[data-brand=visa] svg.b-visa,.brands[data-brand=mastercard] svg.b-mastercard,.brands[data-brand=amex] svg.b-amex,.brands[data-brand=maestro] svg.b-maestro,.brands[data-brand=diners] svg.b-diners,.brands[data-brand=discover] svg.b-discover,.brands[data-brand=jcb] svg.b-jcb,.brands[data-brand=unionpay] svg.b-unionpay,.brands[data-brand=mir] svg.b-mir{opacity:1;display:block}
 button,.button{display:flex;align-items:center;justify-content:center;width:100%;min-height:48px;margin-top:6px;padding:10px 16px;font:inherit;font-weight:700;font-size:16px;color:var(--accent-text);background:var(--accent);border:0;border-radius:10px;cursor:pointer;text-decoration:none;text-align:center}
 button:hover,.button:hover{filter:brightness(.95)}
 button:focus-visible,.button:focus-visible{outline:3px solid var(--ring);outline-offset:2px}

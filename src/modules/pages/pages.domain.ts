@@ -17,13 +17,14 @@ export type PageView =
 /** Failed tries after which the page stops taking new ones (card testing protection). */
 export const MAX_PAGE_ATTEMPTS = 10;
 
-const PAID: readonly OrderStatus[] = ['SUCCESS', 'PENDING_CONFIRMATION', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+/** Statuses in which the order's payment went through (the customer goes to url_ok). */
+export const PAID_STATUSES: readonly OrderStatus[] = ['SUCCESS', 'PENDING_CONFIRMATION', 'PARTIALLY_REFUNDED', 'REFUNDED'];
 
 /** The view for an order, on the merchant's clock. */
 export function pageViewFor(o: { status: OrderStatus; expiresAt: Date; failedAttempts: number }, now: Date): PageView {
   const open = o.status === 'CREATED' || o.status === 'REFUSED' || o.status === 'ERROR' || o.status === 'PENDING_3DS_RESPONSE';
   if (o.status === 'EXPIRED' || (open && o.expiresAt.getTime() <= now.getTime())) return { kind: 'expired' };
-  if (PAID.includes(o.status)) return { kind: 'paid' };
+  if (PAID_STATUSES.includes(o.status)) return { kind: 'paid' };
   if (o.status === 'PENDING_PROCESSOR_RESPONSE') return { kind: 'processing' };
   if (o.status === 'PENDING_3DS_RESPONSE') return { kind: 'pending3ds' };
   if (o.status === 'CREATED' || o.status === 'REFUSED' || o.status === 'ERROR') {
@@ -55,7 +56,7 @@ export type Destination =
 export function destinationAfter(status: OrderStatus, urls: { ok: string | null; ko: string | null }): Destination {
   if (status === 'PENDING_3DS_RESPONSE') return { to: '3ds' };
   if (status === 'PENDING_PROCESSOR_RESPONSE') return { to: 'page', result: null };
-  if (PAID.includes(status)) return urls.ok ? { to: 'url', url: urls.ok } : { to: 'page', result: 'ok' };
+  if (PAID_STATUSES.includes(status)) return urls.ok ? { to: 'url', url: urls.ok } : { to: 'page', result: 'ok' };
   return urls.ko ? { to: 'url', url: urls.ko } : { to: 'page', result: 'ko' };
 }
 

@@ -15,20 +15,28 @@ import type { PageRoute } from '../../platform/http/types.js';
 import { DEFAULT_TEMPLATES, frameAncestorsDirective, logoOrigin, type PageTemplate } from '../templates/index.js';
 import { todayOf, type CardFormErrors } from './card.domain.js';
 import { chooseLanguage, translator, type Language, type MessageKey } from './i18n/index.js';
-import { APM_VALUES, checkoutMethods, contentSecurityPolicy, originOf, parseCheckout, statusOfView, type Destination, type PageView } from './pages.domain.js';
+import { APM_VALUES, PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, parseCheckout, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
-import { acsPage, bizumPage, cardPage, checkoutPage, statusPage, type OrderSummary, type PageChrome } from './views.js';
+import { acsPage, bizumPage, cardPage, checkoutPage, statusPage, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout';
 
-/** What a page keeps in its links: the language and the payment link's template. */
+/** What a page keeps in its links: the language, the payment link's template, the leave target. */
 interface PageQuery {
   lang: Language;
   template: string | null;
   result: 'ok' | 'ko' | null;
+  /** Which window url_ok / url_ko open in when the page is framed (`?target=`; default top). */
+  target: LeaveTarget;
+  /** The browser says this request loads a frame (Sec-Fetch-Dest: iframe). */
+  framed: boolean;
 }
+
+const TARGETS: readonly LeaveTarget[] = ['top', 'parent', 'self'];
+/** Statuses a payment attempt ends in without the money: the flow goes to url_ko. */
+const ENDED_UNPAID: readonly string[] = ['REFUSED', 'ERROR', 'FRAUD', 'BLACKLISTED'];
 
 function one(v: unknown): string | undefined {
   if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
@@ -39,11 +47,14 @@ function readQuery(req: FastifyRequest): PageQuery & { raw: Record<string, unkno
   const q = (req.query ?? {}) as Record<string, unknown>;
   const template = one(q.template);
   const result = one(q.result);
+  const target = one(q.target);
   return {
     raw: q,
     lang: chooseLanguage(one(q.lang), req.headers['accept-language']),
     template: template && UUID.test(template) ? template.toLowerCase() : null,
     result: result === 'ok' || result === 'ko' ? result : null,
+    target: TARGETS.includes(target as LeaveTarget) ? (target as LeaveTarget) : 'top',
+    framed: req.headers['sec-fetch-dest'] === 'iframe',
   };
 }
 
@@ -51,12 +62,14 @@ function pathOf(env: Env, kind: PageKind, token: string): string {
   return `${env === 'sandbox' ? '/v1/sandbox' : '/v1'}/payment/${kind}/${token}`;
 }
 
-function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string }): string {
+function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean }): string {
   const params = new URLSearchParams();
   if (q.lang) params.set('lang', q.lang);
   if (q.template) params.set('template', q.template);
   if (q.result) params.set('result', q.result);
   if (q.method) params.set('method', q.method);
+  if (q.target && q.target !== 'top') params.set('target', q.target);
+  if (q.leave) params.set('leave', '1');
   const s = params.toString();
   return s ? `${path}?${s}` : path;
 }
@@ -99,8 +112,9 @@ function renderError(req: FastifyRequest, reply: FastifyReply, error: { status: 
 const PAGE: PageRoute = { renderError };
 const PAGE_CONFIG = { auth: 'none' as const, page: PAGE, bodyLimit: 16 * 1024 };
 
-function pageSchema(summary: string, description: string, withBody = false) {
+function pageSchema(operationId: string, summary: string, description: string, withBody = false) {
   return {
+    operationId,
     summary,
     description: `${description} Returns HTML. No API key: the order token in the path is the credential.`,
     tags: ['pages'],
@@ -146,7 +160,8 @@ export function pagesRoutes(service: PagesService) {
         template,
         theme: checkout?.theme,
         font: checkout?.font,
-        langHref: (lang) => withQuery(path, { lang, template: q.template, method: kind === 'process' && checkout ? 'card' : undefined }),
+        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined }),
+        orderUuid: o.id,
       };
     }
 
@@ -163,12 +178,15 @@ export function pagesRoutes(service: PagesService) {
       return html(reply, 404, renderError(req, reply, { status: 404, details: 'unknown token' }));
     }
 
-    /** Where a Destination is, as a URL (relative for our pages). */
+    /**
+     * Where a Destination is, as a URL (relative for our pages). url_ok / url_ko from a framed page go
+     * through the leave page, which posts the outcome to the parent and opens them in the target window.
+     */
     function locate(o: PageOrder, q: PageQuery) {
       return (d: Destination): string => {
-        if (d.to === 'url') return d.url;
-        if (d.to === '3ds') return withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template });
-        return withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, result: d.result, method: parseCheckout(o.extraData) ? 'card' : undefined });
+        if (d.to === 'url') return q.framed && q.target !== 'self' ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, leave: true }) : d.url;
+        if (d.to === '3ds') return withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template, target: q.target });
+        return withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, result: d.result, method: parseCheckout(o.extraData) ? 'card' : undefined });
       };
     }
 
@@ -178,7 +196,7 @@ export function pagesRoutes(service: PagesService) {
       const summary = summaryOf(o, q.lang);
       const status = statusOfView(view, q.result);
       const t = chrome.t;
-      const back = (url: string | null) => (url ? [{ href: url, label: t('action.back') }] : []);
+      const back = (url: string | null) => (url ? [{ href: url, label: t('action.back'), target: q.target }] : []);
       switch (view.kind) {
         case 'paid':
           return q.result === 'ok'
@@ -189,7 +207,7 @@ export function pagesRoutes(service: PagesService) {
         case 'pending3ds':
           return html(reply, status, statusPage(chrome, {
             summary, icon: 'wait', title: 'result.pending3ds.title', text: 'result.pending3ds.text',
-            actions: [{ href: withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template }), label: t('action.continue') }],
+            actions: [{ href: withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template, target: q.target }), label: t('action.continue') }],
           }));
         case 'expired':
           return html(reply, status, statusPage(chrome, { summary, icon: 'info', title: 'error.expired.title', text: 'error.expired.text', actions: back(o.urlKo) }));
@@ -203,16 +221,16 @@ export function pagesRoutes(service: PagesService) {
 
     async function methodUnavailable(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind) {
       const chrome = await chromeFor(req, reply, o, q, kind);
-      return html(reply, 400, statusPage(chrome, { summary: summaryOf(o, q.lang), icon: 'info', title: 'error.method.title', text: 'error.method.text', actions: o.urlKo ? [{ href: o.urlKo, label: chrome.t('action.back') }] : [] }));
+      return html(reply, 400, statusPage(chrome, { summary: summaryOf(o, q.lang), icon: 'info', title: 'error.method.title', text: 'error.method.text', actions: o.urlKo ? [{ href: o.urlKo, label: chrome.t('action.back'), target: q.target }] : [] }));
     }
 
     async function renderCardForm(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, status: number, state: { errors?: CardFormErrors; values?: { holder: string; expiry: string } } = {}) {
       const chrome = await chromeFor(req, reply, o, q, 'process');
       const today = todayOf(o.now);
-      const alternatives = !parseCheckout(o.extraData) && o.bizum ? [{ href: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }), label: chrome.t('bizum.title') }] : [];
+      const alternatives = !parseCheckout(o.extraData) && o.bizum ? [{ href: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }), label: chrome.t('bizum.title') }] : [];
       return html(reply, status, cardPage(chrome, {
         summary: summaryOf(o, q.lang),
-        action: withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, method: parseCheckout(o.extraData) ? 'card' : undefined }),
+        action: withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: parseCheckout(o.extraData) ? 'card' : undefined }),
         formNonce: service.issueNonce(o.token, 'card'),
         today: `${today.year}-${String(today.month).padStart(2, '0')}`,
         values: state.values ?? { holder: '', expiry: '' },
@@ -226,7 +244,7 @@ export function pagesRoutes(service: PagesService) {
       const chrome = await chromeFor(req, reply, o, q, 'bizum');
       return html(reply, status, bizumPage(chrome, {
         summary: summaryOf(o, q.lang),
-        action: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }),
+        action: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
         formNonce: service.issueNonce(o.token, 'bizum'),
         phone: state.phone ?? '',
         error: state.error ?? null,
@@ -250,7 +268,7 @@ export function pagesRoutes(service: PagesService) {
         case 'invalid-phone':
           return renderBizum(req, reply, o, q, 422, { phone: out.phone, error: 'err.phone.invalid' });
         case 'state':
-          return reply.code(303).header('Location', kind === 'bizum' && o.view.kind === 'form' ? withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }) : here({ to: 'page', result: null })).send();
+          return reply.code(303).header('Location', kind === 'bizum' && o.view.kind === 'form' ? withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }) : here({ to: 'page', result: null })).send();
         case 'error':
         default:
           return html(reply, out.status, renderError(req, reply, { status: out.status, details: 'page form' }));
@@ -259,22 +277,50 @@ export function pagesRoutes(service: PagesService) {
 
     // ---- B4: the hosted payment page ----------------------------------------------------------------------
 
+    /**
+     * The last page of a framed flow: posts `paygate:outcome` to the parent and sends the target window
+     * to url_ok or url_ko (by script; without it, the customer follows the link, target="_top").
+     */
+    async function leavePage(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery) {
+      // only once a payment attempt ended (paid, or refused and payable again); otherwise the usual page
+      if (!PAID_STATUSES.includes(o.status) && !ENDED_UNPAID.includes(o.status)) return null;
+      const d = destinationAfter(o.status, { ok: o.urlOk, ko: o.urlKo });
+      if (d.to !== 'url') return null;
+      const paid = PAID_STATUSES.includes(o.status);
+      const chrome = await chromeFor(req, reply, o, q, 'process');
+      const summary = summaryOf(o, q.lang);
+      const outcome = { type: 'paygate:outcome', status: o.status, result: paid ? 'ok' : 'ko', order_uuid: o.id, amount: o.amount, currency: o.currency.code };
+      return html(reply, 200, statusPage(chrome, {
+        summary,
+        icon: paid ? 'ok' : 'bad',
+        title: paid ? 'result.paid.title' : 'result.refused.title',
+        text: paid ? 'result.paid.text' : 'result.refused.text',
+        params: { amount: summary.amount, merchant: summary.merchant },
+        actions: [{ href: d.url, label: chrome.t('action.continue'), target: q.target, id: 'pg-leave' }],
+        outcome,
+      }));
+    }
+
     scope.get('/payment/process/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('B4 Hosted payment page', 'The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404).'),
+      schema: pageSchema('showPaymentPage', 'B4 Hosted payment page', 'The card form (holder, number, expiry, CVV) with live validation; `lang` (ES, EN, CA, EU, GL, PT, FR, DE, IT, NL, PL, RO, SV, DA; else Accept-Language, else ES); `apm=BIZUM` goes to the Bizum page; an order with `extra_data.checkout` goes to the checkout. Paid, expired or unknown tokens show a page saying so (410, 410, 404). In an iframe, `url_ok`/`url_ko` open in the top window (`target=parent` or `target=self` choose another) and the page posts `paygate:height` and `paygate:outcome` messages to its parent.'),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
       if (!o) return notFound(req, reply);
+      if (one(q.raw.leave) === '1') {
+        const left = await leavePage(req, reply, o, q);
+        if (left) return left;
+      }
       const apm = one(q.raw.apm);
       if (apm !== undefined && apm !== '') {
         const a = apm.toUpperCase();
-        if (a === 'BIZUM' && o.bizum) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template })).send();
+        if (a === 'BIZUM' && o.bizum) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
         if (!(APM_VALUES as readonly string[]).includes(a)) return html(reply, 400, renderError(req, reply, { status: 400, details: 'apm' }));
         return methodUnavailable(req, reply, o, q, 'process');
       }
       if (parseCheckout(o.extraData) && one(q.raw.method) !== 'card' && o.view.kind === 'form') {
-        return reply.code(303).header('Location', withQuery(pathOf(o.env, 'checkout', o.token), { lang: q.lang, template: q.template })).send();
+        return reply.code(303).header('Location', withQuery(pathOf(o.env, 'checkout', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
       }
       if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'process');
       if (!service.methods(o).includes('CARD')) return methodUnavailable(req, reply, o, q, 'process');
@@ -283,7 +329,7 @@ export function pagesRoutes(service: PagesService) {
 
     scope.post('/payment/process/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('Hosted payment page: pay', 'The card form posts here; answers 303 to url_ok, url_ko, the 3DS challenge, or the page again with the problems shown.', true),
+      schema: pageSchema('submitPaymentPage', 'Hosted payment page: pay', 'The card form posts here; answers 303 to url_ok, url_ko, the 3DS challenge, or the page again with the problems shown.', true),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
@@ -297,7 +343,7 @@ export function pagesRoutes(service: PagesService) {
 
     scope.get('/payment/tokenized/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('B7 Tokenized 3D Secure page', 'The 3DS challenge of a payment waiting for it (secure orders, soft declines, B3/B10 answers 303). An order with a stored card that is not paying yet starts its payment with 3DS here. The sandbox ACS lets the cardholder approve or reject.'),
+      schema: pageSchema('showThreeDSPage', 'B7 Tokenized 3D Secure page', 'The 3DS challenge of a payment waiting for it (secure orders, soft declines, B3/B10 answers 303). An order with a stored card that is not paying yet starts its payment with 3DS here. The sandbox ACS lets the cardholder approve or reject.'),
     }, async (req, reply) => {
       const q = readQuery(req);
       let o = await service.load(tokenOf(req), envOf(req));
@@ -313,7 +359,7 @@ export function pagesRoutes(service: PagesService) {
       const chrome = await chromeFor(req, reply, o, q, 'tokenized');
       return html(reply, 200, acsPage(chrome, {
         summary: summaryOf(o, q.lang),
-        action: withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template }),
+        action: withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template, target: q.target }),
         formNonce: service.issueNonce(o.token, 'acs'),
         last4: (await service.last4For3ds(o)) ?? '••••',
       }));
@@ -321,7 +367,7 @@ export function pagesRoutes(service: PagesService) {
 
     scope.post('/payment/tokenized/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('Tokenized 3D Secure page: the challenge answer', 'The sandbox ACS form posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko.', true),
+      schema: pageSchema('submitThreeDSChallenge', 'Tokenized 3D Secure page: the challenge answer', 'The sandbox ACS form posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko.', true),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
@@ -335,7 +381,7 @@ export function pagesRoutes(service: PagesService) {
 
     scope.get('/payment/bizum/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('B5 Bizum page', 'The customer enters the phone number of the paying account. Only on REDSYS-family services with Bizum enabled (`bizum_enabled`), for AUTHORIZATION orders. Sandbox: 700000000 pays, 700000001 is refused.'),
+      schema: pageSchema('showBizumPage', 'B5 Bizum page', 'The customer enters the phone number of the paying account. Only on REDSYS-family services with Bizum enabled (`bizum_enabled`), for AUTHORIZATION orders. Sandbox: 700000000 pays, 700000001 is refused.'),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
@@ -347,7 +393,7 @@ export function pagesRoutes(service: PagesService) {
 
     scope.post('/payment/bizum/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('Bizum page: pay', 'The Bizum form posts `phone`; answers 303 to url_ok or url_ko.', true),
+      schema: pageSchema('submitBizumPage', 'Bizum page: pay', 'The Bizum form posts `phone`; answers 303 to url_ok or url_ko.', true),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
@@ -362,13 +408,13 @@ export function pagesRoutes(service: PagesService) {
 
     scope.get('/payment/checkout/:token', {
       config: PAGE_CONFIG,
-      schema: pageSchema('Checkout page', 'For orders with `extra_data.checkout`: the customer chooses among the allowed payment methods (`payment_methods`, `default_payment_method`) with the customization applied (`theme_type` light/dark, `font` from a list of system fonts, `description`, `payment_details.order_number`).'),
+      schema: pageSchema('showCheckoutPage', 'Checkout page', 'For orders with `extra_data.checkout`: the customer chooses among the allowed payment methods (`payment_methods`, `default_payment_method`) with the customization applied (`theme_type` light/dark, `font` from a list of system fonts, `description`, `payment_details.order_number`).'),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
       if (!o) return notFound(req, reply);
       const checkout = parseCheckout(o.extraData);
-      if (!checkout) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template })).send();
+      if (!checkout) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
       if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'checkout');
       const methods = checkoutMethods(checkout, service.methods(o));
       if (methods.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
@@ -380,8 +426,8 @@ export function pagesRoutes(service: PagesService) {
           method: m,
           suggested: m === suggested,
           href: m === 'CARD'
-            ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, method: 'card' })
-            : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template }),
+            ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: 'card' })
+            : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
         })),
       }));
     });

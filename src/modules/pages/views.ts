@@ -22,6 +22,16 @@ export interface PageChrome {
   font?: string | null;
   /** The URL of this page in another language (the language menu); null: no menu. */
   langHref: ((lang: Language) => string) | null;
+  /** The order of the page, named in the messages a framed page posts to its parent (docs/pages.md). */
+  orderUuid?: string | null;
+}
+
+/** Where links that leave the flow (to url_ok, url_ko) open: the top window unless the merchant chose. */
+export type LeaveTarget = 'top' | 'parent' | 'self';
+
+/** The `target` attribute of a link that leaves the flow. */
+export function targetAttr(target: LeaveTarget): Html {
+  return target === 'self' ? trusted('') : trusted(` target="_${target}"`);
 }
 
 export interface OrderSummary {
@@ -92,7 +102,7 @@ function foot(chrome: PageChrome, cardNote: boolean): Html {
 }
 
 /** The whole document. */
-export function layout(chrome: PageChrome, p: { title: string; summary: OrderSummary | null; body: Html; refreshSeconds?: number; script?: boolean; className?: string; cardNote?: boolean }): string {
+export function layout(chrome: PageChrome, p: { title: string; summary: OrderSummary | null; body: Html; refreshSeconds?: number; script?: boolean; className?: string; cardNote?: boolean; outcome?: Record<string, unknown> }): string {
   const accent = chrome.template.buttonColor;
   const css = themeCss({ accent, accentText: textOn(accent), bg: chrome.template.backgroundColor, dark: chrome.theme === 'dark', font: chrome.font ?? null });
   const doc = html`<!doctype html>
@@ -107,7 +117,7 @@ ${p.refreshSeconds ? html`<meta http-equiv="refresh" content="${p.refreshSeconds
 <style nonce="${chrome.nonce}">${trusted(BASE_CSS)}${trusted(css)}</style>
 </head>
 <body>
-<main class="panel${p.className ? ` ${p.className}` : ''}">
+<main class="panel${p.className ? ` ${p.className}` : ''}"${chrome.orderUuid ? html` data-order="${chrome.orderUuid}"` : ''}>
 ${chrome.env === 'sandbox' ? html`<div class="sandbox" role="note">${chrome.t('page.sandbox')}</div>` : ''}
 ${head(chrome, p.summary)}
 <div class="content">
@@ -115,8 +125,9 @@ ${p.body}
 </div>
 ${foot(chrome, !!p.cardNote)}
 </main>
-${p.script ? html`<script type="application/json" id="pg-messages">${jsonForScript(scriptMessages(chrome.lang))}</script>
-<script nonce="${chrome.nonce}">${trusted(PAGE_SCRIPT)}</script>` : ''}
+${p.script ? html`<script type="application/json" id="pg-messages">${jsonForScript(scriptMessages(chrome.lang))}</script>` : ''}
+${p.outcome ? html`<script type="application/json" id="pg-outcome">${jsonForScript(p.outcome)}</script>` : ''}
+<script nonce="${chrome.nonce}">${trusted(PAGE_SCRIPT)}</script>
 </body>
 </html>
 `;
@@ -167,12 +178,21 @@ ${p.alternatives && p.alternatives.length > 0 ? html`<div class="methods alt">${
 /** A page that tells where the payment stands (paid, refused, processing, errors). */
 export function statusPage(
   chrome: PageChrome,
-  p: { summary: OrderSummary | null; icon: keyof typeof ICONS; title: MessageKey; text: MessageKey; params?: Record<string, string>; actions?: Array<{ href: string; label: string; secondary?: boolean }>; refreshSeconds?: number },
+  p: {
+    summary: OrderSummary | null;
+    icon: keyof typeof ICONS;
+    title: MessageKey;
+    text: MessageKey;
+    params?: Record<string, string>;
+    actions?: Array<{ href: string; label: string; secondary?: boolean; target?: LeaveTarget; id?: string }>;
+    refreshSeconds?: number;
+    outcome?: Record<string, unknown>;
+  },
 ): string {
   const { t } = chrome;
   const body = html`<div class="status" role="status">${ICONS[p.icon]}<h1>${t(p.title, p.params)}</h1><p>${t(p.text, p.params)}</p></div>
-${(p.actions ?? []).map((a) => html`<a class="button${a.secondary ? ' secondary' : ''}" href="${safeUrl(a.href)}">${a.label}</a>`)}`;
-  return layout(chrome, { title: t(p.title, p.params), summary: p.summary, body, refreshSeconds: p.refreshSeconds });
+${(p.actions ?? []).map((a) => html`<a class="button${a.secondary ? ' secondary' : ''}"${a.id ? html` id="${a.id}"` : ''} href="${safeUrl(a.href)}"${targetAttr(a.target ?? 'self')}${a.target && a.target !== 'self' ? html` data-target="${a.target}"` : ''}>${a.label}</a>`)}`;
+  return layout(chrome, { title: t(p.title, p.params), summary: p.summary, body, refreshSeconds: p.refreshSeconds, outcome: p.outcome });
 }
 
 /** The sandbox ACS challenge (3DS): approve or reject, like a bank's test ACS. */

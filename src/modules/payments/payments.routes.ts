@@ -7,6 +7,7 @@
  * ("Failed") with the order (holding the REFUSED transaction) next to the error.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../platform/errors/errors.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
@@ -46,18 +47,21 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment', {
       config: { profiles: PAYMENT },
       schema: {
+        operationId: 'createOrder',
         summary: 'B1 Generate payment order',
-        description: 'The order is created, not charged. `currency` is required when `service` is omitted (the merchant\'s first enabled service in that currency is used). A second order with the same `reference` is 409.',
+        description: 'The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted (the merchant\'s first enabled service in that currency is used). A second order with the same `reference` is 409.',
         tags: ['payments'], body: S.CreateOrderBody, response: responses(S.CreateOrderResponse),
       },
     }, async (req) => {
       const ctx = ctxOf(req);
-      return ok(ctx, await service.createOrder(ctx, req.body));
+      // extra_data is the checkout/cof echo the schema describes (typed `unknown` by the service)
+      return ok(ctx, (await service.createOrder(ctx, req.body)) as Static<typeof S.CreateOrderResponse>);
     });
 
     app.post('/payment/direct', {
       config: { profiles: PAYMENT },
       schema: {
+        operationId: 'payDirect',
         summary: 'B10 WebService payment with a stored card',
         description: 'Pays the order with `card_uuid` (or the order\'s `source_uuid`). A declined payment is HTTP 200 with a REFUSED transaction. 303 when 3DS is needed.',
         tags: ['payments'], body: S.DirectBody, response: withRedirect(S.OrderResponse),
@@ -70,6 +74,7 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment/single-step', {
       config: { profiles: KEYENTRY },
       schema: {
+        operationId: 'paySingleStep',
         summary: 'B3 Single-step payment (PCI merchants)',
         description: 'Creates the order, stores the card and pays. `secure: true` answers 303 with the tokenized 3DS URL unless `threeds_data` (external MPI) is given.',
         tags: ['payments'], body: S.SingleStepBody, response: withRedirect(S.OrderResponse),
@@ -84,8 +89,9 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment/moto', {
       config: { profiles: MOTO },
       schema: {
+        operationId: 'payMoto',
         summary: 'B11 MoTo payment (PCI merchants)',
-        description: 'Card data or `source_uuid`; no cardholder authentication (PSD2-exempt).',
+        description: 'Pays an order with card data taken by mail or phone (`method`), or with a stored card (`source_uuid`). No cardholder authentication (PSD2-exempt); for PCI-compliant merchants only.',
         tags: ['payments'], body: S.MotoBody, response: responses(S.OrderResponse),
       },
     }, async (req, reply) => {
@@ -98,6 +104,7 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment/confirmation', {
       config: { profiles: PAYMENT },
       schema: {
+        operationId: 'confirmOrder',
         summary: 'B9 Confirm a DEFERRED order',
         description: 'Captures the held amount; `amount` below it only where the service supports partial confirmation. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
         tags: ['payments'], body: S.ConfirmationBody, response: withFailure(S.OrderResponse),
@@ -110,6 +117,7 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment/cancellation', {
       config: { profiles: PAYMENT },
       schema: {
+        operationId: 'cancelOrder',
         summary: 'B8 Cancel a DEFERRED order',
         description: 'Releases the held amount. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
         tags: ['payments'], body: S.CancellationBody, response: withFailure(S.OrderResponse),
@@ -122,6 +130,7 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment/refund', {
       config: { profiles: REFUND },
       schema: {
+        operationId: 'refundOrder',
         summary: 'B12 Refund',
         description: 'Full (amount omitted) or partial. More than the refundable remainder, a negative amount, or an unconfirmed DEFERRED order is 400. Retry rules: 429 with Retry-After. A refusal by the processor is 402.',
         tags: ['payments'], body: S.RefundBody, response: withFailure(S.OrderResponse),
@@ -134,8 +143,9 @@ export function paymentsRoutes(service: PaymentsService) {
     app.post('/payment/payout', {
       config: { profiles: PAYMENT },
       schema: {
+        operationId: 'payout',
         summary: 'B15 Payout to a stored card',
-        description: 'Without `source_uuid`, the customer\'s last card with a successful payment is used.',
+        description: 'Credits the order amount to a stored card of the order\'s customer. Without `source_uuid`, the customer\'s last card with a successful payment is used.',
         tags: ['payments'], body: S.PayoutBody, response: responses(S.OrderResponse),
       },
     }, async (req, reply) => {
@@ -145,7 +155,12 @@ export function paymentsRoutes(service: PaymentsService) {
 
     app.get('/order/:order_uuid', {
       config: { profiles: READ },
-      schema: { summary: 'C2 Read order', tags: ['orders'], params: S.OrderParams, response: responses(S.OrderResponse) },
+      schema: {
+        operationId: 'getOrder',
+        summary: 'C2 Read order',
+        description: 'The order with every transaction, its client and validation_hash. An order of another merchant is 404.',
+        tags: ['orders'], params: S.OrderParams, response: responses(S.OrderResponse),
+      },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
       return answer(reply, ctx, service, await service.getOrder(ctx, req.params.order_uuid));
@@ -153,7 +168,7 @@ export function paymentsRoutes(service: PaymentsService) {
 
     app.post('/order/:order_uuid/expire', {
       config: { profiles: PAYMENT },
-      schema: { summary: 'C1 Expire order', description: 'The payment link stops working; the order becomes EXPIRED.', tags: ['orders'], params: S.OrderParams, body: S.ExpireBody, response: responses(S.OrderResponse) },
+      schema: { operationId: 'expireOrder', summary: 'C1 Expire order', description: 'The payment link stops working; the order becomes EXPIRED.', tags: ['orders'], params: S.OrderParams, body: S.ExpireBody, response: responses(S.OrderResponse) },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
       return answer(reply, ctx, service, await service.expireOrder(ctx, req.params.order_uuid));
@@ -162,6 +177,7 @@ export function paymentsRoutes(service: PaymentsService) {
     app.get('/orders', {
       config: { profiles: READ },
       schema: {
+        operationId: 'listTransactions',
         summary: 'C3 List transactions of the merchant and its children',
         description: 'Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; `next_offset` is null on the last page.',
         tags: ['orders'], querystring: S.ListQuery, response: responses(S.ListResponse),
@@ -173,7 +189,7 @@ export function paymentsRoutes(service: PaymentsService) {
 
     app.post('/transaction/:transaction_uuid/metadata', {
       config: { profiles: PAYMENT },
-      schema: { summary: 'C4 Attach metadata to a transaction', description: 'At most 20 key-value pairs; replaces earlier metadata.', tags: ['orders'], params: S.TxParams, body: S.MetadataBody, response: responses(S.MetadataResponse) },
+      schema: { operationId: 'setTransactionMetadata', summary: 'C4 Attach metadata to a transaction', description: 'At most 20 key-value pairs; replaces earlier metadata.', tags: ['orders'], params: S.TxParams, body: S.MetadataBody, response: responses(S.MetadataResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.attachMetadata(ctx, req.params.transaction_uuid, req.body.metadata));

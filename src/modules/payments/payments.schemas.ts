@@ -1,4 +1,6 @@
 import { ContractDate, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { SourceSchema as Source } from '../sources/index.js';
+import * as EX from './payments.examples.js';
 import { LIST_LIMIT_MAX, OPERATIVES } from './payments.domain.js';
 import { ORDER_STATUSES, TX_STATUSES } from './order-states.js';
 
@@ -6,6 +8,44 @@ const Amount = Type.Integer({ minimum: 0, description: 'minor units of the curre
 const Str = (max: number) => Type.String({ maxLength: max });
 const Opt = <T extends Parameters<typeof Nullable>[0]>(t: T) => Type.Optional(Nullable(t));
 const ExtId = Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Integer()], { description: 'merchant external id of the customer' });
+
+/** An alternative payment method as a transaction's source (Bizum: the masked phone). */
+const ApmSource = Type.Object(
+  {
+    object: Type.String({ examples: ['BIZUM'] }),
+    type: Type.String({ examples: ['bizum'] }),
+    phone: Type.String({ description: 'masked phone number', examples: ['******000'] }),
+  },
+  { title: 'ApmSource', description: 'An alternative payment method used by a transaction', examples: [{ object: 'BIZUM', type: 'bizum', phone: '******000' }] },
+);
+
+const Antifraud = Type.Object(
+  {
+    evaluation: Type.String({ description: 'ACCEPT, CHALLENGE or REJECT' }),
+    score: Type.Number(),
+    risk_score: Type.Number(),
+    fraud_score: Type.Number(),
+    triggered_rules: Type.Array(Type.String()),
+  },
+  { title: 'Antifraud', description: 'The antifraud evaluation of a payment', examples: [{ evaluation: 'ACCEPT', score: 12, risk_score: 10, fraud_score: 2, triggered_rules: [] }] },
+);
+
+const Device = Type.Object(
+  { fingerprint: Type.String(), user_agent: Type.String() },
+  { title: 'Device', description: 'The customer device of a payment', examples: [{ fingerprint: 'a1b2c3d4e5', user_agent: 'Mozilla/5.0 (X11; Linux x86_64)' }] },
+);
+
+const ThreeDSData = Type.Object(
+  {
+    version: Nullable(Type.String({ examples: ['2.2.0'] })),
+    flow: Nullable(Type.String({ description: 'CHALLENGE or FRICTIONLESS' })),
+    sca_requested: Type.Boolean(),
+    status: Nullable(Type.String({ description: 'PENDING while the challenge is open, then the 3DS transStatus (Y, N, U, A, R)' })),
+    eci: Nullable(Type.String()),
+    exemption: Nullable(Type.String()),
+  },
+  { title: 'ThreeDSData', description: 'The 3-D Secure authentication of the order', examples: [{ version: '2.2.0', flow: 'CHALLENGE', sca_requested: true, status: 'Y', eci: '05', exemption: null }] },
+);
 
 export const Transaction = Type.Object(
   {
@@ -18,12 +58,12 @@ export const Transaction = Type.Object(
     processor_id: Nullable(Type.String()),
     status: Type.String({ description: TX_STATUSES.join(', ') }),
     error: Type.String({ examples: ['NONE', 'DENIED'] }),
-    source: Nullable(Type.Any({ description: 'Source record' })),
-    antifraud: Nullable(Type.Any()),
-    device: Nullable(Type.Any()),
+    source: Nullable(Type.Union([Source, ApmSource], { description: 'the payment method used: a stored Source, or an alternative payment method' })),
+    antifraud: Nullable(Antifraud),
+    device: Nullable(Device),
     error_details: Nullable(Type.String()),
   },
-  { description: 'Transaction' },
+  { title: 'Transaction', description: 'One operation on an order: a payment attempt, confirmation, cancellation or refund', examples: [EX.TRANSACTION_EXAMPLE] },
 );
 
 export const Order = Type.Object(
@@ -48,18 +88,21 @@ export const Order = Type.Object(
     urls: Type.Object({ payment_card: Type.String(), bizum: Type.String(), '3ds_tokenized': Type.String() }),
     reference: Nullable(Type.String()),
     dynamic_descriptor: Nullable(Type.String()),
-    threeds_data: Nullable(Type.Any()),
+    threeds_data: Nullable(ThreeDSData),
   },
-  { description: 'Order' },
+  { title: 'Order', description: 'A payment order and its transactions', examples: [EX.ORDER_EXAMPLE] },
 );
 
-const Client = Type.Object({ uuid: Uuid });
-const orderFields = { order: Order, client: Client, validation_hash: Type.String({ description: 'decisions §7' }) };
-export const OrderResponse = envelope(orderFields);
-export const CreateOrderResponse = envelope({ ...orderFields, extra_data: Type.Optional(Nullable(Type.Any())) });
-/** 402: the processor refused a confirmation, cancellation or refund; the order holds the REFUSED transaction. */
-export const FailedOrderResponse = envelope({ details: Type.String(), ...orderFields });
-export const RedirectResponse = envelope({ url: Type.String({ description: 'send the customer here (also in the Location header)' }), ...orderFields });
+const Client = Type.Object({ uuid: Uuid }, { title: 'Client', description: 'The merchant the order belongs to', examples: [EX.CLIENT_EXAMPLE] });
+const orderFields = {
+  order: Order,
+  client: Client,
+  validation_hash: Type.String({
+    description: 'Lowercase hex SHA-256 of the serialized `{"order":…,"client":…}` (plus `,"extra_data":…` when present) followed by your signature: recompute it to check the answer or a notification is genuine',
+    examples: [EX.VALIDATION_HASH_EXAMPLE],
+  }),
+};
+export const OrderResponse = envelope(orderFields, { title: 'OrderResponse', description: 'An order with its client and validation_hash' });
 
 const ExtraData = Type.Object(
   {
@@ -67,11 +110,34 @@ const ExtraData = Type.Object(
       uuid: Type.Optional(Type.String()),
       payment_methods: Type.Optional(Type.Array(Type.String())),
       default_payment_method: Opt(Type.String()),
-      customization: Opt(Type.Any()),
+      customization: Opt(Type.Object({
+        theme_type: Type.Optional(Type.Unknown({ description: '`dark`, or light' })),
+        font: Type.Optional(Type.Unknown({ description: 'a system font stack name' })),
+        description: Type.Optional(Type.Unknown({ description: 'text shown on the pages instead of the order description' })),
+        payment_details: Type.Optional(Type.Unknown({ description: '`{order_number}` shown on the pages' })),
+      }, { description: 'the look of the checkout and payment pages' })),
     })),
     cof: Opt(Type.Object({ reason: Opt(Type.String()) })),
   },
-  { description: 'ExtraData: checkout and cof are echoed in the response' },
+  {
+    title: 'ExtraData',
+    description: 'Checkout and card-on-file data of an order; `checkout` and `cof` are echoed in the answer',
+    examples: [{ checkout: { payment_methods: ['PAYMENT_CARD', 'BIZUM'], default_payment_method: 'PAYMENT_CARD', customization: { theme_type: 'dark', description: 'Your order at Shop' } }, cof: null }],
+  },
+);
+
+export const CreateOrderResponse = envelope(
+  { ...orderFields, extra_data: Type.Optional(Nullable(ExtraData)) },
+  { title: 'CreateOrderResponse', description: 'The new order (not charged yet) with its payment page URLs' },
+);
+/** 402: the processor refused a confirmation, cancellation or refund; the order holds the REFUSED transaction. */
+export const FailedOrderResponse = envelope(
+  { details: Type.String({ description: 'why the processor refused', examples: ['The processor refused the refund: DENIED'] }), ...orderFields },
+  { title: 'FailedOrderResponse', description: 'The processor refused the operation; the order holds the REFUSED transaction' },
+);
+export const RedirectResponse = envelope(
+  { url: Type.String({ description: 'send the customer here for 3-D Secure (also in the Location header)', examples: ['http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b'] }), ...orderFields },
+  { title: 'RedirectResponse', description: 'HTTP 303: the customer must authenticate (3-D Secure) at `url`' },
 );
 
 export const orderProps = {
@@ -100,7 +166,7 @@ export const CreateOrderBody = signedBody({
   card_uuid: Opt(Uuid),
   save_card: Opt(Type.Boolean({ description: 'default true; consent only' })),
   customer_ip: Opt(Str(64)),
-});
+}, { title: 'CreateOrderRequest', examples: [EX.CREATE_ORDER_REQUEST] });
 
 const cardProps = {
   card_holder: Type.String({ minLength: 1, maxLength: 200 }),
@@ -125,14 +191,14 @@ export const SingleStepBody = signedBody({
     ds_trans_id: Type.Optional(Type.String()),
   }, { description: 'result of an external MPI/3DS' })),
   dpan_data: Opt(Type.Object({ cryptogram: Type.String({ minLength: 1 }), eci: Opt(Type.Union([Type.Number(), Type.String()])) })),
-});
+}, { title: 'SingleStepRequest', examples: [EX.SINGLE_STEP_REQUEST] });
 
 export const DirectBody = signedBody({
   order_uuid: Uuid,
   card_uuid: Opt(Uuid),
   source_uuid: Opt(Uuid),
   customer_ip: Opt(Str(64)),
-});
+}, { title: 'DirectPaymentRequest', examples: [EX.DIRECT_REQUEST] });
 
 export const MotoBody = signedBody({
   order_uuid: Uuid,
@@ -145,10 +211,10 @@ export const MotoBody = signedBody({
   card_additional: cardProps.card_additional,
   source_uuid: Opt(Uuid),
   card_uuid: Opt(Uuid),
-});
+}, { title: 'MotoPaymentRequest', examples: [EX.MOTO_REQUEST] });
 
-export const ConfirmationBody = signedBody({ order_uuid: Uuid, amount: Opt(Type.Integer()) });
-export const CancellationBody = signedBody({ order_uuid: Uuid });
+export const ConfirmationBody = signedBody({ order_uuid: Uuid, amount: Opt(Type.Integer()) }, { title: 'ConfirmationRequest', examples: [EX.CONFIRMATION_REQUEST] });
+export const CancellationBody = signedBody({ order_uuid: Uuid }, { title: 'CancellationRequest', examples: [EX.CANCELLATION_REQUEST] });
 export const RefundBody = signedBody({
   order_uuid: Uuid,
   amount: Opt(Type.Integer()),
@@ -160,22 +226,25 @@ export const RefundBody = signedBody({
       net_amount: Type.Integer(),
     }))),
   })),
-});
+}, { title: 'RefundRequest', examples: [EX.REFUND_REQUEST] });
 export const PayoutBody = signedBody({
   order_uuid: Uuid,
   source_uuid: Opt(Uuid),
   card_uuid: Opt(Uuid),
   customer_ip: Opt(Str(64)),
   apm: Opt(Type.String()),
-});
+}, { title: 'PayoutRequest', examples: [EX.PAYOUT_REQUEST] });
 
 export const OrderParams = Type.Object({ order_uuid: Uuid });
-export const ExpireBody = signedBody({});
+export const ExpireBody = signedBody({}, { examples: [EX.EXPIRE_REQUEST] });
 export const TxParams = Type.Object({ transaction_uuid: Uuid });
 export const MetadataBody = signedBody({
   metadata: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'at most 20 pairs' }),
+}, { examples: [EX.METADATA_REQUEST] });
+export const MetadataResponse = envelope({
+  transaction_uuid: Uuid,
+  metadata: Type.Record(Type.String(), Type.String(), { examples: [{ erp_id: 'INV-2026-0042', channel: 'web' }] }),
 });
-export const MetadataResponse = envelope({ transaction_uuid: Uuid, metadata: Type.Record(Type.String(), Type.String()) });
 
 export const ListQuery = Type.Object({
   start: Type.Optional(Type.String({ pattern: '^[0-9]{12}$', description: 'YYYYMMDDHHmm (merchant timezone)' })),
@@ -186,8 +255,26 @@ export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_MAX })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });
+/** A transaction of the C3 list: the Transaction record with its order's key fields. */
+const ListedTransaction = Type.Object(
+  {
+    ...Transaction.properties,
+    order_uuid: Uuid,
+    client_uuid: Uuid,
+    currency: Type.String({ description: 'ISO 4217 numeric code' }),
+    service: Type.String({ description: 'service type code' }),
+    service_uuid: Uuid,
+    reference: Nullable(Type.String()),
+    customer: Nullable(Type.String()),
+    order_status: Type.String(),
+    updated: Type.String({ description: 'ISO 8601 UTC' }),
+    metadata: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'the metadata attached with C4 (and the extra_data of a marketplace refund)' })),
+  },
+  { title: 'ListedTransaction', description: 'A transaction with the key fields of its order', examples: [EX.LIST_TRANSACTION_EXAMPLE] },
+);
+
 export const ListResponse = envelope({
-  count: Type.Integer(),
-  transactions: Type.Array(Type.Any()),
-  next_offset: Nullable(Type.Integer()),
-});
+  count: Type.Integer({ description: 'transactions matching the filters', examples: [1] }),
+  transactions: Type.Array(ListedTransaction),
+  next_offset: Nullable(Type.Integer({ description: 'offset of the next page; null on the last page' })),
+}, { title: 'TransactionListResponse' });

@@ -15,7 +15,7 @@ export function servicesRoutes(service: ServicesService) {
 
     app.get('/client/services', {
       config: { profiles: READ },
-      schema: { summary: 'D4 List services of the key\'s merchant', tags: ['services'], response: responses(S.ServicesResponse) },
+      schema: { operationId: 'listOwnServices', summary: 'D4 List services of the key\'s merchant', description: 'The services of the merchant the API key belongs to, enabled or pending.', tags: ['services'], response: responses(S.ServicesResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { services: await service.listServices(ctx, ctx.merchant.id) });
@@ -23,7 +23,7 @@ export function servicesRoutes(service: ServicesService) {
 
     app.get('/client/:client_uuid/services', {
       config: { profiles: READ },
-      schema: { summary: 'D4 List services of a merchant (itself or a descendant)', tags: ['services'], params: S.ClientParams, response: responses(S.ServicesResponse) },
+      schema: { operationId: 'listMerchantServices', summary: 'D4 List services of a merchant (itself or a descendant)', description: 'The services of `client_uuid`: the key\'s merchant or one of its descendants (any other merchant is 404).', tags: ['services'], params: S.ClientParams, response: responses(S.ServicesResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { services: await service.listServices(ctx, req.params.client_uuid) });
@@ -32,6 +32,7 @@ export function servicesRoutes(service: ServicesService) {
     app.post('/service', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'createService',
         summary: 'D5 Create service',
         description: 'Without `terminal_uuid` the service stays pending (`enabled: false`) until a terminal is linked.',
         tags: ['services'], body: S.CreateServiceBody, response: responses(S.ServiceResponse),
@@ -43,7 +44,7 @@ export function servicesRoutes(service: ServicesService) {
 
     app.get('/service/:service_uuid', {
       config: { profiles: READ },
-      schema: { summary: 'Read a service', tags: ['services'], params: S.ServiceParams, response: responses(S.ServiceResponse) },
+      schema: { operationId: 'getService', summary: 'Read a service', description: 'One service of the merchant or of a descendant.', tags: ['services'], params: S.ServiceParams, response: responses(S.ServiceResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { service: await service.getService(ctx, req.params.service_uuid) });
@@ -52,7 +53,9 @@ export function servicesRoutes(service: ServicesService) {
     app.put('/service/:service_uuid', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'updateService',
         summary: 'Update a service: link a terminal, rename, enable or disable',
+        description: 'Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one.',
         tags: ['services'], params: S.ServiceParams, body: S.UpdateServiceBody, response: responses(S.ServiceResponse),
       },
     }, async (req) => {
@@ -63,6 +66,7 @@ export function servicesRoutes(service: ServicesService) {
     app.post('/terminal', {
       config: { profiles: WRITE },
       schema: {
+        operationId: 'createTerminal',
         summary: 'D6 Create terminal',
         description: 'Credentials are validated for the types the contract shows, stored encrypted, and returned masked.',
         tags: ['services'], body: S.CreateTerminalBody, response: responses(S.TerminalResponse),

@@ -1,5 +1,6 @@
 import { ContractDate, Mcc, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { DCC_MODES, SERVICE_TYPES } from './services.domain.js';
+import * as EX from './services.examples.js';
 
 export const Service = Type.Object(
   {
@@ -17,7 +18,7 @@ export const Service = Type.Object(
     status: Type.Enum(['ACTIVE', 'PENDING']),
     bizum_enabled: Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only)' }),
   },
-  { description: 'Service' },
+  { title: 'Service', description: 'A service: how a merchant takes payments with one processor type, through a terminal', examples: [EX.SERVICE_EXAMPLE] },
 );
 
 export const Terminal = Type.Object(
@@ -35,7 +36,7 @@ export const Terminal = Type.Object(
     acquirer: Nullable(Type.String()),
     credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'masked: only the last 4 characters of each value' })),
   },
-  { description: 'Terminal' },
+  { title: 'Terminal', description: 'A terminal: the processor account and its credentials (returned masked)', examples: [EX.TERMINAL_EXAMPLE] },
 );
 
 const ServiceType = Type.Enum([...SERVICE_TYPES]);
@@ -51,14 +52,14 @@ export const CreateServiceBody = signedBody({
   dynamic_descriptor: Type.Optional(Nullable(Type.String({ maxLength: 25 }))),
   referential_integrity: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
   bizum_enabled: Type.Optional(Nullable(Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only; default false)' }))),
-});
+}, { title: 'CreateServiceRequest', examples: [EX.CREATE_SERVICE_REQUEST] });
 
 export const UpdateServiceBody = signedBody({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   terminal_uuid: Type.Optional(Nullable(Uuid)),
   enabled: Type.Optional(Type.Boolean()),
   bizum_enabled: Type.Optional(Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only)' })),
-});
+}, { title: 'UpdateServiceRequest', examples: [EX.UPDATE_SERVICE_REQUEST] });
 
 export const CreateTerminalBody = signedBody({
   currency_code: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3' }),
@@ -72,11 +73,11 @@ export const CreateTerminalBody = signedBody({
   credentials: Type.Optional(Nullable(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
     description: 'depends on type: REDSYSPSD2 key_secure, key_not_secure, terminal_secure, terminal_not_secure; CREDORAX merchant_id, signing_api_key (+ optional sub_merchant_id and the *_amex keys)',
   }))),
-});
+}, { title: 'CreateTerminalRequest', examples: [EX.CREATE_TERMINAL_REQUEST] });
 
 export const ServiceParams = Type.Object({ service_uuid: Uuid });
 export const ClientParams = Type.Object({ client_uuid: Uuid });
 
-export const ServiceResponse = envelope({ service: Service });
-export const ServicesResponse = envelope({ services: Type.Array(Service) });
-export const TerminalResponse = envelope({ terminal: Terminal });
+export const ServiceResponse = envelope({ service: Service }, { title: 'ServiceResponse' });
+export const ServicesResponse = envelope({ services: Type.Array(Service) }, { title: 'ServiceListResponse' });
+export const TerminalResponse = envelope({ terminal: Terminal }, { title: 'TerminalResponse' });

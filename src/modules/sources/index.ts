@@ -35,4 +35,5 @@ export { presentSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnVali
 export type { SourceType } from './sources.domain.js';
 export type { SourceRow, SourceWithCustomer } from './sources.repo.js';
 export { SourceSchema } from './sources.schemas.js';
+export { SOURCE_EXAMPLE } from './sources.examples.js';
 export type { Owner } from '../customers/index.js';

@@ -1,6 +1,7 @@
 import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { CustomerSchema as Customer, ExtIdSchema as ExtId } from '../customers/index.js';
 import { SOURCE_TYPES } from './sources.domain.js';
+import * as EX from './sources.examples.js';
 
 export const Source = Type.Object(
   {
@@ -26,7 +27,7 @@ export const Source = Type.Object(
     origin: Type.String(),
     cof: Type.Object({ is_available: Type.Boolean() }),
   },
-  { description: 'Source: a stored payment method. Never more of the number than the BIN and the last 4.' },
+  { title: 'Source', description: 'A stored payment method (card or bank account). Never more of the number than the BIN and the last 4.', examples: [EX.SOURCE_EXAMPLE] },
 );
 
 const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer()], { description: '1–12' });
@@ -50,16 +51,16 @@ const cardFields = {
 };
 
 export const CardFields = Type.Object(cardFields);
-export const StoreCardBody = signedBody(cardFields);
-export const StoreCardsBody = signedBody({ cards: Type.Array(CardFields, { minItems: 1, maxItems: 1000 }) });
+export const StoreCardBody = signedBody(cardFields, { title: 'StoreCardRequest', examples: [EX.STORE_CARD_REQUEST] });
+export const StoreCardsBody = signedBody({ cards: Type.Array(CardFields, { minItems: 1, maxItems: 1000 }) }, { examples: [EX.STORE_CARDS_REQUEST] });
 
 export const Verification = Type.Object({
   uuid: Uuid,
   source_uuid: Uuid,
   status: Type.String({ description: 'DONE, or FAILED when the service did not answer' }),
   result: Nullable(Type.String({ description: 'MATCH, PARTIAL_MATCH or NO_MATCH' })),
-  created: Type.String(),
-});
+  created: Type.String({ description: 'ISO 8601 UTC' }),
+}, { title: 'Verification', description: 'A holder verification and its result', examples: [EX.VERIFICATION_EXAMPLE] });
 
 const SourceUuidFields = {
   source_uuid: Type.Optional(Uuid),
@@ -71,7 +72,7 @@ export const RevalidateBody = signedBody({
   customer_ext_id: ExtId,
   service: Uuid,
   card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4 }))),
-});
+}, { examples: [EX.REVALIDATE_REQUEST] });
 
 export const StoreBankBody = signedBody({
   customer_ext_id: ExtId,
@@ -80,24 +81,28 @@ export const StoreBankBody = signedBody({
   additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   service: Type.Optional(Nullable(Uuid)),
   source_holder_verification: Type.Optional(Nullable(HolderVerification)),
-});
+}, { title: 'StoreBankRequest', examples: [EX.STORE_BANK_REQUEST] });
 
 export const TypeParams = Type.Object({ type: Type.Enum([...SOURCE_TYPES]) });
-export const DeleteParams = Type.Object({ type: Type.Enum(['card', 'dynamic_card', 'bank', 'paypal']) });
+/**
+ * F8 (GET) and F9 (DELETE) share the path `/payment-method/{identifier}`: a source uuid for F8, a
+ * source type for F9 (one parameter name, so the API reference lists one path).
+ */
+export const DeleteParams = Type.Object({ identifier: Type.Enum(['card', 'dynamic_card', 'bank', 'paypal'], { description: 'the type of the source to delete' }) });
 export const VerifyParams = Type.Object({ type: Type.Enum(['card', 'dynamic_card', 'bank']) });
 export const TypeUuidParams = Type.Object({ type: Type.Enum([...SOURCE_TYPES]), uuid: Uuid });
-export const UuidParams = Type.Object({ uuid: Uuid });
+export const IdentifierParams = Type.Object({ identifier: Type.String({ format: 'uuid', description: 'the uuid of the source' }) });
 export const OwnerParams = Type.Object({ source_uuid: Uuid });
 export const CustomerParams = Type.Object({ ext_id: Type.String({ minLength: 1, maxLength: 255 }) });
 
-export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) });
-export const OwnerBody = signedBody({ old_external_id: ExtId, new_external_id: ExtId });
-export const DeleteBody = signedBody({ ...SourceUuidFields, customer_external_id: ExtId });
+export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) }, { examples: [EX.ADDITIONAL_REQUEST] });
+export const OwnerBody = signedBody({ old_external_id: ExtId, new_external_id: ExtId }, { examples: [EX.OWNER_REQUEST] });
+export const DeleteBody = signedBody({ ...SourceUuidFields, customer_external_id: ExtId }, { examples: [EX.DELETE_REQUEST] });
 export const VerifyHolderBody = signedBody({
   ...SourceUuidFields,
   service: Uuid,
   holder: Type.Record(Type.String(), Type.Unknown(), { description: '`name`, or `first_name` and `last_name`' }),
-});
+}, { examples: [EX.VERIFY_HOLDER_REQUEST] });
 
 const Bool = Type.Union([Type.Boolean(), Type.Enum(['true', 'false', '1', '0'])]);
 export const ListQuery = Type.Object({
@@ -110,12 +115,18 @@ export const ListByTypeQuery = Type.Object({
   unique: Type.Optional(Bool),
 });
 
-export const CustomerSourceResponse = envelope({ Customer, Source, verification: Type.Optional(Verification) });
+export const CustomerSourceResponse = envelope({ Customer, Source, verification: Type.Optional(Verification) }, { title: 'CustomerSourceResponse', description: 'A stored source and its customer' });
 export const StoreCardsResponse = envelope({ cards: Type.Array(Type.Object({ Customer, Source })) });
-export const SourceResponse = envelope({ source: Source });
+export const SourceResponse = envelope({ source: Source }, { title: 'SourceResponse' });
 /** F7 (deprecated): the record under a key named after its type. */
-export const TypedSourceResponse = envelope(Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>);
-export const SourcesResponse = envelope({ sources: Type.Array(Source) });
+export const TypedSourceResponse = Type.Object(
+  {
+    ...envelope({}).properties,
+    ...(Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>),
+  },
+  { examples: [{ message: 'OK', code: 200, current_time: '2026-03-14T10:21:07+0100', card: EX.SOURCE_EXAMPLE }] },
+);
+export const SourcesResponse = envelope({ sources: Type.Array(Source) }, { title: 'SourceListResponse' });
 /** F7 (deprecated): the record under a key named after the type (`card`, `bank`, ...). */
 export const SourceByTypeResponse = envelope(
   Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>,

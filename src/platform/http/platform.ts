@@ -5,10 +5,11 @@
  * plugin does the rest.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
-import { ApiError, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
+import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
 import { requestContext } from './context.js';
@@ -38,7 +39,8 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Validator compilers: bodies are validated strictly (wrong types are 400), query and path coerced. */
 function installValidators(app: FastifyInstance): void {
   const base = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false } as const;
-  const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false }));
+  // every problem of a body is reported (errors[] of the envelope), not only the first
+  const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false, allErrors: true }));
   const paramAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }));
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : paramAjv.compile(schema),
@@ -76,6 +78,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     } else if (err.validation) {
       status = 400;
       details = err.message;
+      if (Array.isArray(err.problems) && err.problems.length > 0) extra = { errors: err.problems };
     } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       status = 413;
       details = 'The request body is too large';
@@ -102,8 +105,16 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra));
   });
 
+  // ---- unknown routes: 405 with Allow when the path exists for other methods, else 404 ------------
+  const known = knownRoutes(app);
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send(errorEnvelope(envelopeTime(req, opts), 404, `No route ${req.method} ${req.url.split('?')[0]}`));
+    const path = req.url.split('?')[0];
+    const allow = known.allowed(path);
+    if (allow.length > 0) {
+      reply.header('Allow', allow.join(', '));
+      return reply.code(405).send(errorEnvelope(envelopeTime(req, opts), 405, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
+    }
+    reply.code(404).send(errorEnvelope(envelopeTime(req, opts), 404, `No route ${req.method} ${path}; the API reference is at /docs`));
   });
 
   // ---- API routes: HTTPS, key, environment, rate limit, profiles ----------------------------------
@@ -134,11 +145,18 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   // ---- strings with U+0000 cannot be stored by PostgreSQL: 400, not 500 -------------------------------
   installNulGuard(app);
 
-  // ---- body signature on writes --------------------------------------------------------------------
+  // ---- body shape, then signature, on writes -------------------------------------------------------
+  // A body that is not a JSON object (text/plain, an array, a string) is 400 saying so, before the
+  // signature check (which would otherwise answer 403 "must carry the signature" to a shape problem).
+  // An unsigned request still never reaches the handler: shape, then signature, then the schema.
   app.addHook('preValidation', async (req) => {
     if (!req.ctx || !WRITE_METHODS.has(req.method)) return;
-    const body = req.body as Record<string, unknown> | undefined | null;
-    checkSignature(body && typeof body === 'object' ? body.signature : undefined, (req as any).signatureHash);
+    const body = req.body as unknown;
+    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+      throw badRequest(bodyShapeProblem(req.headers['content-type'], body));
+    }
+    const fields = body as Record<string, unknown> | undefined;
+    checkSignature(fields ? fields.signature : undefined, (req as any).signatureHash);
   });
 
   // ---- idempotency ---------------------------------------------------------------------------------
@@ -164,6 +182,41 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     }
     return payload;
   });
+}
+
+/** Why a write body that is not a JSON object is refused, in the client's terms. */
+function bodyShapeProblem(contentType: string | undefined, body: unknown): string {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== '' && !/^application\/([a-z0-9.+-]*\+)?json$/.test(type)) {
+    return `The request body must be a JSON object sent with Content-Type: application/json, not ${type}`;
+  }
+  const kind = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body === 'string' ? 'a string' : `a ${typeof body}`;
+  return `The request body must be a JSON object with the operation's fields and signature, not ${kind}`;
+}
+
+/**
+ * Every route's method and path, in a router of the same kind and options as Fastify's, so a path that
+ * exists for other methods answers 405 with `Allow` instead of 404.
+ */
+function knownRoutes(app: FastifyInstance) {
+  const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 200 });
+  const methods = new Set<string>();
+  const noop = () => undefined;
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      methods.add(method);
+      try {
+        router.on(method as any, route.url, noop);
+      } catch {
+        // the same method and path registered twice (another constraint): already known
+      }
+    }
+  });
+  return {
+    allowed(path: string): string[] {
+      return [...methods].filter((m) => router.find(m as any, path) !== null).sort();
+    },
+  };
 }
 
 /** An error of a customer-facing page: an HTML page from the route's renderer, never a stack trace. */
@@ -238,27 +291,91 @@ export async function registerApi(
   }
 }
 
+/** One validation problem, as the error envelope lists it in `errors`. */
+export interface FieldProblem {
+  /** The field as the client sent it: `amount`, `cards[0].card_pan`, `extra_data.cof.reason`. */
+  field: string;
+  /** What is wrong with it, e.g. `is required`, `must be integer`, `must be one of: MAIL, PHONE`. */
+  problem: string;
+}
+
+/** JSON pointer (`/cards/0/card_pan`) to the way a client names the field (`cards[0].card_pan`). */
+function fieldName(pointer: string, extra?: string): string {
+  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  let out = '';
+  for (const p of parts) out += /^[0-9]+$/.test(p) ? `[${p}]` : out === '' ? p : `.${p}`;
+  return out;
+}
+
 /**
- * Validation messages that name the field and say what is expected, e.g.
- * `body/amount must be integer`, `body/operative must be one of: AUTHORIZATION, DEFERRED`.
+ * Every problem Ajv found, one per field and kind: the branches of a union are merged (`must be string
+ * or integer`), and a nullable field's "must be null" is dropped when the other branch says more.
  */
-export function formatSchemaErrors(errors: any[], dataVar: string): Error {
-  const useful = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
-  const nonNull = useful.filter((e) => !(e.keyword === 'type' && e.params?.type === 'null'));
-  const chosen = (nonNull.length > 0 ? nonNull : useful.length > 0 ? useful : errors).slice(0, 3);
+export function schemaProblems(errors: any[]): FieldProblem[] {
+  const useful = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
+  const byPath = new Map<string, any[]>();
+  for (const e of useful) {
+    const key = e.instancePath ?? '';
+    byPath.set(key, [...(byPath.get(key) ?? []), e]);
+  }
+  const problems: FieldProblem[] = [];
   const seen = new Set<string>();
-  const parts: string[] = [];
-  for (const e of chosen) {
-    const field = `${dataVar}${e.instancePath ?? ''}`;
-    let text: string;
-    if (e.keyword === 'required') text = `${field}/${e.params.missingProperty} is required`;
-    else if (e.keyword === 'enum') text = `${field} must be one of: ${(e.params.allowedValues ?? []).join(', ')}`;
-    else if (e.keyword === 'additionalProperties') text = `${field} must not have property ${e.params.additionalProperty}`;
-    else text = `${field} ${e.message}`;
-    if (!seen.has(text)) {
-      seen.add(text);
-      parts.push(text);
+  const add = (field: string, problem: string) => {
+    const k = `${field}\u0000${problem}`;
+    if (seen.has(k)) return;
+    seen.add(k);
+    problems.push({ field, problem });
+  };
+  for (const [path, list] of byPath) {
+    const types = list.filter((e) => e.keyword === 'type');
+    const others = list.filter((e) => e.keyword !== 'type');
+    // a value of the right type that breaks a rule: the rule says more than the other branches' types
+    const typeMatched = others.some((e) => e.keyword !== 'required' && e.keyword !== 'const' && e.keyword !== 'enum');
+    if (types.length > 0 && !typeMatched) {
+      const names = [...new Set(types.flatMap((e) => [e.params?.type].flat()))];
+      const consts = others.filter((e) => e.keyword === 'const' || e.keyword === 'enum');
+      const allowed = consts.flatMap((e) => (e.keyword === 'const' ? [e.params?.allowedValue] : (e.params?.allowedValues ?? [])));
+      const what = [...names, ...allowed.map((v: unknown) => JSON.stringify(v))];
+      add(fieldName(path), `must be ${what.join(' or ')}`);
+      for (const e of others.filter((x) => x.keyword === 'required')) add(fieldName(path, e.params.missingProperty), 'is required');
+      continue;
+    }
+    const enumValues = others.filter((e) => e.keyword === 'const' || e.keyword === 'enum');
+    if (enumValues.length > 0) {
+      const allowed = enumValues.flatMap((e) => (e.keyword === 'const' ? [e.params?.allowedValue] : (e.params?.allowedValues ?? [])));
+      add(fieldName(path), `must be one of: ${allowed.join(', ')}`);
+    }
+    for (const e of others) {
+      if (e.keyword === 'const' || e.keyword === 'enum') continue;
+      if (e.keyword === 'required') add(fieldName(path, e.params.missingProperty), 'is required');
+      else if (e.keyword === 'additionalProperties') add(fieldName(path, e.params.additionalProperty), 'is not allowed');
+      else add(fieldName(path), String(e.message ?? 'is invalid'));
     }
   }
-  return new Error(parts.join('; '));
+  return problems;
+}
+
+const DETAILS_MAX = 10;
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter', headers: 'header' };
+
+/**
+ * Validation messages that name the field and say what is expected, e.g.
+ * `amount must be integer; operative must be one of: AUTHORIZATION, DEFERRED` (path and query
+ * parameters say so: `path parameter order_uuid must match format "uuid"`). The error
+ * also carries every problem as `problems` ({field, problem}), which the error handler puts in the
+ * envelope's `errors`.
+ */
+export function formatSchemaErrors(errors: any[], dataVar: string): Error {
+  const problems = schemaProblems(errors);
+  const list = problems.length > 0 ? problems : [{ field: '', problem: 'is invalid' }];
+  const part = PART_NAMES[dataVar] ?? dataVar;
+  const text = list
+    .slice(0, DETAILS_MAX)
+    .map((p) => (p.field === '' ? `the request ${dataVar === 'querystring' ? 'query' : dataVar} ${p.problem}` : `${part === 'body' ? '' : `${part} `}${p.field} ${p.problem}`))
+    .join('; ');
+  const more = list.length > DETAILS_MAX ? `; and ${list.length - DETAILS_MAX} more (see errors)` : '';
+  const err = new Error(text + more) as Error & { problems: FieldProblem[] };
+  err.problems = problems;
+  return err;
 }

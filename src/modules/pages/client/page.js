@@ -1,6 +1,7 @@
 // The payment page's own script: live validation and formatting of the card form (with the rules of
-// card-rules.mjs, which the gateway inlines before this file), the Bizum phone check, and a guard
-// against double submits. The page works without it: the server checks the same rules.
+// card-rules.mjs, which the gateway inlines before this file), the Bizum phone check, a guard against
+// double submits, and, in a frame, the messages to the parent page. The page works without it: the
+// server checks the same rules, and the last page links url_ok / url_ko with target="_top".
 // Plain ES2019; no imports, no network, no storage.
 
 function pgMessages() {
@@ -150,7 +151,63 @@ function pgPhoneForm(form, messages) {
   });
 }
 
+// ---- in a frame: tell the parent page the height and the outcome (docs/pages.md) -----------------
+// The messages carry no secret (order uuid, status, amounts), so they are posted to any parent origin
+// ('*'): the parent's origin is not known to the page. Listeners check event.origin is the gateway's.
+
+function pgPost(message) {
+  if (window.parent === window) return;
+  try {
+    window.parent.postMessage(message, '*');
+  } catch (e) {
+    // a parent that went away: nothing to tell
+  }
+}
+
+function pgFrame() {
+  if (window.parent === window) return;
+  var main = document.querySelector('main');
+  var order = main ? main.getAttribute('data-order') : null;
+  var last = -1;
+  function height() {
+    var h = Math.ceil(Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0));
+    if (h === last) return;
+    last = h;
+    pgPost({ type: 'paygate:height', height: h, order_uuid: order });
+  }
+  height();
+  window.addEventListener('load', height);
+  window.addEventListener('resize', height);
+  if (typeof ResizeObserver === 'function' && document.body) new ResizeObserver(height).observe(document.body);
+}
+
+/** The end of the flow: post the outcome, then send the chosen window to url_ok / url_ko. */
+function pgLeave() {
+  var data = document.getElementById('pg-outcome');
+  var link = document.getElementById('pg-leave');
+  if (!data || !link) return;
+  var outcome;
+  try {
+    outcome = JSON.parse(data.textContent || '{}');
+  } catch (e) {
+    return;
+  }
+  pgPost(outcome);
+  var target = link.getAttribute('data-target') || 'self';
+  var win = target === 'top' ? window.top : target === 'parent' ? window.parent : window;
+  // a moment for the parent's listener to handle the outcome before its page is replaced
+  setTimeout(function () {
+    try {
+      win.location.href = link.href;
+    } catch (e) {
+      // the browser refused to navigate that window: the visible link stays for the customer
+    }
+  }, window.parent === window ? 0 : 250);
+}
+
 (function () {
+  pgFrame();
+  pgLeave();
   var messages = pgMessages();
   var forms = document.querySelectorAll('form[data-form]');
   for (var i = 0; i < forms.length; i++) {
