@@ -115,6 +115,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     resolveKey: m.merchants.resolveKey,
     rateLimiter: new RateLimiter(),
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
+    unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,
   });
 

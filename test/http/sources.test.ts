@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { TEST_CARDS } from '../../src/processors/index.js';
 
 let t: TestApp;
 let a: TestMerchant;
@@ -80,7 +81,7 @@ describe('F2 store card', () => {
     expect(ok.body.Source.cof.is_available).toBe(true);
     const refused = await a.api.post('/payment-method/card', card({ card_pan: REFUSED, validate: true, service: a.service_uuid, customer_ext_id: 'val' }));
     expect(refused.status).toBe(400);
-    const badCvv = await a.api.post('/payment-method/card', card({ validate: true, service: a.service_uuid, card_cvv: '999', customer_ext_id: 'val' }));
+    const badCvv = await a.api.post('/payment-method/card', card({ card_pan: TEST_CARDS.CVV_FAIL, validate: true, service: a.service_uuid, card_cvv: '999', customer_ext_id: 'val' }));
     expect(badCvv.status).toBe(400);
     const list = await a.api.get('/customer/val/sources', { status: 'ALL' });
     expect(list.body.sources).toHaveLength(1);

@@ -1,10 +1,8 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ExtId as ExtIdOf, Maybe, Nullable, OptionalText, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { ACCOUNT_TYPES, ADDRESS_LINE_MAX, ADDRESS_TYPES, DOCUMENT_ISSUER_TYPES, DOCUMENT_TYPES } from './customers.domain.js';
 
 /** customer_ext_id / external_id: a string, or a number kept as a string. */
-export const ExtId = Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Number()], {
-  description: 'merchant-chosen customer identifier; numbers are accepted and kept as strings',
-});
+export const ExtId = ExtIdOf();
 
 export const Customer = Type.Object({ external_id: Type.String(), token: Type.String() }, { description: 'Customer' });
 
@@ -18,7 +16,7 @@ export const CustomerAccount = Type.Object(
 );
 
 const Line = Type.String({ minLength: 1, maxLength: ADDRESS_LINE_MAX });
-const OptLine = Type.Optional(Nullable(Type.String({ maxLength: ADDRESS_LINE_MAX })));
+const OptLine = OptionalText(ADDRESS_LINE_MAX);
 
 export const CustomerAddress = Type.Object(
   {
@@ -39,12 +37,12 @@ export const CustomerAddress = Type.Object(
 export const Phone = Type.Object(
   {
     number: Type.String({ minLength: 1, maxLength: 32 }),
-    prefix: Type.Optional(Nullable(Type.String({ maxLength: 8, description: 'country calling code, e.g. +34' }))),
+    prefix: Maybe(Type.String({ maxLength: 8 }), { description: 'country calling code, e.g. +34 or 34; may be null or absent; echoed as sent' }),
   },
   { description: 'Phone' },
 );
 
-const PhoneOut = Nullable(Type.Object({ number: Type.String(), prefix: Nullable(Type.String()) }));
+const PhoneOut = Nullable(Type.Object({ number: Type.String({ description: 'as sent' }), prefix: Nullable(Type.String({ description: 'as sent; null when it was not given' })) }));
 
 export const CustomerProfile = Type.Object(
   {
@@ -95,7 +93,7 @@ export const CreateAddressBody = signedBody({
   address3: OptLine,
   city: Type.String({ minLength: 1, maxLength: 100 }),
   country: Type.String({ minLength: 3, maxLength: 3, description: 'ISO 3166 alpha-3' }),
-  default: Type.Boolean(),
+  default: Bool(),
   state_code: Type.String({ minLength: 1, maxLength: 50 }),
   type: Type.Enum([...ADDRESS_TYPES]),
   zip_code: Type.String({ minLength: 1, maxLength: 20 }),
@@ -108,28 +106,28 @@ export const UpdateAddressBody = signedBody({
   address3: OptLine,
   city: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   country: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
-  default: Type.Optional(Type.Boolean()),
+  default: Type.Optional(Bool()),
   state_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
   type: Type.Optional(Type.Enum([...ADDRESS_TYPES], { description: 'cannot be changed; when sent it must be the current type' })),
   zip_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
 });
 
-const OptText = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })));
+const OptText = (max: number) => OptionalText(max);
 
 export const ProfileBody = signedBody({
   external_id: ExtId,
   first_name: Type.String({ minLength: 1, maxLength: 100 }),
   last_name: Type.String({ minLength: 1, maxLength: 100 }),
   cardholder_name: OptText(100),
-  document_identification_issuer_type: Type.Optional(Nullable(Type.Enum([...DOCUMENT_ISSUER_TYPES]))),
-  document_identification_type: Type.Optional(Nullable(Type.Enum([...DOCUMENT_TYPES]))),
+  document_identification_issuer_type: Maybe(Type.Enum([...DOCUMENT_ISSUER_TYPES])),
+  document_identification_type: Maybe(Type.Enum([...DOCUMENT_TYPES])),
   document_identification_number: OptText(64),
-  email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
-  phone: Type.Optional(Nullable(Phone)),
-  work_phone: Type.Optional(Nullable(Phone)),
-  home_phone: Type.Optional(Nullable(Phone)),
-  mobile_phone: Type.Optional(Nullable(Phone)),
-  birthdate: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD' }))),
+  email: Maybe(Type.String({ format: 'email', maxLength: 254 })),
+  phone: Maybe(Phone),
+  work_phone: Maybe(Phone),
+  home_phone: Maybe(Phone),
+  mobile_phone: Maybe(Phone),
+  birthdate: Maybe(Type.String({ description: 'YYYY-MM-DD' })),
   source_of_funds: OptText(100),
   occupation: OptText(100),
   social_security_number: OptText(32),

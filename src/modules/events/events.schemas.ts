@@ -1,4 +1,4 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Int, Nullable, OFFSET_MAX, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 
 export const EventAttempt = Type.Object({
   attempted_at: Type.String({ description: 'ISO 8601 UTC (merchant clock)' }),
@@ -30,8 +30,8 @@ export const EventParams = Type.Object({ uuid: Uuid });
 export const EventsQuery = Type.Object({
   order_uuid: Type.Optional(Uuid),
   status: Type.Optional(Type.Enum(['PENDING', 'DELIVERED', 'FAILED'])),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Int({ minimum: 1, maximum: 1000, default: 100 })),
+  offset: Type.Optional(Int({ minimum: 0, maximum: OFFSET_MAX, default: 0 })),
 });
 export const ResendBody = signedBody({});
 

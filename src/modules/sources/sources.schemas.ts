@@ -1,4 +1,4 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, Maybe, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { CustomerSchema as Customer, ExtIdSchema as ExtId } from '../customers/index.js';
 import { SOURCE_TYPES } from './sources.domain.js';
 
@@ -29,8 +29,8 @@ export const Source = Type.Object(
   { description: 'Source: a stored payment method. Never more of the number than the BIN and the last 4.' },
 );
 
-const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer()], { description: '1–12' });
-const Year = Type.Union([Type.String({ minLength: 2, maxLength: 4 }), Type.Integer()], { description: '2 or 4 digits' });
+const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer({ minimum: 0, maximum: 99 })], { description: '1–12' });
+const Year = Type.Union([Type.String({ minLength: 2, maxLength: 4 }), Type.Integer({ minimum: 0, maximum: 9999 })], { description: '2 or 4 digits' });
 const HolderVerification = Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Unknown())], {
   description: 'holder data to verify with the service (`name`, or `first_name` and `last_name`); true verifies the holder as stored',
 });
@@ -41,12 +41,12 @@ const cardFields = {
   card_expiry_month: Month,
   card_expiry_year: Year,
   customer_ext_id: ExtId,
-  additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  url_post: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'receives the card storage notification' }))),
-  validate: Type.Optional(Nullable(Type.Boolean({ default: false }))),
-  service: Type.Optional(Nullable(Uuid)),
-  card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4, description: 'used once for validation, never stored' }))),
-  source_holder_verification: Type.Optional(Nullable(HolderVerification)),
+  additional: OptionalText(500),
+  url_post: OptionalText(2000, { description: 'receives the card storage notification' }),
+  validate: Maybe(Bool({ description: 'check the card with `service` (default false)' })),
+  service: OptionalUuid(),
+  card_cvv: OptionalText(4, { description: 'used once for validation, never stored' }),
+  source_holder_verification: Maybe(HolderVerification),
 };
 
 export const CardFields = Type.Object(cardFields);
@@ -70,16 +70,16 @@ export const RevalidateBody = signedBody({
   ...SourceUuidFields,
   customer_ext_id: ExtId,
   service: Uuid,
-  card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4 }))),
+  card_cvv: OptionalText(4),
 });
 
 export const StoreBankBody = signedBody({
   customer_ext_id: ExtId,
   account_holder: Type.String({ minLength: 1, maxLength: 100 }),
   iban: Type.String({ minLength: 5, maxLength: 50 }),
-  additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  service: Type.Optional(Nullable(Uuid)),
-  source_holder_verification: Type.Optional(Nullable(HolderVerification)),
+  additional: OptionalText(500),
+  service: OptionalUuid(),
+  source_holder_verification: Maybe(HolderVerification),
 });
 
 export const TypeParams = Type.Object({ type: Type.Enum([...SOURCE_TYPES]) });
@@ -90,7 +90,7 @@ export const UuidParams = Type.Object({ uuid: Uuid });
 export const OwnerParams = Type.Object({ source_uuid: Uuid });
 export const CustomerParams = Type.Object({ ext_id: Type.String({ minLength: 1, maxLength: 255 }) });
 
-export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) });
+export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Maybe(Type.String({ maxLength: 500 })) });
 export const OwnerBody = signedBody({ old_external_id: ExtId, new_external_id: ExtId });
 export const DeleteBody = signedBody({ ...SourceUuidFields, customer_external_id: ExtId });
 export const VerifyHolderBody = signedBody({
@@ -99,15 +99,14 @@ export const VerifyHolderBody = signedBody({
   holder: Type.Record(Type.String(), Type.Unknown(), { description: '`name`, or `first_name` and `last_name`' }),
 });
 
-const Bool = Type.Union([Type.Boolean(), Type.Enum(['true', 'false', '1', '0'])]);
 export const ListQuery = Type.Object({
   sourceType: Type.Optional(Type.String({ description: `comma-separated: ${SOURCE_TYPES.join(', ')}; default all` })),
   status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
-  unique: Type.Optional(Bool),
+  unique: Type.Optional(Bool({ description: 'true: each card once (the newest entry); default false' })),
 });
 export const ListByTypeQuery = Type.Object({
   status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
-  unique: Type.Optional(Bool),
+  unique: Type.Optional(Bool({ description: 'true: each card once (the newest entry); default false' })),
 });
 
 export const CustomerSourceResponse = envelope({ Customer, Source, verification: Type.Optional(Verification) });

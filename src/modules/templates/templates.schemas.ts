@@ -1,4 +1,4 @@
-import { ContractDate, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, Maybe, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 
 const Colour = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'colour #RRGGBB' });
 const LogoUrl = Type.String({ maxLength: 2000, description: 'https URL of the logo image (shown with <img>)' });
@@ -24,7 +24,7 @@ export const CreateTemplateBody = signedBody({
   logo_url: Type.Optional(Nullable(LogoUrl)),
   button_color: Type.Optional(Nullable(Colour)),
   background_color: Type.Optional(Nullable(Colour)),
-  default: Type.Optional(Nullable(Type.Boolean({ description: 'make it the default of its type (default false)' }))),
+  default: Maybe(Bool({ description: 'make it the default of its type (default false)' })),
 });
 
 export const UpdateTemplateBody = signedBody({
@@ -32,7 +32,7 @@ export const UpdateTemplateBody = signedBody({
   logo_url: Type.Optional(Nullable(LogoUrl)),
   button_color: Type.Optional(Nullable(Colour)),
   background_color: Type.Optional(Nullable(Colour)),
-  default: Type.Optional(Nullable(Type.Boolean())),
+  default: Maybe(Bool()),
 });
 
 export const DeleteTemplateBody = signedBody({});
