@@ -56,6 +56,7 @@ import {
   METADATA_MAX_PAIRS,
   afterFailure,
   afterSuccess,
+  challengeThreedsRecord,
   checkCancellation,
   checkConfirmation,
   checkMarketplaceRefunds,
@@ -753,7 +754,7 @@ export class PaymentsService {
     }
     const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
     if (needs3ds) {
-      await this.#transition(trx, o, 'THREEDS_REQUIRED', common, now, { present: false });
+      await this.#transition(trx, o, 'THREEDS_REQUIRED', { ...common, threeds_data: challengeThreedsRecord('PENDING') }, now, { present: false });
       return { kind: '3ds', orderId: o.id, url: orderUrls(this.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
     }
     const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : undefined;
@@ -945,7 +946,7 @@ export class PaymentsService {
     for (const s of due) {
       const tx = await repo.findTransaction(this.#db.db, s.transaction_id);
       if (tx && tx.status === 'PENDING' && tx.awaiting_3ds) {
-        const record = { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'U', eci: null, exemption: null };
+        const record = challengeThreedsRecord('U');
         await this.#settle(s.order_id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: 'The cardholder did not complete 3DS in time' }, { threedsData: record });
         settled++;
       }
@@ -992,7 +993,7 @@ export class PaymentsService {
       case 'APPROVED': {
         await this.#settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId, amount: r.amount }, now);
         const deferred = tx.operative === 'DEFERRED';
-        if (tx.source_id) await this.deps.sources.markValidated(trx, tx.source_id, now);
+        if (tx.source_id) await this.deps.sources.markValidated(trx, tx.source_id, now, o.service_id);
         const { presented } = await this.#transition(trx, o, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
           ...extra,
           authorized: r.amount,
@@ -1016,7 +1017,7 @@ export class PaymentsService {
       }
       case 'CHALLENGE': {
         await repo.updateTransaction(trx, tx.id, { awaiting_3ds: true, updated_at: now });
-        const { presented } = await this.#transition(trx, o, 'THREEDS_REQUIRED', { threeds_data: { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'PENDING', eci: null, exemption: null } }, now);
+        const { presented } = await this.#transition(trx, o, 'THREEDS_REQUIRED', { threeds_data: challengeThreedsRecord('PENDING') }, now);
         return { ...base, order: presented, redirect: orderUrls(this.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
       }
     }

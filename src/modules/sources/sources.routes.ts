@@ -116,7 +116,7 @@ export function sourcesRoutes(api: SourcesApi) {
         summary: 'F10 List the sources of a customer',
         description:
           '`status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. ' +
-          '`unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Newest first.',
+          '`unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`.',
         tags, params: S.CustomerParams, querystring: S.ListQuery, response: responses(S.SourcesResponse),
       },
     }, async (req) => {
@@ -129,7 +129,7 @@ export function sourcesRoutes(api: SourcesApi) {
         config: { profiles: READ },
         schema: {
           summary: `F11 List the ${plural} of a customer (deprecated: use F10)`, deprecated: true,
-          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery, response: responses(envelope({ [plural]: Type.Array(S.Source) })),
+          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery, response: responses(envelope({ [plural]: Type.Array(S.ListedSource) })),
         },
       }, async (req) => {
         const ctx = ctxOf(req);

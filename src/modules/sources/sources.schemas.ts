@@ -1,4 +1,4 @@
-import { Bool, Maybe, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, Maybe, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { CustomerSchema as Customer, ExtIdSchema as ExtId } from '../customers/index.js';
 import { SOURCE_TYPES } from './sources.domain.js';
 
@@ -27,6 +27,16 @@ export const Source = Type.Object(
     cof: Type.Object({ is_available: Type.Boolean() }),
   },
   { description: 'Source: a stored payment method. Never more of the number than the BIN and the last 4.' },
+);
+
+/** An entry of a card listing (F10, F11): the Source record and two fields of decisions §10. */
+export const ListedSource = Type.Object(
+  {
+    ...Source.properties,
+    tokenization_service_uuid: Nullable(Uuid),
+    is_blacklisted: Type.Boolean({ description: 'true when a black list linked to the tokenization service holds the card' }),
+  },
+  { description: 'Source in a listing, oldest first: `tokenization_service_uuid` is the service that validated the card or charged it first (null when none has)' },
 );
 
 const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer({ minimum: 0, maximum: 99 })], { description: '1–12' });
@@ -58,7 +68,7 @@ export const Verification = Type.Object({
   source_uuid: Uuid,
   status: Type.String({ description: 'DONE, or FAILED when the service did not answer' }),
   result: Nullable(Type.String({ description: 'MATCH, PARTIAL_MATCH or NO_MATCH' })),
-  created: Type.String(),
+  created: ContractDate,
 });
 
 const SourceUuidFields = {
@@ -114,7 +124,7 @@ export const StoreCardsResponse = envelope({ cards: Type.Array(Type.Object({ Cus
 export const SourceResponse = envelope({ source: Source });
 /** F7 (deprecated): the record under a key named after its type. */
 export const TypedSourceResponse = envelope(Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>);
-export const SourcesResponse = envelope({ sources: Type.Array(Source) });
+export const SourcesResponse = envelope({ sources: Type.Array(ListedSource) });
 /** F7 (deprecated): the record under a key named after the type (`card`, `bank`, ...). */
 export const SourceByTypeResponse = envelope(
   Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>,
