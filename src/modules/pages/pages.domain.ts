@@ -172,7 +172,7 @@ export function parseCheckout(extraData: unknown): Checkout | null {
 /** The methods a checkout offers: those the merchant allows that this order can use, card first. */
 export function checkoutMethods(c: Checkout, available: readonly PageMethod[]): PageMethod[] {
   const allowed = c.methods ?? [...available];
-  const aliases: Record<string, PageMethod> = { CARD: 'CARD', CARDS: 'CARD', CREDIT_CARD: 'CARD', BIZUM: 'BIZUM' };
+  const aliases: Record<string, PageMethod> = { PAYMENT_CARD: 'CARD', CARD: 'CARD', CARDS: 'CARD', CREDIT_CARD: 'CARD', BIZUM: 'BIZUM' };
   const wanted = new Set(allowed.map((m) => aliases[m]).filter((m): m is PageMethod => !!m));
   return PAGE_METHODS.filter((m) => wanted.has(m) && available.includes(m));
 }

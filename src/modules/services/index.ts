@@ -5,3 +5,4 @@ export { SERVICE_TYPES, REDSYS_FAMILY, isRedsysFamily } from './services.domain.
 export type { ServiceType } from './services.domain.js';
 export { findServiceWithTerminal, findDefaultServiceForCurrency, findTerminal } from './services.repo.js';
 export type { ServiceRow, TerminalRow, ServiceWithTerminal } from './services.repo.js';
+export { Service as ServiceSchema } from './services.schemas.js';
