@@ -17,7 +17,7 @@ import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
 import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
-import { PagesService, pagesRoutes } from './modules/pages/index.js';
+import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.js';
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { readMigrations } from './platform/db/migrate.js';
@@ -192,7 +192,9 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, paymentsRoutes(m.payments));
   await registerApi(app, eventsRoutes(m.events));
   await registerApi(app, templatesRoutes(m.templates));
-  await registerApi(app, pagesRoutes(m.pages));
+  await registerApi(app, pagesRoutes(m.pages, { timezone: config.timezone }));
+  // the embedded card form's loader, at the host root (outside /v1)
+  await app.register(widgetRoutes({ publicUrl: config.publicUrl }));
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
 

@@ -70,6 +70,7 @@ export const CustomerProfile = Type.Object(
 // ---- requests ----------------------------------------------------------------------------------------
 
 export const CreateCustomerBody = signedBody({ customer_ext_id: ExtId });
+export const RevokeTokenBody = signedBody({ customer_ext_id: ExtId });
 export const CustomerQuery = Type.Object({ customer_ext_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
 
 export const CreateAccountBody = signedBody({
@@ -143,3 +144,4 @@ export const AddressResponse = envelope({ customer: Customer, customer_address: 
 export const AddressOnlyResponse = envelope({ customer_address: CustomerAddress });
 export const ProfileResponse = envelope({ customer: Customer, customer_profile: CustomerProfile });
 export const ProfileOnlyResponse = envelope({ customer_profile: CustomerProfile });
+export const EmptyResponse = envelope({});

@@ -17,6 +17,7 @@ import { todayOf, type CardFormErrors } from './card.domain.js';
 import { chooseLanguage, translator, type Language, type MessageKey } from './i18n/index.js';
 import { APM_VALUES, checkoutMethods, contentSecurityPolicy, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
+import { cardFormRoutes } from './card-form.routes.js';
 import { acsPage, bizumPage, cardPage, checkoutPage, statusPage, type OrderSummary, type PageChrome } from './views.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -116,10 +117,13 @@ function pageSchema(summary: string, description: string, withBody = false) {
   };
 }
 
-export function pagesRoutes(service: PagesService) {
+export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
   return async (scope: FastifyInstance) => {
     // form posts are accepted by the pages only; API routes keep refusing anything but JSON
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
+
+    // the embedded card form (decisions §10), opened with a customer token
+    cardFormRoutes(scope, service, opts);
 
     /** Everything a page response needs besides its body. */
     async function chromeFor(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind): Promise<PageChrome> {

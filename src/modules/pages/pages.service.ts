@@ -22,6 +22,7 @@ import { checkCard, parseBizumPhone, readCardForm, todayOf, type CardFormErrors 
 import { formatMoney, type Language } from './i18n/index.js';
 import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, parseCheckout, type Checkout, type Destination, type PageMethod, type PageView } from './pages.domain.js';
 import * as repo from './pages.repo.js';
+import { CardFormService } from './card-form.service.js';
 
 type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
 
@@ -60,7 +61,7 @@ export const FORM_TTL_MS = 2 * 3600_000;
 /** How long a repeated post waits for the first one to finish. */
 const DUPLICATE_WAIT_MS = 15_000;
 
-export type FormPurpose = 'card' | 'acs' | 'bizum';
+export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form';
 
 export type SubmitOutcome =
   | { kind: 'redirect'; destination: Destination }
@@ -73,6 +74,9 @@ export type SubmitOutcome =
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class PagesService {
+  /** The embedded card form (`/js/v1-iframe.js`), opened with a customer token. */
+  readonly cardForm: CardFormService;
+
   constructor(
     private readonly p: Platform,
     private readonly deps: {
@@ -83,7 +87,9 @@ export class PagesService {
       customers?: CustomersService;
       sources?: SourcesService;
     },
-  ) {}
+  ) {
+    this.cardForm = new CardFormService(p, deps);
+  }
 
   // ---- loading ---------------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ import { formatContractDate } from '../../platform/time/format.js';
 import { Secret } from '../../platform/security/secret.js';
 import type { Connector, HolderInput, ProcessorRegistry, TerminalRef } from '../../processors/index.js';
 import { ensureCustomer, findCustomer, type CustomerRow, type Owner } from '../customers/index.js';
-import { findServiceWithTerminal, findTerminal, type ServicesService } from '../services/index.js';
+import { findServiceWithTerminal, findTerminal, listServices, type ServicesService } from '../services/index.js';
 import {
   NOTIFICATION_RETRIES_S,
   parseCvv,
@@ -297,27 +297,31 @@ export class SourcesApi {
 
   /** The merchant's own enabled service and its processor connector; 404 for others' services. */
   async #target(ctx: RequestContext, serviceId: string): Promise<ServiceTarget> {
+    return this.#targetFor(ownerOf(ctx), serviceId);
+  }
+
+  async #targetFor(owner: Owner, serviceId: string): Promise<ServiceTarget> {
     const { processors, services } = this.deps;
     if (!processors || !services) throw unavailable('Processors are not available in this process');
     const db = this.p.database.db;
     const s = await findServiceWithTerminal(db, serviceId.toLowerCase());
-    if (!s || s.merchant_id !== ctx.merchant.id || s.env !== ctx.env) throw notFound(`The service ${serviceId} was not found`);
+    if (!s || s.merchant_id !== owner.merchantId || s.env !== owner.env) throw notFound(`The service ${serviceId} was not found`);
     if (!s.enabled || !s.terminal_id || !s.currency_code) throw badRequest(`The service ${serviceId} is not enabled (it has no terminal)`);
     const terminal = await findTerminal(db, s.terminal_id);
     return {
       serviceId: s.id,
-      connector: processors.forService(s.type, ctx.env),
+      connector: processors.forService(s.type, owner.env),
       terminal: { serviceType: s.type, terminalId: s.terminal_id, credentials: terminal ? services.openCredentials(terminal) : null },
       currency: s.currency_code,
     };
   }
 
   /** Zero-amount verification of a card. Declines are 400; suspected fraud cannot be tokenized. */
-  async #verifyCard(ctx: RequestContext, target: ServiceTarget, card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }, cvv: Secret<string> | null, label = '') {
+  async #verifyCard(now: Date, target: ServiceTarget, card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }, cvv: Secret<string> | null, label = '') {
     const r = await target.connector.verifyCard({
       reference: randomUUID(),
       terminal: target.terminal,
-      now: ctx.clock.now(),
+      now,
       currency: target.currency,
       card: { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv, holder: card.holder },
     });
@@ -408,7 +412,7 @@ export class SourcesApi {
     };
     for (const [i, c] of prepared.entries()) {
       if (c.validated) {
-        await this.#verifyCard(ctx, await target(c.req.service!), { pan: c.checked.card.pan, expMonth: c.checked.expMonth, expYear: c.checked.expYear, holder: c.checked.holder }, c.cvv, opts.many ? `cards[${i}]: ` : '');
+        await this.#verifyCard(ctx.clock.now(), await target(c.req.service!), { pan: c.checked.card.pan, expMonth: c.checked.expMonth, expYear: c.checked.expYear, holder: c.checked.holder }, c.cvv, opts.many ? `cards[${i}]: ` : '');
         c.input.validatedAt = ctx.clock.now();
         c.input.tokenizationServiceId = (await target(c.req.service!)).serviceId;
       }
@@ -434,6 +438,50 @@ export class SourcesApi {
     return out;
   }
 
+  // ---- the embedded card form --------------------------------------------------------------------------
+
+  /**
+   * Stores a card the customer typed into the embedded card form (the pages module calls this for the
+   * customer whose token opened the form). The card is validated, CVV included, through the merchant's
+   * first enabled card service (which becomes its tokenization service); a merchant without one gets
+   * the card stored unvalidated. Declines are 400 and nothing is stored. The CVV is used once.
+   */
+  async storeFromCardForm(
+    owner: Owner,
+    input: { customerExtId: string; holder: string; pan: Secret<string>; expMonth: number; expYear: number; cvv: Secret<string> | null; now: Date },
+  ): Promise<repo.SourceWithCustomer> {
+    const checked = this.core.checkCard({ holder: input.holder, pan: input.pan, expMonth: input.expMonth, expYear: input.expYear, at: input.now });
+    const cvv = parseCvv(input.cvv ?? undefined, checked.card.cvvSize);
+    if ('error' in cvv) throw badRequest(cvv.error);
+    const { processors } = this.deps;
+    const candidates = processors
+      ? (await listServices(this.p.database.db, owner.merchantId)).filter(
+          (s) => s.env === owner.env && s.enabled && s.terminal_id !== null && s.type !== 'PAYGATEAPM' && processors.supports(s.type, owner.env),
+        )
+      : [];
+    let validatedAt: Date | null = null;
+    let serviceId: string | null = null;
+    if (candidates.length > 0) {
+      const target = await this.#targetFor(owner, candidates[0].id);
+      await this.#verifyCard(input.now, target, { pan: checked.card.pan, expMonth: checked.expMonth, expYear: checked.expYear, holder: checked.holder }, cvv.ok);
+      validatedAt = input.now;
+      serviceId = target.serviceId;
+    }
+    return this.p.database.transaction((trx) =>
+      this.core.storeCard(trx, owner, {
+        customerExtId: input.customerExtId,
+        holder: checked.holder,
+        pan: checked.card.pan,
+        expMonth: checked.expMonth,
+        expYear: checked.expYear,
+        origin: 'CARD_FORM',
+        validatedAt,
+        tokenizationServiceId: serviceId,
+        at: input.now,
+      }),
+    );
+  }
+
   // ---- F3 -------------------------------------------------------------------------------------------
 
   async revalidate(ctx: RequestContext, body: { source_uuid?: string; card_uuid?: string; customer_ext_id: string | number; service: string; card_cvv?: string | null }) {
@@ -443,7 +491,7 @@ export class SourcesApi {
     const cvv = parseCvv(body.card_cvv === null || body.card_cvv === undefined ? undefined : new Secret(body.card_cvv));
     if ('error' in cvv) throw badRequest(cvv.error);
     const target = await this.#target(ctx, body.service);
-    await this.#verifyCard(ctx, target, { pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, holder: card.holder }, cvv.ok);
+    await this.#verifyCard(ctx.clock.now(), target, { pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, holder: card.holder }, cvv.ok);
     const at = ctx.clock.now();
     await this.p.database.transaction((trx) => repo.setValidated(trx, row.id, at, target.serviceId));
     const fresh = await this.core.loadSource(this.p.database.db, owner, row.id);
