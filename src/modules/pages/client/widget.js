@@ -80,12 +80,11 @@
       var frame = document.createElement('iframe');
       frame.src = src;
       frame.title = 'Card';
-      frame.setAttribute('scrolling', 'no');
       frame.setAttribute('referrerpolicy', 'origin');
       frame.style.border = '0';
       frame.style.width = '100%';
       frame.style.minWidth = '280px';
-      frame.style.height = '330px';
+      frame.style.height = '440px';
       if (state.frame && state.frame.parentNode) state.frame.parentNode.removeChild(state.frame);
       state.frame = frame;
       state.ready = false;
