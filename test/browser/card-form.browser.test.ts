@@ -82,7 +82,7 @@ async function customerToken(customer: string): Promise<string> {
 type Received = { origin: string; data: string };
 
 async function messages(page: Page): Promise<Received[]> {
-  return page.evaluate(() => (window as unknown as { received: Received[] }).received);
+  return page.evaluate(() => (globalThis as any).received as Received[]);
 }
 
 /** Waits for the next message starting with `prefix` after the first `after` messages; returns its JSON. */
@@ -111,7 +111,7 @@ describe('embedded card form', () => {
     await frame.locator('#f-cvv').pressSequentially('12');
 
     let seen = (await messages(page)).length;
-    await page.evaluate(() => (window as any).paylands.validate());
+    await page.evaluate(() => (globalThis as any).paylands.validate());
     const invalid = await nextMessage(page, 'validation: ', seen);
     expect(invalid.origin).toBe(base);
     expect(invalid.json).toEqual({ cardPan: { valid: false }, cardExpiryDate: { valid: false }, cardCVV: { valid: false } });
@@ -123,7 +123,7 @@ describe('embedded card form', () => {
 
     // storing an invalid card is an error, and nothing is stored
     seen = (await messages(page)).length;
-    await page.evaluate(() => (window as any).paylands.storeSourceCard());
+    await page.evaluate(() => (globalThis as any).paylands.storeSourceCard());
     const refused = await nextMessage(page, 'error: ', seen);
     expect(refused.json).toEqual({ message: 'Please correct the highlighted fields.' });
     expect((await a.api.get('/customer/widget-1/cards', { status: 'ALL' })).body.cards).toEqual([]);
@@ -138,12 +138,12 @@ describe('embedded card form', () => {
     await frame.locator('#f-cvv').fill('');
     await frame.locator('#f-cvv').pressSequentially('987');
     seen = (await messages(page)).length;
-    await page.evaluate(() => (window as any).paylands.validate());
+    await page.evaluate(() => (globalThis as any).paylands.validate());
     expect((await nextMessage(page, 'validation: ', seen)).json).toEqual({ cardPan: { valid: true }, cardExpiryDate: { valid: true }, cardCVV: { valid: true } });
     await page.screenshot({ path: path.join(SHOTS, 'card-form.png'), animations: 'disabled', caret: 'hide' });
 
     seen = (await messages(page)).length;
-    await page.evaluate(() => (window as any).paylands.storeSourceCard());
+    await page.evaluate(() => (globalThis as any).paylands.storeSourceCard());
     const saved = await nextMessage(page, 'savedCard: ', seen);
     expect(saved.origin).toBe(base);
     expect(saved.json).toMatchObject({
@@ -179,15 +179,16 @@ describe('embedded card form', () => {
     await frame.locator('#f-number').pressSequentially(TEST_CARDS.APPROVED);
     await frame.locator('#f-cvv').pressSequentially('123');
     const attempt = await page.evaluate(() => {
-      const iframe = document.querySelector('#card-container iframe') as HTMLIFrameElement;
+      const g = globalThis as any;
+      const iframe = g.document.querySelector('#card-container iframe');
       const out: Record<string, string> = { src: new URL(iframe.src).origin, contentDocument: String(iframe.contentDocument) };
       try {
-        out.document = String((iframe.contentWindow as Window).document.querySelector('#f-number'));
+        out.document = String(iframe.contentWindow.document.querySelector('#f-number'));
       } catch (e) {
         out.document = (e as Error).name;
       }
       try {
-        out.frames = String((window.frames[0] as Window).document.body.innerHTML);
+        out.frames = String(g.frames[0].document.body.innerHTML);
       } catch (e) {
         out.frames = (e as Error).name;
       }
@@ -201,7 +202,7 @@ describe('embedded card form', () => {
     const frameHandle = page.frames().find((f) => f.url().startsWith(`${base}/v1/sandbox/card-form/`))!;
     expect(frameHandle).toBeDefined();
     const seen = (await messages(page)).length;
-    await frameHandle.evaluate(() => window.postMessage(JSON.stringify({ paylands: 'store' }), '*'));
+    await frameHandle.evaluate(() => (globalThis as any).postMessage(JSON.stringify({ paylands: 'store' }), '*'));
     await page.waitForTimeout(300); // nothing must come: give a wrongly accepted command the time to answer
     expect((await messages(page)).slice(seen).filter((m) => m.data.startsWith('savedCard'))).toEqual([]);
     expect((await a.api.get('/customer/widget-2/cards', { status: 'ALL' })).body.cards).toEqual([]);
