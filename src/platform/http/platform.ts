@@ -129,8 +129,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       key = assertKeyEnv(await opts.resolveKey(hashKey(raw)), env);
     } catch (err) {
       // missing or unknown keys are limited per client IP, so keys cannot be guessed at speed (decisions §8)
-      const ipWait = opts.rateLimiter.take(`ip:${req.ip}`, opts.unknownKeyRateLimit ?? 0);
-      if (ipWait > 0) throw tooManyRequests('Too many requests without a valid API key from this address', ipWait);
+      if (err instanceof ApiError && err.status === 401) {
+        const ipWait = opts.rateLimiter.take(`ip:${req.ip}`, opts.unknownKeyRateLimit ?? 0);
+        if (ipWait > 0) throw tooManyRequests('Too many requests without a valid API key from this address', ipWait);
+      }
       throw err;
     }
     const wait = opts.rateLimiter.take(key.keyId, opts.rateLimits[env]);
