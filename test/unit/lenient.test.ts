@@ -122,6 +122,15 @@ describe('schemas', () => {
     expect(() => Int({ maximum: 2 ** 63 })).toThrow(/maximum/);
   });
 
+  it('records: values of a Type.Record are read too', () => {
+    const schema = Type.Object({ flags: Type.Record(Type.String(), Bool()) });
+    const v = validator(schema);
+    const data = { flags: { a: 1, b: 'false' } };
+    expect(v(data)).not.toBe(false);
+    expect(data).toEqual({ flags: { a: true, b: false } });
+    expect(v({ flags: { a: 'maybe' } })).toBe(false);
+  });
+
   it('coerce leaves data of schemas without markers untouched', () => {
     const plain = Type.Object({ a: Type.Integer() });
     const data = { a: '1' };

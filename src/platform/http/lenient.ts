@@ -101,6 +101,18 @@ function walk(schema: unknown, v: unknown): unknown {
       else v[name] = next;
     }
   }
+  if (isPlainObject(v) && (isPlainObject(schema.patternProperties) || isPlainObject(schema.additionalProperties))) {
+    const named = isPlainObject(schema.properties) ? schema.properties : {};
+    const patterns = Object.entries(isPlainObject(schema.patternProperties) ? schema.patternProperties : {}).map(([re, sub]) => [new RegExp(re, 'u'), sub] as const);
+    for (const name of Object.keys(v)) {
+      if (name in named) continue;
+      const sub = patterns.find(([re]) => re.test(name))?.[1] ?? (isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+      if (!sub) continue;
+      const next = walk(sub, v[name]);
+      if (next === ABSENT) delete v[name];
+      else v[name] = next;
+    }
+  }
   if (Array.isArray(v) && isPlainObject(schema.items)) {
     for (let i = 0; i < v.length; i++) {
       const next = walk(schema.items, v[i]);
