@@ -17,8 +17,9 @@ import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
 import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
-import { PagesService, pagesRoutes } from './modules/pages/index.js';
+import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.js';
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
+import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -34,6 +35,7 @@ export interface Modules {
   templates: TemplatesService;
   pages: PagesService;
   links: LinksService;
+  checkouts: CheckoutsService;
   idempotency: IdempotencyStore;
 }
 
@@ -52,10 +54,11 @@ export function buildModules(p: Platform): Modules {
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events });
   const templates = new TemplatesService(p);
-  const pages = new PagesService(p, { payments, merchants, templates });
+  const checkouts = new CheckoutsService(p, { services });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -115,6 +118,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     resolveKey: m.merchants.resolveKey,
     rateLimiter: new RateLimiter(),
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
+    unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,
   });
 
@@ -195,8 +199,11 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, paymentsRoutes(m.payments));
   await registerApi(app, eventsRoutes(m.events));
   await registerApi(app, templatesRoutes(m.templates));
-  await registerApi(app, pagesRoutes(m.pages));
+  await registerApi(app, pagesRoutes(m.pages, { timezone: config.timezone }));
+  // the embedded card form's loader, at the host root (outside /v1)
+  await app.register(widgetRoutes({ publicUrl: config.publicUrl }));
   await registerApi(app, linksRoutes(m.links));
+  await registerApi(app, checkoutsRoutes(m.checkouts));
 
   await app.ready();
   return app;

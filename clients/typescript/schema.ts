@@ -267,10 +267,30 @@ export interface paths {
         put?: never;
         /**
          * E1 Create customer
-         * @description Creates the customer; when it already exists the existing customer is returned.
+         * @description Creates the customer; when it already exists the existing customer is returned. `token` opens the embedded card form (`/js/v1-iframe.js`) for this customer for an hour (`PAYGATE_CUSTOMER_TOKEN_TTL_S`); every call extends it, and an expired or revoked token is replaced by a new one.
          */
         post: operations["createCustomer"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customer/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a customer token
+         * @description The token `POST /customer` returned no longer opens the embedded card form (`/js/v1-iframe.js`). The next `POST /customer` issues a new one.
+         */
+        delete: operations["revokeCustomerToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -590,7 +610,7 @@ export interface paths {
         };
         /**
          * F10 List the sources of a customer
-         * @description `status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. `unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Newest first.
+         * @description `status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. `unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`.
          */
         get: operations["listCustomerSources"];
         put?: never;
@@ -611,7 +631,7 @@ export interface paths {
         /**
          * F11 List the cards of a customer (deprecated)
          * @deprecated
-         * @description The customer's sources of type `card` under the key `cards`. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=card`.
+         * @description The customer's sources of type `card` under the key `cards`, oldest first. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=card`.
          */
         get: operations["listCustomerCards"];
         put?: never;
@@ -632,7 +652,7 @@ export interface paths {
         /**
          * F11 List the dynamic_cards of a customer (deprecated)
          * @deprecated
-         * @description The customer's sources of type `dynamic_card` under the key `dynamic_cards`. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=dynamic_card`.
+         * @description The customer's sources of type `dynamic_card` under the key `dynamic_cards`, oldest first. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=dynamic_card`.
          */
         get: operations["listCustomerDynamicCards"];
         put?: never;
@@ -653,7 +673,7 @@ export interface paths {
         /**
          * F11 List the banks of a customer (deprecated)
          * @deprecated
-         * @description The customer's sources of type `bank` under the key `banks`. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=bank`.
+         * @description The customer's sources of type `bank` under the key `banks`, oldest first. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=bank`.
          */
         get: operations["listCustomerBanks"];
         put?: never;
@@ -674,7 +694,7 @@ export interface paths {
         /**
          * F11 List the paypals of a customer (deprecated)
          * @deprecated
-         * @description The customer's sources of type `paypal` under the key `paypals`. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=paypal`.
+         * @description The customer's sources of type `paypal` under the key `paypals`, oldest first. Deprecated: use `GET /customer/{ext_id}/sources?sourceType=paypal`.
          */
         get: operations["listCustomerPaypals"];
         put?: never;
@@ -716,7 +736,7 @@ export interface paths {
         put?: never;
         /**
          * B1 Generate payment order
-         * @description The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted (the merchant's first enabled service in that currency is used). A second order with the same `reference` is 409.
+         * @description The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted or empty (the merchant's first enabled service in that currency is used). A second order with the same `reference` is 409. `secure` is optional (default false). `extra_data.checkout.uuid` names a checkout of the merchant (`POST /checkout`); fields given with it override the checkout's.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -736,7 +756,7 @@ export interface paths {
         put?: never;
         /**
          * B10 WebService payment with a stored card
-         * @description Pays the order with `card_uuid` (or the order's `source_uuid`). A declined payment is HTTP 200 with a REFUSED transaction. 303 when 3DS is needed.
+         * @description Pays the order with `card_uuid` (or the order's `source_uuid`). A declined payment is HTTP 200 with a REFUSED transaction. When 3DS is needed: HTTP 303 "See Other" with the URL in `details` and `url` and the order as on a 200 (no Location header).
          */
         post: operations["payDirect"];
         delete?: never;
@@ -756,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * B3 Single-step payment (PCI merchants)
-         * @description Creates the order, stores the card and pays. `secure: true` answers 303 with the tokenized 3DS URL unless `threeds_data` (external MPI) is given.
+         * @description Creates the order, stores the card and pays. `secure: true` answers 303 "See Other" with the tokenized 3DS URL in `details` and `url` (no Location header) unless `threeds_data` (external MPI) is given.
          */
         post: operations["paySingleStep"];
         delete?: never;
@@ -1097,6 +1117,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/card-form/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Embedded card form (iframe)
+         * @description The card form `/js/v1-iframe.js` shows in an iframe of the merchant's page, for the customer whose token `POST /customer` returned (`origin`: the merchant page's origin, the only one the frame talks to). Framing follows `PUT /page-settings`. An expired, revoked or unknown token shows a message and posts `error: {"message": ...}` to the page. Returns HTML.
+         */
+        get: operations["showCardForm"];
+        put?: never;
+        /**
+         * Embedded card form: store the card
+         * @description The form's frame posts the typed card here (JSON: `nonce`, `holder`, `number`, `expiry`, `cvv`); the card is validated through the merchant's first enabled card service (CVV included, used once) and stored for the token's customer. Answers the `savedCard` record, or `{error: {message}}` in the customer's language (410 expired token, 422 invalid fields, 400 card refused, 429 too many failed tries).
+         */
+        post: operations["storeCardFromForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/process/{token}": {
         parameters: {
             query?: never;
@@ -1209,6 +1253,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a checkout configuration
+         * @description A named configuration of the checkout page: the payment methods offered (names of the reference checkout; `CARD` is stored as `PAYMENT_CARD`), the suggested one, and the look. An order uses it with `extra_data.checkout.uuid`; fields given in the order override it. The page offers only the methods the order's service can take.
+         */
+        post: operations["createCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List checkout configurations
+         * @description The merchant's checkout configurations, oldest first.
+         */
+        get: operations["listCheckouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a checkout configuration
+         * @description Another merchant's checkout is 404.
+         */
+        get: operations["getCheckout"];
+        /**
+         * Update a checkout configuration
+         * @description Fields left out keep their value; `customization` is replaced as a whole (null clears it). Open orders that name the checkout see the change on their page.
+         */
+        put: operations["updateCheckout"];
+        post?: never;
+        /**
+         * Delete a checkout configuration
+         * @description Answers the deleted checkout. Orders that name it keep working with their own fields (as with an unknown uuid).
+         */
+        delete: operations["deleteCheckout"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Services, checkouts and wallets of the key's merchant
+         * @description Answers `{services, checkouts, googlePay: {enabled}, applePay: {enabled}}` WITHOUT the response envelope (no `code`, `message` or `current_time`): existing checkout clients treat any `code` key as an error. Errors keep the envelope.
+         */
+        get: operations["getClientResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1267,6 +1399,100 @@ export interface components {
             order_uuid: string;
         };
         /**
+         * Checkout
+         * @description A checkout configuration: the payment methods offered and the look of the pages
+         * @example {
+         *       "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+         *       "name": "Web shop",
+         *       "payment_methods": [
+         *         "PAYMENT_CARD",
+         *         "BIZUM"
+         *       ],
+         *       "default_payment_method": "PAYMENT_CARD",
+         *       "customization": {
+         *         "theme_type": "dark",
+         *         "font": "Inter",
+         *         "description": "Your order at Shop",
+         *         "payment_details": {
+         *           "order_number": "A-1042"
+         *         }
+         *       },
+         *       "created": "2026-03-14T10:21:07+0100",
+         *       "updated": "2026-03-14T10:21:07+0100"
+         *     }
+         */
+        Checkout: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            name: string;
+            /** @description PAYMENT_CARD, GOOGLE_PAY, APPLE_PAY, BIZUM, SOFORT, IDEAL, CRYPTO, PIX, VIACASH, KLARNA, GIROPAY, CLICKTOPAY, PAYPAL (CARD is accepted for PAYMENT_CARD) */
+            payment_methods: string[];
+            default_payment_method: string | null;
+            customization: {
+                theme_type: string | null;
+                font: string | null;
+                description: string | null;
+                payment_details: {
+                    order_number: string | null;
+                } | null;
+            } | null;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            created: string;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            updated: string;
+        };
+        /**
+         * CheckoutResource
+         * @description A checkout configuration as `GET /client/resources` lists it
+         * @example {
+         *       "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+         *       "name": "Web shop",
+         *       "payment_methods": [
+         *         "PAYMENT_CARD",
+         *         "BIZUM"
+         *       ],
+         *       "default_payment_method": "PAYMENT_CARD",
+         *       "customization": {
+         *         "theme_type": "dark",
+         *         "font": "Inter",
+         *         "description": "Your order at Shop",
+         *         "payment_details": {
+         *           "order_number": "A-1042"
+         *         }
+         *       }
+         *     }
+         */
+        CheckoutResource: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            name: string;
+            /** @description PAYMENT_CARD, GOOGLE_PAY, APPLE_PAY, BIZUM, SOFORT, IDEAL, CRYPTO, PIX, VIACASH, KLARNA, GIROPAY, CLICKTOPAY, PAYPAL (CARD is accepted for PAYMENT_CARD) */
+            payment_methods: string[];
+            default_payment_method: string | null;
+            customization: {
+                theme_type: string | null;
+                font: string | null;
+                description: string | null;
+                payment_details: {
+                    order_number: string | null;
+                } | null;
+            } | null;
+        };
+        /**
          * Client
          * @description The merchant the order belongs to
          * @example {
@@ -1281,6 +1507,20 @@ export interface components {
              */
             uuid: string;
         };
+        /**
+         * ClientResources
+         * @description The resources a checkout client needs, without the response envelope
+         */
+        ClientResources: {
+            services: components["schemas"]["Service"][];
+            checkouts: components["schemas"]["CheckoutResource"][];
+            googlePay: {
+                enabled: boolean;
+            };
+            applePay: {
+                enabled: boolean;
+            };
+        };
         /** ConfirmationRequest */
         ConfirmationRequest: {
             /**
@@ -1294,7 +1534,7 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             order_uuid: string;
-            amount?: number | null;
+            amount?: (number | string) | null | string;
         };
         /** CreateAddressRequest */
         CreateAddressRequest: {
@@ -1303,7 +1543,7 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+            /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
             external_id: string | number;
             address1: string;
             address2?: string | null;
@@ -1311,11 +1551,32 @@ export interface components {
             city: string;
             /** @description ISO 3166 alpha-3 */
             country: string;
-            default: boolean;
+            default: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             state_code: string;
             /** @enum {unknown} */
             type: "OTHER" | "BILLING" | "SHIPPING";
             zip_code: string;
+        };
+        /** CreateCheckoutRequest */
+        CreateCheckoutRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            name: string;
+            /** @description PAYMENT_CARD, GOOGLE_PAY, APPLE_PAY, BIZUM, SOFORT, IDEAL, CRYPTO, PIX, VIACASH, KLARNA, GIROPAY, CLICKTOPAY, PAYPAL (CARD is accepted for PAYMENT_CARD) */
+            payment_methods?: string[];
+            default_payment_method?: string | null;
+            /** @description how the pages look: theme_type, font, description, payment_details.order_number */
+            customization?: {
+                theme_type?: string | null;
+                font?: string | null;
+                description?: string | null;
+                payment_details?: {
+                    order_number?: (string | number) | null | string;
+                } | null | string;
+            } | null | string;
         };
         /** CreateMerchantRequest */
         CreateMerchantRequest: {
@@ -1329,9 +1590,9 @@ export interface components {
             email: string;
             /** @description IANA timezone, e.g. Europe/Madrid */
             timezone: string;
-            autorecover_transactions?: boolean;
-            resend_failed_notifications?: boolean;
-            is_pci?: boolean;
+            autorecover_transactions?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            resend_failed_notifications?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            is_pci?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             category?: ("ACCOUNTING_SERVICES" | "ADULT" | "ALCOHOL" | "CBD" | "CELL_PHONE_SALES" | "CHARITY" | "COMPUTING_AND_HARDWARE" | "COMPUTING_SERVICES" | "CROWDFUNDING" | "CROWDLENDING" | "CRYPTO" | "CURRICULUMS" | "DATING_AND_SCORT_SERVICES" | "E_COMMERCE" | "ELECTRONIC_CIGARETTE" | "EVENTS_SALES" | "FOREX_WITH_LICENSE" | "FOREX_WITHOUT_LICENSE" | "GAMBLING_WITH_LICENSE" | "GAMBLING_WITHOUT_LICENSE" | "GAMING" | "HOSTING_SERVICES" | "HOTELS" | "JEWELRY" | "LEGAL_SERVICES" | "MARKETPLACE" | "MOBILE_RECHARGE" | "MONEY_REMMITANCE" | "NUTRITION" | "PAYDAY_LOANS" | "TOBACCO" | "TOUR_OPERATOR_OTAS" | "VOUCHERS" | "WALLETS") | null;
             mcc?: string | null;
             address?: string | null;
@@ -1345,13 +1606,16 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description minor units of the currency (100 = 1 EUR) */
-            amount: number;
+            /** @description minor units of the currency (100 = 1 EUR), at most 999999999999 (integer, 0 to 999999999999) */
+            amount: number | string;
             /** @enum {unknown} */
             operative: "AUTHORIZATION" | "PARTIAL_AUTHORIZATION" | "DEFERRED" | "PAYOUT" | "TRANSFER";
-            /** @description true when 3D Secure is required */
-            secure: boolean;
-            customer_ext_id?: (string | number) | null;
+            /**
+             * @description true when 3D Secure is required; default false
+             * @default false
+             */
+            secure: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            customer_ext_id?: (string | number) | null | string;
             service?: string | null;
             currency?: string | null;
             description: string;
@@ -1363,12 +1627,13 @@ export interface components {
             dcc_template_uuid?: string | null;
             reference?: string | null;
             dynamic_descriptor?: string | null;
-            expires_in?: number | null;
-            extra_data?: components["schemas"]["ExtraData"] | null;
+            expires_in?: (number | string) | null | string;
+            extra_data?: components["schemas"]["ExtraData"] | null | string;
             source_uuid?: string | null;
             card_uuid?: string | null;
-            save_card?: boolean | null;
-            customer_ip?: string | null;
+            save_card?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
+            /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
+            customer_ip?: (string) | null | string;
         };
         /**
          * CreateOrderResponse
@@ -1409,14 +1674,14 @@ export interface components {
             name: string;
             /** @enum {unknown} */
             type: "EVOSNAP" | "MIT" | "CREDIBANCOECOMMERCE" | "REDSYSPSD2" | "CLEARHAUS" | "TRUSTPAYMENTS" | "CREDORAX" | "DLOCAL" | "CECABANK" | "NIUBIZ" | "CYBERSOURCE" | "VIACASH" | "SAFETYPAY" | "NUVEI" | "FACILITAPAY" | "COFIDIS" | "WORLDPAY" | "DECTA" | "DEVENGO" | "INESPAY" | "WALLETTO" | "PAYPAL" | "PAYMENTSWAY" | "FLOA" | "BKN301" | "SILVERFLOW" | "CHECKOUT" | "EUPAGO" | "PAGSMILE" | "SIBS" | "PAYSHOP" | "PAYGATE" | "PAYGATEAPM";
-            dcc_mode?: ("LOCAL" | "FOREIGN" | "DYNAMIC") | null;
-            is_dcc_allowed?: boolean | null;
+            dcc_mode?: ("LOCAL" | "FOREIGN" | "DYNAMIC") | null | string;
+            is_dcc_allowed?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
             terminal_uuid?: string | null;
             parent_uuid?: string | null;
             mcc?: string | null;
             dynamic_descriptor?: string | null;
             referential_integrity?: string | null;
-            bizum_enabled?: boolean | null;
+            bizum_enabled?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
         };
         /** CreateTemplateRequest */
         CreateTemplateRequest: {
@@ -1431,7 +1696,7 @@ export interface components {
             logo_url?: string | null;
             button_color?: string | null;
             background_color?: string | null;
-            default?: boolean | null;
+            default?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
         };
         /** CreateTerminalRequest */
         CreateTerminalRequest: {
@@ -1448,8 +1713,8 @@ export interface components {
             code?: (string | number) | null;
             parent_uuid?: string | null;
             acquirer?: string | null;
-            dcc_allowed?: boolean | null;
-            is_cof_disabled_by_default?: boolean | null;
+            dcc_allowed?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
+            is_cof_disabled_by_default?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
             credentials?: {
                 [key: string]: string | number | boolean;
             } | null;
@@ -1737,7 +2002,8 @@ export interface components {
             order_uuid: string;
             card_uuid?: string | null;
             source_uuid?: string | null;
-            customer_ip?: string | null;
+            /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
+            customer_ip?: (string) | null | string;
         };
         /**
          * ErrorEnvelope
@@ -1904,7 +2170,7 @@ export interface components {
          */
         ExtraData: {
             checkout?: {
-                uuid?: string;
+                uuid?: string | null;
                 payment_methods?: string[];
                 default_payment_method?: string | null;
                 customization?: {
@@ -1916,11 +2182,11 @@ export interface components {
                     description?: unknown;
                     /** @description `{order_number}` shown on the pages */
                     payment_details?: unknown;
-                } | null;
-            } | null;
+                } | null | string;
+            } | null | string;
             cof?: {
                 reason?: string | null;
-            } | null;
+            } | null | string;
         };
         /**
          * FailedOrderResponse
@@ -1974,6 +2240,72 @@ export interface components {
              * @example must be integer
              */
             problem: string;
+        };
+        /**
+         * ListedSource
+         * @description Source in a listing, oldest first: `tokenization_service_uuid` is the service that validated the card or charged it first (null when none has)
+         * @example {
+         *       "object": "CARD",
+         *       "par": null,
+         *       "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+         *       "type": "",
+         *       "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+         *       "brand": "VISA",
+         *       "country": "",
+         *       "holder": "Lucía Martín",
+         *       "bin": 454881,
+         *       "last4": "0004",
+         *       "is_saved": true,
+         *       "expire_month": "12",
+         *       "expire_year": "29",
+         *       "additional": null,
+         *       "bank": "",
+         *       "prepaid": "",
+         *       "validation_date": "2026-03-14T09:21:08.412Z",
+         *       "creation_date": "2026-03-14T09:21:07.953Z",
+         *       "brand_description": "Visa",
+         *       "origin": "API",
+         *       "cof": {
+         *         "is_available": true
+         *       },
+         *       "tokenization_service_uuid": "7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f",
+         *       "is_blacklisted": false
+         *     }
+         */
+        ListedSource: {
+            /** @description CARD for cards, BANK_ACCOUNT for bank accounts */
+            object: string;
+            par: string | null;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /** @description card type when known (e.g. CREDIT, DEBIT), otherwise empty */
+            type: string;
+            token: string;
+            brand: string;
+            country: string;
+            holder: string;
+            bin: number | null;
+            last4: string;
+            is_saved: boolean;
+            expire_month: string | null;
+            expire_year: string | null;
+            additional: string | null;
+            bank: string;
+            prepaid: boolean | "";
+            validation_date: string | null;
+            creation_date: string;
+            brand_description: string | null;
+            origin: string;
+            cof: {
+                is_available: boolean;
+            };
+            tokenization_service_uuid: string | null;
+            /** @description true when a black list linked to the tokenization service holds the card */
+            is_blacklisted: boolean;
         };
         /**
          * ListedTransaction
@@ -2371,7 +2703,8 @@ export interface components {
             order_uuid: string;
             source_uuid?: string | null;
             card_uuid?: string | null;
-            customer_ip?: string | null;
+            /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
+            customer_ip?: (string) | null | string;
             apm?: string | null;
         };
         /**
@@ -2383,6 +2716,7 @@ export interface components {
          *     }
          */
         Phone: {
+            /** @description as sent */
             number: string;
             prefix: string | null;
         };
@@ -2396,6 +2730,7 @@ export interface components {
          */
         PhoneInput: {
             number: string;
+            /** @description country calling code, e.g. +34 or 34; may be null or absent; echoed as sent */
             prefix?: string | null;
         };
         /** ProfileRequest */
@@ -2405,19 +2740,19 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+            /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
             external_id: string | number;
             first_name: string;
             last_name: string;
             cardholder_name?: string | null;
-            document_identification_issuer_type?: ("STATE_GOVERNMENT" | "FEDERAL_GOVERNMENT" | "MONEY_TRANSMITTER" | "PROFESSIONAL_ASSOCIATION") | null;
-            document_identification_type?: ("ALIEN_REGISTRATION_CARD" | "ELECTOR_CREDENTIAL" | "FISCAL_IDENTIFICATION_CODE" | "ORIGIN_COUNTRY_IDENTIFICATION_CODE" | "FOREIGN_IDENTIFICATION_DOCUMENT" | "NATIONAL_IDENTITY_DOCUMENT" | "OTHER_PHYSICAL_PERSON_DOCUMENTS" | "DRIVER_LICENSE" | "CONSULAR_REGISTRATION" | "UNDER_AGE" | "RESIDENCE_CARD" | "TAX_IDENTIFICATION_NUMBER" | "NON_DRIVER_LICENSE_PHOTO_ID" | "VALID_PASSPORT" | "DIPLOMAT_IDENTITY_CARD" | "US_GOVERNMENT_ISSUER_ID" | "UNIQUE_ID_ISSUED_BY_MT") | null;
+            document_identification_issuer_type?: ("STATE_GOVERNMENT" | "FEDERAL_GOVERNMENT" | "MONEY_TRANSMITTER" | "PROFESSIONAL_ASSOCIATION") | null | string;
+            document_identification_type?: ("ALIEN_REGISTRATION_CARD" | "ELECTOR_CREDENTIAL" | "FISCAL_IDENTIFICATION_CODE" | "ORIGIN_COUNTRY_IDENTIFICATION_CODE" | "FOREIGN_IDENTIFICATION_DOCUMENT" | "NATIONAL_IDENTITY_DOCUMENT" | "OTHER_PHYSICAL_PERSON_DOCUMENTS" | "DRIVER_LICENSE" | "CONSULAR_REGISTRATION" | "UNDER_AGE" | "RESIDENCE_CARD" | "TAX_IDENTIFICATION_NUMBER" | "NON_DRIVER_LICENSE_PHOTO_ID" | "VALID_PASSPORT" | "DIPLOMAT_IDENTITY_CARD" | "US_GOVERNMENT_ISSUER_ID" | "UNIQUE_ID_ISSUED_BY_MT") | null | string;
             document_identification_number?: string | null;
             email?: string | null;
-            phone?: components["schemas"]["PhoneInput"] | null;
-            work_phone?: components["schemas"]["PhoneInput"] | null;
-            home_phone?: components["schemas"]["PhoneInput"] | null;
-            mobile_phone?: components["schemas"]["PhoneInput"] | null;
+            phone?: components["schemas"]["PhoneInput"] | null | string;
+            work_phone?: components["schemas"]["PhoneInput"] | null | string;
+            home_phone?: components["schemas"]["PhoneInput"] | null | string;
+            mobile_phone?: components["schemas"]["PhoneInput"] | null | string;
             birthdate?: string | null;
             source_of_funds?: string | null;
             occupation?: string | null;
@@ -2425,7 +2760,7 @@ export interface components {
         };
         /**
          * RedirectResponse
-         * @description HTTP 303: the customer must authenticate (3-D Secure) at `url`
+         * @description HTTP 303 "See Other": the customer must authenticate (3-D Secure) at the URL in `details` and `url`; the order follows as on a 200. There is no Location header, so clients that follow redirects keep the JSON
          */
         RedirectResponse: {
             /**
@@ -2444,7 +2779,12 @@ export interface components {
              */
             current_time: string;
             /**
-             * @description send the customer here for 3-D Secure (also in the Location header)
+             * @description the URL the customer must be sent to (3-D Secure)
+             * @example http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b
+             */
+            details: string;
+            /**
+             * @description the same URL
              * @example http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b
              */
             url: string;
@@ -2469,15 +2809,18 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             order_uuid: string;
-            amount?: number | null;
+            amount?: (number | string) | null | string;
             extra_data?: {
                 marketplace_refunds?: {
-                    merchant_location_id: number;
-                    amount: number;
+                    /** @description integer, 0 to 999999999999 */
+                    merchant_location_id: number | string;
+                    /** @description minor units of the currency (100 = 1 EUR) (integer, 0 to 999999999999) */
+                    amount: number | string;
                     description: string;
-                    net_amount: number;
+                    /** @description minor units of the currency (100 = 1 EUR) (integer, 0 to 999999999999) */
+                    net_amount: number | string;
                 }[];
-            } | null;
+            } | null | string;
         };
         /** SendLinkRequest */
         SendLinkRequest: {
@@ -2613,13 +2956,16 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description minor units of the currency (100 = 1 EUR) */
-            amount: number;
+            /** @description minor units of the currency (100 = 1 EUR), at most 999999999999 (integer, 0 to 999999999999) */
+            amount: number | string;
             /** @enum {unknown} */
             operative: "AUTHORIZATION" | "PARTIAL_AUTHORIZATION" | "DEFERRED" | "PAYOUT" | "TRANSFER";
-            /** @description true when 3D Secure is required */
-            secure: boolean;
-            /** @description merchant external id of the customer */
+            /**
+             * @description true when 3D Secure is required; default false
+             * @default false
+             */
+            secure: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            /** @description merchant external id of the customer; integers are kept as strings */
             customer_ext_id: string | number;
             /**
              * Format: uuid
@@ -2637,26 +2983,27 @@ export interface components {
             dcc_template_uuid?: string | null;
             reference?: string | null;
             dynamic_descriptor?: string | null;
-            expires_in?: number | null;
-            extra_data?: components["schemas"]["ExtraData"] | null;
+            expires_in?: (number | string) | null | string;
+            extra_data?: components["schemas"]["ExtraData"] | null | string;
             card_holder: string;
             card_pan: string;
             card_expiry_month: string | number;
             card_expiry_year: string | number;
             card_cvv?: string | null;
             card_additional?: string | null;
-            customer_ip?: string | null;
+            /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
+            customer_ip?: (string) | null | string;
             threeds_data?: {
                 version?: number | string;
                 trans_status: string;
                 eci?: number | string;
                 cavv?: string;
                 ds_trans_id?: string;
-            } | null;
+            } | null | string;
             dpan_data?: {
                 cryptogram: string;
-                eci?: (number | string) | null;
-            } | null;
+                eci?: (number | string) | null | string;
+            } | null | string;
         };
         /**
          * Source
@@ -2736,7 +3083,7 @@ export interface components {
              * @example 2026-03-14T10:21:07+0100
              */
             current_time: string;
-            sources: components["schemas"]["Source"][];
+            sources: components["schemas"]["ListedSource"][];
         };
         /** SourceResponse */
         SourceResponse: {
@@ -2764,7 +3111,7 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+            /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
             customer_ext_id: string | number;
             account_holder: string;
             iban: string;
@@ -2772,7 +3119,7 @@ export interface components {
             service?: string | null;
             source_holder_verification?: (boolean | {
                 [key: string]: unknown;
-            }) | null;
+            }) | null | string;
         };
         /** StoreCardRequest */
         StoreCardRequest: {
@@ -2788,16 +3135,16 @@ export interface components {
             card_expiry_month: string | number;
             /** @description 2 or 4 digits */
             card_expiry_year: string | number;
-            /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+            /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
             customer_ext_id: string | number;
             additional?: string | null;
             url_post?: string | null;
-            validate?: boolean | null;
+            validate?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
             service?: string | null;
             card_cvv?: string | null;
             source_holder_verification?: (boolean | {
                 [key: string]: unknown;
-            }) | null;
+            }) | null | string;
         };
         /**
          * Template
@@ -2926,7 +3273,8 @@ export interface components {
              * @example 2026-03-14T10:21:07+0100
              */
             created: string;
-            acquirer: string | null;
+            /** @description the acquirer given at creation, or the one the terminal type implies */
+            acquirer: string;
             credentials: {
                 [key: string]: string;
             } | null;
@@ -3108,14 +3456,14 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             uuid: string;
-            /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+            /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
             external_id?: string | number;
             address1?: string;
             address2?: string | null;
             address3?: string | null;
             city?: string;
             country?: string;
-            default?: boolean;
+            default?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             state_code?: string;
             /**
              * @description cannot be changed; when sent it must be the current type
@@ -3123,6 +3471,27 @@ export interface components {
              */
             type?: "OTHER" | "BILLING" | "SHIPPING";
             zip_code?: string;
+        };
+        /** UpdateCheckoutRequest */
+        UpdateCheckoutRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            name?: string;
+            /** @description PAYMENT_CARD, GOOGLE_PAY, APPLE_PAY, BIZUM, SOFORT, IDEAL, CRYPTO, PIX, VIACASH, KLARNA, GIROPAY, CLICKTOPAY, PAYPAL (CARD is accepted for PAYMENT_CARD) */
+            payment_methods?: string[];
+            default_payment_method?: string | null;
+            /** @description how the pages look: theme_type, font, description, payment_details.order_number */
+            customization?: {
+                theme_type?: string | null;
+                font?: string | null;
+                description?: string | null;
+                payment_details?: {
+                    order_number?: (string | number) | null | string;
+                } | null | string;
+            } | null | string;
         };
         /** UpdateServiceRequest */
         UpdateServiceRequest: {
@@ -3133,9 +3502,9 @@ export interface components {
             signature: string;
             name?: string;
             terminal_uuid?: string | null;
-            enabled?: boolean;
+            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             /** @description Bizum on the payment pages (REDSYS family only) */
-            bizum_enabled?: boolean;
+            bizum_enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
         };
         /** UpdateTemplateRequest */
         UpdateTemplateRequest: {
@@ -3148,7 +3517,7 @@ export interface components {
             logo_url?: string | null;
             button_color?: string | null;
             background_color?: string | null;
-            default?: boolean | null;
+            default?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
         };
         /**
          * Verification
@@ -3158,7 +3527,7 @@ export interface components {
          *       "source_uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
          *       "status": "DONE",
          *       "result": "MATCH",
-         *       "created": "2026-03-14T09:25:40.118Z"
+         *       "created": "2026-03-14T10:25:40+0100"
          *     }
          */
         Verification: {
@@ -3177,7 +3546,10 @@ export interface components {
             /** @description DONE, or FAILED when the service did not answer */
             status: string;
             result: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
             created: string;
         };
     };
@@ -3790,7 +4162,7 @@ export interface operations {
                     language: "ES" | "EN" | "PT";
                     /** @enum {unknown} */
                     environment: "SANDBOX" | "PRODUCTION";
-                    send_email_with_credentials: boolean;
+                    send_email_with_credentials: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                     /** @enum {unknown} */
                     group: "MANAGER" | "USER" | "VIEWER" | "MANUAL PAYMENT" | "BATCH" | "PAYMENTS";
                     parent_uuid?: string | null;
@@ -4030,7 +4402,8 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    advance_seconds?: number;
+                    /** @description integer, 1 to 316224000 */
+                    advance_seconds?: number | string;
                     /**
                      * Format: date-time
                      * @description an instant in the future
@@ -4888,7 +5261,7 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     customer_ext_id: string | number;
                 };
             };
@@ -4912,6 +5285,121 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeCustomerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "customer_ext_id": "customer-1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
+                    customer_ext_id: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                    };
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
@@ -5000,7 +5488,7 @@ export interface operations {
                      * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
                      */
                     uuid: string;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     external_id: string | number;
                     /** @enum {unknown} */
                     account_type: "ACCOUNT_NUMBER" | "BUSINESS" | "ACCOUNT_CLABE" | "CARD_NUMBER" | "INTEREST_CHECKING" | "MONEY_MARKET" | "MOBILE_PHONE_NUMBER" | "NOT_USED_FOR_THIS_BANK" | "PERSONAL" | "REGULAR_CHECKING" | "SAVING_ACCOUNT";
@@ -5113,7 +5601,7 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     external_id: string | number;
                     /** @enum {unknown} */
                     account_type: "ACCOUNT_NUMBER" | "BUSINESS" | "ACCOUNT_CLABE" | "CARD_NUMBER" | "INTEREST_CHECKING" | "MONEY_MARKET" | "MOBILE_PHONE_NUMBER" | "NOT_USED_FOR_THIS_BANK" | "PERSONAL" | "REGULAR_CHECKING" | "SAVING_ACCOUNT";
@@ -6342,16 +6830,16 @@ export interface operations {
                         card_expiry_month: string | number;
                         /** @description 2 or 4 digits */
                         card_expiry_year: string | number;
-                        /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                        /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                         customer_ext_id: string | number;
                         additional?: string | null;
                         url_post?: string | null;
-                        validate?: boolean | null;
+                        validate?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
                         service?: string | null;
                         card_cvv?: string | null;
                         source_holder_verification?: (boolean | {
                             [key: string]: unknown;
-                        }) | null;
+                        }) | null | string;
                     }[];
                 };
             };
@@ -6554,7 +7042,7 @@ export interface operations {
                      *         "source_uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
                      *         "status": "DONE",
                      *         "result": "MATCH",
-                     *         "created": "2026-03-14T09:25:40.118Z"
+                     *         "created": "2026-03-14T10:25:40+0100"
                      *       }
                      *     }
                      */
@@ -6653,7 +7141,7 @@ export interface operations {
                      * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
                      */
                     card_uuid?: string;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     customer_ext_id: string | number;
                     /**
                      * Format: uuid
@@ -6711,7 +7199,7 @@ export interface operations {
                      *         "source_uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
                      *         "status": "DONE",
                      *         "result": "MATCH",
-                     *         "created": "2026-03-14T09:25:40.118Z"
+                     *         "created": "2026-03-14T10:25:40+0100"
                      *       }
                      *     }
                      */
@@ -6841,7 +7329,7 @@ export interface operations {
                      *         "source_uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
                      *         "status": "DONE",
                      *         "result": "MATCH",
-                     *         "created": "2026-03-14T09:25:40.118Z"
+                     *         "created": "2026-03-14T10:25:40+0100"
                      *       }
                      *     }
                      */
@@ -6990,7 +7478,7 @@ export interface operations {
                      *         "source_uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
                      *         "status": "DONE",
                      *         "result": "MATCH",
-                     *         "created": "2026-03-14T09:25:40.118Z"
+                     *         "created": "2026-03-14T10:25:40+0100"
                      *       }
                      *     }
                      */
@@ -7081,9 +7569,9 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     old_external_id: string | number;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     new_external_id: string | number;
                 };
             };
@@ -7458,7 +7946,7 @@ export interface operations {
                      * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
                      */
                     card_uuid?: string;
-                    /** @description merchant-chosen customer identifier; numbers are accepted and kept as strings */
+                    /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
                     customer_external_id: string | number;
                 };
             };
@@ -7558,7 +8046,8 @@ export interface operations {
                 /** @description comma-separated: card, dynamic_card, bank, paypal, tap_to_pay, ecopaynet; default all */
                 sourceType?: string;
                 status?: "VALIDATED" | "ALL";
-                unique?: boolean | ("true" | "false" | "1" | "0");
+                /** @description true: each card once (the newest entry); default false */
+                unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             };
             header?: never;
             path: {
@@ -7603,7 +8092,9 @@ export interface operations {
                      *           "origin": "API",
                      *           "cof": {
                      *             "is_available": true
-                     *           }
+                     *           },
+                     *           "tokenization_service_uuid": "7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f",
+                     *           "is_blacklisted": false
                      *         }
                      *       ]
                      *     }
@@ -7671,7 +8162,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "VALIDATED" | "ALL";
-                unique?: boolean | ("true" | "false" | "1" | "0");
+                /** @description true: each card once (the newest entry); default false */
+                unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             };
             header?: never;
             path: {
@@ -7716,7 +8208,9 @@ export interface operations {
                      *           "origin": "API",
                      *           "cof": {
                      *             "is_available": true
-                     *           }
+                     *           },
+                     *           "tokenization_service_uuid": "7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f",
+                     *           "is_blacklisted": false
                      *         }
                      *       ]
                      *     }
@@ -7737,7 +8231,7 @@ export interface operations {
                          * @example 2026-03-14T10:21:07+0100
                          */
                         current_time: string;
-                        cards: components["schemas"]["Source"][];
+                        cards: components["schemas"]["ListedSource"][];
                     };
                 };
             };
@@ -7801,7 +8295,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "VALIDATED" | "ALL";
-                unique?: boolean | ("true" | "false" | "1" | "0");
+                /** @description true: each card once (the newest entry); default false */
+                unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             };
             header?: never;
             path: {
@@ -7846,7 +8341,9 @@ export interface operations {
                      *           "origin": "API",
                      *           "cof": {
                      *             "is_available": true
-                     *           }
+                     *           },
+                     *           "tokenization_service_uuid": "7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f",
+                     *           "is_blacklisted": false
                      *         }
                      *       ]
                      *     }
@@ -7867,7 +8364,7 @@ export interface operations {
                          * @example 2026-03-14T10:21:07+0100
                          */
                         current_time: string;
-                        dynamic_cards: components["schemas"]["Source"][];
+                        dynamic_cards: components["schemas"]["ListedSource"][];
                     };
                 };
             };
@@ -7931,7 +8428,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "VALIDATED" | "ALL";
-                unique?: boolean | ("true" | "false" | "1" | "0");
+                /** @description true: each card once (the newest entry); default false */
+                unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             };
             header?: never;
             path: {
@@ -7976,7 +8474,9 @@ export interface operations {
                      *           "origin": "API",
                      *           "cof": {
                      *             "is_available": true
-                     *           }
+                     *           },
+                     *           "tokenization_service_uuid": "7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f",
+                     *           "is_blacklisted": false
                      *         }
                      *       ]
                      *     }
@@ -7997,7 +8497,7 @@ export interface operations {
                          * @example 2026-03-14T10:21:07+0100
                          */
                         current_time: string;
-                        banks: components["schemas"]["Source"][];
+                        banks: components["schemas"]["ListedSource"][];
                     };
                 };
             };
@@ -8061,7 +8561,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "VALIDATED" | "ALL";
-                unique?: boolean | ("true" | "false" | "1" | "0");
+                /** @description true: each card once (the newest entry); default false */
+                unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             };
             header?: never;
             path: {
@@ -8106,7 +8607,9 @@ export interface operations {
                      *           "origin": "API",
                      *           "cof": {
                      *             "is_available": true
-                     *           }
+                     *           },
+                     *           "tokenization_service_uuid": "7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f",
+                     *           "is_blacklisted": false
                      *         }
                      *       ]
                      *     }
@@ -8127,7 +8630,7 @@ export interface operations {
                          * @example 2026-03-14T10:21:07+0100
                          */
                         current_time: string;
-                        paypals: components["schemas"]["Source"][];
+                        paypals: components["schemas"]["ListedSource"][];
                     };
                 };
             };
@@ -8257,7 +8760,7 @@ export interface operations {
                      *         "source_uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
                      *         "status": "DONE",
                      *         "result": "MATCH",
-                     *         "created": "2026-03-14T09:25:40.118Z"
+                     *         "created": "2026-03-14T10:25:40+0100"
                      *       }
                      *     }
                      */
@@ -8618,7 +9121,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
-            /** @description HTTP 303: the customer must authenticate (3-D Secure) at `url` */
+            /** @description HTTP 303 "See Other": the customer must authenticate (3-D Secure) at the URL in `details` and `url`; the order follows as on a 200. There is no Location header, so clients that follow redirects keep the JSON */
             303: {
                 headers: {
                     [name: string]: unknown;
@@ -8629,6 +9132,7 @@ export interface operations {
                      *       "message": "OK",
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
                      *       "url": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
                      *       "order": {
                      *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
@@ -8880,7 +9384,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
-            /** @description HTTP 303: the customer must authenticate (3-D Secure) at `url` */
+            /** @description HTTP 303 "See Other": the customer must authenticate (3-D Secure) at the URL in `details` and `url`; the order follows as on a 200. There is no Location header, so clients that follow redirects keep the JSON */
             303: {
                 headers: {
                     [name: string]: unknown;
@@ -8891,6 +9395,7 @@ export interface operations {
                      *       "message": "OK",
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
                      *       "url": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
                      *       "order": {
                      *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
@@ -10442,9 +10947,12 @@ export interface operations {
                 end?: string;
                 updated_at_start?: string;
                 updated_at_end?: string;
-                terminal?: number;
-                limit?: number;
-                offset?: number;
+                /** @description terminal code (integer, 0 to 999999999999) */
+                terminal?: number | string;
+                /** @description integer, 1 to 10000 */
+                limit?: number | string;
+                /** @description rows skipped (integer, 0 to 1000000000) */
+                offset?: number | string;
             };
             header?: never;
             path?: never;
@@ -10734,8 +11242,10 @@ export interface operations {
                  */
                 order_uuid?: string;
                 status?: "PENDING" | "DELIVERED" | "FAILED";
-                limit?: number;
-                offset?: number;
+                /** @description integer, 1 to 1000 */
+                limit?: number | string;
+                /** @description integer, 0 to 1000000000 */
+                offset?: number | string;
             };
             header?: never;
             path?: never;
@@ -11855,6 +12365,125 @@ export interface operations {
             };
         };
     };
+    showCardForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The token has expired or was revoked */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    storeCardFromForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored card */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": {
+                        code?: number;
+                        current_time?: string;
+                        source?: {
+                            uuid?: string;
+                            type?: string;
+                            brand?: string;
+                            holder?: string;
+                            bin?: number;
+                            last4?: string;
+                            expire_month?: string;
+                            expire_year?: string;
+                            additional?: string | null;
+                            validation_date?: string | null;
+                            creation_date?: string;
+                        };
+                        customer?: {
+                            external_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description What went wrong, for the customer */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": {
+                        error?: {
+                            message?: string;
+                        };
+                    };
+                };
+            };
+            /** @description What went wrong */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": {
+                        error?: {
+                            message?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     showPaymentPage: {
         parameters: {
             query?: never;
@@ -12200,6 +12829,762 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SendLinkResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "name": "Web shop",
+                 *       "payment_methods": [
+                 *         "PAYMENT_CARD",
+                 *         "BIZUM"
+                 *       ],
+                 *       "default_payment_method": "PAYMENT_CARD",
+                 *       "customization": {
+                 *         "theme_type": "dark",
+                 *         "description": "Your order at Shop"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "checkout": {
+                     *         "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+                     *         "name": "Web shop",
+                     *         "payment_methods": [
+                     *           "PAYMENT_CARD",
+                     *           "BIZUM"
+                     *         ],
+                     *         "default_payment_method": "PAYMENT_CARD",
+                     *         "customization": {
+                     *           "theme_type": "dark",
+                     *           "font": "Inter",
+                     *           "description": "Your order at Shop",
+                     *           "payment_details": {
+                     *             "order_number": "A-1042"
+                     *           }
+                     *         },
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        checkout: components["schemas"]["Checkout"];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCheckouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "checkouts": [
+                     *         {
+                     *           "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+                     *           "name": "Web shop",
+                     *           "payment_methods": [
+                     *             "PAYMENT_CARD",
+                     *             "BIZUM"
+                     *           ],
+                     *           "default_payment_method": "PAYMENT_CARD",
+                     *           "customization": {
+                     *             "theme_type": "dark",
+                     *             "font": "Inter",
+                     *             "description": "Your order at Shop",
+                     *             "payment_details": {
+                     *               "order_number": "A-1042"
+                     *             }
+                     *           },
+                     *           "created": "2026-03-14T10:21:07+0100",
+                     *           "updated": "2026-03-14T10:21:07+0100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        checkouts: components["schemas"]["Checkout"][];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "checkout": {
+                     *         "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+                     *         "name": "Web shop",
+                     *         "payment_methods": [
+                     *           "PAYMENT_CARD",
+                     *           "BIZUM"
+                     *         ],
+                     *         "default_payment_method": "PAYMENT_CARD",
+                     *         "customization": {
+                     *           "theme_type": "dark",
+                     *           "font": "Inter",
+                     *           "description": "Your order at Shop",
+                     *           "payment_details": {
+                     *             "order_number": "A-1042"
+                     *           }
+                     *         },
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        checkout: components["schemas"]["Checkout"];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "payment_methods": [
+                 *         "PAYMENT_CARD"
+                 *       ],
+                 *       "default_payment_method": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "checkout": {
+                     *         "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+                     *         "name": "Web shop",
+                     *         "payment_methods": [
+                     *           "PAYMENT_CARD",
+                     *           "BIZUM"
+                     *         ],
+                     *         "default_payment_method": "PAYMENT_CARD",
+                     *         "customization": {
+                     *           "theme_type": "dark",
+                     *           "font": "Inter",
+                     *           "description": "Your order at Shop",
+                     *           "payment_details": {
+                     *             "order_number": "A-1042"
+                     *           }
+                     *         },
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        checkout: components["schemas"]["Checkout"];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "checkout": {
+                     *         "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+                     *         "name": "Web shop",
+                     *         "payment_methods": [
+                     *           "PAYMENT_CARD",
+                     *           "BIZUM"
+                     *         ],
+                     *         "default_payment_method": "PAYMENT_CARD",
+                     *         "customization": {
+                     *           "theme_type": "dark",
+                     *           "font": "Inter",
+                     *           "description": "Your order at Shop",
+                     *           "payment_details": {
+                     *             "order_number": "A-1042"
+                     *           }
+                     *         },
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        checkout: components["schemas"]["Checkout"];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getClientResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resources a checkout client needs, without the response envelope */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "services": [],
+                     *       "checkouts": [
+                     *         {
+                     *           "uuid": "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+                     *           "name": "Web shop",
+                     *           "payment_methods": [
+                     *             "PAYMENT_CARD",
+                     *             "BIZUM"
+                     *           ],
+                     *           "default_payment_method": "PAYMENT_CARD",
+                     *           "customization": {
+                     *             "theme_type": "dark",
+                     *             "font": "Inter",
+                     *             "description": "Your order at Shop",
+                     *             "payment_details": {
+                     *               "order_number": "A-1042"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "googlePay": {
+                     *         "enabled": false
+                     *       },
+                     *       "applePay": {
+                     *         "enabled": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientResources"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

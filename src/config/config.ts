@@ -25,9 +25,13 @@ export interface Config {
   trustProxy: boolean | string[];
   /** IANA timezone used for `current_time` and `created`. */
   timezone: string;
-  /** Requests per second allowed per API key. */
+  /** Requests per second allowed per API key (0: no limit). */
   rateLimitProduction: number;
   rateLimitSandbox: number;
+  /** Requests per second per client IP whose API key is missing or unknown (0: no limit). */
+  rateLimitUnknownKey: number;
+  /** How long a customer token (E1 `Customer.token`) opens the embedded card form, in seconds. */
+  customerTokenTtlS: number;
   /** Key ring for the vault: `id:base64key[,id:base64key...]`, first is the active key. */
   vaultKeys: string | null;
   /** HMAC key of card fingerprints (base64, 32 bytes); required with vaultKeys. */
@@ -174,8 +178,10 @@ export function loadConfig(env: Env = process.env): Config {
     tlsKeyFile,
     trustProxy,
     timezone,
-    rateLimitProduction: int('PAYGATE_RATE_LIMIT_PRODUCTION', 100, 1, 1_000_000),
-    rateLimitSandbox: int('PAYGATE_RATE_LIMIT_SANDBOX', 25, 1, 1_000_000),
+    rateLimitProduction: int('PAYGATE_RATE_LIMIT_PRODUCTION', 1000, 0, 1_000_000),
+    rateLimitSandbox: int('PAYGATE_RATE_LIMIT_SANDBOX', 1000, 0, 1_000_000),
+    rateLimitUnknownKey: int('PAYGATE_RATE_LIMIT_UNKNOWN_KEY', 20, 0, 1_000_000),
+    customerTokenTtlS: int('PAYGATE_CUSTOMER_TOKEN_TTL_S', 3600, 60, 30 * 86400),
     vaultKeys,
     vaultFingerprintKey,
     publicUrl,
@@ -215,8 +221,10 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],
   ['PAYGATE_TIMEZONE', 'timezone of current_time and created (Europe/Madrid)'],
-  ['PAYGATE_RATE_LIMIT_PRODUCTION', 'requests per second per production key (100)'],
-  ['PAYGATE_RATE_LIMIT_SANDBOX', 'requests per second per sandbox key (25)'],
+  ['PAYGATE_RATE_LIMIT_PRODUCTION', 'requests per second per production key; 0 disables (1000)'],
+  ['PAYGATE_RATE_LIMIT_SANDBOX', 'requests per second per sandbox key; 0 disables (1000)'],
+  ['PAYGATE_RATE_LIMIT_UNKNOWN_KEY', 'requests per second per client IP with a missing or unknown API key; 0 disables (20)'],
+  ['PAYGATE_CUSTOMER_TOKEN_TTL_S', 'seconds a customer token from POST /customer opens the embedded card form (3600)'],
   ['PAYGATE_VAULT_KEYS', 'vault key ring id:base64(32 bytes)[,...]; first is active (a key file in the data dir when unset)'],
   ['PAYGATE_VAULT_FINGERPRINT_KEY', 'base64 key (32 bytes) of card fingerprints; required with PAYGATE_VAULT_KEYS'],
   ['PAYGATE_PUBLIC_URL', 'base URL customers use to reach the pages (http://HOST:PORT)'],

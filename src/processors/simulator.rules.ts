@@ -2,7 +2,7 @@
  * The sandbox processor's decisions (decisions §5), as pure functions: no clock, no randomness, no IO.
  * The same input always gives the same outcome, so tests and merchants can rely on the test cards.
  *
- * Test cards (CVV 123, any future expiry, any holder):
+ * Test cards (any future expiry, any holder, any CVV of the brand's length: 3 digits, 4 for Amex):
  *   4761739000091011  3DS authentication succeeds
  *   5150796024238164  3DS authentication fails (MoTo approved)
  *   5590337536718399  approved without 3DS
@@ -11,7 +11,10 @@
  *   4000058400000071  partial authorization: half the amount is approved
  *   4548812049400004  approved
  *   4111111111111111  refused
- * Any other Luhn-valid card is approved; a Luhn-invalid card is INVALID_CARD.
+ *   4000000000000101  the CVV check fails: whenever a CVV is given, the payment or validation is
+ *                     declined (DENIED, "CVV check failed"); without a CVV it is approved
+ * Any other Luhn-valid card is approved; a Luhn-invalid card is INVALID_CARD. A CVV of the wrong length
+ * for the brand fails the CVV check like a wrong one (DENIED).
  *
  * 3DS: the sandbox ACS challenge page lets the cardholder approve or fail; a failed challenge, and the
  * 3DS-fail card whatever the answer, fail the authentication.
@@ -31,9 +34,21 @@ export const TEST_CARDS = {
   PARTIAL: '4000058400000071',
   APPROVED: '4548812049400004',
   REFUSED_VISA: '4111111111111111',
+  CVV_FAIL: '4000000000000101',
 } as const;
 
+/** A CVV that passes the sandbox check on every 3-digit brand (any 3 digits do; 4 for Amex). */
 export const TEST_CVV = '123';
+
+/** The CVV length of a card's brand: 4 for American Express (34, 37), 3 for every other brand. */
+export function cvvLengthOf(pan: string): number {
+  return /^3[47]/.test(pan) ? 4 : 3;
+}
+
+/** The sandbox CVV check (decisions §5): every CVV of the brand's length passes, except on the CVV-fail card. */
+export function cvvCheckPasses(pan: string, cvv: string): boolean {
+  return pan !== TEST_CARDS.CVV_FAIL && /^[0-9]+$/.test(cvv) && cvv.length === cvvLengthOf(pan);
+}
 
 /** Luhn (mod 10) check of a digit string. */
 export function luhnValid(pan: string): boolean {
@@ -104,7 +119,7 @@ function approved(reference: string, amount: number): SettledResult {
 export function cardProblem(reference: string, card: SimCard, now: Date): SettledResult | null {
   if (!luhnValid(card.pan)) return declined(reference, 'INVALID_CARD', 'The card number is not valid');
   if (cardExpired(card.expiryMonth, card.expiryYear, now)) return declined(reference, 'EXPIRED_CARD', 'The card has expired');
-  if (card.cvv !== null && card.cvv !== TEST_CVV) return declined(reference, 'DENIED', 'CVV check failed');
+  if (card.cvv !== null && !cvvCheckPasses(card.pan, card.cvv)) return declined(reference, 'DENIED', 'CVV check failed');
   return null;
 }
 

@@ -60,6 +60,27 @@ describe('paygate CLI', () => {
     expect(linked).toMatchObject({ enabled: true, terminal_uuid: terminal.terminal_uuid });
   });
 
+  let checkout: any;
+  it('checkout create and list', async () => {
+    checkout = await paygate('checkout', 'create', '--merchant', merchant.client_uuid, '--name', 'Web shop', '--methods', 'card,BIZUM,GOOGLE_PAY',
+      '--default', 'bizum', '--theme', 'dark', '--order-number', 'A-1', '--json');
+    expect(checkout).toMatchObject({
+      uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Web shop',
+      payment_methods: ['PAYMENT_CARD', 'BIZUM', 'GOOGLE_PAY'],
+      default_payment_method: 'BIZUM',
+      customization: { theme_type: 'dark', font: null, description: null, payment_details: { order_number: 'A-1' } },
+      client_uuid: merchant.client_uuid,
+      env: 'sandbox',
+    });
+    await paygate('checkout', 'create', '--merchant', merchant.client_uuid, '--name', 'Second', '--json');
+    const list = await paygate('checkout', 'list', '--merchant', merchant.client_uuid, '--json');
+    expect(list.checkouts.map((c: { name: string }) => c.name)).toEqual(['Web shop', 'Second']);
+    expect(list.checkouts[1]).toMatchObject({ payment_methods: ['PAYMENT_CARD'], default_payment_method: null, customization: null });
+    expect(await paygateFails('checkout', 'create', '--merchant', merchant.client_uuid, '--name', 'x', '--methods', 'CASH')).toContain('payment_methods[0]');
+    expect(await paygateFails('checkout', 'create', '--merchant', merchant.client_uuid, '--name', 'x', '--methods', 'CARD', '--default', 'BIZUM')).toContain('default_payment_method');
+  });
+
   it('bad input is a clear error and a non-zero exit', async () => {
     expect(await paygateFails('key', 'create', '--merchant', '00000000-0000-4000-8000-000000000000', '--json')).toContain('not found');
     expect(await paygateFails('key', 'create', '--merchant', merchant.client_uuid, '--profile', 'god')).toContain('unknown profile');
@@ -82,6 +103,10 @@ describe('paygate CLI', () => {
       expect(write.status).toBe(403);
       const services: any = await (await fetch(`${g.url}/v1/sandbox/client/services`, { headers: auth(readonlyKey.api_key) })).json();
       expect(services.services.map((s: { uuid: string }) => s.uuid)).toContain(pending.service_uuid);
+      // the checkouts made by the CLI are the merchant's resources
+      const resources: any = await (await fetch(`${g.url}/v1/sandbox/client/resources`, { headers: auth(readonlyKey.api_key) })).json();
+      expect(resources.checkouts.map((c: { uuid: string }) => c.uuid)[0]).toBe(checkout.uuid);
+      expect(resources).not.toHaveProperty('code');
       // no sandbox merchant was bootstrapped: the CLI's merchant is the only one
       expect(gw.stdout()).not.toContain('PAYGATE_API_KEY');
     } finally {

@@ -117,6 +117,7 @@ export async function createTestApp(env: Record<string, string> = {}, opts: Test
     PAYGATE_TRUST_PROXY: 'true',
     PAYGATE_RATE_LIMIT_SANDBOX: '100000',
     PAYGATE_RATE_LIMIT_PRODUCTION: '100000',
+    PAYGATE_RATE_LIMIT_UNKNOWN_KEY: '0',
     PAYGATE_DATA_DIR: '/nonexistent-test-data-dir',
     PAYGATE_WORKERS: 'false',
     ...env,

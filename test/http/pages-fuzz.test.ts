@@ -37,10 +37,12 @@ describe('page routes', () => {
   it('are listed apart from the API routes', () => {
     const pages = listPageRoutes(t.app).filter((r) => r.env === 'sandbox').map((r) => `${r.method} ${r.url}`).sort();
     expect(pages).toEqual([
+      'GET /v1/sandbox/card-form/:token',
       'GET /v1/sandbox/payment/bizum/:token',
       'GET /v1/sandbox/payment/checkout/:token',
       'GET /v1/sandbox/payment/process/:token',
       'GET /v1/sandbox/payment/tokenized/:token',
+      'POST /v1/sandbox/card-form/:token',
       'POST /v1/sandbox/payment/bizum/:token',
       'POST /v1/sandbox/payment/process/:token',
       'POST /v1/sandbox/payment/tokenized/:token',
@@ -66,7 +68,8 @@ describe('page routes', () => {
   });
 
   it('property: random form bodies (any content type) never cause a 5xx and never pay', async () => {
-    const routes = listPageRoutes(t.app).filter((r) => r.env === 'sandbox' && r.method === 'POST');
+    // the embedded card form's store route answers JSON to its frame: tested below
+    const routes = listPageRoutes(t.app).filter((r) => r.env === 'sandbox' && r.method === 'POST' && !r.url.includes('/card-form/'));
     const before = t.m.processors.simulator.callCount('authorize');
     for (const r of routes) {
       await fc.assert(
@@ -84,6 +87,30 @@ describe('page routes', () => {
       );
     }
     expect(t.m.processors.simulator.callCount('authorize')).toBe(before);
+  });
+
+  it('property: random bodies to the embedded card form never cause a 5xx; its answers are JSON for the frame, or an error page', async () => {
+    const customerToken = (await a.api.post('/customer', { customer_ext_id: 'fuzz' })).body.Customer.token as string;
+    const before = t.m.processors.simulator.callCount('verifyCard');
+    await fc.assert(
+      fc.asyncProperty(
+        // (a token of dots would be a path segment `.` or `..`, which is another route)
+        fc.oneof(fc.constant(customerToken), fc.stringMatching(/^[0-9a-f]{40}$/), fc.string({ maxLength: 40 }).filter((x) => !/^\.+$/.test(x))),
+        fc.dictionary(fc.constantFrom('nonce', 'holder', 'number', 'expiry', 'cvv', 'x'), fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.constant(null))),
+        fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain'),
+        async (token, fields, type) => {
+          const payload = type === 'application/json' ? JSON.stringify(fields) : new URLSearchParams(fields as Record<string, string>).toString();
+          const res = await t.app.inject({ method: 'POST', url: `/v1/sandbox/card-form/${encodeURIComponent(token) || 'x'}`, headers: { 'content-type': type }, payload });
+          const label = `${token} ${type} ${JSON.stringify(fields)}`;
+          expect(res.statusCode, label).toBeLessThan(500);
+          if (String(res.headers['content-type']).startsWith('application/json')) expect(typeof JSON.parse(res.body).error?.message, `${label} ${res.statusCode} ${res.body}`).toBe('string');
+          else expectPage(res, label);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // no random body carries a valid form nonce: nothing reached the processor
+    expect(t.m.processors.simulator.callCount('verifyCard')).toBe(before);
   });
 
   it('an oversized form is refused with a page', async () => {

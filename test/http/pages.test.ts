@@ -334,7 +334,8 @@ describe('3D Secure', () => {
     const card = await storeCard(t, a, TEST_CARDS.THREEDS_OK);
     const r = await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card });
     expect(r.status).toBe(303);
-    expect(r.headers.location).toBe(o.urls['3ds_tokenized']);
+    expect(r.headers.location).toBeUndefined();
+    expect(r.body.details).toBe(o.urls['3ds_tokenized']);
     const { page, answer } = await challenge(pagePath(o, 'tokenized'), 'approve');
     expect(page.body).toContain('•••• 1011');
     expect(answer.headers.location).toBe('https://shop.example/ok');

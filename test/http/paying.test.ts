@@ -43,18 +43,22 @@ describe('B3 single-step payment', () => {
     expect(paid.body.order.status).toBe('SUCCESS');
   });
 
-  it('Luhn-invalid card, wrong CVV, expired card', async () => {
+  it('Luhn-invalid card, failed CVV check, expired card; any other CVV of the right length passes', async () => {
     expect((await single(pci, { card_pan: '4548812049400005' })).status).toBe(400);
     expect((await single(pci, { card_expiry_year: '2020' })).status).toBe(400);
-    const cvv = await single(pci, { card_cvv: '999' });
+    const cvv = await single(pci, { card_pan: TEST_CARDS.CVV_FAIL, card_cvv: '123' });
     expect(cvv.status).toBe(200);
-    expect(cvv.body.order.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'DENIED' });
+    expect(cvv.body.order.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'DENIED', error_details: 'CVV check failed' });
+    const other = await single(pci, { card_cvv: '999' });
+    expect(other.status).toBe(200);
+    expect(other.body.order.transactions[0]).toMatchObject({ status: 'SUCCESS', error: 'NONE' });
   });
 
   it('secure: 303 to the tokenized 3DS page; with external MPI data it pays at once and is safe', async () => {
     const r = await single(pci, { secure: true, card_pan: TEST_CARDS.THREEDS_OK });
     expect(r.status).toBe(303);
-    expect(r.headers.location).toContain('/payment/tokenized/');
+    expect(r.headers.location).toBeUndefined();
+    expect(r.body.details).toContain('/payment/tokenized/');
     const ext = await single(pci, { secure: true, threeds_data: { version: 2, trans_status: 'Y', eci: 5, cavv: 'AAAB', ds_trans_id: 'ds-1' } });
     expect(ext.status, ext.raw).toBe(200);
     expect(ext.body.order).toMatchObject({ status: 'SUCCESS', safe: true });

@@ -47,7 +47,7 @@ describe('B1 create order', () => {
       [{ amount: -1 }, 'amount'],
       [{ amount: 10.5 }, 'amount'],
       [{ operative: 'SALE' }, 'operative'],
-      [{ secure: undefined }, 'secure'],
+      [{ secure: 2 }, 'secure'],
       [{ description: undefined }, 'description'],
       [{ expires_in: 599 }, 'expires_in'],
       [{ expires_in: 31536001 }, 'expires_in'],
@@ -130,8 +130,8 @@ describe('B10 direct payment stories', () => {
     const card = await storeCard(t, a, TEST_CARDS.SOFT_DECLINE);
     const r = await a.api.post('/payment/direct', { order_uuid: order.uuid, card_uuid: card });
     expect(r.status, r.raw).toBe(303);
-    expect(r.headers.location).toBe(order.urls['3ds_tokenized']);
-    expect(r.body).toMatchObject({ code: 303, url: order.urls['3ds_tokenized'] });
+    expect(r.headers.location).toBeUndefined();
+    expect(r.body).toMatchObject({ code: 303, message: 'See Other', details: order.urls['3ds_tokenized'], url: order.urls['3ds_tokenized'] });
     expect(r.body.order.status).toBe('PENDING_3DS_RESPONSE');
     expect(r.body.validation_hash).toBe(hashOf(r.body, a.signature));
     const done = await t.m.payments.completeAfter3ds(order.token);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { TEST_CARDS } from '../../src/processors/index.js';
 
 let t: TestApp;
 let a: TestMerchant;
@@ -80,7 +81,7 @@ describe('F2 store card', () => {
     expect(ok.body.Source.cof.is_available).toBe(true);
     const refused = await a.api.post('/payment-method/card', card({ card_pan: REFUSED, validate: true, service: a.service_uuid, customer_ext_id: 'val' }));
     expect(refused.status).toBe(400);
-    const badCvv = await a.api.post('/payment-method/card', card({ validate: true, service: a.service_uuid, card_cvv: '999', customer_ext_id: 'val' }));
+    const badCvv = await a.api.post('/payment-method/card', card({ card_pan: TEST_CARDS.CVV_FAIL, validate: true, service: a.service_uuid, card_cvv: '999', customer_ext_id: 'val' }));
     expect(badCvv.status).toBe(400);
     const list = await a.api.get('/customer/val/sources', { status: 'ALL' });
     expect(list.body.sources).toHaveLength(1);
@@ -105,7 +106,7 @@ describe('F2 store card', () => {
 });
 
 describe('F1 store several cards', () => {
-  it('stores every card, each a new source; within one request the later entry is the newer', async () => {
+  it('stores every card, each a new source; within one request the later entry is the newer (listed later)', async () => {
     const r = await a.api.post('/payment-method/cards', {
       cards: [card({ customer_ext_id: 'many', card_holder: 'First' }), card({ customer_ext_id: 'many', card_pan: NON3DS }), card({ customer_ext_id: 'many-2' }), card({ customer_ext_id: 'many', card_holder: 'Last' })],
     });
@@ -114,9 +115,9 @@ describe('F1 store several cards', () => {
     expect(r.body.cards.map((c: any) => c.Source.last4)).toEqual(['0004', '8399', '0004', '0004']);
     expect(r.body.cards[2].Customer.external_id).toBe('many-2');
     const all = (await a.api.get('/customer/many/sources', { status: 'ALL' })).body.sources;
-    expect(all.map((s: any) => s.uuid)).toEqual([r.body.cards[3].Source.uuid, r.body.cards[1].Source.uuid, r.body.cards[0].Source.uuid]);
+    expect(all.map((s: any) => s.uuid)).toEqual([r.body.cards[0].Source.uuid, r.body.cards[1].Source.uuid, r.body.cards[3].Source.uuid]);
     const unique = (await a.api.get('/customer/many/sources', { status: 'ALL', unique: 'true' })).body.sources;
-    expect(unique.map((s: any) => s.holder)).toEqual(['Last', 'Ana Pérez']);
+    expect(unique.map((s: any) => s.holder)).toEqual(['Ana Pérez', 'Last']);
   });
   it('all or nothing: one bad card is 400 naming its index, and nothing is stored', async () => {
     const r = await a.api.post('/payment-method/cards', { cards: [card({ customer_ext_id: 'aon' }), card({ customer_ext_id: 'aon', card_pan: '5590337536718398' })] });
@@ -204,11 +205,11 @@ describe('F10/F11 listing semantics (decisions §6)', () => {
     const three = await a.api.post('/payment-method/card', card({ customer_ext_id: 'lister', card_pan: NON3DS }));
     expect([one.status, two.status, three.status]).toEqual([200, 200, 200]);
     const uuids = async (query: Record<string, string>) => (await a.api.get('/customer/lister/sources', query)).body.sources.map((s: any) => s.uuid);
-    expect(await uuids({})).toEqual([two.body.Source.uuid, one.body.Source.uuid]);
+    expect(await uuids({})).toEqual([one.body.Source.uuid, two.body.Source.uuid]);
     expect(await uuids({ status: 'VALIDATED', unique: 'false' })).toHaveLength(2);
     expect(await uuids({ status: 'VALIDATED', unique: 'true' })).toEqual([two.body.Source.uuid]);
     expect(await uuids({ status: 'ALL', unique: 'false' })).toHaveLength(3);
-    expect(await uuids({ status: 'ALL', unique: 'true' })).toEqual([three.body.Source.uuid, two.body.Source.uuid]);
+    expect(await uuids({ status: 'ALL', unique: 'true' })).toEqual([two.body.Source.uuid, three.body.Source.uuid]);
     // the deprecated list by type answers the same under its own key
     const cards = await a.api.get('/customer/lister/cards', { status: 'ALL', unique: 'true' });
     expect(cards.body.cards).toHaveLength(2);
@@ -217,7 +218,7 @@ describe('F10/F11 listing semantics (decisions §6)', () => {
     expect(await uuids({ status: 'ALL', sourceType: 'card,bank' })).toHaveLength(3);
     // a successful payment makes the unvalidated source valid (markValidated)
     await t.p.database.transaction((trx) => t.m.sources.markValidated(trx, three.body.Source.uuid, new Date()));
-    expect(await uuids({ status: 'VALIDATED', unique: 'true' })).toEqual([three.body.Source.uuid, two.body.Source.uuid]);
+    expect(await uuids({ status: 'VALIDATED', unique: 'true' })).toEqual([two.body.Source.uuid, three.body.Source.uuid]);
   });
 
   it('bad filters are 400; unknown customers and other merchants\' customers are 404', async () => {

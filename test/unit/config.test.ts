@@ -8,14 +8,19 @@ describe('configuration', () => {
     expect(c.host).toBe('127.0.0.1');
     expect(c.databaseUrl).toBeNull();
     expect(c.timezone).toBe('Europe/Madrid');
-    expect(c.rateLimitProduction).toBe(100);
-    expect(c.rateLimitSandbox).toBe(25);
+    // decisions §8: 1000 requests per second per key in both environments; unknown keys per client IP
+    expect(c.rateLimitProduction).toBe(1000);
+    expect(c.rateLimitSandbox).toBe(1000);
+    expect(c.rateLimitUnknownKey).toBe(20);
+    expect(c.customerTokenTtlS).toBe(3600);
+    // 0 disables a limit
+    expect(loadConfig({ PAYGATE_RATE_LIMIT_SANDBOX: '0', PAYGATE_RATE_LIMIT_UNKNOWN_KEY: '0' })).toMatchObject({ rateLimitSandbox: 0, rateLimitUnknownKey: 0 });
     expect(c.publicUrl).toBe('http://127.0.0.1:8080');
   });
 
   it('names every bad setting at once', () => {
     try {
-      loadConfig({ PORT: 'eighty', PAYGATE_TIMEZONE: 'Mars/Base', DATABASE_URL: 'mysql://x', PAYGATE_TLS_CERT: '/c.pem', PAYGATE_RATE_LIMIT_SANDBOX: '0' });
+      loadConfig({ PORT: 'eighty', PAYGATE_TIMEZONE: 'Mars/Base', DATABASE_URL: 'mysql://x', PAYGATE_TLS_CERT: '/c.pem', PAYGATE_RATE_LIMIT_SANDBOX: '-1' });
       throw new Error('accepted');
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);

@@ -39,7 +39,14 @@ describe('simulator rules (decisions §5)', () => {
     expect(decidePayment({ ...base, card: c(TEST_CARDS.PARTIAL) })).toMatchObject({ outcome: 'DECLINED', error: 'INSUFFICIENT_FUNDS' });
     expect(decidePayment({ ...base, card: c('4000000000000002') })).toMatchObject({ outcome: 'APPROVED' });
     expect(decidePayment({ ...base, card: c('4000000000000003') })).toMatchObject({ outcome: 'DECLINED', error: 'INVALID_CARD' });
-    expect(decidePayment({ ...base, card: c(TEST_CARDS.APPROVED, '999') })).toMatchObject({ outcome: 'DECLINED', error: 'DENIED' });
+    // any CVV of the brand's length passes (decisions §5); the wrong length fails the CVV check
+    for (const cvv of ['999', '000', '481']) expect(decidePayment({ ...base, card: c(TEST_CARDS.APPROVED, cvv) })).toMatchObject({ outcome: 'APPROVED' });
+    expect(decidePayment({ ...base, card: c(TEST_CARDS.APPROVED, '1234') })).toMatchObject({ outcome: 'DECLINED', error: 'DENIED', details: 'CVV check failed' });
+    expect(decidePayment({ ...base, card: c('378282246310005', '1234') })).toMatchObject({ outcome: 'APPROVED' });
+    expect(decidePayment({ ...base, card: c('378282246310005', '123') })).toMatchObject({ outcome: 'DECLINED', error: 'DENIED' });
+    // the CVV-fail card fails with any CVV, and only when a CVV is given
+    for (const cvv of ['123', '999']) expect(decidePayment({ ...base, card: c(TEST_CARDS.CVV_FAIL, cvv) })).toMatchObject({ outcome: 'DECLINED', error: 'DENIED', details: 'CVV check failed' });
+    expect(decidePayment({ ...base, card: c(TEST_CARDS.CVV_FAIL, null) })).toMatchObject({ outcome: 'APPROVED' });
     expect(decidePayment({ ...base, card: c(TEST_CARDS.APPROVED, null) })).toMatchObject({ outcome: 'APPROVED' });
     expect(decidePayment({ ...base, card: { ...c(TEST_CARDS.APPROVED), expiryMonth: 4, expiryYear: 2026 } })).toMatchObject({ outcome: 'DECLINED', error: 'EXPIRED_CARD' });
     expect(decidePayment({ ...base, card: { ...c(TEST_CARDS.APPROVED), expiryMonth: 5, expiryYear: 2026 } })).toMatchObject({ outcome: 'APPROVED' });

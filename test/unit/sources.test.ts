@@ -61,19 +61,20 @@ describe('customer_ext_id', () => {
 
 describe('listing semantics (decisions §6)', () => {
   const t = (s: number) => new Date(NOW.getTime() + s * 1000);
-  // newest first, as the repository returns them
+  // oldest first, as the repository returns them (decisions §10)
   const rows = [
-    { id: 'd', fingerprint: 'F3', validation_date: null, last_paid_at: t(9), created_at: t(4) },
-    { id: 'c', fingerprint: 'F2', validation_date: null, last_paid_at: null, created_at: t(3) },
-    { id: 'b', fingerprint: 'F1', validation_date: t(2), last_paid_at: null, created_at: t(2) },
     { id: 'a', fingerprint: 'F1', validation_date: t(1), last_paid_at: null, created_at: t(1) },
+    { id: 'b', fingerprint: 'F1', validation_date: t(2), last_paid_at: null, created_at: t(2) },
+    { id: 'c', fingerprint: 'F2', validation_date: null, last_paid_at: null, created_at: t(3) },
+    { id: 'd', fingerprint: 'F3', validation_date: null, last_paid_at: t(9), created_at: t(4) },
+    { id: 'e', fingerprint: 'F2', validation_date: null, last_paid_at: null, created_at: t(5) },
   ];
-  it('status and unique combine: filter first, then keep the newest entry per card', () => {
+  it('status and unique combine: filter first, then keep the newest entry per card, oldest first', () => {
     const ids = (status: 'VALIDATED' | 'ALL', unique: boolean) => selectListing(rows, { status, unique }).map((r) => r.id);
-    expect(ids('VALIDATED', false)).toEqual(['d', 'b', 'a']);
-    expect(ids('VALIDATED', true)).toEqual(['d', 'b']);
-    expect(ids('ALL', false)).toEqual(['d', 'c', 'b', 'a']);
-    expect(ids('ALL', true)).toEqual(['d', 'c', 'b']);
+    expect(ids('VALIDATED', false)).toEqual(['a', 'b', 'd']);
+    expect(ids('VALIDATED', true)).toEqual(['b', 'd']);
+    expect(ids('ALL', false)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(ids('ALL', true)).toEqual(['b', 'd', 'e']);
   });
 });
 

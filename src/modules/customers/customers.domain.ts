@@ -48,23 +48,35 @@ export function parseAccountNumber(type: AccountType, input: string): Result<{ n
   return { ok: { number: compact, shown: compact } };
 }
 
-/** Phone object of api.md: `{number, prefix}`; prefix like "+34" or "34", or null with an international number. */
+/** Phone object of api.md: `{number, prefix}`; prefix like "+34" or "34", null or absent. */
 export interface Phone {
   number: string;
   prefix?: string | null;
 }
 
+/**
+ * Checks a Phone and returns it as it is echoed: `number` and `prefix` exactly as sent (decisions §10),
+ * `prefix` null when it was not given. With a country (a prefix, or a number starting with + and its
+ * country code) the number must be a valid phone number of that country. Without one it cannot be
+ * validated that far (existing clients send national numbers without a prefix): it must then look like
+ * a phone number, 4 to 15 digits with the usual separators.
+ */
 export function parsePhone(input: Phone, field: string): Result<{ number: string; prefix: string | null }> {
   const number = input.number.replace(/[\s().-]/g, '');
-  const prefix = input.prefix === null || input.prefix === undefined || input.prefix.trim() === '' ? null : input.prefix.trim().replace(/^00/, '+');
+  const rawPrefix = input.prefix === undefined || input.prefix === null || input.prefix.trim() === '' ? null : input.prefix;
+  const prefix = rawPrefix === null ? null : rawPrefix.trim().replace(/^00/, '+');
   if (prefix !== null && !/^\+?[0-9]{1,4}$/.test(prefix)) return { error: `${field}.prefix must be a country calling code such as +34` };
-  let full: string;
+  let full: string | null;
   if (prefix !== null) full = `+${prefix.replace(/^\+/, '')}${number.replace(/^\+/, '')}`;
   else if (number.startsWith('+')) full = number;
-  else return { error: `${field}.prefix is required unless ${field}.number starts with + and the country code` };
-  const parsed = parsePhoneNumberFromString(full);
-  if (!parsed || !parsed.isValid()) return { error: `${field} is not a valid phone number` };
-  return { ok: { number: input.number.trim(), prefix: prefix === null ? null : prefix.startsWith('+') ? prefix : `+${prefix}` } };
+  else full = null;
+  if (full !== null) {
+    const parsed = parsePhoneNumberFromString(full);
+    if (!parsed || !parsed.isValid()) return { error: `${field} is not a valid phone number` };
+  } else if (!/^[0-9]{4,15}$/.test(number)) {
+    return { error: `${field}.number must be a phone number (4 to 15 digits)` };
+  }
+  return { ok: { number: input.number, prefix: rawPrefix } };
 }
 
 /** `YYYY-MM-DD`, a real calendar date, not in the future of `today` (YYYY-MM-DD). */

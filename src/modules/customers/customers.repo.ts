@@ -12,7 +12,9 @@ export interface CustomersTable {
   merchant_id: string;
   env: Env;
   external_id: string;
+  /** `Customer.token`: opens the embedded card form until `token_expires_at` (never when null). */
   token: string;
+  token_expires_at: Date | null;
   created_at: CreatedAt;
 }
 
@@ -132,6 +134,32 @@ export async function ensureCustomer(
   const row = await findCustomer(db, owner, externalId);
   if (!row) throw new Error('customer vanished while being created');
   return { row, created: false };
+}
+
+/**
+ * Issues the customer's token for the embedded card form (E1): the current token, extended to
+ * `expiresAt`, while it is still valid at `now`; otherwise `fresh`, valid until `expiresAt`.
+ */
+export async function issueToken(db: Executor, customerId: string, fresh: string, now: Date, expiresAt: Date): Promise<{ token: string; token_expires_at: Date }> {
+  const { rows } = await sql<{ token: string; token_expires_at: Date }>`
+    update customers
+    set token = case when token_expires_at > ${now} then token else ${fresh} end,
+        token_expires_at = ${expiresAt}
+    where id = ${customerId}
+    returning token, token_expires_at`.execute(db);
+  if (!rows[0]) throw new Error('customer vanished while its token was issued');
+  return rows[0];
+}
+
+/** Revokes the token: it is replaced by `fresh`, which opens nothing until POST /customer issues it. */
+export async function revokeToken(db: Executor, customerId: string, fresh: string): Promise<void> {
+  await db.updateTable('customers').set({ token: fresh, token_expires_at: null }).where('id', '=', customerId).execute();
+}
+
+/** The customer a token belongs to, in `env` (whatever its expiry: the caller decides). */
+export async function findCustomerByToken(db: Executor, env: Env, token: string): Promise<CustomerRow | undefined> {
+  if (!/^[0-9a-f]{16,128}$/i.test(token)) return undefined;
+  return db.selectFrom('customers').selectAll().where('token', '=', token.toLowerCase()).where('env', '=', env).executeTakeFirst();
 }
 
 /** Locks the customer row: serialises changes to one customer's addresses (one default). */

@@ -20,12 +20,26 @@ export function customersRoutes(service: CustomersService) {
       schema: {
         operationId: 'createCustomer',
         summary: 'E1 Create customer',
-        description: 'Creates the customer; when it already exists the existing customer is returned.',
+        description: 'Creates the customer; when it already exists the existing customer is returned. `token` opens the embedded card form (`/js/v1-iframe.js`) for this customer for an hour (`PAYGATE_CUSTOMER_TOKEN_TTL_S`); every call extends it, and an expired or revoked token is replaced by a new one.',
         tags, body: S.CreateCustomerBody, response: responses(S.CustomerResponse),
       },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { Customer: await service.create(ctx, req.body.customer_ext_id) });
+    });
+
+    app.delete('/customer/token', {
+      config: { profiles: WRITE },
+      schema: {
+        operationId: 'revokeCustomerToken',
+        summary: 'Revoke a customer token',
+        description: 'The token `POST /customer` returned no longer opens the embedded card form (`/js/v1-iframe.js`). The next `POST /customer` issues a new one.',
+        tags, body: S.RevokeTokenBody, response: responses(S.EmptyResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      await service.revokeToken(ctx, req.body.customer_ext_id);
+      return ok(ctx);
     });
 
     app.get('/customer', {

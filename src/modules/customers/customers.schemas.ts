@@ -1,11 +1,9 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ExtId as ExtIdOf, Maybe, Nullable, OptionalText, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { ACCOUNT_TYPES, ADDRESS_LINE_MAX, ADDRESS_TYPES, DOCUMENT_ISSUER_TYPES, DOCUMENT_TYPES } from './customers.domain.js';
 import * as EX from './customers.examples.js';
 
 /** customer_ext_id / external_id: a string, or a number kept as a string. */
-export const ExtId = Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Number()], {
-  description: 'merchant-chosen customer identifier; numbers are accepted and kept as strings',
-});
+export const ExtId = ExtIdOf();
 
 export const Customer = Type.Object(
   { external_id: Type.String({ description: 'your identifier of the customer' }), token: Type.String({ description: 'the customer token of the embedded card form' }) },
@@ -22,7 +20,7 @@ export const CustomerAccount = Type.Object(
 );
 
 const Line = Type.String({ minLength: 1, maxLength: ADDRESS_LINE_MAX });
-const OptLine = Type.Optional(Nullable(Type.String({ maxLength: ADDRESS_LINE_MAX })));
+const OptLine = OptionalText(ADDRESS_LINE_MAX);
 
 export const CustomerAddress = Type.Object(
   {
@@ -43,12 +41,12 @@ export const CustomerAddress = Type.Object(
 export const Phone = Type.Object(
   {
     number: Type.String({ minLength: 1, maxLength: 32 }),
-    prefix: Type.Optional(Nullable(Type.String({ maxLength: 8, description: 'country calling code, e.g. +34' }))),
+    prefix: Maybe(Type.String({ maxLength: 8 }), { description: 'country calling code, e.g. +34 or 34; may be null or absent; echoed as sent' }),
   },
   { title: 'PhoneInput', description: 'A phone number: `prefix`, or a `number` starting with +', examples: [EX.PHONE_EXAMPLE] },
 );
 
-const PhoneOut = Nullable(Type.Object({ number: Type.String(), prefix: Nullable(Type.String()) }, { title: 'Phone', description: 'A phone number as sent', examples: [EX.PHONE_EXAMPLE] }));
+const PhoneOut = Nullable(Type.Object({ number: Type.String({ description: 'as sent' }), prefix: Nullable(Type.String({ description: 'as sent; null when it was not given' })) }, { title: 'Phone', description: 'A phone number as sent', examples: [EX.PHONE_EXAMPLE] }));
 
 export const CustomerProfile = Type.Object(
   {
@@ -76,6 +74,7 @@ export const CustomerProfile = Type.Object(
 // ---- requests ----------------------------------------------------------------------------------------
 
 export const CreateCustomerBody = signedBody({ customer_ext_id: ExtId }, { examples: [EX.CREATE_CUSTOMER_REQUEST] });
+export const RevokeTokenBody = signedBody({ customer_ext_id: ExtId }, { examples: [EX.CREATE_CUSTOMER_REQUEST] });
 export const CustomerQuery = Type.Object({ customer_ext_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
 
 export const CreateAccountBody = signedBody({
@@ -99,7 +98,7 @@ export const CreateAddressBody = signedBody({
   address3: OptLine,
   city: Type.String({ minLength: 1, maxLength: 100 }),
   country: Type.String({ minLength: 3, maxLength: 3, description: 'ISO 3166 alpha-3' }),
-  default: Type.Boolean(),
+  default: Bool(),
   state_code: Type.String({ minLength: 1, maxLength: 50 }),
   type: Type.Enum([...ADDRESS_TYPES]),
   zip_code: Type.String({ minLength: 1, maxLength: 20 }),
@@ -112,28 +111,28 @@ export const UpdateAddressBody = signedBody({
   address3: OptLine,
   city: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   country: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
-  default: Type.Optional(Type.Boolean()),
+  default: Type.Optional(Bool()),
   state_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
   type: Type.Optional(Type.Enum([...ADDRESS_TYPES], { description: 'cannot be changed; when sent it must be the current type' })),
   zip_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
 }, { title: 'UpdateAddressRequest', examples: [EX.UPDATE_ADDRESS_REQUEST] });
 
-const OptText = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })));
+const OptText = (max: number) => OptionalText(max);
 
 export const ProfileBody = signedBody({
   external_id: ExtId,
   first_name: Type.String({ minLength: 1, maxLength: 100 }),
   last_name: Type.String({ minLength: 1, maxLength: 100 }),
   cardholder_name: OptText(100),
-  document_identification_issuer_type: Type.Optional(Nullable(Type.Enum([...DOCUMENT_ISSUER_TYPES]))),
-  document_identification_type: Type.Optional(Nullable(Type.Enum([...DOCUMENT_TYPES]))),
+  document_identification_issuer_type: Maybe(Type.Enum([...DOCUMENT_ISSUER_TYPES])),
+  document_identification_type: Maybe(Type.Enum([...DOCUMENT_TYPES])),
   document_identification_number: OptText(64),
-  email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
-  phone: Type.Optional(Nullable(Phone)),
-  work_phone: Type.Optional(Nullable(Phone)),
-  home_phone: Type.Optional(Nullable(Phone)),
-  mobile_phone: Type.Optional(Nullable(Phone)),
-  birthdate: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD' }))),
+  email: Maybe(Type.String({ format: 'email', maxLength: 254 })),
+  phone: Maybe(Phone),
+  work_phone: Maybe(Phone),
+  home_phone: Maybe(Phone),
+  mobile_phone: Maybe(Phone),
+  birthdate: Maybe(Type.String({ description: 'YYYY-MM-DD' })),
   source_of_funds: OptText(100),
   occupation: OptText(100),
   social_security_number: OptText(32),
@@ -149,3 +148,4 @@ export const AddressResponse = envelope({ customer: Customer, customer_address: 
 export const AddressOnlyResponse = envelope({ customer_address: CustomerAddress });
 export const ProfileResponse = envelope({ customer: Customer, customer_profile: CustomerProfile }, { title: 'CustomerProfileResponse' });
 export const ProfileOnlyResponse = envelope({ customer_profile: CustomerProfile });
+export const EmptyResponse = envelope({});

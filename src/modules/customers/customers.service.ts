@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Platform } from '../../platform/index.js';
 import type { Executor } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
 import { badRequest, conflict, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
@@ -60,6 +61,8 @@ export interface ProfileInput {
 }
 
 const ownerOf = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
+
+const newToken = () => randomBytes(20).toString('hex');
 
 /** The external id as a string (numbers are kept as strings). */
 export function extIdOf(v: ExtIdInput, field = 'customer_ext_id'): string {
@@ -118,13 +121,37 @@ export class CustomersService {
 
   // ---- customers ---------------------------------------------------------------------------------------
 
-  /** E1: creates the customer, or returns it when it already exists (creating is idempotent). */
+  /**
+   * E1: creates the customer, or returns it when it already exists (creating is idempotent). Its
+   * `token` opens the embedded card form for `PAYGATE_CUSTOMER_TOKEN_TTL_S` from now: a still valid
+   * token is extended, an expired or revoked one replaced.
+   */
   async create(ctx: RequestContext, externalId: ExtIdInput) {
     const ext = extIdOf(externalId);
+    const now = ctx.clock.now();
     return this.p.database.transaction(async (trx) => {
-      const { row } = await repo.ensureCustomer(trx, ownerOf(ctx), ext, { id: randomUUID(), token: randomBytes(20).toString('hex'), created_at: ctx.clock.now() });
-      return presentCustomer(row);
+      const { row } = await repo.ensureCustomer(trx, ownerOf(ctx), ext, { id: randomUUID(), token: newToken(), created_at: now });
+      const issued = await repo.issueToken(trx, row.id, newToken(), now, new Date(now.getTime() + this.p.config.customerTokenTtlS * 1000));
+      return presentCustomer({ external_id: row.external_id, token: issued.token });
     });
+  }
+
+  /** Revokes the customer's token: the embedded card form no longer opens with it. */
+  async revokeToken(ctx: RequestContext, externalId: ExtIdInput) {
+    return this.p.database.transaction(async (trx) => {
+      const c = await this.#customer(trx, ctx, externalId, 'customer_ext_id');
+      await repo.revokeToken(trx, c.id, newToken());
+    });
+  }
+
+  /**
+   * The customer whose token opens the embedded card form in `env`, with its merchant; null for an
+   * unknown, expired or revoked token. `now(merchantId)` is the merchant's time.
+   */
+  async customerForToken(env: Env, token: string, now: (merchantId: string) => Promise<Date>): Promise<repo.CustomerRow | null> {
+    const c = await repo.findCustomerByToken(this.p.database.db, env, token);
+    if (!c || !c.token_expires_at) return null;
+    return c.token_expires_at.getTime() > (await now(c.merchant_id)).getTime() ? c : null;
   }
 
   /** GET /customer: the customer by external id. */

@@ -1,4 +1,4 @@
-import { EXAMPLE_SIGNATURE, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { EXAMPLE_SIGNATURE, Int, Nullable, OFFSET_MAX, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 
 const ATTEMPT_EXAMPLE = { attempted_at: '2026-03-14T09:21:08.530Z', http_status: 200, error: null, duration_ms: 84 };
 const EVENT_EXAMPLE = {
@@ -47,8 +47,8 @@ export const EventParams = Type.Object({ uuid: Uuid });
 export const EventsQuery = Type.Object({
   order_uuid: Type.Optional(Uuid),
   status: Type.Optional(Type.Enum(['PENDING', 'DELIVERED', 'FAILED'])),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Int({ minimum: 1, maximum: 1000, default: 100 })),
+  offset: Type.Optional(Int({ minimum: 0, maximum: OFFSET_MAX, default: 0 })),
 });
 export const ResendBody = signedBody({}, { examples: [{ signature: EXAMPLE_SIGNATURE }] });
 

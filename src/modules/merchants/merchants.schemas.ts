@@ -1,4 +1,4 @@
-import { ContractDate, Mcc, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, Int, Mcc, Nullable, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { PROFILES } from '../../platform/http/types.js';
 import { MERCHANT_CATEGORIES, USER_ENVIRONMENTS, USER_GROUPS, USER_LANGUAGES } from './merchants.domain.js';
 import * as EX from './merchants.examples.js';
@@ -29,14 +29,14 @@ export const CreateMerchantBody = signedBody({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   email: Type.String({ format: 'email', maxLength: 254 }),
   timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA timezone, e.g. Europe/Madrid' }),
-  autorecover_transactions: Type.Optional(Type.Boolean()),
-  resend_failed_notifications: Type.Optional(Type.Boolean()),
-  is_pci: Type.Optional(Type.Boolean()),
+  autorecover_transactions: Type.Optional(Bool()),
+  resend_failed_notifications: Type.Optional(Bool()),
+  is_pci: Type.Optional(Bool()),
   category: Type.Optional(Nullable(Type.Enum([...MERCHANT_CATEGORIES]))),
   mcc: Type.Optional(Nullable(Mcc)),
   address: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),
   phone_number: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
-  parent_uuid: Type.Optional(Nullable(Uuid)),
+  parent_uuid: OptionalUuid(),
 }, { title: 'CreateMerchantRequest', examples: [EX.CREATE_MERCHANT_REQUEST] });
 
 export const CreateMerchantResponse = envelope({ client: Merchant }, { title: 'MerchantResponse' });
@@ -66,7 +66,7 @@ export const CreateUserBody = signedBody({
   username: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9._@+-]+$' }),
   language: Type.Enum([...USER_LANGUAGES]),
   environment: Type.Enum([...USER_ENVIRONMENTS]),
-  send_email_with_credentials: Type.Boolean(),
+  send_email_with_credentials: Bool(),
   group: Type.Enum([...USER_GROUPS]),
   parent_uuid: Type.Optional(Nullable(Uuid)),
 }, { examples: [EX.CREATE_USER_REQUEST] });
@@ -86,6 +86,6 @@ export const TestClockResponse = envelope({
   }, { title: 'TestClock', description: 'The sandbox clock of the merchant' }),
 });
 export const TestClockBody = signedBody({
-  advance_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 * 366 * 86400 })),
+  advance_seconds: Type.Optional(Int({ minimum: 1, maximum: 10 * 366 * 86400 })),
   advance_to: Type.Optional(Type.String({ format: 'date-time', description: 'an instant in the future' })),
 }, { examples: [EX.TEST_CLOCK_REQUEST] });

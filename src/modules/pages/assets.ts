@@ -18,6 +18,24 @@ export function rulesForBrowser(source: string): string {
 
 export const PAGE_SCRIPT: string = `(function(){'use strict';\n${rulesForBrowser(read('card-rules.mjs'))}\n${read('page.js')}\n})();`;
 
+/** The embedded card form's script (inside the gateway's iframe): the page's script, then card-form.js. */
+export const CARD_FORM_SCRIPT: string = `(function(){'use strict';\n${rulesForBrowser(read('card-rules.mjs'))}\n${read('page.js')}\n${read('card-form.js')}\n})();`;
+
+/** The loader merchant pages include (`/js/v1-iframe.js`), for a gateway at `publicUrl`. */
+export function widgetScript(publicUrl: string): string {
+  return read('widget.js').split('__PAYGATE_PUBLIC_URL__').join(publicUrl.replace(/['\\\n\r<]/g, ''));
+}
+
+/** Extra style of the embedded card form: no panel around it, the merchant's page is the frame. */
+export const CARD_FORM_CSS = `
+body{padding:2px;min-height:0;background:transparent;display:block}
+.frame{max-width:520px}
+.frame .sandbox{border-radius:8px;border:1px solid #F2DE9E;margin-bottom:10px}
+.frame .note{display:flex;gap:6px;color:var(--muted);font-size:12px;margin:2px 0 0}
+.frame .note svg{flex:none;margin-top:1px}
+form[aria-busy=true] input{opacity:.6}
+`;
+
 /*
  * The brand logos: once a brand is recognised every logo fades (0,3,1) and the recognised one is
  * shown in full by a rule at least as specific, declared after it (`svg.b-<brand>`: 0,3,1).

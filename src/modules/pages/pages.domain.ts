@@ -77,17 +77,17 @@ export function originOf(url: string | null | undefined): string | null {
  * the template's logo origin, forms only to the gateway and to the redirect targets the form may end
  * on (Chromium checks form-action on redirects), framing as the merchant allows.
  */
-export function contentSecurityPolicy(p: { nonce: string; imgOrigins: string[]; formTargets: string[]; frameAncestors: string }): string {
+export function contentSecurityPolicy(p: { nonce: string; imgOrigins: string[]; formTargets: string[]; frameAncestors: string; connect?: string[] }): string {
   const uniq = (xs: string[]) => [...new Set(xs)];
   return [
     "default-src 'none'",
     `script-src 'nonce-${p.nonce}'`,
     `style-src 'nonce-${p.nonce}'`,
     p.imgOrigins.length > 0 ? `img-src ${uniq(p.imgOrigins).join(' ')}` : "img-src 'none'",
-    `form-action ${uniq(["'self'", ...p.formTargets]).join(' ')}`,
+    p.formTargets.length === 1 && p.formTargets[0] === "'none'" ? "form-action 'none'" : `form-action ${uniq(["'self'", ...p.formTargets]).join(' ')}`,
     `frame-ancestors ${p.frameAncestors}`,
     "base-uri 'none'",
-    "connect-src 'none'",
+    `connect-src ${p.connect && p.connect.length > 0 ? uniq(p.connect).join(' ') : "'none'"}`,
     "font-src 'none'",
     "object-src 'none'",
   ].join('; ');
@@ -173,7 +173,7 @@ export function parseCheckout(extraData: unknown): Checkout | null {
 /** The methods a checkout offers: those the merchant allows that this order can use, card first. */
 export function checkoutMethods(c: Checkout, available: readonly PageMethod[]): PageMethod[] {
   const allowed = c.methods ?? [...available];
-  const aliases: Record<string, PageMethod> = { CARD: 'CARD', CARDS: 'CARD', CREDIT_CARD: 'CARD', BIZUM: 'BIZUM' };
+  const aliases: Record<string, PageMethod> = { PAYMENT_CARD: 'CARD', CARD: 'CARD', CARDS: 'CARD', CREDIT_CARD: 'CARD', BIZUM: 'BIZUM' };
   const wanted = new Set(allowed.map((m) => aliases[m]).filter((m): m is PageMethod => !!m));
   return PAGE_METHODS.filter((m) => wanted.has(m) && available.includes(m));
 }

@@ -15,8 +15,9 @@ import type { PageRoute } from '../../platform/http/types.js';
 import { DEFAULT_TEMPLATES, frameAncestorsDirective, logoOrigin, type PageTemplate } from '../templates/index.js';
 import { todayOf, type CardFormErrors } from './card.domain.js';
 import { chooseLanguage, translator, type Language, type MessageKey } from './i18n/index.js';
-import { APM_VALUES, PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, parseCheckout, statusOfView, type Destination, type PageView } from './pages.domain.js';
+import { APM_VALUES, PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
+import { cardFormRoutes } from './card-form.routes.js';
 import { acsPage, bizumPage, cardPage, checkoutPage, statusPage, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -130,10 +131,13 @@ function pageSchema(operationId: string, summary: string, description: string, w
   };
 }
 
-export function pagesRoutes(service: PagesService) {
+export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
   return async (scope: FastifyInstance) => {
     // form posts are accepted by the pages only; API routes keep refusing anything but JSON
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
+
+    // the embedded card form (decisions §10), opened with a customer token
+    cardFormRoutes(scope, service, opts);
 
     /** Everything a page response needs besides its body. */
     async function chromeFor(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind): Promise<PageChrome> {
@@ -151,7 +155,7 @@ export function pagesRoutes(service: PagesService) {
       );
       const path = pathOf(o.env, kind, o.token);
       // a checkout's customization (theme, font) applies to every page of its order
-      const checkout = parseCheckout(o.extraData);
+      const checkout = o.checkout;
       return {
         lang: q.lang,
         t: translator(q.lang),
@@ -166,7 +170,7 @@ export function pagesRoutes(service: PagesService) {
     }
 
     function summaryOf(o: PageOrder, lang: Language): OrderSummary {
-      const checkout = parseCheckout(o.extraData);
+      const checkout = o.checkout;
       return { merchant: o.merchantName, amount: service.amount(o, lang), description: checkout?.description ?? o.description, orderNumber: checkout?.orderNumber ?? null };
     }
 
@@ -186,7 +190,7 @@ export function pagesRoutes(service: PagesService) {
       return (d: Destination): string => {
         if (d.to === 'url') return q.framed && q.target !== 'self' ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, leave: true }) : d.url;
         if (d.to === '3ds') return withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template, target: q.target });
-        return withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, result: d.result, method: parseCheckout(o.extraData) ? 'card' : undefined });
+        return withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, result: d.result, method: o.checkout ? 'card' : undefined });
       };
     }
 
@@ -227,10 +231,10 @@ export function pagesRoutes(service: PagesService) {
     async function renderCardForm(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, status: number, state: { errors?: CardFormErrors; values?: { holder: string; expiry: string } } = {}) {
       const chrome = await chromeFor(req, reply, o, q, 'process');
       const today = todayOf(o.now);
-      const alternatives = !parseCheckout(o.extraData) && o.bizum ? [{ href: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }), label: chrome.t('bizum.title') }] : [];
+      const alternatives = !o.checkout && o.bizum ? [{ href: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }), label: chrome.t('bizum.title') }] : [];
       return html(reply, status, cardPage(chrome, {
         summary: summaryOf(o, q.lang),
-        action: withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: parseCheckout(o.extraData) ? 'card' : undefined }),
+        action: withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: o.checkout ? 'card' : undefined }),
         formNonce: service.issueNonce(o.token, 'card'),
         today: `${today.year}-${String(today.month).padStart(2, '0')}`,
         values: state.values ?? { holder: '', expiry: '' },
@@ -319,7 +323,7 @@ export function pagesRoutes(service: PagesService) {
         if (!(APM_VALUES as readonly string[]).includes(a)) return html(reply, 400, renderError(req, reply, { status: 400, details: 'apm' }));
         return methodUnavailable(req, reply, o, q, 'process');
       }
-      if (parseCheckout(o.extraData) && one(q.raw.method) !== 'card' && o.view.kind === 'form') {
+      if (o.checkout && one(q.raw.method) !== 'card' && o.view.kind === 'form') {
         return reply.code(303).header('Location', withQuery(pathOf(o.env, 'checkout', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
       }
       if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'process');
@@ -413,7 +417,7 @@ export function pagesRoutes(service: PagesService) {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
       if (!o) return notFound(req, reply);
-      const checkout = parseCheckout(o.extraData);
+      const checkout = o.checkout;
       if (!checkout) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
       if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'checkout');
       const methods = checkoutMethods(checkout, service.methods(o));

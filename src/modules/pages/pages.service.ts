@@ -11,14 +11,18 @@ import type { Platform } from '../../platform/index.js';
 import { currencyByCode, type Currency } from '../../platform/money/currency.js';
 import { safeEqual } from '../../platform/security/hashing.js';
 import { Secret } from '../../platform/security/secret.js';
+import { methodsServiceCanTake, type CheckoutsService } from '../checkouts/index.js';
+import type { CustomersService } from '../customers/index.js';
 import type { MerchantsService } from '../merchants/index.js';
+import type { SourcesService } from '../sources/index.js';
 import type { OrderResult, OrderStatus, PaymentsService } from '../payments/index.js';
 import { findServiceWithTerminal, isRedsysFamily } from '../services/index.js';
 import type { PageTemplate, TemplatesService } from '../templates/index.js';
 import { checkCard, parseBizumPhone, readCardForm, todayOf, type CardFormErrors } from './card.domain.js';
 import { formatMoney, type Language } from './i18n/index.js';
-import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, type Destination, type PageMethod, type PageView } from './pages.domain.js';
+import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, parseCheckout, type Checkout, type Destination, type PageMethod, type PageView } from './pages.domain.js';
 import * as repo from './pages.repo.js';
+import { CardFormService } from './card-form.service.js';
 
 type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
 
@@ -39,12 +43,16 @@ export interface PageOrder {
   templateId: string | null;
   dccTemplateId: string | null;
   extraData: unknown;
+  /** The order's checkout (extra_data.checkout over the stored checkout it names), or null. */
+  checkout: Checkout | null;
   sourceId: string | null;
   expiresAt: Date;
   /** Now on the merchant's clock. */
   now: Date;
   failedAttempts: number;
   bizum: boolean;
+  /** Methods the order's service can take, in the reference names (PAYMENT_CARD, BIZUM, ...). */
+  serviceMethods: string[];
   view: PageView;
 }
 
@@ -53,7 +61,7 @@ export const FORM_TTL_MS = 2 * 3600_000;
 /** How long a repeated post waits for the first one to finish. */
 const DUPLICATE_WAIT_MS = 15_000;
 
-export type FormPurpose = 'card' | 'acs' | 'bizum';
+export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form';
 
 export type SubmitOutcome =
   | { kind: 'redirect'; destination: Destination }
@@ -66,10 +74,22 @@ export type SubmitOutcome =
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class PagesService {
+  /** The embedded card form (`/js/v1-iframe.js`), opened with a customer token. */
+  readonly cardForm: CardFormService;
+
   constructor(
     private readonly p: Platform,
-    private readonly deps: { payments: PaymentsService; merchants: MerchantsService; templates: TemplatesService },
-  ) {}
+    private readonly deps: {
+      payments: PaymentsService;
+      merchants: MerchantsService;
+      templates: TemplatesService;
+      checkouts: CheckoutsService;
+      customers?: CustomersService;
+      sources?: SourcesService;
+    },
+  ) {
+    this.cardForm = new CardFormService(p, deps);
+  }
 
   // ---- loading ---------------------------------------------------------------------------------------
 
@@ -84,7 +104,11 @@ export class PagesService {
   async #toPageOrder(found: ByToken): Promise<PageOrder> {
     const { row, order } = found;
     const db = this.p.database.db;
-    const [merchant, service] = await Promise.all([this.deps.merchants.findMerchant(db, row.merchant_id), findServiceWithTerminal(db, row.service_id)]);
+    const [merchant, service, checkout] = await Promise.all([
+      this.deps.merchants.findMerchant(db, row.merchant_id),
+      findServiceWithTerminal(db, row.service_id),
+      this.deps.checkouts.forOrder({ merchantId: row.merchant_id, env: row.env }, row.extra_data),
+    ]);
     const now = new Date(this.p.clock.now().getTime() + (row.env === 'sandbox' ? Number(row.m_offset) : 0));
     const failedAttempts = order.transactions.filter(
       (t) => (t.operative === 'AUTHORIZATION' || t.operative === 'DEFERRED') && (t.status === 'REFUSED' || t.status === 'ERROR'),
@@ -107,11 +131,13 @@ export class PagesService {
       templateId: row.template_uuid,
       dccTemplateId: row.dcc_template_uuid,
       extraData: row.extra_data,
+      checkout: checkout ? parseCheckout({ checkout }) : null,
       sourceId: row.source_id,
       expiresAt,
       now,
       failedAttempts,
       bizum: !!service && service.bizum_enabled && isRedsysFamily(service.type) && row.operative === 'AUTHORIZATION',
+      serviceMethods: service ? methodsServiceCanTake({ type: service.type, bizumEnabled: service.bizum_enabled, redsysFamily: isRedsysFamily(service.type) }, row.operative) : [],
       view: pageViewFor({ status, expiresAt, failedAttempts }, now),
     };
   }
@@ -129,11 +155,11 @@ export class PagesService {
     return this.deps.templates.frameAncestors(o.merchantId);
   }
 
-  /** The methods this order can be paid with on the pages. */
+  /** The methods this order can be paid with on the pages (those its service can take that a page exists for). */
   methods(o: PageOrder): PageMethod[] {
     const out: PageMethod[] = [];
-    if (['AUTHORIZATION', 'PARTIAL_AUTHORIZATION', 'DEFERRED'].includes(o.operative)) out.push('CARD');
-    if (o.bizum) out.push('BIZUM');
+    if (o.serviceMethods.includes('PAYMENT_CARD')) out.push('CARD');
+    if (o.serviceMethods.includes('BIZUM')) out.push('BIZUM');
     return out;
   }
 

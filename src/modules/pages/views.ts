@@ -5,7 +5,7 @@
  */
 import type { Env } from '../../platform/db/schema.js';
 import type { PageTemplate } from '../templates/index.js';
-import { BASE_CSS, PAGE_SCRIPT, themeCss } from './assets.js';
+import { BASE_CSS, CARD_FORM_CSS, CARD_FORM_SCRIPT, PAGE_SCRIPT, themeCss } from './assets.js';
 import type { CardFormErrors } from './card.domain.js';
 import { Html, html, jsonForScript, safeUrl, trusted } from './html.js';
 import { CATALOGUES, LANGUAGES, type Language, type MessageKey, type T } from './i18n/index.js';
@@ -235,4 +235,67 @@ export function checkoutPage(chrome: PageChrome, p: { summary: OrderSummary; met
     (m) => html`<a class="method${m.suggested ? ' suggested' : ''}" href="${safeUrl(m.href)}" data-method="${m.method}"><span>${t(label[m.method])}</span>${m.suggested ? html`<span class="tag">${t('checkout.suggested')}</span>` : ''}</a>`,
   )}</nav>`;
   return layout(chrome, { title: t('checkout.title'), summary: p.summary, body });
+}
+
+export interface CardFormFrameInput {
+  /** Where the merchant's page is: the only origin the frame talks to (postMessage). */
+  parentOrigin: string | null;
+  state: 'form' | 'expired';
+  /** The URL the frame posts the card to (same origin). */
+  action: string;
+  formNonce: string;
+  today: string;
+}
+
+/** Messages the embedded card form's script needs, in the page's language. */
+function cardFormMessages(lang: Language): Record<string, string> {
+  const c = CATALOGUES[lang];
+  const out = scriptMessages(lang);
+  for (const k of ['cardform.expired', 'cardform.refused', 'cardform.attempts', 'error.server.text'] as const) out[k] = c[k];
+  return out;
+}
+
+/**
+ * The embedded card form (`/js/v1-iframe.js` renders it in an iframe of the merchant's page): holder,
+ * number, expiry and CVV with the hosted page's rules, look and languages, and no button of its own
+ * (the merchant's page drives it through `paylands.validate()` and `paylands.storeSourceCard()`).
+ */
+export function cardFormPage(chrome: PageChrome, p: CardFormFrameInput): string {
+  const { t } = chrome;
+  const accent = chrome.template.buttonColor;
+  const css = themeCss({ accent, accentText: textOn(accent), bg: chrome.template.backgroundColor, dark: false, font: null });
+  const body =
+    p.state === 'expired'
+      ? html`<div class="notice bad" role="alert">${t('cardform.expired')}</div>`
+      : html`<form data-form="card" data-action="${safeUrl(p.action)}" data-today="${p.today}" autocomplete="on" novalidate>
+<input type="hidden" name="nonce" value="${p.formNonce}">
+${field({ name: 'holder', label: t('card.holder'), error: null, input: html`<input id="f-holder" name="holder" type="text" autocomplete="cc-name" autocapitalize="words" spellcheck="false" maxlength="100" aria-describedby="err-holder" required>` })}
+<div class="field"><label for="f-number">${t('card.number')}</label>${brandRow()}<div class="input"><input id="f-number" name="number" type="text" inputmode="numeric" autocomplete="cc-number" spellcheck="false" maxlength="23" placeholder="•••• •••• •••• ••••" aria-describedby="err-number" required></div><p class="err" id="err-number" aria-live="polite"></p></div>
+<div class="row">
+${field({ name: 'expiry', label: t('card.expiry'), error: null, input: html`<input id="f-expiry" name="expiry" type="text" inputmode="numeric" autocomplete="cc-exp" spellcheck="false" maxlength="7" placeholder="${t('card.expiry_hint')}" aria-describedby="err-expiry" required>` })}
+${field({ name: 'cvv', label: t('card.cvv'), error: null, hint: html`<span class="hint" id="cvv-hint">${t('card.cvv_hint3')}</span>`, input: html`<input id="f-cvv" name="cvv" type="text" inputmode="numeric" autocomplete="cc-csc" spellcheck="false" maxlength="4" placeholder="•••" aria-describedby="err-cvv cvv-hint" required>` })}
+</div>
+<p class="note">${LOCK}<span>${t('page.secure_note')}</span></p>
+</form>`;
+  const doc = html`<!doctype html>
+<html lang="${chrome.lang}" data-parent-origin="${p.parentOrigin ?? ''}" data-state="${p.state}" data-message="${p.state === 'expired' ? t('cardform.expired') : ''}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${t('cardform.title')}</title>
+<style nonce="${chrome.nonce}">${trusted(BASE_CSS)}${trusted(css)}${trusted(CARD_FORM_CSS)}</style>
+</head>
+<body>
+<main class="frame">
+${chrome.env === 'sandbox' ? html`<div class="sandbox" role="note">${t('page.sandbox')}</div>` : ''}
+${body}
+</main>
+<script type="application/json" id="pg-messages">${jsonForScript(cardFormMessages(chrome.lang))}</script>
+<script nonce="${chrome.nonce}">${trusted(CARD_FORM_SCRIPT)}</script>
+</body>
+</html>
+`;
+  return doc.value;
 }

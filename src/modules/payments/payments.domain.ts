@@ -14,6 +14,17 @@ export type Operative = (typeof OPERATIVES)[number];
 export const TX_OPERATIVES = ['AUTHORIZATION', 'DEFERRED', 'CONFIRMATION', 'CANCELLATION', 'REFUND', 'PAYOUT', 'TRANSFER'] as const;
 export type TxOperative = (typeof TX_OPERATIVES)[number];
 
+/** The 3-D Secure protocol version of the flows the gateway starts (`threeds_data.version`). */
+export const THREEDS_VERSION = '2.2.0';
+
+/**
+ * `threeds_data` of an order whose 3DS challenge has started (status `PENDING`) or was never finished
+ * (`U`): `version` is a string from the start (decisions §10), never null.
+ */
+export function challengeThreedsRecord(status: 'PENDING' | 'U') {
+  return { version: THREEDS_VERSION, flow: 'CHALLENGE', sca_requested: true, status, eci: null, exemption: null };
+}
+
 export const EXPIRES_IN_MIN = 600;
 export const EXPIRES_IN_MAX = 31_536_000;
 export const EXPIRES_IN_DEFAULT = 600;

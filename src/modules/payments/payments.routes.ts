@@ -2,8 +2,9 @@
  * HTTP of payments: B1, B3, B8–B12, B15 and C1–C4. Thin: schema, profiles, one service call.
  *
  * Order-bearing answers carry `order`, `client` and `validation_hash`. When the customer must
- * authenticate (3DS), the answer is HTTP 303 with the URL in the `Location` header and in the body's
- * `url`. When the processor refuses a confirmation, cancellation or refund, the answer is HTTP 402
+ * authenticate (3DS), the answer is HTTP 303 "See Other" with the URL in the body's `details` and `url`
+ * and NO Location header (decisions §10: clients that follow redirects would re-send the POST to the
+ * page or replace the JSON with HTML). When the processor refuses a confirmation, cancellation or refund, the answer is HTTP 402
  * ("Failed") with the order (holding the REFUSED transaction) next to the error.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -30,12 +31,17 @@ const withFailure = (ok: typeof S.OrderResponse) => responses(ok, { 402: S.Faile
 
 const secret = (v: string | undefined | null) => (v === undefined || v === null ? v : new Secret(v.replace(/[\s-]/g, '')));
 
+/**
+ * The answer of every order-bearing operation: 200 with the order; 402 when the processor refused a
+ * follow-up; 303 when the customer must authenticate: `code` 303, `message` "See Other", the URL in
+ * `details` (and `url`), the order fields as on a 200, and no Location header.
+ */
 export function answer(reply: FastifyReply, ctx: RequestContext, service: PaymentsService, r: OrderResult) {
   const fields = service.respond(ctx, r);
   if (r.failed) throw new ApiError(402, r.failed, { extra: fields });
   if (r.redirect) {
-    reply.code(303).header('Location', r.redirect);
-    return okEnvelope({ now: ctx.clock.now(), timezone: ctx.timezone }, { url: r.redirect, ...fields }, 303);
+    reply.code(303);
+    return okEnvelope({ now: ctx.clock.now(), timezone: ctx.timezone }, { details: r.redirect, url: r.redirect, ...fields }, 303);
   }
   return ok(ctx, fields);
 }
@@ -49,13 +55,13 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         operationId: 'createOrder',
         summary: 'B1 Generate payment order',
-        description: 'The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted (the merchant\'s first enabled service in that currency is used). A second order with the same `reference` is 409.',
+        description: 'The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted or empty (the merchant\'s first enabled service in that currency is used). A second order with the same `reference` is 409. `secure` is optional (default false). `extra_data.checkout.uuid` names a checkout of the merchant (`POST /checkout`); fields given with it override the checkout\'s.',
         tags: ['payments'], body: S.CreateOrderBody, response: responses(S.CreateOrderResponse),
       },
     }, async (req) => {
       const ctx = ctxOf(req);
       // extra_data is the checkout/cof echo the schema describes (typed `unknown` by the service)
-      return ok(ctx, (await service.createOrder(ctx, req.body)) as Static<typeof S.CreateOrderResponse>);
+      return ok(ctx, (await service.createOrder(ctx, { ...req.body, secure: req.body.secure ?? false })) as Static<typeof S.CreateOrderResponse>);
     });
 
     app.post('/payment/direct', {
@@ -63,7 +69,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         operationId: 'payDirect',
         summary: 'B10 WebService payment with a stored card',
-        description: 'Pays the order with `card_uuid` (or the order\'s `source_uuid`). A declined payment is HTTP 200 with a REFUSED transaction. 303 when 3DS is needed.',
+        description: 'Pays the order with `card_uuid` (or the order\'s `source_uuid`). A declined payment is HTTP 200 with a REFUSED transaction. When 3DS is needed: HTTP 303 "See Other" with the URL in `details` and `url` and the order as on a 200 (no Location header).',
         tags: ['payments'], body: S.DirectBody, response: withRedirect(S.OrderResponse),
       },
     }, async (req, reply) => {
@@ -76,13 +82,13 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         operationId: 'paySingleStep',
         summary: 'B3 Single-step payment (PCI merchants)',
-        description: 'Creates the order, stores the card and pays. `secure: true` answers 303 with the tokenized 3DS URL unless `threeds_data` (external MPI) is given.',
+        description: 'Creates the order, stores the card and pays. `secure: true` answers 303 "See Other" with the tokenized 3DS URL in `details` and `url` (no Location header) unless `threeds_data` (external MPI) is given.',
         tags: ['payments'], body: S.SingleStepBody, response: withRedirect(S.OrderResponse),
       },
     }, async (req, reply) => {
       const ctx = ctxOf(req);
       const b = req.body;
-      const r = await service.paySingleStep(ctx, { ...b, card_pan: secret(b.card_pan)!, card_cvv: secret(b.card_cvv) });
+      const r = await service.paySingleStep(ctx, { ...b, secure: b.secure ?? false, card_pan: secret(b.card_pan)!, card_cvv: secret(b.card_cvv) });
       return answer(reply, ctx, service, r);
     });
 

@@ -1,13 +1,13 @@
-import { ContractDate, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import {
+  AMOUNT_MAX, Amount, Bool, ContractDate, ExtId, Int, Maybe, Nullable, OFFSET_MAX, OptionalIp, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody,
+} from '../../platform/http/schemas.js';
 import { SourceSchema as Source } from '../sources/index.js';
 import * as EX from './payments.examples.js';
-import { LIST_LIMIT_MAX, OPERATIVES } from './payments.domain.js';
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, LIST_LIMIT_MAX, OPERATIVES } from './payments.domain.js';
 import { ORDER_STATUSES, TX_STATUSES } from './order-states.js';
 
-const Amount = Type.Integer({ minimum: 0, description: 'minor units of the currency (100 = 1 EUR)' });
-const Str = (max: number) => Type.String({ maxLength: max });
-const Opt = <T extends Parameters<typeof Nullable>[0]>(t: T) => Type.Optional(Nullable(t));
-const ExtId = Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Integer()], { description: 'merchant external id of the customer' });
+const Opt = <T extends Parameters<typeof Nullable>[0]>(t: T) => Maybe(t);
+const CustomerExtId = ExtId({ description: 'merchant external id of the customer; integers are kept as strings' });
 
 /** An alternative payment method as a transaction's source (Bizum: the masked phone). */
 const ApmSource = Type.Object(
@@ -107,9 +107,9 @@ export const OrderResponse = envelope(orderFields, { title: 'OrderResponse', des
 const ExtraData = Type.Object(
   {
     checkout: Opt(Type.Object({
-      uuid: Type.Optional(Type.String()),
-      payment_methods: Type.Optional(Type.Array(Type.String())),
-      default_payment_method: Opt(Type.String()),
+      uuid: OptionalText(64, { description: 'a checkout of the merchant (POST /checkout); the fields given here override it' }),
+      payment_methods: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 32 })),
+      default_payment_method: OptionalText(32),
       customization: Opt(Type.Object({
         theme_type: Type.Optional(Type.Unknown({ description: '`dark`, or light' })),
         font: Type.Optional(Type.Unknown({ description: 'a system font stack name' })),
@@ -117,7 +117,7 @@ const ExtraData = Type.Object(
         payment_details: Type.Optional(Type.Unknown({ description: '`{order_number}` shown on the pages' })),
       }, { description: 'the look of the checkout and payment pages' })),
     })),
-    cof: Opt(Type.Object({ reason: Opt(Type.String()) })),
+    cof: Opt(Type.Object({ reason: OptionalText(64) })),
   },
   {
     title: 'ExtraData',
@@ -136,53 +136,60 @@ export const FailedOrderResponse = envelope(
   { title: 'FailedOrderResponse', description: 'The processor refused the operation; the order holds the REFUSED transaction' },
 );
 export const RedirectResponse = envelope(
-  { url: Type.String({ description: 'send the customer here for 3-D Secure (also in the Location header)', examples: ['http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b'] }), ...orderFields },
-  { title: 'RedirectResponse', description: 'HTTP 303: the customer must authenticate (3-D Secure) at `url`' },
+  {
+    details: Type.String({ description: 'the URL the customer must be sent to (3-D Secure)', examples: ['http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b'] }),
+    url: Type.String({ description: 'the same URL', examples: ['http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b'] }),
+    ...orderFields,
+  },
+  {
+    title: 'RedirectResponse',
+    description: 'HTTP 303 "See Other": the customer must authenticate (3-D Secure) at the URL in `details` and `url`; the order follows as on a 200. There is no Location header, so clients that follow redirects keep the JSON',
+  },
 );
 
 export const orderProps = {
-  amount: Amount,
+  amount: Amount({ description: `minor units of the currency (100 = 1 EUR), at most ${AMOUNT_MAX}` }),
   operative: Type.Enum([...OPERATIVES]),
-  secure: Type.Boolean({ description: 'true when 3D Secure is required' }),
-  customer_ext_id: Type.Optional(Nullable(ExtId)),
-  service: Opt(Uuid),
+  secure: Type.Optional(Bool({ description: 'true when 3D Secure is required; default false', default: false })),
+  customer_ext_id: Opt(CustomerExtId),
+  service: OptionalUuid({ description: 'service uuid; empty or absent: the merchant\'s first enabled service in `currency`' }),
   currency: Opt(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3; required when service is omitted' })),
   description: Type.String({ maxLength: 1000 }),
-  additional: Opt(Str(2000)),
-  url_post: Opt(Str(2000)),
-  url_ok: Opt(Str(2000)),
-  url_ko: Opt(Str(2000)),
-  template_uuid: Opt(Str(64)),
-  dcc_template_uuid: Opt(Str(64)),
+  additional: OptionalText(2000),
+  url_post: OptionalText(2000),
+  url_ok: OptionalText(2000),
+  url_ko: OptionalText(2000),
+  template_uuid: OptionalText(64),
+  dcc_template_uuid: OptionalText(64),
   reference: Opt(Type.String({ minLength: 1, maxLength: 255 })),
-  dynamic_descriptor: Opt(Str(100)),
-  expires_in: Opt(Type.Integer({ minimum: 600, maximum: 31_536_000, description: 'seconds; default 600' })),
+  dynamic_descriptor: OptionalText(100),
+  expires_in: Opt(Int({ minimum: EXPIRES_IN_MIN, maximum: EXPIRES_IN_MAX, description: 'seconds; default 600' })),
   extra_data: Opt(ExtraData),
 };
 
 export const CreateOrderBody = signedBody({
   ...orderProps,
-  source_uuid: Opt(Uuid),
-  card_uuid: Opt(Uuid),
-  save_card: Opt(Type.Boolean({ description: 'default true; consent only' })),
-  customer_ip: Opt(Str(64)),
+  source_uuid: OptionalUuid(),
+  card_uuid: OptionalUuid(),
+  save_card: Opt(Bool({ description: 'default true; consent only' })),
+  customer_ip: OptionalIp(),
 }, { title: 'CreateOrderRequest', examples: [EX.CREATE_ORDER_REQUEST] });
 
 const cardProps = {
   card_holder: Type.String({ minLength: 1, maxLength: 200 }),
   card_pan: Type.String({ minLength: 1, maxLength: 40 }),
-  card_expiry_month: Type.Union([Type.String({ maxLength: 2 }), Type.Integer()]),
-  card_expiry_year: Type.Union([Type.String({ maxLength: 4 }), Type.Integer()]),
+  card_expiry_month: Type.Union([Type.String({ maxLength: 2 }), Type.Integer({ minimum: 0, maximum: 99 })]),
+  card_expiry_year: Type.Union([Type.String({ maxLength: 4 }), Type.Integer({ minimum: 0, maximum: 9999 })]),
   card_cvv: Opt(Type.String({ pattern: '^[0-9]{3,4}$' })),
-  card_additional: Opt(Str(500)),
+  card_additional: OptionalText(500),
 };
 
 export const SingleStepBody = signedBody({
   ...orderProps,
-  customer_ext_id: ExtId,
+  customer_ext_id: CustomerExtId,
   service: Uuid,
   ...cardProps,
-  customer_ip: Opt(Str(64)),
+  customer_ip: OptionalIp(),
   threeds_data: Opt(Type.Object({
     version: Type.Optional(Type.Union([Type.Number(), Type.String()])),
     trans_status: Type.String(),
@@ -195,9 +202,9 @@ export const SingleStepBody = signedBody({
 
 export const DirectBody = signedBody({
   order_uuid: Uuid,
-  card_uuid: Opt(Uuid),
-  source_uuid: Opt(Uuid),
-  customer_ip: Opt(Str(64)),
+  card_uuid: OptionalUuid(),
+  source_uuid: OptionalUuid(),
+  customer_ip: OptionalIp(),
 }, { title: 'DirectPaymentRequest', examples: [EX.DIRECT_REQUEST] });
 
 export const MotoBody = signedBody({
@@ -209,30 +216,32 @@ export const MotoBody = signedBody({
   card_expiry_year: Type.Optional(cardProps.card_expiry_year),
   card_cvv: cardProps.card_cvv,
   card_additional: cardProps.card_additional,
-  source_uuid: Opt(Uuid),
-  card_uuid: Opt(Uuid),
+  source_uuid: OptionalUuid(),
+  card_uuid: OptionalUuid(),
 }, { title: 'MotoPaymentRequest', examples: [EX.MOTO_REQUEST] });
 
-export const ConfirmationBody = signedBody({ order_uuid: Uuid, amount: Opt(Type.Integer()) }, { title: 'ConfirmationRequest', examples: [EX.CONFIRMATION_REQUEST] });
+/** Amounts of follow-ups: negative values reach the amount rules, which say why they are refused. */
+const FollowUpAmount = Int({ minimum: -AMOUNT_MAX, maximum: AMOUNT_MAX, description: 'minor units; omitted: the whole amount' });
+export const ConfirmationBody = signedBody({ order_uuid: Uuid, amount: Opt(FollowUpAmount) }, { title: 'ConfirmationRequest', examples: [EX.CONFIRMATION_REQUEST] });
 export const CancellationBody = signedBody({ order_uuid: Uuid }, { title: 'CancellationRequest', examples: [EX.CANCELLATION_REQUEST] });
 export const RefundBody = signedBody({
   order_uuid: Uuid,
-  amount: Opt(Type.Integer()),
+  amount: Opt(FollowUpAmount),
   extra_data: Opt(Type.Object({
     marketplace_refunds: Type.Optional(Type.Array(Type.Object({
-      merchant_location_id: Type.Integer(),
-      amount: Type.Integer(),
-      description: Type.String(),
-      net_amount: Type.Integer(),
-    }))),
+      merchant_location_id: Int({ minimum: 0, maximum: 999_999_999_999 }),
+      amount: Amount(),
+      description: Type.String({ maxLength: 500 }),
+      net_amount: Amount(),
+    }), { maxItems: 100 })),
   })),
 }, { title: 'RefundRequest', examples: [EX.REFUND_REQUEST] });
 export const PayoutBody = signedBody({
   order_uuid: Uuid,
-  source_uuid: Opt(Uuid),
-  card_uuid: Opt(Uuid),
-  customer_ip: Opt(Str(64)),
-  apm: Opt(Type.String()),
+  source_uuid: OptionalUuid(),
+  card_uuid: OptionalUuid(),
+  customer_ip: OptionalIp(),
+  apm: OptionalText(32),
 }, { title: 'PayoutRequest', examples: [EX.PAYOUT_REQUEST] });
 
 export const OrderParams = Type.Object({ order_uuid: Uuid });
@@ -251,9 +260,9 @@ export const ListQuery = Type.Object({
   end: Type.Optional(Type.String({ pattern: '^[0-9]{12}$' })),
   updated_at_start: Type.Optional(Type.String({ pattern: '^[0-9]{12}$' })),
   updated_at_end: Type.Optional(Type.String({ pattern: '^[0-9]{12}$' })),
-  terminal: Type.Optional(Type.Integer({ minimum: 0 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_MAX })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  terminal: Type.Optional(Int({ minimum: 0, maximum: 999_999_999_999, description: 'terminal code' })),
+  limit: Type.Optional(Int({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_MAX })),
+  offset: Type.Optional(Int({ minimum: 0, maximum: OFFSET_MAX, default: 0, description: 'rows skipped' })),
 });
 /** A transaction of the C3 list: the Transaction record with its order's key fields. */
 const ListedTransaction = Type.Object(

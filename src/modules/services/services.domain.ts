@@ -87,6 +87,26 @@ export function presentService(s: ServiceRow, serverTimezone: string) {
   };
 }
 
+/**
+ * The acquirer a terminal type implies, for terminals created without `acquirer`: the bank or company
+ * that acquires the card payments of that processor. Gateways that are their own acquirer (or whose
+ * acquirer varies by contract) name themselves.
+ */
+export const ACQUIRER_OF_TYPE: Readonly<Record<ServiceType, string>> = {
+  EVOSNAP: 'EVO PAYMENTS', MIT: 'MIT', CREDIBANCOECOMMERCE: 'CREDIBANCO', REDSYSPSD2: 'REDSYS', CLEARHAUS: 'CLEARHAUS',
+  TRUSTPAYMENTS: 'TRUST PAYMENTS', CREDORAX: 'CREDORAX', DLOCAL: 'DLOCAL', CECABANK: 'CECABANK', NIUBIZ: 'NIUBIZ',
+  CYBERSOURCE: 'CYBERSOURCE', VIACASH: 'VIACASH', SAFETYPAY: 'SAFETYPAY', NUVEI: 'NUVEI', FACILITAPAY: 'FACILITAPAY',
+  COFIDIS: 'COFIDIS', WORLDPAY: 'WORLDPAY', DECTA: 'DECTA', DEVENGO: 'DEVENGO', INESPAY: 'INESPAY', WALLETTO: 'WALLETTO',
+  PAYPAL: 'PAYPAL', PAYMENTSWAY: 'PAYMENTSWAY', FLOA: 'FLOA', BKN301: 'BKN301', SILVERFLOW: 'SILVERFLOW',
+  CHECKOUT: 'CHECKOUT.COM', EUPAGO: 'EUPAGO', PAGSMILE: 'PAGSMILE', SIBS: 'SIBS', PAYSHOP: 'PAYSHOP',
+  PAYGATE: 'PAYGATE', PAYGATEAPM: 'PAYGATE',
+};
+
+/** A terminal's acquirer: the one given at creation, or the one its type implies. */
+export function acquirerOf(t: { acquirer: string | null; type: string }): string {
+  return t.acquirer ?? ACQUIRER_OF_TYPE[t.type as ServiceType] ?? t.type;
+}
+
 export function presentTerminal(t: TerminalRow, clientName: string, serverTimezone: string) {
   return {
     uuid: t.id,
@@ -99,7 +119,7 @@ export function presentTerminal(t: TerminalRow, clientName: string, serverTimezo
     is_cof_disabled_by_default: t.is_cof_disabled_by_default,
     description: t.description,
     created: formatContractDate(t.created_at, serverTimezone),
-    acquirer: t.acquirer,
+    acquirer: acquirerOf(t),
     credentials: t.credentials_masked,
   };
 }

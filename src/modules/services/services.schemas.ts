@@ -1,4 +1,4 @@
-import { ContractDate, Mcc, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, Maybe, Mcc, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { DCC_MODES, SERVICE_TYPES } from './services.domain.js';
 import * as EX from './services.examples.js';
 
@@ -33,7 +33,7 @@ export const Terminal = Type.Object(
     is_cof_disabled_by_default: Type.Boolean(),
     description: Type.String(),
     created: ContractDate,
-    acquirer: Nullable(Type.String()),
+    acquirer: Type.String({ description: 'the acquirer given at creation, or the one the terminal type implies' }),
     credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'masked: only the last 4 characters of each value' })),
   },
   { title: 'Terminal', description: 'A terminal: the processor account and its credentials (returned masked)', examples: [EX.TERMINAL_EXAMPLE] },
@@ -44,21 +44,21 @@ const ServiceType = Type.Enum([...SERVICE_TYPES]);
 export const CreateServiceBody = signedBody({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   type: ServiceType,
-  dcc_mode: Type.Optional(Nullable(Type.Enum([...DCC_MODES]))),
-  is_dcc_allowed: Type.Optional(Nullable(Type.Boolean())),
-  terminal_uuid: Type.Optional(Nullable(Uuid)),
-  parent_uuid: Type.Optional(Nullable(Uuid)),
-  mcc: Type.Optional(Nullable(Mcc)),
-  dynamic_descriptor: Type.Optional(Nullable(Type.String({ maxLength: 25 }))),
-  referential_integrity: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
-  bizum_enabled: Type.Optional(Nullable(Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only; default false)' }))),
+  dcc_mode: Maybe(Type.Enum([...DCC_MODES])),
+  is_dcc_allowed: Maybe(Bool()),
+  terminal_uuid: OptionalUuid(),
+  parent_uuid: OptionalUuid(),
+  mcc: Maybe(Mcc),
+  dynamic_descriptor: OptionalText(25),
+  referential_integrity: OptionalText(32),
+  bizum_enabled: Maybe(Bool({ description: 'Bizum on the payment pages (REDSYS family only; default false)' })),
 }, { title: 'CreateServiceRequest', examples: [EX.CREATE_SERVICE_REQUEST] });
 
 export const UpdateServiceBody = signedBody({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   terminal_uuid: Type.Optional(Nullable(Uuid)),
-  enabled: Type.Optional(Type.Boolean()),
-  bizum_enabled: Type.Optional(Type.Boolean({ description: 'Bizum on the payment pages (REDSYS family only)' })),
+  enabled: Type.Optional(Bool()),
+  bizum_enabled: Type.Optional(Bool({ description: 'Bizum on the payment pages (REDSYS family only)' })),
 }, { title: 'UpdateServiceRequest', examples: [EX.UPDATE_SERVICE_REQUEST] });
 
 export const CreateTerminalBody = signedBody({
@@ -66,10 +66,10 @@ export const CreateTerminalBody = signedBody({
   type: ServiceType,
   description: Type.String({ minLength: 1, maxLength: 200 }),
   code: Type.Optional(Nullable(Type.Union([Type.String({ pattern: '^[0-9]{1,12}$' }), Type.Integer({ minimum: 0, maximum: 999999999999 })]))),
-  parent_uuid: Type.Optional(Nullable(Uuid)),
-  acquirer: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-  dcc_allowed: Type.Optional(Nullable(Type.Boolean())),
-  is_cof_disabled_by_default: Type.Optional(Nullable(Type.Boolean())),
+  parent_uuid: OptionalUuid(),
+  acquirer: OptionalText(100, { description: 'acquirer name; empty or absent: the one the type implies (e.g. REDSYS for REDSYSPSD2)' }),
+  dcc_allowed: Maybe(Bool()),
+  is_cof_disabled_by_default: Maybe(Bool()),
   credentials: Type.Optional(Nullable(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
     description: 'depends on type: REDSYSPSD2 key_secure, key_not_secure, terminal_secure, terminal_not_secure; CREDORAX merchant_id, signing_api_key (+ optional sub_merchant_id and the *_amex keys)',
   }))),

@@ -16,9 +16,9 @@
  *   const card = await sources.loadCardForPayment(db, owner, sourceUuid);
  *   card.pan.reveal()   // only to hand it to the processor; never log it
  *
- *   // after a successful payment, in the payment's transaction: the source becomes valid and its use
- *   // is recorded for B15
- *   await sources.markValidated(trx, card.sourceId, ctx.clock.now());
+ *   // after a successful payment, in the payment's transaction: the source becomes valid, its use is
+ *   // recorded for B15, and the service becomes its tokenization service unless it has one
+ *   await sources.markValidated(trx, card.sourceId, ctx.clock.now(), serviceId);
  *
  *   // B15 without source_uuid: the customer's card with the newest successful payment (or null)
  *   const last = await sources.lastSuccessfullyUsedCard(db, owner, customerExtId);
@@ -29,9 +29,9 @@
  * A CVV is never stored or passed to storeCard: hand it (as a Secret) straight to the processor.
  */
 export { SourcesService, SourcesApi, sourceAad, sourceUuidOf, CARD_STORED_QUEUE } from './sources.service.js';
-export type { NewCard, LoadedCard, SourcesDeps } from './sources.service.js';
+export type { NewCard, LoadedCard, SourcesDeps, BlacklistCheck } from './sources.service.js';
 export { sourcesRoutes } from './sources.routes.js';
-export { presentSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnValid, SOURCE_TYPES } from './sources.domain.js';
+export { presentSource, presentListedSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnValid, SOURCE_TYPES } from './sources.domain.js';
 export type { SourceType } from './sources.domain.js';
 export type { SourceRow, SourceWithCustomer } from './sources.repo.js';
 export { SourceSchema } from './sources.schemas.js';

@@ -195,6 +195,14 @@ export function presentSource(s: SourceView) {
   };
 }
 
+/**
+ * An entry of a card listing (F10, F11; decisions §10): the Source record, the service that validated
+ * the card or charged it first (null when none has), and whether a black list of that service holds it.
+ */
+export function presentListedSource(s: SourceView & { tokenization_service_id: string | null }, isBlacklisted: boolean) {
+  return { ...presentSource(s), tokenization_service_uuid: s.tokenization_service_id, is_blacklisted: isBlacklisted };
+}
+
 /** decisions §6: valid sources were validated at storage or used in a successful payment. */
 export function isValidSource(s: { validation_date: Date | null; last_paid_at: Date | null }): boolean {
   return s.validation_date !== null || s.last_paid_at !== null;
@@ -203,23 +211,20 @@ export function isValidSource(s: { validation_date: Date | null; last_paid_at: D
 export type ListStatus = 'VALIDATED' | 'ALL';
 
 /**
- * Listing semantics (decisions §6), applied to a customer's sources given newest first (insertion
- * order): `status=VALIDATED` keeps the valid ones; then `unique=true` keeps, per keyed fingerprint, only
- * the newest entry. (Filtering comes first, so a card stored valid and stored again unvalidated still
- * lists once.)
+ * Listing semantics (decisions §6 and §10), applied to a customer's sources given oldest first
+ * (insertion order) and returned in that order: `status=VALIDATED` keeps the valid ones; then
+ * `unique=true` keeps, per keyed fingerprint, only the newest entry. (Filtering comes first, so a card
+ * stored valid and stored again unvalidated still lists once.)
  */
 export function selectListing<T extends { fingerprint: string; validation_date: Date | null; last_paid_at: Date | null }>(
-  newestFirst: T[],
+  oldestFirst: T[],
   opts: { status: ListStatus; unique: boolean },
 ): T[] {
-  const filtered = opts.status === 'VALIDATED' ? newestFirst.filter(isValidSource) : newestFirst;
+  const filtered = opts.status === 'VALIDATED' ? oldestFirst.filter(isValidSource) : oldestFirst;
   if (!opts.unique) return filtered;
-  const seen = new Set<string>();
-  return filtered.filter((r) => {
-    if (seen.has(r.fingerprint)) return false;
-    seen.add(r.fingerprint);
-    return true;
-  });
+  const newest = new Map<string, T>();
+  for (const r of filtered) newest.set(r.fingerprint, r);
+  return filtered.filter((r) => newest.get(r.fingerprint) === r);
 }
 
 /** An IBAN (spaces allowed, any case): checksum and country format checked with ibantools. */

@@ -38,7 +38,7 @@ export const VERIFICATION_EXAMPLE = {
   source_uuid: SOURCE_UUID,
   status: 'DONE',
   result: 'MATCH',
-  created: '2026-03-14T09:25:40.118Z',
+  created: '2026-03-14T10:25:40+0100',
 };
 
 const card = {

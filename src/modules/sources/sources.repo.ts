@@ -33,6 +33,8 @@ export interface SourcesTable {
   is_saved: boolean;
   validation_date: Date | null;
   last_paid_at: Date | null;
+  /** The service that validated the card, or charged it first (card listings show it). */
+  tokenization_service_id: string | null;
   deleted_at: Date | null;
   created_at: CreatedAt;
 }
@@ -74,25 +76,35 @@ export async function findOwnedSource(db: Executor, owner: Owner, id: string, op
   return q.executeTakeFirst();
 }
 
-/** Every live source of a customer, newest first. */
+/**
+ * Every live source of a customer, oldest first (decisions §10: in the order they were created).
+ * `seq` (insertion order, not declared to Kysely: never written) orders sources stored in the same
+ * millisecond (a batch, parallel requests) exactly.
+ */
 export async function listCustomerSources(db: Executor, customerId: string, types?: readonly string[]): Promise<SourceRow[]> {
   let q = db.selectFrom('sources').selectAll().where('customer_id', '=', customerId).where('deleted_at', 'is', null);
   if (types && types.length > 0) q = q.where('type', 'in', [...types]);
-  // newest first; `seq` (insertion order, not declared to Kysely: never written) breaks ties
-  return q.orderBy('created_at', 'desc').orderBy(sql`seq`, 'desc').execute();
+  return q.orderBy('created_at', 'asc').orderBy(sql`seq`, 'asc').execute();
 }
 
-/** A successful payment: the source becomes valid (first time) and its last successful use is recorded. */
-export async function markPaid(db: Executor, id: string, at: Date): Promise<void> {
+/**
+ * A successful payment: the source becomes valid (first time), its last successful use is recorded, and
+ * the service that charged it is its tokenization service unless one validated it before.
+ */
+export async function markPaid(db: Executor, id: string, at: Date, serviceId: string | null = null): Promise<void> {
   await sql`update sources
     set validation_date = coalesce(validation_date, ${at}),
-        last_paid_at = greatest(coalesce(last_paid_at, ${at}), ${at})
+        last_paid_at = greatest(coalesce(last_paid_at, ${at}), ${at}),
+        tokenization_service_id = coalesce(tokenization_service_id, ${serviceId}::uuid)
     where id = ${id}`.execute(db);
 }
 
-/** Validated at storage or revalidated: the validation date moves to `at`. */
-export async function setValidated(db: Executor, id: string, at: Date): Promise<void> {
-  await db.updateTable('sources').set({ validation_date: at }).where('id', '=', id).execute();
+/** Validated at storage or revalidated: the validation date moves to `at`; the first validating service is kept. */
+export async function setValidated(db: Executor, id: string, at: Date, serviceId: string | null = null): Promise<void> {
+  await sql`update sources
+    set validation_date = ${at},
+        tokenization_service_id = coalesce(tokenization_service_id, ${serviceId}::uuid)
+    where id = ${id}`.execute(db);
 }
 
 /** The card of a customer with the newest successful payment (B15). */

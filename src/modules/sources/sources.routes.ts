@@ -143,7 +143,7 @@ export function sourcesRoutes(api: SourcesApi) {
         summary: 'F10 List the sources of a customer',
         description:
           '`status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. ' +
-          '`unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Newest first.',
+          '`unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`.',
         tags, params: S.CustomerParams, querystring: S.ListQuery, response: responses(S.SourcesResponse),
       },
     }, async (req) => {
@@ -157,9 +157,9 @@ export function sourcesRoutes(api: SourcesApi) {
         schema: {
           operationId: `listCustomer${id}`,
           summary: `F11 List the ${plural} of a customer (deprecated)`,
-          description: `The customer's sources of type \`${type}\` under the key \`${plural}\`. Deprecated: use \`GET /customer/{ext_id}/sources?sourceType=${type}\`.`,
+          description: `The customer's sources of type \`${type}\` under the key \`${plural}\`, oldest first. Deprecated: use \`GET /customer/{ext_id}/sources?sourceType=${type}\`.`,
           deprecated: true,
-          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery, response: responses(envelope({ [plural]: Type.Array(S.Source) })),
+          tags, params: S.CustomerParams, querystring: S.ListByTypeQuery, response: responses(envelope({ [plural]: Type.Array(S.ListedSource) })),
         },
       }, async (req) => {
         const ctx = ctxOf(req);

@@ -1,4 +1,4 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, Maybe, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { CustomerSchema as Customer, ExtIdSchema as ExtId } from '../customers/index.js';
 import { SOURCE_TYPES } from './sources.domain.js';
 import * as EX from './sources.examples.js';
@@ -30,8 +30,22 @@ export const Source = Type.Object(
   { title: 'Source', description: 'A stored payment method (card or bank account). Never more of the number than the BIN and the last 4.', examples: [EX.SOURCE_EXAMPLE] },
 );
 
-const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer()], { description: '1–12' });
-const Year = Type.Union([Type.String({ minLength: 2, maxLength: 4 }), Type.Integer()], { description: '2 or 4 digits' });
+/** An entry of a card listing (F10, F11): the Source record and two fields existing clients read. */
+export const ListedSource = Type.Object(
+  {
+    ...Source.properties,
+    tokenization_service_uuid: Nullable(Uuid),
+    is_blacklisted: Type.Boolean({ description: 'true when a black list linked to the tokenization service holds the card' }),
+  },
+  {
+    title: 'ListedSource',
+    description: 'Source in a listing, oldest first: `tokenization_service_uuid` is the service that validated the card or charged it first (null when none has)',
+    examples: [{ ...EX.SOURCE_EXAMPLE, tokenization_service_uuid: '7d2c4e6f-8a1b-4c3d-9e5f-0a1b2c3d4e5f', is_blacklisted: false }],
+  },
+);
+
+const Month = Type.Union([Type.String({ minLength: 1, maxLength: 2 }), Type.Integer({ minimum: 0, maximum: 99 })], { description: '1–12' });
+const Year = Type.Union([Type.String({ minLength: 2, maxLength: 4 }), Type.Integer({ minimum: 0, maximum: 9999 })], { description: '2 or 4 digits' });
 const HolderVerification = Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Unknown())], {
   description: 'holder data to verify with the service (`name`, or `first_name` and `last_name`); true verifies the holder as stored',
 });
@@ -42,12 +56,12 @@ const cardFields = {
   card_expiry_month: Month,
   card_expiry_year: Year,
   customer_ext_id: ExtId,
-  additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  url_post: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'receives the card storage notification' }))),
-  validate: Type.Optional(Nullable(Type.Boolean({ default: false }))),
-  service: Type.Optional(Nullable(Uuid)),
-  card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4, description: 'used once for validation, never stored' }))),
-  source_holder_verification: Type.Optional(Nullable(HolderVerification)),
+  additional: OptionalText(500),
+  url_post: OptionalText(2000, { description: 'receives the card storage notification' }),
+  validate: Maybe(Bool({ description: 'check the card with `service` (default false)' })),
+  service: OptionalUuid(),
+  card_cvv: OptionalText(4, { description: 'used once for validation, never stored' }),
+  source_holder_verification: Maybe(HolderVerification),
 };
 
 export const CardFields = Type.Object(cardFields);
@@ -59,7 +73,7 @@ export const Verification = Type.Object({
   source_uuid: Uuid,
   status: Type.String({ description: 'DONE, or FAILED when the service did not answer' }),
   result: Nullable(Type.String({ description: 'MATCH, PARTIAL_MATCH or NO_MATCH' })),
-  created: Type.String({ description: 'ISO 8601 UTC' }),
+  created: ContractDate,
 }, { title: 'Verification', description: 'A holder verification and its result', examples: [EX.VERIFICATION_EXAMPLE] });
 
 const SourceUuidFields = {
@@ -71,16 +85,16 @@ export const RevalidateBody = signedBody({
   ...SourceUuidFields,
   customer_ext_id: ExtId,
   service: Uuid,
-  card_cvv: Type.Optional(Nullable(Type.String({ maxLength: 4 }))),
+  card_cvv: OptionalText(4),
 }, { examples: [EX.REVALIDATE_REQUEST] });
 
 export const StoreBankBody = signedBody({
   customer_ext_id: ExtId,
   account_holder: Type.String({ minLength: 1, maxLength: 100 }),
   iban: Type.String({ minLength: 5, maxLength: 50 }),
-  additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  service: Type.Optional(Nullable(Uuid)),
-  source_holder_verification: Type.Optional(Nullable(HolderVerification)),
+  additional: OptionalText(500),
+  service: OptionalUuid(),
+  source_holder_verification: Maybe(HolderVerification),
 }, { title: 'StoreBankRequest', examples: [EX.STORE_BANK_REQUEST] });
 
 export const TypeParams = Type.Object({ type: Type.Enum([...SOURCE_TYPES]) });
@@ -95,7 +109,7 @@ export const IdentifierParams = Type.Object({ identifier: Type.String({ format: 
 export const OwnerParams = Type.Object({ source_uuid: Uuid });
 export const CustomerParams = Type.Object({ ext_id: Type.String({ minLength: 1, maxLength: 255 }) });
 
-export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) }, { examples: [EX.ADDITIONAL_REQUEST] });
+export const AdditionalBody = signedBody({ ...SourceUuidFields, additional: Maybe(Type.String({ maxLength: 500 })) }, { examples: [EX.ADDITIONAL_REQUEST] });
 export const OwnerBody = signedBody({ old_external_id: ExtId, new_external_id: ExtId }, { examples: [EX.OWNER_REQUEST] });
 export const DeleteBody = signedBody({ ...SourceUuidFields, customer_external_id: ExtId }, { examples: [EX.DELETE_REQUEST] });
 export const VerifyHolderBody = signedBody({
@@ -104,15 +118,14 @@ export const VerifyHolderBody = signedBody({
   holder: Type.Record(Type.String(), Type.Unknown(), { description: '`name`, or `first_name` and `last_name`' }),
 }, { examples: [EX.VERIFY_HOLDER_REQUEST] });
 
-const Bool = Type.Union([Type.Boolean(), Type.Enum(['true', 'false', '1', '0'])]);
 export const ListQuery = Type.Object({
   sourceType: Type.Optional(Type.String({ description: `comma-separated: ${SOURCE_TYPES.join(', ')}; default all` })),
   status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
-  unique: Type.Optional(Bool),
+  unique: Type.Optional(Bool({ description: 'true: each card once (the newest entry); default false' })),
 });
 export const ListByTypeQuery = Type.Object({
   status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
-  unique: Type.Optional(Bool),
+  unique: Type.Optional(Bool({ description: 'true: each card once (the newest entry); default false' })),
 });
 
 export const CustomerSourceResponse = envelope({ Customer, Source, verification: Type.Optional(Verification) }, { title: 'CustomerSourceResponse', description: 'A stored source and its customer' });
@@ -126,7 +139,7 @@ export const TypedSourceResponse = Type.Object(
   },
   { examples: [{ message: 'OK', code: 200, current_time: '2026-03-14T10:21:07+0100', card: EX.SOURCE_EXAMPLE }] },
 );
-export const SourcesResponse = envelope({ sources: Type.Array(Source) }, { title: 'SourceListResponse' });
+export const SourcesResponse = envelope({ sources: Type.Array(ListedSource) }, { title: 'SourceListResponse' });
 /** F7 (deprecated): the record under a key named after the type (`card`, `bank`, ...). */
 export const SourceByTypeResponse = envelope(
   Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>,

@@ -15,10 +15,11 @@ import type { RequestContext } from '../../platform/http/types.js';
 import { toWireJson } from '../../platform/http/json.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
 import { PermanentJobError } from '../../platform/jobs/queue.js';
+import { formatContractDate } from '../../platform/time/format.js';
 import { Secret } from '../../platform/security/secret.js';
 import type { Connector, HolderInput, ProcessorRegistry, TerminalRef } from '../../processors/index.js';
 import { ensureCustomer, findCustomer, type CustomerRow, type Owner } from '../customers/index.js';
-import { findServiceWithTerminal, findTerminal, type ServicesService } from '../services/index.js';
+import { findServiceWithTerminal, findTerminal, listServices, type ServicesService } from '../services/index.js';
 import {
   NOTIFICATION_RETRIES_S,
   parseCvv,
@@ -29,6 +30,7 @@ import {
   parseIban,
   parsePan,
   parseSourceTypes,
+  presentListedSource,
   presentSource,
   selectListing,
   type ListStatus,
@@ -50,6 +52,8 @@ export interface NewCard {
   isSaved?: boolean;
   /** Set when the card was validated against the processor before storing. */
   validatedAt?: Date | null;
+  /** The service that validated it (card listings show it as `tokenization_service_uuid`). */
+  tokenizationServiceId?: string | null;
   /** The merchant's time now (expiry is checked against it); defaults to the platform clock. */
   at?: Date;
 }
@@ -89,12 +93,25 @@ export interface CardRequest {
   source_holder_verification?: boolean | Record<string, unknown> | null;
 }
 
+/**
+ * Which of these cards a black list linked to their tokenization service holds (card listings show it
+ * as `is_blacklisted`). A risk module provides it; without one no card is blacklisted.
+ */
+export type BlacklistCheck = (
+  owner: Owner,
+  cards: ReadonlyArray<{ sourceId: string; fingerprint: string; bin: string | null; serviceId: string | null }>,
+) => Promise<ReadonlySet<string>>;
+
+export const NO_BLACKLISTS: BlacklistCheck = async () => new Set<string>();
+
 export interface SourcesDeps {
   processors?: ProcessorRegistry;
   services?: ServicesService;
+  isBlacklisted?: BlacklistCheck;
 }
 
 interface ServiceTarget {
+  serviceId: string;
   connector: Connector;
   terminal: TerminalRef;
   currency: string;
@@ -198,6 +215,7 @@ export class SourcesService {
         is_saved: input.isSaved ?? true,
         validation_date: input.validatedAt ?? null,
         last_paid_at: null,
+        tokenization_service_id: input.validatedAt ? (input.tokenizationServiceId ?? null) : null,
         deleted_at: null,
         created_at: this.p.clock.now(),
       };
@@ -250,11 +268,12 @@ export class SourcesService {
   }
 
   /**
-   * A successful payment with the source: it becomes valid (validation_date set if it was not) and its
-   * last successful use is recorded (what B15 payouts choose by). Call in the payment's transaction.
+   * A successful payment with the source: it becomes valid (validation_date set if it was not), its
+   * last successful use is recorded (what B15 payouts choose by), and `serviceId` becomes its
+   * tokenization service unless it has one. Call in the payment's transaction.
    */
-  async markValidated(trx: Executor, sourceId: string, at: Date): Promise<void> {
-    await repo.markPaid(trx, sourceId, at);
+  async markValidated(trx: Executor, sourceId: string, at: Date, serviceId: string | null = null): Promise<void> {
+    await repo.markPaid(trx, sourceId, at, serviceId);
   }
 
   /** B15: the card with the newest successful payment of the customer, opened; null when none. */
@@ -278,26 +297,31 @@ export class SourcesApi {
 
   /** The merchant's own enabled service and its processor connector; 404 for others' services. */
   async #target(ctx: RequestContext, serviceId: string): Promise<ServiceTarget> {
+    return this.#targetFor(ownerOf(ctx), serviceId);
+  }
+
+  async #targetFor(owner: Owner, serviceId: string): Promise<ServiceTarget> {
     const { processors, services } = this.deps;
     if (!processors || !services) throw unavailable('Processors are not available in this process');
     const db = this.p.database.db;
     const s = await findServiceWithTerminal(db, serviceId.toLowerCase());
-    if (!s || s.merchant_id !== ctx.merchant.id || s.env !== ctx.env) throw notFound(`The service ${serviceId} was not found`);
+    if (!s || s.merchant_id !== owner.merchantId || s.env !== owner.env) throw notFound(`The service ${serviceId} was not found`);
     if (!s.enabled || !s.terminal_id || !s.currency_code) throw badRequest(`The service ${serviceId} is not enabled (it has no terminal)`);
     const terminal = await findTerminal(db, s.terminal_id);
     return {
-      connector: processors.forService(s.type, ctx.env),
+      serviceId: s.id,
+      connector: processors.forService(s.type, owner.env),
       terminal: { serviceType: s.type, terminalId: s.terminal_id, credentials: terminal ? services.openCredentials(terminal) : null },
       currency: s.currency_code,
     };
   }
 
   /** Zero-amount verification of a card. Declines are 400; suspected fraud cannot be tokenized. */
-  async #verifyCard(ctx: RequestContext, target: ServiceTarget, card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }, cvv: Secret<string> | null, label = '') {
+  async #verifyCard(now: Date, target: ServiceTarget, card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }, cvv: Secret<string> | null, label = '') {
     const r = await target.connector.verifyCard({
       reference: randomUUID(),
       terminal: target.terminal,
-      now: ctx.clock.now(),
+      now,
       currency: target.currency,
       card: { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv, holder: card.holder },
     });
@@ -314,7 +338,7 @@ export class SourcesApi {
       source_uuid: sourceId,
       status: r.outcome === 'DONE' ? 'DONE' : 'FAILED',
       result: r.outcome === 'DONE' ? r.result : null,
-      created: ctx.clock.now().toISOString(),
+      created: formatContractDate(ctx.clock.now(), ctx.timezone),
     };
   }
 
@@ -388,8 +412,9 @@ export class SourcesApi {
     };
     for (const [i, c] of prepared.entries()) {
       if (c.validated) {
-        await this.#verifyCard(ctx, await target(c.req.service!), { pan: c.checked.card.pan, expMonth: c.checked.expMonth, expYear: c.checked.expYear, holder: c.checked.holder }, c.cvv, opts.many ? `cards[${i}]: ` : '');
+        await this.#verifyCard(ctx.clock.now(), await target(c.req.service!), { pan: c.checked.card.pan, expMonth: c.checked.expMonth, expYear: c.checked.expYear, holder: c.checked.holder }, c.cvv, opts.many ? `cards[${i}]: ` : '');
         c.input.validatedAt = ctx.clock.now();
+        c.input.tokenizationServiceId = (await target(c.req.service!)).serviceId;
       }
       c.cvv = null; // the CVV is used once and dropped
     }
@@ -413,6 +438,50 @@ export class SourcesApi {
     return out;
   }
 
+  // ---- the embedded card form --------------------------------------------------------------------------
+
+  /**
+   * Stores a card the customer typed into the embedded card form (the pages module calls this for the
+   * customer whose token opened the form). The card is validated, CVV included, through the merchant's
+   * first enabled card service (which becomes its tokenization service); a merchant without one gets
+   * the card stored unvalidated. Declines are 400 and nothing is stored. The CVV is used once.
+   */
+  async storeFromCardForm(
+    owner: Owner,
+    input: { customerExtId: string; holder: string; pan: Secret<string>; expMonth: number; expYear: number; cvv: Secret<string> | null; now: Date },
+  ): Promise<repo.SourceWithCustomer> {
+    const checked = this.core.checkCard({ holder: input.holder, pan: input.pan, expMonth: input.expMonth, expYear: input.expYear, at: input.now });
+    const cvv = parseCvv(input.cvv ?? undefined, checked.card.cvvSize);
+    if ('error' in cvv) throw badRequest(cvv.error);
+    const { processors } = this.deps;
+    const candidates = processors
+      ? (await listServices(this.p.database.db, owner.merchantId)).filter(
+          (s) => s.env === owner.env && s.enabled && s.terminal_id !== null && s.type !== 'PAYGATEAPM' && processors.supports(s.type, owner.env),
+        )
+      : [];
+    let validatedAt: Date | null = null;
+    let serviceId: string | null = null;
+    if (candidates.length > 0) {
+      const target = await this.#targetFor(owner, candidates[0].id);
+      await this.#verifyCard(input.now, target, { pan: checked.card.pan, expMonth: checked.expMonth, expYear: checked.expYear, holder: checked.holder }, cvv.ok);
+      validatedAt = input.now;
+      serviceId = target.serviceId;
+    }
+    return this.p.database.transaction((trx) =>
+      this.core.storeCard(trx, owner, {
+        customerExtId: input.customerExtId,
+        holder: checked.holder,
+        pan: checked.card.pan,
+        expMonth: checked.expMonth,
+        expYear: checked.expYear,
+        origin: 'CARD_FORM',
+        validatedAt,
+        tokenizationServiceId: serviceId,
+        at: input.now,
+      }),
+    );
+  }
+
   // ---- F3 -------------------------------------------------------------------------------------------
 
   async revalidate(ctx: RequestContext, body: { source_uuid?: string; card_uuid?: string; customer_ext_id: string | number; service: string; card_cvv?: string | null }) {
@@ -421,9 +490,10 @@ export class SourcesApi {
     const card = this.core.openCard(row);
     const cvv = parseCvv(body.card_cvv === null || body.card_cvv === undefined ? undefined : new Secret(body.card_cvv));
     if ('error' in cvv) throw badRequest(cvv.error);
-    await this.#verifyCard(ctx, await this.#target(ctx, body.service), { pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, holder: card.holder }, cvv.ok);
+    const target = await this.#target(ctx, body.service);
+    await this.#verifyCard(ctx.clock.now(), target, { pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, holder: card.holder }, cvv.ok);
     const at = ctx.clock.now();
-    await this.p.database.transaction((trx) => repo.setValidated(trx, row.id, at));
+    await this.p.database.transaction((trx) => repo.setValidated(trx, row.id, at, target.serviceId));
     const fresh = await this.core.loadSource(this.p.database.db, owner, row.id);
     return { Customer: presentCustomerOf(fresh), Source: presentSource(fresh) };
   }
@@ -471,6 +541,7 @@ export class SourcesApi {
         is_saved: true,
         validation_date: null,
         last_paid_at: null,
+        tokenization_service_id: null,
         deleted_at: null,
         created_at: this.p.clock.now(),
       };
@@ -531,7 +602,11 @@ export class SourcesApi {
     const customer = await findCustomer(this.p.database.db, ownerOf(ctx), customerExtId.trim());
     if (!customer) throw notFound(`The customer ${customerExtId.slice(0, 64)} was not found`);
     const rows = await repo.listCustomerSources(this.p.database.db, customer.id, parsedTypes.ok ?? undefined);
-    return selectListing(rows, { status: q.status ?? 'VALIDATED', unique: parseFlag(q.unique) }).map(presentSource);
+    const listed = selectListing(rows, { status: q.status ?? 'VALIDATED', unique: parseFlag(q.unique) });
+    const cards = listed.filter((r) => r.type === 'card' || r.type === 'dynamic_card');
+    const check = this.deps.isBlacklisted ?? NO_BLACKLISTS;
+    const blacklisted = cards.length === 0 ? new Set<string>() : await check(ownerOf(ctx), cards.map((r) => ({ sourceId: r.id, fingerprint: r.fingerprint, bin: r.bin, serviceId: r.tokenization_service_id })));
+    return listed.map((r) => presentListedSource(r, blacklisted.has(r.id)));
   }
 
   // ---- F12 ------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import { ContractDate, EXAMPLE_SIGNATURE as signature, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, EXAMPLE_SIGNATURE as signature, Maybe, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 
 const TEMPLATE_EXAMPLE = {
   uuid: 'd1f3a5c7-9e1b-4d3f-8a5c-7e9b1d3f5a7c',
@@ -36,7 +36,7 @@ export const CreateTemplateBody = signedBody({
   logo_url: Type.Optional(Nullable(LogoUrl)),
   button_color: Type.Optional(Nullable(Colour)),
   background_color: Type.Optional(Nullable(Colour)),
-  default: Type.Optional(Nullable(Type.Boolean({ description: 'make it the default of its type (default false)' }))),
+  default: Maybe(Bool({ description: 'make it the default of its type (default false)' })),
 }, { title: 'CreateTemplateRequest', examples: [{ signature, name: 'Shop blue', type: 'PAYMENT_CARD', logo_url: 'https://shop.example/logo.svg', button_color: '#0A58CA', background_color: '#F5F7FA', default: true }] });
 
 export const UpdateTemplateBody = signedBody({
@@ -44,7 +44,7 @@ export const UpdateTemplateBody = signedBody({
   logo_url: Type.Optional(Nullable(LogoUrl)),
   button_color: Type.Optional(Nullable(Colour)),
   background_color: Type.Optional(Nullable(Colour)),
-  default: Type.Optional(Nullable(Type.Boolean())),
+  default: Maybe(Bool()),
 }, { title: 'UpdateTemplateRequest', examples: [{ signature, button_color: '#198754', logo_url: null }] });
 
 export const DeleteTemplateBody = signedBody({}, { examples: [{ signature }] });

@@ -67,6 +67,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'templates', description: 'The look of the payment pages, and where they may be framed' },
       { name: 'merchants', description: 'Partner operations: child merchants, promotion, dashboard users' },
       { name: 'services', description: 'Services and terminals that connect a merchant to a processor' },
+      { name: 'checkouts', description: 'Checkout configurations: the payment methods and look offered to customers' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock' },
     ],
     components: {

@@ -17,6 +17,7 @@ import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfi
 import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
 import { installNulGuard } from './nul-guard.js';
+import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -31,6 +32,8 @@ export interface PlatformOptions {
   resolveKey: KeyResolver;
   rateLimiter: RateLimiter;
   rateLimits: Record<Env, number>;
+  /** Requests per second per client IP with a missing or unknown API key (0: no limit). */
+  unknownKeyRateLimit?: number;
   idempotency: IdempotencyStore;
 }
 
@@ -42,8 +45,9 @@ function installValidators(app: FastifyInstance): void {
   // every problem of a body is reported (errors[] of the envelope), not only the first
   const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false, allErrors: true }));
   const paramAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }));
+  // lenient scalars (decisions §10): marked values are read into their canonical form first (lenient.ts)
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : paramAjv.compile(schema),
+    lenientValidator(schema, (s) => (httpPart === 'body' ? bodyAjv : paramAjv).compile(s as object)) as any,
   );
 }
 
@@ -130,8 +134,18 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const auth = cfg.auth ?? 'key';
     if (auth !== 'key') return;
     const raw = parseAuthorization(req.headers.authorization);
-    if (!raw) throw unauthorized();
-    const key = assertKeyEnv(await opts.resolveKey(hashKey(raw)), env);
+    let key;
+    try {
+      if (!raw) throw unauthorized();
+      key = assertKeyEnv(await opts.resolveKey(hashKey(raw)), env);
+    } catch (err) {
+      // missing or unknown keys are limited per client IP, so keys cannot be guessed at speed (decisions §8)
+      if (err instanceof ApiError && err.status === 401) {
+        const ipWait = opts.rateLimiter.take(`ip:${req.ip}`, opts.unknownKeyRateLimit ?? 0);
+        if (ipWait > 0) throw tooManyRequests('Too many requests without a valid API key from this address', ipWait);
+      }
+      throw err;
+    }
     const wait = opts.rateLimiter.take(key.keyId, opts.rateLimits[env]);
     if (wait > 0) throw tooManyRequests('Request rate limit exceeded for this API key', wait);
     requireProfile(key.profiles, cfg.profiles ?? []);

@@ -1,5 +1,6 @@
 /**
- * Per-key request rate limit (decisions §8): a token bucket per API key holding one second of requests,
+ * Request rate limits (decisions §8): a token bucket per API key (and, for requests with a missing or
+ * unknown key, per client IP) holding one second of requests,
  * refilled continuously. Over the limit the caller gets 429 with Retry-After. Buckets live in the
  * process; with several gateway processes each enforces the limit on the traffic it receives.
  */
@@ -15,8 +16,9 @@ export class RateLimiter {
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  /** Takes one token; returns 0 when allowed, otherwise the seconds to wait. */
+  /** Takes one token; returns 0 when allowed, otherwise the seconds to wait. `perSecond` 0: no limit. */
   take(key: string, perSecond: number): number {
+    if (perSecond <= 0) return 0;
     const now = this.now();
     let b = this.#buckets.get(key);
     if (!b) {

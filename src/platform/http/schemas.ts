@@ -7,7 +7,8 @@
  * bodies carry theirs too (`signedBody(props, { title, examples })`), and response examples are put
  * together from the examples of the records they hold (src/platform/http/openapi.ts).
  */
-import Type, { type TProperties, type TSchema } from 'typebox';
+import Type, { type Static, type TProperties, type TSchema } from 'typebox';
+import { COERCE } from './lenient.js';
 
 export { Type };
 
@@ -90,3 +91,92 @@ export const ErrorEnvelope = Type.Object(
 export function responses<T extends TSchema>(ok: T, extra: Record<number, TSchema> = {}) {
   return { 200: ok, ...extra, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope };
 }
+
+// ---- lenient scalars (decisions §10): what PHP-based clients send, read in one place (lenient.ts) ----
+//
+// Each builder is an `anyOf` of every accepted form, for the OpenAPI document, with an `x-coerce` marker;
+// its first branch is the canonical form the handler receives (and its static type).
+
+/** Largest amount the API takes, in minor units (9,999,999,999.99 in a 2-decimal currency). */
+export const AMOUNT_MAX = 999_999_999_999;
+/** Largest `offset` of a listing. */
+export const OFFSET_MAX = 1_000_000_000;
+
+type IntOptions = { minimum?: number; maximum: number; description?: string; default?: number };
+
+/**
+ * An integer: a JSON integer, a JSON number within 1e-6 of an integer (rounded to it), or a string of
+ * digits. `maximum` is required (and below 2^53), so no digit string is ever silently rounded and
+ * nothing beyond a bigint column reaches the database.
+ */
+export function Int(opts: IntOptions) {
+  const { minimum = 0, maximum, description, ...rest } = opts;
+  if (!Number.isSafeInteger(maximum) || maximum > Number.MAX_SAFE_INTEGER) throw new Error('Int: maximum must be a safe integer');
+  const range = `${minimum} to ${maximum}`;
+  return Type.Unsafe<number>({
+    anyOf: [
+      { type: 'integer', minimum, maximum },
+      { type: 'number', description: 'a number within 1e-6 of an integer is read as that integer (e.g. 1998.9999999999998 is 1999)' },
+      { type: 'string', pattern: '^-?[0-9]+$', description: 'a string of digits' },
+    ],
+    [COERCE]: 'int',
+    description: description ? `${description} (integer, ${range})` : `integer, ${range}`,
+    ...rest,
+  });
+}
+
+/** An amount in minor units of the currency (100 = 1 EUR), from 0 to AMOUNT_MAX. */
+export function Amount(opts: { description?: string; minimum?: number } = {}) {
+  return Int({ minimum: opts.minimum ?? 0, maximum: AMOUNT_MAX, description: opts.description ?? 'minor units of the currency (100 = 1 EUR)' });
+}
+
+/** A boolean: `true`/`false`, `1`/`0`, or the strings "true", "false", "1", "0". */
+export function Bool(opts: { description?: string; default?: boolean } = {}) {
+  return Type.Unsafe<boolean>({
+    anyOf: [
+      { type: 'boolean' },
+      { type: 'integer', enum: [0, 1] },
+      { type: 'string', enum: ['true', 'false', '1', '0'] },
+    ],
+    [COERCE]: 'bool',
+    ...opts,
+  });
+}
+
+/** `customer_ext_id` / `external_id`: a string, or an integer kept as a string. */
+export function ExtId(opts: { description?: string } = {}) {
+  return Type.Unsafe<string>({
+    anyOf: [
+      { type: 'string', minLength: 1, maxLength: 255 },
+      { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'kept as a string' },
+    ],
+    [COERCE]: 'ext-id',
+    description: opts.description ?? 'merchant-chosen customer identifier; integers are accepted and kept as strings',
+  });
+}
+
+/**
+ * An optional field that may be null or absent; an empty string means absent too (`service: ""`).
+ * The handler sees the inner type, null or undefined.
+ */
+export function Maybe<T extends TSchema>(t: T, opts: { description?: string } = {}) {
+  return Type.Optional(
+    Type.Unsafe<Static<T> | null>({
+      anyOf: [t, { type: 'null' }, { type: 'string', maxLength: 0, description: 'empty: the same as absent' }],
+      [COERCE]: 'empty-absent',
+      ...opts,
+    }),
+  );
+}
+
+/** Optional free text of at most `max` characters (null, absent or "" when not given). */
+export const OptionalText = (max: number, opts: { description?: string } = {}) => Maybe(Type.String({ maxLength: max, ...opts }));
+
+/** Optional UUID (null, absent or "" when not given). */
+export const OptionalUuid = (opts: { description?: string } = {}) => Maybe(Type.String({ format: 'uuid', description: opts.description ?? 'UUID, upper or lower case' }));
+
+/** An IPv4 or IPv6 address. */
+export const Ip = Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' })], { description: 'IPv4 or IPv6 address' });
+
+/** Optional IP address of the customer; "" means absent, anything else must be an IPv4 or IPv6 address. */
+export const OptionalIp = () => Maybe(Ip, { description: 'IPv4 or IPv6 address of the customer; empty or absent when unknown' });

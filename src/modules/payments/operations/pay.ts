@@ -11,7 +11,7 @@ import type { Secret } from '../../../platform/security/secret.js';
 import type { CardData } from '../../../processors/index.js';
 import { presentSource } from '../../sources/index.js';
 import { canOrder } from '../order-states.js';
-import { orderUrls, paymentOperation, type Operative } from '../payments.domain.js';
+import { challengeThreedsRecord, orderUrls, paymentOperation, type Operative } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
@@ -239,7 +239,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   }
   const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
   if (needs3ds) {
-    await core.transition(trx, o, 'THREEDS_REQUIRED', common, now, { present: false });
+    await core.transition(trx, o, 'THREEDS_REQUIRED', { ...common, threeds_data: challengeThreedsRecord('PENDING') }, now, { present: false });
     return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
   }
   const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : undefined;

@@ -8,7 +8,7 @@ import type { Tx } from '../../../platform/db/database.js';
 import { badRequest } from '../../../platform/errors/errors.js';
 import type { ApmPaymentRequest, Connector, FollowUpRequest, PaymentRequest, ProcessorOperation, ProcessorResult } from '../../../processors/index.js';
 import { declineEvent } from '../order-states.js';
-import { afterFailure, afterSuccess, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
+import { afterFailure, afterSuccess, challengeThreedsRecord, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, Settlement, Started } from '../core.js';
 
@@ -106,7 +106,7 @@ async function settlePayment(
     case 'APPROVED': {
       await core.settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId, amount: r.amount }, now);
       const deferred = tx.operative === 'DEFERRED';
-      if (tx.source_id) await core.deps.sources.markValidated(trx, tx.source_id, now);
+      if (tx.source_id) await core.deps.sources.markValidated(trx, tx.source_id, now, o.service_id);
       const { presented } = await core.transition(trx, o, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
         ...extra,
         authorized: r.amount,
@@ -130,7 +130,7 @@ async function settlePayment(
     }
     case 'CHALLENGE': {
       await repo.updateTransaction(trx, tx.id, { awaiting_3ds: true, updated_at: now });
-      const { presented } = await core.transition(trx, o, 'THREEDS_REQUIRED', { threeds_data: { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'PENDING', eci: null, exemption: null } }, now);
+      const { presented } = await core.transition(trx, o, 'THREEDS_REQUIRED', { threeds_data: challengeThreedsRecord('PENDING') }, now);
       return { ...base, order: presented, redirect: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
     }
   }

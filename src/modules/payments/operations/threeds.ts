@@ -4,7 +4,7 @@
  */
 import { ApiError, badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
 import type { CardData } from '../../../processors/index.js';
-import { paymentOperation } from '../payments.domain.js';
+import { challengeThreedsRecord, paymentOperation } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
@@ -91,7 +91,7 @@ export async function expireKeptCardChallenges(core: PaymentsCore, limit = 200):
   for (const s of due) {
     const tx = await repo.findTransaction(db, s.transaction_id);
     if (tx && tx.status === 'PENDING' && tx.awaiting_3ds) {
-      const record = { version: null, flow: 'CHALLENGE', sca_requested: true, status: 'U', eci: null, exemption: null };
+      const record = challengeThreedsRecord('U');
       await settle(core, s.order_id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: 'The cardholder did not complete 3DS in time' }, { threedsData: record });
       settled++;
     }
