@@ -20,6 +20,7 @@ import { TemplatesService, templatesRoutes } from './modules/templates/index.js'
 import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.js';
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
+import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -36,6 +37,7 @@ export interface Modules {
   pages: PagesService;
   links: LinksService;
   checkouts: CheckoutsService;
+  risk: RiskService;
   idempotency: IdempotencyStore;
 }
 
@@ -50,15 +52,23 @@ export function buildModules(p: Platform): Modules {
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
   const customers = new CustomersService(p);
-  const sources = new SourcesService(p, { processors, services });
+  // risk screens cards before sources stores them, and reads stored cards: built right after sources
+  let risk: RiskService | null = null;
+  const sources = new SourcesService(p, {
+    processors,
+    services,
+    screenCard: (db, owner, card) => risk!.assertTokenizable(db, owner, card),
+    isBlacklisted: (owner, cards) => risk!.blacklistCheck(owner, cards),
+  });
+  risk = new RiskService(p, { sources });
   const events = new EventsService(p, merchants);
-  const payments = new PaymentsService(p, { merchants, sources, processors, events });
+  const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
   const templates = new TemplatesService(p);
   const checkouts = new CheckoutsService(p, { services });
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -68,6 +78,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.events.registerJobs();
   m.payments.registerJobs();
   m.pages.registerJobs();
+  m.risk.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -204,6 +215,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await app.register(widgetRoutes({ publicUrl: config.publicUrl }));
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
+  await registerApi(app, riskRoutes(m.risk));
 
   await app.ready();
   return app;

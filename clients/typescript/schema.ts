@@ -1341,6 +1341,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/security-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * L1 Create a security list
+         * @description A white, black or grey list. It applies to the payments of the services linked to it (L6); a list linked to no service applies to none. White: antifraud is skipped. Black: the payment is refused (BLACKLISTED). Grey: 3-D Secure is required.
+         */
+        post: operations["createSecurityList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * L2 List the security lists of a type
+         * @description Oldest first. Without `type`, every list.
+         */
+        get: operations["listSecurityLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security-list/{list_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * L3 Read a security list
+         * @description The list with its linked services and how many items it holds.
+         */
+        get: operations["getSecurityList"];
+        put?: never;
+        post?: never;
+        /**
+         * L4 Delete a security list
+         * @description With its items and service links.
+         */
+        delete: operations["deleteSecurityList"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security-list/{list_uuid}/enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * L5 Enable or disable a security list
+         * @description A disabled list applies to no payment.
+         */
+        put: operations["enableSecurityList"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security-list/{list_uuid}/service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * L6 Link a service to a security list
+         * @description The list applies to the payments of the service. Linking a linked service again is a no-op.
+         */
+        post: operations["linkSecurityListService"];
+        /**
+         * L7 Unlink a service from a security list
+         * @description 404 when the service is not linked to the list.
+         */
+        delete: operations["unlinkSecurityListService"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security-list/{list_uuid}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Items of a security list
+         * @description In the order they were added, `limit` (default 100, at most 1000) from `offset`; `next_offset` is null on the last page. Cards are shown as BIN and last 4.
+         */
+        get: operations["listSecurityListItems"];
+        put?: never;
+        /**
+         * L8 Add items to a security list
+         * @description Items `{type, value, description}`; types CARD (a card number, kept only as a keyed fingerprint with BIN and last 4), CARD_UUID (a stored card: every stored entry of that card matches), BIN (6–8 digits), EMAIL, IP (address or CIDR network), COUNTRY (ISO 3166 alpha-2: the card's or the IP's country), CUSTOMER (external id), PHONE (with country code). All items are checked first: one bad item is 400 naming it and nothing is added. Items the list already has are skipped.
+         */
+        post: operations["addSecurityListItems"];
+        /**
+         * L9 Remove items from a security list
+         * @description Each string is an item uuid or a value (as added: a card number removes its CARD item, a stored card's uuid its CARD_UUID item). Values the list does not hold are ignored; `removed` says how many items went.
+         */
+        delete: operations["removeSecurityListItems"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/antifraud/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Antifraud rules of the merchant
+         * @description The rules every card payment is scored by, with their scores and parameters, the thresholds (score ≥ reject_threshold: REJECT; ≥ challenge_threshold: CHALLENGE) and the low-value exemption.
+         */
+        get: operations["getAntifraudRules"];
+        /**
+         * Set the antifraud rules of the merchant
+         * @description Replaces the merchant's rules: fields left out take their defaults (so `{}` restores every default). Answers the rules in force.
+         */
+        put: operations["putAntifraudRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -13585,6 +13745,1987 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ClientResources"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSecurityList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description L1 */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "type": "BLACKLIST",
+                 *       "enabled": true,
+                 *       "description": "Cards and addresses of chargebacks"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    /** @enum {unknown} */
+                    type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
+                    enabled: boolean;
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "colorlists": {
+                     *         "uuid": "5b0f3c9e-8f0a-4a51-9c55-2f0d1c3e7a10",
+                     *         "type": "BLACKLIST",
+                     *         "enabled": true,
+                     *         "description": "Cards and addresses of chargebacks",
+                     *         "services": [
+                     *           "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01"
+                     *         ],
+                     *         "items_count": 2,
+                     *         "created": "2026-03-02T10:15:00.000Z",
+                     *         "updated": "2026-03-02T10:16:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description Security list (white, black or grey) */
+                        colorlists: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            /** @enum {unknown} */
+                            type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
+                            enabled: boolean;
+                            description: string;
+                            /** @description services the list applies to (a list linked to none applies to no payment) */
+                            services: string[];
+                            items_count: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            updated: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSecurityLists: {
+        parameters: {
+            query?: {
+                /** @description only lists of this type */
+                type?: "WHITELIST" | "BLACKLIST" | "GREYLIST";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "colorlists": [
+                     *         {
+                     *           "uuid": "5b0f3c9e-8f0a-4a51-9c55-2f0d1c3e7a10",
+                     *           "type": "BLACKLIST",
+                     *           "enabled": true,
+                     *           "description": "Cards and addresses of chargebacks",
+                     *           "services": [
+                     *             "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01"
+                     *           ],
+                     *           "items_count": 2,
+                     *           "created": "2026-03-02T10:15:00.000Z",
+                     *           "updated": "2026-03-02T10:16:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        colorlists: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            /** @enum {unknown} */
+                            type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
+                            enabled: boolean;
+                            description: string;
+                            /** @description services the list applies to (a list linked to none applies to no payment) */
+                            services: string[];
+                            items_count: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            updated: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSecurityList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "colorlists": {
+                     *         "uuid": "5b0f3c9e-8f0a-4a51-9c55-2f0d1c3e7a10",
+                     *         "type": "BLACKLIST",
+                     *         "enabled": true,
+                     *         "description": "Cards and addresses of chargebacks",
+                     *         "services": [
+                     *           "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01"
+                     *         ],
+                     *         "items_count": 2,
+                     *         "created": "2026-03-02T10:15:00.000Z",
+                     *         "updated": "2026-03-02T10:16:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description Security list (white, black or grey) */
+                        colorlists: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            /** @enum {unknown} */
+                            type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
+                            enabled: boolean;
+                            description: string;
+                            /** @description services the list applies to (a list linked to none applies to no payment) */
+                            services: string[];
+                            items_count: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            updated: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteSecurityList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    enableSecurityList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "colorlists": {
+                     *         "uuid": "5b0f3c9e-8f0a-4a51-9c55-2f0d1c3e7a10",
+                     *         "type": "BLACKLIST",
+                     *         "enabled": true,
+                     *         "description": "Cards and addresses of chargebacks",
+                     *         "services": [
+                     *           "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01"
+                     *         ],
+                     *         "items_count": 2,
+                     *         "created": "2026-03-02T10:15:00.000Z",
+                     *         "updated": "2026-03-02T10:16:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description Security list (white, black or grey) */
+                        colorlists: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            /** @enum {unknown} */
+                            type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
+                            enabled: boolean;
+                            description: string;
+                            /** @description services the list applies to (a list linked to none applies to no payment) */
+                            services: string[];
+                            items_count: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            updated: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    linkSecurityListService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "service_uuid": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID, upper or lower case
+                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                     */
+                    service_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    unlinkSecurityListService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "service_uuid": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID, upper or lower case
+                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                     */
+                    service_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSecurityListItems: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "items": [
+                     *         {
+                     *           "uuid": "8c1b8a5e-1d0c-4f3f-a0e1-4d7b1f0b2a11",
+                     *           "type": "CARD",
+                     *           "value": "454881******0004",
+                     *           "description": "chargeback 2026-02",
+                     *           "created": "2026-03-02T10:16:30.000Z"
+                     *         }
+                     *       ],
+                     *       "count": 1,
+                     *       "next_offset": null
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            /** @enum {unknown} */
+                            type: "CARD" | "CARD_UUID" | "BIN" | "EMAIL" | "IP" | "COUNTRY" | "CUSTOMER" | "PHONE";
+                            /** @description the value; a card as BIN and last 4 only (454881******0004) */
+                            value: string;
+                            description: string | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created: string;
+                        }[];
+                        /** @description items in the list */
+                        count: number;
+                        next_offset: number | null;
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addSecurityListItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "items": [
+                 *         {
+                 *           "type": "BIN",
+                 *           "value": "454881",
+                 *           "description": "test BIN"
+                 *         },
+                 *         {
+                 *           "type": "IP",
+                 *           "value": "198.51.100.0/24",
+                 *           "description": "proxy network"
+                 *         },
+                 *         {
+                 *           "type": "EMAIL",
+                 *           "value": "fraud@example.com",
+                 *           "description": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    /** @description at most 10000 per request */
+                    items: {
+                        /** @enum {unknown} */
+                        type: "CARD" | "CARD_UUID" | "BIN" | "EMAIL" | "IP" | "COUNTRY" | "CUSTOMER" | "PHONE";
+                        /** @description CARD: card number (kept only as a keyed fingerprint with BIN and last 4); CARD_UUID: a stored card; BIN: 6–8 digits; EMAIL; IP: address or CIDR network; COUNTRY: ISO 3166 alpha-2; CUSTOMER: external id; PHONE: with country code (+34600000000) */
+                        value: string | number;
+                        description?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "added": 3,
+                     *       "items_count": 5
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description items added (items the list already had are skipped) */
+                        added: number;
+                        items_count: number;
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeSecurityListItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                list_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "items": [
+                 *         "fraud@example.com",
+                 *         "8c1b8a5e-1d0c-4f3f-a0e1-4d7b1f0b2a11"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    /** @description item uuids or values (a card number removes its CARD item) */
+                    items: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "removed": 2,
+                     *       "items_count": 3
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        removed: number;
+                        items_count: number;
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAntifraudRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "antifraud": {
+                     *         "enabled": true,
+                     *         "challenge_threshold": 50,
+                     *         "reject_threshold": 90,
+                     *         "rules": {
+                     *           "CARD_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 5,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "IP_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 10,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "CUSTOMER_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 10,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "EMAIL_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 10,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "AMOUNT_HIGH": {
+                     *             "enabled": true,
+                     *             "score": 20,
+                     *             "amounts": {
+                     *               "EUR": 250000,
+                     *               "USD": 250000,
+                     *               "GBP": 220000
+                     *             }
+                     *           },
+                     *           "AMOUNT_VERY_HIGH": {
+                     *             "enabled": true,
+                     *             "score": 30,
+                     *             "amounts": {
+                     *               "EUR": 1000000,
+                     *               "USD": 1000000,
+                     *               "GBP": 900000
+                     *             }
+                     *           },
+                     *           "NEW_CARD_HIGH_AMOUNT": {
+                     *             "enabled": true,
+                     *             "score": 30,
+                     *             "amounts": {
+                     *               "EUR": 100000,
+                     *               "USD": 100000,
+                     *               "GBP": 90000
+                     *             },
+                     *             "new_for_seconds": 86400
+                     *           },
+                     *           "COUNTRY_MISMATCH": {
+                     *             "enabled": true,
+                     *             "score": 40
+                     *           }
+                     *         },
+                     *         "low_value_exemption": {
+                     *           "enabled": false,
+                     *           "max_amounts": {
+                     *             "EUR": 3000
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description Antifraud rules of the merchant */
+                        antifraud: {
+                            /** @description false: no antifraud (security lists still apply) */
+                            enabled: boolean;
+                            challenge_threshold: number;
+                            reject_threshold: number;
+                            rules: {
+                                /** @description payments with the same card (keyed fingerprint) */
+                                CARD_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description payments from the same customer IP (only when customer_ip is known) */
+                                IP_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description payments of the same customer (external id) */
+                                CUSTOMER_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description payments with the same e-mail (the customer profile's) */
+                                EMAIL_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description amount at or above a threshold */
+                                AMOUNT_HIGH: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                                    amounts: {
+                                        [key: string]: number;
+                                    };
+                                };
+                                /** @description amount at or above a higher threshold */
+                                AMOUNT_VERY_HIGH: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                                    amounts: {
+                                        [key: string]: number;
+                                    };
+                                };
+                                /** @description a card new to the merchant with an amount at or above a threshold */
+                                NEW_CARD_HIGH_AMOUNT: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                                    amounts: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description a card is new when the merchant first saw it less than this long ago */
+                                    new_for_seconds: number;
+                                };
+                                /** @description the card's issuing country differs from the customer IP's country (where both are known) */
+                                COUNTRY_MISMATCH: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                };
+                            };
+                            /** @description low-value exemption from strong customer authentication for secure orders */
+                            low_value_exemption: {
+                                enabled: boolean;
+                                /** @description highest exempted amount per currency, minor units (PSD2: 30 EUR) */
+                                max_amounts: {
+                                    [key: string]: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putAntifraudRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description fields left out take their defaults */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "e5d6a1…",
+                 *       "challenge_threshold": 40,
+                 *       "rules": {
+                 *         "CARD_VELOCITY": {
+                 *           "max_payments": 3,
+                 *           "window_seconds": 600
+                 *         },
+                 *         "COUNTRY_MISMATCH": {
+                 *           "enabled": false
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                    enabled?: boolean;
+                    challenge_threshold?: number;
+                    reject_threshold?: number;
+                    rules?: {
+                        CARD_VELOCITY?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description triggers when more payments than this (this one included) fall in the window */
+                            max_payments?: number;
+                            /** @description sliding window */
+                            window_seconds?: number;
+                        };
+                        IP_VELOCITY?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description triggers when more payments than this (this one included) fall in the window */
+                            max_payments?: number;
+                            /** @description sliding window */
+                            window_seconds?: number;
+                        };
+                        CUSTOMER_VELOCITY?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description triggers when more payments than this (this one included) fall in the window */
+                            max_payments?: number;
+                            /** @description sliding window */
+                            window_seconds?: number;
+                        };
+                        EMAIL_VELOCITY?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description triggers when more payments than this (this one included) fall in the window */
+                            max_payments?: number;
+                            /** @description sliding window */
+                            window_seconds?: number;
+                        };
+                        AMOUNT_HIGH?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                            amounts?: {
+                                [key: string]: number;
+                            };
+                        };
+                        AMOUNT_VERY_HIGH?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                            amounts?: {
+                                [key: string]: number;
+                            };
+                        };
+                        NEW_CARD_HIGH_AMOUNT?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                            /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                            amounts?: {
+                                [key: string]: number;
+                            };
+                            /** @description a card is new when the merchant first saw it less than this long ago */
+                            new_for_seconds?: number;
+                        };
+                        COUNTRY_MISMATCH?: {
+                            enabled?: boolean;
+                            /** @description added to the score when the rule triggers */
+                            score?: number;
+                        };
+                    };
+                    low_value_exemption?: {
+                        enabled?: boolean;
+                        /** @description highest exempted amount per currency, minor units (PSD2: 30 EUR) */
+                        max_amounts?: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-02T11:15:00+0100",
+                     *       "antifraud": {
+                     *         "enabled": true,
+                     *         "challenge_threshold": 50,
+                     *         "reject_threshold": 90,
+                     *         "rules": {
+                     *           "CARD_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 5,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "IP_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 10,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "CUSTOMER_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 10,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "EMAIL_VELOCITY": {
+                     *             "enabled": true,
+                     *             "score": 50,
+                     *             "max_payments": 10,
+                     *             "window_seconds": 3600
+                     *           },
+                     *           "AMOUNT_HIGH": {
+                     *             "enabled": true,
+                     *             "score": 20,
+                     *             "amounts": {
+                     *               "EUR": 250000,
+                     *               "USD": 250000,
+                     *               "GBP": 220000
+                     *             }
+                     *           },
+                     *           "AMOUNT_VERY_HIGH": {
+                     *             "enabled": true,
+                     *             "score": 30,
+                     *             "amounts": {
+                     *               "EUR": 1000000,
+                     *               "USD": 1000000,
+                     *               "GBP": 900000
+                     *             }
+                     *           },
+                     *           "NEW_CARD_HIGH_AMOUNT": {
+                     *             "enabled": true,
+                     *             "score": 30,
+                     *             "amounts": {
+                     *               "EUR": 100000,
+                     *               "USD": 100000,
+                     *               "GBP": 90000
+                     *             },
+                     *             "new_for_seconds": 86400
+                     *           },
+                     *           "COUNTRY_MISMATCH": {
+                     *             "enabled": true,
+                     *             "score": 40
+                     *           }
+                     *         },
+                     *         "low_value_exemption": {
+                     *           "enabled": false,
+                     *           "max_amounts": {
+                     *             "EUR": 3000
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description Antifraud rules of the merchant */
+                        antifraud: {
+                            /** @description false: no antifraud (security lists still apply) */
+                            enabled: boolean;
+                            challenge_threshold: number;
+                            reject_threshold: number;
+                            rules: {
+                                /** @description payments with the same card (keyed fingerprint) */
+                                CARD_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description payments from the same customer IP (only when customer_ip is known) */
+                                IP_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description payments of the same customer (external id) */
+                                CUSTOMER_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description payments with the same e-mail (the customer profile's) */
+                                EMAIL_VELOCITY: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description triggers when more payments than this (this one included) fall in the window */
+                                    max_payments: number;
+                                    /** @description sliding window */
+                                    window_seconds: number;
+                                };
+                                /** @description amount at or above a threshold */
+                                AMOUNT_HIGH: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                                    amounts: {
+                                        [key: string]: number;
+                                    };
+                                };
+                                /** @description amount at or above a higher threshold */
+                                AMOUNT_VERY_HIGH: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                                    amounts: {
+                                        [key: string]: number;
+                                    };
+                                };
+                                /** @description a card new to the merchant with an amount at or above a threshold */
+                                NEW_CARD_HIGH_AMOUNT: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                    /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
+                                    amounts: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description a card is new when the merchant first saw it less than this long ago */
+                                    new_for_seconds: number;
+                                };
+                                /** @description the card's issuing country differs from the customer IP's country (where both are known) */
+                                COUNTRY_MISMATCH: {
+                                    enabled: boolean;
+                                    /** @description added to the score when the rule triggers */
+                                    score: number;
+                                };
+                            };
+                            /** @description low-value exemption from strong customer authentication for secure orders */
+                            low_value_exemption: {
+                                enabled: boolean;
+                                /** @description highest exempted amount per currency, minor units (PSD2: 30 EUR) */
+                                max_amounts: {
+                                    [key: string]: number;
+                                };
+                            };
+                        };
+                    };
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -57,7 +57,7 @@ export interface CardData {
 /** Result of a 3-D Secure authentication (ours, or an external MPI's `threeds_data`). */
 export interface ThreeDSResult {
   version: string;
-  /** EMV 3DS transStatus: Y (authenticated), A (attempted), N, U, R, C. */
+  /** EMV 3DS transStatus: Y (authenticated), A (attempted), I (exemption acknowledged, not authenticated), N, U, R, C. */
   transStatus: string;
   eci: string | null;
   cavv: string | null;
@@ -132,6 +132,13 @@ export interface AuthenticateRequest extends Base {
    * (sandbox ACS with approve / fail buttons). Real connectors ask their 3DS server instead.
    */
   challenge?: 'APPROVED' | 'FAILED' | null;
+  /**
+   * The first message (EMV 3DS AReq) before any challenge: the ACS authenticates frictionlessly, or asks
+   * for a challenge (`CHALLENGE_REQUIRED`). `exemption` asks for no challenge under an exemption from
+   * strong customer authentication (e.g. LOW_VALUE); an ACS that accepts it answers transStatus `I`.
+   */
+  initial?: boolean;
+  exemption?: string | null;
 }
 
 /** Alternative payment methods a connector may offer through `apmPayment`. */
@@ -187,6 +194,8 @@ export type LookupResult =
 
 export type AuthenticationResult =
   | { outcome: 'AUTHENTICATED'; threeds: ThreeDSResult }
+  /** Only for an `initial` request: the cardholder must go through the ACS challenge. */
+  | { outcome: 'CHALLENGE_REQUIRED'; details: string }
   | { outcome: 'FAILED'; threeds: ThreeDSResult; details: string }
   | { outcome: 'UNKNOWN'; details: string };
 

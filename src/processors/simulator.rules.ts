@@ -13,11 +13,15 @@
  *   4111111111111111  refused
  *   4000000000000101  the CVV check fails: whenever a CVV is given, the payment or validation is
  *                     declined (DENIED, "CVV check failed"); without a CVV it is approved
+ *   4000000000003055  3DS frictionless: authenticated without a challenge
  * Any other Luhn-valid card is approved; a Luhn-invalid card is INVALID_CARD. A CVV of the wrong length
  * for the brand fails the CVV check like a wrong one (DENIED).
  *
- * 3DS: the sandbox ACS challenge page lets the cardholder approve or fail; a failed challenge, and the
- * 3DS-fail card whatever the answer, fail the authentication.
+ * 3DS: the first message (AReq) authenticates the frictionless card at once; with an exemption asked
+ * for, the ACS acknowledges it (transStatus I) except for the soft-decline and 3DS-fail cards, whose
+ * issuers want a challenge; every other card needs the challenge. The sandbox ACS challenge page lets
+ * the cardholder approve or fail; a failed challenge, and the 3DS-fail card whatever the answer, fail
+ * the authentication.
  *
  * Bizum phones (decisions §5): 700000000 pays, 700000001 is refused; any other valid Spanish mobile
  * number pays too.
@@ -35,6 +39,7 @@ export const TEST_CARDS = {
   APPROVED: '4548812049400004',
   REFUSED_VISA: '4111111111111111',
   CVV_FAIL: '4000000000000101',
+  FRICTIONLESS: '4000000000003055',
 } as const;
 
 /** A CVV that passes the sandbox check on every 3-digit brand (any 3 digits do; 4 for Amex). */
@@ -124,13 +129,15 @@ export function cardProblem(reference: string, card: SimCard, now: Date): Settle
 }
 
 const AUTHENTICATED = (ts: ThreeDSResult | null) => !!ts && (ts.transStatus === 'Y' || ts.transStatus === 'A');
+/** Y/A, or I: the issuer acknowledged an exemption (no authentication, but nothing failed). */
+const MAY_PROCEED = (ts: ThreeDSResult) => AUTHENTICATED(ts) || ts.transStatus === 'I';
 
 /** The outcome of an authorization, partial authorization or pre-authorization. */
 export function decidePayment(input: SimPaymentInput): ProcessorResult {
   const { card, reference, amount } = input;
   const problem = cardProblem(reference, card, input.now);
   if (problem) return problem;
-  if (input.threeds && !AUTHENTICATED(input.threeds)) {
+  if (input.threeds && !MAY_PROCEED(input.threeds)) {
     return declined(reference, 'AUTHENTICATION_FAILED', `3DS authentication not successful (transStatus ${input.threeds.transStatus})`);
   }
   switch (card.pan) {
@@ -151,15 +158,33 @@ export function decidePayment(input: SimPaymentInput): ProcessorResult {
 /** 3DS authentication of a card (`challenge`: the cardholder's answer on the sandbox ACS page). */
 export function decideAuthentication(reference: string, card: SimCard, now: Date, challenge: 'APPROVED' | 'FAILED' | null = null): { ok: boolean; threeds: ThreeDSResult; details: string } {
   const fail = !luhnValid(card.pan) || cardExpired(card.expiryMonth, card.expiryYear, now) || card.pan === TEST_CARDS.THREEDS_FAIL || challenge === 'FAILED';
+  return { ok: !fail, threeds: threedsResult(reference, fail ? 'N' : 'Y'), details: fail ? 'The cardholder could not be authenticated' : 'Authenticated' };
+}
+
+function threedsResult(reference: string, transStatus: 'Y' | 'N' | 'I'): ThreeDSResult {
   const d = digest(reference, '3ds');
-  const threeds: ThreeDSResult = {
+  return {
     version: '2.2.0',
-    transStatus: fail ? 'N' : 'Y',
-    eci: fail ? '07' : '05',
-    cavv: fail ? null : Buffer.from(d.slice(0, 40), 'hex').toString('base64'),
+    transStatus,
+    eci: transStatus === 'Y' ? '05' : '07',
+    cavv: transStatus === 'Y' ? Buffer.from(d.slice(0, 40), 'hex').toString('base64') : null,
     dsTransId: `${d.slice(0, 8)}-${d.slice(8, 12)}-${d.slice(12, 16)}-${d.slice(16, 20)}-${d.slice(20, 32)}`,
   };
-  return { ok: !fail, threeds, details: fail ? 'The cardholder could not be authenticated' : 'Authenticated' };
+}
+
+/**
+ * The first 3DS message (AReq): frictionless authentication (the frictionless card), an acknowledged
+ * exemption (transStatus I), a frictionless failure (invalid or expired card), or a challenge.
+ */
+export function decideInitialAuthentication(reference: string, card: SimCard, now: Date, exemption: string | null): { outcome: 'AUTHENTICATED' | 'FAILED'; threeds: ThreeDSResult; details: string } | { outcome: 'CHALLENGE_REQUIRED'; details: string } {
+  if (!luhnValid(card.pan) || cardExpired(card.expiryMonth, card.expiryYear, now)) {
+    return { outcome: 'FAILED', threeds: threedsResult(reference, 'N'), details: 'The cardholder could not be authenticated' };
+  }
+  if (card.pan === TEST_CARDS.FRICTIONLESS) return { outcome: 'AUTHENTICATED', threeds: threedsResult(reference, 'Y'), details: 'Authenticated without a challenge' };
+  if (exemption && card.pan !== TEST_CARDS.SOFT_DECLINE && card.pan !== TEST_CARDS.THREEDS_FAIL) {
+    return { outcome: 'AUTHENTICATED', threeds: threedsResult(reference, 'I'), details: `Exemption acknowledged (${exemption})` };
+  }
+  return { outcome: 'CHALLENGE_REQUIRED', details: 'The issuer asks for a challenge' };
 }
 
 export const BIZUM_PHONES = { PAYS: '700000000', REFUSED: '700000001' } as const;

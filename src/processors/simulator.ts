@@ -35,6 +35,7 @@ import {
   decideBizum,
   decideFollowUp,
   decideHolderMatch,
+  decideInitialAuthentication,
   decidePayment,
   decidePayout,
   decideVerification,
@@ -198,6 +199,10 @@ export class SimulatorConnector implements Connector {
     this.calls.set('authenticate', (this.calls.get('authenticate') ?? 0) + 1);
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     if (this.#takeFault('authenticate')) return { outcome: 'UNKNOWN', details: 'simulated: 3DS server did not answer' };
+    if (req.initial) {
+      const first = decideInitialAuthentication(req.reference, simCard(req.card), req.now, req.exemption ?? null);
+      return first.outcome === 'FAILED' ? { outcome: 'FAILED', threeds: first.threeds, details: first.details } : first;
+    }
     const d = decideAuthentication(req.reference, simCard(req.card), req.now, req.challenge ?? null);
     return d.ok ? { outcome: 'AUTHENTICATED', threeds: d.threeds } : { outcome: 'FAILED', threeds: d.threeds, details: d.details };
   }

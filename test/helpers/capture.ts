@@ -47,7 +47,7 @@ export function recordKnownPans(pans: Iterable<string>): void {
   if (lines.length > 0) fs.appendFileSync(file, lines.join('\n') + '\n');
 }
 
-/** Card-number fields of a request body (any depth): card_pan, pan, cards[].card_pan. */
+/** Card-number fields of a request body (any depth): card_pan, pan, cards[].card_pan, CARD items' value. */
 export function pansInRequest(payload: unknown): string[] {
   const out: string[] = [];
   let body = payload;
@@ -62,6 +62,8 @@ export function pansInRequest(payload: unknown): string[] {
     if (depth > 6 || v === null || typeof v !== 'object') return;
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
       if (typeof x === 'string' && /^(card_pan|pan)$/.test(k)) out.push(x);
+      // security-list items: {type: "CARD", value: PAN}
+      else if (k === 'value' && (typeof x === 'string' || typeof x === 'number') && (v as { type?: unknown }).type === 'CARD') out.push(String(x));
       else walk(x, depth + 1);
     }
   };

@@ -111,6 +111,22 @@ export async function findCustomer(db: Executor, owner: Owner, externalId: strin
     .executeTakeFirst();
 }
 
+/**
+ * How to reach a customer, from its profile (for antifraud and security lists): e-mail and phones, or
+ * undefined when the customer has no profile. One query.
+ */
+export async function findContact(db: Executor, owner: Owner, externalId: string): Promise<{ email: string | null; phones: PhoneJson[] } | undefined> {
+  const r = await db
+    .selectFrom('customers as c')
+    .innerJoin('customer_profiles as p', 'p.customer_id', 'c.id')
+    .select(['p.email', 'p.phone', 'p.mobile_phone', 'p.work_phone', 'p.home_phone'])
+    .where('c.merchant_id', '=', owner.merchantId)
+    .where('c.external_id', '=', externalId)
+    .executeTakeFirst();
+  if (!r) return undefined;
+  return { email: r.email, phones: [r.phone, r.mobile_phone, r.work_phone, r.home_phone].filter((x): x is PhoneJson => !!x && typeof x.number === 'string') };
+}
+
 export async function findCustomerById(db: Executor, id: string): Promise<CustomerRow | undefined> {
   return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -102,10 +102,66 @@ export interface PayInput {
   force3ds?: boolean;
 }
 
+/**
+ * What a risk evaluator (security lists and antifraud) is told about a card payment, in the transaction
+ * that starts it, before the processor is called. The payments module defines it; a risk module
+ * implements it (dependency inversion: payments knows nothing of lists or rules).
+ */
+export interface RiskCheck {
+  merchantId: string;
+  env: Env;
+  serviceId: string;
+  orderId: string;
+  amount: number;
+  /** ISO 4217 alpha-3. */
+  currency: string;
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
+  card: {
+    /** The vault's keyed fingerprint of the card number (the one sources keep for "same card"). */
+    fingerprint: string;
+    /** The first 8 digits. */
+    iin: string;
+    last4: string;
+    /** Issuing country (ISO 3166 alpha-2) when known. */
+    country: string | null;
+    /** The stored card, when the payment uses one. */
+    sourceId: string | null;
+  };
+  customerExtId: string | null;
+  customerIp: string | null;
+  /** The merchant's time. */
+  now: Date;
+}
+
+/** `antifraud` of a transaction. */
+export interface AntifraudRecord {
+  evaluation: 'ACCEPT' | 'CHALLENGE' | 'REJECT';
+  score: number;
+  risk_score: number;
+  fraud_score: number;
+  triggered_rules: string[];
+}
+
+/**
+ * What the payment does: PROCEED, CHALLENGE the cardholder (3-D Secure), or be refused without calling
+ * the processor (BLACKLISTED, FRAUD). `exemption`: the exemption from strong customer authentication the
+ * payment qualifies for when only the order's `secure` flag asks for 3-D Secure.
+ */
+export interface RiskVerdict {
+  action: 'PROCEED' | 'CHALLENGE' | 'BLACKLISTED' | 'FRAUD';
+  antifraud: AntifraudRecord | null;
+  exemption: 'LOW_VALUE' | 'WHITELISTED' | null;
+}
+
+export interface RiskEvaluator {
+  evaluate(trx: Tx, check: RiskCheck): Promise<RiskVerdict>;
+}
+
 /** Where step 1 of a payment left it. */
 export type Started =
   | { kind: 'done'; result: OrderResult }
-  | { kind: '3ds'; orderId: string; url: string }
+  /** 3DS needed: `tryFrictionless` first asks the 3DS server (AReq), with the exemption when there is one. */
+  | { kind: '3ds'; orderId: string; url: string; tryFrictionless?: boolean; exemption?: 'LOW_VALUE' | 'WHITELISTED' | null }
   | { kind: 'call'; orderId: string; txId: string; op: ProcessorOperation; request: PaymentRequest | ApmPaymentRequest; connector: Connector; safe: boolean };
 
 /** What settles a PENDING transaction besides a processor's answer. */
@@ -120,6 +176,8 @@ export interface PaymentsDeps {
   sources: SourcesService;
   processors: ProcessorRegistry;
   events: EventsService;
+  /** Security lists and antifraud, evaluated before every card payment (optional). */
+  risk?: RiskEvaluator;
 }
 
 /** A small TTL cache (services and key signatures are read on every order). */

@@ -29,7 +29,7 @@
  * A CVV is never stored or passed to storeCard: hand it (as a Secret) straight to the processor.
  */
 export { SourcesService, SourcesApi, sourceAad, sourceUuidOf, CARD_STORED_QUEUE } from './sources.service.js';
-export type { NewCard, LoadedCard, SourcesDeps, BlacklistCheck } from './sources.service.js';
+export type { NewCard, LoadedCard, SourcesDeps, BlacklistCheck, CardScreen } from './sources.service.js';
 export { sourcesRoutes } from './sources.routes.js';
 export { presentSource, presentListedSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnValid, SOURCE_TYPES } from './sources.domain.js';
 export type { SourceType } from './sources.domain.js';

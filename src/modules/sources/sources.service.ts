@@ -104,10 +104,17 @@ export type BlacklistCheck = (
 
 export const NO_BLACKLISTS: BlacklistCheck = async () => new Set<string>();
 
+/**
+ * Screens a card before it is stored (F1, F2): throws 400 for a card under suspected fraud. A risk module
+ * provides it; without one every card may be stored.
+ */
+export type CardScreen = (db: Executor, owner: Owner, card: { fingerprint: string; bin: string; customerExtId: string; serviceId: string | null; now: Date }) => Promise<void>;
+
 export interface SourcesDeps {
   processors?: ProcessorRegistry;
   services?: ServicesService;
   isBlacklisted?: BlacklistCheck;
+  screenCard?: CardScreen;
 }
 
 interface ServiceTarget {
@@ -402,6 +409,18 @@ export class SourcesApi {
         verify: wantsHolder ? this.#holderInput(shv as boolean | Record<string, unknown>, checked.holder) : null,
         checked,
       });
+    }
+    // a card under suspected fraud cannot be tokenized (api.md F2)
+    if (this.deps.screenCard) {
+      for (const [i, c] of prepared.entries()) {
+        const pan = c.checked.card.pan.reveal();
+        try {
+          await this.deps.screenCard(this.p.database.db, ownerOf(ctx), { fingerprint: this.p.vault.fingerprint('pan', pan), bin: c.checked.card.bin, customerExtId: String(c.req.customer_ext_id).trim(), serviceId: c.req.service ?? null, now });
+        } catch (err) {
+          if (err instanceof ApiError && opts.many) throw badRequest(`cards[${i}]: ${err.details}`);
+          throw err;
+        }
+      }
     }
     // processor calls happen before (never inside) the transaction
     const targets = new Map<string, ServiceTarget>();

@@ -68,6 +68,8 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'merchants', description: 'Partner operations: child merchants, promotion, dashboard users' },
       { name: 'services', description: 'Services and terminals that connect a merchant to a processor' },
       { name: 'checkouts', description: 'Checkout configurations: the payment methods and look offered to customers' },
+      { name: 'security-lists', description: 'Security lists: blocked or allowed cards, emails, IPs, countries and BINs, applied to services' },
+      { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock' },
     ],
     components: {

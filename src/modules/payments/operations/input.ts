@@ -67,3 +67,14 @@ export function externalThreeds(t: { version?: number | string; trans_status?: s
 export function threedsRecordOf(t: ThreeDSResult, flow: string, scaRequested: boolean) {
   return { version: t.version, flow, sca_requested: scaRequested, status: t.transStatus, eci: t.eci, exemption: null };
 }
+
+/** The EMV 3-D Secure protocol version of the flows the gateway runs and of the exemptions it records. */
+export const THREEDS_PROTOCOL_VERSION = '2.2.0';
+
+/**
+ * `threeds_data` of a payment that went without 3-D Secure under an exemption recorded by the gateway
+ * (merchant-initiated payments are out of the scope of strong customer authentication).
+ */
+export function exemptionRecord(exemption: 'MERCHANT_INITIATED') {
+  return { version: THREEDS_PROTOCOL_VERSION, flow: 'EXEMPTED', sca_requested: false, status: 'EXEMPTED', eci: null, exemption };
+}

@@ -16,8 +16,8 @@ import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { assertProcessable, insertOrder, resolveService } from './create-order.js';
-import { checkOrderInput, externalThreeds, threedsRecordOf } from './input.js';
-import { finishStarted } from './settle.js';
+import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
+import { finishStarted, refuseStarted } from './settle.js';
 
 export interface DirectInput {
   order_uuid: string;
@@ -173,6 +173,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   let card: CardData;
   let sourceId: string | null = null;
   let sourceJson: string | null = null;
+  let fingerprint: string;
+  let cardCountry: string | null = null;
   const spec = input.card;
   if (spec.kind === 'source') {
     const loaded = await core.deps.sources.loadCardForPayment(trx, owner, spec.sourceUuid);
@@ -182,9 +184,12 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     card = { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder };
     sourceId = loaded.sourceId;
     sourceJson = JSON.stringify(presentSource(loaded.row));
+    fingerprint = loaded.fingerprint;
+    cardCountry = loaded.row.country || null;
   } else {
     const checked = core.deps.sources.checkCard({ holder: spec.holder, pan: spec.pan, expMonth: spec.expMonth, expYear: spec.expYear, at: now });
     card = { pan: checked.card.pan, expiryMonth: checked.expMonth, expiryYear: checked.expYear, cvv: input.cvv ?? null, holder: checked.holder };
+    fingerprint = core.p.vault.fingerprint('pan', checked.card.pan.reveal());
     if (spec.store && o.customer_ext_id !== null) {
       const row = await core.deps.sources.storeCard(trx, owner, {
         customerExtId: o.customer_ext_id,
@@ -202,7 +207,18 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     }
   }
 
-  const needs3ds = input.channel === 'ECOMMERCE' && (o.secure || !!input.force3ds) && !input.threeds && !input.dpan;
+  // security lists and antifraud, before anything is decided (deps.risk: see RiskEvaluator in core.ts)
+  const pan = card.pan.reveal();
+  const risk = core.deps.risk
+    ? await core.deps.risk.evaluate(trx, {
+        merchantId: o.merchant_id, env: o.env, serviceId: o.service_id, orderId: o.id, amount: Number(o.amount), currency: o.currency,
+        channel: input.channel, card: { fingerprint, iin: pan.slice(0, 8), last4: pan.slice(-4), country: cardCountry, sourceId },
+        customerExtId: o.customer_ext_id, customerIp: input.customerIp ?? null, now,
+      })
+    : null;
+  const refused = risk?.action === 'BLACKLISTED' || risk?.action === 'FRAUD';
+  const riskChallenge = risk?.action === 'CHALLENGE';
+  const needs3ds = !refused && input.channel === 'ECOMMERCE' && (o.secure || !!input.force3ds || riskChallenge) && !input.threeds && !input.dpan;
   const keep = spec.kind === 'card' && !sourceId && !!input.keepCardFor3ds && input.channel === 'ECOMMERCE';
   if (needs3ds && !sourceId && !keep) throw badRequest('A secure payment needs a stored card to complete 3DS');
   const { txOperative, op } = paymentOperation(o.operative as Operative);
@@ -221,7 +237,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     processor_id: null,
     source_id: sourceId,
     source_json: sourceJson,
-    antifraud: null,
+    antifraud: risk?.antifraud ?? null,
     device: null,
     error_details: null,
     customer_ip: input.customerIp ?? null,
@@ -240,10 +256,19 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
   if (needs3ds) {
     await core.transition(trx, o, 'THREEDS_REQUIRED', { ...common, threeds_data: challengeThreedsRecord('PENDING') }, now, { present: false });
-    return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
+    // A challenge asked for by risk goes straight to the challenge; otherwise the 3DS server is asked
+    // first (frictionless flow), with the exemption when only the order's `secure` flag asks for 3DS.
+    const exemption = o.secure && !input.force3ds ? risk?.exemption ?? null : null;
+    return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'], tryFrictionless: !riskChallenge, exemption };
   }
-  const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : undefined;
-  await core.transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
+  const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
+  const started = await core.transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
+  if (refused) {
+    const error = risk!.action === 'BLACKLISTED' ? 'BLACKLISTED' : 'FRAUD_SUSPECTED';
+    const details = error === 'BLACKLISTED' ? 'Refused by a security list' : `Refused by antifraud (${risk!.antifraud?.triggered_rules.join(', ') ?? ''})`;
+    const tx = { id: txId, status: 'PENDING' as const, awaiting_3ds: false, operative: txOperative, amount: Number(o.amount), source_id: sourceId };
+    return { kind: 'done', result: await refuseStarted(core, trx, started.order, tx, error, details, now) };
+  }
   return {
     kind: 'call',
     orderId: o.id,

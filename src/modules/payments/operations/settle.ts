@@ -11,6 +11,7 @@ import { declineEvent } from '../order-states.js';
 import { afterFailure, afterSuccess, challengeThreedsRecord, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, Settlement, Started } from '../core.js';
+import { tryFrictionless } from './threeds.js';
 
 /** A processor failure that the merchant sees as HTTP 402 "Failed". */
 const FAILED_OPERATION: Record<string, string> = {
@@ -51,6 +52,10 @@ export async function finishStarted(core: PaymentsCore, started: Started): Promi
     return started.result;
   }
   if (started.kind === '3ds') {
+    if (started.tryFrictionless) {
+      const done = await tryFrictionless(core, started.orderId, started.exemption ?? null);
+      if (done) return done;
+    }
     const db = core.db.db;
     const o = await repo.findOrder(db, started.orderId);
     return { order: core.present(o!, await repo.transactionsOf(db, started.orderId)), merchantId: o!.merchant_id, redirect: started.url, failed: null };
@@ -88,6 +93,15 @@ export async function settle(
         return settleFollowUp(core, trx, o, tx, retry, result as Settlement, now);
     }
   });
+}
+
+/**
+ * Refuses a payment that was just started, without calling the processor (a security list or antifraud
+ * refused it), in the transaction that started it: the transaction REFUSED with `error`, the order
+ * through the table (BLACKLISTED, FRAUD).
+ */
+export function refuseStarted(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, error: 'BLACKLISTED' | 'FRAUD_SUSPECTED', details: string, now: Date): Promise<OrderResult> {
+  return settlePayment(core, trx, o, tx, { outcome: 'DECLINED', error, details, processorId: null }, now, {});
 }
 
 async function settlePayment(

@@ -3,7 +3,9 @@
  * challenge), the card shown on the challenge page, and challenges that time out.
  */
 import { ApiError, badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
-import type { CardData } from '../../../processors/index.js';
+import type { Tx } from '../../../platform/db/database.js';
+import type { Secret } from '../../../platform/security/secret.js';
+import type { CardData, ThreeDSResult } from '../../../processors/index.js';
 import { challengeThreedsRecord, paymentOperation } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
@@ -16,13 +18,54 @@ import { callProcessor, settle } from './settle.js';
  * cardholder is authenticated with the processor's 3DS server, then the payment is authorized.
  */
 export async function completeAfter3ds(core: PaymentsCore, token: string, opts: { challenge?: 'APPROVED' | 'FAILED' | null } = {}): Promise<OrderResult> {
-  const prep = await core.db.transaction(async (trx) => {
-    const o = await repo.lockOrderByToken(trx, token);
+  const prep = await waiting3ds(core, (trx) => repo.lockOrderByToken(trx, token));
+  if ('expired' in prep) throw new ApiError(400, 'The order has expired');
+  const { o, tx, card, now } = prep;
+  const connector = core.deps.processors.forService(o.service_type, o.env);
+  const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
+  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
+  if (auth.outcome === 'UNKNOWN' || auth.outcome === 'CHALLENGE_REQUIRED') throw unavailable('The 3DS server did not answer; try again');
+  const record = threedsRecordOf(auth.threeds, 'CHALLENGE', true);
+  if (auth.outcome === 'FAILED') {
+    return settle(core, o.id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: auth.details }, { threedsData: record });
+  }
+  return authorizeAfter3ds(core, prep, cardData, auth.threeds, record, true);
+}
+
+/**
+ * The first 3DS message of a payment that waits for 3DS (AReq, before any challenge): the frictionless
+ * flow, or the exemption the payment qualifies for. Returns the settled payment, or null when the
+ * cardholder must go through the challenge (or the 3DS server did not answer: the challenge page asks
+ * again).
+ */
+export async function tryFrictionless(core: PaymentsCore, orderId: string, exemption: string | null): Promise<OrderResult | null> {
+  const prep = await waiting3ds(core, (trx) => repo.lockOrder(trx, orderId));
+  if ('expired' in prep) return null;
+  const { o, tx, card, now } = prep;
+  const connector = core.deps.processors.forService(o.service_type, o.env);
+  const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
+  const auth = await connector.authenticate({ reference: `${tx.id}:areq`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, initial: true, exemption });
+  if (auth.outcome === 'UNKNOWN' || auth.outcome === 'CHALLENGE_REQUIRED') return null;
+  // transStatus I: the issuer acknowledged the exemption; the payment goes without authentication
+  const exempted = auth.threeds.transStatus === 'I';
+  const record = { ...threedsRecordOf(auth.threeds, 'FRICTIONLESS', !exempted), exemption: exempted ? exemption : null };
+  if (auth.outcome === 'FAILED') {
+    return settle(core, o.id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: auth.details }, { threedsData: record });
+  }
+  return authorizeAfter3ds(core, prep, cardData, auth.threeds, record, !exempted);
+}
+
+type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; now: Date };
+
+/** The order waiting for 3DS, its transaction and card (or the order expired on the spot). */
+async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.LockedOrder | undefined>): Promise<Waiting | { expired: true }> {
+  return core.db.transaction(async (trx) => {
+    const o = await lock(trx);
     if (!o) throw notFound('The order was not found');
     const now = core.now(o);
     if (core.isDue(o, now)) {
-      const { presented } = await core.expire(trx, o, now);
-      return { expired: presented, o } as const;
+      await core.expire(trx, o, now);
+      return { expired: true } as const;
     }
     if (o.status !== 'PENDING_3DS_RESPONSE') throw badRequest(`The order is ${o.status}: it is not waiting for 3DS`);
     const tx = await repo.awaiting3dsTransaction(trx, o.id);
@@ -32,24 +75,20 @@ export async function completeAfter3ds(core: PaymentsCore, token: string, opts: 
       ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id)
       : await keptCards.keptCard(trx, core.p.vault, tx.id);
     if (!card) throw badRequest('The card of this payment is no longer available: the 3DS challenge timed out');
-    return { o, tx, card, now } as const;
+    return { o, tx, card, now };
   });
-  if ('expired' in prep) throw new ApiError(400, 'The order has expired');
-  const { o, tx, card, now } = prep;
+}
+
+/** After a successful authentication (or an acknowledged exemption): authorize and settle. */
+async function authorizeAfter3ds(core: PaymentsCore, w: Waiting, cardData: CardData, threeds: ThreeDSResult, record: unknown, safe: boolean): Promise<OrderResult> {
+  const { o, tx, now } = w;
   const connector = core.deps.processors.forService(o.service_type, o.env);
-  const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
-  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
-  if (auth.outcome === 'UNKNOWN') throw unavailable('The 3DS server did not answer; try again');
-  const record = threedsRecordOf(auth.threeds, 'CHALLENGE', true);
-  if (auth.outcome === 'FAILED') {
-    return settle(core, o.id, tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: auth.details }, { threedsData: record });
-  }
   const { op } = paymentOperation(o.operative);
   await core.db.transaction(async (trx) => {
     const locked = await repo.lockOrder(trx, o.id);
     if (!locked || locked.status !== 'PENDING_3DS_RESPONSE') throw conflict('The order changed while 3DS was completed');
     await repo.updateTransaction(trx, tx.id, { awaiting_3ds: false, started_at: core.p.clock.now(), updated_at: core.now(locked) });
-    await core.transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe: true }, core.now(locked), { present: false });
+    await core.transition(trx, locked, 'THREEDS_COMPLETED', { threeds_data: record, safe }, core.now(locked), { present: false });
   });
   const result = await callProcessor(connector, op, {
     reference: tx.id,
@@ -58,12 +97,12 @@ export async function completeAfter3ds(core: PaymentsCore, token: string, opts: 
     amount: Number(o.amount),
     currency: o.currency,
     card: cardData,
-    threeds: auth.threeds,
+    threeds,
     dpan: null,
     channel: 'ECOMMERCE',
     customerIp: tx.customer_ip,
   });
-  return settle(core, o.id, tx.id, result, { safe: true });
+  return settle(core, o.id, tx.id, result, { safe });
 }
 
 /** The last four digits of the card whose payment waits for 3DS (shown on the challenge page), or null. */
