@@ -22,6 +22,7 @@ import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -181,16 +182,23 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   // ---- operations --------------------------------------------------------------------------------
+  // liveness: the process runs (never touches the database, so an orchestrator does not restart a
+  // healthy process because PostgreSQL is away)
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // readiness: 200 only while the database answers (within the connect timeout) and is migrated
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    if (!(await databaseAnswers(p.database, config.dbConnectTimeoutMs))) {
+      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
+    }
     try {
       const rows = await p.database.db.selectFrom('schema_migrations').select('version').execute();
       const applied = new Set(rows.map((r) => r.version));
       const pending = readMigrations().filter((x) => !applied.has(x.version)).map((x) => x.version);
       if (pending.length > 0) return reply.code(503).send({ status: 'migrations pending', pending });
       return { status: 'ready', database: p.database.kind };
-    } catch (err) {
-      return reply.code(503).send({ status: 'database unavailable' });
+    } catch {
+      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
     }
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {

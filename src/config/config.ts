@@ -16,6 +16,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Pool size for PostgreSQL connections. */
   dbPoolSize: number;
+  /** How long to wait for a new PostgreSQL connection, in milliseconds; past it the request answers 503. */
+  dbConnectTimeoutMs: number;
   /** Directory for the embedded database and local key files. */
   dataDir: string;
   /** TLS certificate and key (PEM files). When both are set the listener speaks HTTPS. */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
+    dbConnectTimeoutMs: int('PAYGATE_DB_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -190,7 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: bool('PAYGATE_WORKERS', true),
     jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
     jobBatchSize: int('PAYGATE_JOB_BATCH', 20, 1, 1000),
-    jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 300_000, 1000, 86_400_000),
+    jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 60_000, 1000, 86_400_000),
     smtpUrl,
     mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
     notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -217,6 +220,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['HOST', 'listen address (127.0.0.1)'],
   ['DATABASE_URL', 'postgres://... to use PostgreSQL; unset uses the embedded database'],
   ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
+  ['PAYGATE_DB_CONNECT_TIMEOUT_MS', 'wait for a new PostgreSQL connection; past it requests answer 503 (5000)'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],
@@ -233,7 +237,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
   ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],
   ['PAYGATE_JOB_BATCH', 'jobs claimed per poll (20)'],
-  ['PAYGATE_JOB_LEASE_MS', 'a job whose worker died runs again after this long (300000)'],
+  ['PAYGATE_JOB_LEASE_MS', 'lease of a claimed job: a job whose worker died runs again after this long; running jobs renew it (60000)'],
   ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
   ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],
   ['PAYGATE_NOTIFICATION_TIMEOUT_MS', 'timeout of one merchant notification (10000)'],

@@ -30,6 +30,8 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.dbPoolSize,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
       schema: o.schema,
       inMemory: o.inMemory,
     }));

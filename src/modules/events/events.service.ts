@@ -79,7 +79,8 @@ export class EventsService {
   }
 
   registerJobs(): void {
-    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job));
+    // a delivery cannot outlive its timeout: a lease just above it frees a dead worker's delivery quickly
+    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job), { leaseMs: this.p.config.notificationTimeoutMs + 5_000 });
   }
 
   /** One delivery attempt; reschedules itself while retries are left. */

@@ -9,6 +9,7 @@ import FindMyWay from 'find-my-way';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
+import { isDatabaseUnavailable } from '../db/database.js';
 import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
@@ -98,6 +99,13 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       details = err.message;
+    } else if (isDatabaseUnavailable(err)) {
+      // the database is unreachable or dropped the connection: nothing of this request committed (its
+      // transaction died with the connection), the client may retry
+      status = 503;
+      details = 'The service is temporarily unavailable (database unreachable); retry later';
+      reply.header('Retry-After', '1');
+      req.log.warn({ err: err.message }, 'database unavailable');
     } else {
       status = 500;
       details = `Internal error; request id ${req.id}`;
