@@ -6,6 +6,7 @@
  * message instead of half-starting.
  */
 import path from 'node:path';
+import { parseAllowEntry } from '../platform/net/outgoing.js';
 
 export interface Config {
   /** TCP port of the HTTP listener (PORT). */
@@ -54,6 +55,10 @@ export interface Config {
   /** Outgoing e-mail: smtp(s)://user:pass@host:port; null keeps mail in the outbox as undeliverable. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** Outgoing requests (notifications): addresses, CIDRs and host names reachable despite being internal. */
+  outgoingAllow: string[];
+  /** Sandbox merchants may reach loopback addresses (default: on when HOST is a loopback address). */
+  outgoingSandboxLoopback: boolean;
   /** Timeout of one merchant notification, in milliseconds. */
   notificationTimeoutMs: number;
   /** Print and store sandbox credentials on first start. */
@@ -167,6 +172,12 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`PAYGATE_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
   }
 
+  const outgoingAllow = (str('PAYGATE_OUTGOING_ALLOW', '') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  for (const entry of outgoingAllow) {
+    if (!parseAllowEntry(entry)) problems.push(`PAYGATE_OUTGOING_ALLOW entries must be CIDRs, addresses or host names (got "${entry}")`);
+  }
+  const hostIsLoopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
+
   const smtpUrl = str('PAYGATE_SMTP_URL', null);
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
 
@@ -196,6 +207,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 60_000, 1000, 86_400_000),
     smtpUrl,
     mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
+    outgoingAllow,
+    outgoingSandboxLoopback: bool('PAYGATE_OUTGOING_SANDBOX_LOOPBACK', hostIsLoopback),
     notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
     bootstrapSandbox: bool('PAYGATE_BOOTSTRAP_SANDBOX', true),
     processorTimeoutMs: int('PAYGATE_PROCESSOR_TIMEOUT_MS', 30_000, 10, 600_000),
@@ -240,6 +253,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_JOB_LEASE_MS', 'lease of a claimed job: a job whose worker died runs again after this long; running jobs renew it (60000)'],
   ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
   ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],
+  ['PAYGATE_OUTGOING_ALLOW', 'comma list of CIDRs, addresses or host names notifications may reach although internal (none)'],
+  ['PAYGATE_OUTGOING_SANDBOX_LOOPBACK', 'sandbox notifications may reach loopback addresses (true when HOST is a loopback address)'],
   ['PAYGATE_NOTIFICATION_TIMEOUT_MS', 'timeout of one merchant notification (10000)'],
   ['PAYGATE_BOOTSTRAP_SANDBOX', 'create and print a sandbox merchant on first start (true)'],
   ['PAYGATE_PROCESSOR_TIMEOUT_MS', 'deadline of one processor call; past it the operation is reconciled later (30000)'],
