@@ -187,7 +187,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
-    const fingerprint = opts.vault.fingerprint('idempotency', `${req.method} ${req.routeOptions.url}\n${JSON.stringify(req.body ?? null)}`);
+    // the request as a whole: method, the full path (the order, event or merchant it acts on, and the
+    // environment through its prefix) and the body. The route pattern alone would replay one order's
+    // answer for another order sent with the same key.
+    const fingerprint = opts.vault.fingerprint('idempotency', `${req.method} ${canonicalTarget(req.url)}\n${JSON.stringify(req.body ?? null)}`);
     const outcome = await opts.idempotency.begin(req.ctx.merchant.id, key, fingerprint);
     if (outcome.kind === 'replay') {
       reply.header('Idempotent-Replayed', 'true');
@@ -204,6 +207,27 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     }
     return payload;
   });
+}
+
+/**
+ * The path and query of a request in one form whatever way it was written: percent-encoding of
+ * unreserved characters decoded, hex digits of the rest in upper case, repeated and trailing slashes
+ * dropped (the router ignores them), query parameters sorted.
+ */
+export function canonicalTarget(url: string): string {
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const path =
+    rawPath
+      .replace(/%([0-9a-fA-F]{2})/g, (m, hex: string) => {
+        const c = String.fromCharCode(parseInt(hex, 16));
+        return /[A-Za-z0-9\-._~]/.test(c) ? c : `%${hex.toUpperCase()}`;
+      })
+      .replace(/\/{2,}/g, '/')
+      .replace(/(.)\/+$/, '$1') || '/';
+  if (q < 0) return path;
+  const params = [...new URLSearchParams(url.slice(q + 1))].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return params.length === 0 ? path : `${path}?${new URLSearchParams(params).toString()}`;
 }
 
 /** Why a write body that is not a JSON object is refused, in the client's terms. */
