@@ -136,6 +136,18 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   opts.instrument?.(app);
 
+  // ---- security headers on every answer ------------------------------------------------------------
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    // HSTS only over TLS (directly, or from a trusted proxy that says so)
+    if (req.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    if ((req.url === '/docs' || req.url.startsWith('/docs/') || req.url.startsWith('/docs?')) && !reply.hasHeader('Content-Security-Policy')) {
+      reply.header('Content-Security-Policy', DOCS_CSP);
+      reply.header('X-Frame-Options', 'DENY');
+    }
+    return payload;
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     p.metrics.httpDuration.observe(
       { method: req.method, route: req.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
@@ -228,6 +240,25 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await app.ready();
   return app;
 }
+
+/**
+ * The API reference's Content-Security-Policy: its bundled script and styles from this origin (the page
+ * carries an inline configuration script and inline styles), requests ("try it") to this origin only,
+ * never framed.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 /** `GET /` for a browser: what this is and where the API reference is. */
 function frontPage(): string {

@@ -1,7 +1,7 @@
 /**
  * The gateway process: configuration, database and migrations, workers, HTTP, graceful shutdown.
  */
-import { loadConfig, ConfigError, type Config } from './config/config.js';
+import { loadConfig, ConfigError, configWarnings, type Config } from './config/config.js';
 import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
@@ -26,6 +26,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   // seconds (a new active key queues the background re-wrap, see registerJobs).
   const keyRingWatch = setInterval(() => p.vault.refresh(), 5000);
   keyRingWatch.unref();
+  for (const warning of configWarnings(config)) p.logger.warn(warning);
   if (p.database.kind === 'pglite') {
     p.logger.warn(
       'running on the embedded database (PGlite): fine for development and sandbox, NOT for production. ' +

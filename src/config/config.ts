@@ -178,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const hostIsLoopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
 
+
   const smtpUrl = str('PAYGATE_SMTP_URL', null);
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
 
@@ -225,6 +226,23 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Settings that are valid but risky, as warnings logged at start (the process still runs).
+ */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy === true) {
+    warnings.push(
+      'PAYGATE_TRUST_PROXY=true trusts X-Forwarded-* headers from every hop: any client can then claim its own IP address ' +
+        '(rate limits per IP, customer_ip) and HTTPS. List your proxies instead (PAYGATE_TRUST_PROXY=10.0.0.5 or a CIDR).',
+    );
+  }
+  if (config.outgoingSandboxLoopback && !/^(127\.|::1$|localhost$)/.test(config.host)) {
+    warnings.push('PAYGATE_OUTGOING_SANDBOX_LOOPBACK is on while the gateway listens beyond loopback: sandbox merchants can reach services on this host.');
+  }
+  return warnings;
 }
 
 /** Every environment variable the gateway reads, for documentation and `--help`. */

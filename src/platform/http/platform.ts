@@ -18,6 +18,7 @@ import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfi
 import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
 import { installNulGuard } from './nul-guard.js';
+import { installPanGuard } from './pan-guard.js';
 import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
@@ -166,6 +167,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   installGetBodyAsQuery(app, opts.bodyLimit ?? 1024 * 1024);
   // ---- strings with U+0000 cannot be stored by PostgreSQL: 400, not 500 -------------------------------
   installNulGuard(app);
+  // ---- a full card number in free text (description, names, metadata, ...) is 400 -------------------
+  installPanGuard(app);
 
   // ---- body shape, then signature, on writes -------------------------------------------------------
   // A body that is not a JSON object (text/plain, an array, a string) is 400 saying so, before the
