@@ -206,7 +206,13 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     if (req.idempotency && (typeof payload === 'string' || payload === null || payload === undefined)) {
       const { merchantId, key } = req.idempotency;
       req.idempotency = null;
-      await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
+      try {
+        await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
+      } catch (err) {
+        // the answer is true whatever happens to its record (the database went away after the work
+        // committed): send it; the key stays in flight until its lock lapses
+        req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency record not written');
+      }
     }
     return payload;
   });
