@@ -140,7 +140,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');
     // HSTS only over TLS (directly, or from a trusted proxy that says so)
-    if (req.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    if (req.protocol === 'https' && !reply.hasHeader('Strict-Transport-Security')) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     if ((req.url === '/docs' || req.url.startsWith('/docs/') || req.url.startsWith('/docs?')) && !reply.hasHeader('Content-Security-Policy')) {
       reply.header('Content-Security-Policy', DOCS_CSP);
       reply.header('X-Frame-Options', 'DENY');
