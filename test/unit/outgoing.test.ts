@@ -184,6 +184,21 @@ describe('on real loopback sockets', () => {
     await c.close();
   });
 
+  it('DNS rebinding: the name is resolved once and the connection goes to the address that was checked', async () => {
+    seen.length = 0;
+    const port = new URL(base).port;
+    let calls = 0;
+    // first answer public (passes the check), every later answer loopback (the rebinding attack)
+    const rebinding: Resolver = async () => (calls++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+    const c = new OutgoingClient({ policy: new OutgoingPolicy({ allow: [], sandboxLoopback: false }), resolver: rebinding });
+    const err = await c.send(`http://rebind.example:${port}/rebind`, { env: 'production', timeoutMs: 300 }).catch((e) => e);
+    expect(err).toBeInstanceOf(OutgoingError);
+    expect(['connect', 'timeout']).toContain(err.failure);
+    expect(calls).toBe(1);
+    expect(seen).toEqual([]);
+    await c.close();
+  });
+
   it('a closed port is reported as a connection failure without the address', async () => {
     const c = clientWith(['127.0.0.0/8'], false);
     const probe = http.createServer();
