@@ -23,6 +23,7 @@ import { formatMoney, type Language } from './i18n/index.js';
 import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, parseCheckout, type Checkout, type Destination, type PageMethod, type PageView } from './pages.domain.js';
 import * as repo from './pages.repo.js';
 import { CardFormService } from './card-form.service.js';
+import type { PaymentMethodsService } from '../payment-methods/index.js';
 
 type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
 
@@ -86,6 +87,7 @@ export class PagesService {
       checkouts: CheckoutsService;
       customers?: CustomersService;
       sources?: SourcesService;
+      paymentMethods?: PaymentMethodsService;
     },
   ) {
     this.cardForm = new CardFormService(p, deps);
