@@ -128,11 +128,11 @@ describe('B13: refusals, expiry and the rules', () => {
 
   it('a voucher not paid before its expiry is refused by the reconciler on the merchant clock; a late payment is refused', async () => {
     const m = await t.merchant();
-    await m.api.put(`/service/${m.service_uuid}/apms`, { apms: ['MULTIBANCO', 'PAYSHOP'] });
+    await m.api.put(`/service/${m.service_uuid}/apms`, { apms: ['MULTIBANCO', 'TRANSFER'] });
     const o1 = await createOrder(m, { url_post: `${rx.url}/x`, expires_in: 600 });
     const o2 = await createOrder(m, { expires_in: 600 });
     const v = (await m.api.post('/payment/push', { order_uuid: o1.uuid, apm: 'MULTIBANCO' })).body.extra_data.apm;
-    await m.api.post('/payment/push', { order_uuid: o2.uuid, apm: 'PAYSHOP' });
+    const v2 = (await m.api.post('/payment/push', { order_uuid: o2.uuid, apm: 'TRANSFER' })).body.extra_data.apm;
     // the order's own expiry does not end a voucher being paid
     await m.api.post('/test-clock', { advance_seconds: 3600 });
     await t.m.payments.expireDue();
@@ -146,6 +146,7 @@ describe('B13: refusals, expiry and the rules', () => {
     expect(after.status).toBe('EXPIRED');
     expect((await notified(o1.uuid)).sort()).toEqual(['EXPIRED', 'REFUSED']);
     // paying the other one after its expiry (before the reconciler ran) is refused too
+    await m.api.post('/test-clock', { advance_to: new Date(Date.parse(v2.expires_at) + 1000).toISOString() });
     const late = await m.api.post(`/sandbox-apm/${o2.uuid}/pay`, {});
     expect(late.body.order.transactions[0]).toMatchObject({ status: 'REFUSED', error_details: expect.stringContaining('expired') });
   });
