@@ -32,7 +32,7 @@ export const PushBody = signedBody({
   apm: OptionalText(32, { description: 'the APM; required when the order\'s service offers several' }),
   phone: OptionalText(32, { description: 'push APMs (BIZUM, MBWAY): the phone number of the paying account' }),
   customer_ip: OptionalIp(),
-}, { title: 'PushPaymentRequest', examples: [EX.PUSH_REQUEST, EX.VOUCHER_PUSH_REQUEST] });
+}, { title: 'PushPaymentRequest', examples: [EX.PUSH_REQUEST] });
 
 const PushExtra = Type.Object(
   {
