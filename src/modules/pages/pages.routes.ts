@@ -484,13 +484,11 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
           },
         }));
       }
-      if (o.view.kind !== 'form') {
-        // back from the provider (or the page refreshed while waiting): where the flow goes now
-        if (one(q.raw.wait) === '1' && (PAID_STATUSES.includes(o.status) || ENDED_UNPAID.includes(o.status))) {
-          return reply.code(303).header('Location', locate(o, q)(destinationAfter(o.status, { ok: o.urlOk, ko: o.urlKo }))).send();
-        }
-        return stateView(req, reply, o, q, o.view, 'apm');
+      // the waiting page refreshed once the payment ended: where the flow goes now
+      if (one(q.raw.wait) === '1' && (PAID_STATUSES.includes(o.status) || ENDED_UNPAID.includes(o.status))) {
+        return reply.code(303).header('Location', locate(o, q)(destinationAfter(o.status, { ok: o.urlOk, ko: o.urlKo }))).send();
       }
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'apm');
       const apm = service.apmOf(o, q.apm ?? undefined);
       if (!apm) {
         if (q.apm && !(APM_VALUES as readonly string[]).includes(q.apm)) return html(reply, 400, renderError(req, reply, { status: 400, details: 'apm' }));
