@@ -145,6 +145,21 @@ describe('voucher: the data to pay, drawn codes, the sandbox payment', () => {
   });
 });
 
+describe('the checkout lists the APMs of the service', () => {
+  it('every APM of the service, or those the checkout names; each leads to its APM page', async () => {
+    const all = await createOrder(a, { ...SHOP, extra_data: { checkout: { default_payment_method: 'MBWAY' } } });
+    const page = await open(t, `${pagePath(all, 'checkout')}?lang=en`);
+    expect(page.statusCode).toBe(200);
+    const listed = [...page.body.matchAll(/data-method="([A-Z_]+)"/g)].map((m) => m[1]);
+    expect(listed).toEqual(['CARD', ...APM_CATALOGUE.map((x) => x.apm).filter((x) => x !== 'BIZUM')]);
+    expect(page.body).toMatch(/class="method suggested" href="[^"]+" data-method="MBWAY"/);
+    const some = await createOrder(a, { ...SHOP, extra_data: { checkout: { payment_methods: ['PIX', 'IDEAL'] } } });
+    const p2 = await open(t, `${pagePath(some, 'checkout')}?lang=en`);
+    expect([...p2.body.matchAll(/data-method="([A-Z_]+)"/g)].map((m) => m[1])).toEqual(['IDEAL', 'PIX']);
+    expect(p2.body).toContain(`href="${apmPath(some)}?apm=IDEAL&amp;lang=en"`);
+  });
+});
+
 describe('what the page refuses', () => {
   it('an APM the service does not offer, an unknown APM, the sandbox pages in production or with nothing waiting', async () => {
     const m = await t.merchant();

@@ -151,6 +151,20 @@ describe('B13: refusals, expiry and the rules', () => {
     expect(late.body.order.transactions[0]).toMatchObject({ status: 'REFUSED', error_details: expect.stringContaining('expired') });
   });
 
+  it('a TRANSFER order is paid by bank transfer: IBAN and the description as concept, completed when the transfer arrives', async () => {
+    const o = await createOrder(a, { operative: 'TRANSFER', description: 'Invoice 2026-118', url_post: `${rx.url}/tr` });
+    const r = await a.api.post('/payment/push', { order_uuid: o.uuid, apm: 'TRANSFER' });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.extra_data.apm.voucher).toMatchObject({ format: 'BANK_TRANSFER', iban: 'ES7921000813610123456789', concept: 'Invoice 2026-118' });
+    expect(r.body.order.transactions[0].operative).toBe('TRANSFER');
+    // other APMs do not pay TRANSFER orders
+    const other = await createOrder(a, { operative: 'TRANSFER' });
+    expect((await a.api.post('/payment/push', { order_uuid: other.uuid, apm: 'IDEAL' })).status).toBe(400);
+    const paid = await a.api.post(`/sandbox-apm/${o.uuid}/pay`, {});
+    expect(paid.body.order).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(await notified(o.uuid)).toEqual(['SUCCESS']);
+  });
+
   it('bad input is 4xx and changes nothing', async () => {
     const o = await createOrder(a);
     const cases: Array<[Record<string, unknown>, number, string]> = [

@@ -15,12 +15,12 @@ import type { PageRoute } from '../../platform/http/types.js';
 import { DEFAULT_TEMPLATES, frameAncestorsDirective, logoOrigin, type PageTemplate } from '../templates/index.js';
 import { todayOf, type CardFormErrors } from './card.domain.js';
 import { chooseLanguage, localeOf, translator, type Language, type MessageKey } from './i18n/index.js';
-import { APM_VALUES, PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
+import { PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
 import { cardFormRoutes } from './card-form.routes.js';
 import { acsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 import { barcodeSvg, qrSvg } from './codes.js';
-import { SANDBOX_PUSH_PHONES } from '../payment-methods/index.js';
+import { APM_VALUES, SANDBOX_PUSH_PHONES } from '../payment-methods/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -555,19 +555,25 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const checkout = o.checkout;
       if (!checkout) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
       if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'checkout');
-      const methods = checkoutMethods(checkout, service.methods(o));
-      if (methods.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
+      const cards = checkoutMethods(checkout, service.methods(o));
+      // the APMs of the service (Bizum keeps its own page), those the checkout allows when it names methods
+      const apms = o.apms.filter((x) => !(x.apm === 'BIZUM' && cards.includes('BIZUM')) && (!checkout.methods || checkout.methods.includes(x.apm)));
+      if (cards.length + apms.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
       const chrome = await chromeFor(req, reply, o, q, 'checkout');
-      const suggested = methods.includes(checkout.defaultMethod as never) ? checkout.defaultMethod : null;
+      const label = { CARD: chrome.t('method.card'), BIZUM: chrome.t('method.bizum') };
       return html(reply, 200, checkoutPage(chrome, {
         summary: summaryOf(o, q.lang),
-        methods: methods.map((m) => ({
-          method: m,
-          suggested: m === suggested,
-          href: m === 'CARD'
-            ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: 'card' })
-            : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
-        })),
+        methods: [
+          ...cards.map((m) => ({
+            method: m as string,
+            label: label[m],
+            suggested: m === checkout.defaultMethod,
+            href: m === 'CARD'
+              ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: 'card' })
+              : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
+          })),
+          ...apms.map((x) => ({ method: x.apm, label: x.label, suggested: x.apm === checkout.defaultMethod, href: apmPath(o, q, x.apm) })),
+        ],
       }));
     });
   };

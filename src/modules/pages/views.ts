@@ -227,12 +227,11 @@ ${field({ name: 'phone', label: t('bizum.phone'), error: err, input: html`<input
 }
 
 /** The checkout (orders with extra_data.checkout): choose among the allowed payment methods. */
-export function checkoutPage(chrome: PageChrome, p: { summary: OrderSummary; methods: Array<{ method: PageMethod; href: string; suggested: boolean }> }): string {
+export function checkoutPage(chrome: PageChrome, p: { summary: OrderSummary; methods: Array<{ method: string; label: string; href: string; suggested: boolean }> }): string {
   const { t } = chrome;
-  const label: Record<PageMethod, MessageKey> = { CARD: 'method.card', BIZUM: 'method.bizum' };
   const body = html`<h1>${t('checkout.title')}</h1>
 <nav class="methods">${p.methods.map(
-    (m) => html`<a class="method${m.suggested ? ' suggested' : ''}" href="${safeUrl(m.href)}" data-method="${m.method}"><span>${t(label[m.method])}</span>${m.suggested ? html`<span class="tag">${t('checkout.suggested')}</span>` : ''}</a>`,
+    (m) => html`<a class="method${m.suggested ? ' suggested' : ''}" href="${safeUrl(m.href)}" data-method="${m.method}"><span>${m.label}</span>${m.suggested ? html`<span class="tag">${t('checkout.suggested')}</span>` : ''}</a>`,
   )}</nav>`;
   return layout(chrome, { title: t('checkout.title'), summary: p.summary, body });
 }

@@ -9,5 +9,5 @@ export { PaymentMethodsService } from './payment-methods.service.js';
 export type { PushInput } from './payment-methods.service.js';
 export { paymentMethodsRoutes } from './payment-methods.routes.js';
 export { offeredApms, chooseApm } from './payment-methods.domain.js';
-export { APM_CATALOGUE, APM_KINDS, SANDBOX_PUSH_PHONES, apmInfo, parsePushPhone } from '../../processors/index.js';
+export { APM_CATALOGUE, APM_KINDS, APM_VALUES, SANDBOX_PUSH_PHONES, apmInfo, parsePushPhone } from '../../processors/index.js';
 export type { ApmInfo, ApmKind, VoucherFormat } from '../../processors/index.js';
