@@ -77,6 +77,7 @@ const PATH_ROUTE_BODIES: Record<string, Record<string, unknown>> = {
   '/client/:uuid/promote': {},
   '/event/:uuid/resend': {},
   '/order/:order_uuid/expire': {},
+  '/sandbox-apm/:order_uuid/pay': {},
   '/payment-method/:type/verify-holder': { source_uuid: '00000000-0000-4000-8000-000000000001', service: '00000000-0000-4000-8000-000000000002', holder: { name: 'Ann Example' } },
   '/security-list/:list_uuid/items': { items: [{ type: 'EMAIL', value: 'idem@example.com' }] },
   '/security-list/:list_uuid/service': { service_uuid: '00000000-0000-4000-8000-000000000003' },
