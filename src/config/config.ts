@@ -16,6 +16,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Pool size for PostgreSQL connections. */
   dbPoolSize: number;
+  /** PostgreSQL: named prepared statements for parameterized queries. */
+  dbPrepare: boolean;
   /** Directory for the embedded database and local key files. */
   dataDir: string;
   /** TLS certificate and key (PEM files). When both are set the listener speaks HTTPS. */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
+    dbPrepare: bool('PAYGATE_DB_PREPARE', true),
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -217,6 +220,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['HOST', 'listen address (127.0.0.1)'],
   ['DATABASE_URL', 'postgres://... to use PostgreSQL; unset uses the embedded database'],
   ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
+  ['PAYGATE_DB_PREPARE', 'PostgreSQL: send parameterized statements as named prepared statements (true)'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],

@@ -30,6 +30,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.dbPoolSize,
+      prepare: config.dbPrepare,
       schema: o.schema,
       inMemory: o.inMemory,
     }));
