@@ -74,7 +74,7 @@ async function payFast(core: PaymentsCore, ctx: RequestContext, orderId: string,
   const risk = core.deps.risk;
   if (risk && !risk.quickVerdict) return null;
   const db = core.db.db;
-  const read = await fast.readOrder(db, orderId, ctx.merchant.id);
+  const read = await attemptAsync(() => fast.readOrder(db, orderId, ctx.merchant.id));
   if (!read || read.env !== ctx.env) return null;
   const o = withoutVersion(read) as repo.LockedOrder;
   const now = core.now(o);
@@ -254,7 +254,7 @@ async function followUpFast(
   extra?: { extraData?: unknown },
 ): Promise<OrderResult | null> {
   const db = core.db.db;
-  const read = await fast.readOrderForFollowUp(db, orderId, ctx.merchant.id, op);
+  const read = await attemptAsync(() => fast.readOrderForFollowUp(db, orderId, ctx.merchant.id, op));
   if (!read || read.env !== ctx.env) return null;
   const { retry, payment: original, version, ...rest } = read;
   const o = rest as repo.LockedOrder;
