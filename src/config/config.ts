@@ -19,6 +19,8 @@ export interface Config {
   dbPoolSize: number;
   /** How long to wait for a new PostgreSQL connection, in milliseconds; past it the request answers 503. */
   dbConnectTimeoutMs: number;
+  /** PostgreSQL: named prepared statements for parameterized queries. */
+  dbPrepare: boolean;
   /** Directory for the embedded database and local key files. */
   dataDir: string;
   /** TLS certificate and key (PEM files). When both are set the listener speaks HTTPS. */
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
     dbConnectTimeoutMs: int('PAYGATE_DB_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
+    dbPrepare: bool('PAYGATE_DB_PREPARE', true),
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -252,6 +255,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['DATABASE_URL', 'postgres://... to use PostgreSQL; unset uses the embedded database'],
   ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
   ['PAYGATE_DB_CONNECT_TIMEOUT_MS', 'wait for a new PostgreSQL connection; past it requests answer 503 (5000)'],
+  ['PAYGATE_DB_PREPARE', 'PostgreSQL: send parameterized statements as named prepared statements (true)'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],

@@ -35,6 +35,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       poolSize: config.dbPoolSize,
       connectTimeoutMs: config.dbConnectTimeoutMs,
       onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
+      prepare: config.dbPrepare,
       schema: o.schema,
       inMemory: o.inMemory,
     }));

@@ -3,6 +3,7 @@
  * speaking one SQL dialect. Business code receives a `Database` and runs money-moving work inside
  * `database.transaction(...)`, passing the transaction down to repositories.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
@@ -19,6 +20,11 @@ export type Executor = Kysely<DB>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /**
+   * Statements sent to the database by this process (every round trip: queries, BEGIN, COMMIT). What
+   * bench/roundtrips.ts and the round-trip test count.
+   */
+  readonly stats: DbStats;
   /** Runs `fn` in a transaction; retries on serialization failures and deadlocks. */
   transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -26,6 +32,10 @@ export interface Database {
 
 // int8 as JavaScript numbers (money and counters stay far below 2^53), the same as PGlite returns them.
 pg.types.setTypeParser(20, (v: string) => Number(v));
+
+export interface DbStats {
+  roundTrips: number;
+}
 
 export interface DatabaseOptions {
   databaseUrl: string | null;
@@ -41,12 +51,59 @@ export interface DatabaseOptions {
   schema?: string;
   /** An already open PGlite client to use (and leave open). */
   pglite?: import('@electric-sql/pglite').PGlite;
+  /**
+   * PostgreSQL: send every parameterized statement as a named prepared statement (parsed and planned
+   * once per connection, then only bound and executed). On by default (PAYGATE_DB_PREPARE).
+   */
+  prepare?: boolean;
 }
 
-function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>): Database {
+/** Distinct statements prepared by this process; past this many, new shapes are sent unnamed. */
+const MAX_PREPARED = 2000;
+const statementNames = new Map<string, string>();
+
+/**
+ * The name of a statement's prepared form: a stable hash of its text, so every connection of every
+ * process gives the same statement the same name (pg prepares it on a connection the first time it
+ * sees the name there). Null when the statement should not be prepared.
+ */
+export function preparedName(text: string): string | null {
+  let name = statementNames.get(text);
+  if (name) return name;
+  if (statementNames.size >= MAX_PREPARED) return null;
+  name = `pg_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+type PgQuery = (...args: unknown[]) => unknown;
+
+/**
+ * Counts every statement a pool client sends and, with `prepare`, turns `query(text, values)` with
+ * values (what Kysely sends for compiled queries) into `query({ name, text, values })`. Statements
+ * without values (BEGIN, COMMIT, migrations of several statements) go as they are.
+ */
+function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolean): void {
+  const marked = client as pg.PoolClient & { __paygate?: true };
+  if (marked.__paygate) return;
+  marked.__paygate = true;
+  const original = client.query.bind(client) as PgQuery;
+  (client as unknown as { query: PgQuery }).query = (...args: unknown[]) => {
+    stats.roundTrips++;
+    const [text, values] = args;
+    if (prepare && typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
+      const name = preparedName(text);
+      if (name) return original({ name, text, values });
+    }
+    return original(...args);
+  };
+}
+
+function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>): Database {
   return {
     kind,
     db,
+    stats,
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -68,6 +125,7 @@ function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>): Dat
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  const stats: DbStats = { roundTrips: 0 };
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
@@ -85,14 +143,16 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     pool.on('connect', (client) => {
       client.on('error', report);
     });
+    const prepare = opts.prepare ?? true;
+    pool.on('connect', (client) => instrumentClient(client, stats, prepare));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
-    return wrap('postgres', db, () => db.destroy());
+    return wrap('postgres', db, stats, () => db.destroy());
   }
   if (opts.pglite) {
     // A client owned by the caller (tests share one per worker): not closed with this database.
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite) });
-    return wrap('pglite', db, async () => {});
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite, stats) });
+    return wrap('pglite', db, stats, async () => {});
   }
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
@@ -102,8 +162,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const client = dir ? new PGlite(dir) : new PGlite();
   await client.waitReady;
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
-  return wrap('pglite', db, () => db.destroy());
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
+  return wrap('pglite', db, stats, () => db.destroy());
 }
 
 const CONNECTION_ERROR_CODES = new Set([

@@ -220,7 +220,8 @@ export class JobQueue {
       await this.#enqueueSchedules();
       const claimed = await this.#claim(opts.queues);
       if (claimed.length === 0) break;
-      await Promise.all(claimed.map((j) => this.#execute(j)));
+      // one after another, in the order they were due (then enqueued): deterministic for tests
+      for (const j of claimed) await this.#execute(j);
       total += claimed.length;
     }
     return total;
@@ -303,7 +304,7 @@ export class JobQueue {
         select id from jobs
         where queue = any(${names}::text[])
           and ((status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))
-        order by run_at
+        order by run_at, id
         limit ${this.#opts.batchSize}
         for update skip locked
       )
@@ -316,7 +317,7 @@ export class JobQueue {
       maxAttempts: r.max_attempts,
       merchantId: r.merchant_id,
       runAt: r.run_at,
-    }));
+    })).sort((x, y) => x.runAt.getTime() - y.runAt.getTime() || x.id - y.id);
   }
 
   async #execute(job: Job): Promise<void> {
