@@ -66,13 +66,22 @@ export const FieldProblem = Type.Object(
   { title: 'FieldProblem', description: 'One problem of a request that failed validation', examples: [{ field: 'amount', problem: 'must be integer' }] },
 );
 
+/** One problem of one line of a file (MoTo campaigns, batch files: 422). */
+export const LineProblem = Type.Object(
+  {
+    line: Type.Integer({ description: 'line of the file (the header is line 1), or position in a JSON list from 1', examples: [3] }),
+    msg: Type.String({ description: 'what is wrong with it', examples: ['AMOUNT must be a whole number of minor units'] }),
+  },
+  { title: 'LineProblem', description: 'One problem of one line of a file', examples: [{ line: 3, msg: 'AMOUNT must be a whole number of minor units from 1 to 999999999999' }] },
+);
+
 export const ErrorEnvelope = Type.Object(
   {
     message: Type.String({ description: 'the reason phrase of the status', examples: ['Bad Request'] }),
     code: Type.Integer({ description: 'the HTTP status code', examples: [400] }),
     current_time: ContractDate,
     details: Type.String({ description: 'what went wrong, as a sentence' }),
-    errors: Type.Optional(Type.Array(FieldProblem, { description: 'validation errors only: every problem found, one per field and kind' })),
+    errors: Type.Optional(Type.Array(Type.Union([FieldProblem, LineProblem]), { description: 'validation errors only: every problem found, one per field and kind (`{field, problem}`); files (422): one per line and problem (`{line, msg}`)' })),
   },
   {
     title: 'ErrorEnvelope',
