@@ -22,6 +22,7 @@ import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
+import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -40,6 +41,7 @@ export interface Modules {
   checkouts: CheckoutsService;
   risk: RiskService;
   campaigns: CampaignsService;
+  batch: BatchService;
   idempotency: IdempotencyStore;
 }
 
@@ -70,8 +72,9 @@ export function buildModules(p: Platform): Modules {
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
+  const batch = new BatchService(p, { payments, merchants, sources });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, campaigns, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, campaigns, batch, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -83,6 +86,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.pages.registerJobs();
   m.risk.registerJobs();
   m.campaigns.registerJobs();
+  m.batch.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -221,6 +225,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
   await registerApi(app, campaignsRoutes(m.campaigns));
+  await registerApi(app, batchRoutes(m.batch));
 
   await app.ready();
   return app;
