@@ -25,7 +25,7 @@ const drain = () => t.m.batch.drain();
 
 async function txCount(orderId: string, operative?: string) {
   let q = t.p.database.db.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).where('order_id', '=', orderId);
-  if (operative) q = q.where('operative', '=', operative);
+  if (operative) q = q.where('operative', '=', operative as any);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 

@@ -43,6 +43,18 @@ function linkIn(text: string): string {
   return m[0];
 }
 
+/** Opens a campaign link: its page goes on to the hosted payment page; returns that page's URL. */
+async function openLink(link: string, headers: Record<string, string> = {}) {
+  const res = await t.app.inject({ method: 'GET', url: link.replace(PUBLIC, ''), headers });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(String(res.headers['content-security-policy'])).toContain("default-src 'none'");
+  const m = /<meta http-equiv="refresh" content="0;url=([^"]+)">/.exec(res.body);
+  expect(m, res.body).not.toBeNull();
+  const to = m![1].replace(/&amp;/g, '&');
+  expect(res.body).toContain(`<a href="${m![1]}">`);
+  return to;
+}
+
 async function drain() {
   await t.m.campaigns.drain();
 }
@@ -87,9 +99,7 @@ describe('G1 by e-mail: 200 rows', () => {
 
     // the customer of row 7 opens the link (IP and user agent recorded) and pays
     const link = links.get('client7@example.com')!;
-    const opened = await t.app.inject({ method: 'GET', url: link.replace(PUBLIC, ''), headers: { 'user-agent': 'Mozilla/5.0 (Test)', 'x-forwarded-for': '198.51.100.23' } });
-    expect(opened.statusCode, opened.body).toBe(303);
-    const page = String(opened.headers.location);
+    const page = await openLink(link, { 'user-agent': 'Mozilla/5.0 (Test)', 'x-forwarded-for': '198.51.100.23' });
     expect(page).toMatch(new RegExp(`^${PUBLIC}/v1/sandbox/payment/process/[0-9a-f]+`));
     // a second opening does not change the evidence
     await t.app.inject({ method: 'GET', url: link.replace(PUBLIC, ''), headers: { 'user-agent': 'Other', 'x-forwarded-for': '203.0.113.1' } });
@@ -153,8 +163,7 @@ describe('G2 by SMS and custom delivery', () => {
     for (const s of sent) {
       expect(s.sender).toBe('Tienda Nand');
       const link = linkIn(s.text);
-      const res = await t.app.inject({ method: 'GET', url: link.replace(PUBLIC, '') });
-      expect(res.statusCode).toBe(303);
+      await openLink(link);
     }
     const status = await a.api.get(`/moto/campaign/${r.body.detail.uuid}`);
     expect(status.body.progress).toMatchObject({ total: 20, OPENED: 20 });
@@ -168,8 +177,7 @@ describe('G2 by SMS and custom delivery', () => {
     expect(r.status, r.raw).toBe(200);
     const [p1] = r.body.payments;
     expect(p1.link).toMatch(/^https:\/\/pay\.gateway\.test\/v1\/sandbox\/moto\/open\//);
-    const opened = await t.app.inject({ method: 'GET', url: p1.link.replace(PUBLIC, '') });
-    expect(opened.statusCode).toBe(303);
+    expect(await openLink(p1.link)).toMatch(/\/v1\/sandbox\/payment\/process\//);
     await drain();
     expect(smtp.mails.length).toBe(mails);
     expect((t.m.links.sms as LogSmsProvider).sent.length).toBe(sms);
@@ -190,6 +198,8 @@ describe('G2 by SMS and custom delivery', () => {
     await advance(a, 3 * 86400);
     const res = await t.app.inject({ method: 'GET', url: r.body.payments[0].link.replace(PUBLIC, '') });
     expect(res.statusCode).toBe(410);
+    expect(res.body).toMatch(/^<!doctype html>/);
+    expect(res.body).toContain('expired');
     const status = await a.api.get(`/moto/campaign/${r.body.detail.uuid}`);
     expect(status.body.payments[0].status).toBe('EXPIRED');
   });

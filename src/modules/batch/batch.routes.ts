@@ -3,20 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CSV_BODY_LIMIT } from '../../platform/csv/csv.js';
 import { ctxOf, ok } from '../../platform/http/respond.js';
-import { ErrorEnvelope, LineProblem, Type, responses } from '../../platform/http/schemas.js';
+import { ErrorEnvelope, FileProblemsResponse, responses } from '../../platform/http/schemas.js';
 import * as S from './batch.schemas.js';
 import type { BatchService } from './batch.service.js';
 
 const READ = ['batch_authorization', 'batch_refund', 'readonly'] as const;
 const tags = ['batch'];
-
-const Unprocessable = Type.Object({
-  message: Type.String({ examples: ['Unprocessable Entity'] }),
-  code: Type.Integer({ examples: [422] }),
-  current_time: Type.String(),
-  details: Type.String(),
-  errors: Type.Array(LineProblem),
-}, { title: 'FileProblemsResponse', description: 'A file with problems: every line\'s problems; nothing was queued', examples: [{ message: 'Unprocessable Entity', code: 422, current_time: '2026-03-14T10:21:07+0100', details: '2 problems in the file: nothing was queued', errors: [{ line: 3, msg: 'AMOUNT must be a whole number of minor units from 1 to 999999999999' }, { line: 7, msg: 'CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant' }] }] });
 
 const RULES = 'The file is read first: one that cannot be (not base64, not UTF-8, not CSV, wrong header, more than 10 MiB or 10,000 rows) is 400. Then every row is checked; rows with problems make the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is queued. Otherwise each row is processed once, from `execute_at`, by background workers (several gateway processes share the work; a line is never charged or refunded twice, even across a crash). Follow it with `GET /batch/{uuid}`.';
 
@@ -30,7 +22,7 @@ export function batchRoutes(service: BatchService) {
         operationId: 'submitBatchAuthorizations',
         summary: 'H1 Payments file',
         description: `Each row becomes one order paid with a stored card as a merchant-initiated payment. ${RULES}`,
-        tags, body: S.AuthorizationsBody, response: { ...responses(S.BatchSubmitted), 422: Unprocessable },
+        tags, body: S.AuthorizationsBody, response: { ...responses(S.BatchSubmitted), 422: FileProblemsResponse },
       },
     }, async (req) => {
       const ctx = ctxOf(req);
@@ -43,7 +35,7 @@ export function batchRoutes(service: BatchService) {
         operationId: 'submitBatchRefunds',
         summary: 'H2 Refunds file',
         description: `Each row refunds an order, all of its refundable remainder (AMOUNT empty) or part; one row per order. An order whose state changed after the check (refunded meanwhile) gets its line marked FAILED with the reason. ${RULES}`,
-        tags, body: S.RefundsBody, response: { ...responses(S.BatchSubmitted), 422: Unprocessable },
+        tags, body: S.RefundsBody, response: { ...responses(S.BatchSubmitted), 422: FileProblemsResponse },
       },
     }, async (req) => {
       const ctx = ctxOf(req);

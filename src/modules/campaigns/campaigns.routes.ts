@@ -1,9 +1,10 @@
 /** HTTP of MoTo campaigns (G1, G2, G5, the campaign's status, and the link customers open). */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CSV_BODY_LIMIT } from '../../platform/csv/csv.js';
 import { ctxOf, ok } from '../../platform/http/respond.js';
-import { responses } from '../../platform/http/schemas.js';
+import { FileProblemsResponse, responses } from '../../platform/http/schemas.js';
+import { chooseLanguage, escapeHtml, translate } from '../pages/index.js';
 import * as S from './campaigns.schemas.js';
 import type { CampaignsService } from './campaigns.service.js';
 
@@ -11,6 +12,26 @@ import type { CampaignsService } from './campaigns.service.js';
 const WRITE = ['moto'] as const;
 const READ = ['moto', 'readonly'] as const;
 const tags = ['moto'];
+
+function hardened(reply: FastifyReply): void {
+  reply.header('Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'");
+  reply.header('Referrer-Policy', 'no-referrer');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Cache-Control', 'no-store');
+}
+
+/** The link's errors, as a page in the customer's language (never a stack trace). */
+const OPEN_PAGE = {
+  renderError(req: FastifyRequest, reply: FastifyReply, error: { status: number; details: string }): string {
+    const q = req.query as Record<string, unknown> | undefined;
+    const lang = chooseLanguage(typeof q?.lang === 'string' ? q.lang : undefined, req.headers['accept-language']);
+    hardened(reply);
+    reply.type('text/html; charset=utf-8');
+    const [title, text] = error.status === 404 ? (['error.notfound.title', 'error.notfound.text'] as const) : error.status < 500 ? (['error.request.title', 'error.request.text'] as const) : (['error.server.title', 'error.server.text'] as const);
+    const detail = error.status === 410 ? `<p>${escapeHtml(error.details)}</p>` : '';
+    return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(translate(lang, title))}</title></head><body style="font-family:Arial,Helvetica,sans-serif"><h1>${escapeHtml(translate(lang, title))}</h1><p>${escapeHtml(translate(lang, text))}</p>${detail}</body></html>`;
+  },
+};
 
 export function campaignsRoutes(service: CampaignsService) {
   return async (scope: FastifyInstance) => {
@@ -22,7 +43,7 @@ export function campaignsRoutes(service: CampaignsService) {
         operationId: 'createCampaignFromFile',
         summary: 'G1 Send payment links (CSV)',
         description: 'One payment per row of the CSV file; each becomes a real order, and its link is sent by SMS (PHONE), e-mail (MAIL) or returned for the merchant to deliver (CUSTOM_DELIVERY). Every row is checked first: rows with problems make the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is created. A file that cannot be read (not base64, not UTF-8, not CSV, wrong header, more than 10 MiB or 10,000 rows) is 400. The orders are created and the messages sent in the background; follow them with `GET /moto/campaign/{uuid}`.',
-        tags, body: S.FileCampaignBody, response: responses(S.CampaignResponse),
+        tags, body: S.FileCampaignBody, response: { ...responses(S.CampaignResponse), 422: FileProblemsResponse },
       },
     }, async (req) => {
       const ctx = ctxOf(req);
@@ -35,7 +56,7 @@ export function campaignsRoutes(service: CampaignsService) {
         operationId: 'createCampaign',
         summary: 'G2 Send payment links (JSON)',
         description: 'As G1 with the payments in `payments` (at most 10,000); `line` of each payment and of each problem is its position in `payments`, from 1.',
-        tags, body: S.JsonCampaignBody, response: responses(S.CampaignResponse),
+        tags, body: S.JsonCampaignBody, response: { ...responses(S.CampaignResponse), 422: FileProblemsResponse },
       },
     }, async (req) => {
       const ctx = ctxOf(req);
@@ -69,22 +90,25 @@ export function campaignsRoutes(service: CampaignsService) {
     });
 
     app.get('/moto/open/:token', {
-      config: { auth: 'none' },
+      config: { auth: 'none', page: OPEN_PAGE },
       schema: {
         operationId: 'openCampaignLink',
         summary: 'The link a campaign sends',
-        description: 'What the customer opens. The first opening is recorded (time, IP address, user agent) as evidence; the answer is a 303 to the hosted payment page of the order. No API key: the token in the path is the credential. 404: unknown link; 410: expired.',
+        description: 'What the customer opens. The first opening is recorded (time, IP address, user agent) as evidence; the answer is a small page that goes on at once to the hosted payment page of the order (and links to it). No API key: the token in the path is the credential. 404: unknown link; 410: expired. Returns HTML.',
         tags, security: [], params: S.OpenParams, querystring: S.OpenQuery,
         response: {
-          303: { description: 'To the hosted payment page (Location)', type: 'null' },
-          '4xx': responses(S.CampaignResponse)['4xx'],
-          '5xx': responses(S.CampaignResponse)['5xx'],
+          200: { description: 'A page that opens the hosted payment page', content: { 'text/html': { schema: { type: 'string' } } } },
+          '4xx': { description: 'A page explaining the problem (404 unknown link, 410 expired)', content: { 'text/html': { schema: { type: 'string' } } } },
+          '5xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } },
         },
       },
     }, async (req, reply) => {
       const env = req.routeOptions.config.env === 'production' ? 'production' : 'sandbox';
       const to = await service.open(env, req.params.token, { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, lang: req.query.lang ?? null });
-      return reply.code(303).header('Location', to).header('Cache-Control', 'no-store').send(null);
+      const lang = chooseLanguage(req.query.lang, req.headers['accept-language']);
+      hardened(reply);
+      const url = escapeHtml(to);
+      return reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta http-equiv="refresh" content="0;url=${url}"><title>${escapeHtml(translate(lang, 'link.cta'))}</title></head><body style="font-family:Arial,Helvetica,sans-serif"><p><a href="${url}">${escapeHtml(translate(lang, 'link.cta'))}</a></p></body></html>`);
     });
   };
 }
