@@ -10,6 +10,12 @@ import { startSmtp } from '../helpers/smtp.js';
 import { payOnPage } from '../helpers/pages.js';
 import { advance } from '../helpers/payments.js';
 import { LogSmsProvider } from '../../src/modules/links/index.js';
+import { verifyCertificate } from '../../src/modules/campaigns/index.js';
+import { PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../src/cli/main.js';
 
 let t: TestApp;
 let a: TestMerchant;
@@ -168,6 +174,72 @@ describe('G2 by SMS and custom delivery', () => {
     const status = await a.api.get(`/moto/campaign/${r.body.detail.uuid}`);
     expect(status.body.progress).toMatchObject({ total: 20, OPENED: 20 });
     expect(status.body.payments.every((p: any) => p.channel === 'SMS' && p.deliveredAt && p.openedAt)).toBe(true);
+
+    // the certificates of a payment verify with the public key; a tampered one does not
+    const pay = status.body.payments[4];
+    const key = await a.api.get('/certificates/public-key');
+    expect(key.status, key.raw).toBe(200);
+    expect(key.body.algorithm).toBe('Ed25519');
+    for (const kind of ['opening', 'receipt']) {
+      const c = await a.api.get(`/moto/payment/${pay.uuid}/${kind}-certificate`);
+      expect(c.status, c.raw).toBe(200);
+      const pdf = Buffer.from(c.body.certificate, 'base64');
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      const v = await verifyCertificate(pdf, key.body.public_key);
+      expect(v.valid, v.reason ?? '').toBe(true);
+      expect(v.evidence).toMatchObject({
+        certificate: kind === 'opening' ? 'LINK_OPENING' : 'RECEIPT',
+        payment: { uuid: pay.uuid, order_uuid: pay.orderUUID, amount: 104 },
+        campaign: { uuid: r.body.detail.uuid, type: 'PHONE' },
+        channel: 'SMS',
+        provider: 'log',
+        sent_at: pay.sentAt,
+        delivered_at: pay.deliveredAt,
+        opened_at: pay.openedAt,
+      });
+      // the full number is not in the certificate
+      expect(v.evidence!.destination).toMatch(/^\+3461\*+04$/);
+      expect(pdf.toString('latin1')).not.toContain(pay.destination);
+
+      // tampered: the opening time moved
+      const doc = await PDFDocument.load(pdf);
+      const info = (doc as any).getInfoDict();
+      const forged = { ...v.evidence!, opened_at: '2020-01-01T00:00:00.000Z' };
+      info.set(PDFName.of('PaygateEvidence'), PDFHexString.fromText(JSON.stringify(forged)));
+      const tampered = Buffer.from(await doc.save());
+      const bad = await verifyCertificate(tampered, key.body.public_key);
+      expect(bad.valid).toBe(false);
+      expect(bad.reason).toMatch(/signature/);
+      // and another key does not verify the genuine one
+      const { generateKeyPairSync } = await import('node:crypto');
+      const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      expect((await verifyCertificate(pdf, other)).valid).toBe(false);
+
+      // the documented command: `paygate certificate verify FILE --public-key PEM`
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cert-'));
+      fs.writeFileSync(path.join(dir, 'c.pdf'), pdf);
+      fs.writeFileSync(path.join(dir, 't.pdf'), tampered);
+      fs.writeFileSync(path.join(dir, 'key.pem'), key.body.public_key);
+      const out: string[] = [];
+      const write = process.stdout.write;
+      (process.stdout as any).write = (chunk: string) => (out.push(String(chunk)), true);
+      try {
+        expect(await runCli(['certificate', 'verify', path.join(dir, 'c.pdf'), '--public-key', path.join(dir, 'key.pem'), '--json'])).toBe(0);
+        expect(process.exitCode ?? 0).toBe(0);
+        await runCli(['certificate', 'verify', path.join(dir, 't.pdf'), '--public-key', path.join(dir, 'key.pem'), '--json']);
+        expect(process.exitCode).toBe(2);
+      } finally {
+        (process.stdout as any).write = write;
+        process.exitCode = 0;
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      expect(JSON.parse(out[0])).toMatchObject({ valid: true });
+      expect(JSON.parse(out[1])).toMatchObject({ valid: false });
+    }
+    // no opening certificate for e-mail campaigns; none before the link was opened
+    const c2 = await a.api.get(`/moto/payment/00000000-0000-4000-8000-000000000000/opening-certificate`);
+    expect(c2.status).toBe(404);
+    expect((await b.api.get(`/moto/payment/${pay.uuid}/receipt-certificate`)).status).toBe(404);
   });
 
   it('CUSTOM_DELIVERY sends nothing and returns each link; the link works before the job ran', async () => {

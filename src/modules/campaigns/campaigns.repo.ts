@@ -130,3 +130,30 @@ export async function progress(db: Executor, campaignId: string): Promise<{ unpr
     .executeTakeFirstOrThrow();
   return { unprocessed: Number(r.unprocessed), failed: Number(r.failed), total: Number(r.total) };
 }
+
+export interface CertificateKeysTable {
+  id: string;
+  public_key_pem: string;
+  private_key_sealed: string;
+  active: boolean;
+  created_at: Date;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    certificate_keys: CertificateKeysTable;
+  }
+}
+
+export async function activeCertificateKey(db: Executor): Promise<CertificateKeysTable | undefined> {
+  return db.selectFrom('certificate_keys').selectAll().where('active', '=', true).executeTakeFirst();
+}
+
+/** Inserts the first active key; a concurrent first insert wins and this one is dropped. */
+export async function insertCertificateKey(db: Executor, row: CertificateKeysTable): Promise<void> {
+  await db.insertInto('certificate_keys').values(row).onConflict((oc) => oc.column('active').where('active', '=', true).doNothing()).execute();
+}
+
+export async function certificateKeys(db: Executor): Promise<CertificateKeysTable[]> {
+  return db.selectFrom('certificate_keys').selectAll().orderBy('created_at').execute();
+}

@@ -89,6 +89,45 @@ export function campaignsRoutes(service: CampaignsService) {
       return ok(ctx, { orders: await service.orders(ctx, req.params.campaign_uuid) });
     });
 
+    app.get('/moto/payment/:moto_payment_uuid/opening-certificate', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'getOpeningCertificate',
+        summary: 'G3 Link-opening certificate',
+        description: 'SMS (PHONE) campaigns: a signed PDF stating when the link was sent, delivered and first opened, from which IP address and user agent, with the destination masked. 400 for other campaigns; 409 while the link has not been opened.',
+        tags, params: S.PaymentParams, response: responses(S.CertificateResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { certificate: await service.certificate(ctx, req.params.moto_payment_uuid, 'LINK_OPENING') });
+    });
+
+    app.get('/moto/payment/:moto_payment_uuid/receipt-certificate', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'getReceiptCertificate',
+        summary: 'G4 Receipt certificate',
+        description: 'E-mail and SMS campaigns: a signed PDF stating when the message was sent and delivered (and opened, when it was). 400 for CUSTOM_DELIVERY campaigns; 409 while the message has not been sent.',
+        tags, params: S.PaymentParams, response: responses(S.CertificateResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { certificate: await service.certificate(ctx, req.params.moto_payment_uuid, 'RECEIPT') });
+    });
+
+    app.get('/certificates/public-key', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'getCertificatePublicKey',
+        summary: 'The key certificates are signed with',
+        description: 'The gateway\'s Ed25519 public key (PEM) that verifies the signature of G3 and G4 certificates.',
+        tags, response: responses(S.PublicKeyResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.publicKey());
+    });
+
     app.get('/moto/open/:token', {
       config: { auth: 'none', page: OPEN_PAGE },
       schema: {

@@ -149,3 +149,15 @@ export const MotoOrdersResponse = envelope({ orders: Type.Array(MotoOrder) }, { 
 export const CampaignParams = Type.Object({ campaign_uuid: Type.String({ maxLength: 64 }) });
 export const OpenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 export const OpenQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
+
+export const PaymentParams = Type.Object({ moto_payment_uuid: Type.String({ maxLength: 64 }) });
+
+export const CertificateResponse = envelope({
+  certificate: Type.String({ description: 'the PDF, base64. The evidence is embedded as JSON and signed with Ed25519 (verify with `npx paygate certificate verify FILE` or the key of GET /certificates/public-key)' }),
+}, { title: 'CertificateResponse' });
+
+export const PublicKeyResponse = envelope({
+  key_id: Type.String({ description: 'the id of the key, also named in each certificate it signs', examples: ['ed25519-3f9a1c2b'] }),
+  algorithm: Type.Literal('Ed25519'),
+  public_key: Type.String({ description: 'SPKI, PEM', examples: ['-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n'] }),
+}, { title: 'CertificatePublicKeyResponse' });

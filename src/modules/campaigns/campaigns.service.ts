@@ -32,6 +32,9 @@ import {
 } from './campaigns.domain.js';
 import * as repo from './campaigns.repo.js';
 import { presentCampaign, presentMotoOrder, presentPayment } from './campaigns.present.js';
+import { buildCertificate, newKeyPair, verifyCertificate, type Evidence, type Verification } from './certificates.js';
+import { maskDestination } from './campaigns.domain.js';
+import { conflict } from '../../platform/errors/errors.js';
 
 export const MOTO_QUEUE = 'moto.payment';
 const MAX_ATTEMPTS = 6;
@@ -225,6 +228,71 @@ export class CampaignsService {
 
   linkOf(p: { env: RequestContext['env']; open_token: string }): string {
     return `${this.p.config.publicUrl}/v1${p.env === 'sandbox' ? '/sandbox' : ''}/moto/open/${p.open_token}`;
+  }
+
+  // ---- certificates (G3, G4) --------------------------------------------------------------------------
+
+  /** The active signing key, made (and its private half sealed) on first use. */
+  async #signingKey(): Promise<{ id: string; publicPem: string; privatePem: string }> {
+    const db = this.p.database.db;
+    let row = await repo.activeCertificateKey(db);
+    if (!row) {
+      const pair = newKeyPair();
+      const id = `ed25519-${randomUUID().slice(0, 8)}`;
+      await repo.insertCertificateKey(db, { id, public_key_pem: pair.publicPem, private_key_sealed: this.p.vault.seal(pair.privatePem, `certificate-key:${id}`), active: true, created_at: this.p.clock.now() });
+      row = (await repo.activeCertificateKey(db))!;
+    }
+    return { id: row.id, publicPem: row.public_key_pem, privatePem: this.p.vault.open(row.private_key_sealed, `certificate-key:${row.id}`).reveal() };
+  }
+
+  /** The public key certificates are verified with (`GET /certificates/public-key`). */
+  async publicKey(): Promise<{ key_id: string; algorithm: 'Ed25519'; public_key: string }> {
+    const k = await this.#signingKey();
+    return { key_id: k.id, algorithm: 'Ed25519', public_key: k.publicPem };
+  }
+
+  /** Verifies a certificate with the key (active or older) it names. */
+  async verify(pdf: Uint8Array): Promise<Verification> {
+    await this.#signingKey();
+    const keys = await repo.certificateKeys(this.p.database.db);
+    const first = await verifyCertificate(pdf, keys[keys.length - 1].public_key_pem);
+    const named = keys.find((k) => k.id === first.keyId);
+    return named && named.id !== keys[keys.length - 1].id ? verifyCertificate(pdf, named.public_key_pem) : first;
+  }
+
+  /**
+   * G3 (`LINK_OPENING`, SMS campaigns, once the link was opened) and G4 (`RECEIPT`, e-mail and SMS
+   * campaigns, once the message was sent): the signed PDF, base64.
+   */
+  async certificate(ctx: RequestContext, paymentId: string, kind: 'LINK_OPENING' | 'RECEIPT'): Promise<string> {
+    const db = this.p.database.db;
+    const p = UUID_RE.test(paymentId) ? await repo.findPayment(db, ownerOf(ctx), paymentId.toLowerCase()) : undefined;
+    if (!p) throw notFound(`The MoTo payment ${String(paymentId).slice(0, 64)} was not found`);
+    const c = (await repo.campaignById(db, p.campaign_id))!;
+    if (kind === 'LINK_OPENING' && c.type !== 'PHONE') throw badRequest('The opening certificate is issued for SMS (PHONE) campaigns only');
+    if (kind === 'RECEIPT' && c.type === 'CUSTOM_DELIVERY') throw badRequest('The gateway sent nothing for a CUSTOM_DELIVERY campaign: there is no receipt');
+    if (kind === 'LINK_OPENING' && !p.opened_at) throw conflict('The link has not been opened yet');
+    if (kind === 'RECEIPT' && !p.sent_at) throw conflict('The message has not been sent yet');
+    const merchant = await this.deps.merchants.findMerchant(db, c.merchant_id);
+    const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+    const evidence: Evidence = {
+      certificate: kind,
+      issued_at: ctx.clock.now().toISOString(),
+      merchant: { uuid: c.merchant_id, name: merchant?.name ?? '' },
+      campaign: { uuid: c.id, type: c.type, description: c.description, created_at: iso(c.created_at)! },
+      payment: { uuid: p.id, line: p.line, amount: Number(p.amount), order_uuid: p.order_id },
+      destination: maskDestination(p.destination),
+      channel: p.channel,
+      provider: p.delivery_provider,
+      provider_message_id: p.delivery_id,
+      sent_at: iso(p.sent_at),
+      delivered_at: iso(p.delivered_at),
+      opened_at: iso(p.opened_at),
+      opened_ip: p.opened_ip,
+      opened_user_agent: p.opened_user_agent,
+    };
+    const pdf = await buildCertificate(evidence, await this.#signingKey());
+    return pdf.toString('base64');
   }
 
   // ---- the customer opens a link ---------------------------------------------------------------------

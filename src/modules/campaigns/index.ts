@@ -4,3 +4,5 @@ export type { FileCampaignInput, JsonCampaignInput } from './campaigns.service.j
 export { campaignsRoutes } from './campaigns.routes.js';
 export { campaignTransition, paymentTransition, CAMPAIGN_STATUSES, PAYMENT_STATUSES, maskDestination } from './campaigns.domain.js';
 export type { CampaignStatus, MotoPaymentStatus } from './campaigns.domain.js';
+export { verifyCertificate } from './certificates.js';
+export type { Evidence, Verification } from './certificates.js';
