@@ -8,7 +8,7 @@ import { chooseLanguage, escapeHtml, translate } from '../pages/index.js';
 import * as S from './campaigns.schemas.js';
 import type { CampaignsService } from './campaigns.service.js';
 
-// decisions: the `moto` profile for G1–G5
+// the `moto` profile covers G1–G5 (reads also `readonly`)
 const WRITE = ['moto'] as const;
 const READ = ['moto', 'readonly'] as const;
 const tags = ['moto'];
