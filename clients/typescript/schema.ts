@@ -2210,7 +2210,10 @@ export interface components {
              * @example 2026-03-14T10:21:07+0100
              */
             current_time: string;
-            /** @description the PDF, base64. The evidence is embedded as JSON and signed with Ed25519 (verify with `npx paygate certificate verify FILE` or the key of GET /certificates/public-key) */
+            /**
+             * @description the PDF, base64. The evidence is embedded as JSON and signed with Ed25519 (verify with `npx paygate certificate verify FILE` or the key of GET /certificates/public-key)
+             * @example JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg==
+             */
             certificate: string;
         };
         /**
@@ -17219,7 +17222,7 @@ export interface operations {
                      *       "message": "OK",
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "certificate": "string"
+                     *       "certificate": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg=="
                      *     }
                      */
                     "application/json": components["schemas"]["CertificateResponse"];
@@ -17303,7 +17306,7 @@ export interface operations {
                      *       "message": "OK",
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "certificate": "string"
+                     *       "certificate": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg=="
                      *     }
                      */
                     "application/json": components["schemas"]["CertificateResponse"];

@@ -153,7 +153,7 @@ export const OpenQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLeng
 export const PaymentParams = Type.Object({ moto_payment_uuid: Type.String({ maxLength: 64 }) });
 
 export const CertificateResponse = envelope({
-  certificate: Type.String({ description: 'the PDF, base64. The evidence is embedded as JSON and signed with Ed25519 (verify with `npx paygate certificate verify FILE` or the key of GET /certificates/public-key)' }),
+  certificate: Type.String({ examples: ['JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg=='], description: 'the PDF, base64. The evidence is embedded as JSON and signed with Ed25519 (verify with `npx paygate certificate verify FILE` or the key of GET /certificates/public-key)' }),
 }, { title: 'CertificateResponse' });
 
 export const PublicKeyResponse = envelope({
