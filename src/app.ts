@@ -23,6 +23,7 @@ import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js'
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
 import { BatchService, batchRoutes } from './modules/batch/index.js';
+import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -42,6 +43,7 @@ export interface Modules {
   risk: RiskService;
   campaigns: CampaignsService;
   batch: BatchService;
+  paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
 
@@ -68,13 +70,14 @@ export function buildModules(p: Platform): Modules {
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
   const templates = new TemplatesService(p);
+  const paymentMethods = new PaymentMethodsService(p, { payments, services });
   const checkouts = new CheckoutsService(p, { services });
-  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, campaigns, batch, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -226,6 +229,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, riskRoutes(m.risk));
   await registerApi(app, campaignsRoutes(m.campaigns));
   await registerApi(app, batchRoutes(m.batch));
+  await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
 
   await app.ready();
   return app;
