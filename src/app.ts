@@ -21,6 +21,8 @@ import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.j
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
+import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
+import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
@@ -40,6 +42,8 @@ export interface Modules {
   links: LinksService;
   checkouts: CheckoutsService;
   risk: RiskService;
+  campaigns: CampaignsService;
+  batch: BatchService;
   paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
@@ -71,8 +75,10 @@ export function buildModules(p: Platform): Modules {
   const checkouts = new CheckoutsService(p, { services });
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
+  const campaigns = new CampaignsService(p, { payments, merchants, links });
+  const batch = new BatchService(p, { payments, merchants, sources });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -83,6 +89,8 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.payments.registerJobs();
   m.pages.registerJobs();
   m.risk.registerJobs();
+  m.campaigns.registerJobs();
+  m.batch.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -239,6 +247,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
+  await registerApi(app, campaignsRoutes(m.campaigns));
+  await registerApi(app, batchRoutes(m.batch));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
 
   await app.ready();

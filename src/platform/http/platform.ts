@@ -296,6 +296,8 @@ export interface ApiRoute {
   url: string;
   env: Env;
   hasBody: boolean;
+  /** The route's own body limit, when it has one (routes that take files); else the app's. */
+  bodyLimit?: number;
 }
 
 const apiRoutes = new WeakMap<object, ApiRoute[]>();
@@ -336,7 +338,7 @@ export async function registerApi(
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
           for (const method of [route.method].flat()) {
             if (method === 'HEAD') continue;
-            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
+            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, ...(route.config.bodyLimit ? { bodyLimit: route.config.bodyLimit as number } : {}) });
           }
         });
         await plugin(scope);
