@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from './db/database.js';
+import type { CacheInvalidation } from './db/invalidation.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Mailer } from './mail/outbox.js';
 import type { Metrics } from './metrics.js';
@@ -17,4 +18,6 @@ export interface Platform {
   mailer: Mailer;
   logger: Logger;
   metrics: Metrics;
+  /** Drops the in-process caches when keys, merchants or services change in any process. */
+  invalidation: CacheInvalidation;
 }
