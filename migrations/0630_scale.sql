@@ -61,11 +61,11 @@ alter table events set (fillfactor = 85);
 
 -- ---- cache invalidation across processes --------------------------------------------------------------
 -- Every process keeps short-lived caches of keys, merchants and services. A change to those tables
--- sends a notification on channel paygate_invalidate (delivered at commit); every process listening
+-- sends a notification on channel paygate_invalidate (payload: schema.table, delivered at commit); every process listening
 -- drops its caches, so a revoked key is refused everywhere at once.
 create function paygate_notify_invalidate() returns trigger language plpgsql as $$
 begin
-  perform pg_notify('paygate_invalidate', tg_table_name);
+  perform pg_notify('paygate_invalidate', tg_table_schema || '.' || tg_table_name);
   return null;
 end $$;
 create trigger api_keys_invalidate after insert or update or delete on api_keys

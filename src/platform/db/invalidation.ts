@@ -15,7 +15,7 @@ export class CacheInvalidation {
   readonly #handlers = new Set<(table: string | null) => void>();
   #stop: (() => Promise<void>) | null = null;
 
-  /** Registers a cache to drop; `table` is the table that changed (null: unknown, drop everything). */
+  /** Registers a cache to drop; `table` is the table that changed, `schema.table` (null: unknown, drop everything). */
   onInvalidate(handler: (table: string | null) => void): () => void {
     this.#handlers.add(handler);
     return () => this.#handlers.delete(handler);
