@@ -340,6 +340,10 @@ export interface TxListFilters {
   terminalCode?: string;
   limit: number;
   offset: number;
+  /** Keyset paging: the page starts after this transaction (by created_at, id). */
+  afterId?: string;
+  /** The count stops here (at least the end of the requested page). */
+  countCap: number;
 }
 
 export type ListedTx = TxRow & {
@@ -352,9 +356,19 @@ export type ListedTx = TxRow & {
   o_env: Env;
 };
 
-/** C3: transactions of a set of merchants, oldest first, with a count of all that match. */
-export async function listTransactions(db: Executor, f: TxListFilters): Promise<{ rows: ListedTx[]; count: number }> {
-  let q = db.selectFrom('transactions as t').innerJoin('orders as o', 'o.id', 't.order_id').where('t.merchant_id', 'in', f.merchantIds);
+/** The position of a transaction in the C3 order (created_at, id); undefined when unknown. */
+export async function transactionPosition(db: Executor, id: string): Promise<{ created_at: Date } | undefined> {
+  return db.selectFrom('transactions').select('created_at').where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * C3: transactions of a set of merchants, oldest first (created_at, id). One page (`limit` rows, plus
+ * one to know whether more follow), and a count of all that match that stops at `countCap`: a count of
+ * a whole range reads every row of it, so it is capped to keep a list of a big window fast.
+ */
+export async function listTransactions(db: Executor, f: TxListFilters): Promise<{ rows: ListedTx[]; more: boolean; count: number; capped: boolean }> {
+  const ids = f.merchantIds;
+  let q = db.selectFrom('transactions as t').where(ids.length === 1 ? sql<boolean>`t.merchant_id = ${ids[0]}` : sql<boolean>`t.merchant_id = any(${ids}::uuid[])`);
   if (f.start) q = q.where('t.created_at', '>=', f.start);
   if (f.end) q = q.where('t.created_at', '<', f.end);
   if (f.updatedStart) q = q.where('t.updated_at', '>=', f.updatedStart);
@@ -363,15 +377,19 @@ export async function listTransactions(db: Executor, f: TxListFilters): Promise<
     const code = f.terminalCode;
     q = q.where(({ exists, selectFrom }) =>
       exists(
-        selectFrom('services as s')
+        selectFrom('orders as o2')
+          .innerJoin('services as s', 's.id', 'o2.service_id')
           .innerJoin('terminals as tm', 'tm.id', 's.terminal_id')
           .select('s.id')
-          .whereRef('s.id', '=', 'o.service_id')
+          .whereRef('o2.id', '=', 't.order_id')
           .where('tm.code', '=', code),
       ),
     );
   }
-  const rows = await q
+  let page = q;
+  if (f.afterId) page = page.where(sql<boolean>`(t.created_at, t.id) > (select created_at, id from transactions where id = ${f.afterId})`);
+  const rowsQuery = page
+    .innerJoin('orders as o', 'o.id', 't.order_id')
     .selectAll('t')
     .select([
       'o.currency_number as o_currency_number',
@@ -381,19 +399,21 @@ export async function listTransactions(db: Executor, f: TxListFilters): Promise<
       'o.customer_ext_id as o_customer_ext_id',
       'o.status as o_status',
       'o.env as o_env',
-      sql<number>`count(*) over ()`.as('total'),
     ])
     .orderBy('t.created_at')
     .orderBy('t.id')
-    .limit(f.limit)
+    .limit(f.limit + 1)
     .offset(f.offset)
     .execute();
-  let count = rows.length > 0 ? Number((rows[0] as unknown as { total: number }).total) : 0;
-  if (rows.length === 0 && f.offset > 0) {
-    const c = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    count = Number(c.n);
-  }
-  return { rows: rows as unknown as ListedTx[], count };
+  const countQuery = db
+    .selectFrom(q.select(sql<number>`1`.as('one')).limit(f.countCap + 1).as('x'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const [rows, c] = await Promise.all([rowsQuery, countQuery]);
+  const more = rows.length > f.limit;
+  if (more) rows.length = f.limit;
+  const n = Number(c.n);
+  return { rows: rows as unknown as ListedTx[], more, count: Math.min(n, f.countCap), capped: n > f.countCap };
 }
 
 // ---- retry state ----------------------------------------------------------------------------------------
