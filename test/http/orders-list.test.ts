@@ -147,7 +147,8 @@ describe('customer sources paging', () => {
     for (const pan of pans) await storeCard(t, m, pan, 'many-cards');
     // one of them paid with: validated
     await paidOrder(t, m, { service: m.service_uuid, customer_ext_id: 'many-cards' });
-    for (const q of [{ status: 'ALL' }, { status: 'ALL', unique: 'true' }, {}, { unique: 'true' }, { status: 'ALL', sourceType: 'card' }]) {
+    const queries: Record<string, string>[] = [{ status: 'ALL' }, { status: 'ALL', unique: 'true' }, {}, { unique: 'true' }, { status: 'ALL', sourceType: 'card' }];
+    for (const q of queries) {
       const whole = await m.api.get('/customer/many-cards/sources', q);
       expect(whole.status, whole.raw).toBe(200);
       expect(whole.body.next_cursor).toBeUndefined();
