@@ -84,3 +84,29 @@ export async function insertAttempt(db: Executor, row: Omit<EventAttemptRow, 'id
 export async function updateEvent(db: Executor, id: string, set: Partial<EventRow>): Promise<void> {
   await db.updateTable('events').set(set).where('id', '=', id).execute();
 }
+
+/** An event with its merchant's test-clock offset (one read at the start of a delivery). */
+export async function findEventForDelivery(db: Executor, id: string): Promise<(EventRow & { m_offset: number }) | undefined> {
+  return db
+    .selectFrom('events as e')
+    .innerJoin('merchants as m', 'm.id', 'e.merchant_id')
+    .selectAll('e')
+    .select('m.clock_offset_ms as m_offset')
+    .where('e.id', '=', id)
+    .executeTakeFirst() as Promise<(EventRow & { m_offset: number }) | undefined>;
+}
+
+/** Finishes a delivery attempt in one statement: the attempt is stored and the event updated together. */
+export async function finishAttempt(
+  db: Executor,
+  attempt: Omit<EventAttemptRow, 'id'>,
+  set: Pick<EventRow, 'attempts' | 'first_attempt_at' | 'status' | 'delivered_at' | 'next_attempt_at'>,
+): Promise<void> {
+  await sql`with attempt as (
+      insert into event_attempts (event_id, attempted_at, http_status, error, duration_ms)
+      values (${attempt.event_id}, ${attempt.attempted_at}, ${attempt.http_status}, ${attempt.error}, ${attempt.duration_ms})
+    )
+    update events set attempts = ${set.attempts}, first_attempt_at = ${set.first_attempt_at}, status = ${set.status},
+      delivered_at = ${set.delivered_at}, next_attempt_at = ${set.next_attempt_at}
+    where id = ${attempt.event_id}`.execute(db);
+}
