@@ -89,8 +89,11 @@ describe('background work with npm start', () => {
         return rows[0]?.status === 'EXPIRED';
       });
       // both the sweep and the delivery ran in the worker process, not in the API process
-      const { rows } = await sql<{ queue: string; locked_by: string }>`select queue, locked_by from jobs where queue in ('events.deliver', 'payments.expire') and status = 'done'`.execute(db);
-      expect(new Set(rows.map((r) => r.queue))).toEqual(new Set(['events.deliver', 'payments.expire']));
+      // (the delivery job is marked done just after the receiver answers: wait for it)
+      const rows = await eventually('the delivery job to be done', async () => {
+        const { rows } = await sql<{ queue: string; locked_by: string }>`select queue, locked_by from jobs where queue in ('events.deliver', 'payments.expire') and status = 'done'`.execute(db);
+        return new Set(rows.map((r) => r.queue)).size === 2 && rows;
+      });
       for (const r of rows) expect(r.locked_by.split('-')[0], r.queue).toBe(String(worker.pid));
     } else {
       // the embedded database: no worker process, the gateway does the work itself
