@@ -9,7 +9,7 @@ import type { Platform } from './platform/index.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
 import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
-import { RateLimiter } from './platform/http/rate-limit.js';
+import { limiterFromConfig, type Limiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
@@ -117,6 +117,8 @@ export function registerJobs(p: Platform, m: Modules): void {
 export interface BuildOptions {
   /** Extra Fastify options (https, ...). */
   server?: Partial<FastifyServerOptions> & { https?: { key: Buffer; cert: Buffer } | null };
+  /** The rate limiter (default: from the configuration, Redis when PAYGATE_REDIS_URL is set). */
+  limiter?: Limiter;
   /** Called with the app before the routes are registered (tests add contract checks here). */
   instrument?: (app: FastifyInstance) => void;
 }
@@ -133,13 +135,15 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     ...(opts.server as object),
   }) as unknown as FastifyInstance;
 
+  const limiter = opts.limiter ?? (await limiterFromConfig(config, p.logger));
+  if (!opts.limiter && limiter.close) app.addHook('onClose', async () => limiter.close!());
   installPlatform(app, {
     timezone: config.timezone,
     bodyLimit: config.bodyLimit,
     clock: p.clock,
     vault: p.vault,
     resolveKey: m.merchants.resolveKey,
-    rateLimiter: new RateLimiter(),
+    rateLimiter: limiter,
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
     unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,

@@ -9,8 +9,17 @@ import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
+import { superviseWorkers } from './supervisor.js';
 
-export async function startServer(config: Config, overrides: PlatformOverrides = {}) {
+export interface StartOptions {
+  /**
+   * Run background work (job queues) in this process. `npm start` on PostgreSQL leaves it to worker
+   * processes (PAYGATE_WORKER_PROCESSES); default: as PAYGATE_WORKERS says.
+   */
+  backgroundInProcess?: boolean;
+}
+
+export async function startServer(config: Config, overrides: PlatformOverrides = {}, opts: StartOptions = {}) {
   const p = await createPlatform(config, overrides);
   const applied = await migrate(p.database);
   if (applied.length > 0) p.logger.info({ applied }, 'migrations applied');
@@ -24,7 +33,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  if (config.workers) p.jobs.start();
+  if (config.workers && opts.backgroundInProcess !== false) p.jobs.start();
   // The key file may be rotated by `paygate vault rotate` while we run: look for a new key ring every few
   // seconds (a new active key queues the background re-wrap, see registerJobs).
   const keyRingWatch = setInterval(() => p.vault.refresh(), 5000);
@@ -51,6 +60,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     p.logger.info('shutting down');
     await app.close();
     await p.jobs.stop();
+    await p.invalidation.stop();
     await p.database.close();
   };
   return { app, platform: p, modules, baseUrl, close };
@@ -81,7 +91,8 @@ export function watchTls(
   };
 }
 
-async function main() {
+/** `npm start` and `paygate serve`: the gateway, and on PostgreSQL its worker processes. */
+export async function main() {
   let config: Config;
   try {
     config = loadConfig();
@@ -92,10 +103,14 @@ async function main() {
     }
     throw err;
   }
-  const server = await startServer(config);
+  // On PostgreSQL background work runs in worker processes, off the API's event loop; the embedded
+  // database is single-process, so there it stays here.
+  const separate = config.workers && config.databaseUrl !== null && config.workerProcesses > 0;
+  const server = await startServer(config, {}, { backgroundInProcess: !separate });
+  const workers = separate ? superviseWorkers(config.workerProcesses, server.platform.logger) : null;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      server.close().then(
+      Promise.all([server.close(), workers?.stop()]).then(
         () => process.exit(0),
         (err) => {
           server.platform.logger.error({ err }, 'shutdown failed');

@@ -610,7 +610,7 @@ export interface paths {
         };
         /**
          * F10 List the sources of a customer
-         * @description `status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. `unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`.
+         * @description `status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. `unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`. Optional paging: `limit` sources per page, then `cursor` set to the `next_cursor` of the previous page (null on the last page); without `limit` and `cursor` every source is listed.
          */
         get: operations["listCustomerSources"];
         put?: never;
@@ -934,7 +934,7 @@ export interface paths {
         };
         /**
          * C3 List transactions of the merchant and its children
-         * @description Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; `next_offset` is null on the last page.
+         * @description Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; oldest first. Page with `offset` (`next_offset` is null on the last page) or, faster on deep pages, with `cursor` (pass the `next_cursor` of the previous page). `count` stops at 100,000 (`count_capped` is then true).
          */
         get: operations["listTransactions"];
         put?: never;
@@ -3211,10 +3211,15 @@ export interface components {
              */
             current_time: string;
             /**
-             * @description events matching the filters
+             * @description events matching the filters, counted up to 10,000 (or to the end of the requested page when further): see `count_capped`
              * @example 1
              */
             count: number;
+            /**
+             * @description true when more events match than `count` (the count stopped at its cap)
+             * @example false
+             */
+            count_capped: boolean;
             events: components["schemas"]["Event"][];
             next_offset: number | null;
         };
@@ -4522,6 +4527,7 @@ export interface components {
              */
             current_time: string;
             sources: components["schemas"]["ListedSource"][];
+            next_cursor?: string | null;
         };
         /** SourceResponse */
         SourceResponse: {
@@ -4874,12 +4880,18 @@ export interface components {
              */
             current_time: string;
             /**
-             * @description transactions matching the filters
+             * @description transactions matching the filters, counted up to 100,000 (or to the end of the requested page when further): see `count_capped`
              * @example 1
              */
             count: number;
+            /**
+             * @description true when more transactions match than `count` (the count stopped at its cap)
+             * @example false
+             */
+            count_capped: boolean;
             transactions: components["schemas"]["ListedTransaction"][];
             next_offset: number | null;
+            next_cursor: string | null;
         };
         /** UpdateAddressRequest */
         UpdateAddressRequest: {
@@ -9486,6 +9498,10 @@ export interface operations {
                 status?: "VALIDATED" | "ALL";
                 /** @description true: each card once (the newest entry); default false */
                 unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                /** @description sources per page (paging is optional: without `limit` and `cursor` every source is listed) (integer, 1 to 1000) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -12391,6 +12407,8 @@ export interface operations {
                 limit?: number | string;
                 /** @description rows skipped (integer, 0 to 1000000000) */
                 offset?: number | string;
+                /** @description keyset paging: the `next_cursor` of the previous page (not with `offset`); stays fast however deep the page */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -12410,6 +12428,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "count": 1,
+                     *       "count_capped": false,
                      *       "transactions": [
                      *         {
                      *           "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
@@ -12463,7 +12482,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "next_offset": 0
+                     *       "next_offset": 0,
+                     *       "next_cursor": "dDE6NmY5YzNkMmUtOGIxYS00YzVkLTllMmYtM2E0YjVjNmQ3ZThm"
                      *     }
                      */
                     "application/json": components["schemas"]["TransactionListResponse"];
@@ -12703,6 +12723,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "count": 1,
+                     *       "count_capped": false,
                      *       "events": [
                      *         {
                      *           "uuid": "b5d7f9a1-3c5e-4a7c-9e1b-3d5f7a9c1e3b",
