@@ -21,6 +21,7 @@ import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.j
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
+import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -38,6 +39,7 @@ export interface Modules {
   links: LinksService;
   checkouts: CheckoutsService;
   risk: RiskService;
+  subscriptions: SubscriptionsService;
   idempotency: IdempotencyStore;
 }
 
@@ -67,8 +69,9 @@ export function buildModules(p: Platform): Modules {
   const checkouts = new CheckoutsService(p, { services });
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
+  const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, subscriptions, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -79,6 +82,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.payments.registerJobs();
   m.pages.registerJobs();
   m.risk.registerJobs();
+  m.subscriptions.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -216,6 +220,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
+  await registerApi(app, subscriptionsRoutes(m.subscriptions));
 
   await app.ready();
   return app;
