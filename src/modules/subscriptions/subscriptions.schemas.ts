@@ -170,19 +170,20 @@ export const ListedPayment = Type.Object(
   { title: 'ListedSubscriptionPayment', description: 'A subscription payment as listed', examples: [{ ...PAYMENT_EXAMPLE, subscription: SUBSCRIPTION_ID }] },
 );
 
+const R = PAYMENT_RESULT_EXAMPLE;
 const paymentResultFields = {
-  payment_id: Nullable(Type.String({ description: 'the payment; null while the first charge is scheduled for later' })),
-  subscription: Type.String({ description: 'subscription id' }),
-  plan: Type.String({ description: 'plan external id' }),
-  product: Type.String({ description: 'product external id' }),
-  customer: Type.String({ description: 'customer external id' }),
-  company: Type.String({ description: 'company uuid' }),
-  status: Type.String({ description: 'payment status: CREATED (scheduled or being charged), PAID, FAILED or FAILED_NOTIFICATION' }),
-  payment_date: ISO('when the charge is or was due', PAYMENT_RESULT_EXAMPLE.payment_date),
-  payment_number: Type.Integer(),
-  attempt: Type.Integer(),
-  amount: Type.Integer({ description: 'minor units' }),
-  currency: Nullable(Type.String({ description: 'ISO 4217 alpha-3; null until an order exists' })),
+  payment_id: Nullable(Type.String({ description: 'the payment; null while the first charge is scheduled for later', examples: [R.payment_id] })),
+  subscription: Type.String({ description: 'subscription id', examples: [R.subscription] }),
+  plan: Type.String({ description: 'plan external id', examples: [R.plan] }),
+  product: Type.String({ description: 'product external id', examples: [R.product] }),
+  customer: Type.String({ description: 'customer external id', examples: [R.customer] }),
+  company: Type.String({ description: 'company uuid', examples: [R.company] }),
+  status: Type.String({ description: 'payment status: CREATED (scheduled or being charged), PAID, FAILED or FAILED_NOTIFICATION', examples: [R.status] }),
+  payment_date: ISO('when the charge is or was due', R.payment_date),
+  payment_number: Type.Integer({ examples: [R.payment_number] }),
+  attempt: Type.Integer({ examples: [R.attempt] }),
+  amount: Type.Integer({ description: 'minor units', examples: [R.amount] }),
+  currency: Nullable(Type.String({ description: 'ISO 4217 alpha-3; null until an order exists', examples: [R.currency] })),
 };
 
 /** The notification sent to the product's notification_url (documented, not an HTTP answer of ours). */
