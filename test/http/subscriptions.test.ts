@@ -7,7 +7,9 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { CHARGE_QUEUE } from '../../src/modules/subscriptions/index.js';
+import { CHARGE_QUEUE, chargeOrderId } from '../../src/modules/subscriptions/index.js';
+import { JobQueue } from '../../src/platform/jobs/queue.js';
+import { createLogger } from '../../src/platform/logging.js';
 import { DELIVER_QUEUE } from '../../src/modules/events/index.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { TEST_CARDS, storeCard } from '../helpers/payments.js';
@@ -299,6 +301,54 @@ describe('schedule', () => {
     expect(await ordersOfCustomer('racer')).toBe(2);
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions t join orders o on o.id = t.order_id where o.customer_ext_id = 'racer'`.execute(t.p.database.db);
     expect(rows[0].n).toBe(2);
+  });
+});
+
+describe('many charges due at once', () => {
+  it('two workers sharing the queue charge each subscription once', async () => {
+    const m = await t.merchant();
+    const pl = await plan(m, { interval_type: 'WEEKLY' });
+    const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    const subs: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const card = await storeCard(t, m, TEST_CARDS.APPROVED, `crowd-${i}`);
+      const r = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: `crowd-${i}`, payment_attempts_limit: 2, initial_date: day, additional_data: { source_uuid: card } }));
+      expect(r.status).toBe('CREATED');
+      subs.push(r.subscription);
+    }
+    await ok(m.api.post('/test-clock', { advance_seconds: 3 * 86400 }));
+    const second = new JobQueue({ database: t.p.database, clock: t.p.clock, logger: createLogger('silent'), pollMs: 20, batchSize: 4 });
+    second.register<{ subscriptionId: string; paymentNumber: number; attempt: number }>(CHARGE_QUEUE, async (job) => {
+      await t.m.subscriptions.charge(job.payload);
+    });
+    await Promise.all([t.p.jobs.drain({ queues: [CHARGE_QUEUE] }), second.drain({ queues: [CHARGE_QUEUE] })]);
+    const { rows } = await sql<{ n: number; paid: number }>`
+      select count(*)::int as n, count(*) filter (where status = 'PAID')::int as paid from subscription_payments where subscription_id = any(${subs}::uuid[])`.execute(t.p.database.db);
+    expect(rows[0]).toEqual({ n: 30, paid: 30 });
+    const orders = await sql<{ n: number; tx: number }>`
+      select count(distinct o.id)::int as n, count(t.id)::int as tx from orders o join transactions t on t.order_id = o.id where o.customer_ext_id like 'crowd-%'`.execute(t.p.database.db);
+    expect(orders.rows[0]).toEqual({ n: 30, tx: 30 });
+  });
+
+  it('a run that died after paying is finished by the next run without a second charge', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'crashed');
+    const pl = await plan(m, { interval_type: 'WEEKLY' });
+    const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'crashed', payment_attempts_limit: 2, initial_date: day, additional_data: { source_uuid: card } }));
+    await ok(m.api.post('/test-clock', { advance_seconds: 3 * 86400 }));
+    // what the dead run did: the order of the charge, created and paid (its own settling step never ran)
+    const ctx = await t.m.merchants.contextForKey(m.key_id);
+    const orderId = chargeOrderId(sub.subscription, 1, 1);
+    await t.m.payments.create(ctx, { amount: pl.amount, operative: 'AUTHORIZATION', secure: false, description: 'charge', customer_ext_id: 'crashed', service: m.service_uuid, source_uuid: card }, { orderId });
+    const paid = await t.m.payments.pay(ctx, orderId, { channel: 'MIT', card: { kind: 'source', sourceUuid: card } });
+    expect(paid.order.paid).toBe(true);
+    await drain();
+    const s = await subscription(m, sub.subscription);
+    expect(s.payments).toHaveLength(1);
+    expect(s.payments[0]).toMatchObject({ status: 'PAID' });
+    expect(JSON.parse(s.payments[0].payment_details).order_uuid).toBe(orderId);
+    expect(await ordersOfCustomer('crashed')).toBe(1);
   });
 });
 
