@@ -4,7 +4,7 @@
  * anchored months, retries of a declined card and cancellation at the attempts limit, trials, cancel,
  * FAILED_NOTIFICATION, signed notifications to the product's notification_url, and bad input.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { CHARGE_QUEUE, chargeOrderId } from '../../src/modules/subscriptions/index.js';
@@ -167,7 +167,8 @@ describe('a year of a monthly subscription', () => {
       expect(verifySignatureHeader(String(r.headers['paygate-signature']), r.body, m.signature)).toBe(true);
       const body = JSON.parse(r.body);
       expect(body).toMatchObject({ code: 200, subscription: sub.subscription, plan: pl.plan, product: pl.product, customer: 'member-1', status: 'PAID', amount: pl.amount, currency: 'EUR' });
-      expect(body.validation_hash).toMatch(/^[0-9a-f]{64}$/);
+      const hashed = `{${r.body.slice(r.body.indexOf('"payment_id"'), r.body.lastIndexOf(',"validation_hash":'))}}`;
+      expect(createHash('sha256').update(hashed + m.signature).digest('hex')).toBe(body.validation_hash);
     }
     expect(got.map((r) => JSON.parse(r.body).payment_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     // the orders notified their url_post as well, and the events are listed
@@ -209,6 +210,40 @@ describe('failed charges', () => {
     expect(await ordersOfCustomer('late-payer')).toBe(4);
     const notified = rx.received.filter((r) => r.path === pl.path).map((r) => JSON.parse(r.body));
     expect(notified.map((b) => [b.attempt, b.status])).toEqual([[1, 'FAILED'], [2, 'FAILED'], [3, 'FAILED'], [4, 'FAILED']]);
+  });
+
+  it('a card that starts failing: a successful retry resets the count, the limit counts consecutive failures', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'flaky');
+    // a black list holding the customer, switched on and off, makes the card fail and work again
+    const list = (await ok(m.api.post('/security-list', { type: 'BLACKLIST', enabled: false, description: 'flaky' }))).colorlists.uuid;
+    await ok(m.api.post(`/security-list/${list}/service`, { service_uuid: m.service_uuid }));
+    await ok(m.api.post(`/security-list/${list}/items`, { items: [{ type: 'CUSTOMER', value: 'flaky' }] }));
+    const failing = (on: boolean) => ok(m.api.put(`/security-list/${list}/enabled`, { enabled: on }));
+    const pl = await plan(m);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'flaky', payment_attempts_limit: 3, additional_data: { source_uuid: card } }));
+    expect(sub.status).toBe('PAID');
+    await failing(true);
+    let s = await subscription(m, sub.subscription);
+    await clockTo(m, new Date(new Date(s.next_charge_date).getTime() + 60_000).toISOString()); // charge 2, attempt 1
+    await advanceDays(m, 1); // attempt 2
+    expect((await subscription(m, sub.subscription)).status).toBe('UNPAID');
+    await failing(false);
+    await advanceDays(m, 2); // attempt 3 succeeds
+    s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'PAID', active: true, total_payment_charged: 2 });
+    await failing(true);
+    await clockTo(m, new Date(new Date(s.next_charge_date).getTime() + 60_000).toISOString()); // charge 3, attempt 1
+    await advanceDays(m, 1);
+    expect((await subscription(m, sub.subscription))).toMatchObject({ status: 'UNPAID', active: true });
+    await advanceDays(m, 2); // the third consecutive failure
+    s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false });
+    expect(s.payments.map((p: any) => [p.payment_number, p.attempt, p.status])).toEqual([
+      [1, 1, 'PAID'], [2, 1, 'FAILED'], [2, 2, 'FAILED'], [2, 3, 'PAID'], [3, 1, 'FAILED'], [3, 2, 'FAILED'], [3, 3, 'FAILED'],
+    ]);
+    const refused = await ok(m.api.get(`/order/${JSON.parse(s.payments[1].payment_details).order_uuid}`));
+    expect(refused.order).toMatchObject({ paid: false, status: 'BLACKLISTED' });
   });
 
   it('registers the subscription with a FAILED_NOTIFICATION payment when the card is wrong, and tells the product', async () => {
