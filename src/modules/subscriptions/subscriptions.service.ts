@@ -42,8 +42,6 @@ import * as repo from './subscriptions.repo.js';
 
 export const CHARGE_QUEUE = 'subscriptions.charge';
 export const SUBSCRIPTION_PAYMENT_EVENT = 'SUBSCRIPTION_PAYMENT';
-/** How long one run holds a charge (real time); a run that crashed frees it after this. */
-const CHARGE_LEASE_MS = 5 * 60_000;
 
 /** Another run is charging this payment right now (the job tries again later). */
 export class ChargeInProgress extends Error {
@@ -368,7 +366,8 @@ export class SubscriptionsService {
       } catch (err) {
         // the background job got there first: its result follows by notification
         if (err instanceof ChargeInProgress) return paymentResult(err.payment, refs);
-        throw err;
+        // not settled now (the processor is unreachable, ...): the scheduled job goes on with it
+        this.p.logger.warn({ subscription: id, err: err instanceof Error ? err.message : String(err) }, 'first charge left to its job');
       }
     }
     return {
@@ -553,7 +552,8 @@ export class SubscriptionsService {
       const realNow = this.p.clock.now();
       const locked = (await repo.lockPayment(trx, payment.id))!;
       if (locked.charging_until && locked.charging_until.getTime() > realNow.getTime()) return { s, payment, busy: true };
-      await repo.updatePayment(trx, payment.id, { charging_until: new Date(realNow.getTime() + CHARGE_LEASE_MS) });
+      // held as long as the job's own lease: a run that died frees the charge when its job is claimed again
+      await repo.updatePayment(trx, payment.id, { charging_until: new Date(realNow.getTime() + this.p.config.jobLeaseMs) });
       return { s, payment, busy: false };
     });
     if (!claimed) return null;
@@ -660,7 +660,10 @@ export class SubscriptionsService {
       return { event: 'NOT_CHARGEABLE', order: existing?.order ?? null, error: err.message };
     }
     if (hasPending(result.order)) throw new Error('the charge is still pending at the processor');
-    return { event: result.order.paid ? 'APPROVED' : 'DECLINED', order: result.order, error: result.order.paid ? null : 'The payment was declined' };
+    // failed on our side, not declined: the job pays the same order again shortly
+    if (retryableError(result.order)) throw new Error('the charge failed before the card was charged; it is tried again');
+    const paid = isPaid(result.order);
+    return { event: paid ? 'APPROVED' : 'DECLINED', order: result.order, error: paid ? null : 'The payment was declined' };
   }
 
   async #notify(trx: Executor, ctx: RequestContext, s: repo.SubscriptionRow, pay: repo.PaymentRow): Promise<void> {
@@ -688,12 +691,33 @@ function hasPending(o: PresentedOrder): boolean {
   return (o.transactions ?? []).some((t: { status?: string }) => t.status === 'PENDING');
 }
 
-/** The outcome an order already shows (a repeated run), or null when it has not been paid yet. */
-function decidedBy(o: PresentedOrder): ChargeOutcome | null {
-  if (o.paid) return { event: 'APPROVED', order: o, error: null };
+/**
+ * A charge whose attempts failed on our side (transaction ERROR: the processor was not reached, timed
+ * out, or a crash cut the attempt short) is paid again on the same order, up to this many times, before
+ * it counts as a failed attempt of the subscription: the card was not declined.
+ */
+const ERROR_RETRIES = 3;
+
+function lastTx(o: PresentedOrder): { status?: string } | undefined {
   const txs = (o.transactions ?? []) as Array<{ status?: string }>;
-  if (txs.length > 0 && !hasPending(o)) return { event: 'DECLINED', order: o, error: 'The payment was declined' };
-  return null;
+  return txs[txs.length - 1];
+}
+
+function isPaid(o: PresentedOrder): boolean {
+  return o.paid || ((o.transactions ?? []) as Array<{ status?: string }>).some((t) => t.status === 'SUCCESS');
+}
+
+function retryableError(o: PresentedOrder): boolean {
+  return !isPaid(o) && lastTx(o)?.status === 'ERROR' && (o.transactions ?? []).length < ERROR_RETRIES;
+}
+
+/** The outcome an order already shows (a repeated run), or null when it is to be paid (again). */
+function decidedBy(o: PresentedOrder): ChargeOutcome | null {
+  // a successful transaction is the charge, whatever an order read a moment earlier said
+  if (isPaid(o)) return { event: 'APPROVED', order: o, error: null };
+  const txs = (o.transactions ?? []) as Array<{ status?: string }>;
+  if (txs.length === 0 || hasPending(o) || retryableError(o)) return null;
+  return { event: 'DECLINED', order: o, error: 'The payment was declined' };
 }
 
 function isUnique(err: unknown): boolean {
