@@ -113,6 +113,18 @@ describe('company, products and plans', () => {
   });
 });
 
+describe('production', () => {
+  it('the routes exist under /v1 with data of their own (a sandbox product is not there)', async () => {
+    const prod = await t.merchant({ env: 'production' });
+    const created = await ok(prod.api.post('/subscriptions/product', { name: 'Live', external_id: 'prod-live' }));
+    expect(created.product.sandbox).toBe(false);
+    expect((await ok(prod.api.get('/subscriptions/products'))).products.map((p: any) => p.external_id)).toEqual(['prod-live']);
+    expect((await a.api.get('/subscriptions/product/prod-live')).status).toBe(404);
+    // a sandbox key is refused on production routes
+    expect((await a.api.withEnv('production').get('/subscriptions/products')).status).toBe(401);
+  });
+});
+
 describe('a year of a monthly subscription', () => {
   it('charges 12 times on anchored dates (from 31 January), one order each, notified and signed, then FINISHED', async () => {
     const m = await t.merchant({ name: 'Year shop' });
