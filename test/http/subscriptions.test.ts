@@ -399,6 +399,31 @@ describe('many charges due at once', () => {
   });
 });
 
+describe('cancel after a run died mid-charge', () => {
+  it('the charge a dead run left behind is settled without charging the card', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'cancelled-mid');
+    const pl = await plan(m, { interval_type: 'WEEKLY' });
+    const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'cancelled-mid', payment_attempts_limit: 2, initial_date: day, additional_data: { source_uuid: card } }));
+    // what a run that died right after claiming the charge left: its payment row, CREATED, lease over
+    const now = new Date();
+    await t.p.database.db.insertInto('subscription_payments').values({
+      id: '11111111-2222-4333-8444-555555555555', subscription_id: sub.subscription, merchant_id: m.client_uuid, env: 'sandbox', payment_number: 1, attempt: 1,
+      amount: pl.amount, currency: null, status: 'CREATED', payment_date: now, order_id: null, transaction_id: null, source_uuid: card, error: null,
+      charging_until: new Date(now.getTime() - 1000), created_at: now, updated_at: now,
+    }).execute();
+    expect((await ok(m.api.delete(`/subscriptions/subscription/${sub.subscription}`))).deleted).toBe(1);
+    const settled = await t.m.subscriptions.charge({ subscriptionId: sub.subscription, paymentNumber: 1, attempt: 1 });
+    expect(settled).toMatchObject({ status: 'FAILED', order_id: null, error: expect.stringMatching(/cancelled/) });
+    await advanceDays(m, 10);
+    const s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false });
+    expect(s.payments.map((p: any) => p.status)).toEqual(['FAILED']);
+    expect(await ordersOfCustomer('cancelled-mid')).toBe(0);
+  });
+});
+
 describe('listings', () => {
   it('lists subscriptions and payments with filters and pages; reads a payment with its subscription', async () => {
     const m = await t.merchant();

@@ -561,8 +561,9 @@ export class SubscriptionsService {
     if (claimed.busy) throw new ChargeInProgress(claimed.payment);
     const { s } = claimed;
 
-    // 2. the order, created and paid through the payments module (outside any transaction of ours)
-    const outcome = await this.#chargeOrder(ctx, s, ref);
+    // 2. the order, created and paid through the payments module (outside any transaction of ours); a
+    // subscription cancelled since a run died mid-charge is not charged now, only settled
+    const outcome = s.active ? await this.#chargeOrder(ctx, s, ref) : await this.#settleOnly(ctx, s, ref);
 
     // 3. settle the payment and move the subscription on, once
     return this.p.database.transaction(async (trx) => {
@@ -616,6 +617,14 @@ export class SubscriptionsService {
       await this.#notify(trx, ctx, sub, settled);
       return settled;
     });
+  }
+
+  /** The outcome of a charge that must not be paid now: what its order shows, if it has one. */
+  async #settleOnly(ctx: RequestContext, s: repo.SubscriptionRow, ref: ChargeRef): Promise<ChargeOutcome> {
+    const existing = await this.deps.payments.getOrder(ctx, chargeOrderId(s.id, ref.paymentNumber, ref.attempt)).catch(() => null);
+    if (existing && hasPending(existing.order)) throw new Error('the charge is still pending at the processor');
+    if (existing && isPaid(existing.order)) return { event: 'APPROVED', order: existing.order, error: null };
+    return { event: 'DECLINED', order: existing?.order ?? null, error: 'The subscription was cancelled before this charge was made' };
   }
 
   /** Creates (or finds) the order of the charge and pays it with the stored card, merchant-initiated. */
