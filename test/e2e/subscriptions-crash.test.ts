@@ -11,7 +11,8 @@ import { client, gatewayHome, startGateway, type Gateway, type GatewayHome } fro
 import { testDbKind } from '../helpers/db.js';
 import { TEST_CARDS } from '../../src/processors/index.js';
 
-const N = 1000;
+// 1,000 on PostgreSQL; the embedded database (one connection, one process) runs a smaller crowd
+const N = testDbKind() === 'postgres' ? 1000 : 200;
 let home: GatewayHome;
 const gateways: Gateway[] = [];
 
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('kill -9 while 1,000 subscriptions fall due', () => {
+describe('kill -9 while 1,000 subscriptions fall due (200 on the embedded database)', () => {
   it('charges every subscription exactly once after the restart', async () => {
     let gw = await startGateway(home);
     gateways.push(gw);
@@ -69,13 +70,31 @@ describe('kill -9 while 1,000 subscriptions fall due', () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, subscribe));
-    const paidCount = async () => (await api.get('/subscriptions/payments?status=PAID&limit=1')).body.count as number;
+    // polled while the gateway is busy charging: a keep-alive connection it closed is tried again
+    const paidCount = async () => {
+      for (let i = 0; ; i++) {
+        try {
+          return (await api.get('/subscriptions/payments?status=PAID&limit=1')).body.count as number;
+        } catch (err) {
+          if (i >= 3) throw err;
+          await sleep(200);
+        }
+      }
+    };
     expect(await paidCount()).toBe(0);
 
     // all fall due at once; kill the gateway in the middle of charging them
     expect((await api.post('/test-clock', { advance_seconds: 3 * 86400 })).status).toBe(200);
     const t0 = Date.now();
-    while ((await paidCount()) < 50 && Date.now() - t0 < 60_000) await sleep(20);
+    const first = gw;
+    const paidSoFar = async () => {
+      try {
+        return await paidCount();
+      } catch (err) {
+        throw new Error(`the gateway stopped answering (exit ${first.proc.exitCode}): ${String(err)}\n${first.output().slice(-3000)}`);
+      }
+    };
+    while ((await paidSoFar()) < N / 20 && Date.now() - t0 < 60_000) await sleep(20);
     await gw.kill('SIGKILL');
     gateways.length = 0;
 
