@@ -22,6 +22,7 @@ import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
+import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -40,6 +41,7 @@ export interface Modules {
   checkouts: CheckoutsService;
   risk: RiskService;
   subscriptions: SubscriptionsService;
+  paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
 
@@ -66,12 +68,13 @@ export function buildModules(p: Platform): Modules {
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
   const templates = new TemplatesService(p);
+  const paymentMethods = new PaymentMethodsService(p, { payments, services });
   const checkouts = new CheckoutsService(p, { services });
-  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, subscriptions, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, subscriptions, paymentMethods, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -221,6 +224,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
   await registerApi(app, subscriptionsRoutes(m.subscriptions));
+  await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
 
   await app.ready();
   return app;
