@@ -33,6 +33,10 @@ export interface DatabaseOptions {
   /** `memory://` PGlite for tests when true. */
   inMemory?: boolean;
   poolSize?: number;
+  /** How long to wait for a new PostgreSQL connection before failing (ms); a request then answers 503. */
+  connectTimeoutMs?: number;
+  /** Told about connection errors the pool absorbed (logging). */
+  onConnectionError?: (err: Error) => void;
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   schema?: string;
   /** An already open PGlite client to use (and leave open). */
@@ -69,9 +73,18 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 20,
       options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
     });
-    // A dropped idle connection must not crash the process.
-    pool.on('error', () => {});
+    // A dropped connection must never crash the process. pg emits 'error' on the client whose socket
+    // died: the pool listens only while a client is idle, so a client checked out by a request or a
+    // transaction (between two queries) had no listener and the event killed the process. Every client
+    // gets a listener for its whole life; the query in flight fails on its own (the request answers 503,
+    // its transaction is rolled back by the server) and the pool discards the broken client on release.
+    const report = (err: Error) => opts.onConnectionError?.(err);
+    pool.on('error', report);
+    pool.on('connect', (client) => {
+      client.on('error', report);
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
     return wrap('postgres', db, () => db.destroy());
@@ -91,6 +104,47 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   await client.waitReady;
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
   return wrap('pglite', db, () => db.destroy());
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
+  '57P01', // admin_shutdown (pg_terminate_backend, fast shutdown)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, in recovery)
+  '53300', // too_many_connections
+  '25006', // read_only_sql_transaction (a standby after failover)
+]);
+const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|terminating connection|the database system is (starting up|shutting down|in recovery)|Connection ended unexpectedly|connect ECONNREFUSED/i;
+
+/**
+ * True when `err` says the database could not be reached or the connection died (not a problem of the
+ * statement): the request fails with 503 and may be retried; nothing of its transaction was committed.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = pgCode(err);
+  if (code && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08'))) return true;
+  const message = (err as { message?: unknown }).message;
+  if (typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message)) return true;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== err ? isDatabaseUnavailable(cause) : false;
+}
+
+/** Answers whether the database answers a query within `timeoutMs` (readiness). */
+export async function databaseAnswers(database: Database, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const probe = sql`select 1`.execute(database.db).then(
+      () => true,
+      () => false,
+    );
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** True when `err` is a unique violation on the named constraint (or any, when none is named). */
