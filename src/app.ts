@@ -23,6 +23,7 @@ import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js'
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
 import { BatchService, batchRoutes } from './modules/batch/index.js';
+import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
@@ -44,6 +45,7 @@ export interface Modules {
   risk: RiskService;
   campaigns: CampaignsService;
   batch: BatchService;
+  subscriptions: SubscriptionsService;
   paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
@@ -77,8 +79,9 @@ export function buildModules(p: Platform): Modules {
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
+  const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -91,6 +94,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.risk.registerJobs();
   m.campaigns.registerJobs();
   m.batch.registerJobs();
+  m.subscriptions.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -253,6 +257,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, riskRoutes(m.risk));
   await registerApi(app, campaignsRoutes(m.campaigns));
   await registerApi(app, batchRoutes(m.batch));
+  await registerApi(app, subscriptionsRoutes(m.subscriptions));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
 
   await app.ready();

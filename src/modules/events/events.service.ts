@@ -28,11 +28,14 @@ export const INTERRUPTED = 'interrupted: the gateway stopped while sending; the 
 export interface NewNotification {
   merchantId: string;
   env: Env;
-  orderId: string;
+  /** The order the notification is about (null for events that concern no single order). */
+  orderId: string | null;
+  /** The event type; ORDER_NOTIFICATION when omitted. */
+  type?: string;
   /** The key whose signature signs it (the key that created the order). */
   keyId: string;
   url: string;
-  /** Serialized `{"order":…,"client":…}`. */
+  /** Serialized `{"order":…,"client":…}` (or the fields of another event type, as a JSON object). */
   payload: string;
   /** The merchant's resend_failed_notifications. */
   retries: boolean;
@@ -58,7 +61,7 @@ export class EventsService {
       id,
       merchant_id: n.merchantId,
       env: n.env,
-      type: ORDER_NOTIFICATION,
+      type: n.type ?? ORDER_NOTIFICATION,
       order_id: n.orderId,
       key_id: n.keyId,
       url: n.url,

@@ -176,6 +176,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   // An unsigned request still never reaches the handler: shape, then signature, then the schema.
   app.addHook('preValidation', async (req) => {
     if (!req.ctx || !WRITE_METHODS.has(req.method)) return;
+    if (req.routeOptions.config?.unsigned) return;
     const body = req.body as unknown;
     if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
       throw badRequest(bodyShapeProblem(req.headers['content-type'], body));
