@@ -21,6 +21,7 @@ import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.j
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
+import { DevicesService, devicesRoutes, installDeviceSocket } from './modules/devices/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -38,6 +39,7 @@ export interface Modules {
   links: LinksService;
   checkouts: CheckoutsService;
   risk: RiskService;
+  devices: DevicesService;
   idempotency: IdempotencyStore;
 }
 
@@ -67,8 +69,9 @@ export function buildModules(p: Platform): Modules {
   const checkouts = new CheckoutsService(p, { services });
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
+  const devices = new DevicesService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, devices, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -79,6 +82,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.payments.registerJobs();
   m.pages.registerJobs();
   m.risk.registerJobs();
+  m.devices.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -216,6 +220,9 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
+  await registerApi(app, devicesRoutes(m.devices, m.payments));
+  // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
+  installDeviceSocket(app, m.devices, p.logger);
 
   await app.ready();
   return app;

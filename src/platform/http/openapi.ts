@@ -70,6 +70,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'checkouts', description: 'Checkout configurations: the payment methods and look offered to customers' },
       { name: 'security-lists', description: 'Security lists: blocked or allowed cards, emails, IPs, countries and BINs, applied to services' },
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
+      { name: 'devices', description: 'Physical devices (payment terminals): register them, send them payments, follow up; the device socket and the simulated device' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock' },
     ],
     components: {

@@ -1,0 +1,127 @@
+import { Amount, Bool, ExtId, Maybe, Nullable, OptionalText, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { OrderSchema } from '../payments/index.js';
+import { COMMUNICATION_TYPES, CONNECTION_STATUSES, OPERATION_STATUSES } from './devices.domain.js';
+import * as EX from './devices.examples.js';
+
+const Text = (max: number, description?: string) => Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) }));
+
+export const Device = Type.Object(
+  {
+    id: Uuid,
+    identifier: Type.String({ description: 'the merchant\'s name for the device (its serial number, usually)' }),
+    service_uuid: Uuid,
+    terminal_id: Type.String({ description: 'TID: 8 digits assigned by the gateway' }),
+    mid: Type.String({ description: 'MID: the terminal code of the service\'s terminal' }),
+    active: Type.Boolean({ description: 'false: the device is disabled (no operations, its socket is refused)' }),
+    configured: Type.Boolean({ description: 'true once the device has connected (always for SIMULATION)' }),
+    communication: Type.Object({
+      type: Type.String({ enum: [...COMMUNICATION_TYPES], description: 'SIMULATION (sandbox) or SOCKET' }),
+      status: Type.String({ enum: [...CONNECTION_STATUSES] }),
+    }),
+    merchant: Type.Object({ uuid: Uuid }),
+    properties: Type.Object({
+      name: Text(100), model: Text(100), system_name: Text(100), system_version: Text(100), release: Text(100), hardware: Text(100),
+    }),
+    status: Type.Object({
+      battery_level: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+      connection_type: Text(32),
+      connection_quality: Text(32),
+      charging: Nullable(Type.Boolean()),
+      build_version: Text(64),
+      pending_transactions: Type.Integer({ minimum: 0, description: 'operations sent to the device and not finished' }),
+    }),
+    created_at: Type.String({ description: 'ISO 8601 UTC' }),
+    updated_at: Type.String({ description: 'ISO 8601 UTC' }),
+  },
+  { title: 'Device', description: 'A physical device (payment terminal) of the merchant', examples: [EX.DEVICE] },
+);
+
+export const DeviceOperation = Type.Object(
+  {
+    uuid: Uuid,
+    device_id: Uuid,
+    kind: Type.String({ enum: ['PAYMENT', 'PREAUTHORIZATION'] }),
+    order_uuid: Uuid,
+    amount: Type.Integer(),
+    currency: Type.String(),
+    status: Type.String({ enum: [...OPERATION_STATUSES], description: 'QUEUED → SENT → CARD_READ → APPROVED/REFUSED/FAILED; or CANCELLED, TIMED_OUT' }),
+    error: Nullable(Type.String()),
+    card: Nullable(Type.Object({ bin: Nullable(Type.String()), last4: Type.String(), reading_method: Nullable(Type.String()) }, { description: 'the card read: BIN and last 4 only' })),
+    deadline_at: Type.String({ description: 'ISO 8601 UTC, merchant clock: the operation fails when no card was read by then' }),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { title: 'DeviceOperation', description: 'A payment or pre-authorization sent to a device', examples: [EX.OPERATION] },
+);
+
+const PropertiesIn = Maybe(
+  Type.Object({
+    name: OptionalText(100), model: OptionalText(100), system_name: OptionalText(100), system_version: OptionalText(100), release: OptionalText(100), hardware: OptionalText(100),
+  }),
+  { description: 'what the device is: name, model, system_name, system_version, release, hardware' },
+);
+
+export const RegisterBody = signedBody(
+  {
+    service: Uuid,
+    identifier: Type.String({ minLength: 1, maxLength: 100, description: 'the merchant\'s name for the device, unique per merchant (its serial number, usually)' }),
+    communication_type: Type.String({ enum: [...COMMUNICATION_TYPES], description: 'SIMULATION (sandbox only) or SOCKET' }),
+    properties: PropertiesIn,
+  },
+  { title: 'RegisterDeviceRequest', examples: [EX.REGISTER_REQUEST] },
+);
+
+export const DeviceParams = Type.Object({ id: Uuid });
+export const EnabledBody = signedBody({ enabled: Bool({ description: 'false disables the device' }) }, { title: 'DeviceEnabledRequest', examples: [{ signature: EX.signature, enabled: false }] });
+export const TokenBody = signedBody({}, { title: 'RotateDeviceTokenRequest', examples: [{ signature: EX.signature }] });
+
+export const ListQuery = Type.Object({
+  identifier: Type.Optional(Type.String({ maxLength: 100 })),
+  service: Type.Optional(Type.String({ maxLength: 36 })),
+  terminal_id: Type.Optional(Type.String({ maxLength: 8 })),
+  communication_type: Type.Optional(Type.String({ maxLength: 16 })),
+  active: Type.Optional(Bool()),
+  configured: Type.Optional(Bool()),
+  created_at_from: Type.Optional(Type.String({ maxLength: 12, description: 'YYYYMMDDHHmm, merchant timezone' })),
+  created_at_to: Type.Optional(Type.String({ maxLength: 12, description: 'YYYYMMDDHHmm' })),
+  updated_at_from: Type.Optional(Type.String({ maxLength: 12, description: 'YYYYMMDDHHmm' })),
+  updated_at_to: Type.Optional(Type.String({ maxLength: 12, description: 'YYYYMMDDHHmm' })),
+});
+
+export const SendBody = signedBody(
+  {
+    device: Uuid,
+    amount: Amount({ description: 'minor units of the service\'s currency' }),
+    description: Type.String({ minLength: 1, maxLength: 500 }),
+    customer_ext_id: Type.Optional(ExtId()),
+    additional: OptionalText(1000),
+    url_post: OptionalText(2000, { description: 'where the final state is notified' }),
+    reference: OptionalText(100),
+  },
+  { title: 'DevicePaymentRequest', examples: [EX.SEND_REQUEST] },
+);
+
+export const FollowUpBody = signedBody(
+  { device: Uuid, order_uuid: Uuid, amount: Type.Optional(Maybe(Amount())) },
+  { title: 'DeviceFollowUpRequest', examples: [{ signature: EX.signature, device: EX.DEVICE.id, order_uuid: EX.ORDER_UUID, amount: 1500 }] },
+);
+export const CancelBody = signedBody({ device: Uuid, order_uuid: Uuid }, { title: 'DeviceCancellationRequest', examples: [{ signature: EX.signature, device: EX.DEVICE.id, order_uuid: EX.ORDER_UUID }] });
+
+export const DeviceResponse = envelope({ device: Device }, { title: 'DeviceResponse' });
+export const DeviceTokenResponse = envelope(
+  { device: Device, token: Type.String({ description: 'the device\'s bearer token: shown once, keep it on the device' }) },
+  { title: 'DeviceTokenResponse' },
+);
+export const DevicesResponse = envelope({ devices: Type.Array(Device) }, { title: 'DevicesResponse' });
+
+const Client = Type.Object({ uuid: Uuid });
+export const DeviceOrderResponse = envelope(
+  {
+    order: OrderSchema,
+    client: Client,
+    validation_hash: Type.String(),
+    device: Device,
+    operation: Type.Optional(DeviceOperation),
+  },
+  { title: 'DeviceOrderResponse', description: 'The order, the device and (J3/J4) the operation sent to it' },
+);
