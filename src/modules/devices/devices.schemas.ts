@@ -33,7 +33,7 @@ export const Device = Type.Object(
     created_at: Type.String({ description: 'ISO 8601 UTC' }),
     updated_at: Type.String({ description: 'ISO 8601 UTC' }),
   },
-  { title: 'Device', description: 'A physical device (payment terminal) of the merchant', examples: [EX.DEVICE] },
+  { title: 'PhysicalDevice', description: 'A physical device (payment terminal) of the merchant', examples: [EX.DEVICE] },
 );
 
 export const DeviceOperation = Type.Object(
@@ -109,17 +109,17 @@ export const CancelBody = signedBody({ device: Uuid, order_uuid: Uuid }, { title
 
 export const DeviceResponse = envelope({ device: Device }, { title: 'DeviceResponse' });
 export const DeviceTokenResponse = envelope(
-  { device: Device, token: Type.String({ description: 'the device\'s bearer token: shown once, keep it on the device' }) },
+  { device: Device, token: Type.String({ description: 'the device\'s bearer token: shown once, keep it on the device', examples: ['pgd_Jq3xV0m9cF2sT8kLwP5yR1nB7dH4gZ6aE0uC3iO9vXs'] }) },
   { title: 'DeviceTokenResponse' },
 );
 export const DevicesResponse = envelope({ devices: Type.Array(Device) }, { title: 'DevicesResponse' });
 
-const Client = Type.Object({ uuid: Uuid });
+const Client = Type.Object({ uuid: Uuid }, { examples: [{ uuid: '0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f' }] });
 export const DeviceOrderResponse = envelope(
   {
     order: OrderSchema,
     client: Client,
-    validation_hash: Type.String(),
+    validation_hash: Type.String({ description: 'lowercase hex SHA-256 of the serialized order and client followed by your signature', examples: ['3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d'] }),
     device: Device,
     operation: Type.Optional(DeviceOperation),
   },
