@@ -19,6 +19,8 @@ create table devices (
   status jsonb not null default '{}'::jsonb check (jsonb_typeof(status) = 'object'),
   -- sha-256 of the device's bearer token (shown once)
   token_hash text not null unique,
+  -- the API key that registered the device: card-present operations act in its name
+  key_id uuid not null,
   created_at timestamptz not null,
   updated_at timestamptz not null,
   seq bigserial,
@@ -50,3 +52,27 @@ create table device_operations (
   seq bigserial
 );
 create index device_operations_device on device_operations (device_id, status, seq);
+
+-- Card-present operations (K1-K9) a device made with its token. `stan` is unique per device and day (the
+-- merchant's day); `rrn` (12 digits) is assigned by the gateway, unique per merchant and environment.
+create table card_present_operations (
+  id uuid primary key,
+  device_id uuid not null references devices(id),
+  merchant_id uuid not null references merchants(id),
+  env text not null check (env in ('sandbox', 'production')),
+  kind text not null check (kind in ('PAYMENT', 'PREAUTHORIZATION', 'REFUND', 'CONFIRMATION', 'CANCELLATION', 'VOID')),
+  order_id uuid not null,
+  stan text not null check (stan ~ '^[0-9]{1,12}$'),
+  stan_day text not null,
+  rrn text not null check (rrn ~ '^[0-9]{12}$'),
+  amount bigint,
+  card_bin text check (card_bin is null or card_bin ~ '^[0-9]{6}$'),
+  card_last4 text check (card_last4 is null or card_last4 ~ '^[0-9]{4}$'),
+  card_reading_method text,
+  created_at timestamptz not null,
+  seq bigserial,
+  unique (device_id, stan_day, stan),
+  unique (merchant_id, env, rrn)
+);
+create index card_present_operations_device on card_present_operations (device_id, seq);
+create index card_present_operations_order on card_present_operations (order_id);

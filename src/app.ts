@@ -21,7 +21,7 @@ import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.j
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
-import { DevicesService, devicesRoutes, installDeviceSocket } from './modules/devices/index.js';
+import { CardPresentService, DevicesService, cardPresentRoutes, devicesRoutes, installDeviceSocket } from './modules/devices/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -40,6 +40,7 @@ export interface Modules {
   checkouts: CheckoutsService;
   risk: RiskService;
   devices: DevicesService;
+  cardPresent: CardPresentService;
   idempotency: IdempotencyStore;
 }
 
@@ -70,8 +71,9 @@ export function buildModules(p: Platform): Modules {
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const devices = new DevicesService(p, { payments, merchants });
+  const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, devices, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -221,6 +223,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
   await registerApi(app, devicesRoutes(m.devices, m.payments));
+  await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
   installDeviceSocket(app, m.devices, p.logger);
 

@@ -1701,6 +1701,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/card-present/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K1 Process a card-present payment
+         * @description The device charges the card it read (AUTHORIZATION): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`.
+         */
+        post: operations["cardPresentPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/preauthorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K5 Card-present pre-authorization
+         * @description The device charges the card it read (DEFERRED: the amount is held): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`. Confirm (K7) or cancel (K6) it by rrn.
+         */
+        post: operations["cardPresentPreauthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K2 Refund a card-present payment
+         * @description Refunds the payment of this device with `rrn` (`amount` omitted: what is left), with a new `stan`. The rules of `POST /payment/refund` apply.
+         */
+        post: operations["cardPresentRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/preauthorization/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K6 Cancel a card-present pre-authorization
+         * @description Releases the hold of the pre-authorization of this device with `rrn`, with a new `stan`.
+         */
+        post: operations["cardPresentPreauthorizationCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/preauthorization/confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K7 Confirm a card-present pre-authorization
+         * @description Captures `amount` (omitted: all) of the pre-authorization of this device with `rrn`, with a new `stan`.
+         */
+        post: operations["cardPresentPreauthorizationConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K4 Automatic void of the last operation
+         * @description When the terminal lost the answer to its last operation it voids it by its `stan`: a payment is refunded in full, a pre-authorization released, an operation that charged nothing is left as it is. Only the device's last operation can be voided (another STAN is 404).
+         */
+        post: operations["cardPresentVoid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * K3 Sync a device
+         * @description The device's MID, TID, service and EMV configuration. `tid`, `mid` and the X-Service headers must be the device's own (403 otherwise).
+         */
+        get: operations["cardPresentSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/order/stan/{stan}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * K8 Get an order by STAN
+         * @description The order of this device's latest operation with `stan`. Another device's operations are 404.
+         */
+        get: operations["cardPresentOrderByStan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/order/rrn/{rrn}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * K9 Get an order by RRN
+         * @description The order of this device's operation with `rrn`. Another device's operations are 404.
+         */
+        get: operations["cardPresentOrderByRrn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1757,6 +1937,129 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             order_uuid: string;
+        };
+        /** CardPresentFollowUpRequest */
+        CardPresentFollowUpRequest: {
+            mid?: string | null;
+            /** @description the terminal's trace number: unique per device and day */
+            stan: string;
+            /** @description the rrn the gateway gave the payment */
+            rrn: string;
+            tid: string;
+            amount?: (number | string) | null | string;
+        };
+        /** CardPresentPaymentRequest */
+        CardPresentPaymentRequest: {
+            /** @description the card read: track2, or pan and expiration_date. Never stored: only BIN and last 4 are kept */
+            card: {
+                track2?: string | null;
+                pan?: string | null;
+                expiration_date?: string | null;
+            };
+            /** @description minor units of the currency (100 = 1 EUR) (integer, 0 to 999999999999) */
+            amount: number | string;
+            /** @description ISO 4217 alpha-3: the currency of the device's service */
+            currency: string;
+            mid?: string | null;
+            /** @description the terminal's trace number: unique per device and day */
+            stan: string;
+            card_reading_method?: ("KEY_ENTRY" | "BAR_CODE" | "MAGNETIC_STRIPE" | "ICC" | "NFC") | null | string;
+            emv_data?: string | null;
+            card_sequence_number?: string | null;
+            pin: {
+                block?: string | null;
+                format?: (0 | 4) | null | string;
+            };
+            device: {
+                serial_number?: string | null;
+                model?: string | null;
+            };
+            sca?: {
+                original_order_uuid?: string | null;
+            } | null | string;
+        };
+        /**
+         * CardPresentResponse
+         * @description The order of a card-present operation and where the card was read
+         */
+        CardPresentResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            order: components["schemas"]["Order"];
+            /**
+             * @example {
+             *       "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+             *     }
+             */
+            client: {
+                /**
+                 * Format: uuid
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            /** @example 3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d */
+            validation_hash: string;
+            pos: components["schemas"]["Pos"];
+        };
+        /** CardPresentSyncResponse */
+        CardPresentSyncResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @example 999008881 */
+            mid: string;
+            /** @example 40213377 */
+            tid: string;
+            /** @example PAX-A920-0001 */
+            serial_number: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            /**
+             * @description the EMV configuration of the device, JSON text
+             * @example {"currency":"EUR","contactless_cvm_limit":5000}
+             */
+            emv_config: string;
+        };
+        /** CardPresentVoidRequest */
+        CardPresentVoidRequest: {
+            /** @description the terminal's trace number: unique per device and day */
+            stan: string;
+            mid: string;
+            device: {
+                serial_number?: string | null;
+                model?: string | null;
+            };
         };
         /**
          * Checkout
@@ -3426,6 +3729,34 @@ export interface components {
             created_at: string;
             /** @description ISO 8601 UTC */
             updated_at: string;
+        };
+        /**
+         * Pos
+         * @description Where and how the card of a card-present operation was read
+         * @example {
+         *       "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "tid": "40213377",
+         *       "mid": "999008881",
+         *       "stan": "000123",
+         *       "rrn": "604218377215",
+         *       "card_reading_method": "ICC",
+         *       "entry_mode": "05"
+         *     }
+         */
+        Pos: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device_id: string;
+            tid: string;
+            mid: string;
+            stan: string;
+            /** @description 12 digits, assigned by the gateway: refer to the operation later with it */
+            rrn: string;
+            card_reading_method: string | null;
+            entry_mode: string | null;
         };
         /** ProfileRequest */
         ProfileRequest: {
@@ -18010,6 +18341,1510 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeviceOrderResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card": {
+                 *         "pan": "4548810000000003",
+                 *         "expiration_date": "2912"
+                 *       },
+                 *       "amount": 1500,
+                 *       "currency": "EUR",
+                 *       "mid": "999008881",
+                 *       "stan": "000123",
+                 *       "card_reading_method": "ICC",
+                 *       "card_sequence_number": "001",
+                 *       "pin": {
+                 *         "block": "0412AC89ABCDEF67",
+                 *         "format": 0
+                 *       },
+                 *       "device": {
+                 *         "serial_number": "PAX-A920-0001",
+                 *         "model": "A920"
+                 *       },
+                 *       "sca": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPreauthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card": {
+                 *         "pan": "4548810000000003",
+                 *         "expiration_date": "2912"
+                 *       },
+                 *       "amount": 1500,
+                 *       "currency": "EUR",
+                 *       "mid": "999008881",
+                 *       "stan": "000123",
+                 *       "card_reading_method": "ICC",
+                 *       "card_sequence_number": "001",
+                 *       "pin": {
+                 *         "block": "0412AC89ABCDEF67",
+                 *         "format": 0
+                 *       },
+                 *       "device": {
+                 *         "serial_number": "PAX-A920-0001",
+                 *         "model": "A920"
+                 *       },
+                 *       "sca": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mid": "999008881",
+                 *       "stan": "000124",
+                 *       "rrn": "604218377215",
+                 *       "tid": "40213377",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPreauthorizationCancellation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mid": "999008881",
+                 *       "stan": "000124",
+                 *       "rrn": "604218377215",
+                 *       "tid": "40213377",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPreauthorizationConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mid": "999008881",
+                 *       "stan": "000124",
+                 *       "rrn": "604218377215",
+                 *       "tid": "40213377",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentVoid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stan": "000123",
+                 *       "mid": "999008881",
+                 *       "device": {
+                 *         "serial_number": "PAX-A920-0001",
+                 *         "model": "A920"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentSync: {
+        parameters: {
+            query: {
+                tid: string;
+                mid: string;
+                serialNumber: string;
+            };
+            header: {
+                /** @description the device's MID */
+                "x-service-mid": string;
+                /** @description the device's TID */
+                "x-service-tid": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "mid": "999008881",
+                     *       "tid": "40213377",
+                     *       "serial_number": "PAX-A920-0001",
+                     *       "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *       "emv_config": "{\"currency\":\"EUR\",\"contactless_cvm_limit\":5000}"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentSyncResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentOrderByStan: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the device's MID */
+                "x-service-mid": string;
+                /** @description the device's TID */
+                "x-service-tid": string;
+            };
+            path: {
+                stan: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentOrderByRrn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the device's MID */
+                "x-service-mid": string;
+                /** @description the device's TID */
+                "x-service-tid": string;
+            };
+            path: {
+                rrn: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -52,3 +52,18 @@ export const SEND_REQUEST = {
   url_post: 'https://shop.example.com/paygate/notify',
   reference: 'T4-0042',
 };
+
+export const POS = { device_id: DEVICE.id, tid: DEVICE.terminal_id, mid: DEVICE.mid, stan: '000123', rrn: '604218377215', card_reading_method: 'ICC', entry_mode: '05' };
+
+export const CARD_PRESENT_REQUEST = {
+  card: { pan: '4548810000000003', expiration_date: '2912' },
+  amount: 1500,
+  currency: 'EUR',
+  mid: DEVICE.mid,
+  stan: '000123',
+  card_reading_method: 'ICC',
+  card_sequence_number: '001',
+  pin: { block: '0412AC89ABCDEF67', format: 0 },
+  device: { serial_number: 'PAX-A920-0001', model: 'A920' },
+  sca: null,
+};

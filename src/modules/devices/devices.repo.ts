@@ -19,9 +19,30 @@ export interface DevicesTable {
   properties: ColumnType<Record<string, unknown>, string, string>;
   status: ColumnType<Record<string, unknown>, string, string>;
   token_hash: string;
+  key_id: string;
   created_at: Date;
   updated_at: Date;
 }
+
+export interface CardPresentTable {
+  id: string;
+  device_id: string;
+  merchant_id: string;
+  env: Env;
+  kind: CardPresentKind;
+  order_id: string;
+  stan: string;
+  stan_day: string;
+  rrn: string;
+  amount: number | null;
+  card_bin: string | null;
+  card_last4: string | null;
+  card_reading_method: string | null;
+  created_at: Date;
+}
+
+export type CardPresentKind = 'PAYMENT' | 'PREAUTHORIZATION' | 'REFUND' | 'CONFIRMATION' | 'CANCELLATION' | 'VOID';
+export type CardPresentRow = CardPresentTable;
 
 export interface DeviceOperationsTable {
   id: string;
@@ -47,6 +68,7 @@ declare module '../../platform/db/schema.js' {
   interface DB {
     devices: DevicesTable;
     device_operations: DeviceOperationsTable;
+    card_present_operations: CardPresentTable;
   }
 }
 
@@ -55,7 +77,7 @@ export interface Owner {
   env: Env;
 }
 
-export type DeviceRow = DeviceRecord & { env: Env; token_hash: string };
+export type DeviceRow = DeviceRecord & { env: Env; token_hash: string; key_id: string };
 export type OperationRow = OperationRecord & { merchant_id: string; env: Env; key_id: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -168,4 +190,27 @@ export async function openOperations(db: Executor, deviceId: string): Promise<Op
 
 export async function updateOperation(db: Executor, id: string, set: Partial<Pick<OperationRow, 'status' | 'error' | 'card_bin' | 'card_last4' | 'card_reading_method' | 'updated_at'>>): Promise<void> {
   await db.updateTable('device_operations').set(set).where('id', '=', id).execute();
+}
+
+// ---- card-present operations ----------------------------------------------------------------------
+
+export async function insertCardPresent(db: Executor, row: CardPresentRow): Promise<void> {
+  await db.insertInto('card_present_operations').values(row).execute();
+}
+
+export async function cardPresentByRrn(db: Executor, deviceId: string, rrn: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId).where('rrn', '=', rrn).executeTakeFirst();
+}
+
+/** The latest operation of the device with this STAN. */
+export async function cardPresentByStan(db: Executor, deviceId: string, stan: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId).where('stan', '=', stan).orderBy(sql`seq`, 'desc').limit(1).executeTakeFirst();
+}
+
+export async function lastCardPresent(db: Executor, deviceId: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId).orderBy(sql`seq`, 'desc').limit(1).executeTakeFirst();
+}
+
+export async function cardPresentOfOrder(db: Executor, orderId: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('order_id', '=', orderId).where('kind', 'in', ['PAYMENT', 'PREAUTHORIZATION']).executeTakeFirst();
 }

@@ -125,3 +125,78 @@ export const DeviceOrderResponse = envelope(
   },
   { title: 'DeviceOrderResponse', description: 'The order, the device and (J3/J4) the operation sent to it' },
 );
+
+// ---- card-present (K1–K9), device bearer token --------------------------------------------------
+
+export const Pos = Type.Object(
+  {
+    device_id: Uuid,
+    tid: Type.String(),
+    mid: Type.String(),
+    stan: Type.String(),
+    rrn: Type.String({ description: '12 digits, assigned by the gateway: refer to the operation later with it' }),
+    card_reading_method: Nullable(Type.String()),
+    entry_mode: Nullable(Type.String({ description: 'POS entry mode (ISO 8583 field 22): 01 key entry, 03 bar code, 05 chip, 07 contactless, 90 stripe' })),
+  },
+  { title: 'Pos', description: 'Where and how the card of a card-present operation was read', examples: [EX.POS] },
+);
+
+const Stan = Type.String({ pattern: '^[0-9]{1,12}$', description: 'the terminal\'s trace number: unique per device and day' });
+const Rrn = Type.String({ pattern: '^[0-9]{12}$', description: 'the rrn the gateway gave the payment' });
+
+export const CardPresentBody = Type.Object(
+  {
+    card: Type.Object(
+      {
+        track2: OptionalText(40, { description: 'track 2 equivalent data; or pan and expiration_date' }),
+        pan: Maybe(Type.String({ pattern: '^[0-9]{12,19}$' })),
+        expiration_date: Maybe(Type.String({ pattern: '^[0-9]{4}$', description: 'YYMM' })),
+      },
+      { description: 'the card read: track2, or pan and expiration_date. Never stored: only BIN and last 4 are kept' },
+    ),
+    amount: Amount(),
+    currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3: the currency of the device\'s service' }),
+    mid: OptionalText(32, { description: 'when given, the device\'s MID' }),
+    stan: Stan,
+    card_reading_method: Maybe(Type.String({ enum: ['KEY_ENTRY', 'BAR_CODE', 'MAGNETIC_STRIPE', 'ICC', 'NFC'] })),
+    emv_data: OptionalText(4096, { description: 'encrypted chip data (not used by the sandbox)' }),
+    card_sequence_number: Maybe(Type.String({ pattern: '^[0-9]{3}$', description: '3 digits' })),
+    pin: Type.Object(
+      {
+        block: Maybe(Type.String({ pattern: '^[0-9A-Fa-f]{16}([0-9A-Fa-f]{16})?$', description: 'ISO 9564 PIN block (16 hex digits for format 0, 32 for format 4); empty when no PIN was entered. Never stored or logged' })),
+        format: Maybe(Type.Integer({ enum: [0, 4] })),
+      },
+    ),
+    device: Type.Object({ serial_number: OptionalText(100), model: OptionalText(100) }),
+    sca: Maybe(Type.Object({ original_order_uuid: Maybe(Uuid) })),
+  },
+  { title: 'CardPresentPaymentRequest', examples: [EX.CARD_PRESENT_REQUEST] },
+);
+
+export const ByRrnBody = Type.Object(
+  { mid: OptionalText(32), stan: Stan, rrn: Rrn, tid: Type.String({ maxLength: 8 }), amount: Type.Optional(Maybe(Amount())) },
+  { title: 'CardPresentFollowUpRequest', examples: [{ mid: EX.DEVICE.mid, stan: '000124', rrn: EX.POS.rrn, tid: EX.DEVICE.terminal_id, amount: 1500 }] },
+);
+export const VoidBody = Type.Object(
+  { stan: Stan, mid: Type.String({ maxLength: 32 }), device: Type.Object({ serial_number: OptionalText(100), model: OptionalText(100) }) },
+  { title: 'CardPresentVoidRequest', examples: [{ stan: '000123', mid: EX.DEVICE.mid, device: { serial_number: 'PAX-A920-0001', model: 'A920' } }] },
+);
+export const SyncQuery = Type.Object({ tid: Type.String({ maxLength: 8 }), mid: Type.String({ maxLength: 32 }), serialNumber: Type.String({ maxLength: 100 }) });
+export const ServiceHeaders = Type.Object({ 'x-service-mid': Type.String({ maxLength: 32, description: 'the device\'s MID' }), 'x-service-tid': Type.String({ maxLength: 8, description: 'the device\'s TID' }) });
+export const StanParams = Type.Object({ stan: Type.String({ maxLength: 12 }) });
+export const RrnParams = Type.Object({ rrn: Type.String({ maxLength: 12 }) });
+
+export const CardPresentResponse = envelope(
+  { order: OrderSchema, client: Client, validation_hash: Type.String({ examples: ['3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d'] }), pos: Pos },
+  { title: 'CardPresentResponse', description: 'The order of a card-present operation and where the card was read' },
+);
+export const SyncResponse = envelope(
+  {
+    mid: Type.String({ examples: [EX.DEVICE.mid] }),
+    tid: Type.String({ examples: [EX.DEVICE.terminal_id] }),
+    serial_number: Type.String({ examples: ['PAX-A920-0001'] }),
+    service_uuid: Uuid,
+    emv_config: Type.String({ description: 'the EMV configuration of the device, JSON text', examples: ['{"currency":"EUR","contactless_cvm_limit":5000}'] }),
+  },
+  { title: 'CardPresentSyncResponse' },
+);

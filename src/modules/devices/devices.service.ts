@@ -157,6 +157,7 @@ export class DevicesService {
         properties,
         status: {},
         token_hash: hashDeviceToken(token),
+        key_id: ctx.keyId,
         created_at: now,
         updated_at: now,
       };

@@ -10,6 +10,8 @@
 export { DevicesService, SIMULATE_QUEUE, DEADLINE_QUEUE, hashDeviceToken } from './devices.service.js';
 export type { DevicesDeps, DeviceChannel } from './devices.service.js';
 export { devicesRoutes } from './devices.routes.js';
+export { CardPresentService } from './card-present.service.js';
+export { cardPresentRoutes } from './card-present.routes.js';
 export { installDeviceSocket, SOCKET_PATH } from './devices.socket.js';
 export {
   DEVICE_TABLE, OPERATION_TABLE, OPERATION_STATUSES, OPERATION_TIMEOUT_MS, SIMULATION_DELAY_MS, COMMUNICATION_TYPES,

@@ -71,12 +71,14 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'security-lists', description: 'Security lists: blocked or allowed cards, emails, IPs, countries and BINs, applied to services' },
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
       { name: 'devices', description: 'Physical devices (payment terminals): register them, send them payments, follow up; the device socket and the simulated device' },
+      { name: 'card-present', description: 'Card-present operations a payment terminal makes with its own bearer token: payments, refunds, voids, lookups by STAN and RRN' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock' },
     ],
     components: {
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: 'The API key as user name, empty password' },
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as bearer token' },
+        deviceToken: { type: 'http', scheme: 'bearer', description: 'Card-present routes: the bearer token issued when the device was registered (POST /device)' },
       },
     },
     security: [{ basicAuth: [] }, { bearerAuth: [] }],
