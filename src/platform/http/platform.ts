@@ -21,7 +21,7 @@ import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { PageRoute, RequestContext } from './types.js';
+import type { PageRoute, RequestContext, RouteAuth } from './types.js';
 
 export interface PlatformOptions {
   timezone: string;
@@ -255,6 +255,8 @@ export interface ApiRoute {
   url: string;
   env: Env;
   hasBody: boolean;
+  /** How the route authenticates: an API key (most), a device token (card-present), or nothing. */
+  auth: RouteAuth;
 }
 
 const apiRoutes = new WeakMap<object, ApiRoute[]>();
@@ -295,7 +297,7 @@ export async function registerApi(
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
           for (const method of [route.method].flat()) {
             if (method === 'HEAD') continue;
-            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
+            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, auth: route.config.auth ?? 'key' });
           }
         });
         await plugin(scope);
