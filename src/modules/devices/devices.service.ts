@@ -476,7 +476,9 @@ export class DevicesService {
       const left = op.deadline_at.getTime() - now.getTime();
       if (left > 0) return { retryAt: new Date(this.p.clock.now().getTime() + left) };
       const done = await this.#apply(op, 'TIMED_OUT', { error: 'The device did not answer in time' });
-      if (done) this.#channel.send(op.device_id, { type: 'cancel', operation_uuid: op.id });
+      // a card was read meanwhile: its charge decides; look again later in case it was interrupted
+      if (!done) return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
+      this.#channel.send(op.device_id, { type: 'cancel', operation_uuid: op.id });
       await this.#closeOrder(ctx, op.order_id);
       return;
     }
