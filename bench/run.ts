@@ -1,7 +1,8 @@
 /**
  * npm run bench: the gateway on PostgreSQL and on PGlite, driven by concurrent merchants through
- * create order → direct payment → partial refund → read order, next to a baseline measured in the same
- * run (a bare Fastify endpoint doing one PostgreSQL insert per request).
+ * create order → direct payment → partial refund → read order, and card-present payments (K1 with a
+ * PIN, one payment terminal per client), next to a baseline measured in the same run (a bare Fastify
+ * endpoint doing one PostgreSQL insert per request).
  *
  * Settings (environment): BENCH_CONCURRENCY (32), BENCH_SECONDS (10, per phase), BENCH_MERCHANTS (8),
  * BENCH_ENGINES (postgres,pglite), TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test).
@@ -63,8 +64,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function call(url: string, method: 'GET' | 'POST', p: string, creds: { api_key: string; signature: string } | null, body?: Record<string, unknown>) {
+async function call(url: string, method: 'GET' | 'POST', p: string, creds: { api_key: string; signature: string } | { device_token: string } | null, body?: Record<string, unknown>) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (creds && 'device_token' in creds) {
+    headers.authorization = `Bearer ${creds.device_token}`;
+    const res = await request(`${url}${p}`, { method, headers, body: body ? JSON.stringify(body) : undefined, dispatcher: agent });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : null };
+  }
   if (creds) headers.authorization = `Basic ${Buffer.from(`${creds.api_key}:`).toString('base64')}`;
   const res = await request(`${url}${p}`, {
     method,
@@ -197,6 +204,18 @@ async function benchGateway(engine: 'postgres' | 'pglite') {
       if (first.status !== 200) throw new Error(`setup payment failed: ${JSON.stringify(first.body)}`);
       cards.push(first.body.order.transactions[0].source.uuid);
     }
+    // one payment terminal per client (card-present phase)
+    const devices: string[] = [];
+    for (let c = 0; c < CONCURRENCY; c++) {
+      const d = await call(srv.url, 'POST', `${base}/device`, m(c).creds, { service: m(c).service, identifier: `bench-pos-${c}`, communication_type: 'SOCKET' });
+      if (d.status !== 200) throw new Error(`device registration failed: ${JSON.stringify(d.body)}`);
+      devices.push(d.body.token);
+    }
+    let stan = 0;
+    const cardPresentBody = () => ({
+      card: { pan: '4548812049400004', expiration_date: '3012' }, amount: 1000, currency: 'EUR', stan: String(++stan),
+      card_reading_method: 'ICC', pin: { block: '041234FFFFFFFFFF', format: 0 }, device: { serial_number: 'bench', model: 'bench' },
+    });
     const orderBody = (mm: Merchant, c: number) => ({ amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'bench order', service: mm.service, customer_ext_id: `bench-customer-${c}` });
 
     // warm-up
@@ -207,7 +226,7 @@ async function benchGateway(engine: 'postgres' | 'pglite') {
     const create = await phase(async (c, time) => {
       await time('create order', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c), c)));
     });
-    if (process.env.BENCH_ONLY_CREATE) return { create, flow: create };
+    if (process.env.BENCH_ONLY_CREATE) return { create, flow: create, cardPresent: null };
     const flow = await phase(async (c, time) => {
       const mm = m(c);
       const o = await time('create order', () => call(srv.url, 'POST', `${base}/payment`, mm.creds, orderBody(mm, c)));
@@ -217,7 +236,11 @@ async function benchGateway(engine: 'postgres' | 'pglite') {
       await time('partial refund', () => call(srv.url, 'POST', `${base}/payment/refund`, mm.creds, { order_uuid: id, amount: 300 }));
       await time('read order', () => call(srv.url, 'GET', `${base}/order/${id}`, mm.creds));
     });
-    return { create, flow };
+    const cardPresent = await phase(async (c, time) => {
+      const r = await time('card-present payment', () => call(srv.url, 'POST', `${base}/card-present/payment`, { device_token: devices[c] }, cardPresentBody()));
+      if (r.body.order.status !== 'SUCCESS') throw new Error(`card-present payment not SUCCESS: ${r.body.order.status}`);
+    });
+    return { create, flow, cardPresent };
   } finally {
     await srv.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -251,14 +274,28 @@ async function main() {
   lines.push('');
   lines.push('| engine | create order req/s | vs baseline | create p50 / p99 (ms) | flows/s | payment p50 / p99 | refund p50 / p99 | read p50 / p99 | flow-phase create p50 / p99 |');
   lines.push('|---|---|---|---|---|---|---|---|---|');
+  const cardPresentLines: string[] = [];
   for (const engine of ENGINES as Array<'postgres' | 'pglite'>) {
-    const { create, flow } = await benchGateway(engine);
+    const { create, flow, cardPresent } = await benchGateway(engine);
+    if (cardPresent) {
+      const k = cardPresent.steps['card-present payment'];
+      const d = flow.steps['direct payment'];
+      cardPresentLines.push(`| ${engine} | ${f(cardPresent.rps)} | ${k ? `${f(k.p50)} / ${f(k.p99)}` : '-'} | ${d ? `${f(d.p50)} / ${f(d.p99)}` : '-'} |${cardPresent.errors ? ` (${cardPresent.errors} errors)` : ''}`);
+    }
     const s = flow.steps;
     const st = (x: { p50: number; p99: number } | undefined) => (x ? `${f(x.p50)} / ${f(x.p99)}` : '-');
     lines.push(
       `| ${engine} | ${f(create.rps)} | ${f((100 * create.rps) / baseline.rps)}% | ${st(create.steps['create order'])} | ${flow === create ? '-' : f(flow.rps)} | ${st(s['direct payment'])} | ${st(s['partial refund'])} | ${st(s['read order'])} | ${flow === create ? '-' : st(s['create order'])} |`,
     );
     if (create.errors + flow.errors > 0) lines.push(`(${engine}: ${create.errors + flow.errors} errors)`);
+  }
+  if (cardPresentLines.length > 0) {
+    lines.push('');
+    lines.push('Card-present payments (K1 with a PIN: order created and paid in one call), next to the direct payment step of the flow phase:');
+    lines.push('');
+    lines.push('| engine | K1 payments/s | K1 p50 / p99 (ms) | direct payment p50 / p99 (ms) |');
+    lines.push('|---|---|---|---|');
+    lines.push(...cardPresentLines);
   }
   process.stdout.write(lines.join('\n') + '\n');
   await agent.close();
