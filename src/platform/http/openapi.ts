@@ -29,6 +29,9 @@ Send the API key by HTTP Basic authentication (the key as user name, empty passw
 key (it is not computed; send it as issued). A missing or wrong signature is 403. To try an operation
 here, enter your key under Authentication and replace the \`signature\` of the example body with yours.
 
+Card-present routes (\`/card-present/...\`) are called by a payment terminal with its own device token
+(\`Authorization: Bearer DEVICE_TOKEN\`, issued by \`POST /device\`) and carry no \`signature\`.
+
 ## Answers
 Every answer is a JSON envelope: \`message\` (\`OK\` on success), \`code\` (the HTTP status), \`current_time\`,
 then the operation's fields. Errors carry \`details\`, a sentence saying what went wrong, and requests
