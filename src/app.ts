@@ -22,6 +22,7 @@ import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { CardPresentService, DevicesService, cardPresentRoutes, devicesRoutes, installDeviceSocket } from './modules/devices/index.js';
+import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
@@ -41,6 +42,7 @@ export interface Modules {
   risk: RiskService;
   devices: DevicesService;
   cardPresent: CardPresentService;
+  paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
 
@@ -67,13 +69,14 @@ export function buildModules(p: Platform): Modules {
   const events = new EventsService(p, merchants);
   const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
   const templates = new TemplatesService(p);
+  const paymentMethods = new PaymentMethodsService(p, { payments, services });
   const checkouts = new CheckoutsService(p, { services });
-  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -222,6 +225,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
+  await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
