@@ -9,7 +9,7 @@ import type { Platform } from './platform/index.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
 import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
-import { RateLimiter } from './platform/http/rate-limit.js';
+import { limiterFromConfig, type Limiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
@@ -22,8 +22,11 @@ import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { CardPresentService, DevicesService, cardPresentRoutes, devicesRoutes, installDeviceSocket } from './modules/devices/index.js';
+import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
+import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -42,6 +45,8 @@ export interface Modules {
   risk: RiskService;
   devices: DevicesService;
   cardPresent: CardPresentService;
+  campaigns: CampaignsService;
+  batch: BatchService;
   paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
@@ -73,10 +78,12 @@ export function buildModules(p: Platform): Modules {
   const checkouts = new CheckoutsService(p, { services });
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
+  const campaigns = new CampaignsService(p, { payments, merchants, links });
+  const batch = new BatchService(p, { payments, merchants, sources });
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -88,6 +95,8 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.pages.registerJobs();
   m.risk.registerJobs();
   m.devices.registerJobs();
+  m.campaigns.registerJobs();
+  m.batch.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -114,6 +123,8 @@ export function registerJobs(p: Platform, m: Modules): void {
 export interface BuildOptions {
   /** Extra Fastify options (https, ...). */
   server?: Partial<FastifyServerOptions> & { https?: { key: Buffer; cert: Buffer } | null };
+  /** The rate limiter (default: from the configuration, Redis when PAYGATE_REDIS_URL is set). */
+  limiter?: Limiter;
   /** Called with the app before the routes are registered (tests add contract checks here). */
   instrument?: (app: FastifyInstance) => void;
 }
@@ -130,19 +141,33 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     ...(opts.server as object),
   }) as unknown as FastifyInstance;
 
+  const limiter = opts.limiter ?? (await limiterFromConfig(config, p.logger));
+  if (!opts.limiter && limiter.close) app.addHook('onClose', async () => limiter.close!());
   installPlatform(app, {
     timezone: config.timezone,
     bodyLimit: config.bodyLimit,
     clock: p.clock,
     vault: p.vault,
     resolveKey: m.merchants.resolveKey,
-    rateLimiter: new RateLimiter(),
+    rateLimiter: limiter,
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
     unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,
   });
 
   opts.instrument?.(app);
+
+  // ---- security headers on every answer ------------------------------------------------------------
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    // HSTS only over TLS (directly, or from a trusted proxy that says so)
+    if (req.protocol === 'https' && !reply.hasHeader('Strict-Transport-Security')) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    if ((req.url === '/docs' || req.url.startsWith('/docs/') || req.url.startsWith('/docs?')) && !reply.hasHeader('Content-Security-Policy')) {
+      reply.header('Content-Security-Policy', DOCS_CSP);
+      reply.header('X-Frame-Options', 'DENY');
+    }
+    return payload;
+  });
 
   app.addHook('onResponse', async (req, reply) => {
     p.metrics.httpDuration.observe(
@@ -190,16 +215,23 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   // ---- operations --------------------------------------------------------------------------------
+  // liveness: the process runs (never touches the database, so an orchestrator does not restart a
+  // healthy process because PostgreSQL is away)
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // readiness: 200 only while the database answers (within the connect timeout) and is migrated
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    if (!(await databaseAnswers(p.database, config.dbConnectTimeoutMs))) {
+      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
+    }
     try {
       const rows = await p.database.db.selectFrom('schema_migrations').select('version').execute();
       const applied = new Set(rows.map((r) => r.version));
       const pending = readMigrations().filter((x) => !applied.has(x.version)).map((x) => x.version);
       if (pending.length > 0) return reply.code(503).send({ status: 'migrations pending', pending });
       return { status: 'ready', database: p.database.kind };
-    } catch (err) {
-      return reply.code(503).send({ status: 'database unavailable' });
+    } catch {
+      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
     }
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
@@ -225,6 +257,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
+  await registerApi(app, campaignsRoutes(m.campaigns));
+  await registerApi(app, batchRoutes(m.batch));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
@@ -234,6 +268,25 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await app.ready();
   return app;
 }
+
+/**
+ * The API reference's Content-Security-Policy: its bundled script and styles from this origin (the page
+ * carries an inline configuration script and inline styles), requests ("try it") to this origin only,
+ * never framed.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 /** `GET /` for a browser: what this is and where the API reference is. */
 function frontPage(): string {

@@ -1,13 +1,25 @@
 /**
  * The gateway process: configuration, database and migrations, workers, HTTP, graceful shutdown.
  */
-import { loadConfig, ConfigError, type Config } from './config/config.js';
+import fs from 'node:fs';
+import tls from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { loadConfig, ConfigError, configWarnings, type Config } from './config/config.js';
 import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
+import { superviseWorkers } from './supervisor.js';
 
-export async function startServer(config: Config, overrides: PlatformOverrides = {}) {
+export interface StartOptions {
+  /**
+   * Run background work (job queues) in this process. `npm start` on PostgreSQL leaves it to worker
+   * processes (PAYGATE_WORKER_PROCESSES); default: as PAYGATE_WORKERS says.
+   */
+  backgroundInProcess?: boolean;
+}
+
+export async function startServer(config: Config, overrides: PlatformOverrides = {}, opts: StartOptions = {}) {
   const p = await createPlatform(config, overrides);
   const applied = await migrate(p.database);
   if (applied.length > 0) p.logger.info({ applied }, 'migrations applied');
@@ -21,11 +33,15 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  if (config.workers) p.jobs.start();
+  if (config.workers && opts.backgroundInProcess !== false) p.jobs.start();
   // The key file may be rotated by `paygate vault rotate` while we run: look for a new key ring every few
   // seconds (a new active key queues the background re-wrap, see registerJobs).
   const keyRingWatch = setInterval(() => p.vault.refresh(), 5000);
   keyRingWatch.unref();
+  // A renewed TLS certificate (certbot, a secret mount) is picked up without a restart: new
+  // connections get it, connections open keep theirs. A half-written pair is ignored until it matches.
+  const stopTlsWatch = tls ? watchTls(config, (ctx) => (app.server as unknown as import('node:tls').Server).setSecureContext(ctx), p.logger) : () => {};
+  for (const warning of configWarnings(config)) p.logger.warn(warning);
   if (p.database.kind === 'pglite') {
     p.logger.warn(
       'running on the embedded database (PGlite): fine for development and sandbox, NOT for production. ' +
@@ -40,15 +56,43 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     if (closing) return;
     closing = true;
     clearInterval(keyRingWatch);
+    stopTlsWatch();
     p.logger.info('shutting down');
     await app.close();
     await p.jobs.stop();
+    await p.invalidation.stop();
     await p.database.close();
   };
   return { app, platform: p, modules, baseUrl, close };
 }
 
-async function main() {
+/** Watches the certificate and key files; calls `apply` with a new pair once both load and match. */
+export function watchTls(
+  config: Config,
+  apply: (ctx: { cert: Buffer; key: Buffer }) => void,
+  logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void },
+  intervalMs = 1000,
+): () => void {
+  const files = [config.tlsCertFile!, config.tlsKeyFile!];
+  const reload = () => {
+    try {
+      const pair = { cert: fs.readFileSync(config.tlsCertFile!), key: fs.readFileSync(config.tlsKeyFile!) };
+      tls.createSecureContext(pair); // throws when the key does not match the certificate
+      apply(pair);
+      const fingerprint = new X509Certificate(pair.cert).fingerprint256;
+      logger.info({ fingerprint }, 'TLS certificate reloaded');
+    } catch (err) {
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'TLS certificate changed but could not be loaded; keeping the previous one');
+    }
+  };
+  for (const f of files) fs.watchFile(f, { interval: intervalMs }, reload);
+  return () => {
+    for (const f of files) fs.unwatchFile(f, reload);
+  };
+}
+
+/** `npm start` and `paygate serve`: the gateway, and on PostgreSQL its worker processes. */
+export async function main() {
   let config: Config;
   try {
     config = loadConfig();
@@ -59,10 +103,14 @@ async function main() {
     }
     throw err;
   }
-  const server = await startServer(config);
+  // On PostgreSQL background work runs in worker processes, off the API's event loop; the embedded
+  // database is single-process, so there it stays here.
+  const separate = config.workers && config.databaseUrl !== null && config.workerProcesses > 0;
+  const server = await startServer(config, {}, { backgroundInProcess: !separate });
+  const workers = separate ? superviseWorkers(config.workerProcesses, server.platform.logger) : null;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      server.close().then(
+      Promise.all([server.close(), workers?.stop()]).then(
         () => process.exit(0),
         (err) => {
           server.platform.logger.error({ err }, 'shutdown failed');

@@ -16,6 +16,8 @@ import { parseProfiles } from '../modules/merchants/index.js';
 import { SERVICE_TYPES } from '../modules/services/index.js';
 import { CHECKOUT_METHODS, presentCheckout } from '../modules/checkouts/index.js';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { verifyCertificate } from '../modules/campaigns/index.js';
 import { addKeyToRingFile, keySourceOf, newKeyId, removeKeyFromRingFile } from '../platform/security/vault.js';
 import { dropCanary, keyUsage, rewrapAll, valuesUnderKey } from '../platform/security/rotation.js';
 
@@ -25,7 +27,7 @@ async function withPlatform<T>(fn: (p: Platform, m: ReturnType<typeof buildModul
   const config = loadConfig();
   // The CLI logs only warnings and errors, to stderr, so --json output stays clean.
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as any);
-  const p = await createPlatform({ ...config, workers: false }, { logger });
+  const p = await createPlatform({ ...config, workers: false, cacheInvalidation: false }, { logger });
   try {
     await migrate(p.database);
     await verifyVault(p);
@@ -62,7 +64,7 @@ export function buildCli(): Command {
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }) => {
       const config = loadConfig();
-      const p = await createPlatform({ ...config, workers: false }, { logger: createLogger('warn', process.stderr as any) });
+      const p = await createPlatform({ ...config, workers: false, cacheInvalidation: false }, { logger: createLogger('warn', process.stderr as any) });
       try {
         const applied = await migrate(p.database);
         print(!!o.json, { applied, database: p.database.kind }, () =>
@@ -77,9 +79,16 @@ export function buildCli(): Command {
     .command('serve')
     .description('run the gateway (same as npm start)')
     .action(async () => {
-      const { startServer } = await import('../server.js');
-      const server = await startServer(loadConfig());
-      for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => void server.close().then(() => process.exit(0)));
+      const { main } = await import('../server.js');
+      await main();
+    });
+
+  program
+    .command('worker')
+    .description('run background work only (notifications, sweeps, job queues), no HTTP; needs PostgreSQL (DATABASE_URL)')
+    .action(async () => {
+      const { runWorker } = await import('../worker.js');
+      await runWorker();
     });
 
   const merchant = program.command('merchant').description('merchants (clients)');
@@ -376,6 +385,25 @@ export function buildCli(): Command {
         const out = { source, retired: keyId, next_step: source === 'env' ? `remove ${keyId} from PAYGATE_VAULT_KEYS on every instance and restart` : null };
         print(!!o.json, out, () => (source === 'env' ? `${keyId} is unused. Now remove it from PAYGATE_VAULT_KEYS on every instance and restart.` : `retired ${keyId} (removed from the key file)`));
       });
+    });
+
+  program
+    .command('certificate')
+    .description('MoTo certificates (G3, G4)')
+    .command('verify')
+    .description('check a certificate PDF: its embedded evidence against the gateway\'s signature')
+    .argument('<file>', 'the PDF (or a file holding its base64, as the API returns it)')
+    .option('--public-key <pem file>', 'verify with this public key (from GET /certificates/public-key) instead of the gateway database\'s keys')
+    .option('--json', 'JSON output')
+    .action(async (file: string, o) => {
+      let bytes: Buffer = fs.readFileSync(file);
+      if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') bytes = Buffer.from(bytes.toString('latin1').trim(), 'base64');
+      const r = o.publicKey
+        ? await verifyCertificate(bytes, fs.readFileSync(o.publicKey, 'utf8'))
+        : await withPlatform((_p, m) => m.campaigns.verify(bytes));
+      const out = { valid: r.valid, reason: r.reason, key_id: r.keyId, evidence: r.evidence };
+      print(!!o.json, out, () => (r.valid ? `valid: signed by ${r.keyId}\n${JSON.stringify(r.evidence, null, 2)}` : `NOT valid: ${r.reason}`));
+      if (!r.valid) process.exitCode = 2;
     });
 
   program

@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { JobQueue } from './jobs/queue.js';
+import { CacheInvalidation } from './db/invalidation.js';
 import { createLogger } from './logging.js';
 import { Mailer } from './mail/outbox.js';
 import { Metrics } from './metrics.js';
+import { OutgoingClient, OutgoingPolicy, type Resolver } from './net/outgoing.js';
 import { vaultFromConfig, type Vault } from './security/vault.js';
 import { systemClock, type Clock } from './time/clock.js';
 import type { Platform } from './index.js';
@@ -19,6 +21,8 @@ export interface PlatformOverrides {
   /** PostgreSQL schema (tests). */
   schema?: string;
   inMemory?: boolean;
+  /** Name resolution of the outgoing client (tests). */
+  resolver?: Resolver;
 }
 
 export async function createPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
@@ -30,6 +34,9 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.dbPoolSize,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
+      prepare: config.dbPrepare,
       schema: o.schema,
       inMemory: o.inMemory,
     }));
@@ -45,7 +52,13 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     onJobFinished: (queue, outcome) => metrics.jobsFinished.inc({ queue, outcome }),
   });
   const mailer = new Mailer({ database, jobs, vault, clock }, { smtpUrl: config.smtpUrl, from: config.mailFrom });
-  return { config, database, clock, vault, jobs, mailer, logger, metrics };
+  const outgoing = new OutgoingClient({
+    policy: new OutgoingPolicy({ allow: config.outgoingAllow, sandboxLoopback: config.outgoingSandboxLoopback }),
+    resolver: o.resolver,
+  });
+  const invalidation = new CacheInvalidation();
+  if (config.cacheInvalidation) await invalidation.start(database, logger);
+  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation };
 }
 
 /** Checks after migrations that the configured vault keys are the ones that sealed existing data. */

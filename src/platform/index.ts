@@ -2,9 +2,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from './db/database.js';
+import type { CacheInvalidation } from './db/invalidation.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Mailer } from './mail/outbox.js';
 import type { Metrics } from './metrics.js';
+import type { OutgoingClient } from './net/outgoing.js';
 import type { Vault } from './security/vault.js';
 import type { Clock } from './time/clock.js';
 
@@ -17,4 +19,8 @@ export interface Platform {
   mailer: Mailer;
   logger: Logger;
   metrics: Metrics;
+  /** The only way to call a merchant-supplied URL (SSRF protection). */
+  outgoing: OutgoingClient;
+  /** Drops the in-process caches when keys, merchants or services change in any process. */
+  invalidation: CacheInvalidation;
 }

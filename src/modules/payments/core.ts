@@ -158,6 +158,11 @@ export interface RiskVerdict {
 
 export interface RiskEvaluator {
   evaluate(trx: Tx, check: RiskCheck): Promise<RiskVerdict>;
+  /**
+   * The verdict when it needs no database (nothing to evaluate for this merchant and service), else
+   * null. Lets the payment's fast path skip the transaction; `evaluate` must give the same answer.
+   */
+  quickVerdict?(check: RiskCheck): RiskVerdict | null;
 }
 
 /** Where step 1 of a payment left it. */
@@ -201,6 +206,9 @@ export class TtlCache<V> {
     this.#m.set(k, { v, until: Date.now() + this.ttlMs });
     return v;
   }
+  clear(): void {
+    this.#m.clear();
+  }
 }
 
 export class PaymentsCore {
@@ -216,6 +224,11 @@ export class PaymentsCore {
     readonly deps: PaymentsDeps,
   ) {
     this.orderInserts = new repo.OrderInsertBatcher(() => p.database.db);
+    // a service disabled (or a key revoked) in any process drops these at once
+    p.invalidation?.onInvalidate(() => {
+      this.services.clear();
+      this.#signatures.clear();
+    });
   }
 
   get db() {
@@ -277,19 +290,22 @@ export class PaymentsCore {
     if (!notify && opts.present === false) return { order: next, presented: null as unknown as PresentedOrder };
     const txs = await repo.transactionsOf(trx, o.id);
     const presented = this.present(next, txs);
-    if (notify) {
-      await this.deps.events.enqueueNotification(trx, {
-        merchantId: o.merchant_id,
-        env: o.env,
-        orderId: o.id,
-        keyId: o.key_id,
-        url: o.url_post!,
-        payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
-        retries: o.m_resend,
-        at: now,
-      });
-    }
+    if (notify) await this.notify(trx, o, presented, now);
     return { order: next, presented };
+  }
+
+  /** Enqueues the order's notification (url_post) in `trx`. */
+  async notify(trx: Tx, o: repo.LockedOrder, presented: PresentedOrder, now: Date): Promise<void> {
+    await this.deps.events.enqueueNotification(trx, {
+      merchantId: o.merchant_id,
+      env: o.env,
+      orderId: o.id,
+      keyId: o.key_id,
+      url: o.url_post!,
+      payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
+      retries: o.m_resend,
+      at: now,
+    });
   }
 
   async settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {

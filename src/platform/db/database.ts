@@ -3,6 +3,7 @@
  * speaking one SQL dialect. Business code receives a `Database` and runs money-moving work inside
  * `database.transaction(...)`, passing the transaction down to repositories.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
@@ -19,13 +20,28 @@ export type Executor = Kysely<DB>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /**
+   * Statements sent to the database by this process (every round trip: queries, BEGIN, COMMIT). What
+   * bench/roundtrips.ts and the round-trip test count.
+   */
+  readonly stats: DbStats;
   /** Runs `fn` in a transaction; retries on serialization failures and deadlocks. */
   transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Listens to NOTIFY on `channel` (a connection of its own on PostgreSQL, reconnected when lost).
+   * `onMessage` is also called after a reconnection, with null: notifications may have been missed.
+   * Returns the function that stops listening.
+   */
+  listen?(channel: string, onMessage: (payload: string | null) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
 // int8 as JavaScript numbers (money and counters stay far below 2^53), the same as PGlite returns them.
 pg.types.setTypeParser(20, (v: string) => Number(v));
+
+export interface DbStats {
+  roundTrips: number;
+}
 
 export interface DatabaseOptions {
   databaseUrl: string | null;
@@ -33,16 +49,68 @@ export interface DatabaseOptions {
   /** `memory://` PGlite for tests when true. */
   inMemory?: boolean;
   poolSize?: number;
+  /** How long to wait for a new PostgreSQL connection before failing (ms); a request then answers 503. */
+  connectTimeoutMs?: number;
+  /** Told about connection errors the pool absorbed (logging). */
+  onConnectionError?: (err: Error) => void;
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   schema?: string;
   /** An already open PGlite client to use (and leave open). */
   pglite?: import('@electric-sql/pglite').PGlite;
+  /**
+   * PostgreSQL: send every parameterized statement as a named prepared statement (parsed and planned
+   * once per connection, then only bound and executed). On by default (PAYGATE_DB_PREPARE).
+   */
+  prepare?: boolean;
 }
 
-function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>): Database {
+/** Distinct statements prepared by this process; past this many, new shapes are sent unnamed. */
+const MAX_PREPARED = 2000;
+const statementNames = new Map<string, string>();
+
+/**
+ * The name of a statement's prepared form: a stable hash of its text, so every connection of every
+ * process gives the same statement the same name (pg prepares it on a connection the first time it
+ * sees the name there). Null when the statement should not be prepared.
+ */
+export function preparedName(text: string): string | null {
+  let name = statementNames.get(text);
+  if (name) return name;
+  if (statementNames.size >= MAX_PREPARED) return null;
+  name = `pg_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+type PgQuery = (...args: unknown[]) => unknown;
+
+/**
+ * Counts every statement a pool client sends and, with `prepare`, turns `query(text, values)` with
+ * values (what Kysely sends for compiled queries) into `query({ name, text, values })`. Statements
+ * without values (BEGIN, COMMIT, migrations of several statements) go as they are.
+ */
+function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolean): void {
+  const marked = client as pg.PoolClient & { __paygate?: true };
+  if (marked.__paygate) return;
+  marked.__paygate = true;
+  const original = client.query.bind(client) as PgQuery;
+  (client as unknown as { query: PgQuery }).query = (...args: unknown[]) => {
+    stats.roundTrips++;
+    const [text, values] = args;
+    if (prepare && typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
+      const name = preparedName(text);
+      if (name) return original({ name, text, values });
+    }
+    return original(...args);
+  };
+}
+
+function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, listen?: Database['listen']): Database {
   return {
     kind,
     db,
+    stats,
+    listen,
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -64,22 +132,47 @@ function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>): Dat
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  const stats: DbStats = { roundTrips: 0 };
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 20,
       options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
     });
-    // A dropped idle connection must not crash the process.
-    pool.on('error', () => {});
+    // A dropped connection must never crash the process. pg emits 'error' on the client whose socket
+    // died: the pool listens only while a client is idle, so a client checked out by a request or a
+    // transaction (between two queries) had no listener and the event killed the process. Every client
+    // gets a listener for its whole life; the query in flight fails on its own (the request answers 503,
+    // its transaction is rolled back by the server) and the pool discards the broken client on release.
+    const report = (err: Error) => opts.onConnectionError?.(err);
+    pool.on('error', report);
+    pool.on('connect', (client) => {
+      client.on('error', report);
+    });
+    const prepare = opts.prepare ?? true;
+    pool.on('connect', (client) => instrumentClient(client, stats, prepare));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
-    return wrap('postgres', db, () => db.destroy());
+    const listeners = new Set<() => Promise<void>>();
+    const listen = async (channel: string, onMessage: (payload: string | null) => void) => {
+      const stop = await listenPostgres(opts.databaseUrl!, channel, onMessage);
+      listeners.add(stop);
+      return async () => {
+        listeners.delete(stop);
+        await stop();
+      };
+    };
+    return wrap('postgres', db, stats, async () => {
+      await Promise.allSettled([...listeners].map((s) => s()));
+      await db.destroy();
+    }, listen);
   }
   if (opts.pglite) {
     // A client owned by the caller (tests share one per worker): not closed with this database.
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite) });
-    return wrap('pglite', db, async () => {});
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite, stats) });
+    const l = pgliteListen(opts.pglite);
+    return wrap('pglite', db, stats, l.closeAll, l.listen);
   }
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
@@ -89,8 +182,132 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const client = dir ? new PGlite(dir) : new PGlite();
   await client.waitReady;
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
-  return wrap('pglite', db, () => db.destroy());
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
+  const l = pgliteListen(client);
+  return wrap('pglite', db, stats, async () => {
+    await l.closeAll();
+    await db.destroy();
+  }, l.listen);
+}
+
+/** PGlite runs in this process: its own listen (notifications are delivered after commit). */
+function pgliteListen(client: import('@electric-sql/pglite').PGlite) {
+  const open = new Set<() => Promise<void>>();
+  const listen: NonNullable<Database['listen']> = async (channel, onMessage) => {
+    const unsubscribe = await client.listen(channel, (payload: string) => onMessage(payload));
+    const stop = async () => {
+      if (!open.delete(stop)) return;
+      await unsubscribe().catch(() => {});
+    };
+    open.add(stop);
+    return stop;
+  };
+  return { listen, closeAll: async () => void (await Promise.allSettled([...open].map((s) => s()))) };
+}
+
+/**
+ * A dedicated PostgreSQL connection that LISTENs on `channel`. When the connection drops it reconnects
+ * (backing off up to 5 s) and reports null, since notifications sent meanwhile were lost.
+ */
+async function listenPostgres(connectionString: string, channel: string, onMessage: (payload: string | null) => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let delay = 100;
+  const ident = '"' + channel.replace(/"/g, '""') + '"';
+  const connect = async (first: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString });
+    c.on('notification', (n) => {
+      if (n.channel === channel) onMessage(n.payload ?? '');
+    });
+    c.on('error', () => reconnect(c));
+    c.on('end', () => reconnect(c));
+    try {
+      await c.connect();
+      await c.query(`listen ${ident}`);
+    } catch (err) {
+      c.removeAllListeners('end');
+      await c.end().catch(() => {});
+      if (first) throw err;
+      schedule();
+      return;
+    }
+    if (stopped) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    delay = 100;
+    if (!first) onMessage(null);
+  };
+  const schedule = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect(false);
+    }, delay);
+    retry.unref();
+    delay = Math.min(5000, delay * 2);
+  };
+  const reconnect = (c: pg.Client) => {
+    if (client !== c) return;
+    client = null;
+    c.removeAllListeners('end');
+    c.end().catch(() => {});
+    schedule();
+  };
+  await connect(true);
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    if (c) {
+      c.removeAllListeners('end');
+      await c.end().catch(() => {});
+    }
+  };
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
+  '57P01', // admin_shutdown (pg_terminate_backend, fast shutdown)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, in recovery)
+  '53300', // too_many_connections
+  '25006', // read_only_sql_transaction (a standby after failover)
+]);
+const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|terminating connection|the database system is (starting up|shutting down|in recovery)|Connection ended unexpectedly|connect ECONNREFUSED/i;
+
+/**
+ * True when `err` says the database could not be reached or the connection died (not a problem of the
+ * statement): the request fails with 503 and may be retried; nothing of its transaction was committed.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = pgCode(err);
+  if (code && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08'))) return true;
+  const message = (err as { message?: unknown }).message;
+  if (typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message)) return true;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== err ? isDatabaseUnavailable(cause) : false;
+}
+
+/** Answers whether the database answers a query within `timeoutMs` (readiness). */
+export async function databaseAnswers(database: Database, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const probe = sql`select 1`.execute(database.db).then(
+      () => true,
+      () => false,
+    );
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** True when `err` is a unique violation on the named constraint (or any, when none is named). */

@@ -75,6 +75,8 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
       { name: 'devices', description: 'Physical devices (payment terminals): register them, send them payments, follow up; the device socket and the simulated device' },
       { name: 'card-present', description: 'Card-present operations a payment terminal makes with its own bearer token: payments, refunds, voids, lookups by STAN and RRN' },
+      { name: 'moto', description: 'MoTo campaigns: payment links in bulk by SMS or e-mail, with evidence of delivery and opening' },
+      { name: 'batch', description: 'Batch files: payments with stored cards and refunds from a CSV file' },
       { name: 'payment-methods', description: 'Alternative payment methods (APMs) by kind (redirect, push, voucher): which a service offers, and PUSH payments' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
     ],

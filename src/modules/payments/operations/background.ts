@@ -12,22 +12,32 @@ export const RECONCILE_QUEUE = 'payments.reconcile';
 
 export function registerJobs(core: PaymentsCore): void {
   const { p } = core;
+  // a sweep whose worker died is taken over within seconds, not minutes (running sweeps renew the lease)
+  const sweepLease = { leaseMs: Math.min(p.config.jobLeaseMs, Math.max(5_000, 3 * p.config.sweepEveryMs)) };
   p.jobs.register(EXPIRE_QUEUE, async () => {
     await expireDue(core);
-  });
+  }, sweepLease);
   p.jobs.every(EXPIRE_QUEUE, p.config.sweepEveryMs);
   p.jobs.register(RECONCILE_QUEUE, async () => {
     await reconcile(core);
-  });
+  }, sweepLease);
   p.jobs.every(RECONCILE_QUEUE, p.config.sweepEveryMs);
 }
 
 /**
  * Expires every open order whose time has come on its merchant's clock, in batches. One recurring job
  * does this for all orders (no job per order); reads and payments also expire a due order on the spot.
+ * Set-based first: orders with nothing else to do (no url_post, no 3DS wait) expire a thousand per
+ * statement; those that need a notification (which carries the presented order) or a 3DS transaction
+ * voided go one by one.
  */
 export async function expireDue(core: PaymentsCore, batch = 200): Promise<number> {
   let total = 0;
+  for (;;) {
+    const n = await repo.expireDueQuietly(core.db.db, OPEN_STATUSES, core.p.clock.now(), 1000);
+    total += n;
+    if (n < 1000) break;
+  }
   for (;;) {
     const n = await core.db.transaction(async (trx) => {
       const ids = await repo.lockDueOrders(trx, OPEN_STATUSES, core.p.clock.now(), batch);
