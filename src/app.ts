@@ -21,6 +21,7 @@ import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.j
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
+import { CardPresentService, DevicesService, cardPresentRoutes, devicesRoutes, installDeviceSocket } from './modules/devices/index.js';
 import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
 import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
@@ -43,6 +44,8 @@ export interface Modules {
   links: LinksService;
   checkouts: CheckoutsService;
   risk: RiskService;
+  devices: DevicesService;
+  cardPresent: CardPresentService;
   campaigns: CampaignsService;
   batch: BatchService;
   subscriptions: SubscriptionsService;
@@ -80,8 +83,10 @@ export function buildModules(p: Platform): Modules {
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
+  const devices = new DevicesService(p, { payments, merchants });
+  const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -92,6 +97,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.payments.registerJobs();
   m.pages.registerJobs();
   m.risk.registerJobs();
+  m.devices.registerJobs();
   m.campaigns.registerJobs();
   m.batch.registerJobs();
   m.subscriptions.registerJobs();
@@ -259,6 +265,10 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, batchRoutes(m.batch));
   await registerApi(app, subscriptionsRoutes(m.subscriptions));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
+  await registerApi(app, devicesRoutes(m.devices, m.payments));
+  await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
+  // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
+  installDeviceSocket(app, m.devices, p.logger);
 
   await app.ready();
   return app;

@@ -2173,6 +2173,386 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a physical device
+         * @description Registers a payment terminal for one of the merchant's services. `SOCKET` devices connect to `GET /device/socket` (WebSocket) with the bearer `token` of the answer, which is shown only here: keep it on the device. `SIMULATION` (sandbox only) is a virtual terminal that settles every operation 10 seconds after it is sent: amount 100 is cancelled on the terminal, 200 is refused, any other amount is paid. The gateway assigns the `terminal_id` (TID); `mid` is the terminal code of the service.
+         */
+        post: operations["registerDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * J1 List devices
+         * @description The merchant's devices, oldest first. Every filter is optional; dates are `YYYYMMDDHHmm` in the merchant's timezone.
+         */
+        get: operations["listDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * J2 Get device
+         * @description One device of the merchant, with its connection and the status it last reported. Another merchant's device is 404.
+         */
+        get: operations["getDevice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/{id}/enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Enable or disable a device
+         * @description A disabled device gets no operations (400) and cannot open its socket.
+         */
+        put: operations["setDeviceEnabled"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/{id}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a device's token
+         * @description Issues a new bearer token for the device (shown once); the old one stops working at once.
+         */
+        post: operations["rotateDeviceToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * J3 Send payment to a device
+         * @description Creates the order (operative AUTHORIZATION) and sends the operation to the device; the answer is immediate, with the order not paid yet and the `operation` QUEUED (or SENT when the device's socket is open). The device reads the card and the order is paid then; the final state is notified to `url_post`. An operation no card was read for within 120 seconds (merchant clock) fails (TIMED_OUT) and its order is closed (EXPIRED, notified).
+         */
+        post: operations["sendDevicePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/preauthorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * J4 Send pre-authorization to a device
+         * @description Creates the order (operative DEFERRED) and sends the operation to the device; the answer is immediate, with the order not paid yet and the `operation` QUEUED (or SENT when the device's socket is open). The device reads the card and the order is paid then; the final state is notified to `url_post`. An operation no card was read for within 120 seconds (merchant clock) fails (TIMED_OUT) and its order is closed (EXPIRED, notified). Confirm or cancel the hold later (J5, J6).
+         */
+        post: operations["sendDevicePreauthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * J5 Confirm a pre-authorization taken on a device
+         * @description Captures the hold (all, or `amount`), with the rules of `POST /payment/confirmation`.
+         */
+        post: operations["sendDeviceConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * J6 Cancel on a device
+         * @description An operation the device has not read a card for yet is cancelled (the device is told; the order is closed, EXPIRED and notified). A pre-authorization already taken is released, with the rules of `POST /payment/cancellation`.
+         */
+        post: operations["sendDeviceCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * J7 Refund a payment taken on a device
+         * @description Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`.
+         */
+        post: operations["sendDeviceRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K1 Process a card-present payment
+         * @description The device charges the card it read (AUTHORIZATION): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`.
+         */
+        post: operations["cardPresentPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/preauthorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K5 Card-present pre-authorization
+         * @description The device charges the card it read (DEFERRED: the amount is held): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`. Confirm (K7) or cancel (K6) it by rrn.
+         */
+        post: operations["cardPresentPreauthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K2 Refund a card-present payment
+         * @description Refunds the payment of this device with `rrn` (`amount` omitted: what is left), with a new `stan`. The rules of `POST /payment/refund` apply.
+         */
+        post: operations["cardPresentRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/preauthorization/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K6 Cancel a card-present pre-authorization
+         * @description Releases the hold of the pre-authorization of this device with `rrn`, with a new `stan`.
+         */
+        post: operations["cardPresentPreauthorizationCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/preauthorization/confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K7 Confirm a card-present pre-authorization
+         * @description Captures `amount` (omitted: all) of the pre-authorization of this device with `rrn`, with a new `stan`.
+         */
+        post: operations["cardPresentPreauthorizationConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * K4 Automatic void of the last operation
+         * @description When the terminal lost the answer to its last operation it voids it by its `stan`: a payment is refunded in full, a pre-authorization released, an operation that charged nothing is left as it is. Only the device's last operation can be voided (another STAN is 404).
+         */
+        post: operations["cardPresentVoid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * K3 Sync a device
+         * @description The device's MID, TID, service and EMV configuration. `tid`, `mid` and the X-Service headers must be the device's own (403 otherwise).
+         */
+        get: operations["cardPresentSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/order/stan/{stan}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * K8 Get an order by STAN
+         * @description The order of this device's latest operation with `stan`. Another device's operations are 404.
+         */
+        get: operations["cardPresentOrderByStan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card-present/order/rrn/{rrn}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * K9 Get an order by RRN
+         * @description The order of this device's operation with `rrn`. Another device's operations are 404.
+         */
+        get: operations["cardPresentOrderByRrn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2685,6 +3065,129 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             order_uuid: string;
+        };
+        /** CardPresentFollowUpRequest */
+        CardPresentFollowUpRequest: {
+            mid?: string | null;
+            /** @description the terminal's trace number: unique per device and day */
+            stan: string;
+            /** @description the rrn the gateway gave the payment */
+            rrn: string;
+            tid: string;
+            amount?: (number | string) | null | string;
+        };
+        /** CardPresentPaymentRequest */
+        CardPresentPaymentRequest: {
+            /** @description the card read: track2, or pan and expiration_date. Never stored: only BIN and last 4 are kept */
+            card: {
+                track2?: string | null;
+                pan?: string | null;
+                expiration_date?: string | null;
+            };
+            /** @description minor units of the currency (100 = 1 EUR) (integer, 0 to 999999999999) */
+            amount: number | string;
+            /** @description ISO 4217 alpha-3: the currency of the device's service */
+            currency: string;
+            mid?: string | null;
+            /** @description the terminal's trace number: unique per device and day */
+            stan: string;
+            card_reading_method?: ("KEY_ENTRY" | "BAR_CODE" | "MAGNETIC_STRIPE" | "ICC" | "NFC") | null | string;
+            emv_data?: string | null;
+            card_sequence_number?: string | null;
+            pin: {
+                block?: string | null;
+                format?: (0 | 4) | null | string;
+            };
+            device: {
+                serial_number?: string | null;
+                model?: string | null;
+            };
+            sca?: {
+                original_order_uuid?: string | null;
+            } | null | string;
+        };
+        /**
+         * CardPresentResponse
+         * @description The order of a card-present operation and where the card was read
+         */
+        CardPresentResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            order: components["schemas"]["Order"];
+            /**
+             * @example {
+             *       "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+             *     }
+             */
+            client: {
+                /**
+                 * Format: uuid
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            /** @example 3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d */
+            validation_hash: string;
+            pos: components["schemas"]["Pos"];
+        };
+        /** CardPresentSyncResponse */
+        CardPresentSyncResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @example 999008881 */
+            mid: string;
+            /** @example 40213377 */
+            tid: string;
+            /** @example PAX-A920-0001 */
+            serial_number: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            /**
+             * @description the EMV configuration of the device, JSON text
+             * @example {"currency":"EUR","contactless_cvm_limit":5000}
+             */
+            emv_config: string;
+        };
+        /** CardPresentVoidRequest */
+        CardPresentVoidRequest: {
+            /** @description the terminal's trace number: unique per device and day */
+            stan: string;
+            mid: string;
+            device: {
+                serial_number?: string | null;
+                model?: string | null;
+            };
         };
         /** CertificatePublicKeyResponse */
         CertificatePublicKeyResponse: {
@@ -3397,6 +3900,240 @@ export interface components {
         Device: {
             fingerprint: string;
             user_agent: string;
+        };
+        /** DeviceCancellationRequest */
+        DeviceCancellationRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+        };
+        /** DeviceEnabledRequest */
+        DeviceEnabledRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description false disables the device */
+            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+        };
+        /** DeviceFollowUpRequest */
+        DeviceFollowUpRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+            amount?: (number | string) | null | string;
+        };
+        /**
+         * DeviceOperation
+         * @description A payment or pre-authorization sent to a device
+         * @example {
+         *       "uuid": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "kind": "PAYMENT",
+         *       "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+         *       "amount": 1500,
+         *       "currency": "EUR",
+         *       "status": "QUEUED",
+         *       "error": null,
+         *       "card": null,
+         *       "deadline_at": "2026-03-14T09:27:41.312Z",
+         *       "created_at": "2026-03-14T09:25:41.312Z",
+         *       "updated_at": "2026-03-14T09:25:41.312Z"
+         *     }
+         */
+        DeviceOperation: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device_id: string;
+            /** @enum {string} */
+            kind: "PAYMENT" | "PREAUTHORIZATION";
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+            amount: number;
+            currency: string;
+            /**
+             * @description QUEUED → SENT → CARD_READ → APPROVED/REFUSED/FAILED; or CANCELLED, TIMED_OUT
+             * @enum {string}
+             */
+            status: "QUEUED" | "SENT" | "CARD_READ" | "APPROVED" | "REFUSED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
+            error: string | null;
+            card: {
+                bin: string | null;
+                last4: string;
+                reading_method: string | null;
+            } | null;
+            /** @description ISO 8601 UTC, merchant clock: the operation fails when no card was read by then */
+            deadline_at: string;
+            created_at: string;
+            updated_at: string;
+        };
+        /**
+         * DeviceOrderResponse
+         * @description The order, the device and (J3/J4) the operation sent to it
+         */
+        DeviceOrderResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            order: components["schemas"]["Order"];
+            /**
+             * @example {
+             *       "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+             *     }
+             */
+            client: {
+                /**
+                 * Format: uuid
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            /**
+             * @description lowercase hex SHA-256 of the serialized order and client followed by your signature
+             * @example 3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d
+             */
+            validation_hash: string;
+            device: components["schemas"]["PhysicalDevice"];
+            operation?: components["schemas"]["DeviceOperation"];
+        };
+        /** DevicePaymentRequest */
+        DevicePaymentRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device: string;
+            /** @description minor units of the service's currency (integer, 0 to 999999999999) */
+            amount: number | string;
+            description: string;
+            /** @description merchant-chosen customer identifier; integers are accepted and kept as strings */
+            customer_ext_id?: string | number;
+            additional?: string | null;
+            url_post?: string | null;
+            reference?: string | null;
+        };
+        /** DeviceResponse */
+        DeviceResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            device: components["schemas"]["PhysicalDevice"];
+        };
+        /** DeviceTokenResponse */
+        DeviceTokenResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            device: components["schemas"]["PhysicalDevice"];
+            /**
+             * @description the device's bearer token: shown once, keep it on the device
+             * @example pgd_Jq3xV0m9cF2sT8kLwP5yR1nB7dH4gZ6aE0uC3iO9vXs
+             */
+            token: string;
+        };
+        /** DevicesResponse */
+        DevicesResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            devices: components["schemas"]["PhysicalDevice"][];
         };
         /** DirectPaymentRequest */
         DirectPaymentRequest: {
@@ -4369,6 +5106,134 @@ export interface components {
             /** @description country calling code, e.g. +34 or 34; may be null or absent; echoed as sent */
             prefix?: string | null;
         };
+        /**
+         * PhysicalDevice
+         * @description A physical device (payment terminal) of the merchant
+         * @example {
+         *       "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "identifier": "PAX-A920-0001",
+         *       "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+         *       "terminal_id": "40213377",
+         *       "mid": "999008881",
+         *       "active": true,
+         *       "configured": true,
+         *       "communication": {
+         *         "type": "SOCKET",
+         *         "status": "ONLINE"
+         *       },
+         *       "merchant": {
+         *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+         *       },
+         *       "properties": {
+         *         "name": "Counter 1",
+         *         "model": "A920",
+         *         "system_name": "Android",
+         *         "system_version": "10",
+         *         "release": "1.4.2",
+         *         "hardware": "rev B"
+         *       },
+         *       "status": {
+         *         "battery_level": 87,
+         *         "connection_type": "WIFI",
+         *         "connection_quality": "GOOD",
+         *         "charging": false,
+         *         "build_version": "1.4.2",
+         *         "pending_transactions": 0
+         *       },
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "updated_at": "2026-03-14T09:25:41.312Z"
+         *     }
+         */
+        PhysicalDevice: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            id: string;
+            /** @description the merchant's name for the device (its serial number, usually) */
+            identifier: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            /** @description TID: 8 digits assigned by the gateway */
+            terminal_id: string;
+            /** @description MID: the terminal code of the service's terminal */
+            mid: string;
+            /** @description false: the device is disabled (no operations, its socket is refused) */
+            active: boolean;
+            /** @description true once the device has connected (always for SIMULATION) */
+            configured: boolean;
+            communication: {
+                /**
+                 * @description SIMULATION (sandbox) or SOCKET
+                 * @enum {string}
+                 */
+                type: "SIMULATION" | "SOCKET";
+                /** @enum {string} */
+                status: "ONLINE" | "OFFLINE";
+            };
+            merchant: {
+                /**
+                 * Format: uuid
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                uuid: string;
+            };
+            properties: {
+                name: string | null;
+                model: string | null;
+                system_name: string | null;
+                system_version: string | null;
+                release: string | null;
+                hardware: string | null;
+            };
+            status: {
+                battery_level: number | null;
+                connection_type: string | null;
+                connection_quality: string | null;
+                charging: boolean | null;
+                build_version: string | null;
+                /** @description operations sent to the device and not finished */
+                pending_transactions: number;
+            };
+            /** @description ISO 8601 UTC */
+            created_at: string;
+            /** @description ISO 8601 UTC */
+            updated_at: string;
+        };
+        /**
+         * Pos
+         * @description Where and how the card of a card-present operation was read
+         * @example {
+         *       "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "tid": "40213377",
+         *       "mid": "999008881",
+         *       "stan": "000123",
+         *       "rrn": "604218377215",
+         *       "card_reading_method": "ICC",
+         *       "entry_mode": "05"
+         *     }
+         */
+        Pos: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device_id: string;
+            tid: string;
+            mid: string;
+            stan: string;
+            /** @description 12 digits, assigned by the gateway: refer to the operation later with it */
+            rrn: string;
+            card_reading_method: string | null;
+            entry_mode: string | null;
+        };
         /** ProfileRequest */
         ProfileRequest: {
             /**
@@ -4542,6 +5407,44 @@ export interface components {
                     net_amount: number | string;
                 }[];
             } | null | string;
+        };
+        /** RegisterDeviceRequest */
+        RegisterDeviceRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service: string;
+            /** @description the merchant's name for the device, unique per merchant (its serial number, usually) */
+            identifier: string;
+            /**
+             * @description SIMULATION (sandbox only) or SOCKET
+             * @enum {string}
+             */
+            communication_type: "SIMULATION" | "SOCKET";
+            /** @description what the device is: name, model, system_name, system_version, release, hardware */
+            properties?: {
+                name?: string | null;
+                model?: string | null;
+                system_name?: string | null;
+                system_version?: string | null;
+                release?: string | null;
+                hardware?: string | null;
+            } | null | string;
+        };
+        /** RotateDeviceTokenRequest */
+        RotateDeviceTokenRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
         };
         /** SandboxApmPayRequest */
         SandboxApmPayRequest: {
@@ -22105,6 +23008,3222 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxApmPayResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    registerDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "service": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                 *       "identifier": "PAX-A920-0001",
+                 *       "communication_type": "SOCKET",
+                 *       "properties": {
+                 *         "name": "Counter 1",
+                 *         "model": "A920"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "token": "pgd_Jq3xV0m9cF2sT8kLwP5yR1nB7dH4gZ6aE0uC3iO9vXs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceTokenResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: {
+                identifier?: string;
+                service?: string;
+                terminal_id?: string;
+                communication_type?: string;
+                active?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                configured?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                /** @description YYYYMMDDHHmm, merchant timezone */
+                created_at_from?: string;
+                /** @description YYYYMMDDHHmm */
+                created_at_to?: string;
+                /** @description YYYYMMDDHHmm */
+                updated_at_from?: string;
+                /** @description YYYYMMDDHHmm */
+                updated_at_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "devices": [
+                     *         {
+                     *           "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *           "identifier": "PAX-A920-0001",
+                     *           "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *           "terminal_id": "40213377",
+                     *           "mid": "999008881",
+                     *           "active": true,
+                     *           "configured": true,
+                     *           "communication": {
+                     *             "type": "SOCKET",
+                     *             "status": "ONLINE"
+                     *           },
+                     *           "merchant": {
+                     *             "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *           },
+                     *           "properties": {
+                     *             "name": "Counter 1",
+                     *             "model": "A920",
+                     *             "system_name": "Android",
+                     *             "system_version": "10",
+                     *             "release": "1.4.2",
+                     *             "hardware": "rev B"
+                     *           },
+                     *           "status": {
+                     *             "battery_level": 87,
+                     *             "connection_type": "WIFI",
+                     *             "connection_quality": "GOOD",
+                     *             "charging": false,
+                     *             "build_version": "1.4.2",
+                     *             "pending_transactions": 0
+                     *           },
+                     *           "created_at": "2026-03-14T09:21:07.000Z",
+                     *           "updated_at": "2026-03-14T09:25:41.312Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DevicesResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setDeviceEnabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceEnabledRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateDeviceToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateDeviceTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "token": "pgd_Jq3xV0m9cF2sT8kLwP5yR1nB7dH4gZ6aE0uC3iO9vXs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceTokenResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendDevicePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "device": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                 *       "amount": 1500,
+                 *       "description": "Table 4",
+                 *       "customer_ext_id": "cust-1",
+                 *       "url_post": "https://shop.example.com/paygate/notify",
+                 *       "reference": "T4-0042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DevicePaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order, the device and (J3/J4) the operation sent to it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "operation": {
+                     *         "uuid": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "kind": "PAYMENT",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "currency": "EUR",
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "card": null,
+                     *         "deadline_at": "2026-03-14T09:27:41.312Z",
+                     *         "created_at": "2026-03-14T09:25:41.312Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceOrderResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendDevicePreauthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "device": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                 *       "amount": 1500,
+                 *       "description": "Table 4",
+                 *       "customer_ext_id": "cust-1",
+                 *       "url_post": "https://shop.example.com/paygate/notify",
+                 *       "reference": "T4-0042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DevicePaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order, the device and (J3/J4) the operation sent to it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "operation": {
+                     *         "uuid": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "kind": "PAYMENT",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "currency": "EUR",
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "card": null,
+                     *         "deadline_at": "2026-03-14T09:27:41.312Z",
+                     *         "created_at": "2026-03-14T09:25:41.312Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceOrderResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendDeviceConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "device": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                 *       "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order, the device and (J3/J4) the operation sent to it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "operation": {
+                     *         "uuid": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "kind": "PAYMENT",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "currency": "EUR",
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "card": null,
+                     *         "deadline_at": "2026-03-14T09:27:41.312Z",
+                     *         "created_at": "2026-03-14T09:25:41.312Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceOrderResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendDeviceCancellation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "device": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                 *       "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceCancellationRequest"];
+            };
+        };
+        responses: {
+            /** @description The order, the device and (J3/J4) the operation sent to it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "operation": {
+                     *         "uuid": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "kind": "PAYMENT",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "currency": "EUR",
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "card": null,
+                     *         "deadline_at": "2026-03-14T09:27:41.312Z",
+                     *         "created_at": "2026-03-14T09:25:41.312Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceOrderResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendDeviceRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "device": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                 *       "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order, the device and (J3/J4) the operation sent to it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "device": {
+                     *         "id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "identifier": "PAX-A920-0001",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "terminal_id": "40213377",
+                     *         "mid": "999008881",
+                     *         "active": true,
+                     *         "configured": true,
+                     *         "communication": {
+                     *           "type": "SOCKET",
+                     *           "status": "ONLINE"
+                     *         },
+                     *         "merchant": {
+                     *           "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *         },
+                     *         "properties": {
+                     *           "name": "Counter 1",
+                     *           "model": "A920",
+                     *           "system_name": "Android",
+                     *           "system_version": "10",
+                     *           "release": "1.4.2",
+                     *           "hardware": "rev B"
+                     *         },
+                     *         "status": {
+                     *           "battery_level": 87,
+                     *           "connection_type": "WIFI",
+                     *           "connection_quality": "GOOD",
+                     *           "charging": false,
+                     *           "build_version": "1.4.2",
+                     *           "pending_transactions": 0
+                     *         },
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "operation": {
+                     *         "uuid": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "kind": "PAYMENT",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "currency": "EUR",
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "card": null,
+                     *         "deadline_at": "2026-03-14T09:27:41.312Z",
+                     *         "created_at": "2026-03-14T09:25:41.312Z",
+                     *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceOrderResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card": {
+                 *         "pan": "4548810000000003",
+                 *         "expiration_date": "2912"
+                 *       },
+                 *       "amount": 1500,
+                 *       "currency": "EUR",
+                 *       "mid": "999008881",
+                 *       "stan": "000123",
+                 *       "card_reading_method": "ICC",
+                 *       "card_sequence_number": "001",
+                 *       "pin": {
+                 *         "block": "0412AC89ABCDEF67",
+                 *         "format": 0
+                 *       },
+                 *       "device": {
+                 *         "serial_number": "PAX-A920-0001",
+                 *         "model": "A920"
+                 *       },
+                 *       "sca": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPreauthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card": {
+                 *         "pan": "4548810000000003",
+                 *         "expiration_date": "2912"
+                 *       },
+                 *       "amount": 1500,
+                 *       "currency": "EUR",
+                 *       "mid": "999008881",
+                 *       "stan": "000123",
+                 *       "card_reading_method": "ICC",
+                 *       "card_sequence_number": "001",
+                 *       "pin": {
+                 *         "block": "0412AC89ABCDEF67",
+                 *         "format": 0
+                 *       },
+                 *       "device": {
+                 *         "serial_number": "PAX-A920-0001",
+                 *         "model": "A920"
+                 *       },
+                 *       "sca": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mid": "999008881",
+                 *       "stan": "000124",
+                 *       "rrn": "604218377215",
+                 *       "tid": "40213377",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPreauthorizationCancellation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mid": "999008881",
+                 *       "stan": "000124",
+                 *       "rrn": "604218377215",
+                 *       "tid": "40213377",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentPreauthorizationConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mid": "999008881",
+                 *       "stan": "000124",
+                 *       "rrn": "604218377215",
+                 *       "tid": "40213377",
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentFollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentVoid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stan": "000123",
+                 *       "mid": "999008881",
+                 *       "device": {
+                 *         "serial_number": "PAX-A920-0001",
+                 *         "model": "A920"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardPresentVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentSync: {
+        parameters: {
+            query: {
+                tid: string;
+                mid: string;
+                serialNumber: string;
+            };
+            header: {
+                /** @description the device's MID */
+                "x-service-mid": string;
+                /** @description the device's TID */
+                "x-service-tid": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "mid": "999008881",
+                     *       "tid": "40213377",
+                     *       "serial_number": "PAX-A920-0001",
+                     *       "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *       "emv_config": "{\"currency\":\"EUR\",\"contactless_cvm_limit\":5000}"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentSyncResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentOrderByStan: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the device's MID */
+                "x-service-mid": string;
+                /** @description the device's TID */
+                "x-service-tid": string;
+            };
+            path: {
+                stan: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cardPresentOrderByRrn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the device's MID */
+                "x-service-mid": string;
+                /** @description the device's TID */
+                "x-service-tid": string;
+            };
+            path: {
+                rrn: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order of a card-present operation and where the card was read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "validation_hash": "3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d",
+                     *       "pos": {
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "tid": "40213377",
+                     *         "mid": "999008881",
+                     *         "stan": "000123",
+                     *         "rrn": "604218377215",
+                     *         "card_reading_method": "ICC",
+                     *         "entry_mode": "05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardPresentResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

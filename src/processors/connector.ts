@@ -99,7 +99,7 @@ export interface PaymentRequest extends Base {
   threeds?: ThreeDSResult | null;
   dpan?: DpanData | null;
   /** MoTo payments are exempt from SCA. */
-  channel: 'ECOMMERCE' | 'MOTO' | 'MIT';
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   customerIp?: string | null;
   cofTxnid?: string | null;
   dynamicDescriptor?: string | null;

@@ -4,5 +4,7 @@ export type { RegistryOptions } from './registry.js';
 export { SimulatorConnector } from './simulator.js';
 export type { Fault, FaultKind, SimulatorOptions } from './simulator.js';
 export { TEST_CARDS, TEST_CVV, BIZUM_PHONES, luhnValid, cardExpired, decideHolderMatch } from './simulator.rules.js';
+export { simulatedDeviceReport, SIMULATED_DEVICE_AMOUNTS } from './device.js';
+export type { DeviceOperation, DeviceReport } from './device.js';
 export * from './apms.js';
 export { decideApmStart, decideApmComplete } from './sandbox-apm.js';

@@ -106,7 +106,7 @@ export interface SimPaymentInput {
   mode: PaymentMode;
   amount: number;
   card: SimCard;
-  channel: 'ECOMMERCE' | 'MOTO' | 'MIT';
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   /** The payment went through 3DS (ours or an external MPI) with this result. */
   threeds: ThreeDSResult | null;
   now: Date;
@@ -145,7 +145,7 @@ export function decidePayment(input: SimPaymentInput): ProcessorResult {
     case TEST_CARDS.REFUSED_VISA:
       return declined(reference, 'DENIED', 'Refused by the issuer');
     case TEST_CARDS.SOFT_DECLINE:
-      if (input.channel === 'MOTO' || input.channel === 'MIT' || AUTHENTICATED(input.threeds)) return approved(reference, amount);
+      if (input.channel === 'MOTO' || input.channel === 'MIT' || input.channel === 'CARD_PRESENT' || AUTHENTICATED(input.threeds)) return approved(reference, amount);
       return { outcome: 'CHALLENGE', details: 'The issuer asks for strong customer authentication (soft decline)' };
     case TEST_CARDS.PARTIAL:
       if (input.mode === 'PARTIAL') return approved(reference, Math.floor(amount / 2));

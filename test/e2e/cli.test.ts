@@ -81,6 +81,16 @@ describe('paygate CLI', () => {
     expect(await paygateFails('checkout', 'create', '--merchant', merchant.client_uuid, '--name', 'x', '--methods', 'CARD', '--default', 'BIZUM')).toContain('default_payment_method');
   });
 
+  it('device register and list: the token is printed once, SIMULATION only in the sandbox', async () => {
+    const dev = await paygate('device', 'register', '--key', merchant.key_id, '--service', merchant.service_uuid, '--identifier', 'CLI-POS-1', '--communication', 'SIMULATION', '--name', 'Till', '--json');
+    expect(dev).toMatchObject({ env: 'sandbox', device: { identifier: 'CLI-POS-1', service_uuid: merchant.service_uuid, communication: { type: 'SIMULATION', status: 'ONLINE' }, properties: { name: 'Till' } } });
+    expect(dev.token).toMatch(/^pgd_/);
+    const list = await paygate('device', 'list', '--key', merchant.key_id, '--json');
+    expect(list.devices.map((d: { identifier: string }) => d.identifier)).toEqual(['CLI-POS-1']);
+    expect(JSON.stringify(list)).not.toContain(dev.token);
+    expect(await paygateFails('device', 'register', '--key', merchant.key_id, '--service', merchant.service_uuid, '--identifier', 'CLI-POS-1', '--json')).toContain('already exists');
+  });
+
   it('bad input is a clear error and a non-zero exit', async () => {
     expect(await paygateFails('key', 'create', '--merchant', '00000000-0000-4000-8000-000000000000', '--json')).toContain('not found');
     expect(await paygateFails('key', 'create', '--merchant', merchant.client_uuid, '--profile', 'god')).toContain('unknown profile');

@@ -9,14 +9,21 @@ import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.j
 
 let t: TestApp;
 let a: TestMerchant;
+/** A device of `a`: card-present routes authenticate with its token and MID/TID headers. */
+let device: { token: string; headers: Record<string, string> };
 
 beforeAll(async () => {
   t = await createTestApp({ PAYGATE_BODY_LIMIT: '65536' });
   a = await t.merchant({ isPci: true });
+  const d = await a.api.post('/device', { service: a.service_uuid, identifier: 'fuzz-pos', communication_type: 'SOCKET' });
+  expect(d.status, d.raw).toBe(200);
+  device = { token: d.body.token, headers: { 'x-service-mid': d.body.device.mid, 'x-service-tid': d.body.device.terminal_id } };
 });
 afterAll(async () => t?.close());
 
-const auth = () => ({ authorization: `Bearer ${a.api_key}` });
+/** The credentials a route takes: the API key, or (card-present routes) the device token and its ids. */
+const authFor = (r?: { auth: string }) => (r?.auth === 'device' ? { authorization: `Bearer ${device.token}`, ...device.headers } : { authorization: `Bearer ${a.api_key}` });
+const auth = () => authFor();
 const fill = (url: string, value: string) => url.replace(/:[A-Za-z_]+/g, encodeURIComponent(value) || 'x');
 
 function sandboxRoutes() {
@@ -50,12 +57,12 @@ describe('malformed requests on every route with a body', () => {
         ['oversized', { 'content-type': 'application/json' }, JSON.stringify({ signature: a.signature, pad: 'x'.repeat((r.bodyLimit ?? 65536) + 4_000) })],
       ];
       for (const [label, headers, payload] of cases) {
-        const res = await t.app.inject({ method: r.method as any, url, headers: { ...auth(), ...headers }, payload });
+        const res = await t.app.inject({ method: r.method as any, url, headers: { ...authFor(r), ...headers }, payload });
         expectEnvelope4xx(res.statusCode, res.body, `${r.method} ${r.url} ${label}`);
       }
       // routes that take files have their own, larger limit: over it they are 413 too
       const limit = r.bodyLimit ?? 65536;
-      const big = await t.app.inject({ method: r.method as any, url, headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ signature: a.signature, pad: 'x'.repeat(limit + 4_000) }) });
+      const big = await t.app.inject({ method: r.method as any, url, headers: { ...authFor(r), 'content-type': 'application/json' }, payload: JSON.stringify({ signature: a.signature, pad: 'x'.repeat(limit + 4_000) }) });
       expect(big.statusCode, `${r.method} ${r.url}`).toBe(413);
     }
   });
@@ -87,14 +94,14 @@ describe('property: random input never causes a 5xx', () => {
 
   it('bodies (signed, so they reach validation and the handlers)', async () => {
     const routes = sandboxRoutes().filter((r) => r.hasBody);
-    const fields = ['name', 'email', 'timezone', 'type', 'currency_code', 'description', 'mcc', 'amount', 'order_uuid', 'terminal_uuid', 'parent_uuid', 'credentials', 'advance_seconds', 'username', 'language', 'group', 'environment', 'code', 'file', 'data', 'filename', 'expires_at', 'service_uuid', 'subject', 'payments', 'execute_at'];
+    const fields = ['name', 'email', 'timezone', 'type', 'currency_code', 'description', 'mcc', 'amount', 'order_uuid', 'terminal_uuid', 'parent_uuid', 'credentials', 'advance_seconds', 'username', 'language', 'group', 'environment', 'code', 'file', 'data', 'filename', 'expires_at', 'service_uuid', 'subject', 'payments', 'execute_at', 'card', 'stan', 'rrn', 'tid', 'mid', 'pin', 'device', 'communication_type', 'identifier', 'service'];
     for (const r of routes) {
       await fc.assert(
         fc.asyncProperty(fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 8 })), junk, { maxKeys: 8 }), fc.oneof(fc.uuid(), fc.string({ maxLength: 40 })), async (body, param) => {
           const res = await t.app.inject({
             method: r.method as any,
             url: fill(r.url, param),
-            headers: { ...auth(), 'content-type': 'application/json' },
+            headers: { ...authFor(r), 'content-type': 'application/json' },
             payload: JSON.stringify({ ...body, signature: a.signature }),
           });
           if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${res.body} for ${JSON.stringify(body)}`);
@@ -113,7 +120,7 @@ describe('property: random input never causes a 5xx', () => {
             method: r.method as any,
             url: fill(r.url, param),
             query,
-            headers: { ...auth(), ...(r.hasBody ? { 'content-type': 'application/json' } : {}) },
+            headers: { ...authFor(r), ...(r.hasBody ? { 'content-type': 'application/json' } : {}) },
             payload: r.hasBody ? JSON.stringify({ signature: a.signature }) : undefined,
           });
           if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${res.body}`);

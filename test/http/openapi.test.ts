@@ -63,8 +63,11 @@ describe('OpenAPI document', () => {
         const body = op.requestBody?.content?.['application/json']?.schema;
         expect(body, `${r.method} ${path} body`).toBeDefined();
         const resolved = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
-        expect(resolved.required, `${r.method} ${path} signature`).toContain('signature');
+        // card-present routes authenticate with the device's token and carry no signature
+        if (r.auth === 'device') expect(resolved.required, `${r.method} ${path} signature`).not.toContain('signature');
+        else expect(resolved.required, `${r.method} ${path} signature`).toContain('signature');
       }
+      if (r.auth === 'device') expect(op.security, `${r.method} ${path} security`).toEqual([{ deviceToken: [] }]);
     }
     for (const r of listPageRoutes(t.app).filter((x) => x.env === 'production')) {
       const path = r.url.replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -135,7 +138,7 @@ describe('OpenAPI document', () => {
 
   it('targets the sandbox first, and documents the key and the signature', () => {
     expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['http://127.0.0.1:8080/v1/sandbox', 'http://127.0.0.1:8080/v1']);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['basicAuth', 'bearerAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['basicAuth', 'bearerAuth', 'deviceToken']);
     expect(doc.info.description).toMatch(/Every POST, PUT, PATCH and DELETE body carries `signature`/);
   });
 

@@ -10,6 +10,9 @@
  * - CVV: no column and no key named like a CVV (cvv, cvc, card_cvv, security_code) may carry a value
  *   other than null, empty or "[REDACTED]", in any row (also inside JSON columns and JSON text), log
  *   line or response.
+ * - Card-present data: the same for track data (track1, track2, track_data) and PIN blocks (pin_block,
+ *   and `block` inside a `pin` object), and the PIN block and track 2 tail the simulated device sends
+ *   may appear nowhere.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,6 +52,7 @@ interface Finding {
 }
 
 function scanText(text: string, where: string, full: Set<string>, partial: Set<string>, out: Finding[]) {
+  for (const secret of DEVICE_SECRETS) if (text.includes(secret)) out.push({ where, what: 'track 2 or PIN block data of the simulated device' });
   for (const m of text.matchAll(RUN)) {
     const digits = m[0].replace(/[ -]/g, '');
     if (digits.length < 10) continue;
@@ -68,6 +72,10 @@ function scanText(text: string, where: string, full: Set<string>, partial: Set<s
 }
 
 const CVV_KEY = /^(card_)?(cvv2?|cvc2?)$|security_code/i;
+/** Keys that carry data read from a card by a device (never stored, logged or answered). */
+const CARD_PRESENT_KEY = /^(track[12]?|track_?data|pin_?block)$/i;
+/** What the simulated device reads (devices module): its PIN block and the track 2 after the PAN. */
+const DEVICE_SECRETS = ['041234FFFFFFFFFF', '=4912201000000000'];
 
 function scanCvv(value: unknown, where: string, out: Finding[], depth = 0): void {
   if (depth > 12 || value === null || value === undefined) return;
@@ -86,6 +94,10 @@ function scanCvv(value: unknown, where: string, out: Finding[], depth = 0): void
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (CVV_KEY.test(k) && (typeof v === 'string' || typeof v === 'number') && v !== '' && v !== '[REDACTED]') {
       out.push({ where, what: `a CVV value under "${k}"` });
+    }
+    const pinBlock = k.toLowerCase() === 'pin' && v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).block === 'string' && (v as Record<string, unknown>).block !== '[REDACTED]';
+    if (pinBlock || (CARD_PRESENT_KEY.test(k) && typeof v === 'string' && v !== '' && v !== '[REDACTED]')) {
+      out.push({ where, what: `card-present data (track or PIN block) under "${k}"` });
     }
     scanCvv(v, where, out, depth + 1);
   }
@@ -156,12 +168,17 @@ describe('card data scan after the whole suite', () => {
     scanText('{"x":"5590337536718"}', 'x', full, partial, f);
     scanText('{"masked":"454881******0004","bin":454881,"last4":"0004","t":1763769600000}', 'x', full, partial, f);
     scanCvv('{"a":{"card_cvv":"123"},"b":{"cvv":"[REDACTED]"},"c":"{\\"cvc\\":\\"999\\"}"}', 'x', f);
+    scanCvv('{"card":{"track2":";4000=2512?"},"pin":{"block":"0412AC89FFFFFFFF","format":0},"pin_block":"[REDACTED]"}', 'x', f);
+    scanText('{"msg":"041234FFFFFFFFFF"}', 'x', new Set(), new Set(), f);
     expect(f.map((x) => x.what)).toEqual([
       'a full card number 454881…0004',
       'a full card number 454881…0004',
       'hidden digits of a card number (12 digits)',
       'a CVV value under "card_cvv"',
       'a CVV value under "cvc"',
+      'card-present data (track or PIN block) under "track2"',
+      'card-present data (track or PIN block) under "pin"',
+      'track 2 or PIN block data of the simulated device',
     ]);
   });
 });

@@ -85,8 +85,11 @@ export type CardSpec =
 
 /** How an order is paid with a card. */
 export interface PayInput {
-  /** ECOMMERCE: the customer is there (3DS may apply); MOTO: mail or phone order; MIT: merchant-initiated (recurring, batch). */
-  channel: 'ECOMMERCE' | 'MOTO' | 'MIT';
+  /**
+   * ECOMMERCE: the customer is there (3DS may apply); MOTO: mail or phone order; MIT: merchant-initiated
+   * (recurring, batch); CARD_PRESENT: read by a physical device (the chip or PIN authenticated the cardholder).
+   */
+  channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   card: CardSpec;
   cvv?: Secret<string> | null;
   customerIp?: string | null;

@@ -10,4 +10,5 @@ export { ORDER_STATUSES, TX_STATUSES, PAYABLE, orderTransition, canOrder } from 
 export type { OrderStatus, TxStatus, OrderEvent } from './order-states.js';
 export { presentOrder, validationHash, hashedPart, orderUrls, OPERATIVES } from './payments.domain.js';
 export type { Operative } from './payments.domain.js';
+export { Order as OrderSchema } from './payments.schemas.js';
 export { orderFields, ApmVoucherSchema } from './payments.schemas.js';

@@ -47,6 +47,8 @@ export interface Payments {
   cancel(ctx: RequestContext, input: { order_uuid: string }): Promise<OrderResult>;
   /** B12: full (amount omitted) or partial refund. */
   refund(ctx: RequestContext, input: { order_uuid: string; amount?: number | null; extra_data?: Record<string, unknown> | null }): Promise<OrderResult>;
+  /** C1: closes an order that can still be paid (EXPIRED, notified); a device operation the customer cancelled uses it. */
+  expireOrder(ctx: RequestContext, orderUuid: string): Promise<OrderResult>;
   /** C2: an order of the caller, as the API presents it. */
   getOrder(ctx: RequestContext, orderUuid: string): Promise<OrderResult>;
   /**

@@ -29,6 +29,9 @@ Send the API key by HTTP Basic authentication (the key as user name, empty passw
 key (it is not computed; send it as issued). A missing or wrong signature is 403. To try an operation
 here, enter your key under Authentication and replace the \`signature\` of the example body with yours.
 
+Card-present routes (\`/card-present/...\`) are called by a payment terminal with its own device token
+(\`Authorization: Bearer DEVICE_TOKEN\`, issued by \`POST /device\`) and carry no \`signature\`.
+
 ## Answers
 Every answer is a JSON envelope: \`message\` (\`OK\` on success), \`code\` (the HTTP status), \`current_time\`,
 then the operation's fields. Errors carry \`details\`, a sentence saying what went wrong, and requests
@@ -70,6 +73,8 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'checkouts', description: 'Checkout configurations: the payment methods and look offered to customers' },
       { name: 'security-lists', description: 'Security lists: blocked or allowed cards, emails, IPs, countries and BINs, applied to services' },
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
+      { name: 'devices', description: 'Physical devices (payment terminals): register them, send them payments, follow up; the device socket and the simulated device' },
+      { name: 'card-present', description: 'Card-present operations a payment terminal makes with its own bearer token: payments, refunds, voids, lookups by STAN and RRN' },
       { name: 'moto', description: 'MoTo campaigns: payment links in bulk by SMS or e-mail, with evidence of delivery and opening' },
       { name: 'batch', description: 'Batch files: payments with stored cards and refunds from a CSV file' },
       { name: 'subscriptions', description: 'Recurring billing: products, plans, subscriptions and their scheduled charges' },
@@ -80,6 +85,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: 'The API key as user name, empty password' },
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as bearer token' },
+        deviceToken: { type: 'http', scheme: 'bearer', description: 'Card-present routes: the bearer token issued when the device was registered (POST /device)' },
       },
     },
     security: [{ basicAuth: [] }, { bearerAuth: [] }],

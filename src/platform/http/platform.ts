@@ -23,7 +23,7 @@ import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { Limiter } from './rate-limit.js';
-import type { PageRoute, RequestContext } from './types.js';
+import type { PageRoute, RequestContext, RouteAuth } from './types.js';
 
 export interface PlatformOptions {
   timezone: string;
@@ -297,6 +297,8 @@ export interface ApiRoute {
   url: string;
   env: Env;
   hasBody: boolean;
+  /** How the route authenticates: an API key (most), a device token (card-present), or nothing. */
+  auth: RouteAuth;
   /** The route's own body limit, when it has one (routes that take files); else the app's. */
   bodyLimit?: number;
 }
@@ -339,7 +341,7 @@ export async function registerApi(
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
           for (const method of [route.method].flat()) {
             if (method === 'HEAD') continue;
-            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, ...(route.config.bodyLimit ? { bodyLimit: route.config.bodyLimit as number } : {}) });
+            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, auth: route.config.auth ?? 'key', ...(route.config.bodyLimit ? { bodyLimit: route.config.bodyLimit as number } : {}) });
           }
         });
         await plugin(scope);

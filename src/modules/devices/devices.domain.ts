@@ -1,0 +1,227 @@
+/**
+ * Devices, pure: the two lifecycles (a device's connection, an operation sent to a device) as transition
+ * tables, how a device and an operation are presented, and how the card data a device reports is read.
+ * Nothing here touches the database, the clock or the network.
+ */
+import { Secret } from '../../platform/security/secret.js';
+
+export const COMMUNICATION_TYPES = ['SIMULATION', 'SOCKET'] as const;
+export type CommunicationType = (typeof COMMUNICATION_TYPES)[number];
+
+/** A simulated device settles an operation this long after it was sent (merchant's clock). */
+export const SIMULATION_DELAY_MS = 10_000;
+/** An operation a device has not answered (offline, or the customer walked away) fails after this long. */
+export const OPERATION_TIMEOUT_MS = 120_000;
+
+// ---- the device's connection ----------------------------------------------------------------------
+
+export const CONNECTION_STATUSES = ['ONLINE', 'OFFLINE'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+export const DEVICE_EVENTS = ['CONNECTED', 'DISCONNECTED'] as const;
+export type DeviceEvent = (typeof DEVICE_EVENTS)[number];
+
+/**
+ * A socket device is OFFLINE until it opens its socket; a simulated one is always ONLINE. A second
+ * socket of an online device replaces the first (CONNECTED while ONLINE stays ONLINE).
+ */
+export const DEVICE_TABLE: Readonly<Record<DeviceEvent, Partial<Record<ConnectionStatus, ConnectionStatus>>>> = {
+  CONNECTED: { OFFLINE: 'ONLINE', ONLINE: 'ONLINE' },
+  DISCONNECTED: { ONLINE: 'OFFLINE', OFFLINE: 'OFFLINE' },
+};
+
+export function deviceTransition(from: ConnectionStatus, event: DeviceEvent): ConnectionStatus {
+  const to = DEVICE_TABLE[event][from];
+  if (!to) throw new Error(`device in status ${from} does not accept ${event}`);
+  return to;
+}
+
+// ---- an operation sent to a device ----------------------------------------------------------------
+
+export const OPERATION_STATUSES = ['QUEUED', 'SENT', 'CARD_READ', 'APPROVED', 'REFUSED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+export const OPERATION_EVENTS = [
+  /** The device received the operation (socket). */
+  'DELIVERED',
+  /** The device read a card: the gateway is charging it. */
+  'CARD_READ',
+  /** The charge was approved. */
+  'APPROVED',
+  /** The charge was declined. */
+  'DECLINED',
+  /** The charge failed (processor error, or the card data could not be used). */
+  'FAILED',
+  /** The customer cancelled on the device, or the merchant cancelled it (J6) before a card was read. */
+  'CANCELLED',
+  /** The deadline passed with no card read (the device was offline or did not answer). */
+  'TIMED_OUT',
+] as const;
+export type OperationEvent = (typeof OPERATION_EVENTS)[number];
+
+export const FINAL_OPERATION_STATUSES: readonly OperationStatus[] = ['APPROVED', 'REFUSED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+/** Statuses in which the device may still read a card. */
+export const OPEN_OPERATION_STATUSES: readonly OperationStatus[] = ['QUEUED', 'SENT'];
+
+export const OPERATION_TABLE: Readonly<Record<OperationEvent, Partial<Record<OperationStatus, OperationStatus>>>> = {
+  DELIVERED: { QUEUED: 'SENT', SENT: 'SENT' },
+  CARD_READ: { QUEUED: 'CARD_READ', SENT: 'CARD_READ' },
+  APPROVED: { CARD_READ: 'APPROVED' },
+  DECLINED: { CARD_READ: 'REFUSED' },
+  FAILED: { CARD_READ: 'FAILED', QUEUED: 'FAILED', SENT: 'FAILED' },
+  CANCELLED: { QUEUED: 'CANCELLED', SENT: 'CANCELLED' },
+  TIMED_OUT: { QUEUED: 'TIMED_OUT', SENT: 'TIMED_OUT' },
+};
+
+export function operationTransition(from: OperationStatus, event: OperationEvent): OperationStatus {
+  const to = OPERATION_TABLE[event][from];
+  if (!to) throw new Error(`device operation in status ${from} does not accept ${event}`);
+  return to;
+}
+
+export function canOperation(from: OperationStatus, event: OperationEvent): boolean {
+  return OPERATION_TABLE[event][from] !== undefined;
+}
+
+/** The operation event that the order a charge left behind means (null: not settled yet). */
+export function eventForOrder(orderStatus: string): OperationEvent | null {
+  if (orderStatus === 'SUCCESS' || orderStatus === 'PENDING_CONFIRMATION' || orderStatus === 'PARTIALLY_REFUNDED' || orderStatus === 'REFUNDED') return 'APPROVED';
+  if (orderStatus === 'REFUSED' || orderStatus === 'FRAUD' || orderStatus === 'BLACKLISTED') return 'DECLINED';
+  if (orderStatus === 'ERROR' || orderStatus === 'EXPIRED' || orderStatus === 'CANCELLED') return 'FAILED';
+  return null;
+}
+
+// ---- card data reported by a device ---------------------------------------------------------------
+
+export const CARD_READING_METHODS = ['KEY_ENTRY', 'BAR_CODE', 'MAGNETIC_STRIPE', 'ICC', 'NFC'] as const;
+export type CardReadingMethod = (typeof CARD_READING_METHODS)[number];
+
+/** What a device reports: `track2`, or `pan` + `expiration_date` (YYMM). */
+export interface ReportedCard {
+  track2?: string | null;
+  pan?: string | null;
+  expiration_date?: string | null;
+}
+
+export interface ReadCard {
+  pan: Secret<string>;
+  expMonth: number;
+  expYear: number;
+  bin: string;
+  last4: string;
+}
+
+/**
+ * Reads the card of a device report. Track 2 (ISO 7813: `;PAN=YYMM...?`, `D` also as separator) gives
+ * the PAN and expiry; nothing else of the track is kept. Errors never echo the card data.
+ */
+export function readCard(card: ReportedCard): ReadCard | { error: string } {
+  let pan: string;
+  let yymm: string;
+  if (typeof card.track2 === 'string' && card.track2 !== '') {
+    if (card.pan) return { error: 'card: give either track2, or pan and expiration_date, not both' };
+    const m = /^;?([0-9]{12,19})[=D]([0-9]{4})[0-9]*\??$/.exec(card.track2);
+    if (!m) return { error: 'card.track2 is not valid track 2 data' };
+    pan = m[1];
+    yymm = m[2];
+  } else if (typeof card.pan === 'string' && card.pan !== '') {
+    if (!/^[0-9]{12,19}$/.test(card.pan)) return { error: 'card.pan must be 12 to 19 digits' };
+    if (typeof card.expiration_date !== 'string' || !/^[0-9]{4}$/.test(card.expiration_date)) return { error: 'card.expiration_date must be YYMM' };
+    pan = card.pan;
+    yymm = card.expiration_date;
+  } else {
+    return { error: 'card needs track2, or pan and expiration_date' };
+  }
+  const month = Number(yymm.slice(2));
+  if (month < 1 || month > 12) return { error: 'the card expiry month is not valid' };
+  return { pan: new Secret(pan), expMonth: month, expYear: 2000 + Number(yymm.slice(0, 2)), bin: pan.slice(0, 6), last4: pan.slice(-4) };
+}
+
+/** A PIN block: ISO 9564 format 0 (16 hex digits) or 4 (32 hex digits). Checked, then dropped. */
+export function pinBlockProblem(pin: { block?: unknown; format?: unknown } | null | undefined): string | null {
+  if (pin === null || pin === undefined) return null;
+  const format = Number(pin.format);
+  if (format !== 0 && format !== 4) return 'pin.format must be 0 or 4 (ISO 9564)';
+  const len = format === 0 ? 16 : 32;
+  if (typeof pin.block !== 'string' || !new RegExp(`^[0-9A-Fa-f]{${len}}$`).test(pin.block)) return `pin.block must be ${len} hexadecimal digits for format ${format}`;
+  return null;
+}
+
+// ---- presentation ---------------------------------------------------------------------------------
+
+export interface DeviceRecord {
+  id: string;
+  merchant_id: string;
+  service_id: string;
+  identifier: string;
+  terminal_id: string;
+  mid: string;
+  communication_type: CommunicationType;
+  connection_status: ConnectionStatus;
+  active: boolean;
+  configured: boolean;
+  properties: Record<string, unknown>;
+  status: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const PROPERTY_FIELDS = ['name', 'model', 'system_name', 'system_version', 'release', 'hardware'] as const;
+export const STATUS_FIELDS = ['battery_level', 'connection_type', 'connection_quality', 'charging', 'build_version'] as const;
+
+export function presentDevice(d: DeviceRecord, pendingTransactions: number) {
+  const props: any = {};
+  for (const f of PROPERTY_FIELDS) props[f] = d.properties[f] ?? null;
+  const status: any = {};
+  for (const f of STATUS_FIELDS) status[f] = d.status[f] ?? null;
+  status.pending_transactions = pendingTransactions;
+  return {
+    id: d.id,
+    identifier: d.identifier,
+    service_uuid: d.service_id,
+    terminal_id: d.terminal_id,
+    mid: d.mid,
+    active: d.active,
+    configured: d.configured,
+    communication: { type: d.communication_type, status: d.connection_status },
+    merchant: { uuid: d.merchant_id },
+    properties: props,
+    status,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+  };
+}
+export type PresentedDevice = ReturnType<typeof presentDevice>;
+
+export interface OperationRecord {
+  id: string;
+  device_id: string;
+  kind: 'PAYMENT' | 'PREAUTHORIZATION';
+  order_id: string;
+  amount: number;
+  currency: string;
+  status: OperationStatus;
+  error: string | null;
+  card_bin: string | null;
+  card_last4: string | null;
+  card_reading_method: string | null;
+  deadline_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function presentOperation(o: OperationRecord) {
+  return {
+    uuid: o.id,
+    device_id: o.device_id,
+    kind: o.kind,
+    order_uuid: o.order_id,
+    amount: Number(o.amount),
+    currency: o.currency,
+    status: o.status,
+    error: o.error,
+    card: o.card_last4 ? { bin: o.card_bin, last4: o.card_last4, reading_method: o.card_reading_method } : null,
+    deadline_at: o.deadline_at.toISOString(),
+    created_at: o.created_at.toISOString(),
+    updated_at: o.updated_at.toISOString(),
+  };
+}
+export type PresentedOperation = ReturnType<typeof presentOperation>;

@@ -1,0 +1,216 @@
+/** SQL of devices and device operations. Every function takes the executor to run on. */
+import { sql, type ColumnType } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { Env } from '../../platform/db/schema.js';
+import type { CommunicationType, ConnectionStatus, DeviceRecord, OperationRecord, OperationStatus } from './devices.domain.js';
+
+export interface DevicesTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  service_id: string;
+  identifier: string;
+  terminal_id: string;
+  mid: string;
+  communication_type: CommunicationType;
+  connection_status: ConnectionStatus;
+  active: boolean;
+  configured: boolean;
+  properties: ColumnType<Record<string, unknown>, string, string>;
+  status: ColumnType<Record<string, unknown>, string, string>;
+  token_hash: string;
+  key_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CardPresentTable {
+  id: string;
+  device_id: string;
+  merchant_id: string;
+  env: Env;
+  kind: CardPresentKind;
+  order_id: string;
+  stan: string;
+  stan_day: string;
+  rrn: string;
+  amount: number | null;
+  card_bin: string | null;
+  card_last4: string | null;
+  card_reading_method: string | null;
+  created_at: Date;
+}
+
+export type CardPresentKind = 'PAYMENT' | 'PREAUTHORIZATION' | 'REFUND' | 'CONFIRMATION' | 'CANCELLATION' | 'VOID';
+export type CardPresentRow = CardPresentTable;
+
+export interface DeviceOperationsTable {
+  id: string;
+  device_id: string;
+  merchant_id: string;
+  env: Env;
+  key_id: string;
+  kind: 'PAYMENT' | 'PREAUTHORIZATION';
+  order_id: string;
+  amount: ColumnType<number, number, number>;
+  currency: string;
+  status: OperationStatus;
+  error: string | null;
+  card_bin: string | null;
+  card_last4: string | null;
+  card_reading_method: string | null;
+  deadline_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    devices: DevicesTable;
+    device_operations: DeviceOperationsTable;
+    card_present_operations: CardPresentTable;
+  }
+}
+
+export interface Owner {
+  merchantId: string;
+  env: Env;
+}
+
+export type DeviceRow = DeviceRecord & { env: Env; token_hash: string; key_id: string };
+export type OperationRow = OperationRecord & { merchant_id: string; env: Env; key_id: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function insertDevice(db: Executor, row: DeviceRow): Promise<void> {
+  await db.insertInto('devices').values({ ...row, properties: JSON.stringify(row.properties), status: JSON.stringify(row.status) }).execute();
+}
+
+/** A device of `owner`; undefined for unknown ids and other merchants' devices. */
+export async function findDevice(db: Executor, owner: Owner, id: string, opts: { forUpdate?: boolean } = {}): Promise<DeviceRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  let q = db.selectFrom('devices').selectAll().where('id', '=', id.toLowerCase()).where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env);
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst() as Promise<DeviceRow | undefined>;
+}
+
+export async function findDeviceById(db: Executor, id: string, opts: { forUpdate?: boolean } = {}): Promise<DeviceRow | undefined> {
+  let q = db.selectFrom('devices').selectAll().where('id', '=', id);
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst() as Promise<DeviceRow | undefined>;
+}
+
+export async function findDeviceByTokenHash(db: Executor, hash: string): Promise<DeviceRow | undefined> {
+  return db.selectFrom('devices').selectAll().where('token_hash', '=', hash).executeTakeFirst() as Promise<DeviceRow | undefined>;
+}
+
+export async function terminalIdTaken(db: Executor, owner: Owner, tid: string): Promise<boolean> {
+  const r = await db.selectFrom('devices').select('id').where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env).where('terminal_id', '=', tid).executeTakeFirst();
+  return !!r;
+}
+
+export interface DeviceFilter {
+  identifier?: string;
+  service?: string;
+  terminal_id?: string;
+  communication_type?: string;
+  active?: boolean;
+  configured?: boolean;
+  created_from?: Date;
+  created_to?: Date;
+  updated_from?: Date;
+  updated_to?: Date;
+}
+
+export async function listDevices(db: Executor, owner: Owner, f: DeviceFilter): Promise<DeviceRow[]> {
+  let q = db.selectFrom('devices').selectAll().where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env);
+  if (f.identifier !== undefined) q = q.where('identifier', '=', f.identifier);
+  if (f.service !== undefined) q = q.where('service_id', '=', f.service.toLowerCase());
+  if (f.terminal_id !== undefined) q = q.where('terminal_id', '=', f.terminal_id);
+  if (f.communication_type !== undefined) q = q.where('communication_type', '=', f.communication_type as CommunicationType);
+  if (f.active !== undefined) q = q.where('active', '=', f.active);
+  if (f.configured !== undefined) q = q.where('configured', '=', f.configured);
+  if (f.created_from) q = q.where('created_at', '>=', f.created_from);
+  if (f.created_to) q = q.where('created_at', '<=', f.created_to);
+  if (f.updated_from) q = q.where('updated_at', '>=', f.updated_from);
+  if (f.updated_to) q = q.where('updated_at', '<=', f.updated_to);
+  return q.orderBy('created_at', 'asc').orderBy(sql`seq`, 'asc').execute() as Promise<DeviceRow[]>;
+}
+
+export async function updateDevice(db: Executor, id: string, set: Partial<Omit<DeviceRow, 'id' | 'merchant_id' | 'env' | 'created_at'>>): Promise<void> {
+  const values: Record<string, unknown> = { ...set };
+  if (set.properties !== undefined) values.properties = JSON.stringify(set.properties);
+  if (set.status !== undefined) values.status = JSON.stringify(set.status);
+  await db.updateTable('devices').set(values).where('id', '=', id).execute();
+}
+
+/** Operations not finished yet, per device. */
+export async function pendingCounts(db: Executor, deviceIds: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (deviceIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('device_operations')
+    .select(['device_id', sql<number>`count(*)::int`.as('n')])
+    .where('device_id', 'in', deviceIds)
+    .where('status', 'in', ['QUEUED', 'SENT', 'CARD_READ'])
+    .groupBy('device_id')
+    .execute();
+  for (const r of rows) out.set(r.device_id, Number(r.n));
+  return out;
+}
+
+export async function insertOperation(db: Executor, row: OperationRow): Promise<void> {
+  await db.insertInto('device_operations').values(row).execute();
+}
+
+export async function findOperation(db: Executor, id: string, opts: { forUpdate?: boolean } = {}): Promise<OperationRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  let q = db.selectFrom('device_operations').selectAll().where('id', '=', id.toLowerCase());
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst() as Promise<OperationRow | undefined>;
+}
+
+export async function findOperationByOrder(db: Executor, orderId: string, opts: { forUpdate?: boolean } = {}): Promise<OperationRow | undefined> {
+  if (!UUID.test(orderId)) return undefined;
+  let q = db.selectFrom('device_operations').selectAll().where('order_id', '=', orderId.toLowerCase());
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst() as Promise<OperationRow | undefined>;
+}
+
+/** Operations a device may still act on, oldest first. */
+export async function openOperations(db: Executor, deviceId: string): Promise<OperationRow[]> {
+  return db
+    .selectFrom('device_operations')
+    .selectAll()
+    .where('device_id', '=', deviceId)
+    .where('status', 'in', ['QUEUED', 'SENT'])
+    .orderBy(sql`seq`, 'asc')
+    .execute() as Promise<OperationRow[]>;
+}
+
+export async function updateOperation(db: Executor, id: string, set: Partial<Pick<OperationRow, 'status' | 'error' | 'card_bin' | 'card_last4' | 'card_reading_method' | 'updated_at'>>): Promise<void> {
+  await db.updateTable('device_operations').set(set).where('id', '=', id).execute();
+}
+
+// ---- card-present operations ----------------------------------------------------------------------
+
+export async function insertCardPresent(db: Executor, row: CardPresentRow): Promise<void> {
+  await db.insertInto('card_present_operations').values(row).execute();
+}
+
+export async function cardPresentByRrn(db: Executor, deviceId: string, rrn: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId).where('rrn', '=', rrn).executeTakeFirst();
+}
+
+/** The latest operation of the device with this STAN. */
+export async function cardPresentByStan(db: Executor, deviceId: string, stan: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId).where('stan', '=', stan).orderBy(sql`seq`, 'desc').limit(1).executeTakeFirst();
+}
+
+export async function lastCardPresent(db: Executor, deviceId: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId).orderBy(sql`seq`, 'desc').limit(1).executeTakeFirst();
+}
+
+export async function cardPresentOfOrder(db: Executor, orderId: string): Promise<CardPresentRow | undefined> {
+  return db.selectFrom('card_present_operations').selectAll().where('order_id', '=', orderId).where('kind', 'in', ['PAYMENT', 'PREAUTHORIZATION']).executeTakeFirst();
+}

@@ -1,0 +1,498 @@
+/**
+ * Use cases of physical devices: the registry (register, list, read, enable/disable, rotate the token),
+ * operations sent to a device (J3–J7), and what a device reports (status, the card it read, a
+ * cancellation). Every charge is a real order created and paid through the payments module's public
+ * interface; this module keeps the device, the operation's state and the BIN/last 4 of the card read.
+ *
+ * Schedules are durable jobs on the merchant's clock: the simulated device settles 10 s after the
+ * operation was sent (`devices.simulate`); every operation has a deadline (`devices.deadline`) after
+ * which an operation no device answered fails and its order is closed, so a device that goes offline
+ * mid-operation leaves nothing open.
+ */
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Executor } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/database.js';
+import { ApiError, badRequest, conflict, notFound } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import type { Platform } from '../../platform/index.js';
+import type { Job, Reschedule } from '../../platform/jobs/queue.js';
+import { parseFilterDate } from '../../platform/time/format.js';
+import { simulatedDeviceReport, type DeviceOperation, type DeviceReport } from '../../processors/index.js';
+import type { MerchantsService } from '../merchants/index.js';
+import type { OrderResult, Payments } from '../payments/index.js';
+import { findServiceWithTerminal, findTerminal } from '../services/index.js';
+import {
+  OPERATION_TIMEOUT_MS,
+  PROPERTY_FIELDS,
+  SIMULATION_DELAY_MS,
+  STATUS_FIELDS,
+  canOperation,
+  deviceTransition,
+  eventForOrder,
+  operationTransition,
+  pinBlockProblem,
+  presentDevice,
+  presentOperation,
+  readCard,
+  type CommunicationType,
+  type OperationEvent,
+  type PresentedDevice,
+  type PresentedOperation,
+} from './devices.domain.js';
+import * as repo from './devices.repo.js';
+
+export const SIMULATE_QUEUE = 'devices.simulate';
+export const DEADLINE_QUEUE = 'devices.deadline';
+
+export interface DevicesDeps {
+  payments: Payments;
+  merchants: MerchantsService;
+}
+
+/** Where the socket hub delivers messages to connected devices (set by the socket route). */
+export interface DeviceChannel {
+  /** Sends a message to the device when its socket is open in this process; false otherwise. */
+  send(deviceId: string, message: Record<string, unknown>): boolean;
+}
+
+export interface RegisterInput {
+  service: string;
+  identifier: string;
+  communication_type: CommunicationType;
+  properties?: Record<string, unknown> | null;
+}
+
+export interface ListQuery {
+  identifier?: string;
+  service?: string;
+  terminal_id?: string;
+  communication_type?: string;
+  active?: boolean;
+  configured?: boolean;
+  created_at_from?: string;
+  created_at_to?: string;
+  updated_at_from?: string;
+  updated_at_to?: string;
+}
+
+export interface SendInput {
+  device: string;
+  amount: number;
+  description: string;
+  customer_ext_id?: string | null;
+  additional?: string | null;
+  url_post?: string | null;
+  reference?: string | null;
+}
+
+interface OpPayload {
+  operationId: string;
+}
+
+const ownerOf = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
+export const hashDeviceToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+const newToken = () => `pgd_${randomBytes(32).toString('base64url')}`;
+
+export class DevicesService {
+  #channel: DeviceChannel = { send: () => false };
+
+  constructor(
+    private readonly p: Platform,
+    private readonly deps: DevicesDeps,
+  ) {}
+
+  /** The socket hub of this process. */
+  useChannel(channel: DeviceChannel): void {
+    this.#channel = channel;
+  }
+
+  get #db() {
+    return this.p.database.db;
+  }
+
+  async #present(db: Executor, rows: repo.DeviceRow[]): Promise<PresentedDevice[]> {
+    const counts = await repo.pendingCounts(db, rows.map((r) => r.id));
+    return rows.map((r) => presentDevice(r, counts.get(r.id) ?? 0));
+  }
+
+  async #presentOne(db: Executor, row: repo.DeviceRow): Promise<PresentedDevice> {
+    return (await this.#present(db, [row]))[0];
+  }
+
+  async #owned(ctx: RequestContext, id: string, db: Executor = this.#db, forUpdate = false): Promise<repo.DeviceRow> {
+    const d = await repo.findDevice(db, ownerOf(ctx), id, { forUpdate });
+    if (!d) throw notFound(`The device ${id} was not found`);
+    return d;
+  }
+
+  // ---- registry -----------------------------------------------------------------------------------
+
+  /** Registers a device for a service of the merchant; the bearer token is in the answer only. */
+  async register(ctx: RequestContext, input: RegisterInput): Promise<{ device: PresentedDevice; token: string }> {
+    if (input.communication_type === 'SIMULATION' && ctx.env !== 'sandbox') throw badRequest('communication_type SIMULATION is only available in the sandbox');
+    const identifier = input.identifier.trim();
+    if (identifier === '') throw badRequest('identifier must not be empty');
+    const service = /^[0-9a-f-]{36}$/i.test(input.service) ? await findServiceWithTerminal(this.#db, input.service.toLowerCase()) : undefined;
+    if (!service || service.merchant_id !== ctx.merchant.id || service.env !== ctx.env) throw notFound(`The service ${input.service} was not found`);
+    if (!service.enabled || !service.terminal_id) throw badRequest(`The service ${input.service} is not enabled (it has no terminal)`);
+    const terminal = await findTerminal(this.#db, service.terminal_id);
+    const mid = terminal?.code || service.terminal_id.replace(/-/g, '').slice(0, 15).toUpperCase();
+    const properties: Record<string, unknown> = {};
+    for (const f of PROPERTY_FIELDS) if (input.properties?.[f] !== undefined) properties[f] = input.properties[f];
+    const token = newToken();
+    const now = ctx.clock.now();
+    for (let attempt = 0; ; attempt++) {
+      const row: repo.DeviceRow = {
+        id: randomUUID(),
+        merchant_id: ctx.merchant.id,
+        env: ctx.env,
+        service_id: service.id,
+        identifier,
+        terminal_id: String(randomInt(10_000_000, 100_000_000)),
+        mid,
+        communication_type: input.communication_type,
+        connection_status: input.communication_type === 'SIMULATION' ? 'ONLINE' : 'OFFLINE',
+        active: true,
+        configured: input.communication_type === 'SIMULATION',
+        properties,
+        status: {},
+        token_hash: hashDeviceToken(token),
+        key_id: ctx.keyId,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await repo.insertDevice(this.#db, row);
+        return { device: await this.#presentOne(this.#db, row), token };
+      } catch (err) {
+        if (isUniqueViolation(err, 'devices_merchant_id_env_identifier_key')) throw conflict(`A device with identifier "${identifier}" already exists`);
+        if (isUniqueViolation(err) && attempt < 5) continue; // a terminal id drawn twice
+        throw err;
+      }
+    }
+  }
+
+  async list(ctx: RequestContext, q: ListQuery): Promise<PresentedDevice[]> {
+    const tz = ctx.merchant.timezone;
+    const date = (name: string, v: string | undefined) => {
+      if (v === undefined || v === '') return undefined;
+      const d = parseFilterDate(v, tz);
+      if (!d) throw badRequest(`${name} must be a date in the format YYYYMMDDHHmm`);
+      return d;
+    };
+    const rows = await repo.listDevices(this.#db, ownerOf(ctx), {
+      identifier: q.identifier || undefined,
+      service: q.service || undefined,
+      terminal_id: q.terminal_id || undefined,
+      communication_type: q.communication_type || undefined,
+      active: q.active,
+      configured: q.configured,
+      created_from: date('created_at_from', q.created_at_from),
+      created_to: date('created_at_to', q.created_at_to),
+      updated_from: date('updated_at_from', q.updated_at_from),
+      updated_to: date('updated_at_to', q.updated_at_to),
+    });
+    return this.#present(this.#db, rows);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<PresentedDevice> {
+    return this.#presentOne(this.#db, await this.#owned(ctx, id));
+  }
+
+  /** Enables or disables a device: a disabled device gets no operations and its socket is refused. */
+  async setEnabled(ctx: RequestContext, id: string, enabled: boolean): Promise<PresentedDevice> {
+    const d = await this.#owned(ctx, id);
+    await repo.updateDevice(this.#db, d.id, { active: enabled, updated_at: ctx.clock.now() });
+    if (!enabled) this.#channel.send(d.id, { type: 'disabled' });
+    return this.get(ctx, id);
+  }
+
+  /** A new bearer token for the device; the old one stops working at once. */
+  async rotateToken(ctx: RequestContext, id: string): Promise<{ device: PresentedDevice; token: string }> {
+    const d = await this.#owned(ctx, id);
+    const token = newToken();
+    await repo.updateDevice(this.#db, d.id, { token_hash: hashDeviceToken(token), updated_at: ctx.clock.now() });
+    return { device: await this.get(ctx, id), token };
+  }
+
+  // ---- merchant → device (J3–J7) ------------------------------------------------------------------
+
+  /**
+   * J3/J4: creates the order (payments' public interface) and queues the operation for the device, which
+   * is told at once when its socket is open. The order is paid when the device reports the card.
+   */
+  async send(ctx: RequestContext, kind: 'PAYMENT' | 'PREAUTHORIZATION', input: SendInput): Promise<{ result: OrderResult; device: PresentedDevice; operation: PresentedOperation }> {
+    const device = await this.#owned(ctx, input.device);
+    if (!device.active) throw badRequest(`The device ${device.id} is disabled`);
+    const orderId = randomUUID();
+    const created = await this.deps.payments.create(
+      ctx,
+      {
+        amount: input.amount,
+        operative: kind === 'PAYMENT' ? 'AUTHORIZATION' : 'DEFERRED',
+        secure: false,
+        description: input.description,
+        customer_ext_id: input.customer_ext_id ?? null,
+        additional: input.additional ?? null,
+        url_post: input.url_post ?? null,
+        reference: input.reference ?? null,
+        service: device.service_id,
+      },
+      { orderId },
+    );
+    const now = ctx.clock.now();
+    const realNow = this.p.clock.now();
+    const op: repo.OperationRow = {
+      id: randomUUID(),
+      device_id: device.id,
+      merchant_id: ctx.merchant.id,
+      env: ctx.env,
+      key_id: ctx.keyId,
+      kind,
+      order_id: orderId,
+      amount: Number(created.order.amount),
+      currency: (await findServiceWithTerminal(this.#db, device.service_id))?.currency_code ?? '',
+      status: 'QUEUED',
+      error: null,
+      card_bin: null,
+      card_last4: null,
+      card_reading_method: null,
+      deadline_at: new Date(now.getTime() + OPERATION_TIMEOUT_MS),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.p.database.transaction(async (trx) => {
+      await repo.insertOperation(trx, op);
+      await repo.updateDevice(trx, device.id, { updated_at: now });
+      await this.p.jobs.enqueue(trx, { queue: DEADLINE_QUEUE, payload: { operationId: op.id } satisfies OpPayload, runAt: new Date(realNow.getTime() + OPERATION_TIMEOUT_MS), merchantId: ctx.merchant.id, maxAttempts: 20, dedupeKey: `deadline:${op.id}` });
+      if (device.communication_type === 'SIMULATION') {
+        await this.p.jobs.enqueue(trx, { queue: SIMULATE_QUEUE, payload: { operationId: op.id } satisfies OpPayload, runAt: new Date(realNow.getTime() + SIMULATION_DELAY_MS), merchantId: ctx.merchant.id, maxAttempts: 10, dedupeKey: `simulate:${op.id}` });
+      }
+    });
+    if (device.communication_type === 'SOCKET') await this.#deliver(device.id, op, input.description);
+    const fresh = (await repo.findOperation(this.#db, op.id))!;
+    return { result: created, device: await this.get(ctx, device.id), operation: presentOperation(fresh) };
+  }
+
+  /** Sends an open operation to the device's socket (when open here) and marks it SENT. */
+  async #deliver(deviceId: string, op: repo.OperationRow, description: string | null): Promise<void> {
+    const message: DeviceOperation = { uuid: op.id, kind: op.kind, order_uuid: op.order_id, amount: Number(op.amount), currency: op.currency, description: description ?? '' };
+    if (!this.#channel.send(deviceId, { type: 'operation', operation: message })) return;
+    await this.#apply(op, 'DELIVERED', {});
+  }
+
+  /** Applies an operation event under a row lock; null when the table does not allow it now. */
+  async #apply(op: { id: string; key_id: string }, event: OperationEvent, set: Partial<repo.OperationRow>): Promise<repo.OperationRow | null> {
+    const now = await this.#merchantNow(op); // read before the transaction (one connection on the embedded database)
+    return this.p.database.transaction(async (trx) => {
+      const locked = await repo.findOperation(trx, op.id, { forUpdate: true });
+      if (!locked || !canOperation(locked.status, event)) return null;
+      const status = operationTransition(locked.status, event);
+      await repo.updateOperation(trx, locked.id, { ...set, status, updated_at: now });
+      await repo.updateDevice(trx, locked.device_id, { updated_at: now });
+      return { ...locked, ...set, status, updated_at: now } as repo.OperationRow;
+    });
+  }
+
+  async #merchantNow(op: { key_id: string }): Promise<Date> {
+    return (await this.deps.merchants.contextForKey(op.key_id)).clock.now();
+  }
+
+  /** The operation of an order of the caller. */
+  async operationOfOrder(ctx: RequestContext, orderUuid: string): Promise<repo.OperationRow | undefined> {
+    const op = await repo.findOperationByOrder(this.#db, orderUuid);
+    if (!op || op.merchant_id !== ctx.merchant.id || op.env !== ctx.env) return undefined;
+    return op;
+  }
+
+  /**
+   * J6: cancels an operation the device has not read a card for yet (its order is closed), or releases
+   * the hold of a pre-authorization the device took.
+   */
+  async cancel(ctx: RequestContext, input: { device: string; order_uuid: string }): Promise<{ result: OrderResult; device: PresentedDevice }> {
+    const device = await this.#owned(ctx, input.device);
+    const op = await this.operationOfOrder(ctx, input.order_uuid);
+    if (op && op.device_id !== device.id) throw notFound(`The order ${input.order_uuid} was not sent to the device ${device.id}`);
+    if (op && canOperation(op.status, 'CANCELLED')) {
+      const done = await this.#apply(op, 'CANCELLED', { error: 'Cancelled by the merchant' });
+      if (done) {
+        this.#channel.send(device.id, { type: 'cancel', operation_uuid: op.id });
+        return { result: await this.#closeOrder(ctx, op.order_id), device: await this.get(ctx, device.id) };
+      }
+    }
+    return { result: await this.deps.payments.cancel(ctx, { order_uuid: input.order_uuid }), device: await this.get(ctx, device.id) };
+  }
+
+  /** J5: captures the hold of a pre-authorization taken on the device. */
+  async confirm(ctx: RequestContext, input: { device: string; order_uuid: string; amount?: number | null }): Promise<{ result: OrderResult; device: PresentedDevice }> {
+    const device = await this.#owned(ctx, input.device);
+    return { result: await this.deps.payments.confirm(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
+  }
+
+  /** J7: refunds a payment (all of what is left when `amount` is omitted). */
+  async refund(ctx: RequestContext, input: { device: string; order_uuid: string; amount?: number | null }): Promise<{ result: OrderResult; device: PresentedDevice }> {
+    const device = await this.#owned(ctx, input.device);
+    return { result: await this.deps.payments.refund(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
+  }
+
+  /** Closes an order nobody will pay (EXPIRED, notified); an order already closed is left as it is. */
+  async #closeOrder(ctx: RequestContext, orderId: string): Promise<OrderResult> {
+    const current = await this.deps.payments.getOrder(ctx, orderId);
+    if (current.order.status !== 'CREATED') return current;
+    try {
+      return await this.deps.payments.expireOrder(ctx, orderId);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) return this.deps.payments.getOrder(ctx, orderId);
+      throw err;
+    }
+  }
+
+  // ---- device side --------------------------------------------------------------------------------
+
+  /** The device a bearer token belongs to (any environment), or undefined. */
+  async deviceForToken(token: string): Promise<repo.DeviceRow | undefined> {
+    if (!/^pgd_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
+    return repo.findDeviceByTokenHash(this.#db, hashDeviceToken(token));
+  }
+
+  /** The socket of a device opened: ONLINE, configured; what is waiting for it is sent. */
+  async connected(deviceId: string): Promise<{ device: PresentedDevice; open: repo.OperationRow[] }> {
+    const d = (await repo.findDeviceById(this.#db, deviceId))!;
+    const now = new Date(this.p.clock.now().getTime() + (await this.#clockOffset(d)));
+    await repo.updateDevice(this.#db, d.id, { connection_status: deviceTransition(d.connection_status, 'CONNECTED'), configured: true, updated_at: now });
+    const open = await repo.openOperations(this.#db, d.id);
+    const fresh = (await repo.findDeviceById(this.#db, deviceId))!;
+    return { device: await this.#presentOne(this.#db, fresh), open };
+  }
+
+  /** After `connected`: sends each waiting operation. */
+  async deliverWaiting(deviceId: string, open: repo.OperationRow[]): Promise<void> {
+    for (const op of open) await this.#deliver(deviceId, op, null);
+  }
+
+  async disconnected(deviceId: string): Promise<void> {
+    const d = await repo.findDeviceById(this.#db, deviceId);
+    if (!d) return;
+    const now = new Date(this.p.clock.now().getTime() + (await this.#clockOffset(d)));
+    await repo.updateDevice(this.#db, d.id, { connection_status: deviceTransition(d.connection_status, 'DISCONNECTED'), updated_at: now });
+  }
+
+  async #clockOffset(d: repo.DeviceRow): Promise<number> {
+    if (d.env !== 'sandbox') return 0;
+    const m = await this.deps.merchants.findMerchant(this.#db, d.merchant_id);
+    return Number(m?.clock_offset_ms ?? 0);
+  }
+
+  /** Battery, connection and build of the device, as it reports them. */
+  async reportStatus(deviceId: string, status: Record<string, unknown>): Promise<void> {
+    const d = await repo.findDeviceById(this.#db, deviceId);
+    if (!d) return;
+    const next: Record<string, unknown> = { ...d.status };
+    const checks: Record<string, (v: unknown) => boolean> = {
+      battery_level: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 100,
+      connection_type: (v) => typeof v === 'string' && v.length <= 32,
+      connection_quality: (v) => typeof v === 'string' && v.length <= 32,
+      charging: (v) => typeof v === 'boolean',
+      build_version: (v) => typeof v === 'string' && v.length <= 64,
+    };
+    for (const f of STATUS_FIELDS) {
+      const v = status[f];
+      if (v === undefined) continue;
+      if (v !== null && !checks[f](v)) throw badRequest(`status.${f} is not valid`);
+      next[f] = v;
+    }
+    const now = new Date(this.p.clock.now().getTime() + (await this.#clockOffset(d)));
+    await repo.updateDevice(this.#db, d.id, { status: next, updated_at: now });
+  }
+
+  /**
+   * What a device read for an operation: the card is charged through payments (the order is paid and
+   * the merchant notified there); a cancellation on the terminal closes the order. Track 2 and the PIN
+   * block are used in memory and dropped; the operation keeps the BIN and last 4.
+   */
+  async report(deviceId: string, operationId: string, report: DeviceReport): Promise<PresentedOperation> {
+    const op = await repo.findOperation(this.#db, operationId);
+    if (!op || op.device_id !== deviceId) throw notFound(`The operation ${operationId} was not found`);
+    const ctx = await this.deps.merchants.contextForKey(op.key_id);
+    if (report.kind === 'CANCELLED') {
+      const done = await this.#apply(op, 'CANCELLED', { error: String(report.reason ?? 'Cancelled on the device').slice(0, 200) });
+      if (!done) throw conflict(`The operation is ${op.status}: it cannot be cancelled`);
+      await this.#closeOrder(ctx, op.order_id);
+      return presentOperation(done);
+    }
+    const card = readCard(report.card ?? {});
+    if ('error' in card) throw badRequest(card.error);
+    const pinProblem = pinBlockProblem(report.pin ?? null);
+    if (pinProblem) throw badRequest(pinProblem);
+    const read = await this.#apply(op, 'CARD_READ', { card_bin: card.bin, card_last4: card.last4, card_reading_method: report.card_reading_method ?? null });
+    if (!read) throw conflict(`The operation is ${op.status}: no card can be read for it`);
+    let result: OrderResult;
+    try {
+      result = await this.deps.payments.pay(ctx, op.order_id, {
+        channel: 'CARD_PRESENT',
+        card: { kind: 'card', holder: 'CARDHOLDER', pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, origin: 'DEVICE', store: false },
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err; // the deadline job settles it from the order
+      const failed = await this.#apply(op, 'FAILED', { error: err.details.slice(0, 200) });
+      await this.#closeOrder(ctx, op.order_id);
+      return presentOperation(failed ?? (await repo.findOperation(this.#db, op.id))!);
+    }
+    return presentOperation(await this.#settleFromOrder(op, result.order.status));
+  }
+
+  async #settleFromOrder(op: repo.OperationRow, orderStatus: string): Promise<repo.OperationRow> {
+    const event = eventForOrder(orderStatus);
+    const done = event ? await this.#apply(op, event, event === 'APPROVED' ? { error: null } : { error: `The order is ${orderStatus}` }) : null;
+    return done ?? (await repo.findOperation(this.#db, op.id))!;
+  }
+
+  // ---- background ---------------------------------------------------------------------------------
+
+  registerJobs(): void {
+    this.p.jobs.register<OpPayload>(SIMULATE_QUEUE, (job) => this.#simulateJob(job));
+    this.p.jobs.register<OpPayload>(DEADLINE_QUEUE, (job) => this.#deadlineJob(job));
+  }
+
+  /** The simulated device answers (sandbox rules by amount). */
+  async #simulateJob(job: Job<OpPayload>): Promise<void> {
+    const op = await repo.findOperation(this.#db, job.payload.operationId);
+    if (!op || !canOperation(op.status, 'CARD_READ')) return;
+    const message: DeviceOperation = { uuid: op.id, kind: op.kind, order_uuid: op.order_id, amount: Number(op.amount), currency: op.currency, description: '' };
+    await this.report(op.device_id, op.id, simulatedDeviceReport(message));
+  }
+
+  /**
+   * The deadline of an operation: an operation no card was read for fails (TIMED_OUT) and its order is
+   * closed; an operation whose charge was interrupted takes the state of its order; an operation that
+   * ended (cancelled, failed) gets its order closed if a crash left it open.
+   */
+  async #deadlineJob(job: Job<OpPayload>): Promise<void | Reschedule> {
+    const op = await repo.findOperation(this.#db, job.payload.operationId);
+    if (!op) return;
+    const ctx = await this.deps.merchants.contextForKey(op.key_id);
+    const now = ctx.clock.now();
+    if (op.status === 'QUEUED' || op.status === 'SENT') {
+      const left = op.deadline_at.getTime() - now.getTime();
+      if (left > 0) return { retryAt: new Date(this.p.clock.now().getTime() + left) };
+      const done = await this.#apply(op, 'TIMED_OUT', { error: 'The device did not answer in time' });
+      // a card was read meanwhile: its charge decides; look again later in case it was interrupted
+      if (!done) return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
+      this.#channel.send(op.device_id, { type: 'cancel', operation_uuid: op.id });
+      await this.#closeOrder(ctx, op.order_id);
+      return;
+    }
+    if (op.status === 'CARD_READ') {
+      const order = await this.deps.payments.getOrder(ctx, op.order_id);
+      const settled = await this.#settleFromOrder(op, order.order.status);
+      if (settled.status === 'CARD_READ') return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
+      return;
+    }
+    if (op.status === 'CANCELLED' || op.status === 'TIMED_OUT' || op.status === 'FAILED') await this.#closeOrder(ctx, op.order_id);
+  }
+}
+
+function currencyOfOrder(r: OrderResult): string | null {
+  const c = (r.order as { currency?: unknown }).currency;
+  return typeof c === 'string' && /^[A-Z]{3}$/.test(c) ? c : null;
+}

@@ -1,0 +1,138 @@
+/**
+ * The device channel: a WebSocket at `/v1/device/socket` (and `/v1/sandbox/device/socket`) that a SOCKET
+ * device opens with `Authorization: Bearer DEVICE_TOKEN`. The gateway sends it operations; it reports
+ * what it read, cancellations on the terminal and its status. JSON text frames; see docs/devices.md.
+ *
+ * Messages are never logged: a `card` message carries track 2 or a PAN and a PIN block.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ApiError } from '../../platform/errors/errors.js';
+import type { Logger } from 'pino';
+import type { DeviceReport } from '../../processors/index.js';
+import type { DevicesService } from './devices.service.js';
+
+export const SOCKET_PATH = /^\/v1(\/sandbox)?\/device\/socket\/?(\?.*)?$/;
+/** Largest frame a device may send. */
+const MAX_FRAME = 16 * 1024;
+
+function refuse(socket: Duplex, status: number, reason: string): void {
+  socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ message: reason, code: status, details: reason })}`);
+  socket.destroy();
+}
+
+/** Serves device sockets on the app's HTTP server (when it listens). */
+export function installDeviceSocket(app: FastifyInstance, service: DevicesService, logger: Logger): void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+  const sockets = new Map<string, WebSocket>();
+  const send = (ws: WebSocket, message: Record<string, unknown>) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  };
+  service.useChannel({
+    send(deviceId, message) {
+      const ws = sockets.get(deviceId);
+      if (!ws || ws.readyState !== ws.OPEN) return false;
+      ws.send(JSON.stringify(message));
+      return true;
+    },
+  });
+
+  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+    const m = SOCKET_PATH.exec(req.url ?? '');
+    if (!m) return refuse(socket, 404, 'Not Found');
+    const env = m[1] ? 'sandbox' : 'production';
+    const auth = /^bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
+    const device = auth ? await service.deviceForToken(auth[1]) : undefined;
+    if (!device) return refuse(socket, 401, 'Unauthorized');
+    if (device.env !== env) return refuse(socket, 403, 'Unauthenticated');
+    if (!device.active) return refuse(socket, 403, 'Unauthenticated');
+    if (device.communication_type !== 'SOCKET') return refuse(socket, 400, 'Bad Request');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      void onConnection(ws, device.id);
+    });
+  }
+
+  async function onConnection(ws: WebSocket, deviceId: string) {
+    const previous = sockets.get(deviceId);
+    sockets.set(deviceId, ws);
+    if (previous) previous.close(4000, 'replaced by a new connection');
+    ws.on('close', () => {
+      if (sockets.get(deviceId) !== ws) return;
+      sockets.delete(deviceId);
+      service.disconnected(deviceId).catch((err) => logger.error({ err: { message: err.message }, device: deviceId }, 'devices: could not record a disconnection'));
+    });
+    ws.on('message', (data, isBinary) => {
+      void onMessage(ws, deviceId, isBinary ? null : data.toString());
+    });
+    try {
+      const { device, open } = await service.connected(deviceId);
+      send(ws, { type: 'hello', device });
+      await service.deliverWaiting(deviceId, open);
+    } catch (err) {
+      logger.error({ err: { message: (err as Error).message }, device: deviceId }, 'devices: socket setup failed');
+      ws.close(1011, 'internal error');
+    }
+  }
+
+  async function onMessage(ws: WebSocket, deviceId: string, text: string | null) {
+    let msg: Record<string, any>;
+    try {
+      msg = text === null ? null : JSON.parse(text);
+    } catch {
+      msg = null as any;
+    }
+    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.type !== 'string') {
+      return send(ws, { type: 'error', details: 'each message is a JSON object with a "type"' });
+    }
+    const ref = typeof msg.operation_uuid === 'string' ? msg.operation_uuid : null;
+    try {
+      switch (msg.type) {
+        case 'ping':
+          return send(ws, { type: 'pong' });
+        case 'status': {
+          if (!msg.status || typeof msg.status !== 'object' || Array.isArray(msg.status)) return send(ws, { type: 'error', details: 'status must be an object' });
+          await service.reportStatus(deviceId, msg.status);
+          return send(ws, { type: 'status_saved' });
+        }
+        case 'card':
+        case 'cancel': {
+          if (!ref) return send(ws, { type: 'error', details: 'operation_uuid is required' });
+          const report: DeviceReport =
+            msg.type === 'cancel'
+              ? { kind: 'CANCELLED', reason: typeof msg.reason === 'string' ? msg.reason : 'Cancelled on the device' }
+              : {
+                  kind: 'CARD',
+                  card: msg.card && typeof msg.card === 'object' ? { track2: str(msg.card.track2), pan: str(msg.card.pan), expiration_date: str(msg.card.expiration_date) } : {},
+                  card_reading_method: ['KEY_ENTRY', 'BAR_CODE', 'MAGNETIC_STRIPE', 'ICC', 'NFC'].includes(msg.card_reading_method) ? msg.card_reading_method : 'ICC',
+                  pin: msg.pin && typeof msg.pin === 'object' ? { block: msg.pin.block, format: msg.pin.format } : null,
+                };
+          msg = {}; // the card data goes no further than the report
+          const operation = await service.report(deviceId, ref, report);
+          return send(ws, { type: 'result', operation });
+        }
+        default:
+          return send(ws, { type: 'error', details: `unknown message type (status, card, cancel, ping)` });
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) return send(ws, { type: 'error', operation_uuid: ref, code: err.status, details: err.details });
+      logger.error({ err: { message: (err as Error).message }, device: deviceId }, 'devices: a device message failed');
+      return send(ws, { type: 'error', operation_uuid: ref, code: 500, details: 'The gateway could not process the message; the operation is settled later' });
+    }
+  }
+
+  app.server.on('upgrade', (req, socket, head) => {
+    onUpgrade(req, socket, head).catch(() => refuse(socket, 500, 'Internal Server Error'));
+  });
+  app.addHook('preClose', async () => {
+    const open = [...sockets.values()];
+    sockets.clear(); // closing at shutdown is not a device going offline
+    for (const ws of open) ws.terminate();
+    wss.close();
+  });
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
