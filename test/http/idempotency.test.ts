@@ -75,6 +75,7 @@ describe('Idempotency-Key (decisions §9)', () => {
 /** A valid body for every POST route with a path parameter (a new route must be added here). */
 const PATH_ROUTE_BODIES: Record<string, Record<string, unknown>> = {
   '/client/:uuid/promote': {},
+  '/device/:id/token': {},
   '/event/:uuid/resend': {},
   '/order/:order_uuid/expire': {},
   '/sandbox-apm/:order_uuid/pay': {},
