@@ -1,14 +1,35 @@
 /**
  * The gateway process: configuration, database and migrations, workers, HTTP, graceful shutdown.
  */
+import net from 'node:net';
 import { loadConfig, ConfigError, type Config } from './config/config.js';
+import { DataDirLockedError } from './platform/db/lock.js';
 import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
 
+/** The port is taken by another process: said in one line, before anything else happens. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`port ${port} on ${host} is already in use (another paygate or another program): stop it, or start paygate on another port with PORT=<n> npm start`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** Fails fast when the port cannot be bound (checked before the database is opened or migrated). */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortInUseError(host, port) : err));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startServer(config: Config, overrides: PlatformOverrides = {}) {
-  const p = await createPlatform(config, overrides);
+  await assertPortFree(config.host, config.port);
+  const p = await createPlatform(config, { lockHolder: 'gateway', ...overrides });
   const applied = await migrate(p.database);
   if (applied.length > 0) p.logger.info({ applied }, 'migrations applied');
   await verifyVault(p);
@@ -17,10 +38,18 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const created = config.bootstrapSandbox ? await ensureSandboxMerchant(p, modules) : null;
   const tls = readTls(config);
   const app = await buildApp(p, modules, { server: tls ? { https: tls } : {} });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await p.jobs.stop().catch(() => {});
+    await p.database.close().catch(() => {});
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(config.host, config.port);
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  p.database.lock?.setUrl(baseUrl);
   if (config.workers) p.jobs.start();
   // The key file may be rotated by `paygate vault rotate` while we run: look for a new key ring every few
   // seconds (a new active key queues the background re-wrap, see registerJobs).
@@ -60,8 +89,13 @@ async function main() {
     throw err;
   }
   const server = await startServer(config);
+  // npm and tsx relay a terminal's Ctrl-C or a group's SIGTERM, so the signal can arrive twice: the
+  // second must not cut the graceful shutdown short (the embedded database's lock is removed at its end)
+  let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
       server.close().then(
         () => process.exit(0),
         (err) => {
@@ -76,6 +110,10 @@ async function main() {
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
 if (isMain) {
   main().catch((err) => {
+    if (err instanceof PortInUseError || err instanceof DataDirLockedError) {
+      process.stderr.write(`paygate: ${err.message}\n`);
+      process.exit(1);
+    }
     process.stderr.write(`paygate failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
     process.exit(1);
   });

@@ -16,6 +16,8 @@ import { parseProfiles } from '../modules/merchants/index.js';
 import { SERVICE_TYPES } from '../modules/services/index.js';
 import { CHECKOUT_METHODS, presentCheckout } from '../modules/checkouts/index.js';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { DataDirLockedError, LOCK_FILE, lockHolder } from '../platform/db/lock.js';
 import { addKeyToRingFile, keySourceOf, newKeyId, removeKeyFromRingFile } from '../platform/security/vault.js';
 import { dropCanary, keyUsage, rewrapAll, valuesUnderKey } from '../platform/security/rotation.js';
 
@@ -79,7 +81,14 @@ export function buildCli(): Command {
     .action(async () => {
       const { startServer } = await import('../server.js');
       const server = await startServer(loadConfig());
-      for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => void server.close().then(() => process.exit(0)));
+      let stopping = false;
+      for (const s of ['SIGINT', 'SIGTERM'] as const) {
+        process.on(s, () => {
+          if (stopping) return;
+          stopping = true;
+          void server.close().then(() => process.exit(0));
+        });
+      }
     });
 
   const merchant = program.command('merchant').description('merchants (clients)');
@@ -293,6 +302,11 @@ export function buildCli(): Command {
     .action(async (o: { keyOnly?: boolean; rewrapOnly?: boolean; batch: string; json?: boolean }) => {
       const config = loadConfig();
       const source = keySourceOf(config);
+      // a full rotation opens the database: on the embedded one, refuse before touching the key file
+      if (!o.keyOnly && !config.databaseUrl) {
+        const holder = lockHolder(config.dataDir);
+        if (holder) throw new DataDirLockedError(config.dataDir, path.join(config.dataDir, LOCK_FILE), holder);
+      }
       let added: string | null = null;
       if (source === 'file' && !o.rewrapOnly) added = addKeyToRingFile(config.dataDir);
       if (source === 'env' && o.keyOnly) {

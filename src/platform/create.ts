@@ -18,6 +18,8 @@ export interface PlatformOverrides {
   vault?: Vault;
   /** PostgreSQL schema (tests). */
   schema?: string;
+  /** Who holds the embedded database's lock: `gateway` or `cli` (the default). */
+  lockHolder?: string;
   inMemory?: boolean;
 }
 
@@ -32,6 +34,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       poolSize: config.dbPoolSize,
       schema: o.schema,
       inMemory: o.inMemory,
+      lockHolder: o.lockHolder,
     }));
   const vault = o.vault ?? vaultFromConfig({ vaultKeys: config.vaultKeys, fingerprintKey: config.vaultFingerprintKey, dataDir: config.dataDir });
   const metrics = new Metrics();

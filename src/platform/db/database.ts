@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect, transactionScope } from './pglite-dialect.js';
 import type { DB } from './schema.js';
+import { acquireDataDirLock, type DataDirLock } from './lock.js';
 import { PG_DEADLOCK, PG_SERIALIZATION_FAILURE, pgCode } from '../errors/errors.js';
 
 export type Db = Kysely<DB>;
@@ -19,6 +20,8 @@ export type Executor = Kysely<DB>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /** The embedded database's directory lock (PGlite on disk only). */
+  readonly lock?: DataDirLock;
   /** Runs `fn` in a transaction; retries on serialization failures and deadlocks. */
   transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -35,14 +38,17 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   schema?: string;
+  /** Who takes the embedded database's lock (shown to a process that is refused): `gateway` or `cli`. */
+  lockHolder?: string;
   /** An already open PGlite client to use (and leave open). */
   pglite?: import('@electric-sql/pglite').PGlite;
 }
 
-function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>): Database {
+function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>, lock?: DataDirLock): Database {
   return {
     kind,
     db,
+    lock,
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -83,14 +89,34 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
+  let lock: DataDirLock | undefined;
   if (!opts.inMemory) {
-    dir = path.join(opts.dataDir ?? './data', 'pgdata');
+    const dataDir = opts.dataDir ?? './data';
+    // one process at a time: a second one would work on files the first does not see
+    lock = acquireDataDirLock(dataDir, opts.lockHolder ?? 'cli');
+    dir = path.join(dataDir, 'pgdata');
     fs.mkdirSync(dir, { recursive: true });
   }
-  const client = dir ? new PGlite(dir) : new PGlite();
-  await client.waitReady;
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
-  return wrap('pglite', db, () => db.destroy());
+  try {
+    const client = dir ? new PGlite(dir) : new PGlite();
+    await client.waitReady;
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+    return wrap(
+      'pglite',
+      db,
+      async () => {
+        try {
+          await db.destroy();
+        } finally {
+          lock?.release();
+        }
+      },
+      lock,
+    );
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
 }
 
 /** True when `err` is a unique violation on the named constraint (or any, when none is named). */
