@@ -1777,7 +1777,7 @@ export interface components {
             secure: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             customer_ext_id?: (string | number) | null | string;
             service?: string | null;
-            currency?: string | null;
+            currency?: (string | number) | null | string;
             description: string;
             additional?: string | null;
             url_post?: string | null;
@@ -1865,8 +1865,8 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description ISO 4217 alpha-3 */
-            currency_code: string;
+            /** @description ISO 4217 currency of the terminal: alpha-3 (EUR) or numeric (978) */
+            currency_code: string | number;
             /** @enum {unknown} */
             type: "EVOSNAP" | "MIT" | "CREDIBANCOECOMMERCE" | "REDSYSPSD2" | "CLEARHAUS" | "TRUSTPAYMENTS" | "CREDORAX" | "DLOCAL" | "CECABANK" | "NIUBIZ" | "CYBERSOURCE" | "VIACASH" | "SAFETYPAY" | "NUVEI" | "FACILITAPAY" | "COFIDIS" | "WORLDPAY" | "DECTA" | "DEVENGO" | "INESPAY" | "WALLETTO" | "PAYPAL" | "PAYMENTSWAY" | "FLOA" | "BKN301" | "SILVERFLOW" | "CHECKOUT" | "EUPAGO" | "PAGSMILE" | "SIBS" | "PAYSHOP" | "PAYGATE" | "PAYGATEAPM";
             description: string;
@@ -3133,7 +3133,7 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             service: string;
-            currency?: string | null;
+            currency?: (string | number) | null | string;
             description: string;
             additional?: string | null;
             url_post?: string | null;

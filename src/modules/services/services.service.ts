@@ -5,7 +5,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { badRequest, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
-import { currencyByCode } from '../../platform/money/currency.js';
+import { currencyFrom } from '../../platform/money/currency.js';
 import type { MerchantsService } from '../merchants/index.js';
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
@@ -24,7 +24,7 @@ export interface NewService {
 }
 
 export interface NewTerminal {
-  currency_code: string;
+  currency_code: string | number;
   type: string;
   description: string;
   code?: string | number | null;
@@ -44,9 +44,9 @@ export class ServicesService {
 
   async createTerminalFor(trx: Executor, owner: { id: string; env: Env }, input: NewTerminal): Promise<repo.TerminalRow> {
     if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
-    const currency = currencyByCode(input.currency_code);
-    if (!currency || currency.code !== input.currency_code.toUpperCase()) {
-      throw badRequest(`currency_code "${input.currency_code}" is not an ISO 4217 alpha-3 currency`);
+    const currency = currencyFrom(input.currency_code);
+    if (!currency) {
+      throw badRequest(`currency_code "${input.currency_code}" is not an ISO 4217 currency (alpha-3 like EUR, or numeric like 978)`);
     }
     let code: string | null = null;
     if (input.code !== undefined && input.code !== null) {
