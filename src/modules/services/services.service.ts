@@ -42,7 +42,8 @@ export class ServicesService {
 
   // ---- for a known owner (CLI, bootstrap) and for API callers ---------------------------------------
 
-  async createTerminalFor(trx: Executor, owner: { id: string; env: Env }, input: NewTerminal): Promise<repo.TerminalRow> {
+  /** `at`: the owner's time now (its sandbox clock); the platform clock when not given. */
+  async createTerminalFor(trx: Executor, owner: { id: string; env: Env }, input: NewTerminal, at?: Date): Promise<repo.TerminalRow> {
     if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
     const currency = currencyFrom(input.currency_code);
     if (!currency) {
@@ -69,13 +70,13 @@ export class ServicesService {
       acquirer: input.acquirer ?? null,
       credentials_sealed: creds.ok ? this.p.vault.seal(JSON.stringify(creds.ok), `terminal:${id}`) : null,
       credentials_masked: maskCredentials(creds.ok),
-      created_at: this.p.clock.now(),
+      created_at: at ?? this.p.clock.now(),
     };
     await repo.insertTerminal(trx, row);
     return row;
   }
 
-  async createServiceFor(trx: Executor, owner: { id: string; env: Env }, input: NewService): Promise<repo.ServiceRow> {
+  async createServiceFor(trx: Executor, owner: { id: string; env: Env }, input: NewService, at?: Date): Promise<repo.ServiceRow> {
     if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
     const redsys = isRedsysFamily(input.type);
     if (!redsys && (input.is_dcc_allowed || input.dcc_mode)) {
@@ -98,7 +99,7 @@ export class ServicesService {
       referential_integrity: input.referential_integrity ?? null,
       mcc: input.mcc ?? null,
       bizum_enabled: input.bizum_enabled ?? false,
-      created_at: this.p.clock.now(),
+      created_at: at ?? this.p.clock.now(),
     };
     await repo.insertService(trx, row);
     return row;
@@ -117,7 +118,7 @@ export class ServicesService {
   async createTerminal(ctx: RequestContext, input: NewTerminal & { parent_uuid?: string | null }) {
     return this.p.database.transaction(async (trx) => {
       const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
-      const row = await this.createTerminalFor(trx, owner, input);
+      const row = await this.createTerminalFor(trx, owner, input, owner.id === ctx.merchant.id ? ctx.clock.now() : undefined);
       return presentTerminal(row, owner.name, ctx.timezone);
     });
   }
@@ -125,7 +126,7 @@ export class ServicesService {
   async createService(ctx: RequestContext, input: NewService & { parent_uuid?: string | null }) {
     return this.p.database.transaction(async (trx) => {
       const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
-      const row = await this.createServiceFor(trx, owner, input);
+      const row = await this.createServiceFor(trx, owner, input, owner.id === ctx.merchant.id ? ctx.clock.now() : undefined);
       return presentService(row, ctx.timezone);
     });
   }
