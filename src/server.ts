@@ -61,6 +61,12 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
         'Production routes (/v1) need PostgreSQL: set DATABASE_URL.',
     );
   }
+  if (config.sandboxHttpAnyAddress) {
+    p.logger.warn(
+      'PAYGATE_SANDBOX_HTTP_ANY_ADDRESS is on: sandbox routes answer plain HTTP on every address, so sandbox API keys and signatures can be read on the network. ' +
+        'Use it on a trusted network or in a container only; production routes still require HTTPS.',
+    );
+  }
   if (created) process.stdout.write(credentialsBanner(created, baseUrl) + '\n');
   p.logger.info({ url: baseUrl, database: p.database.kind }, 'paygate listening');
 

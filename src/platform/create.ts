@@ -24,7 +24,7 @@ export interface PlatformOverrides {
 }
 
 export async function createPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
-  const logger = o.logger ?? createLogger(config.logLevel);
+  const logger = o.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const clock = o.clock ?? systemClock;
   const database =
     o.database ??
