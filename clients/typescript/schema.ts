@@ -1233,6 +1233,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/apm/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * APM page
+         * @description The hosted page of an alternative payment method (`apm`, one the order's service offers; B4 `?apm=` leads here). Redirect APMs: a button to the provider's page, where the customer approves. Push APMs (MBWAY, BIZUM): the phone number, then a page that waits for the approval in the app. Voucher APMs: the data to pay (entity and reference, barcode, QR code, CLABE, or IBAN and concept) with its expiry, QR codes and barcodes drawn as images. In the sandbox, links to the sandbox phone and a button that pays the voucher. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["showApmPage"];
+        put?: never;
+        /**
+         * APM page: pay
+         * @description The APM form posts here (`phone` for push APMs); answers 303 to the provider's page (redirect), to the APM page that waits or shows the voucher (push, voucher), or to url_ko when the provider refuses at once. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitApmPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-apm/bank/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox APM provider: the bank page of redirect APMs
+         * @description Sandbox only (404 in production). The customer approves or refuses the started APM payment of the order. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["showSandboxApmBank"];
+        put?: never;
+        /**
+         * Sandbox APM provider: answer the bank page of redirect APMs
+         * @description Sandbox only (404 in production). Posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitSandboxApmBank"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-apm/phone/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox APM provider: the phone of push APMs
+         * @description Sandbox only (404 in production). The customer approves or refuses the started APM payment of the order. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["showSandboxApmPhone"];
+        put?: never;
+        /**
+         * Sandbox APM provider: answer the phone of push APMs
+         * @description Sandbox only (404 in production). Posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitSandboxApmPhone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-apm/voucher/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox APM provider: answer the payment of a voucher
+         * @description Sandbox only (404 in production). Posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitSandboxApmVoucher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/checkout/{token}": {
         parameters: {
             query?: never;
@@ -1521,6 +1613,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * B13 PUSH payment with an APM
+         * @description Pays an order with an alternative payment method of its service, with no browser needed. Push APMs (BIZUM, MBWAY; `phone` required) send a payment request to the customer's phone and answer with the order PENDING_PROCESSOR_RESPONSE. Voucher APMs (MULTIBANCO, PAYSHOP, BOLETO, PIX, SPEI, TRANSFER, ...) answer the data to pay in `extra_data.apm.voucher` (entity and reference, barcode, QR payload, CLABE, or IBAN and concept) with its expiry. Redirect APMs (IDEAL, KLARNA, PAYPAL, ...) answer the page where the customer approves in `extra_data.apm.redirect_url`. The final state (SUCCESS, or REFUSED when the customer refuses or the expiry passes) is notified to `url_post`. `apm` is required when the service offers several. Sandbox: push phones ending in 1 (700000001, 912000001) are refused at once; others wait for the sandbox phone; vouchers are paid with `POST /sandbox-apm/{order_uuid}/pay`.
+         */
+        post: operations["pushPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The APMs and their kinds
+         * @description Every alternative payment method of the API with its kind (redirect, push, voucher), where it is used and, for vouchers, what the voucher carries.
+         */
+        get: operations["listApms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/service/{service_uuid}/apms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The APMs a service offers
+         * @description The APMs configured on the service, plus BIZUM when the service's Bizum switch (`bizum_enabled`) is on.
+         */
+        get: operations["getServiceApms"];
+        /**
+         * Set the APMs a service offers
+         * @description Replaces the list of APMs the service offers (an empty list: none). The hosted page (`?apm=`), the checkout and B13 offer exactly these.
+         */
+        put: operations["setServiceApms"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-apm/{order_uuid}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the customer completes an APM payment
+         * @description Sandbox only (404 in production). Completes the started APM payment of an order as its customer would: pays the voucher, or approves on the bank page or the phone (`result` PAID, the default); or refuses it (`result` REFUSED). The order settles (SUCCESS or REFUSED) and the notification goes to url_post. 409 when no APM payment of the order is waiting.
+         */
+        post: operations["sandboxApmPay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1545,6 +1721,53 @@ export interface components {
             triggered_rules: string[];
         };
         /**
+         * Apm
+         * @description An alternative payment method and its kind
+         * @example {
+         *       "apm": "MULTIBANCO",
+         *       "kind": "voucher",
+         *       "label": "Multibanco",
+         *       "countries": [
+         *         "PT"
+         *       ],
+         *       "voucher_format": "ENTITY_REFERENCE"
+         *     }
+         */
+        Apm: {
+            /** @description the APM value */
+            apm: string;
+            /** @description redirect (the customer approves on the provider's page), push (on their phone) or voucher (pays the issued data elsewhere) */
+            kind: string;
+            /** @description the name shown to customers */
+            label: string;
+            /** @description where it is used (ISO 3166 alpha-2); empty: worldwide */
+            countries: string[];
+            /** @description vouchers: ENTITY_REFERENCE, REFERENCE, BARCODE, QR, CLABE or BANK_TRANSFER */
+            voucher_format?: string;
+        };
+        /**
+         * ApmCatalogueResponse
+         * @description Every APM of the API with its kind
+         */
+        ApmCatalogueResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            apms: components["schemas"]["Apm"][];
+        };
+        /**
          * ApmSource
          * @description An alternative payment method used by a transaction
          * @example {
@@ -1558,11 +1781,57 @@ export interface components {
             object: string;
             /** @example bizum */
             type: string;
+            /** @description the APM value */
+            apm?: string;
+            /** @description redirect, push or voucher */
+            kind?: string;
             /**
-             * @description masked phone number
+             * @description masked phone number (push APMs)
              * @example ******000
              */
-            phone: string;
+            phone?: string;
+            /** @description redirect APMs: where the customer approves */
+            redirect_url?: string;
+            voucher?: components["schemas"]["ApmVoucher"];
+            /** @description until when the customer can complete it (ISO 8601 UTC) */
+            expires_at?: string;
+        };
+        /**
+         * ApmVoucher
+         * @description What the customer needs to pay a voucher APM
+         * @example {
+         *       "format": "ENTITY_REFERENCE",
+         *       "entity": "21312",
+         *       "reference": "123456789",
+         *       "amount": 1250,
+         *       "currency": "EUR",
+         *       "expires_at": "2026-11-26T10:00:00.000Z"
+         *     }
+         */
+        ApmVoucher: {
+            /** @description ENTITY_REFERENCE, REFERENCE, BARCODE, QR, CLABE or BANK_TRANSFER */
+            format: string;
+            /** @description Multibanco entity */
+            entity?: string;
+            /** @description the payment reference to quote */
+            reference?: string;
+            /** @description digits of the barcode (Interleaved 2 of 5) */
+            barcode?: string;
+            /** @description payload of the QR code (EMV, PIX "copia e cola") */
+            qr_code?: string;
+            /** @description SPEI: the 18-digit CLABE to transfer to */
+            clabe?: string;
+            iban?: string;
+            bic?: string;
+            beneficiary?: string;
+            /** @description bank transfer: the concept to quote (the order description) */
+            concept?: string;
+            /** @description minor units */
+            amount: number;
+            /** @description ISO 4217 alpha-3 */
+            currency: string;
+            /** @description until when it can be paid (ISO 8601 UTC) */
+            expires_at: string;
         };
         /** CancellationRequest */
         CancellationRequest: {
@@ -2939,6 +3208,91 @@ export interface components {
             social_security_number?: string | null;
         };
         /**
+         * PushExtraData
+         * @description What the customer does next to complete an APM payment
+         * @example {
+         *       "apm": {
+         *         "apm": "MULTIBANCO",
+         *         "kind": "voucher",
+         *         "pending": true,
+         *         "voucher": {
+         *           "format": "ENTITY_REFERENCE",
+         *           "entity": "21312",
+         *           "reference": "123456789",
+         *           "amount": 1250,
+         *           "currency": "EUR",
+         *           "expires_at": "2026-11-26T10:00:00.000Z"
+         *         },
+         *         "expires_at": "2026-11-26T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        PushExtraData: {
+            apm: {
+                apm: string;
+                /** @description redirect, push or voucher */
+                kind: string;
+                /** @description true while the payment waits for the customer; false when it was refused at once */
+                pending: boolean;
+                /** @description redirect APMs: send the customer here to approve */
+                redirect_url?: string;
+                voucher?: components["schemas"]["ApmVoucher"];
+                /** @description push APMs: the masked phone the push went to */
+                phone?: string;
+                /** @description sandbox, push APMs: the sandbox phone where the push can be approved or rejected */
+                sandbox_phone_url?: string;
+                /** @description until when the customer can complete it (ISO 8601 UTC); then the payment is refused */
+                expires_at?: string;
+            };
+        };
+        /** PushPaymentRequest */
+        PushPaymentRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+            apm?: string | null;
+            phone?: string | null;
+            /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
+            customer_ip?: (string) | null | string;
+        };
+        /**
+         * PushPaymentResponse
+         * @description The order (PENDING_PROCESSOR_RESPONSE while the customer acts; REFUSED when refused at once) and what the customer does next
+         */
+        PushPaymentResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            order: components["schemas"]["Order"];
+            client: components["schemas"]["Client"];
+            /**
+             * @description Lowercase hex SHA-256 of the serialized `{"order":…,"client":…}` (plus `,"extra_data":…` when present) followed by your signature: recompute it to check the answer or a notification is genuine
+             * @example d2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26
+             */
+            validation_hash: string;
+            extra_data: components["schemas"]["PushExtraData"];
+        };
+        /**
          * RedirectResponse
          * @description HTTP 303 "See Other": the customer must authenticate (3-D Secure) at the URL in `details` and `url`; the order follows as on a 200. There is no Location header, so clients that follow redirects keep the JSON
          */
@@ -3001,6 +3355,43 @@ export interface components {
                     net_amount: number | string;
                 }[];
             } | null | string;
+        };
+        /** SandboxApmPayRequest */
+        SandboxApmPayRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            result?: ("PAID" | "REFUSED") | null | string;
+        };
+        /**
+         * SandboxApmPayResponse
+         * @description The order after the customer acted, as notified to url_post
+         */
+        SandboxApmPayResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            order: components["schemas"]["Order"];
+            client: components["schemas"]["Client"];
+            /**
+             * @description Lowercase hex SHA-256 of the serialized `{"order":…,"client":…}` (plus `,"extra_data":…` when present) followed by your signature: recompute it to check the answer or a notification is genuine
+             * @example d2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26
+             */
+            validation_hash: string;
         };
         /** SendLinkRequest */
         SendLinkRequest: {
@@ -3091,6 +3482,53 @@ export interface components {
             /** @description Bizum on the payment pages (REDSYS family only) */
             bizum_enabled: boolean;
         };
+        /**
+         * ServiceApms
+         * @description The APMs a service offers
+         * @example {
+         *       "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+         *       "apms": [
+         *         {
+         *           "apm": "MULTIBANCO",
+         *           "kind": "voucher",
+         *           "label": "Multibanco",
+         *           "countries": [
+         *             "PT"
+         *           ],
+         *           "voucher_format": "ENTITY_REFERENCE"
+         *         }
+         *       ]
+         *     }
+         */
+        ServiceApms: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            /** @description the APMs the service offers, besides cards */
+            apms: components["schemas"]["Apm"][];
+        };
+        /** ServiceApmsResponse */
+        ServiceApmsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            service: components["schemas"]["ServiceApms"];
+        };
         /** ServiceListResponse */
         ServiceListResponse: {
             /**
@@ -3128,6 +3566,16 @@ export interface components {
              */
             current_time: string;
             service: components["schemas"]["Service"];
+        };
+        /** SetServiceApmsRequest */
+        SetServiceApmsRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the APMs the service offers from now on (replaces the list): BIZUM, IDEAL, SOFORT, KLARNA, VIACASH, COFIDIS, PIX, CRYPTO, GIROPAY, TRANSFER, PSE, PAYPAL, PAYLATER, SPEI, MULTIBANCO, MBWAY, FLOA, PAYSAFECARD, PAGO_FACIL, EFECTY, BOLETO, LOTERICA, PAYSHOP, PICPAY, MACH, KLAP, KHIPU, SERVIPAG. BIZUM only on services of the REDSYS family */
+            apms: string[];
         };
         /** SingleStepRequest */
         SingleStepRequest: {
@@ -13048,6 +13496,322 @@ export interface operations {
             };
         };
     };
+    showApmPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitApmPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showSandboxApmBank: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitSandboxApmBank: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showSandboxApmPhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitSandboxApmPhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitSandboxApmVoucher: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
     showCheckoutPage: {
         parameters: {
             query?: never;
@@ -15863,6 +16627,662 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    pushPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                 *       "apm": "MBWAY",
+                 *       "phone": "912000000"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PushPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The order (PENDING_PROCESSOR_RESPONSE while the customer acts; REFUSED when refused at once) and what the customer does next */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       },
+                     *       "validation_hash": "d2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26",
+                     *       "extra_data": {
+                     *         "apm": {
+                     *           "apm": "MULTIBANCO",
+                     *           "kind": "voucher",
+                     *           "pending": true,
+                     *           "voucher": {
+                     *             "format": "ENTITY_REFERENCE",
+                     *             "entity": "21312",
+                     *             "reference": "123456789",
+                     *             "amount": 1250,
+                     *             "currency": "EUR",
+                     *             "expires_at": "2026-11-26T10:00:00.000Z"
+                     *           },
+                     *           "expires_at": "2026-11-26T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PushPaymentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every APM of the API with its kind */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "apms": [
+                     *         {
+                     *           "apm": "MULTIBANCO",
+                     *           "kind": "voucher",
+                     *           "label": "Multibanco",
+                     *           "countries": [
+                     *             "PT"
+                     *           ],
+                     *           "voucher_format": "ENTITY_REFERENCE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApmCatalogueResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServiceApms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "service": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "apms": [
+                     *           {
+                     *             "apm": "MULTIBANCO",
+                     *             "kind": "voucher",
+                     *             "label": "Multibanco",
+                     *             "countries": [
+                     *               "PT"
+                     *             ],
+                     *             "voucher_format": "ENTITY_REFERENCE"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceApmsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setServiceApms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "apms": [
+                 *         "IDEAL",
+                 *         "MBWAY",
+                 *         "MULTIBANCO"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetServiceApmsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "service": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "apms": [
+                     *           {
+                     *             "apm": "MULTIBANCO",
+                     *             "kind": "voucher",
+                     *             "label": "Multibanco",
+                     *             "countries": [
+                     *               "PT"
+                     *             ],
+                     *             "voucher_format": "ENTITY_REFERENCE"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceApmsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sandboxApmPay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                order_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "result": "PAID"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxApmPayRequest"];
+            };
+        };
+        responses: {
+            /** @description The order after the customer acted, as notified to url_post */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       },
+                     *       "validation_hash": "d2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxApmPayResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

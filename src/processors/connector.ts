@@ -10,6 +10,7 @@
  * caller leaves its transaction PENDING and the reconciler settles it later with `lookup`.
  */
 import type { Secret } from '../platform/security/secret.js';
+import type { ApmKind, VoucherFormat } from './apms.js';
 
 /** Transaction error codes of decisions §4. */
 export const TX_ERRORS = [
@@ -40,6 +41,8 @@ export const PROCESSOR_OPERATIONS = [
   'verifyCard',
   'verifyHolder',
   'apmPayment',
+  'apmStart',
+  'apmComplete',
 ] as const;
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];
 
@@ -154,6 +157,68 @@ export interface ApmPaymentRequest extends Base {
   phone: string;
 }
 
+/** Starts a payment with an APM of any kind (redirect, push, voucher); it completes later. */
+export interface ApmStartRequest extends Base {
+  amount: number;
+  currency: string;
+  /** An APM value of the catalogue (apms.ts). */
+  apm: string;
+  kind: ApmKind;
+  /** Push APMs: the customer's phone, national digits. */
+  phone?: string | null;
+  /** The order's description (the concept of a bank transfer). */
+  description: string;
+  /** Redirect APMs: where the provider sends the customer back. */
+  returnUrl?: string | null;
+}
+
+/** The data a customer needs to pay a voucher, as the provider issued it. */
+export interface ApmVoucher {
+  format: VoucherFormat;
+  /** Multibanco: the entity (5 digits). */
+  entity?: string;
+  /** The payment reference (Multibanco, Payshop, Efecty, Servipag; SPEI and transfers: the reference to quote). */
+  reference?: string;
+  /** Boleto, Lotérica, Pago Fácil, viacash: the digits of the barcode (Interleaved 2 of 5). */
+  barcode?: string;
+  /** PIX, PicPay: the payload of the QR code (EMV "copia e cola"). */
+  qr_code?: string;
+  /** SPEI: the 18-digit CLABE to transfer to. */
+  clabe?: string;
+  /** Bank transfer: the account to transfer to and the concept to quote. */
+  iban?: string;
+  bic?: string;
+  beneficiary?: string;
+  concept?: string;
+  /** The amount to pay, in minor units, and its currency. */
+  amount: number;
+  currency: string;
+  /** Until when it can be paid (ISO 8601, UTC). */
+  expires_at: string;
+}
+
+export type ApmStartResult =
+  /**
+   * The provider took the payment; it completes when the customer acts. `redirectUrl`: redirect APMs,
+   * where the customer approves (null: the sandbox bank page of the order). `voucher`: voucher APMs.
+   * `expiresAt`: after it, an unfinished payment is refused.
+   */
+  | { outcome: 'PENDING'; processorId: string; redirectUrl: string | null; voucher: ApmVoucher | null; expiresAt: Date }
+  | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
+  | { outcome: 'UNKNOWN'; details: string };
+
+/**
+ * The customer's action on a started APM payment, as the provider reports it (a real provider by its
+ * webhook; the sandbox provider through its bank page, phone and voucher endpoint).
+ */
+export interface ApmCompleteRequest extends Base {
+  amount: number;
+  currency: string;
+  apm: string;
+  processorId: string | null;
+  action: 'PAID' | 'REFUSED';
+}
+
 export interface VerifyCardRequest extends Base {
   currency: string;
   card: CardData;
@@ -237,6 +302,10 @@ export interface Connector {
   verifyHolder(req: VerifyHolderRequest): Promise<VerifyHolderResult>;
   /** A payment with an alternative payment method (Bizum); absent when the connector offers none. */
   apmPayment?(req: ApmPaymentRequest): Promise<ProcessorResult>;
+  /** Starts a payment with an APM of any kind; absent when the connector offers none. */
+  apmStart?(req: ApmStartRequest): Promise<ApmStartResult>;
+  /** The final result of a started APM payment, once the customer acted. */
+  apmComplete?(req: ApmCompleteRequest): Promise<ProcessorResult>;
 }
 
 /** Thrown by a connector (or the deadline around it) when no answer came in time. */

@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type ApmPaymentRequest, type Connector } from './connector.js';
+import { ProcessorTimeoutError, type ApmCompleteRequest, type ApmPaymentRequest, type ApmStartRequest, type Connector } from './connector.js';
 import { SimulatorConnector } from './simulator.js';
 
 /** Service types whose processors capture a pre-authorization only in full. */
@@ -70,6 +70,8 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): C
     verifyCard: (r) => call('verifyCard', () => inner.verifyCard(r), unknown),
     verifyHolder: (r) => call('verifyHolder', () => inner.verifyHolder(r), unknown),
     ...(inner.apmPayment ? { apmPayment: (r: ApmPaymentRequest) => call('apmPayment', () => inner.apmPayment!(r), unknown) } : {}),
+    ...(inner.apmStart ? { apmStart: (r: ApmStartRequest) => call('apmStart', () => inner.apmStart!(r), unknown) } : {}),
+    ...(inner.apmComplete ? { apmComplete: (r: ApmCompleteRequest) => call('apmComplete', () => inner.apmComplete!(r), unknown) } : {}),
   };
 }
 

@@ -11,7 +11,10 @@
  */
 import {
   ProcessorTimeoutError,
+  type ApmCompleteRequest,
   type ApmPaymentRequest,
+  type ApmStartRequest,
+  type ApmStartResult,
   type AuthenticateRequest,
   type AuthenticationResult,
   type CardData,
@@ -43,6 +46,7 @@ import {
   type PaymentMode,
   type SimCard,
 } from './simulator.rules.js';
+import { decideApmComplete, decideApmStart } from './sandbox-apm.js';
 
 export type FaultKind = 'timeout' | 'lost' | 'decline';
 
@@ -209,6 +213,23 @@ export class SimulatorConnector implements Connector {
 
   apmPayment(req: ApmPaymentRequest) {
     return this.#money('apmPayment', req.reference, () => decideBizum(req.reference, req.amount, req.phone));
+  }
+
+  /** Starts an APM payment at the sandbox APM provider (redirect, push or voucher). */
+  async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
+    this.calls.set('apmStart', (this.calls.get('apmStart') ?? 0) + 1);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    const fault = this.#takeFault('apmStart');
+    if (fault?.kind === 'lost' || fault?.kind === 'timeout') throw new ProcessorTimeoutError('simulated: the APM provider did not answer');
+    if (fault?.kind === 'decline') return { outcome: 'DECLINED', error: fault.error ?? 'PROCESSOR_ERROR', details: 'simulated processor failure', processorId: null };
+    const r = decideApmStart(req);
+    if (r.outcome === 'DECLINED') this.#record(req.reference, r);
+    return r;
+  }
+
+  /** The customer's action on a started APM payment (sandbox bank page, phone, voucher payment). */
+  apmComplete(req: ApmCompleteRequest) {
+    return this.#money('apmComplete', req.reference, () => decideApmComplete(req));
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {

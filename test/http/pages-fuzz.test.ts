@@ -22,7 +22,13 @@ beforeAll(async () => {
   const open = await createOrder(a, { customer_ext_id: null });
   const checkout = await createOrder(a, { customer_ext_id: null, extra_data: { checkout: { payment_methods: ['CARD', 'BIZUM'] } } });
   const secure = await createOrder(a, { customer_ext_id: null, secure: true });
-  tokens = [open.token, checkout.token, secure.token];
+  // APMs of every kind, and an order whose APM payment waits (the sandbox provider's pages)
+  await a.api.put(`/service/${a.service_uuid}/apms`, { apms: ['IDEAL', 'MBWAY', 'MULTIBANCO'] });
+  const waiting = await createOrder(a, { customer_ext_id: null });
+  await a.api.post('/payment/push', { order_uuid: waiting.uuid, apm: 'MBWAY', phone: '912000000' });
+  const voucher = await createOrder(a, { customer_ext_id: null });
+  await a.api.post('/payment/push', { order_uuid: voucher.uuid, apm: 'MULTIBANCO' });
+  tokens = [open.token, checkout.token, secure.token, waiting.token, voucher.token];
 });
 afterAll(async () => t?.close());
 
@@ -41,14 +47,21 @@ describe('page routes', () => {
     const pages = listPageRoutes(t.app).filter((r) => r.env === 'sandbox').map((r) => `${r.method} ${r.url}`).sort();
     expect(pages).toEqual([
       'GET /v1/sandbox/card-form/:token',
+      'GET /v1/sandbox/payment/apm/:token',
       'GET /v1/sandbox/payment/bizum/:token',
       'GET /v1/sandbox/payment/checkout/:token',
       'GET /v1/sandbox/payment/process/:token',
       'GET /v1/sandbox/payment/tokenized/:token',
+      'GET /v1/sandbox/sandbox-apm/bank/:token',
+      'GET /v1/sandbox/sandbox-apm/phone/:token',
       'POST /v1/sandbox/card-form/:token',
+      'POST /v1/sandbox/payment/apm/:token',
       'POST /v1/sandbox/payment/bizum/:token',
       'POST /v1/sandbox/payment/process/:token',
       'POST /v1/sandbox/payment/tokenized/:token',
+      'POST /v1/sandbox/sandbox-apm/bank/:token',
+      'POST /v1/sandbox/sandbox-apm/phone/:token',
+      'POST /v1/sandbox/sandbox-apm/voucher/:token',
     ]);
     expect(listApiRoutes(t.app).some((r) => r.url.includes(':token'))).toBe(false);
   });
@@ -59,7 +72,7 @@ describe('page routes', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.oneof(fc.constantFrom(...tokens), fc.string({ maxLength: 60 }), fc.stringMatching(/^[0-9a-f]{40}$/)),
-          fc.dictionary(fc.constantFrom('lang', 'apm', 'method', 'template', 'result', 'x'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('en', 'BIZUM', 'card', 'ok', 'ko', '<script>'))),
+          fc.dictionary(fc.constantFrom('lang', 'apm', 'method', 'template', 'result', 'wait', 'x'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('en', 'BIZUM', 'IDEAL', 'MBWAY', 'MULTIBANCO', 'card', 'ok', 'ko', '1', '<script>'))),
           async (token, query) => {
             const res = await t.app.inject({ method: 'GET', url: r.url.replace(':token', encodeURIComponent(token) || 'x'), query });
             expectPage(res, `${r.url} ${token} ${JSON.stringify(query)}`);
@@ -74,6 +87,7 @@ describe('page routes', () => {
     // the embedded card form's store route answers JSON to its frame: tested below
     const routes = listPageRoutes(t.app).filter((r) => r.env === 'sandbox' && r.method === 'POST' && !r.url.includes('/card-form/'));
     const before = t.m.processors.simulator.callCount('authorize');
+    const apmBefore = [t.m.processors.simulator.callCount('apmStart'), t.m.processors.simulator.callCount('apmComplete')];
     for (const r of routes) {
       await fc.assert(
         fc.asyncProperty(
@@ -90,6 +104,7 @@ describe('page routes', () => {
       );
     }
     expect(t.m.processors.simulator.callCount('authorize')).toBe(before);
+    expect([t.m.processors.simulator.callCount('apmStart'), t.m.processors.simulator.callCount('apmComplete')]).toEqual(apmBefore);
   });
 
   it('property: random bodies to the embedded card form never cause a 5xx; its answers are JSON for the frame, or an error page', async () => {

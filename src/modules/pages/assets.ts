@@ -103,6 +103,7 @@ button[aria-busy=true]{opacity:.75;cursor:progress}
 .acs dt{color:var(--muted)}
 .acs dd{margin:0;font-weight:600}
 @media (max-width:380px){.head{flex-direction:column;align-items:flex-start}.amount{text-align:left}}
+.voucher{display:grid;grid-template-columns:auto 1fr;gap:8px 14px;margin:0 0 12px}.voucher dt{color:var(--muted)}.voucher dd{margin:0;font-weight:600}.voucher code{font-size:15px;letter-spacing:.02em}.code{margin:14px 0;text-align:center}.code svg{max-width:100%;background:#fff}.code figcaption{margin-top:6px}.wrap{word-break:break-all;font-size:12px}
 `;
 
 /** The colours and font of one page (all values already validated: #RRGGBB and allowlisted fonts). */

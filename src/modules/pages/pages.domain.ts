@@ -178,9 +178,3 @@ export function checkoutMethods(c: Checkout, available: readonly PageMethod[]): 
   return PAGE_METHODS.filter((m) => wanted.has(m) && available.includes(m));
 }
 
-/** The APM values of api.md (the `apm` query of B4). */
-export const APM_VALUES = [
-  'BIZUM', 'IDEAL', 'SOFORT', 'KLARNA', 'VIACASH', 'COFIDIS', 'PIX', 'CRYPTO', 'GIROPAY', 'TRANSFER', 'PSE', 'PAYPAL',
-  'PAYLATER', 'SPEI', 'MULTIBANCO', 'MBWAY', 'FLOA', 'PAYSAFECARD', 'PAGO_FACIL', 'EFECTY', 'BOLETO', 'LOTERICA',
-  'PAYSHOP', 'PICPAY', 'MACH', 'KLAP', 'KHIPU', 'SERVIPAG',
-] as const;

@@ -14,15 +14,17 @@ import type { Env } from '../../platform/db/schema.js';
 import type { PageRoute } from '../../platform/http/types.js';
 import { DEFAULT_TEMPLATES, frameAncestorsDirective, logoOrigin, type PageTemplate } from '../templates/index.js';
 import { todayOf, type CardFormErrors } from './card.domain.js';
-import { chooseLanguage, translator, type Language, type MessageKey } from './i18n/index.js';
-import { APM_VALUES, PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
+import { chooseLanguage, localeOf, translator, type Language, type MessageKey } from './i18n/index.js';
+import { PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
 import { cardFormRoutes } from './card-form.routes.js';
-import { acsPage, bizumPage, cardPage, checkoutPage, statusPage, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
+import { acsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
+import { barcodeSvg, qrSvg } from './codes.js';
+import { APM_VALUES, SANDBOX_PUSH_PHONES } from '../payment-methods/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout';
+type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout' | 'apm';
 
 /** What a page keeps in its links: the language, the payment link's template, the leave target. */
 interface PageQuery {
@@ -33,6 +35,8 @@ interface PageQuery {
   target: LeaveTarget;
   /** The browser says this request loads a frame (Sec-Fetch-Dest: iframe). */
   framed: boolean;
+  /** The APM of the APM page (`?apm=`), upper case; null when absent or not a name. */
+  apm: string | null;
 }
 
 const TARGETS: readonly LeaveTarget[] = ['top', 'parent', 'self'];
@@ -56,6 +60,7 @@ function readQuery(req: FastifyRequest): PageQuery & { raw: Record<string, unkno
     result: result === 'ok' || result === 'ko' ? result : null,
     target: TARGETS.includes(target as LeaveTarget) ? (target as LeaveTarget) : 'top',
     framed: req.headers['sec-fetch-dest'] === 'iframe',
+    apm: /^[A-Za-z_]{1,20}$/.test(one(q.apm) ?? '') ? one(q.apm)!.toUpperCase() : null,
   };
 }
 
@@ -63,14 +68,16 @@ function pathOf(env: Env, kind: PageKind, token: string): string {
   return `${env === 'sandbox' ? '/v1/sandbox' : '/v1'}/payment/${kind}/${token}`;
 }
 
-function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean }): string {
+function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean; apm?: string | null; wait?: boolean }): string {
   const params = new URLSearchParams();
+  if (q.apm) params.set('apm', q.apm);
   if (q.lang) params.set('lang', q.lang);
   if (q.template) params.set('template', q.template);
   if (q.result) params.set('result', q.result);
   if (q.method) params.set('method', q.method);
   if (q.target && q.target !== 'top') params.set('target', q.target);
   if (q.leave) params.set('leave', '1');
+  if (q.wait) params.set('wait', '1');
   const s = params.toString();
   return s ? `${path}?${s}` : path;
 }
@@ -164,7 +171,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         template,
         theme: checkout?.theme,
         font: checkout?.font,
-        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined }),
+        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined, apm: kind === 'apm' ? q.apm : undefined }),
         orderUuid: o.id,
       };
     }
@@ -271,8 +278,12 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         }
         case 'invalid-phone':
           return renderBizum(req, reply, o, q, 422, { phone: out.phone, error: 'err.phone.invalid' });
+        case 'goto':
+          return reply.code(303).header('Location', out.location).header('Cache-Control', 'no-store').send();
         case 'state':
           return reply.code(303).header('Location', kind === 'bizum' && o.view.kind === 'form' ? withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }) : here({ to: 'page', result: null })).send();
+        case 'invalid-apm-phone':
+          return reply.code(303).header('Location', here({ to: 'page', result: null })).send();
         case 'error':
         default:
           return html(reply, out.status, renderError(req, reply, { status: out.status, details: 'page form' }));
@@ -321,7 +332,13 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         const a = apm.toUpperCase();
         if (a === 'BIZUM' && o.bizum) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
         if (!(APM_VALUES as readonly string[]).includes(a)) return html(reply, 400, renderError(req, reply, { status: 400, details: 'apm' }));
+        if (service.apmOf(o, a)) return reply.code(303).header('Location', apmPath(o, q, a)).send();
         return methodUnavailable(req, reply, o, q, 'process');
+      }
+      if (o.view.kind === 'processing') {
+        // an APM payment waiting for the customer: its page (the phone, the voucher, the provider)
+        const pending = await service.pendingApm(o);
+        if (pending) return reply.code(303).header('Location', apmPath(o, q, pending.apm)).send();
       }
       if (o.checkout && one(q.raw.method) !== 'card' && o.view.kind === 'form') {
         return reply.code(303).header('Location', withQuery(pathOf(o.env, 'checkout', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
@@ -408,6 +425,124 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       return afterSubmit(req, reply, o, q, out, 'bizum');
     });
 
+    // ---- APMs of every kind (B4 `?apm=`) and the sandbox APM provider -------------------------------------------
+
+    function apmPath(o: PageOrder, q: PageQuery, apm: string, wait = false): string {
+      return withQuery(pathOf(o.env, 'apm', o.token), { lang: q.lang, template: q.template, target: q.target, apm, wait });
+    }
+
+    function sandboxApmPath(o: PageOrder, q: PageQuery, kind: 'bank' | 'phone' | 'voucher'): string {
+      return withQuery(`${o.env === 'sandbox' ? '/v1/sandbox' : '/v1'}/sandbox-apm/${kind}/${o.token}`, { lang: q.lang, template: q.template, target: q.target });
+    }
+
+    async function renderApmStart(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, apm: ApmView, status: number, state: { phone?: string; error?: MessageKey } = {}) {
+      const chrome = await chromeFor(req, reply, o, q, 'apm');
+      const phones = (SANDBOX_PUSH_PHONES as Record<string, { PAYS: string; REFUSED: string }>)[apm.apm];
+      return html(reply, status, apmStartPage(chrome, {
+        summary: summaryOf(o, q.lang),
+        apm,
+        action: apmPath(o, q, apm.apm),
+        formNonce: service.issueNonce(o.token, 'apm'),
+        phone: state.phone ?? '',
+        error: state.error ?? null,
+        notice: (o.status === 'REFUSED' || o.status === 'ERROR') && !state.error ? 'refused' : null,
+        sandboxPhones: phones ? { pays: phones.PAYS, refused: phones.REFUSED } : null,
+      }));
+    }
+
+    function dateText(lang: Language, iso: string | undefined): string | null {
+      if (!iso) return null;
+      return `${new Intl.DateTimeFormat(localeOf(lang), { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`;
+    }
+
+    scope.get('/payment/apm/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('showApmPage', 'APM page', 'The hosted page of an alternative payment method (`apm`, one the order\'s service offers; B4 `?apm=` leads here). Redirect APMs: a button to the provider\'s page, where the customer approves. Push APMs (MBWAY, BIZUM): the phone number, then a page that waits for the approval in the app. Voucher APMs: the data to pay (entity and reference, barcode, QR code, CLABE, or IBAN and concept) with its expiry, QR codes and barcodes drawn as images. In the sandbox, links to the sandbox phone and a button that pays the voucher.'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const pending = await service.pendingApm(o);
+      if (pending) {
+        if (pending.kind === 'redirect' && pending.redirect_url) return reply.code(303).header('Location', pending.redirect_url).send();
+        const chrome = await chromeFor(req, reply, o, q, 'apm');
+        const info = o.apms.find((a) => a.apm === pending.apm) ?? { apm: pending.apm, label: pending.apm, kind: pending.kind };
+        const v = pending.voucher ?? null;
+        const sandbox = o.env === 'sandbox';
+        return html(reply, 200, apmWaitPage(chrome, {
+          summary: summaryOf(o, q.lang),
+          apm: info,
+          voucher: v,
+          until: dateText(q.lang, v?.expires_at),
+          refreshSeconds: v ? 30 : 3,
+          sandbox: sandbox
+            ? { phoneHref: pending.kind === 'push' ? sandboxApmPath(o, q, 'phone') : null, payAction: v ? sandboxApmPath(o, q, 'voucher') : null, formNonce: v ? service.issueNonce(o.token, 'sandbox-apm') : null }
+            : null,
+          images: {
+            qr: v?.qr_code ? qrSvg(v.qr_code, chrome.t('apm.f.qr')) : null,
+            barcode: v?.barcode ? barcodeSvg(v.barcode, chrome.t('apm.f.barcode')) : null,
+          },
+        }));
+      }
+      // the waiting page refreshed once the payment ended: where the flow goes now
+      if (one(q.raw.wait) === '1' && (PAID_STATUSES.includes(o.status) || ENDED_UNPAID.includes(o.status))) {
+        return reply.code(303).header('Location', locate(o, q)(destinationAfter(o.status, { ok: o.urlOk, ko: o.urlKo }))).send();
+      }
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'apm');
+      const apm = service.apmOf(o, q.apm ?? undefined);
+      if (!apm) {
+        if (q.apm && !(APM_VALUES as readonly string[]).includes(q.apm)) return html(reply, 400, renderError(req, reply, { status: 400, details: 'apm' }));
+        return methodUnavailable(req, reply, o, q, 'apm');
+      }
+      if (apm.apm === 'BIZUM' && o.bizum) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
+      return renderApmStart(req, reply, o, q, apm, 200);
+    });
+
+    scope.post('/payment/apm/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('submitApmPage', 'APM page: pay', 'The APM form posts here (`phone` for push APMs); answers 303 to the provider\'s page (redirect), to the APM page that waits or shows the voucher (push, voucher), or to url_ko when the provider refuses at once.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const apm = service.apmOf(o, q.apm ?? undefined);
+      if (!apm) return methodUnavailable(req, reply, o, q, 'apm');
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.submitApm(o, apm, body, req.ip ?? null, locate(o, q), apmPath(o, q, apm.apm, true));
+      if (out.kind === 'invalid-apm-phone') return renderApmStart(req, reply, o, q, apm, 422, { phone: out.phone, error: 'err.phone.invalid' });
+      return afterSubmit(req, reply, o, q, out, 'apm');
+    });
+
+    for (const kind of ['bank', 'phone', 'voucher'] as const) {
+      const what = { bank: 'bank page of redirect APMs', phone: 'phone of push APMs', voucher: 'payment of a voucher' }[kind];
+      if (kind !== 'voucher') {
+        scope.get(`/sandbox-apm/${kind}/:token`, {
+          config: PAGE_CONFIG,
+          schema: { ...pageSchema(`showSandboxApm${kind[0].toUpperCase()}${kind.slice(1)}`, `Sandbox APM provider: the ${what}`, `Sandbox only (404 in production). The customer approves or refuses the started APM payment of the order.`), tags: ['sandbox'] },
+        }, async (req, reply) => {
+          const q = readQuery(req);
+          const o = envOf(req) === 'sandbox' ? await service.load(tokenOf(req), envOf(req)) : null;
+          if (!o) return notFound(req, reply);
+          const pending = await service.pendingApm(o);
+          if (!pending) return stateView(req, reply, o, q, o.view.kind === 'form' ? { kind: 'closed' } : o.view, 'apm');
+          const chrome = await chromeFor(req, reply, o, q, 'apm');
+          const info = o.apms.find((a) => a.apm === pending.apm) ?? { apm: pending.apm, label: pending.apm, kind: pending.kind };
+          return html(reply, 200, sandboxApmPage(chrome, { summary: summaryOf(o, q.lang), apm: info, action: sandboxApmPath(o, q, kind), formNonce: service.issueNonce(o.token, 'sandbox-apm') }));
+        });
+      }
+      scope.post(`/sandbox-apm/${kind}/:token`, {
+        config: PAGE_CONFIG,
+        schema: { ...pageSchema(`submitSandboxApm${kind[0].toUpperCase()}${kind.slice(1)}`, `Sandbox APM provider: answer the ${what}`, 'Sandbox only (404 in production). Posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko.', true), tags: ['sandbox'] },
+      }, async (req, reply) => {
+        const q = readQuery(req);
+        const o = envOf(req) === 'sandbox' ? await service.load(tokenOf(req), envOf(req)) : null;
+        if (!o) return notFound(req, reply);
+        const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+        const out = await service.submitSandboxApm(o, body, locate(o, q));
+        return afterSubmit(req, reply, o, q, out, 'apm');
+      });
+    }
+
     // ---- checkout ---------------------------------------------------------------------------------------------
 
     scope.get('/payment/checkout/:token', {
@@ -420,19 +555,25 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const checkout = o.checkout;
       if (!checkout) return reply.code(303).header('Location', withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target })).send();
       if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'checkout');
-      const methods = checkoutMethods(checkout, service.methods(o));
-      if (methods.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
+      const cards = checkoutMethods(checkout, service.methods(o));
+      // the APMs of the service (Bizum keeps its own page), those the checkout allows when it names methods
+      const apms = o.apms.filter((x) => !(x.apm === 'BIZUM' && cards.includes('BIZUM')) && (!checkout.methods || checkout.methods.includes(x.apm)));
+      if (cards.length + apms.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
       const chrome = await chromeFor(req, reply, o, q, 'checkout');
-      const suggested = methods.includes(checkout.defaultMethod as never) ? checkout.defaultMethod : null;
+      const label = { CARD: chrome.t('method.card'), BIZUM: chrome.t('method.bizum') };
       return html(reply, 200, checkoutPage(chrome, {
         summary: summaryOf(o, q.lang),
-        methods: methods.map((m) => ({
-          method: m,
-          suggested: m === suggested,
-          href: m === 'CARD'
-            ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: 'card' })
-            : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
-        })),
+        methods: [
+          ...cards.map((m) => ({
+            method: m as string,
+            label: label[m],
+            suggested: m === checkout.defaultMethod,
+            href: m === 'CARD'
+              ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: 'card' })
+              : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
+          })),
+          ...apms.map((x) => ({ method: x.apm, label: x.label, suggested: x.apm === checkout.defaultMethod, href: apmPath(o, q, x.apm) })),
+        ],
       }));
     });
   };

@@ -15,7 +15,7 @@ import { methodsServiceCanTake, type CheckoutsService } from '../checkouts/index
 import type { CustomersService } from '../customers/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { SourcesService } from '../sources/index.js';
-import type { OrderResult, OrderStatus, PaymentsService } from '../payments/index.js';
+import type { ApmRecord, OrderResult, OrderStatus, PaymentsService } from '../payments/index.js';
 import { findServiceWithTerminal, isRedsysFamily } from '../services/index.js';
 import type { PageTemplate, TemplatesService } from '../templates/index.js';
 import { checkCard, parseBizumPhone, readCardForm, todayOf, type CardFormErrors } from './card.domain.js';
@@ -23,6 +23,8 @@ import { formatMoney, type Language } from './i18n/index.js';
 import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, parseCheckout, type Checkout, type Destination, type PageMethod, type PageView } from './pages.domain.js';
 import * as repo from './pages.repo.js';
 import { CardFormService } from './card-form.service.js';
+import { parsePushPhone, type PaymentMethodsService } from '../payment-methods/index.js';
+import type { ApmView } from './views.js';
 
 type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
 
@@ -53,6 +55,8 @@ export interface PageOrder {
   bizum: boolean;
   /** Methods the order's service can take, in the reference names (PAYMENT_CARD, BIZUM, ...). */
   serviceMethods: string[];
+  /** The APMs the order's service offers (the hosted page's `?apm=`). */
+  apms: ApmView[];
   view: PageView;
 }
 
@@ -61,13 +65,16 @@ export const FORM_TTL_MS = 2 * 3600_000;
 /** How long a repeated post waits for the first one to finish. */
 const DUPLICATE_WAIT_MS = 15_000;
 
-export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form';
+export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm';
 
 export type SubmitOutcome =
   | { kind: 'redirect'; destination: Destination }
   | { kind: 'invalid'; errors: CardFormErrors; values: { holder: string; expiry: string } }
   | { kind: 'invalid-phone'; phone: string }
   | { kind: 'duplicate'; location: string | null }
+  /** Somewhere that is not a Destination (an APM provider's page). */
+  | { kind: 'goto'; location: string }
+  | { kind: 'invalid-apm-phone'; phone: string }
   | { kind: 'state' }
   | { kind: 'error'; status: number };
 
@@ -86,6 +93,7 @@ export class PagesService {
       checkouts: CheckoutsService;
       customers?: CustomersService;
       sources?: SourcesService;
+      paymentMethods?: PaymentMethodsService;
     },
   ) {
     this.cardForm = new CardFormService(p, deps);
@@ -104,10 +112,11 @@ export class PagesService {
   async #toPageOrder(found: ByToken): Promise<PageOrder> {
     const { row, order } = found;
     const db = this.p.database.db;
-    const [merchant, service, checkout] = await Promise.all([
+    const [merchant, service, checkout, apms] = await Promise.all([
       this.deps.merchants.findMerchant(db, row.merchant_id),
       findServiceWithTerminal(db, row.service_id),
       this.deps.checkouts.forOrder({ merchantId: row.merchant_id, env: row.env }, row.extra_data),
+      this.deps.paymentMethods ? this.deps.paymentMethods.offered(row.service_id) : Promise.resolve([]),
     ]);
     const now = new Date(this.p.clock.now().getTime() + (row.env === 'sandbox' ? Number(row.m_offset) : 0));
     const failedAttempts = order.transactions.filter(
@@ -138,6 +147,7 @@ export class PagesService {
       failedAttempts,
       bizum: !!service && service.bizum_enabled && isRedsysFamily(service.type) && row.operative === 'AUTHORIZATION',
       serviceMethods: service ? methodsServiceCanTake({ type: service.type, bizumEnabled: service.bizum_enabled, redsysFamily: isRedsysFamily(service.type) }, row.operative) : [],
+      apms: apms.map((a) => ({ apm: a.apm, label: a.label, kind: a.kind })),
       view: pageViewFor({ status, expiresAt, failedAttempts }, now),
     };
   }
@@ -211,7 +221,7 @@ export class PagesService {
   async #once(
     o: PageOrder,
     nonce: string,
-    pay: () => Promise<OrderResult>,
+    pay: () => Promise<OrderResult & { goto?: string | null }>,
     locate: (d: Destination) => string,
     onError: (err: ApiError) => SubmitOutcome | null = () => null,
   ): Promise<SubmitOutcome> {
@@ -221,11 +231,11 @@ export class PagesService {
     let outcome: SubmitOutcome;
     try {
       const r = await pay();
-      outcome = { kind: 'redirect', destination: destinationAfter(r.order.status as OrderStatus, { ok: o.urlOk, ko: o.urlKo }) };
+      outcome = r.goto ? { kind: 'goto', location: r.goto } : { kind: 'redirect', destination: destinationAfter(r.order.status as OrderStatus, { ok: o.urlOk, ko: o.urlKo }) };
     } catch (err) {
       outcome = (err instanceof ApiError ? onError(err) : null) ?? this.#fromError(err);
     }
-    const location = outcome.kind === 'redirect' ? locate(outcome.destination) : locate({ to: 'page', result: null });
+    const location = outcome.kind === 'redirect' ? locate(outcome.destination) : outcome.kind === 'goto' ? outcome.location : locate({ to: 'page', result: null });
     await repo.setLocation(this.p.database.db, nonce, location);
     return outcome;
   }
@@ -315,6 +325,52 @@ export class PagesService {
     const phone = parseBizumPhone(body.phone);
     if (!phone) return { kind: 'invalid-phone', phone: typeof body.phone === 'string' ? body.phone.slice(0, 20) : '' };
     return this.#once(o, nonce, () => this.deps.payments.payApmByToken(o.token, { apm: 'BIZUM', phone, customerIp }), locate);
+  }
+
+  // ---- APMs of every kind (B4 `?apm=`) ---------------------------------------------------------------------
+
+  /** The APM of `value` when the order's service offers it. */
+  apmOf(o: PageOrder, value: string | undefined): ApmView | null {
+    if (!value) return null;
+    return o.apms.find((a) => a.apm === value.trim().toUpperCase()) ?? null;
+  }
+
+  /** The started APM payment waiting on the order, or null. */
+  pendingApm(o: PageOrder): Promise<ApmRecord | null> {
+    return this.deps.payments.pendingApmByToken(o.token);
+  }
+
+  /**
+   * The APM form: starts the payment with the provider. Redirect: the customer goes to the provider's
+   * page; push and voucher: back to the page, which shows the wait or the voucher; refused at once: url_ko.
+   */
+  async submitApm(o: PageOrder, apm: ApmView, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string, here: string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'apm', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    if (o.view.kind !== 'form') return { kind: 'state' };
+    let phone: string | null = null;
+    if (apm.kind === 'push') {
+      phone = parsePushPhone(apm.apm, body.phone);
+      if (!phone) return { kind: 'invalid-apm-phone', phone: typeof body.phone === 'string' ? body.phone.slice(0, 20) : '' };
+    }
+    return this.#once(o, nonce, async () => {
+      const r = await this.deps.payments.startApmByToken(o.token, { apm: apm.apm, phone, customerIp });
+      return { ...r, goto: r.apm ? (r.apm.redirect_url ?? here) : null };
+    }, locate);
+  }
+
+  /** The sandbox provider's pages (bank page, phone, voucher payment): the customer approves or refuses. */
+  async submitSandboxApm(o: PageOrder, body: Record<string, unknown>, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'sandbox-apm', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    const action = body.result === 'approve' ? 'PAID' : body.result === 'fail' ? 'REFUSED' : null;
+    if (!action) return { kind: 'error', status: 400 };
+    if (!(await this.pendingApm(o))) return { kind: 'state' };
+    return this.#once(o, nonce, () => this.deps.payments.completeApmByToken(o.token, action), locate);
   }
 
   // ---- background -----------------------------------------------------------------------------------------

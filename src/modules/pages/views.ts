@@ -227,12 +227,11 @@ ${field({ name: 'phone', label: t('bizum.phone'), error: err, input: html`<input
 }
 
 /** The checkout (orders with extra_data.checkout): choose among the allowed payment methods. */
-export function checkoutPage(chrome: PageChrome, p: { summary: OrderSummary; methods: Array<{ method: PageMethod; href: string; suggested: boolean }> }): string {
+export function checkoutPage(chrome: PageChrome, p: { summary: OrderSummary; methods: Array<{ method: string; label: string; href: string; suggested: boolean }> }): string {
   const { t } = chrome;
-  const label: Record<PageMethod, MessageKey> = { CARD: 'method.card', BIZUM: 'method.bizum' };
   const body = html`<h1>${t('checkout.title')}</h1>
 <nav class="methods">${p.methods.map(
-    (m) => html`<a class="method${m.suggested ? ' suggested' : ''}" href="${safeUrl(m.href)}" data-method="${m.method}"><span>${t(label[m.method])}</span>${m.suggested ? html`<span class="tag">${t('checkout.suggested')}</span>` : ''}</a>`,
+    (m) => html`<a class="method${m.suggested ? ' suggested' : ''}" href="${safeUrl(m.href)}" data-method="${m.method}"><span>${m.label}</span>${m.suggested ? html`<span class="tag">${t('checkout.suggested')}</span>` : ''}</a>`,
   )}</nav>`;
   return layout(chrome, { title: t('checkout.title'), summary: p.summary, body });
 }
@@ -298,4 +297,94 @@ ${body}
 </html>
 `;
   return doc.value;
+}
+
+// ---- APMs of every kind (the hosted page with ?apm=) ----------------------------------------------------
+
+export interface ApmView {
+  apm: string;
+  label: string;
+  kind: 'redirect' | 'push' | 'voucher';
+}
+
+/** The first screen of an APM: continue to the provider (redirect), the phone (push), or get the voucher. */
+export function apmStartPage(
+  chrome: PageChrome,
+  p: { summary: OrderSummary; apm: ApmView; action: string; formNonce: string; phone: string; error: MessageKey | null; notice: 'refused' | null; sandboxPhones: { pays: string; refused: string } | null },
+): string {
+  const { t } = chrome;
+  const name = { apm: p.apm.label, amount: p.summary.amount };
+  const err = p.error ? t(p.error) : null;
+  const inner =
+    p.apm.kind === 'push'
+      ? html`<p>${t('apm.push.help', name)}</p>
+${chrome.env === 'sandbox' && p.sandboxPhones ? html`<div class="notice good">${t('apm.sandbox.push', { pays: p.sandboxPhones.pays, refused: p.sandboxPhones.refused })}</div>` : ''}
+${field({ name: 'phone', label: t('bizum.phone'), error: err, input: html`<input id="f-phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" maxlength="20" value="${p.phone}" aria-describedby="err-phone"${invalidAttr(err)} required>` })}
+<button type="submit">${t('apm.push.send')}</button>`
+      : p.apm.kind === 'redirect'
+        ? html`<p>${t('apm.redirect.text', name)}</p><button type="submit">${t('apm.redirect.go', name)}</button>`
+        : html`<p>${t('apm.voucher.text', name)}</p><button type="submit">${t('apm.voucher.get')}</button>`;
+  const body = html`<h1>${t('apm.title', name)}</h1>
+${p.notice === 'refused' ? html`<div class="notice bad" role="alert"><strong>${t('result.refused.title')}.</strong> ${t('result.refused.text')}</div>` : ''}
+<form method="post" action="${safeUrl(p.action)}" data-form="apm" data-apm="${p.apm.apm}" data-kind="${p.apm.kind}" novalidate>
+<input type="hidden" name="nonce" value="${p.formNonce}">
+${inner}
+</form>`;
+  return layout(chrome, { title: t('apm.title', name), summary: p.summary, body, script: true });
+}
+
+export interface VoucherView {
+  format: string;
+  entity?: string;
+  reference?: string;
+  barcode?: string;
+  qr_code?: string;
+  clabe?: string;
+  iban?: string;
+  bic?: string;
+  beneficiary?: string;
+  concept?: string;
+}
+
+/** While an APM payment waits: approve on the phone (push), or the voucher to pay (voucher). */
+export function apmWaitPage(
+  chrome: PageChrome,
+  p: { summary: OrderSummary; apm: ApmView; voucher: VoucherView | null; until: string | null; refreshSeconds: number; sandbox: { phoneHref: string | null; payAction: string | null; formNonce: string | null } | null; images: { qr: Html | null; barcode: Html | null } },
+): string {
+  const { t } = chrome;
+  const name = { apm: p.apm.label, amount: p.summary.amount };
+  const v = p.voucher;
+  const row = (label: string, value: string | undefined) => (value ? html`<dt>${label}</dt><dd data-field="${label}"><code>${value}</code></dd>` : '');
+  const details = v
+    ? html`<dl class="voucher" data-format="${v.format}">
+${row(t('apm.f.entity'), v.entity)}${row(t('apm.f.reference'), v.reference)}${row('CLABE', v.clabe)}${row('IBAN', v.iban)}${row('BIC', v.bic)}${row(t('apm.f.beneficiary'), v.beneficiary)}${row(t('apm.f.concept'), v.concept)}
+<dt>${t('order.amount')}</dt><dd>${p.summary.amount}</dd>
+</dl>
+${p.images.qr ? html`<figure class="code">${p.images.qr}<figcaption><code class="wrap">${v.qr_code ?? ''}</code></figcaption></figure>` : ''}
+${p.images.barcode ? html`<figure class="code">${p.images.barcode}<figcaption><code>${v.barcode ?? ''}</code></figcaption></figure>` : ''}
+${p.until ? html`<p>${t('apm.voucher.until', { date: p.until })}</p>` : ''}`
+    : html`<p>${t('apm.push.wait', name)}</p>`;
+  const sandbox = p.sandbox
+    ? html`${p.sandbox.phoneHref ? html`<p><a class="button secondary" id="pg-sandbox-phone" href="${safeUrl(p.sandbox.phoneHref)}">${t('apm.sandbox.phone')}</a></p>` : ''}
+${p.sandbox.payAction ? html`<form method="post" action="${safeUrl(p.sandbox.payAction)}" data-form="sandbox-voucher"><input type="hidden" name="nonce" value="${p.sandbox.formNonce ?? ''}"><div class="actions"><button type="submit" name="result" value="approve" class="secondary">${t('apm.sandbox.pay')}</button></div></form>` : ''}`
+    : '';
+  const body = html`<h1>${v ? t('apm.voucher.title') : t('apm.title', name)}</h1>
+${details}
+${sandbox}`;
+  return layout(chrome, { title: t('apm.title', name), summary: p.summary, body, refreshSeconds: p.refreshSeconds, script: true });
+}
+
+/** The sandbox APM provider's page (bank page of redirect APMs, phone of push APMs): approve or refuse. */
+export function sandboxApmPage(chrome: PageChrome, p: { summary: OrderSummary; apm: ApmView; action: string; formNonce: string }): string {
+  const { t } = chrome;
+  const name = { apm: p.apm.label, amount: p.summary.amount };
+  const body = html`<div class="bank">${LOCK}<span>${t('apm.sandbox.title', name)}</span></div>
+<h1>${t('apm.title', name)}</h1>
+<dl><dt>${t('order.merchant')}</dt><dd>${p.summary.merchant}</dd><dt>${t('order.amount')}</dt><dd>${p.summary.amount}</dd></dl>
+<div class="notice good">${t('apm.sandbox.text')}</div>
+<form method="post" action="${safeUrl(p.action)}" data-form="sandbox-apm" data-kind="${p.apm.kind}">
+<input type="hidden" name="nonce" value="${p.formNonce}">
+<div class="actions"><button type="submit" name="result" value="approve">${t('acs.approve')}</button><button type="submit" name="result" value="fail" class="secondary">${t('acs.fail')}</button></div>
+</form>`;
+  return layout(chrome, { title: t('apm.sandbox.title', name), summary: p.summary, body, script: true, className: 'acs' });
 }

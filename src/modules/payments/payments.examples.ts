@@ -120,3 +120,6 @@ export const REFUND_REQUEST = { signature, order_uuid: ORDER_UUID, amount: 500 }
 export const PAYOUT_REQUEST = { signature, order_uuid: ORDER_UUID, source_uuid: SOURCE_UUID };
 export const EXPIRE_REQUEST = { signature };
 export const METADATA_REQUEST = { signature, metadata: { erp_id: 'INV-2026-0042', channel: 'web' } };
+
+/** A Multibanco voucher (B13). */
+export const VOUCHER_EXAMPLE = { format: 'ENTITY_REFERENCE', entity: '21312', reference: '123456789', amount: 1250, currency: 'EUR', expires_at: '2026-11-26T10:00:00.000Z' };

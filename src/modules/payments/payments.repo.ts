@@ -308,6 +308,11 @@ export async function updateTransaction(trx: Executor, id: string, set: Partial<
   await trx.updateTable('transactions').set(set).where('id', '=', id).execute();
 }
 
+/** A started APM payment: what the provider answered (its id, the voucher, the redirect, the expiry). */
+export async function updatePendingApm(trx: Executor, id: string, set: { processor_id: string | null; source_json: string; updated_at: Date }): Promise<void> {
+  await trx.updateTable('transactions').set(set).where('id', '=', id).where('status', '=', 'PENDING').execute();
+}
+
 export async function awaiting3dsTransaction(trx: Executor, orderId: string): Promise<TxRow | undefined> {
   return trx
     .selectFrom('transactions')

@@ -9,12 +9,37 @@ import { ORDER_STATUSES, TX_STATUSES } from './order-states.js';
 const Opt = <T extends Parameters<typeof Nullable>[0]>(t: T) => Maybe(t);
 const CustomerExtId = ExtId({ description: 'merchant external id of the customer; integers are kept as strings' });
 
-/** An alternative payment method as a transaction's source (Bizum: the masked phone). */
+/** The data to pay a voucher APM (B13 `extra_data.voucher`, and the transaction's source while it waits). */
+export const ApmVoucherSchema = Type.Object(
+  {
+    format: Type.String({ description: 'ENTITY_REFERENCE, REFERENCE, BARCODE, QR, CLABE or BANK_TRANSFER' }),
+    entity: Type.Optional(Type.String({ description: 'Multibanco entity' })),
+    reference: Type.Optional(Type.String({ description: 'the payment reference to quote' })),
+    barcode: Type.Optional(Type.String({ description: 'digits of the barcode (Interleaved 2 of 5)' })),
+    qr_code: Type.Optional(Type.String({ description: 'payload of the QR code (EMV, PIX "copia e cola")' })),
+    clabe: Type.Optional(Type.String({ description: 'SPEI: the 18-digit CLABE to transfer to' })),
+    iban: Type.Optional(Type.String()),
+    bic: Type.Optional(Type.String()),
+    beneficiary: Type.Optional(Type.String()),
+    concept: Type.Optional(Type.String({ description: 'bank transfer: the concept to quote (the order description)' })),
+    amount: Type.Integer({ description: 'minor units' }),
+    currency: Type.String({ description: 'ISO 4217 alpha-3' }),
+    expires_at: Type.String({ description: 'until when it can be paid (ISO 8601 UTC)' }),
+  },
+  { title: 'ApmVoucher', description: 'What the customer needs to pay a voucher APM', examples: [EX.VOUCHER_EXAMPLE] },
+);
+
+/** An alternative payment method as a transaction's source (Bizum: the masked phone; APMs of B13 and the pages). */
 const ApmSource = Type.Object(
   {
     object: Type.String({ examples: ['BIZUM'] }),
     type: Type.String({ examples: ['bizum'] }),
-    phone: Type.String({ description: 'masked phone number', examples: ['******000'] }),
+    apm: Type.Optional(Type.String({ description: 'the APM value' })),
+    kind: Type.Optional(Type.String({ description: 'redirect, push or voucher' })),
+    phone: Type.Optional(Type.String({ description: 'masked phone number (push APMs)', examples: ['******000'] })),
+    redirect_url: Type.Optional(Type.String({ description: 'redirect APMs: where the customer approves' })),
+    voucher: Type.Optional(ApmVoucherSchema),
+    expires_at: Type.Optional(Type.String({ description: 'until when the customer can complete it (ISO 8601 UTC)' })),
   },
   { title: 'ApmSource', description: 'An alternative payment method used by a transaction', examples: [{ object: 'BIZUM', type: 'bizum', phone: '******000' }] },
 );
@@ -94,7 +119,7 @@ export const Order = Type.Object(
 );
 
 const Client = Type.Object({ uuid: Uuid }, { title: 'Client', description: 'The merchant the order belongs to', examples: [EX.CLIENT_EXAMPLE] });
-const orderFields = {
+export const orderFields = {
   order: Order,
   client: Client,
   validation_hash: Type.String({

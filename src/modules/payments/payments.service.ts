@@ -14,9 +14,10 @@ import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { ApmMethod } from '../../processors/index.js';
 import { PaymentsCore, type NewOrder, type OrderResult, type PayInput, type PaymentsDeps, type PresentedOrder } from './core.js';
-import type * as repo from './payments.repo.js';
+import * as repo from './payments.repo.js';
+import { notFound } from '../../platform/errors/errors.js';
 import * as background from './operations/background.js';
-import { payApmByToken } from './operations/apm.js';
+import { completeApm, payApmByToken, pendingApm, startApm, type ApmRecord, type ApmStarted, type StartApmInput } from './operations/apm.js';
 import { createOrder, type CreatedOrder, type CreateOptions } from './operations/create-order.js';
 import { cancel, confirm, refund } from './operations/follow-up.js';
 import { attachMetadata, expireOrder, getOrder, listTransactions, type ListQuery } from './operations/orders.js';
@@ -27,6 +28,7 @@ import { completeAfter3ds, expireKeptCardChallenges, pending3dsCardLast4 } from 
 export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
 export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder } from './core.js';
 export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
+export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 
 /**
  * What other modules may do with payments (subscriptions, campaigns, batch files, devices, risk, payment
@@ -47,6 +49,13 @@ export interface Payments {
   refund(ctx: RequestContext, input: { order_uuid: string; amount?: number | null; extra_data?: Record<string, unknown> | null }): Promise<OrderResult>;
   /** C2: an order of the caller, as the API presents it. */
   getOrder(ctx: RequestContext, orderUuid: string): Promise<OrderResult>;
+  /**
+   * Starts a payment of an order of the caller with an APM of any kind (B13): push and redirect APMs
+   * leave the order PENDING_PROCESSOR_RESPONSE until the customer acts; vouchers carry the data to pay.
+   */
+  startApm(ctx: RequestContext, orderUuid: string, input: StartApmInput): Promise<ApmStarted>;
+  /** The customer acted on a started APM payment (as its provider reports it): the order settles and is notified. */
+  completeApm(ctx: RequestContext, orderUuid: string, action: 'PAID' | 'REFUSED'): Promise<OrderResult>;
   /** The envelope fields of an order-bearing answer (`order`, `client`, `validation_hash`). */
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }): ReturnType<PaymentsCore['respond']>;
 }
@@ -86,6 +95,16 @@ export class PaymentsService implements Payments {
 
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }) {
     return this.#core.respond(ctx, r, extra);
+  }
+
+  startApm(ctx: RequestContext, orderUuid: string, input: StartApmInput): Promise<ApmStarted> {
+    return startApm(this.#core, (trx) => this.#core.lockOwned(trx, ctx, orderUuid), input);
+  }
+
+  async completeApm(ctx: RequestContext, orderUuid: string, action: 'PAID' | 'REFUSED'): Promise<OrderResult> {
+    const o = await repo.findOrder(this.#core.db.db, orderUuid);
+    if (!o || o.merchant_id !== ctx.merchant.id || o.env !== ctx.env) throw notFound(`The order ${orderUuid} was not found`);
+    return completeApm(this.#core, o, action);
   }
 
   // ---- the API routes of this module -----------------------------------------------------------------
@@ -140,6 +159,24 @@ export class PaymentsService implements Payments {
 
   payApmByToken(token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult> {
     return payApmByToken(this.#core, token, input);
+  }
+
+  /** The pages: starts an APM payment of the order of a page. */
+  startApmByToken(token: string, input: StartApmInput): Promise<ApmStarted> {
+    return startApm(this.#core, (trx) => repo.lockOrderByToken(trx, token), input);
+  }
+
+  /** The sandbox provider's pages (bank page, phone): the customer acted on the order of a page. */
+  async completeApmByToken(token: string, action: 'PAID' | 'REFUSED'): Promise<OrderResult> {
+    const o = await repo.findOrderByToken(this.#core.db.db, token);
+    if (!o) throw notFound('The order was not found');
+    return completeApm(this.#core, o, action);
+  }
+
+  /** The started APM payment waiting on the order of a page, or null. */
+  async pendingApmByToken(token: string): Promise<ApmRecord | null> {
+    const o = await repo.findOrderByToken(this.#core.db.db, token);
+    return o ? ((await pendingApm(this.#core, o))?.record ?? null) : null;
   }
 
   pending3dsCardLast4(orderId: string): Promise<string | null> {

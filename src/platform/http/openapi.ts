@@ -70,7 +70,8 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'checkouts', description: 'Checkout configurations: the payment methods and look offered to customers' },
       { name: 'security-lists', description: 'Security lists: blocked or allowed cards, emails, IPs, countries and BINs, applied to services' },
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
-      { name: 'sandbox', description: 'Sandbox tools: the test clock' },
+      { name: 'payment-methods', description: 'Alternative payment methods (APMs) by kind (redirect, push, voucher): which a service offers, and PUSH payments' },
+      { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
     ],
     components: {
       securitySchemes: {

@@ -58,7 +58,12 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
     const tx = await repo.findTransaction(db, s.id);
     if (!o || !tx || tx.status !== 'PENDING') continue;
     let result: Settlement | null;
-    if (o.m_autorecover) {
+    const apm = tx.processor_operation === 'apmStart' && tx.source_json ? (JSON.parse(tx.source_json) as { apm: string; expires_at?: string }) : null;
+    if (apm?.expires_at) {
+      // a started APM payment waits for the customer (bank page, phone, voucher) until its expiry
+      if (core.now(o).getTime() < Date.parse(apm.expires_at)) continue;
+      result = { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id };
+    } else if (o.m_autorecover) {
       const connector = core.deps.processors.forService(o.service_type, o.env);
       const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null } });
       if (found.found === true) result = found.result;

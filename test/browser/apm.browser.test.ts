@@ -1,0 +1,140 @@
+/**
+ * APMs of each kind in a real browser (playwright-core driving Debian's Chromium against an in-process
+ * gateway): the hosted page with `?apm=`, the sandbox bank page, the sandbox phone and the voucher,
+ * each to url_ok and to url_ko. The shop's pages are answered by the browser's request routing.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { freePort } from '../helpers/process.js';
+import { createOrder } from '../helpers/payments.js';
+
+const CHROMIUM = process.env.PAYGATE_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SHOTS = path.resolve('docs/screenshots');
+const SHOP = { url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko', customer_ext_id: null };
+
+let t: TestApp;
+let a: TestMerchant;
+let browser: Browser;
+let context: BrowserContext;
+/** The shop's own site on this machine (a navigation the page starts by itself lands here). */
+let shopSite: http.Server;
+let shopBase: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  t = await createTestApp({ PAYGATE_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  a = await t.merchant({ name: 'Loja Azul' });
+  await a.api.put(`/service/${a.service_uuid}/apms`, { apms: ['IDEAL', 'KLARNA', 'MBWAY', 'MULTIBANCO', 'PIX'] });
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  context = await browser.newContext({ viewport: { width: 480, height: 860 }, deviceScaleFactor: 1, locale: 'en-GB', timezoneId: 'Europe/Lisbon' });
+  await context.route(/^https?:\/\/shop\.example\//, (route) => {
+    const ok = new URL(route.request().url()).pathname === '/ok';
+    return route.fulfill({ contentType: 'text/html', body: `<!doctype html><h1 id="shop">Shop: payment ${ok ? 'OK' : 'KO'}</h1>` });
+  });
+  shopSite = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><h1 id="shop">Shop: ${req.url}</h1>`));
+  const shopPort = await freePort();
+  await new Promise<void>((resolve) => shopSite.listen(shopPort, '127.0.0.1', resolve));
+  shopBase = `http://localhost:${shopPort}`;
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => shopSite?.close(resolve));
+  await t?.close();
+});
+
+async function openApm(apm: string, lang = 'en', body: Record<string, unknown> = {}): Promise<{ page: Page; order: any }> {
+  const order = await createOrder(a, { ...SHOP, amount: 2590, description: 'Encomenda 2207', ...body });
+  const page = await context.newPage();
+  await page.goto(`${order.urls.payment_card}?apm=${apm}&lang=${lang}`);
+  return { page, order };
+}
+
+const status = async (o: { uuid: string }) => (await a.api.get(`/order/${o.uuid}`)).body.order.status;
+
+describe('redirect APM: the sandbox bank page', () => {
+  it('iDEAL: continue to the bank, approve, url_ok', async () => {
+    const { page, order } = await openApm('ideal');
+    expect(await page.textContent('h1')).toBe('Pay with iDEAL');
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/sandbox-apm\/bank\//);
+    expect(await page.textContent('.bank')).toContain('Sandbox iDEAL');
+    await page.click('button[value=approve]');
+    await page.waitForURL('https://shop.example/ok');
+    expect(await status(order)).toBe('SUCCESS');
+    await page.close();
+  });
+
+  it('Klarna: the customer rejects at the provider, url_ko', async () => {
+    const { page, order } = await openApm('KLARNA');
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/sandbox-apm\/bank\//);
+    await page.click('button[value=fail]');
+    await page.waitForURL('https://shop.example/ko');
+    expect(await status(order)).toBe('REFUSED');
+    await page.close();
+  });
+});
+
+describe('push APM: the phone and the sandbox phone', () => {
+  it('MB WAY: the phone, the waiting page, approve on the sandbox phone, url_ok', async () => {
+    const { page, order } = await openApm('MBWAY', 'pt');
+    await page.fill('#f-phone', '912 000 000');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#pg-sandbox-phone');
+    expect(await page.textContent('main')).toContain('Aprove o pagamento');
+    expect(await status(order)).toBe('PENDING_PROCESSOR_RESPONSE');
+    await page.click('#pg-sandbox-phone');
+    await page.waitForURL(/\/sandbox-apm\/phone\//);
+    await page.click('button[value=approve]');
+    await page.waitForURL('https://shop.example/ok');
+    expect(await status(order)).toBe('SUCCESS');
+    await page.close();
+  });
+
+  it('MB WAY: a phone the provider refuses goes to url_ko', async () => {
+    const { page, order } = await openApm('MBWAY');
+    await page.fill('#f-phone', '912000001');
+    await page.click('button[type=submit]');
+    await page.waitForURL('https://shop.example/ko');
+    expect(await status(order)).toBe('REFUSED');
+    await page.close();
+  });
+});
+
+describe('voucher APM: the data to pay', () => {
+  it('Multibanco: entity and reference shown, paid in the sandbox, url_ok', async () => {
+    const { page, order } = await openApm('MULTIBANCO', 'pt');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('dl.voucher');
+    const v = (await a.api.get(`/order/${order.uuid}`)).body.order.transactions[0].source.voucher;
+    expect(await page.textContent('dl.voucher')).toContain(v.reference);
+    await page.screenshot({ path: path.join(SHOTS, 'apm-voucher.png'), fullPage: true, animations: 'disabled', caret: 'hide' });
+    await page.click('form[data-form=sandbox-voucher] button');
+    await page.waitForURL('https://shop.example/ok');
+    expect(await status(order)).toBe('SUCCESS');
+    await page.close();
+  });
+
+  it('PIX: the QR code is drawn; refused by the provider, the page goes on to url_ko', async () => {
+    const { page, order } = await openApm('PIX', 'en', { url_ko: `${shopBase}/ko` });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('svg.qr');
+    const box = await page.locator('svg.qr').boundingBox();
+    expect(box!.width).toBeGreaterThan(150);
+    expect((await a.api.post(`/sandbox-apm/${order.uuid}/pay`, { result: 'REFUSED' })).status).toBe(200);
+    // the page refreshes itself while it waits; the next load goes on to url_ko
+    await page.reload();
+    await page.waitForURL(`${shopBase}/ko`);
+    expect(await status(order)).toBe('REFUSED');
+    await page.close();
+  });
+});
