@@ -1,15 +1,28 @@
 /**
- * npm run bench: the gateway on PostgreSQL and on PGlite, driven by concurrent merchants through
- * create order → direct payment → partial refund → read order, next to a baseline measured in the same
- * run (a bare Fastify endpoint doing one PostgreSQL insert per request).
+ * npm run bench: the gateway's money steps next to bare Fastify + pg baselines of the same database work
+ * (bench/baseline.ts), measured in one run so both see the same machine:
  *
- * Settings (environment): BENCH_CONCURRENCY (32), BENCH_SECONDS (10, per phase), BENCH_MERCHANTS (8),
- * BENCH_ENGINES (postgres,pglite), TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test).
- * Prints a Markdown report.
+ *   (a) create order            vs one INSERT
+ *   (b) direct payment          vs a payment as two crash-safe transactions (PENDING, then settle)
+ *   (c) partial refund          vs the same for a refund
+ *       read order              vs one SELECT of the order with its transactions
+ *   (d) the story (create → pay → partial refund → read) vs the bare story built from the four
+ *
+ * Each step runs alone for BENCH_SECONDS at BENCH_CONCURRENCY clients (the pay phase pays the orders the
+ * create phase made, the refund phase refunds those, the read phase reads them), then the story runs.
+ * The gateway runs on PostgreSQL and on PGlite, and once more on PostgreSQL with url_post set on every
+ * order (notifications delivered to a local receiver by the same process). Every figure is the median of
+ * BENCH_RUNS runs; ratios are taken within a run, then their median.
+ *
+ * Settings (environment): BENCH_CONCURRENCY (32), BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_MERCHANTS (8),
+ * BENCH_ENGINES (postgres,pglite), BENCH_URL_POST (true), BENCH_GATEWAY (dist: the compiled build; tsx:
+ * the sources), BENCH_ROOT (another checkout to measure, e.g. an older commit; run with tsx),
+ * TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test). Prints a Markdown report.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -17,30 +30,29 @@ import { Agent, request } from 'undici';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 8);
-const ENGINES = (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',');
+const ENGINES = (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',') as Array<'postgres' | 'pglite'>;
+const URL_POST = !/^(0|false|no)$/i.test(process.env.BENCH_URL_POST ?? 'true');
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const HERE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const ROOT = path.resolve(process.env.BENCH_ROOT ?? HERE);
+const GATEWAY = process.env.BENCH_ROOT ? 'tsx' : (process.env.BENCH_GATEWAY ?? 'dist');
 
 const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 30_000 });
+type Res = { status: number; body: any };
 
-interface Proc {
-  proc: ChildProcess;
-  url: string;
-  stop(): Promise<void>;
-}
-
-function spawnServer(script: string, env: Record<string, string>, ready: (out: string) => number | null, nodeArgs: string[] = []): Promise<Proc> {
+function spawnServer(cwd: string, args: string[], env: Record<string, string>, ready: (out: string) => number | null): Promise<{ url: string; stop(): Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc: ChildProcess = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();
       const port = ready(out);
       if (port) {
         proc.stdout!.off('data', onData);
+        proc.removeAllListeners('exit');
         resolve({
-          proc,
           url: `http://127.0.0.1:${port}`,
           stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', () => r()), proc.kill('SIGTERM')))),
         });
@@ -48,7 +60,7 @@ function spawnServer(script: string, env: Record<string, string>, ready: (out: s
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', (d) => (out += d.toString()));
-    proc.once('exit', (code) => reject(new Error(`${script} exited ${code}:\n${out}`)));
+    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}`)));
   });
 }
 
@@ -63,7 +75,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function call(url: string, method: 'GET' | 'POST', p: string, creds: { api_key: string; signature: string } | null, body?: Record<string, unknown>) {
+async function call(url: string, method: 'GET' | 'POST', p: string, creds: { api_key: string; signature: string } | null, body?: Record<string, unknown>): Promise<Res> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (creds) headers.authorization = `Basic ${Buffer.from(`${creds.api_key}:`).toString('base64')}`;
   const res = await request(`${url}${p}`, {
@@ -76,191 +88,293 @@ async function call(url: string, method: 'GET' | 'POST', p: string, creds: { api
   return { status: res.statusCode, body: text ? JSON.parse(text) : null };
 }
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** What a target (the gateway or the baseline) does for each step; `c` is the client number. */
+interface Target {
+  create(c: number): Promise<string>;
+  pay(c: number, id: string): Promise<void>;
+  refund(c: number, id: string): Promise<void>;
+  read(c: number, id: string): Promise<void>;
 }
 
-interface PhaseResult {
+function must(step: string, r: Res, check?: (b: any) => boolean): void {
+  if (r.status >= 400 || (check && !check(r.body))) throw new Error(`${step}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+}
+
+interface Stat {
   rps: number;
-  count: number;
-  errors: number;
-  steps: Record<string, { p50: number; p99: number; n: number }>;
+  p50: number;
+  p99: number;
+  n: number;
 }
 
-/** Runs `flow` in CONCURRENCY loops for SECONDS; each flow reports its steps' latencies. */
-async function phase(flow: (client: number, time: (step: string, fn: () => Promise<{ status: number }>) => Promise<any>) => Promise<void>): Promise<PhaseResult> {
+const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+
+/** Runs `work` in CONCURRENCY loops for SECONDS (or until a loop has nothing left to do: returns false). */
+async function phase(seconds: number, work: (c: number, lat: (step: string, fn: () => Promise<void>) => Promise<void>) => Promise<boolean>) {
   const lat: Record<string, number[]> = {};
-  let count = 0;
+  let done = 0;
   let errors = 0;
-  const end = Date.now() + SECONDS * 1000;
-  const time = async (step: string, fn: () => Promise<{ status: number; body?: any }>) => {
+  let firstError: unknown = null;
+  const end = Date.now() + seconds * 1000;
+  const time = async (step: string, fn: () => Promise<void>) => {
     const t0 = performance.now();
-    const r = await fn();
+    await fn();
     (lat[step] ??= []).push(performance.now() - t0);
-    if (r.status >= 400) {
-      errors++;
-      throw new Error(`${step}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-    }
-    return r;
   };
-  const t0 = Date.now();
-  let firstError: Error | null = null;
+  const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async (_, c) => {
       while (Date.now() < end) {
         try {
-          await flow(c, time);
-          count++;
+          if (!(await work(c, time))) return;
+          done++;
         } catch (err) {
-          firstError ??= err as Error;
-          if (errors > 100) throw err;
+          firstError ??= err;
+          if (++errors > 50) throw err;
         }
       }
     }),
   );
-  if (firstError && count === 0) throw firstError;
-  const elapsed = (Date.now() - t0) / 1000;
-  const steps: PhaseResult['steps'] = {};
+  if (done === 0 && firstError) throw firstError;
+  const elapsed = (performance.now() - t0) / 1000;
+  const stats: Record<string, Stat> = {};
   for (const [k, v] of Object.entries(lat)) {
     v.sort((a, b) => a - b);
-    steps[k] = { p50: pct(v, 50), p99: pct(v, 99), n: v.length };
+    stats[k] = { rps: v.length / elapsed, p50: pct(v, 50), p99: pct(v, 99), n: v.length };
   }
-  return { rps: count / elapsed, count, errors, steps };
+  return { rate: done / elapsed, stats, errors };
 }
 
-async function benchBaseline(): Promise<PhaseResult> {
+type Figures = Record<'create' | 'pay' | 'refund' | 'read' | 'story', Stat>;
+
+/** The four steps alone, then the story. */
+async function measure(t: Target): Promise<Figures> {
+  // warm-up: the story for 2 s
+  await phase(2, async (c) => {
+    const id = await t.create(c);
+    await t.pay(c, id);
+    await t.refund(c, id);
+    await t.read(c, id);
+    return true;
+  });
+  const created: string[][] = Array.from({ length: CONCURRENCY }, () => []);
+  const paid: string[][] = Array.from({ length: CONCURRENCY }, () => []);
+  const refunded: string[][] = Array.from({ length: CONCURRENCY }, () => []);
+  const create = await phase(SECONDS, async (c, time) => {
+    await time('s', async () => void created[c].push(await t.create(c)));
+    return true;
+  });
+  const pay = await phase(SECONDS, async (c, time) => {
+    const id = created[c].shift();
+    if (!id) return false;
+    await time('s', () => t.pay(c, id));
+    paid[c].push(id);
+    return true;
+  });
+  const refund = await phase(SECONDS, async (c, time) => {
+    const id = paid[c].shift();
+    if (!id) return false;
+    await time('s', () => t.refund(c, id));
+    refunded[c].push(id);
+    return true;
+  });
+  let k = 0;
+  const read = await phase(SECONDS, async (c, time) => {
+    const ids = refunded[c].length > 0 ? refunded[c] : paid[c];
+    if (ids.length === 0) return false;
+    await time('s', () => t.read(c, ids[k++ % ids.length]));
+    return true;
+  });
+  const story = await phase(SECONDS, async (c, time) => {
+    let id = '';
+    await time('create', async () => void (id = await t.create(c)));
+    await time('pay', () => t.pay(c, id));
+    await time('refund', () => t.refund(c, id));
+    await time('read', () => t.read(c, id));
+    return true;
+  });
+  const flows = story.stats.create;
+  const storyP = (q: 'p50' | 'p99') => ['create', 'pay', 'refund', 'read'].reduce((s, x) => s + story.stats[x][q], 0);
+  return {
+    create: create.stats.s,
+    pay: pay.stats.s,
+    refund: refund.stats.s,
+    read: read.stats.s,
+    story: { rps: story.rate, p50: storyP('p50'), p99: storyP('p99'), n: flows?.n ?? 0 },
+  };
+}
+
+async function withSchema<T>(fn: (schema: string) => Promise<T>): Promise<T> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
-  const port = await freePort();
-  const srv = await spawnServer('bench/baseline.ts', { DATABASE_URL: PG_URL, PGOPTIONS: `-c search_path=${schema}`, PORT: String(port) }, (out) => {
-    const m = /listening (\d+)/.exec(out);
-    return m ? Number(m[1]) : null;
-  });
   try {
-    return await phase(async (_c, time) => {
-      await time('insert', () => call(srv.url, 'POST', '/baseline', null, { amount: 1000, description: 'baseline' }));
-    });
+    return await fn(schema);
   } finally {
-    await srv.stop();
-    await admin.query(`drop schema ${schema} cascade`);
+    await admin.query(`drop schema ${schema} cascade`).catch(() => {});
     await admin.end();
   }
 }
 
-interface Merchant {
-  creds: { api_key: string; signature: string };
-  service: string;
-}
-
-async function benchGateway(engine: 'postgres' | 'pglite') {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-'));
-  const env: Record<string, string> = {
-    PAYGATE_DATA_DIR: dataDir,
-    PAYGATE_LOG_LEVEL: 'warn',
-    PAYGATE_RATE_LIMIT_SANDBOX: '1000000',
-    PORT: String(await freePort()),
-  };
-  let schema: string | null = null;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  if (engine === 'postgres') {
-    schema = `bench_${randomBytes(4).toString('hex')}`;
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    env.DATABASE_URL = PG_URL;
-    env.PGOPTIONS = `-c search_path=${schema}`;
-  }
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const srv = await spawnServer('src/server.ts', env, (out) => (/PAYGATE_SERVICE=/.test(out) ? Number(env.PORT) : null), nodeArgs);
-  try {
-    const boot = JSON.parse(fs.readFileSync(path.join(dataDir, 'sandbox-credentials.json'), 'utf8'));
-    const base = '/v1/sandbox';
-    // merchants: PCI children with their own service; every client pays with a card of its own customer
-    // (stored by a first single-step payment)
-    const merchants: Merchant[] = [];
-    for (let i = 0; i < MERCHANTS; i++) {
-      const c = await call(srv.url, 'POST', `${base}/client`, boot, { name: `bench ${i}`, email: `b${i}@example.com`, timezone: 'Europe/Madrid', is_pci: true });
-      const creds = { api_key: c.body.client.api_key, signature: c.body.client.signature };
-      const term = await call(srv.url, 'POST', `${base}/terminal`, creds, { currency_code: 'EUR', type: 'PAYGATE', description: 'bench' });
-      const svc = await call(srv.url, 'POST', `${base}/service`, creds, { name: 'bench', type: 'PAYGATE', terminal_uuid: term.body.terminal.uuid });
-      merchants.push({ creds, service: svc.body.service.uuid });
-    }
-    const m = (c: number) => merchants[c % merchants.length];
-    const cards: string[] = [];
-    for (let c = 0; c < CONCURRENCY; c++) {
-      const first = await call(srv.url, 'POST', `${base}/payment/single-step`, m(c).creds, {
-        amount: 100, operative: 'AUTHORIZATION', secure: false, description: 'card', customer_ext_id: `bench-customer-${c}`, service: m(c).service,
-        card_holder: 'Bench Customer', card_pan: '4548812049400004', card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
+function benchBaseline(): Promise<Figures> {
+  return withSchema(async (schema) => {
+    const port = await freePort();
+    const srv = await spawnServer(HERE, ['--import', 'tsx', 'bench/baseline.ts'], { DATABASE_URL: PG_URL, PGOPTIONS: `-c search_path=${schema}`, PORT: String(port) }, (out) => {
+      const m = /listening (\d+)/.exec(out);
+      return m ? Number(m[1]) : null;
+    });
+    try {
+      return await measure({
+        async create() {
+          const r = await call(srv.url, 'POST', '/orders', null, { amount: 1000, description: 'baseline' });
+          must('create', r);
+          return r.body.order.uuid;
+        },
+        async pay(_c, id) {
+          must('pay', await call(srv.url, 'POST', `/orders/${id}/pay`, null, {}));
+        },
+        async refund(_c, id) {
+          must('refund', await call(srv.url, 'POST', `/orders/${id}/refund`, null, { amount: 300 }));
+        },
+        async read(_c, id) {
+          must('read', await call(srv.url, 'GET', `/orders/${id}`, null));
+        },
       });
-      if (first.status !== 200) throw new Error(`setup payment failed: ${JSON.stringify(first.body)}`);
-      cards.push(first.body.order.transactions[0].source.uuid);
+    } finally {
+      await srv.stop();
     }
-    const orderBody = (mm: Merchant, c: number) => ({ amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'bench order', service: mm.service, customer_ext_id: `bench-customer-${c}` });
-
-    // warm-up
-    await phaseFor(2, async (c, time) => {
-      await time('create', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c), c)));
-    });
-
-    const create = await phase(async (c, time) => {
-      await time('create order', () => call(srv.url, 'POST', `${base}/payment`, m(c).creds, orderBody(m(c), c)));
-    });
-    if (process.env.BENCH_ONLY_CREATE) return { create, flow: create };
-    const flow = await phase(async (c, time) => {
-      const mm = m(c);
-      const o = await time('create order', () => call(srv.url, 'POST', `${base}/payment`, mm.creds, orderBody(mm, c)));
-      const id = o.body.order.uuid;
-      const paid = await time('direct payment', () => call(srv.url, 'POST', `${base}/payment/direct`, mm.creds, { order_uuid: id, card_uuid: cards[c] }));
-      if (paid.body.order.status !== 'SUCCESS') throw new Error(`payment not SUCCESS: ${paid.body.order.status}`);
-      await time('partial refund', () => call(srv.url, 'POST', `${base}/payment/refund`, mm.creds, { order_uuid: id, amount: 300 }));
-      await time('read order', () => call(srv.url, 'GET', `${base}/order/${id}`, mm.creds));
-    });
-    return { create, flow };
-  } finally {
-    await srv.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    if (schema) {
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.end();
-    }
-  }
+  });
 }
 
-/** A phase of `seconds` (for warm-ups). */
-async function phaseFor(seconds: number, flow: Parameters<typeof phase>[0]) {
-  const end = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, c) => {
-      while (Date.now() < end) await flow(c, async (_s, fn) => fn()).catch(() => {});
+/** A local notification receiver: answers 200 to every POST. */
+function receiver(): Promise<{ url: string; count: () => number; close(): Promise<void> }> {
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      n++;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('OK');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as import('node:net').AddressInfo).port;
+      resolve({ url: `http://127.0.0.1:${port}/notify`, count: () => n, close: () => new Promise((r) => server.close(() => r())) });
     }),
   );
 }
 
-const f = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+async function benchGateway(engine: 'postgres' | 'pglite', urlPost: string | null): Promise<Figures> {
+  const run = async (schema: string | null) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-'));
+    const env: Record<string, string> = {
+      PAYGATE_DATA_DIR: dataDir,
+      PAYGATE_LOG_LEVEL: 'warn',
+      PAYGATE_RATE_LIMIT_SANDBOX: '1000000',
+      PORT: String(await freePort()),
+    };
+    if (schema) {
+      env.DATABASE_URL = PG_URL;
+      env.PGOPTIONS = `-c search_path=${schema}`;
+    }
+    const args = GATEWAY === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'];
+    const srv = await spawnServer(ROOT, args, env, (out) => (/PAYGATE_SERVICE=/.test(out) ? Number(env.PORT) : null));
+    try {
+      const boot = JSON.parse(fs.readFileSync(path.join(dataDir, 'sandbox-credentials.json'), 'utf8'));
+      const base = '/v1/sandbox';
+      // PCI merchants with a service each; every client pays with a stored card of its own customer
+      const merchants: Array<{ creds: { api_key: string; signature: string }; service: string }> = [];
+      for (let i = 0; i < MERCHANTS; i++) {
+        const c = await call(srv.url, 'POST', `${base}/client`, boot, { name: `bench ${i}`, email: `b${i}@example.com`, timezone: 'Europe/Madrid', is_pci: true });
+        const creds = { api_key: c.body.client.api_key, signature: c.body.client.signature };
+        const term = await call(srv.url, 'POST', `${base}/terminal`, creds, { currency_code: 'EUR', type: 'PAYGATE', description: 'bench' });
+        const svc = await call(srv.url, 'POST', `${base}/service`, creds, { name: 'bench', type: 'PAYGATE', terminal_uuid: term.body.terminal.uuid });
+        merchants.push({ creds, service: svc.body.service.uuid });
+      }
+      const m = (c: number) => merchants[c % merchants.length];
+      const cards: string[] = [];
+      for (let c = 0; c < CONCURRENCY; c++) {
+        const first = await call(srv.url, 'POST', `${base}/payment/single-step`, m(c).creds, {
+          amount: 100, operative: 'AUTHORIZATION', secure: false, description: 'card', customer_ext_id: `bench-customer-${c}`, service: m(c).service,
+          card_holder: 'Bench Customer', card_pan: '4548812049400004', card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
+        });
+        must('setup payment', first);
+        cards.push(first.body.order.transactions[0].source.uuid);
+      }
+      return await measure({
+        async create(c) {
+          const r = await call(srv.url, 'POST', `${base}/payment`, m(c).creds, {
+            amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'bench order', service: m(c).service, customer_ext_id: `bench-customer-${c}`,
+            ...(urlPost ? { url_post: urlPost } : {}),
+          });
+          must('create order', r);
+          return r.body.order.uuid;
+        },
+        async pay(c, id) {
+          must('direct payment', await call(srv.url, 'POST', `${base}/payment/direct`, m(c).creds, { order_uuid: id, card_uuid: cards[c] }), (b) => b.order.status === 'SUCCESS');
+        },
+        async refund(c, id) {
+          must('partial refund', await call(srv.url, 'POST', `${base}/payment/refund`, m(c).creds, { order_uuid: id, amount: 300 }));
+        },
+        async read(c, id) {
+          must('read order', await call(srv.url, 'GET', `${base}/order/${id}`, m(c).creds));
+        },
+      });
+    } finally {
+      await srv.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+  return engine === 'postgres' ? withSchema((s) => run(s)) : run(null);
+}
+
+const median = (xs: number[]) => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main() {
+  if (GATEWAY === 'dist') execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  const STEPS = ['create', 'pay', 'refund', 'read', 'story'] as const;
+  const LABEL: Record<(typeof STEPS)[number], string> = {
+    create: '(a) create order',
+    pay: '(b) direct payment',
+    refund: '(c) partial refund',
+    read: 'read order',
+    story: '(d) story (flows/s; latency: sum of the steps)',
+  };
+  const columns = [...ENGINES.map((e) => e as string), ...(URL_POST && ENGINES.includes('postgres') ? ['postgres+url_post'] : [])];
+  const runs: Array<Record<string, Figures>> = [];
+  const rcv = URL_POST ? await receiver() : null;
+  for (let r = 0; r < RUNS; r++) {
+    const one: Record<string, Figures> = { baseline: await benchBaseline() };
+    for (const e of ENGINES) one[e] = await benchGateway(e, null);
+    if (rcv && ENGINES.includes('postgres')) one['postgres+url_post'] = await benchGateway('postgres', rcv.url);
+    runs.push(one);
+    process.stderr.write(`run ${r + 1}/${RUNS} done\n`);
+  }
+  await rcv?.close();
+
+  const med = (col: string, step: (typeof STEPS)[number], k: keyof Stat) => median(runs.map((x) => x[col][step][k]));
+  const ratio = (col: string, step: (typeof STEPS)[number], over = 'baseline') => median(runs.map((x) => (100 * x[col][step].rps) / x[over][step].rps));
   const cpus = os.cpus();
   const lines: string[] = [];
-  lines.push(`Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`);
-  lines.push(`Concurrency ${CONCURRENCY}, ${SECONDS} s per phase, ${MERCHANTS} merchants.`);
+  lines.push(`Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  lines.push(`Gateway: ${GATEWAY === 'dist' ? 'compiled build (dist/)' : 'sources through tsx'}${process.env.BENCH_ROOT ? ` at ${path.basename(ROOT)}` : ''}. ${CONCURRENCY} clients, ${SECONDS} s per phase, medians of ${RUNS} run(s).`);
   lines.push('');
-  const baseline = await benchBaseline();
-  lines.push(`Baseline (bare Fastify + one PostgreSQL insert): ${f(baseline.rps)} req/s, p50 ${f(baseline.steps.insert.p50)} ms, p99 ${f(baseline.steps.insert.p99)} ms`);
-  lines.push('');
-  lines.push('| engine | create order req/s | vs baseline | create p50 / p99 (ms) | flows/s | payment p50 / p99 | refund p50 / p99 | read p50 / p99 | flow-phase create p50 / p99 |');
-  lines.push('|---|---|---|---|---|---|---|---|---|');
-  for (const engine of ENGINES as Array<'postgres' | 'pglite'>) {
-    const { create, flow } = await benchGateway(engine);
-    const s = flow.steps;
-    const st = (x: { p50: number; p99: number } | undefined) => (x ? `${f(x.p50)} / ${f(x.p99)}` : '-');
-    lines.push(
-      `| ${engine} | ${f(create.rps)} | ${f((100 * create.rps) / baseline.rps)}% | ${st(create.steps['create order'])} | ${flow === create ? '-' : f(flow.rps)} | ${st(s['direct payment'])} | ${st(s['partial refund'])} | ${st(s['read order'])} | ${flow === create ? '-' : st(s['create order'])} |`,
-    );
-    if (create.errors + flow.errors > 0) lines.push(`(${engine}: ${create.errors + flow.errors} errors)`);
+  lines.push(`| step | baseline req/s (p50 / p99 ms) | ${columns.map((c) => `${c} req/s | % of baseline | p50 / p99 ms`).join(' | ')} |`);
+  lines.push(`|---|---|${columns.map(() => '---|---|---|').join('')}`);
+  for (const s of STEPS) {
+    const cells = columns.map((c) => `${f(med(c, s, 'rps'))} | ${f(ratio(c, s))}% | ${f(med(c, s, 'p50'))} / ${f(med(c, s, 'p99'))}`);
+    lines.push(`| ${LABEL[s]} | ${f(med('baseline', s, 'rps'))} (${f(med('baseline', s, 'p50'))} / ${f(med('baseline', s, 'p99'))}) | ${cells.join(' | ')} |`);
   }
+  lines.push('');
+  if (ENGINES.includes('pglite') && ENGINES.includes('postgres')) lines.push(`PGlite story: ${f(ratio('pglite', 'story', 'postgres'))}% of PostgreSQL's.`);
+  if (columns.includes('postgres+url_post')) lines.push(`Story with url_post: ${f(ratio('postgres+url_post', 'story', 'postgres'))}% of the story without (${rcv!.count()} notifications received).`);
   process.stdout.write(lines.join('\n') + '\n');
+  if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(runs, null, 2));
   await agent.close();
 }
 

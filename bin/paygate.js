@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The `paygate` operator command. Runs the TypeScript sources through tsx.
-import { register } from 'tsx/esm/api';
+// The `paygate` operator command: runs the compiled build (dist/cli.js), building it first when it is
+// missing or older than the sources.
+import { build, isStale } from '../scripts/build.mjs';
 
-register();
-const { runCli } = await import('../src/cli/main.ts');
+if (isStale()) await build();
+const { runCli } = await import('../dist/cli.js');
 const code = await runCli(process.argv.slice(2));
 if (code !== 0) process.exit(code);

@@ -21,8 +21,11 @@ import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.j
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
+import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
+import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
+import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 
@@ -39,6 +42,8 @@ export interface Modules {
   links: LinksService;
   checkouts: CheckoutsService;
   risk: RiskService;
+  campaigns: CampaignsService;
+  batch: BatchService;
   paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
@@ -70,8 +75,10 @@ export function buildModules(p: Platform): Modules {
   const checkouts = new CheckoutsService(p, { services });
   const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
+  const campaigns = new CampaignsService(p, { payments, merchants, links });
+  const batch = new BatchService(p, { payments, merchants, sources });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -82,6 +89,8 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.payments.registerJobs();
   m.pages.registerJobs();
   m.risk.registerJobs();
+  m.campaigns.registerJobs();
+  m.batch.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -139,6 +148,18 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   opts.instrument?.(app);
 
+  // ---- security headers on every answer ------------------------------------------------------------
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    // HSTS only over TLS (directly, or from a trusted proxy that says so)
+    if (req.protocol === 'https' && !reply.hasHeader('Strict-Transport-Security')) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    if ((req.url === '/docs' || req.url.startsWith('/docs/') || req.url.startsWith('/docs?')) && !reply.hasHeader('Content-Security-Policy')) {
+      reply.header('Content-Security-Policy', DOCS_CSP);
+      reply.header('X-Frame-Options', 'DENY');
+    }
+    return payload;
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     p.metrics.httpDuration.observe(
       { method: req.method, route: req.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
@@ -185,16 +206,23 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   // ---- operations --------------------------------------------------------------------------------
+  // liveness: the process runs (never touches the database, so an orchestrator does not restart a
+  // healthy process because PostgreSQL is away)
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // readiness: 200 only while the database answers (within the connect timeout) and is migrated
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    if (!(await databaseAnswers(p.database, config.dbConnectTimeoutMs))) {
+      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
+    }
     try {
       const rows = await p.database.db.selectFrom('schema_migrations').select('version').execute();
       const applied = new Set(rows.map((r) => r.version));
       const pending = readMigrations().filter((x) => !applied.has(x.version)).map((x) => x.version);
       if (pending.length > 0) return reply.code(503).send({ status: 'migrations pending', pending });
       return { status: 'ready', database: p.database.kind };
-    } catch (err) {
-      return reply.code(503).send({ status: 'database unavailable' });
+    } catch {
+      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
     }
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
@@ -220,11 +248,32 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, linksRoutes(m.links));
   await registerApi(app, checkoutsRoutes(m.checkouts));
   await registerApi(app, riskRoutes(m.risk));
+  await registerApi(app, campaignsRoutes(m.campaigns));
+  await registerApi(app, batchRoutes(m.batch));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
 
   await app.ready();
   return app;
 }
+
+/**
+ * The API reference's Content-Security-Policy: its bundled script and styles from this origin (the page
+ * carries an inline configuration script and inline styles), requests ("try it") to this origin only,
+ * never framed.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 /** `GET /` for a browser: what this is and where the API reference is. */
 function frontPage(): string {

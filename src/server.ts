@@ -2,7 +2,10 @@
  * The gateway process: configuration, database and migrations, workers, HTTP, graceful shutdown.
  */
 import net from 'node:net';
-import { loadConfig, ConfigError, type Config } from './config/config.js';
+import fs from 'node:fs';
+import tls from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { loadConfig, ConfigError, configWarnings, type Config } from './config/config.js';
 import { DataDirLockedError } from './platform/db/lock.js';
 import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
@@ -55,6 +58,10 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   // seconds (a new active key queues the background re-wrap, see registerJobs).
   const keyRingWatch = setInterval(() => p.vault.refresh(), 5000);
   keyRingWatch.unref();
+  // A renewed TLS certificate (certbot, a secret mount) is picked up without a restart: new
+  // connections get it, connections open keep theirs. A half-written pair is ignored until it matches.
+  const stopTlsWatch = tls ? watchTls(config, (ctx) => (app.server as unknown as import('node:tls').Server).setSecureContext(ctx), p.logger) : () => {};
+  for (const warning of configWarnings(config)) p.logger.warn(warning);
   if (p.database.kind === 'pglite') {
     p.logger.warn(
       'running on the embedded database (PGlite): fine for development and sandbox, NOT for production. ' +
@@ -75,12 +82,38 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     if (closing) return;
     closing = true;
     clearInterval(keyRingWatch);
+    stopTlsWatch();
     p.logger.info('shutting down');
     await app.close();
     await p.jobs.stop();
     await p.database.close();
   };
   return { app, platform: p, modules, baseUrl, close };
+}
+
+/** Watches the certificate and key files; calls `apply` with a new pair once both load and match. */
+export function watchTls(
+  config: Config,
+  apply: (ctx: { cert: Buffer; key: Buffer }) => void,
+  logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void },
+  intervalMs = 1000,
+): () => void {
+  const files = [config.tlsCertFile!, config.tlsKeyFile!];
+  const reload = () => {
+    try {
+      const pair = { cert: fs.readFileSync(config.tlsCertFile!), key: fs.readFileSync(config.tlsKeyFile!) };
+      tls.createSecureContext(pair); // throws when the key does not match the certificate
+      apply(pair);
+      const fingerprint = new X509Certificate(pair.cert).fingerprint256;
+      logger.info({ fingerprint }, 'TLS certificate reloaded');
+    } catch (err) {
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'TLS certificate changed but could not be loaded; keeping the previous one');
+    }
+  };
+  for (const f of files) fs.watchFile(f, { interval: intervalMs }, reload);
+  return () => {
+    for (const f of files) fs.unwatchFile(f, reload);
+  };
 }
 
 async function main() {

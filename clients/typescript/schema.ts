@@ -1613,6 +1613,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/moto/campaign/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * G1 Send payment links (CSV)
+         * @description One payment per row of the CSV file; each becomes a real order, and its link is sent by SMS (PHONE), e-mail (MAIL) or returned for the merchant to deliver (CUSTOM_DELIVERY). Every row is checked first: rows with problems make the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is created. A file that cannot be read (not base64, not UTF-8, not CSV, wrong header, more than 10 MiB or 10,000 rows) is 400. The orders are created and the messages sent in the background; follow them with `GET /moto/campaign/{uuid}`.
+         */
+        post: operations["createCampaignFromFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moto/campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * G2 Send payment links (JSON)
+         * @description As G1 with the payments in `payments` (at most 10,000); `line` of each payment and of each problem is its position in `payments`, from 1.
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moto/campaign/{campaign_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a campaign, its progress and its payments
+         * @description The campaign with every payment: its order, its status (PENDING, SENT, OPENED, PAID, EXPIRED, FAILED), and when its message was sent, delivered and first opened.
+         */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moto/campaign/{campaign_uuid}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * G5 Consult MoTo orders
+         * @description The orders of a campaign (those created so far). `moToPaymentStatus` is PENDING until the order is paid, then COMPLETED.
+         */
+        get: operations["listCampaignOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moto/payment/{moto_payment_uuid}/opening-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * G3 Link-opening certificate
+         * @description SMS (PHONE) campaigns: a signed PDF stating when the link was sent, delivered and first opened, from which IP address and user agent, with the destination masked. 400 for other campaigns; 409 while the link has not been opened.
+         */
+        get: operations["getOpeningCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moto/payment/{moto_payment_uuid}/receipt-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * G4 Receipt certificate
+         * @description E-mail and SMS campaigns: a signed PDF stating when the message was sent and delivered (and opened, when it was). 400 for CUSTOM_DELIVERY campaigns; 409 while the message has not been sent.
+         */
+        get: operations["getReceiptCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/certificates/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key certificates are signed with
+         * @description The gateway's Ed25519 public key (PEM) that verifies the signature of G3 and G4 certificates.
+         */
+        get: operations["getCertificatePublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moto/open/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The link a campaign sends
+         * @description What the customer opens. The first opening is recorded (time, IP address, user agent) as evidence; the answer is a small page that goes on at once to the hosted payment page of the order (and links to it). No API key: the token in the path is the credential. 404: unknown link; 410: expired. Returns HTML.
+         */
+        get: operations["openCampaignLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batch/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * H1 Payments file
+         * @description Each row becomes one order paid with a stored card as a merchant-initiated payment. The file is read first: one that cannot be (not base64, not UTF-8, not CSV, wrong header, more than 10 MiB or 10,000 rows) is 400. Then every row is checked; rows with problems make the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is queued. Otherwise each row is processed once, from `execute_at`, by background workers (several gateway processes share the work; a line is never charged or refunded twice, even across a crash). Follow it with `GET /batch/{uuid}`.
+         */
+        post: operations["submitBatchAuthorizations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batch/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * H2 Refunds file
+         * @description Each row refunds an order, all of its refundable remainder (AMOUNT empty) or part; one row per order. An order whose state changed after the check (refunded meanwhile) gets its line marked FAILED with the reason. The file is read first: one that cannot be (not base64, not UTF-8, not CSV, wrong header, more than 10 MiB or 10,000 rows) is 400. Then every row is checked; rows with problems make the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is queued. Otherwise each row is processed once, from `execute_at`, by background workers (several gateway processes share the work; a line is never charged or refunded twice, even across a crash). Follow it with `GET /batch/{uuid}`.
+         */
+        post: operations["submitBatchRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batch/{batch_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a batch: progress and each line's outcome
+         * @description Counts and progress of the file, and every line with its order and outcome.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batch/{batch_uuid}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The results of a batch as CSV
+         * @description One row per line of the file: `LINE,STATUS,ORDER_UUID,AMOUNT,OUTCOME,ERROR`.
+         */
+        get: operations["getBatchResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/push": {
         parameters: {
             query?: never;
@@ -1833,6 +2073,369 @@ export interface components {
             /** @description until when it can be paid (ISO 8601 UTC) */
             expires_at: string;
         };
+        /**
+         * Batch
+         * @example {
+         *       "uuid": "4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+         *       "type": "AUTHORIZATION",
+         *       "filename": "march-fees.csv",
+         *       "status": "PROCESSING",
+         *       "execute_at": "2026-04-01T06:00:00.000Z",
+         *       "created_at": "2026-03-31T15:12:40.000Z",
+         *       "finished_at": null,
+         *       "total": 10000,
+         *       "pending": 4200,
+         *       "succeeded": 5700,
+         *       "failed": 100,
+         *       "progress": 58
+         *     }
+         */
+        Batch: {
+            /** Format: uuid */
+            uuid: string;
+            /**
+             * @description AUTHORIZATION (H1) or REFUND (H2)
+             * @enum {unknown}
+             */
+            type: "AUTHORIZATION" | "REFUND";
+            filename: string;
+            /**
+             * @description SCHEDULED (waiting for execute_at) → PROCESSING → COMPLETED (every line has its outcome)
+             * @enum {unknown}
+             */
+            status: "SCHEDULED" | "PROCESSING" | "COMPLETED";
+            /** @description ISO 8601 UTC with milliseconds */
+            execute_at: string;
+            /** @description ISO 8601 UTC with milliseconds */
+            created_at: string;
+            finished_at: string | null;
+            /** @description lines of the file */
+            total: number;
+            /** @description lines without an outcome yet */
+            pending: number;
+            succeeded: number;
+            failed: number;
+            /** @description percentage of lines with an outcome */
+            progress: number;
+        };
+        /** BatchAuthorizationsRequest */
+        BatchAuthorizationsRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the CSV file in base64 (the prefix `data:text/csv;base64,` is optional), at most 10 MiB and 10,000 rows. Header row (case-insensitive): AMOUNT, CARD (uuid of a stored card), SERVICE (service uuid) required; CUSTOMER_EXTERNAL_ID, ADDITIONAL, URL_POST, OPERATIVE (AUTHORIZATION or DEFERRED), DESCRIPTION optional. */
+            data: string;
+            /** @description name of the file, kept with the batch */
+            filename: string;
+            execute_at?: string | null;
+        };
+        /**
+         * BatchLine
+         * @example {
+         *       "line": 2,
+         *       "status": "SUCCEEDED",
+         *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "amount": 1500,
+         *       "outcome": "SUCCESS",
+         *       "error": null
+         *     }
+         */
+        BatchLine: {
+            /** @description line of the file (the header is line 1) */
+            line: number;
+            /** @enum {unknown} */
+            status: "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED";
+            /**
+             * Format: uuid
+             * @description H1: the order created for the line; H2: the order refunded
+             */
+            order_uuid: string;
+            amount: number | null;
+            outcome: string | null;
+            error: string | null;
+        };
+        /** BatchRefundsRequest */
+        BatchRefundsRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the CSV file in base64 (the prefix `data:text/csv;base64,` is optional), at most 10 MiB and 10,000 rows. Header row (case-insensitive): ORDER_UUID required; AMOUNT optional (empty: the whole refundable remainder). */
+            data: string;
+            /** @description name of the file, kept with the batch */
+            filename: string;
+            execute_at?: string | null;
+        };
+        /** BatchStatusResponse */
+        BatchStatusResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            batch: components["schemas"]["Batch"];
+            lines: components["schemas"]["BatchLine"][];
+        };
+        /** BatchSubmittedResponse */
+        BatchSubmittedResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            batch: components["schemas"]["Batch"];
+            /** @description always empty on success (a file with problems is 422 with every line in `errors`) */
+            errors: components["schemas"]["LineProblem"][];
+        };
+        /**
+         * CampaignDetail
+         * @example {
+         *       "uuid": "7c2e1f0a-5d3b-4b8e-9f61-0a2c4e6d8b10",
+         *       "clientID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "clientUUID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "createdAt": "2026-03-14T09:21:07.000Z",
+         *       "description": "Invoices of March",
+         *       "entry": "FILE",
+         *       "error": null,
+         *       "expiresAt": "2026-03-31T22:00:00.000Z",
+         *       "filename": "march.csv",
+         *       "serviceUUID": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01",
+         *       "status": "PENDING",
+         *       "subject": "Shop",
+         *       "type": "MAIL",
+         *       "paymentCount": 1
+         *     }
+         */
+        CampaignDetail: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /** @description the merchant */
+            clientID: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            clientUUID: string;
+            /** @description ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            description: string;
+            /**
+             * @description how the campaign was sent: G1 (file) or G2 (JSON)
+             * @enum {unknown}
+             */
+            entry: "FILE" | "JSON";
+            error: string | null;
+            /** @description ISO 8601 UTC with milliseconds */
+            expiresAt: string;
+            filename: string | null;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            serviceUUID: string;
+            /**
+             * @description PENDING → PROCESSING → COMPLETED, or FAILED (every payment failed; see `error`)
+             * @enum {unknown}
+             */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+            subject: string | null;
+            /** @enum {unknown} */
+            type: "PHONE" | "MAIL" | "CUSTOM_DELIVERY";
+            paymentCount: number;
+        };
+        /**
+         * CampaignPayment
+         * @example {
+         *       "uuid": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+         *       "line": 2,
+         *       "amount": 2550,
+         *       "currencyID": null,
+         *       "operative": "AUTHORIZATION",
+         *       "isSafe": false,
+         *       "destination": "lucia@example.com",
+         *       "externalID": "cust-1",
+         *       "additional": "invoice 42",
+         *       "cardTemplate": null,
+         *       "moToTemplate": null,
+         *       "dccTemplate": null,
+         *       "language": null,
+         *       "status": "PENDING",
+         *       "error": null,
+         *       "certificateIdentifier": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+         *       "createdAt": "2026-03-14T09:21:07.000Z",
+         *       "extraData": null,
+         *       "orderUUID": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "link": "https://pay.example.com/v1/moto/open/Qm9yZGVyLXRva2VuLWV4YW1wbGU",
+         *       "channel": "EMAIL",
+         *       "sentAt": null,
+         *       "deliveredAt": null,
+         *       "openedAt": null,
+         *       "paidAt": null
+         *     }
+         */
+        CampaignPayment: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /** @description line of the file (the header is line 1), or position in `payments` from 1 */
+            line: number;
+            amount: number;
+            currencyID: string | null;
+            operative: string;
+            isSafe: boolean;
+            destination: string | null;
+            externalID: string | null;
+            additional: string | null;
+            cardTemplate: string | null;
+            moToTemplate: string | null;
+            dccTemplate: string | null;
+            language: string | null;
+            /**
+             * @description PENDING → SENT → OPENED → PAID, or EXPIRED / FAILED
+             * @enum {unknown}
+             */
+            status: "PENDING" | "SENT" | "OPENED" | "PAID" | "EXPIRED" | "FAILED";
+            error: string | null;
+            certificateIdentifier: string;
+            /** @description ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            extraData: null;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            orderUUID: string;
+            /** @description the link the customer opens (CUSTOM_DELIVERY: deliver it yourself) */
+            link: string;
+            channel: ("EMAIL" | "SMS") | null;
+            sentAt: string | null;
+            deliveredAt: string | null;
+            openedAt: string | null;
+            paidAt: string | null;
+        };
+        /**
+         * CampaignPaymentRequest
+         * @example {
+         *       "amount": 2550,
+         *       "operative": "AUTHORIZATION",
+         *       "secure": false,
+         *       "destination": "+34612345678"
+         *     }
+         */
+        CampaignPaymentRequest: {
+            /** @description in minor units (integer, 0 to 999999999999) */
+            amount: number | string;
+            operative?: string | null;
+            secure?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
+            destination?: string | null;
+            customer_ext_id?: string | null;
+            additional?: string | null;
+            url_post?: string | null;
+            url_ok?: string | null;
+            url_ko?: string | null;
+            card_template?: string | null;
+            moto_template?: string | null;
+            dcc_template?: string | null;
+            language?: string | null;
+        };
+        /**
+         * CampaignProgress
+         * @example {
+         *       "total": 200,
+         *       "processed": 200,
+         *       "PENDING": 0,
+         *       "SENT": 180,
+         *       "OPENED": 12,
+         *       "PAID": 8,
+         *       "EXPIRED": 0,
+         *       "FAILED": 0
+         *     }
+         */
+        CampaignProgress: {
+            total: number;
+            /** @description payments whose order and message the gateway is done with */
+            processed: number;
+            PENDING: number;
+            SENT: number;
+            OPENED: number;
+            PAID: number;
+            EXPIRED: number;
+            FAILED: number;
+        };
+        /** CampaignResponse */
+        CampaignResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            detail: components["schemas"]["CampaignDetail"];
+            payments: components["schemas"]["CampaignPayment"][];
+        };
+        /** CampaignStatusResponse */
+        CampaignStatusResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            detail: components["schemas"]["CampaignDetail"];
+            progress: components["schemas"]["CampaignProgress"];
+            payments: components["schemas"]["CampaignPayment"][];
+        };
         /** CancellationRequest */
         CancellationRequest: {
             /**
@@ -1846,6 +2449,61 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             order_uuid: string;
+        };
+        /** CertificatePublicKeyResponse */
+        CertificatePublicKeyResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /**
+             * @description the id of the key, also named in each certificate it signs
+             * @example ed25519-3f9a1c2b
+             */
+            key_id: string;
+            /** @enum {string} */
+            algorithm: "Ed25519";
+            /**
+             * @description SPKI, PEM
+             * @example -----BEGIN PUBLIC KEY-----
+             *     MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=
+             *     -----END PUBLIC KEY-----
+             */
+            public_key: string;
+        };
+        /** CertificateResponse */
+        CertificateResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /**
+             * @description the PDF, base64. The evidence is embedded as JSON and signed with Ed25519 (verify with `npx paygate certificate verify FILE` or the key of GET /certificates/public-key)
+             * @example JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg==
+             */
+            certificate: string;
         };
         /**
          * Checkout
@@ -2690,6 +3348,104 @@ export interface components {
              */
             problem: string;
         };
+        /** FileCampaignRequest */
+        FileCampaignRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description concept shown to the customer; the description of every order */
+            description: string;
+            /** @description YYYY-MM-DD: the links expire at 00:00:00 of that date in the merchant's timezone (at least 10 minutes and at most a year away) */
+            expires_at: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            subject?: string | null;
+            /**
+             * @description PHONE: SMS; MAIL: e-mail; CUSTOM_DELIVERY: nothing is sent, the merchant delivers each payment's `link`
+             * @enum {unknown}
+             */
+            type: "PHONE" | "MAIL" | "CUSTOM_DELIVERY";
+            /** @description the CSV file in base64 with the prefix `data:text/csv;base64,` (at most 10 MiB and 10,000 rows). Header row (case-insensitive): AMOUNT (required), OPERATIVE (AUTHORIZATION, DEFERRED; default AUTHORIZATION), DESTINATION (required for PHONE and MAIL), CUSTOMER_EXT_ID, ADDITIONAL, SECURE, URL_POST, URL_OK, URL_KO, CARD_TEMPLATE, MOTO_TEMPLATE, DCC_TEMPLATE, LANGUAGE */
+            file: string;
+            filename?: string | null;
+        };
+        /**
+         * FileProblemsResponse
+         * @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued
+         */
+        FileProblemsResponse: {
+            /**
+             * @description the reason phrase of the status
+             * @example Unprocessable Entity
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 422
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description how many problems were found */
+            details: string;
+            /** @description one per line and problem, in line order (absent on a 422 of another cause, such as an Idempotency-Key reused with another body) */
+            errors?: components["schemas"]["LineProblem"][];
+        };
+        /** JsonCampaignRequest */
+        JsonCampaignRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description concept shown to the customer; the description of every order */
+            description: string;
+            /** @description YYYY-MM-DD: the links expire at 00:00:00 of that date in the merchant's timezone (at least 10 minutes and at most a year away) */
+            expires_at: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            subject?: string | null;
+            /**
+             * @description PHONE: SMS; MAIL: e-mail; CUSTOM_DELIVERY: nothing is sent, the merchant delivers each payment's `link`
+             * @enum {unknown}
+             */
+            type: "PHONE" | "MAIL" | "CUSTOM_DELIVERY";
+            /** @description at most 10,000 payments */
+            payments: components["schemas"]["CampaignPaymentRequest"][];
+        };
+        /**
+         * LineProblem
+         * @description One problem of one line of a file
+         * @example {
+         *       "line": 3,
+         *       "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+         *     }
+         */
+        LineProblem: {
+            /**
+             * @description line of the file (the header is line 1), or position in a JSON list from 1
+             * @example 3
+             */
+            line: number;
+            /**
+             * @description what is wrong with it
+             * @example AMOUNT must be a whole number of minor units
+             */
+            msg: string;
+        };
         /**
          * ListedSource
          * @description Source in a listing, oldest first: `tokenization_service_uuid` is the service that validated the card or charged it first (null when none has)
@@ -2949,6 +3705,80 @@ export interface components {
              */
             current_time: string;
             client: components["schemas"]["Merchant"];
+        };
+        /**
+         * MotoOrder
+         * @example {
+         *       "orderUUID": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "destination": "lucia@example.com",
+         *       "moToPaymentStatus": "COMPLETED",
+         *       "expiresAt": "2026-03-31T22:00:00.000Z",
+         *       "createdAt": "2026-03-14T09:21:07.000Z",
+         *       "amount": 2550,
+         *       "isPaid": true,
+         *       "isSafe": false,
+         *       "orderType": "MOTO",
+         *       "operative": "AUTHORIZATION",
+         *       "description": "Invoices of March",
+         *       "token": "8d1f0c2b4e6a",
+         *       "externalID": "cust-1",
+         *       "filename": "march.csv",
+         *       "additional": "invoice 42",
+         *       "status": "SUCCESS",
+         *       "paymentUUID": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b"
+         *     }
+         */
+        MotoOrder: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            orderUUID: string;
+            destination: string | null;
+            /** @enum {unknown} */
+            moToPaymentStatus: "PENDING" | "COMPLETED";
+            /** @description ISO 8601 UTC with milliseconds */
+            expiresAt: string;
+            /** @description ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            amount: number;
+            isPaid: boolean;
+            isSafe: boolean;
+            orderType: string;
+            operative: string;
+            description: string;
+            token: string | null;
+            externalID: string | null;
+            filename: string | null;
+            additional: string | null;
+            /** @description the order status */
+            status: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            paymentUUID: string;
+        };
+        /** MotoOrdersResponse */
+        MotoOrdersResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            orders: components["schemas"]["MotoOrder"][];
         };
         /** MotoPaymentRequest */
         MotoPaymentRequest: {
@@ -16627,6 +17457,1349 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCampaignFromFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "description": "Invoices of March",
+                 *       "expires_at": "2026-04-01",
+                 *       "service_uuid": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01",
+                 *       "subject": "Shop",
+                 *       "type": "MAIL",
+                 *       "file": "data:text/csv;base64,QU1PVU5ULE9QRVJBVElWRSxERVNUSU5BVElPTixDVVNUT01FUl9FWFRfSUQsQURESVRJT05BTCxTRUNVUkUsVVJMX1BPU1QsVVJMX09LLFVSTF9LTyxDQVJEX1RFTVBMQVRFLE1PVE9fVEVNUExBVEUsRENDX1RFTVBMQVRFCjI1NTAsQVVUSE9SSVpBVElPTixsdWNpYUBleGFtcGxlLmNvbSxjdXN0LTEsaW52b2ljZSA0MixmYWxzZSxodHRwczovL3Nob3AuZXhhbXBsZS5jb20vbm90aWZ5LGh0dHBzOi8vc2hvcC5leGFtcGxlLmNvbS9vayxodHRwczovL3Nob3AuZXhhbXBsZS5jb20va28sLCwK",
+                 *       "filename": "march.csv"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FileCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "detail": {
+                     *         "uuid": "7c2e1f0a-5d3b-4b8e-9f61-0a2c4e6d8b10",
+                     *         "clientID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *         "clientUUID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *         "createdAt": "2026-03-14T09:21:07.000Z",
+                     *         "description": "Invoices of March",
+                     *         "entry": "FILE",
+                     *         "error": null,
+                     *         "expiresAt": "2026-03-31T22:00:00.000Z",
+                     *         "filename": "march.csv",
+                     *         "serviceUUID": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01",
+                     *         "status": "PENDING",
+                     *         "subject": "Shop",
+                     *         "type": "MAIL",
+                     *         "paymentCount": 1
+                     *       },
+                     *       "payments": [
+                     *         {
+                     *           "uuid": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "line": 2,
+                     *           "amount": 2550,
+                     *           "currencyID": null,
+                     *           "operative": "AUTHORIZATION",
+                     *           "isSafe": false,
+                     *           "destination": "lucia@example.com",
+                     *           "externalID": "cust-1",
+                     *           "additional": "invoice 42",
+                     *           "cardTemplate": null,
+                     *           "moToTemplate": null,
+                     *           "dccTemplate": null,
+                     *           "language": null,
+                     *           "status": "PENDING",
+                     *           "error": null,
+                     *           "certificateIdentifier": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "createdAt": "2026-03-14T09:21:07.000Z",
+                     *           "extraData": null,
+                     *           "orderUUID": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *           "link": "https://pay.example.com/v1/moto/open/Qm9yZGVyLXRva2VuLWV4YW1wbGU",
+                     *           "channel": "EMAIL",
+                     *           "sentAt": null,
+                     *           "deliveredAt": null,
+                     *           "openedAt": null,
+                     *           "paidAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "description": "Pending balance",
+                 *       "expires_at": "2026-04-01",
+                 *       "service_uuid": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01",
+                 *       "subject": "Shop",
+                 *       "type": "PHONE",
+                 *       "payments": [
+                 *         {
+                 *           "amount": 2550,
+                 *           "operative": "AUTHORIZATION",
+                 *           "secure": false,
+                 *           "destination": "+34612345678"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "detail": {
+                     *         "uuid": "7c2e1f0a-5d3b-4b8e-9f61-0a2c4e6d8b10",
+                     *         "clientID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *         "clientUUID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *         "createdAt": "2026-03-14T09:21:07.000Z",
+                     *         "description": "Invoices of March",
+                     *         "entry": "FILE",
+                     *         "error": null,
+                     *         "expiresAt": "2026-03-31T22:00:00.000Z",
+                     *         "filename": "march.csv",
+                     *         "serviceUUID": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01",
+                     *         "status": "PENDING",
+                     *         "subject": "Shop",
+                     *         "type": "MAIL",
+                     *         "paymentCount": 1
+                     *       },
+                     *       "payments": [
+                     *         {
+                     *           "uuid": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "line": 2,
+                     *           "amount": 2550,
+                     *           "currencyID": null,
+                     *           "operative": "AUTHORIZATION",
+                     *           "isSafe": false,
+                     *           "destination": "lucia@example.com",
+                     *           "externalID": "cust-1",
+                     *           "additional": "invoice 42",
+                     *           "cardTemplate": null,
+                     *           "moToTemplate": null,
+                     *           "dccTemplate": null,
+                     *           "language": null,
+                     *           "status": "PENDING",
+                     *           "error": null,
+                     *           "certificateIdentifier": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "createdAt": "2026-03-14T09:21:07.000Z",
+                     *           "extraData": null,
+                     *           "orderUUID": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *           "link": "https://pay.example.com/v1/moto/open/Qm9yZGVyLXRva2VuLWV4YW1wbGU",
+                     *           "channel": "EMAIL",
+                     *           "sentAt": null,
+                     *           "deliveredAt": null,
+                     *           "openedAt": null,
+                     *           "paidAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "detail": {
+                     *         "uuid": "7c2e1f0a-5d3b-4b8e-9f61-0a2c4e6d8b10",
+                     *         "clientID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *         "clientUUID": "1f4b2c3d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *         "createdAt": "2026-03-14T09:21:07.000Z",
+                     *         "description": "Invoices of March",
+                     *         "entry": "FILE",
+                     *         "error": null,
+                     *         "expiresAt": "2026-03-31T22:00:00.000Z",
+                     *         "filename": "march.csv",
+                     *         "serviceUUID": "0d4a1f7e-3b7c-4e39-8a8b-6d2b6a5f9c01",
+                     *         "status": "PENDING",
+                     *         "subject": "Shop",
+                     *         "type": "MAIL",
+                     *         "paymentCount": 1
+                     *       },
+                     *       "progress": {
+                     *         "total": 200,
+                     *         "processed": 200,
+                     *         "PENDING": 0,
+                     *         "SENT": 180,
+                     *         "OPENED": 12,
+                     *         "PAID": 8,
+                     *         "EXPIRED": 0,
+                     *         "FAILED": 0
+                     *       },
+                     *       "payments": [
+                     *         {
+                     *           "uuid": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "line": 2,
+                     *           "amount": 2550,
+                     *           "currencyID": null,
+                     *           "operative": "AUTHORIZATION",
+                     *           "isSafe": false,
+                     *           "destination": "lucia@example.com",
+                     *           "externalID": "cust-1",
+                     *           "additional": "invoice 42",
+                     *           "cardTemplate": null,
+                     *           "moToTemplate": null,
+                     *           "dccTemplate": null,
+                     *           "language": null,
+                     *           "status": "PENDING",
+                     *           "error": null,
+                     *           "certificateIdentifier": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "createdAt": "2026-03-14T09:21:07.000Z",
+                     *           "extraData": null,
+                     *           "orderUUID": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *           "link": "https://pay.example.com/v1/moto/open/Qm9yZGVyLXRva2VuLWV4YW1wbGU",
+                     *           "channel": "EMAIL",
+                     *           "sentAt": null,
+                     *           "deliveredAt": null,
+                     *           "openedAt": null,
+                     *           "paidAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignStatusResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCampaignOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "orders": [
+                     *         {
+                     *           "orderUUID": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *           "destination": "lucia@example.com",
+                     *           "moToPaymentStatus": "COMPLETED",
+                     *           "expiresAt": "2026-03-31T22:00:00.000Z",
+                     *           "createdAt": "2026-03-14T09:21:07.000Z",
+                     *           "amount": 2550,
+                     *           "isPaid": true,
+                     *           "isSafe": false,
+                     *           "orderType": "MOTO",
+                     *           "operative": "AUTHORIZATION",
+                     *           "description": "Invoices of March",
+                     *           "token": "8d1f0c2b4e6a",
+                     *           "externalID": "cust-1",
+                     *           "filename": "march.csv",
+                     *           "additional": "invoice 42",
+                     *           "status": "SUCCESS",
+                     *           "paymentUUID": "2b9d4e6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MotoOrdersResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOpeningCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                moto_payment_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "certificate": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg=="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CertificateResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReceiptCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                moto_payment_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "certificate": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1RpdGxlIChDZXJ0aWZpY2F0ZSBvZiBwYXltZW50IGxpbmsgZGVsaXZlcnkpCj4+CmVuZG9iagp0cmFpbGVyCjw8IC9Sb290IDEgMCBSID4+CiUlRU9GCg=="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CertificateResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCertificatePublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "key_id": "ed25519-3f9a1c2b",
+                     *       "algorithm": "Ed25519",
+                     *       "public_key": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CertificatePublicKeyResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    openCampaignLink: {
+        parameters: {
+            query?: {
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page that opens the hosted payment page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem (404 unknown link, 410 expired) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitBatchAuthorizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "data": "QU1PVU5ULENBUkQsQ1VTVE9NRVJfRVhURVJOQUxfSUQsU0VSVklDRSxBRERJVElPTkFMLFVSTF9QT1NUCjE1MDAsNmYxZDJhOWUtNGMzYi00ZThhLTliN2MtMWQyZTNmNGE1YjZjLGN1c3QtMSwwZDRhMWY3ZS0zYjdjLTRlMzktOGE4Yi02ZDJiNmE1ZjljMDEsTWFyY2ggZmVlLGh0dHBzOi8vc2hvcC5leGFtcGxlLmNvbS9ub3RpZnkK",
+                 *       "filename": "march-fees.csv",
+                 *       "execute_at": "2026-04-01 08:00:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchAuthorizationsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "batch": {
+                     *         "uuid": "4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *         "type": "AUTHORIZATION",
+                     *         "filename": "march-fees.csv",
+                     *         "status": "PROCESSING",
+                     *         "execute_at": "2026-04-01T06:00:00.000Z",
+                     *         "created_at": "2026-03-31T15:12:40.000Z",
+                     *         "finished_at": null,
+                     *         "total": 10000,
+                     *         "pending": 4200,
+                     *         "succeeded": 5700,
+                     *         "failed": 100,
+                     *         "progress": 58
+                     *       },
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchSubmittedResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    submitBatchRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "data": "T1JERVJfVVVJRCxBTU9VTlQKM2M5YTdlNTItMWI0ZC00ZjBlLThhNmItOWQyZjVjMWU3YTM0LDUwMAo5YTFiMmMzZC00ZTVmLTRhNmItOGM3ZC0wZTFmMmEzYjRjNWQsCg==",
+                 *       "filename": "returns.csv",
+                 *       "execute_at": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchRefundsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "batch": {
+                     *         "uuid": "4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *         "type": "AUTHORIZATION",
+                     *         "filename": "march-fees.csv",
+                     *         "status": "PROCESSING",
+                     *         "execute_at": "2026-04-01T06:00:00.000Z",
+                     *         "created_at": "2026-03-31T15:12:40.000Z",
+                     *         "finished_at": null,
+                     *         "total": 10000,
+                     *         "pending": 4200,
+                     *         "succeeded": 5700,
+                     *         "failed": 100,
+                     *         "progress": 58
+                     *       },
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchSubmittedResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "batch": {
+                     *         "uuid": "4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *         "type": "AUTHORIZATION",
+                     *         "filename": "march-fees.csv",
+                     *         "status": "PROCESSING",
+                     *         "execute_at": "2026-04-01T06:00:00.000Z",
+                     *         "created_at": "2026-03-31T15:12:40.000Z",
+                     *         "finished_at": null,
+                     *         "total": 10000,
+                     *         "pending": 4200,
+                     *         "succeeded": 5700,
+                     *         "failed": 100,
+                     *         "progress": 58
+                     *       },
+                     *       "lines": [
+                     *         {
+                     *           "line": 2,
+                     *           "status": "SUCCEEDED",
+                     *           "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *           "amount": 1500,
+                     *           "outcome": "SUCCESS",
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchStatusResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

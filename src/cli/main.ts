@@ -19,6 +19,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SCENARIOS, runScenario, type Scenario } from './trigger.js';
 import { DataDirLockedError, LOCK_FILE, lockHolder } from '../platform/db/lock.js';
+import fs from 'node:fs';
+import { verifyCertificate } from '../modules/campaigns/index.js';
 import { addKeyToRingFile, keySourceOf, newKeyId, removeKeyFromRingFile } from '../platform/security/vault.js';
 import { dropCanary, keyUsage, rewrapAll, valuesUnderKey } from '../platform/security/rotation.js';
 
@@ -357,6 +359,25 @@ export function buildCli(): Command {
         const out = { source, retired: keyId, next_step: source === 'env' ? `remove ${keyId} from PAYGATE_VAULT_KEYS on every instance and restart` : null };
         print(!!o.json, out, () => (source === 'env' ? `${keyId} is unused. Now remove it from PAYGATE_VAULT_KEYS on every instance and restart.` : `retired ${keyId} (removed from the key file)`));
       });
+    });
+
+  program
+    .command('certificate')
+    .description('MoTo certificates (G3, G4)')
+    .command('verify')
+    .description('check a certificate PDF: its embedded evidence against the gateway\'s signature')
+    .argument('<file>', 'the PDF (or a file holding its base64, as the API returns it)')
+    .option('--public-key <pem file>', 'verify with this public key (from GET /certificates/public-key) instead of the gateway database\'s keys')
+    .option('--json', 'JSON output')
+    .action(async (file: string, o) => {
+      let bytes: Buffer = fs.readFileSync(file);
+      if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') bytes = Buffer.from(bytes.toString('latin1').trim(), 'base64');
+      const r = o.publicKey
+        ? await verifyCertificate(bytes, fs.readFileSync(o.publicKey, 'utf8'))
+        : await withPlatform((_p, m) => m.campaigns.verify(bytes));
+      const out = { valid: r.valid, reason: r.reason, key_id: r.keyId, evidence: r.evidence };
+      print(!!o.json, out, () => (r.valid ? `valid: signed by ${r.keyId}\n${JSON.stringify(r.evidence, null, 2)}` : `NOT valid: ${r.reason}`));
+      if (!r.valid) process.exitCode = 2;
     });
 
   program

@@ -6,6 +6,7 @@
  * message instead of half-starting.
  */
 import path from 'node:path';
+import { parseAllowEntry } from '../platform/net/outgoing.js';
 
 export interface Config {
   /** TCP port of the HTTP listener (PORT). */
@@ -16,6 +17,10 @@ export interface Config {
   databaseUrl: string | null;
   /** Pool size for PostgreSQL connections. */
   dbPoolSize: number;
+  /** How long to wait for a new PostgreSQL connection, in milliseconds; past it the request answers 503. */
+  dbConnectTimeoutMs: number;
+  /** PostgreSQL: named prepared statements for parameterized queries. */
+  dbPrepare: boolean;
   /** Directory for the embedded database and local key files. */
   dataDir: string;
   /** TLS certificate and key (PEM files). When both are set the listener speaks HTTPS. */
@@ -56,6 +61,10 @@ export interface Config {
   /** Outgoing e-mail: smtp(s)://user:pass@host:port; null keeps mail in the outbox as undeliverable. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** Outgoing requests (notifications): addresses, CIDRs and host names reachable despite being internal. */
+  outgoingAllow: string[];
+  /** Sandbox merchants may reach loopback addresses (default: on when HOST is a loopback address). */
+  outgoingSandboxLoopback: boolean;
   /** Timeout of one merchant notification, in milliseconds. */
   notificationTimeoutMs: number;
   /** Print and store sandbox credentials on first start. */
@@ -171,6 +180,13 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`PAYGATE_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
   }
 
+  const outgoingAllow = (str('PAYGATE_OUTGOING_ALLOW', '') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  for (const entry of outgoingAllow) {
+    if (!parseAllowEntry(entry)) problems.push(`PAYGATE_OUTGOING_ALLOW entries must be CIDRs, addresses or host names (got "${entry}")`);
+  }
+  const hostIsLoopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
+
+
   const smtpUrl = str('PAYGATE_SMTP_URL', null);
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
 
@@ -179,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
+    dbConnectTimeoutMs: int('PAYGATE_DB_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
+    dbPrepare: bool('PAYGATE_DB_PREPARE', true),
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -198,9 +216,11 @@ export function loadConfig(env: Env = process.env): Config {
     workers: bool('PAYGATE_WORKERS', true),
     jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
     jobBatchSize: int('PAYGATE_JOB_BATCH', 20, 1, 1000),
-    jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 300_000, 1000, 86_400_000),
+    jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 60_000, 1000, 86_400_000),
     smtpUrl,
     mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
+    outgoingAllow,
+    outgoingSandboxLoopback: bool('PAYGATE_OUTGOING_SANDBOX_LOOPBACK', hostIsLoopback),
     notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
     bootstrapSandbox: bool('PAYGATE_BOOTSTRAP_SANDBOX', true),
     processorTimeoutMs: int('PAYGATE_PROCESSOR_TIMEOUT_MS', 30_000, 10, 600_000),
@@ -219,12 +239,31 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
+/**
+ * Settings that are valid but risky, as warnings logged at start (the process still runs).
+ */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy === true) {
+    warnings.push(
+      'PAYGATE_TRUST_PROXY=true trusts X-Forwarded-* headers from every hop: any client can then claim its own IP address ' +
+        '(rate limits per IP, customer_ip) and HTTPS. List your proxies instead (PAYGATE_TRUST_PROXY=10.0.0.5 or a CIDR).',
+    );
+  }
+  if (config.outgoingSandboxLoopback && !/^(127\.|::1$|localhost$)/.test(config.host)) {
+    warnings.push('PAYGATE_OUTGOING_SANDBOX_LOOPBACK is on while the gateway listens beyond loopback: sandbox merchants can reach services on this host.');
+  }
+  return warnings;
+}
+
 /** Every environment variable the gateway reads, for documentation and `--help`. */
 export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PORT', 'listen port (8080)'],
   ['HOST', 'listen address (127.0.0.1)'],
   ['DATABASE_URL', 'postgres://... to use PostgreSQL; unset uses the embedded database'],
   ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
+  ['PAYGATE_DB_CONNECT_TIMEOUT_MS', 'wait for a new PostgreSQL connection; past it requests answer 503 (5000)'],
+  ['PAYGATE_DB_PREPARE', 'PostgreSQL: send parameterized statements as named prepared statements (true)'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],
@@ -243,9 +282,11 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
   ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],
   ['PAYGATE_JOB_BATCH', 'jobs claimed per poll (20)'],
-  ['PAYGATE_JOB_LEASE_MS', 'a job whose worker died runs again after this long (300000)'],
+  ['PAYGATE_JOB_LEASE_MS', 'lease of a claimed job: a job whose worker died runs again after this long; running jobs renew it (60000)'],
   ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
   ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],
+  ['PAYGATE_OUTGOING_ALLOW', 'comma list of CIDRs, addresses or host names notifications may reach although internal (none)'],
+  ['PAYGATE_OUTGOING_SANDBOX_LOOPBACK', 'sandbox notifications may reach loopback addresses (true when HOST is a loopback address)'],
   ['PAYGATE_NOTIFICATION_TIMEOUT_MS', 'timeout of one merchant notification (10000)'],
   ['PAYGATE_BOOTSTRAP_SANDBOX', 'create and print a sandbox merchant on first start (true)'],
   ['PAYGATE_PROCESSOR_TIMEOUT_MS', 'deadline of one processor call; past it the operation is reconciled later (30000)'],

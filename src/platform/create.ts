@@ -6,6 +6,7 @@ import { JobQueue } from './jobs/queue.js';
 import { createLogger } from './logging.js';
 import { Mailer } from './mail/outbox.js';
 import { Metrics } from './metrics.js';
+import { OutgoingClient, OutgoingPolicy, type Resolver } from './net/outgoing.js';
 import { vaultFromConfig, type Vault } from './security/vault.js';
 import { systemClock, type Clock } from './time/clock.js';
 import type { Platform } from './index.js';
@@ -21,6 +22,8 @@ export interface PlatformOverrides {
   /** Who holds the embedded database's lock: `gateway` or `cli` (the default). */
   lockHolder?: string;
   inMemory?: boolean;
+  /** Name resolution of the outgoing client (tests). */
+  resolver?: Resolver;
 }
 
 export async function createPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
@@ -32,6 +35,9 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.dbPoolSize,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
+      prepare: config.dbPrepare,
       schema: o.schema,
       inMemory: o.inMemory,
       lockHolder: o.lockHolder,
@@ -48,7 +54,11 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     onJobFinished: (queue, outcome) => metrics.jobsFinished.inc({ queue, outcome }),
   });
   const mailer = new Mailer({ database, jobs, vault, clock }, { smtpUrl: config.smtpUrl, from: config.mailFrom });
-  return { config, database, clock, vault, jobs, mailer, logger, metrics };
+  const outgoing = new OutgoingClient({
+    policy: new OutgoingPolicy({ allow: config.outgoingAllow, sandboxLoopback: config.outgoingSandboxLoopback }),
+    resolver: o.resolver,
+  });
+  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing };
 }
 
 /** Checks after migrations that the configured vault keys are the ones that sealed existing data. */

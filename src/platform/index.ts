@@ -5,6 +5,7 @@ import type { Database } from './db/database.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Mailer } from './mail/outbox.js';
 import type { Metrics } from './metrics.js';
+import type { OutgoingClient } from './net/outgoing.js';
 import type { Vault } from './security/vault.js';
 import type { Clock } from './time/clock.js';
 
@@ -17,4 +18,6 @@ export interface Platform {
   mailer: Mailer;
   logger: Logger;
   metrics: Metrics;
+  /** The only way to call a merchant-supplied URL (SSRF protection). */
+  outgoing: OutgoingClient;
 }

@@ -186,10 +186,17 @@ describe('the API reference at /docs', () => {
       const url = req.url();
       if (!url.startsWith('data:') && !url.startsWith('blob:')) origins.add(new URL(url).origin);
     });
-    await page.goto(`${base}/docs`);
+    const violations: string[] = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Content-Security-Policy/i.test(msg.text())) violations.push(msg.text());
+    });
+    const res = await page.goto(`${base}/docs`);
+    expect(res!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     await page.getByText('A1 Check authentication').first().waitFor({ timeout: 30_000 });
     await page.waitForLoadState('networkidle');
     expect([...origins]).toEqual([base]);
+    // the page works under its Content-Security-Policy: nothing it needs was blocked
+    expect(violations).toEqual([]);
     // "try it" sends requests from this page to the first server, the sandbox: same origin, so the
     // browser lets it through, and a pasted key authenticates
     const answer = await page.evaluate(async (key) => {

@@ -112,6 +112,42 @@ describe('durable jobs', () => {
     expect((await status('t.lease'))[0]).toMatchObject({ status: 'done', attempts: 1 });
   });
 
+  it('a queue\'s own lease: a dead worker\'s job of that queue runs again after it, not after the default', async () => {
+    // worker 1 claims and hangs (it "died"); its clock stands still, so its lease renewals never move
+    // the lease past worker 2's time
+    const t0 = now;
+    const frozen: Clock = { now: () => t0 };
+    const w1 = new JobQueue({ database: tdb.database, clock: frozen, logger, pollMs: 20, batchSize: 10, leaseMs: 60_000 });
+    let release!: () => void;
+    const hung = new Promise<void>((r) => (release = r));
+    let claimedBy1 = false;
+    w1.register('t.short', async () => {
+      claimedBy1 = true;
+      await hung;
+    }, { leaseMs: 2_000 });
+    await w1.enqueue(tdb.database.db, { queue: 't.short' });
+    const first = w1.drain({ queues: ['t.short'], maxRounds: 1 });
+    while (!claimedBy1) await new Promise((r) => setTimeout(r, 5));
+    const row = await tdb.database.db.selectFrom('jobs').select(['locked_until', 'status']).where('queue', '=', 't.short').executeTakeFirstOrThrow();
+    expect(row.status).toBe('running');
+    expect(new Date(row.locked_until!).getTime() - t0.getTime()).toBe(2_000);
+
+    let later = new Date(t0.getTime() + 1_999);
+    const w2 = new JobQueue({ database: tdb.database, clock: { now: () => later }, logger, pollMs: 20, batchSize: 10, leaseMs: 60_000 });
+    let runs2 = 0;
+    w2.register('t.short', async () => void runs2++, { leaseMs: 2_000 });
+    await w2.drain({ queues: ['t.short'] });
+    expect(runs2).toBe(0);
+    later = new Date(t0.getTime() + 2_001);
+    await w2.drain({ queues: ['t.short'] });
+    expect(runs2).toBe(1);
+    expect((await status('t.short'))[0]).toMatchObject({ status: 'done', attempts: 2 });
+    // the first worker wakes up: its bookkeeping does not touch a job it no longer owns
+    release();
+    await first;
+    expect((await status('t.short'))[0]).toMatchObject({ status: 'done', attempts: 2 });
+  });
+
   it('at most one pending job per dedupe key (schedules across processes)', async () => {
     const q = queue();
     for (let i = 0; i < 3; i++) await q.enqueue(tdb.database.db, { queue: 't.dedupe', dedupeKey: 'schedule' });
@@ -161,5 +197,47 @@ describe.runIf(testDbKind() === 'postgres')('two gateway processes on one Postgr
     expect(per.rows.map((r) => r.worker).sort()).toEqual([...ids].sort());
     const left = await sql<{ n: number }>`select count(*)::int as n from jobs where queue = 'test.count' and status <> 'done'`.execute(tdb.database.db);
     expect(left.rows[0].n).toBe(0);
+  });
+});
+
+describe.runIf(testDbKind() === 'postgres')('the worker loop when PostgreSQL goes away', () => {
+  it('keeps running through the outage and runs the interrupted job again once its lease lapses', async () => {
+    const { startTcpProxy } = await import('../helpers/tcp-proxy.js');
+    const { testDatabaseUrl } = await import('../helpers/db.js');
+    const target = new URL(testDatabaseUrl());
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const via = new URL(testDatabaseUrl());
+    via.port = String(proxy.port);
+    const database = await openDatabase({ databaseUrl: via.toString(), schema: tdb.schema, poolSize: 4, connectTimeoutMs: 500 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (err: unknown) => unhandled.push(err);
+    process.on('unhandledRejection', onUnhandled);
+    const q = new JobQueue({ database, clock, logger, pollMs: 20, batchSize: 10, leaseMs: 1_000 });
+    try {
+      let runs = 0;
+      q.register('t.outage', async () => {
+        runs++;
+        // the database goes away while the job runs: its bookkeeping cannot be written
+        if (runs === 1) proxy.cut();
+      });
+      await q.enqueue(database.db, { queue: 't.outage' });
+      q.start();
+      while (runs < 1) await new Promise((r) => setTimeout(r, 10));
+      // the loop polls through the outage (claims fail, nothing crashes)
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await status('t.outage'))[0].status).toBe('running');
+      proxy.restore();
+      now = new Date(now.getTime() + 1_001);
+      const deadline = Date.now() + 20_000;
+      while ((await status('t.outage'))[0].status !== 'done' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(runs).toBe(2);
+      expect((await status('t.outage'))[0]).toMatchObject({ status: 'done', attempts: 2 });
+      expect(unhandled).toEqual([]);
+    } finally {
+      await q.stop();
+      process.off('unhandledRejection', onUnhandled);
+      await database.close();
+      await proxy.close();
+    }
   });
 });

@@ -3,7 +3,10 @@
  * process with a clear message.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import https from 'node:https';
+import os from 'node:os';
+import { X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +50,36 @@ describe('TLS', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ message: 'OK', code: 200 });
     expect(gw.stdout()).toContain(`https://127.0.0.1:${g.port}`);
+  });
+});
+
+describe('TLS certificate renewal', () => {
+  it('a renewed certificate is served without a restart', async () => {
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const req = https.get(`https://127.0.0.1:${g.port}/healthz`, { rejectUnauthorized: false, agent: false }, (res) => {
+          const fp = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
+          res.resume();
+          resolve(fp);
+        });
+        req.on('error', reject);
+      });
+    const before = await served();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-cert-'));
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '3', '-subj', '/CN=renewed']);
+    const renewed = new X509Certificate(fs.readFileSync(path.join(dir, 'cert.pem'))).fingerprint256;
+    expect(renewed).not.toBe(before);
+    fs.copyFileSync(path.join(dir, 'key.pem'), g.env.PAYGATE_TLS_KEY);
+    fs.copyFileSync(path.join(dir, 'cert.pem'), g.env.PAYGATE_TLS_CERT);
+    const deadline = Date.now() + 20_000;
+    let now = before;
+    while (now !== renewed && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      now = await served();
+    }
+    expect(now).toBe(renewed);
+    expect(gw.proc.exitCode).toBeNull();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 

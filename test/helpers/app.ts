@@ -120,6 +120,9 @@ export async function createTestApp(env: Record<string, string> = {}, opts: Test
     PAYGATE_RATE_LIMIT_UNKNOWN_KEY: '0',
     PAYGATE_DATA_DIR: '/nonexistent-test-data-dir',
     PAYGATE_WORKERS: 'false',
+    // the tests' notification receivers listen on loopback, for production merchants too: allowed by
+    // the operator setting (test/unit/outgoing.test.ts and test/http/outgoing.test.ts test it off)
+    PAYGATE_OUTGOING_ALLOW: '127.0.0.1,::1',
     ...env,
   });
   const p = await createPlatform(config, {

@@ -56,7 +56,9 @@ describe('OpenAPI document', () => {
       const path = r.url.replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
       const op = doc.paths[path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${path}`).toBeDefined();
-      expect(op.responses['200']?.content?.['application/json']?.schema, `${r.method} ${path} 200 schema`).toBeDefined();
+      // JSON, or a file the route serves (a batch's results CSV)
+      const content = op.responses['200']?.content ?? {};
+      expect(content['application/json']?.schema ?? content['text/csv']?.schema, `${r.method} ${path} 200 schema`).toBeDefined();
       if (r.hasBody) {
         const body = op.requestBody?.content?.['application/json']?.schema;
         expect(body, `${r.method} ${path} body`).toBeDefined();

@@ -47,6 +47,7 @@ describe('page routes', () => {
     const pages = listPageRoutes(t.app).filter((r) => r.env === 'sandbox').map((r) => `${r.method} ${r.url}`).sort();
     expect(pages).toEqual([
       'GET /v1/sandbox/card-form/:token',
+      'GET /v1/sandbox/moto/open/:token',
       'GET /v1/sandbox/payment/apm/:token',
       'GET /v1/sandbox/payment/bizum/:token',
       'GET /v1/sandbox/payment/checkout/:token',

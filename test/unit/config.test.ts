@@ -43,3 +43,17 @@ describe('documentation', () => {
     for (const [names] of CONFIG_VARIABLES) for (const name of names.split(' / ')) expect(doc, name).toContain(`\`${name}\``);
   });
 });
+
+describe('warnings at start', () => {
+  it('PAYGATE_TRUST_PROXY=true is warned about; a list of proxies is not', async () => {
+    const { configWarnings } = await import('../../src/config/config.js');
+    expect(configWarnings(loadConfig({ PAYGATE_TRUST_PROXY: 'true' })).join('\n')).toMatch(/PAYGATE_TRUST_PROXY=true trusts X-Forwarded-\* headers from every hop/);
+    expect(configWarnings(loadConfig({ PAYGATE_TRUST_PROXY: '10.0.0.5,192.168.0.0/16' }))).toEqual([]);
+    expect(configWarnings(loadConfig({}))).toEqual([]);
+  });
+
+  it('sandbox loopback on a gateway reachable beyond loopback is warned about', async () => {
+    const { configWarnings } = await import('../../src/config/config.js');
+    expect(configWarnings(loadConfig({ HOST: '0.0.0.0', PAYGATE_OUTGOING_SANDBOX_LOOPBACK: 'true' })).join('\n')).toMatch(/PAYGATE_OUTGOING_SANDBOX_LOOPBACK/);
+  });
+});

@@ -27,6 +27,8 @@ export interface EventAttemptsTable {
   http_status: number | null;
   error: string | null;
   duration_ms: number;
+  /** False while the attempt is being sent (recorded before the send). */
+  finished: Generated<boolean>;
 }
 
 declare module '../../platform/db/schema.js' {
@@ -37,7 +39,7 @@ declare module '../../platform/db/schema.js' {
 }
 
 export type EventRow = Omit<EventsTable, 'attempts'> & { attempts: number };
-export type EventAttemptRow = Omit<EventAttemptsTable, 'id'> & { id: number };
+export type EventAttemptRow = Omit<EventAttemptsTable, 'id' | 'finished'> & { id: number; finished: boolean };
 
 export async function insertEvent(db: Executor, row: Omit<EventRow, 'attempts'>): Promise<void> {
   await db.insertInto('events').values(row).execute();
@@ -70,8 +72,13 @@ export async function listAttempts(db: Executor, eventId: string): Promise<Event
   return db.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
 }
 
-export async function insertAttempt(db: Executor, row: Omit<EventAttemptRow, 'id'>): Promise<void> {
-  await db.insertInto('event_attempts').values(row).execute();
+export async function insertAttempt(db: Executor, row: Omit<EventAttemptRow, 'id'>): Promise<number> {
+  const r = await db.insertInto('event_attempts').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(r.id);
+}
+
+export async function finishAttempt(db: Executor, id: number, set: { http_status: number | null; error: string | null; duration_ms: number }): Promise<void> {
+  await db.updateTable('event_attempts').set({ ...set, finished: true }).where('id', '=', id).execute();
 }
 
 export async function updateEvent(db: Executor, id: string, set: Partial<EventRow>): Promise<void> {

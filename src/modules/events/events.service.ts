@@ -8,13 +8,13 @@
  * merchant, so moving its test clock moves them).
  */
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job, Reschedule } from '../../platform/jobs/queue.js';
+import { OutgoingError } from '../../platform/net/outgoing.js';
 import { formatContractDate } from '../../platform/time/format.js';
 import type { MerchantsService } from '../merchants/index.js';
 import { delivered, nextAttemptAt, notificationBody, presentEvent, signatureHeader, validationHash } from './events.domain.js';
@@ -22,6 +22,8 @@ import * as repo from './events.repo.js';
 
 export const DELIVER_QUEUE = 'events.deliver';
 export const ORDER_NOTIFICATION = 'ORDER_NOTIFICATION';
+/** The error of an attempt recorded before its send, until the send ends (stays if the process died). */
+export const INTERRUPTED = 'interrupted: the gateway stopped while sending; the notification is sent again';
 
 export interface NewNotification {
   merchantId: string;
@@ -79,7 +81,8 @@ export class EventsService {
   }
 
   registerJobs(): void {
-    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job));
+    // a delivery cannot outlive its timeout: a lease just above it frees a dead worker's delivery quickly
+    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job), { leaseMs: this.p.config.notificationTimeoutMs + 5_000 });
   }
 
   /** One delivery attempt; reschedules itself while retries are left. */
@@ -96,39 +99,51 @@ export class EventsService {
     const body = notificationBody(e.payload, formatContractDate(now, this.p.config.timezone), validationHash(e.payload, sig));
     const unix = Math.floor(realNow.getTime() / 1000);
 
+    // The attempt is recorded before the request leaves: a process that dies mid-send leaves it visible
+    // (as interrupted) and the job, whose lease is just above the timeout, sends again (at least once:
+    // receivers deduplicate by Paygate-Event).
+    const begun = await this.p.database.transaction(async (trx) => {
+      const fresh = await repo.findEventForUpdate(trx, e.id);
+      if (!fresh || fresh.status !== 'PENDING') return null;
+      const attemptId = await repo.insertAttempt(trx, { event_id: e.id, attempted_at: now, http_status: null, error: INTERRUPTED, duration_ms: 0, finished: false });
+      const attempts = fresh.attempts + 1;
+      const first = fresh.first_attempt_at ?? now;
+      await repo.updateEvent(trx, e.id, { attempts, first_attempt_at: first });
+      return { attemptId, attempts, first };
+    });
+    if (!begun) return;
+    const { attemptId, attempts, first } = begun;
+
     const started = Date.now();
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const res = await request(e.url, {
+      const res = await this.p.outgoing.send(e.url, {
         method: 'POST',
         body,
+        env: e.env,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'paygate-notifications/1.0',
           'paygate-signature': signatureHeader(body, sig, unix),
           'paygate-event': e.id,
         },
-        signal: AbortSignal.timeout(this.p.config.notificationTimeoutMs),
+        timeoutMs: this.p.config.notificationTimeoutMs,
       });
-      status = res.statusCode;
-      await res.body.dump().catch(() => {});
-      if (!delivered(status)) error = `HTTP ${status}`;
+      status = res.status;
+      if (!delivered(status)) error = status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
     } catch (err) {
-      error = err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 500) : 'request failed';
+      // the class of failure only: never the addresses behind the URL
+      error = err instanceof OutgoingError ? err.message : 'the request failed';
     }
     const duration = Date.now() - started;
 
-    const first = e.first_attempt_at ?? now;
-    const attempts = e.attempts + 1;
     const ok = delivered(status);
     // A manual resend of an event whose schedule is over does not restart the schedule.
     const next = ok ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
     await this.p.database.transaction(async (trx) => {
-      await repo.insertAttempt(trx, { event_id: e.id, attempted_at: now, http_status: status, error, duration_ms: duration });
+      await repo.finishAttempt(trx, attemptId, { http_status: status, error, duration_ms: duration });
       await repo.updateEvent(trx, e.id, {
-        attempts,
-        first_attempt_at: first,
         status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED',
         delivered_at: ok ? now : null,
         next_attempt_at: next,

@@ -20,7 +20,8 @@ export function linksRoutes(service: LinksService) {
       },
     }, async (req) => {
       const ctx = ctxOf(req);
-      return ok(ctx, await service.send(ctx, req.body));
+      const r = await service.send(ctx, req.body);
+      return ok(ctx, { delivery: r.delivery, channel: r.channel });
     });
   };
 }

@@ -37,7 +37,11 @@ export class LinksService {
     return this.deps.sms;
   }
 
-  async send(ctx: RequestContext, input: SendLinkInput): Promise<{ delivery: boolean; channel: 'EMAIL' | 'SMS' }> {
+  /**
+   * `opts.url`: the link the message carries instead of the order's payment page (MoTo campaigns send a
+   * link that records the opening first, then shows the page).
+   */
+  async send(ctx: RequestContext, input: SendLinkInput, opts: { url?: string } = {}): Promise<{ delivery: boolean; channel: 'EMAIL' | 'SMS'; provider: string; providerId: string | null; error: string | null }> {
     const dest = parseDestination(input.destination);
     if ('error' in dest) throw badRequest(dest.error);
     const subject = input.subject.trim();
@@ -70,7 +74,7 @@ export class LinksService {
 
     const merchant = await this.deps.merchants.findMerchant(this.p.database.db, row.merchant_id);
     const currency = currencyByNumber(row.currency_number) ?? { code: row.currency, number: row.currency_number, digits: 2 };
-    const url = new URL(order.urls.payment_card);
+    const url = new URL(opts.url ?? order.urls.payment_card);
     url.searchParams.set('lang', lang);
     if (templateId) url.searchParams.set('template', templateId);
     const accent = template.buttonColor ?? DEFAULT_TEMPLATES.PAYMENT_CARD.buttonColor;
@@ -134,6 +138,6 @@ export class LinksService {
       error,
       created_at: ctx.clock.now(),
     });
-    return { delivery: delivered, channel: dest.channel };
+    return { delivery: delivered, channel: dest.channel, provider, providerId, error };
   }
 }

@@ -185,6 +185,19 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       return reply.code(status).type('text/html; charset=utf-8').send(body);
     }
 
+    /**
+     * A merchant URL as a Location header can carry it. URLs are normalised when the order is created;
+     * an order stored before that rule may still hold `€` or CR/LF: encoded here, so the redirect after
+     * a successful payment never fails.
+     */
+    function headerSafeUrl(url: string): string {
+      try {
+        return new URL(url.replace(/[\u0000-\u001f\u007f]/g, '')).href;
+      } catch {
+        return encodeURI(url.replace(/[\u0000-\u001f\u007f]/g, ''));
+      }
+    }
+
     function notFound(req: FastifyRequest, reply: FastifyReply) {
       return html(reply, 404, renderError(req, reply, { status: 404, details: 'unknown token' }));
     }
@@ -195,7 +208,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
      */
     function locate(o: PageOrder, q: PageQuery) {
       return (d: Destination): string => {
-        if (d.to === 'url') return q.framed && q.target !== 'self' ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, leave: true }) : d.url;
+        if (d.to === 'url') return q.framed && q.target !== 'self' ? withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, leave: true }) : headerSafeUrl(d.url);
         if (d.to === '3ds') return withQuery(pathOf(o.env, 'tokenized', o.token), { lang: q.lang, template: q.template, target: q.target });
         return withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, result: d.result, method: o.checkout ? 'card' : undefined });
       };

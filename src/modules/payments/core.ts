@@ -155,6 +155,11 @@ export interface RiskVerdict {
 
 export interface RiskEvaluator {
   evaluate(trx: Tx, check: RiskCheck): Promise<RiskVerdict>;
+  /**
+   * The verdict when it needs no database (nothing to evaluate for this merchant and service), else
+   * null. Lets the payment's fast path skip the transaction; `evaluate` must give the same answer.
+   */
+  quickVerdict?(check: RiskCheck): RiskVerdict | null;
 }
 
 /** Where step 1 of a payment left it. */
@@ -274,19 +279,22 @@ export class PaymentsCore {
     if (!notify && opts.present === false) return { order: next, presented: null as unknown as PresentedOrder };
     const txs = await repo.transactionsOf(trx, o.id);
     const presented = this.present(next, txs);
-    if (notify) {
-      await this.deps.events.enqueueNotification(trx, {
-        merchantId: o.merchant_id,
-        env: o.env,
-        orderId: o.id,
-        keyId: o.key_id,
-        url: o.url_post!,
-        payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
-        retries: o.m_resend,
-        at: now,
-      });
-    }
+    if (notify) await this.notify(trx, o, presented, now);
     return { order: next, presented };
+  }
+
+  /** Enqueues the order's notification (url_post) in `trx`. */
+  async notify(trx: Tx, o: repo.LockedOrder, presented: PresentedOrder, now: Date): Promise<void> {
+    await this.deps.events.enqueueNotification(trx, {
+      merchantId: o.merchant_id,
+      env: o.env,
+      orderId: o.id,
+      keyId: o.key_id,
+      url: o.url_post!,
+      payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
+      retries: o.m_resend,
+      at: now,
+    });
   }
 
   async settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {

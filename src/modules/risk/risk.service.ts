@@ -272,6 +272,27 @@ export class RiskService implements RiskEvaluator {
    * service, then the antifraud rules. Reads and writes (velocity events, cards seen) in one statement;
    * the customer profile (e-mail, phones) is read only when something uses it.
    */
+  /**
+   * The verdict without touching the database, when the cached settings say nothing is evaluated (no
+   * list linked to the service and antifraud off): what `evaluate` would answer. Null otherwise (or when
+   * the caches are cold): the caller evaluates in its transaction.
+   */
+  quickVerdict(c: RiskCheck): RiskVerdict | null {
+    const settings = this.#settings.get(c.merchantId);
+    const lists = this.#linked.get(c.serviceId);
+    if (!settings || !lists) return null;
+    const testCard = c.env === 'sandbox' && this.#isTestCard(c.card.fingerprint);
+    if (lists.length === 0 && !settings.enabled) return { action: 'PROCEED', antifraud: null, exemption: decide(settings, this.#facts(c, testCard, new Set(), {}, new Set(), null, null)).exemption };
+    // lists to look in or payments to count: evaluate reads and writes in the payment's transaction
+    if (lists.length > 0 || (settings.enabled && !testCard)) return null;
+    // antifraud on, nothing to count (a sandbox test card): the rules decide on the payment alone
+    const ip = c.customerIp && parseAddress(c.customerIp) ? parseAddress(c.customerIp)!.toString() : null;
+    const cardCountry = c.card.country ?? (c.env === 'sandbox' ? sandboxCardCountry(c.card.iin) : null);
+    const d = decide(settings, this.#facts(c, testCard, new Set(), {}, new Set(), null, { card: cardCountry, ip: ipCountry(ip) }));
+    if (d.antifraud?.evaluation === 'REJECT' && d.action !== 'BLACKLISTED') return null;
+    return { action: d.action, antifraud: d.antifraud, exemption: d.exemption };
+  }
+
   async evaluate(trx: Tx, c: RiskCheck): Promise<RiskVerdict> {
     const settings = await this.settingsOf(trx, c.merchantId);
     const lists = await this.#linkedLists(trx, c.serviceId);

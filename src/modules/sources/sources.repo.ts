@@ -99,6 +99,22 @@ export async function markPaid(db: Executor, id: string, at: Date, serviceId: st
     where id = ${id}`.execute(db);
 }
 
+/**
+ * `markPaid` as the body of a data-modifying CTE, for a caller that settles a payment in one statement:
+ * `id`, `at`, `serviceId` are the placeholders (e.g. `$18::uuid`) of its values and `when` a condition
+ * of the caller's statement that must hold for the write. The row is written only when something in it
+ * changes.
+ */
+export function markPaidCteSql(p: { id: string; at: string; serviceId: string; when: string }): string {
+  return `update sources
+    set validation_date = coalesce(validation_date, ${p.at}),
+        last_paid_at = greatest(coalesce(last_paid_at, ${p.at}), ${p.at}),
+        tokenization_service_id = coalesce(tokenization_service_id, ${p.serviceId})
+    where id = ${p.id} and ${p.when}
+      and (validation_date is null or last_paid_at is null or last_paid_at < ${p.at}
+        or (tokenization_service_id is null and ${p.serviceId} is not null))`;
+}
+
 /** Validated at storage or revalidated: the validation date moves to `at`; the first validating service is kept. */
 export async function setValidated(db: Executor, id: string, at: Date, serviceId: string | null = null): Promise<void> {
   await sql`update sources

@@ -7,7 +7,7 @@
  *   service (always outside database transactions), listings, and the card storage notification job.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { request } from 'undici';
+import { OutgoingError } from '../../platform/net/outgoing.js';
 import type { Platform } from '../../platform/index.js';
 import type { Executor } from '../../platform/db/database.js';
 import { ApiError, badRequest, notFound, unavailable } from '../../platform/errors/errors.js';
@@ -664,17 +664,17 @@ export class SourcesApi {
       }
       let problem: string | null = null;
       try {
-        const res = await request(job.payload.url, {
+        const res = await this.p.outgoing.send(job.payload.url, {
           method: 'POST',
           headers,
           body,
-          headersTimeout: this.p.config.notificationTimeoutMs,
-          bodyTimeout: this.p.config.notificationTimeoutMs,
+          env: row.env,
+          timeoutMs: this.p.config.notificationTimeoutMs,
         });
-        await res.body.dump();
-        if (res.statusCode < 200 || res.statusCode >= 300) problem = `url_post answered HTTP ${res.statusCode}`;
+        if (res.status < 200 || res.status >= 300) problem = `url_post answered HTTP ${res.status}`;
       } catch (err) {
-        problem = `url_post could not be reached: ${(err as Error).message}`;
+        // the class of failure only: never the addresses behind the URL
+        problem = `url_post could not be reached: ${err instanceof OutgoingError ? err.message : 'the request failed'}`;
       }
       if (problem === null) return;
       const next = NOTIFICATION_RETRIES_S[job.attempts - 1];

@@ -3,6 +3,7 @@
  * speaking one SQL dialect. Business code receives a `Database` and runs money-moving work inside
  * `database.transaction(...)`, passing the transaction down to repositories.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
@@ -22,6 +23,11 @@ export interface Database {
   readonly db: Db;
   /** The embedded database's directory lock (PGlite on disk only). */
   readonly lock?: DataDirLock;
+  /**
+   * Statements sent to the database by this process (every round trip: queries, BEGIN, COMMIT). What
+   * bench/roundtrips.ts and the round-trip test count.
+   */
+  readonly stats: DbStats;
   /** Runs `fn` in a transaction; retries on serialization failures and deadlocks. */
   transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -30,24 +36,79 @@ export interface Database {
 // int8 as JavaScript numbers (money and counters stay far below 2^53), the same as PGlite returns them.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
+export interface DbStats {
+  roundTrips: number;
+}
+
 export interface DatabaseOptions {
   databaseUrl: string | null;
   dataDir?: string;
   /** `memory://` PGlite for tests when true. */
   inMemory?: boolean;
   poolSize?: number;
+  /** How long to wait for a new PostgreSQL connection before failing (ms); a request then answers 503. */
+  connectTimeoutMs?: number;
+  /** Told about connection errors the pool absorbed (logging). */
+  onConnectionError?: (err: Error) => void;
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   schema?: string;
   /** Who takes the embedded database's lock (shown to a process that is refused): `gateway` or `cli`. */
   lockHolder?: string;
   /** An already open PGlite client to use (and leave open). */
   pglite?: import('@electric-sql/pglite').PGlite;
+  /**
+   * PostgreSQL: send every parameterized statement as a named prepared statement (parsed and planned
+   * once per connection, then only bound and executed). On by default (PAYGATE_DB_PREPARE).
+   */
+  prepare?: boolean;
 }
 
-function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>, lock?: DataDirLock): Database {
+/** Distinct statements prepared by this process; past this many, new shapes are sent unnamed. */
+const MAX_PREPARED = 2000;
+const statementNames = new Map<string, string>();
+
+/**
+ * The name of a statement's prepared form: a stable hash of its text, so every connection of every
+ * process gives the same statement the same name (pg prepares it on a connection the first time it
+ * sees the name there). Null when the statement should not be prepared.
+ */
+export function preparedName(text: string): string | null {
+  let name = statementNames.get(text);
+  if (name) return name;
+  if (statementNames.size >= MAX_PREPARED) return null;
+  name = `pg_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+type PgQuery = (...args: unknown[]) => unknown;
+
+/**
+ * Counts every statement a pool client sends and, with `prepare`, turns `query(text, values)` with
+ * values (what Kysely sends for compiled queries) into `query({ name, text, values })`. Statements
+ * without values (BEGIN, COMMIT, migrations of several statements) go as they are.
+ */
+function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolean): void {
+  const marked = client as pg.PoolClient & { __paygate?: true };
+  if (marked.__paygate) return;
+  marked.__paygate = true;
+  const original = client.query.bind(client) as PgQuery;
+  (client as unknown as { query: PgQuery }).query = (...args: unknown[]) => {
+    stats.roundTrips++;
+    const [text, values] = args;
+    if (prepare && typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
+      const name = preparedName(text);
+      if (name) return original({ name, text, values });
+    }
+    return original(...args);
+  };
+}
+
+function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, lock?: DataDirLock): Database {
   return {
     kind,
     db,
+    stats,
     lock,
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
@@ -70,22 +131,34 @@ function wrap(kind: Database['kind'], db: Db, onClose: () => Promise<void>, lock
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  const stats: DbStats = { roundTrips: 0 };
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 20,
       options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
     });
-    // A dropped idle connection must not crash the process.
-    pool.on('error', () => {});
+    // A dropped connection must never crash the process. pg emits 'error' on the client whose socket
+    // died: the pool listens only while a client is idle, so a client checked out by a request or a
+    // transaction (between two queries) had no listener and the event killed the process. Every client
+    // gets a listener for its whole life; the query in flight fails on its own (the request answers 503,
+    // its transaction is rolled back by the server) and the pool discards the broken client on release.
+    const report = (err: Error) => opts.onConnectionError?.(err);
+    pool.on('error', report);
+    pool.on('connect', (client) => {
+      client.on('error', report);
+    });
+    const prepare = opts.prepare ?? true;
+    pool.on('connect', (client) => instrumentClient(client, stats, prepare));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
-    return wrap('postgres', db, () => db.destroy());
+    return wrap('postgres', db, stats, () => db.destroy());
   }
   if (opts.pglite) {
     // A client owned by the caller (tests share one per worker): not closed with this database.
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite) });
-    return wrap('pglite', db, async () => {});
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite, stats) });
+    return wrap('pglite', db, stats, async () => {});
   }
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
@@ -100,10 +173,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   try {
     const client = dir ? new PGlite(dir) : new PGlite();
     await client.waitReady;
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
     return wrap(
       'pglite',
       db,
+      stats,
       async () => {
         try {
           await db.destroy();
@@ -116,6 +190,47 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   } catch (err) {
     lock?.release();
     throw err;
+  }
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
+  '57P01', // admin_shutdown (pg_terminate_backend, fast shutdown)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, in recovery)
+  '53300', // too_many_connections
+  '25006', // read_only_sql_transaction (a standby after failover)
+]);
+const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|terminating connection|the database system is (starting up|shutting down|in recovery)|Connection ended unexpectedly|connect ECONNREFUSED/i;
+
+/**
+ * True when `err` says the database could not be reached or the connection died (not a problem of the
+ * statement): the request fails with 503 and may be retried; nothing of its transaction was committed.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = pgCode(err);
+  if (code && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08'))) return true;
+  const message = (err as { message?: unknown }).message;
+  if (typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message)) return true;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== err ? isDatabaseUnavailable(cause) : false;
+}
+
+/** Answers whether the database answers a query within `timeoutMs` (readiness). */
+export async function databaseAnswers(database: Database, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const probe = sql`select 1`.execute(database.db).then(
+      () => true,
+      () => false,
+    );
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -9,7 +9,16 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+/** `migrations/` of the project: found upwards from this module (src/platform/db in the sources, dist/ in a build). */
+export const MIGRATIONS_DIR = findUp(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+function findUp(from: string, name: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, name);
+    if (fs.existsSync(path.join(candidate, '0001_foundation.sql'))) return candidate;
+    if (path.dirname(dir) === dir) return path.resolve(from, '../../../', name);
+  }
+}
 
 const LOCK_ID = 7_246_310_019; // arbitrary, constant: "paygate migrations"
 

@@ -43,9 +43,13 @@ class Mutex {
 export const transactionScope = new AsyncLocalStorage<true>();
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly client: PGlite) {}
+  constructor(
+    private readonly client: PGlite,
+    private readonly stats: { roundTrips: number },
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    this.stats.roundTrips++;
     if (compiled.parameters.length === 0) {
       // Simple protocol: allows several statements (migrations), like pg does without parameters.
       const results = await this.client.exec(compiled.sql);
@@ -71,8 +75,11 @@ class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
   #release: (() => void) | null = null;
 
-  constructor(private readonly client: PGlite) {
-    this.#connection = new PGliteConnection(client);
+  constructor(
+    private readonly client: PGlite,
+    stats: { roundTrips: number },
+  ) {
+    this.#connection = new PGliteConnection(client, stats);
   }
 
   async init(): Promise<void> {
@@ -111,12 +118,15 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly client: PGlite) {}
+  constructor(
+    private readonly client: PGlite,
+    private readonly stats: { roundTrips: number } = { roundTrips: 0 },
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.client);
+    return new PGliteDriver(this.client, this.stats);
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db);

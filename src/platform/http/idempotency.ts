@@ -1,6 +1,6 @@
 /**
  * `Idempotency-Key` on POST (decisions §9). The first response for a key is stored for 24 hours and
- * replayed for the same key and body; the same key with another body is 422; while the first request
+ * replayed for the same key, path and body; the same key with another path or body is 422; while the first request
  * is still running, 409. Keys are scoped to the merchant (and so to the environment).
  *
  * Server errors (5xx) and rate-limit answers are not stored: the operation may not have happened and
@@ -69,7 +69,7 @@ export class IdempotencyStore {
       .executeTakeFirst();
     if (!existing) return this.begin(merchantId, key, fingerprint); // deleted meanwhile (5xx): start again
     if (existing.request_fingerprint !== fingerprint) {
-      throw unprocessable('This Idempotency-Key was already used with a different request body');
+      throw unprocessable('This Idempotency-Key was already used with a different request (another path or body); use a new key for every distinct request');
     }
     if (existing.status === 'in_flight') {
       throw conflict('A request with this Idempotency-Key is still being processed');

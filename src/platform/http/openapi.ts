@@ -70,6 +70,8 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'checkouts', description: 'Checkout configurations: the payment methods and look offered to customers' },
       { name: 'security-lists', description: 'Security lists: blocked or allowed cards, emails, IPs, countries and BINs, applied to services' },
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
+      { name: 'moto', description: 'MoTo campaigns: payment links in bulk by SMS or e-mail, with evidence of delivery and opening' },
+      { name: 'batch', description: 'Batch files: payments with stored cards and refunds from a CSV file' },
       { name: 'payment-methods', description: 'Alternative payment methods (APMs) by kind (redirect, push, voucher): which a service offers, and PUSH payments' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
     ],

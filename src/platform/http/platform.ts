@@ -9,6 +9,7 @@ import FindMyWay from 'find-my-way';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
+import { isDatabaseUnavailable } from '../db/database.js';
 import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
@@ -17,6 +18,7 @@ import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfi
 import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
 import { installNulGuard } from './nul-guard.js';
+import { installPanGuard } from './pan-guard.js';
 import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
@@ -105,6 +107,13 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       details = err.message;
+    } else if (isDatabaseUnavailable(err)) {
+      // the database is unreachable or dropped the connection: nothing of this request committed (its
+      // transaction died with the connection), the client may retry
+      status = 503;
+      details = 'The service is temporarily unavailable (database unreachable); retry later';
+      reply.header('Retry-After', '1');
+      req.log.warn({ err: err.message }, 'database unavailable');
     } else {
       status = 500;
       details = `Internal error; request id ${req.id}`;
@@ -170,6 +179,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   installGetBodyAsQuery(app, opts.bodyLimit ?? 1024 * 1024);
   // ---- strings with U+0000 cannot be stored by PostgreSQL: 400, not 500 -------------------------------
   installNulGuard(app);
+  // ---- a full card number in free text (description, names, metadata, ...) is 400 -------------------
+  installPanGuard(app);
 
   // ---- body shape, then signature, on writes -------------------------------------------------------
   // A body that is not a JSON object (text/plain, an array, a string) is 400 saying so, before the
@@ -191,7 +202,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
-    const fingerprint = opts.vault.fingerprint('idempotency', `${req.method} ${req.routeOptions.url}\n${JSON.stringify(req.body ?? null)}`);
+    // the request as a whole: method, the full path (the order, event or merchant it acts on, and the
+    // environment through its prefix) and the body. The route pattern alone would replay one order's
+    // answer for another order sent with the same key.
+    const fingerprint = opts.vault.fingerprint('idempotency', `${req.method} ${canonicalTarget(req.url)}\n${JSON.stringify(req.body ?? null)}`);
     const outcome = await opts.idempotency.begin(req.ctx.merchant.id, key, fingerprint);
     if (outcome.kind === 'replay') {
       reply.header('Idempotent-Replayed', 'true');
@@ -204,10 +218,37 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     if (req.idempotency && (typeof payload === 'string' || payload === null || payload === undefined)) {
       const { merchantId, key } = req.idempotency;
       req.idempotency = null;
-      await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
+      try {
+        await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
+      } catch (err) {
+        // the answer is true whatever happens to its record (the database went away after the work
+        // committed): send it; the key stays in flight until its lock lapses
+        req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency record not written');
+      }
     }
     return payload;
   });
+}
+
+/**
+ * The path and query of a request in one form whatever way it was written: percent-encoding of
+ * unreserved characters decoded, hex digits of the rest in upper case, repeated and trailing slashes
+ * dropped (the router ignores them), query parameters sorted.
+ */
+export function canonicalTarget(url: string): string {
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const path =
+    rawPath
+      .replace(/%([0-9a-fA-F]{2})/g, (m, hex: string) => {
+        const c = String.fromCharCode(parseInt(hex, 16));
+        return /[A-Za-z0-9\-._~]/.test(c) ? c : `%${hex.toUpperCase()}`;
+      })
+      .replace(/\/{2,}/g, '/')
+      .replace(/(.)\/+$/, '$1') || '/';
+  if (q < 0) return path;
+  const params = [...new URLSearchParams(url.slice(q + 1))].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return params.length === 0 ? path : `${path}?${new URLSearchParams(params).toString()}`;
 }
 
 /** Why a write body that is not a JSON object is refused, in the client's terms. */
@@ -267,6 +308,8 @@ export interface ApiRoute {
   url: string;
   env: Env;
   hasBody: boolean;
+  /** The route's own body limit, when it has one (routes that take files); else the app's. */
+  bodyLimit?: number;
 }
 
 const apiRoutes = new WeakMap<object, ApiRoute[]>();
@@ -307,7 +350,7 @@ export async function registerApi(
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
           for (const method of [route.method].flat()) {
             if (method === 'HEAD') continue;
-            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body });
+            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, ...(route.config.bodyLimit ? { bodyLimit: route.config.bodyLimit as number } : {}) });
           }
         });
         await plugin(scope);

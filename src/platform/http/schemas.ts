@@ -66,6 +66,15 @@ export const FieldProblem = Type.Object(
   { title: 'FieldProblem', description: 'One problem of a request that failed validation', examples: [{ field: 'amount', problem: 'must be integer' }] },
 );
 
+/** One problem of one line of a file (MoTo campaigns, batch files: 422). */
+export const LineProblem = Type.Object(
+  {
+    line: Type.Integer({ description: 'line of the file (the header is line 1), or position in a JSON list from 1', examples: [3] }),
+    msg: Type.String({ description: 'what is wrong with it', examples: ['AMOUNT must be a whole number of minor units'] }),
+  },
+  { title: 'LineProblem', description: 'One problem of one line of a file', examples: [{ line: 3, msg: 'AMOUNT must be a whole number of minor units from 1 to 999999999999' }] },
+);
+
 export const ErrorEnvelope = Type.Object(
   {
     message: Type.String({ description: 'the reason phrase of the status', examples: ['Bad Request'] }),
@@ -84,6 +93,22 @@ export const ErrorEnvelope = Type.Object(
       details: 'amount must be integer; operative is required',
       errors: [{ field: 'amount', problem: 'must be integer' }, { field: 'operative', problem: 'is required' }],
     }],
+  },
+);
+
+/** 422 of the routes that take a file: every problem of every line; nothing was stored. */
+export const FileProblemsResponse = Type.Object(
+  {
+    message: Type.String({ description: 'the reason phrase of the status', examples: ['Unprocessable Entity'] }),
+    code: Type.Integer({ description: 'the HTTP status code', examples: [422] }),
+    current_time: ContractDate,
+    details: Type.String({ description: 'how many problems were found' }),
+    errors: Type.Optional(Type.Array(LineProblem, { description: 'one per line and problem, in line order (absent on a 422 of another cause, such as an Idempotency-Key reused with another body)' })),
+  },
+  {
+    title: 'FileProblemsResponse',
+    description: 'A file (or list of payments) with problems: every line\'s problems; nothing was stored or queued',
+    examples: [{ message: 'Unprocessable Entity', code: 422, current_time: '2026-03-14T10:21:07+0100', details: '2 problems in the file: nothing was queued', errors: [{ line: 3, msg: 'AMOUNT must be a whole number of minor units from 1 to 999999999999' }, { line: 7, msg: 'CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant' }] }],
   },
 );
 

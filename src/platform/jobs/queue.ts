@@ -90,6 +90,8 @@ export interface JobQueueOptions {
 interface Registered {
   handler: JobHandler;
   backoffMs: (attempt: number) => number;
+  /** Lease of this queue's jobs (the queue default when absent). */
+  leaseMs?: number;
 }
 
 const defaultBackoff = (attempt: number) => Math.min(3_600_000, 1000 * 2 ** Math.min(attempt, 20));
@@ -111,12 +113,23 @@ export class JobQueue {
   #inFlight = new Set<Promise<void>>();
 
   constructor(opts: JobQueueOptions) {
-    this.#opts = { leaseMs: 5 * 60_000, ...opts };
+    this.#opts = { leaseMs: 60_000, ...opts };
   }
 
-  register<P>(queue: string, handler: JobHandler<P>, opts: { backoffMs?: (attempt: number) => number } = {}): void {
+  /**
+   * Registers the handler of `queue`. `leaseMs` is how long a claimed job of this queue stays with its
+   * worker without news: while the handler runs the worker renews the lease (every third of it), so a
+   * long job is never taken over, and a job whose worker died runs again once the lease lapses. Give
+   * queues whose handlers have a known deadline (a notification's timeout) a lease just above it.
+   */
+  register<P>(queue: string, handler: JobHandler<P>, opts: { backoffMs?: (attempt: number) => number; leaseMs?: number } = {}): void {
     if (this.#handlers.has(queue)) throw new Error(`job handler for "${queue}" registered twice`);
-    this.#handlers.set(queue, { handler: handler as JobHandler, backoffMs: opts.backoffMs ?? defaultBackoff });
+    this.#handlers.set(queue, { handler: handler as JobHandler, backoffMs: opts.backoffMs ?? defaultBackoff, leaseMs: opts.leaseMs });
+  }
+
+  /** The lease of a claimed job of `queue`, in milliseconds. */
+  leaseOf(queue: string): number {
+    return this.#handlers.get(queue)?.leaseMs ?? this.#opts.leaseMs;
   }
 
   /** Runs `queue` every `everyMs` (one pending instance across all processes). */
@@ -207,7 +220,8 @@ export class JobQueue {
       await this.#enqueueSchedules();
       const claimed = await this.#claim(opts.queues);
       if (claimed.length === 0) break;
-      await Promise.all(claimed.map((j) => this.#execute(j)));
+      // one after another, in the order they were due (then enqueued): deterministic for tests
+      for (const j of claimed) await this.#execute(j);
       total += claimed.length;
     }
     return total;
@@ -220,11 +234,13 @@ export class JobQueue {
         await this.#enqueueSchedules();
         claimed = await this.#claim();
       } catch (err) {
-        this.#opts.logger.error({ err }, 'job claim failed');
+        // the database is away: log once per poll without a stack and try again after the poll interval
+        this.#opts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'job claim failed');
       }
       if (claimed.length > 0) {
-        // Run the batch, but keep claiming when the batch was full.
-        const batch = Promise.all(claimed.map((j) => this.#track(this.#execute(j))));
+        // Run the batch, but keep claiming when the batch was full. A job whose bookkeeping failed (the
+        // database went away) is only logged: its lease lapses and it runs again; the loop goes on.
+        const batch = Promise.all(claimed.map((j) => this.#track(this.#safeExecute(j))));
         if (claimed.length < this.#opts.batchSize) await batch;
         continue;
       }
@@ -240,6 +256,14 @@ export class JobQueue {
     }
   }
 
+  async #safeExecute(job: Job): Promise<void> {
+    try {
+      await this.#execute(job);
+    } catch (err) {
+      this.#opts.logger.error({ job: job.id, queue: job.queue, err: err instanceof Error ? err.message : String(err) }, 'job bookkeeping failed; the job runs again when its lease lapses');
+    }
+  }
+
   #track(p: Promise<void>): Promise<void> {
     this.#inFlight.add(p);
     return p.finally(() => this.#inFlight.delete(p));
@@ -249,13 +273,14 @@ export class JobQueue {
     const now = Date.now();
     for (const s of this.#schedules) {
       if (now < s.next) continue;
-      s.next = now + s.everyMs;
       await this.enqueue(this.#opts.database.db, {
         queue: s.queue,
         dedupeKey: 'schedule',
         runAt: new Date(this.#opts.clock.now().getTime()),
         maxAttempts: 1,
       });
+      // only once it is enqueued: a schedule missed while the database was away is tried again next poll
+      s.next = now + s.everyMs;
     }
   }
 
@@ -263,7 +288,8 @@ export class JobQueue {
     const names = queues ?? [...this.#handlers.keys()];
     if (names.length === 0) return [];
     const now = this.#opts.clock.now();
-    const leaseUntil = new Date(now.getTime() + this.#opts.leaseMs);
+    const leases: Record<string, number> = {};
+    for (const n of names) leases[n] = this.leaseOf(n);
     const { rows } = await sql<{
       id: number;
       queue: string;
@@ -273,12 +299,12 @@ export class JobQueue {
       merchant_id: string | null;
       run_at: Date;
     }>`
-      update jobs set status = 'running', attempts = attempts + 1, locked_by = ${this.workerId}, locked_until = ${leaseUntil}
+      update jobs set status = 'running', attempts = attempts + 1, locked_by = ${this.workerId}, locked_until = ${now}::timestamptz + (coalesce((${JSON.stringify(leases)}::jsonb ->> jobs.queue)::float8, ${this.#opts.leaseMs}) * interval '1 millisecond')
       where id in (
         select id from jobs
         where queue = any(${names}::text[])
           and ((status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))
-        order by run_at
+        order by run_at, id
         limit ${this.#opts.batchSize}
         for update skip locked
       )
@@ -291,7 +317,7 @@ export class JobQueue {
       maxAttempts: r.max_attempts,
       merchantId: r.merchant_id,
       runAt: r.run_at,
-    }));
+    })).sort((x, y) => x.runAt.getTime() - y.runAt.getTime() || x.id - y.id);
   }
 
   async #execute(job: Job): Promise<void> {
@@ -302,8 +328,21 @@ export class JobQueue {
       await owned(db.updateTable('jobs').set({ status: 'failed', last_error: 'no handler', finished_at: this.#opts.clock.now() })).execute();
       return;
     }
+    // renew the lease while the handler runs, so only a dead worker's job is taken over
+    const leaseMs = this.leaseOf(job.queue);
+    const heartbeat = setInterval(() => {
+      owned(db.updateTable('jobs').set({ locked_until: new Date(this.#opts.clock.now().getTime() + leaseMs) }).where('status', '=', 'running'))
+        .execute()
+        .catch(() => {});
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    heartbeat.unref();
     try {
-      const result = await reg.handler(job);
+      let result: void | Reschedule;
+      try {
+        result = await reg.handler(job);
+      } finally {
+        clearInterval(heartbeat);
+      }
       if (result && 'retryAt' in result) {
         await owned(
           db.updateTable('jobs').set({ status: 'pending', run_at: result.retryAt, locked_by: null, locked_until: null }),

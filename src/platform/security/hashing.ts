@@ -26,25 +26,34 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(sha256(a), sha256(b));
 }
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
+/** OWASP password storage parameters for scrypt: N=2^17, r=8, p=1 (128 MiB of memory per hash). */
+export const SCRYPT = { N: 131072, r: 8, p: 1, keylen: 32 };
+/** Memory scrypt may use: 128 * N * r bytes plus headroom (Node's default cap is 32 MiB). */
+const maxmemFor = (n: number, r: number) => 128 * n * r * 2;
 
 /** Password hash: `scrypt$N$r$p$salt$hash` (base64). */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  const key = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: maxmemFor(SCRYPT.N, SCRYPT.r) });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [alg, n, r, p, salt, hash] = stored.split('$');
   if (alg !== 'scrypt') return false;
+  const N = Number(n);
+  const R = Number(r);
+  // parameters outside what we ever wrote are refused rather than run (a stored value is data)
+  if (!Number.isInteger(N) || N < 2 || N > 2 ** 20 || !Number.isInteger(R) || R < 1 || R > 32 || !Number.isInteger(Number(p)) || Number(p) < 1 || Number(p) > 16) return false;
   const expected = Buffer.from(hash, 'base64');
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
+  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N, r: R, p: Number(p), maxmem: maxmemFor(N, R) });
   return timingSafeEqual(key, expected);
+}
+
+/** True when a stored hash was made with weaker parameters than today's (re-hash at the next login). */
+export function needsRehash(stored: string): boolean {
+  const [alg, n, r, p] = stored.split('$');
+  return alg !== 'scrypt' || Number(n) < SCRYPT.N || Number(r) < SCRYPT.r || Number(p) < SCRYPT.p;
 }
 
 /** A readable random password for dashboard users (no ambiguous characters). */

@@ -12,13 +12,15 @@ export const RECONCILE_QUEUE = 'payments.reconcile';
 
 export function registerJobs(core: PaymentsCore): void {
   const { p } = core;
+  // a sweep whose worker died is taken over within seconds, not minutes (running sweeps renew the lease)
+  const sweepLease = { leaseMs: Math.min(p.config.jobLeaseMs, Math.max(5_000, 3 * p.config.sweepEveryMs)) };
   p.jobs.register(EXPIRE_QUEUE, async () => {
     await expireDue(core);
-  });
+  }, sweepLease);
   p.jobs.every(EXPIRE_QUEUE, p.config.sweepEveryMs);
   p.jobs.register(RECONCILE_QUEUE, async () => {
     await reconcile(core);
-  });
+  }, sweepLease);
   p.jobs.every(RECONCILE_QUEUE, p.config.sweepEveryMs);
 }
 

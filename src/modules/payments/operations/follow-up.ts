@@ -18,6 +18,7 @@ import {
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
 import { amountsOf, unwrap } from './input.js';
+import { fastFollowUp } from './fast.js';
 import { callProcessor, settle } from './settle.js';
 
 /** Step 1 of a confirmation, cancellation or refund: checks, retry rules, PENDING transaction, reservation. */
@@ -53,6 +54,8 @@ async function startFollowUp(core: PaymentsCore, ctx: RequestContext, orderId: s
 }
 
 async function followUp(core: PaymentsCore, ctx: RequestContext, orderId: string, op: RetryOperation, decide: (o: repo.LockedOrder) => number, extra?: { extraData?: unknown }): Promise<OrderResult> {
+  const quick = await fastFollowUp(core, ctx, orderId, op, decide, extra);
+  if (quick) return quick;
   const s = await startFollowUp(core, ctx, orderId, op, decide, extra);
   const result = await callProcessor(s.connector, s.processorOp, s.request);
   return settle(core, s.orderId, s.txId, result);

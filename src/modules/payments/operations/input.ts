@@ -23,8 +23,15 @@ export function amountsOf(o: repo.LockedOrder) {
   };
 }
 
-function checkUrl(name: string, v: string | null | undefined): void {
-  if (v === undefined || v === null || v === '') return;
+/**
+ * A merchant URL (url_post, url_ok, url_ko) checked and in its normal form: absolute http(s), no
+ * control characters (CR/LF would split a header), everything else a header cannot carry (`€`, CJK,
+ * spaces) percent-encoded and an international host name in punycode, so a redirect to it can never
+ * fail. Null when empty.
+ */
+export function normaliseUrl(name: string, v: string | null | undefined): string | null | undefined {
+  if (v === undefined || v === null || v === '') return v;
+  if (/[\u0000-\u001f\u007f]/.test(v)) throw badRequest(`${name} must not contain control characters (such as CR or LF)`);
   let u: URL;
   try {
     u = new URL(v);
@@ -32,16 +39,18 @@ function checkUrl(name: string, v: string | null | undefined): void {
     throw badRequest(`${name} must be an absolute http(s) URL`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest(`${name} must be an absolute http(s) URL`);
+  if (u.href.length > 2000) throw badRequest(`${name} must be at most 2000 characters once percent-encoded`);
+  return u.href;
 }
 
-/** Rules of B1 beyond the schema. */
+/** Rules of B1 beyond the schema; merchant URLs are replaced by their normal form. */
 export function checkOrderInput(input: NewOrder): void {
   if (input.expires_in !== undefined && input.expires_in !== null && (input.expires_in < 600 || input.expires_in > 31_536_000)) {
     throw badRequest('expires_in must be from 600 to 31536000 seconds');
   }
-  checkUrl('url_post', input.url_post);
-  checkUrl('url_ok', input.url_ok);
-  checkUrl('url_ko', input.url_ko);
+  input.url_post = normaliseUrl('url_post', input.url_post);
+  input.url_ok = normaliseUrl('url_ok', input.url_ok);
+  input.url_ko = normaliseUrl('url_ko', input.url_ko);
   if (input.source_uuid && input.card_uuid && input.source_uuid !== input.card_uuid) throw badRequest('source_uuid and card_uuid differ');
 }
 

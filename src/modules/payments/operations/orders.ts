@@ -4,14 +4,15 @@ import type { RequestContext } from '../../../platform/http/types.js';
 import { parseFilterDate } from '../../../platform/time/format.js';
 import { canOrder } from '../order-states.js';
 import { LIST_LIMIT_MAX, METADATA_MAX_PAIRS, nullIfEmpty, presentTransaction } from '../payments.domain.js';
+import * as fast from '../fast.repo.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
 
 /** C2: an order of the caller (expired on the spot when its time has come). */
 export async function getOrder(core: PaymentsCore, ctx: RequestContext, orderId: string): Promise<OrderResult> {
-  const db = core.db.db;
-  const o = await repo.findOrder(db, orderId);
-  if (!o || o.merchant_id !== ctx.merchant.id || o.env !== ctx.env) throw notFound(`The order ${orderId} was not found`);
+  const found = await fast.orderWithTransactions(core.db.db, orderId);
+  if (!found || found.order.merchant_id !== ctx.merchant.id || found.order.env !== ctx.env) throw notFound(`The order ${orderId} was not found`);
+  const o = found.order;
   if (core.isDue(o, core.now(o))) {
     const expired = await core.db.transaction(async (trx) => {
       const locked = await core.lockOwned(trx, ctx, orderId);
@@ -20,7 +21,7 @@ export async function getOrder(core: PaymentsCore, ctx: RequestContext, orderId:
     });
     if (expired) return { order: expired, merchantId: o.merchant_id, redirect: null, failed: null };
   }
-  return { order: core.present(o, await repo.transactionsOf(db, o.id)), merchantId: o.merchant_id, redirect: null, failed: null };
+  return { order: core.present(o, found.txs), merchantId: o.merchant_id, redirect: null, failed: null };
 }
 
 /** C1: the payment link stops working. */

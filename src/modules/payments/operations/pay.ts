@@ -17,6 +17,7 @@ import * as keptCards from '../threeds-cards.repo.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { assertProcessable, insertOrder, resolveService } from './create-order.js';
 import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
+import { fastPay } from './fast.js';
 import { finishStarted, refuseStarted } from './settle.js';
 
 export interface DirectInput {
@@ -56,6 +57,8 @@ function requirePci(ctx: RequestContext, what: string): void {
 
 /** Pays an order of the caller with `build(order)` (B10, B11, and `pay` of the public interface). */
 export async function payOwned(core: PaymentsCore, ctx: RequestContext, orderId: string, build: (o: repo.LockedOrder) => PayInput): Promise<OrderResult> {
+  const quick = await fastPay(core, ctx, orderId, build);
+  if (quick) return quick;
   const started = await core.db.transaction(async (trx) => {
     const o = await core.lockOwned(trx, ctx, orderId);
     return startPayment(core, trx, o, build(o));

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+/**
+ * Builds the runnable gateway: src/server.ts → dist/server.js and the operator command
+ * src/cli/main.ts → dist/cli.js, bundled by esbuild (our code in one file each; packages stay in
+ * node_modules), with source maps. The page scripts read at start are copied to dist/client.
+ * `npm start` runs it first (a fraction of a second); `npm run dev` runs the sources through tsx.
+ *
+ *   node scripts/build.mjs            build
+ *   node scripts/build.mjs --if-stale build only when a source is newer than the build (bin/paygate.js)
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const outputs = [path.join(dist, 'server.js'), path.join(dist, 'cli.js')];
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+export function isStale() {
+  if (!outputs.every((f) => fs.existsSync(f))) return true;
+  const built = Math.min(...outputs.map((f) => fs.statSync(f).mtimeMs));
+  return newestSource(path.join(root, 'src')) > built || fs.statSync(path.join(root, 'package.json')).mtimeMs > built;
+}
+
+export async function build() {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { server: 'src/server.ts', cli: 'src/cli/main.ts' },
+    outdir: dist,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  fs.cpSync(path.join(root, 'src/modules/pages/client'), path.join(dist, 'client'), { recursive: true });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (!process.argv.includes('--if-stale') || isStale()) await build();
+}

@@ -1,0 +1,155 @@
+/**
+ * CSV files sent in a JSON body as base64 (MoTo campaigns, batch files): decoded, checked against the
+ * limits and read with csv-parse, each record with the line it starts on. UTF-8, a header row, comma
+ * separated, header names case-insensitive, quoted fields allowed.
+ *
+ * A file that cannot be read (not base64, not UTF-8 text, not CSV, too large, wrong header) is a 400
+ * naming the problem; problems of single rows are the caller's to collect (422 with every line).
+ */
+import { parse } from 'csv-parse';
+import { Readable } from 'node:stream';
+import { badRequest } from '../errors/errors.js';
+
+/** Largest CSV file accepted, decoded. */
+export const CSV_MAX_BYTES = 10 * 1024 * 1024;
+/** Most data rows in one file. */
+export const CSV_MAX_ROWS = 10_000;
+/** A body that carries the largest legal file in base64, with room for the other fields. */
+export const CSV_BODY_LIMIT = Math.ceil((CSV_MAX_BYTES * 4) / 3) + 1024 * 1024;
+
+export interface CsvRow {
+  /** The line of the file the row starts on (the header is line 1). */
+  line: number;
+  /** Values by upper-case column name; columns absent from the file are absent here. */
+  values: Record<string, string>;
+  /** Number of fields the row had (differs from the header's on a ragged row). */
+  width: number;
+}
+
+export interface CsvFile {
+  columns: string[];
+  rows: CsvRow[];
+}
+
+export interface CsvSpec {
+  /** Columns that must be in the header (upper case). */
+  required: readonly string[];
+  /** Columns that may be in the header (upper case). Anything else is refused. */
+  optional: readonly string[];
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The bytes of a base64 field. `prefix`: the data-URL prefix that must (`'required'`) or may
+ * (`'optional'`) precede the base64 text.
+ */
+export function decodeBase64File(field: string, value: string, prefix: 'required' | 'optional'): Buffer {
+  let text = value.trim();
+  const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(text);
+  if (m) {
+    if (!/^text\/csv$/i.test(m[1]) || !/;base64$/i.test(m[2] ?? '')) throw badRequest(`${field} must start with data:text/csv;base64, (found "${m[0].slice(0, 60)}")`);
+    text = text.slice(m[0].length);
+  } else if (prefix === 'required') {
+    throw badRequest(`${field} must be a CSV file in base64 with the prefix data:text/csv;base64,`);
+  }
+  text = text.replace(/\s+/g, '');
+  if (text.length === 0) throw badRequest(`${field} is empty`);
+  if (text.length % 4 !== 0 || !BASE64.test(text)) throw badRequest(`${field} is not valid base64`);
+  const maxEncoded = Math.ceil(CSV_MAX_BYTES / 3) * 4;
+  if (text.length > maxEncoded) throw badRequest(`${field} is larger than ${CSV_MAX_BYTES} bytes (10 MiB), the largest file accepted`);
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length > CSV_MAX_BYTES) throw badRequest(`${field} is larger than ${CSV_MAX_BYTES} bytes (10 MiB), the largest file accepted`);
+  return bytes;
+}
+
+/** Reads a CSV file (see the module comment). Throws 400 when it cannot be read or its header is wrong. */
+export async function readCsv(field: string, bytes: Buffer, spec: CsvSpec): Promise<CsvFile> {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest(`${field} is not UTF-8 text (a CSV file is expected)`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text)) throw badRequest(`${field} is not a CSV file (it contains binary data)`);
+
+  const records: Array<{ line: number; fields: string[] }> = [];
+  const parser = Readable.from([text]).pipe(
+    parse({ info: true, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: 64 * 1024 }),
+  );
+  try {
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      // `info.lines` is the line the record ends on; a record spanning lines (quoted newline) starts earlier
+      const spanned = item.record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0);
+      records.push({ line: item.info.lines - spanned, fields: item.record });
+      if (records.length > CSV_MAX_ROWS + 1) throw badRequest(`${field} has more than ${CSV_MAX_ROWS} rows, the most accepted in one file`);
+    }
+  } catch (err) {
+    if ((err as { status?: number }).status === 400) throw err;
+    const e = err as { message?: string; lines?: number };
+    throw badRequest(`${field} is not a readable CSV file${e.lines ? ` (line ${e.lines})` : ''}: ${String(e.message ?? err).slice(0, 200)}`);
+  }
+  if (records.length === 0) throw badRequest(`${field} is empty: a header row is expected`);
+  const header = records[0].fields.map((h) => h.trim().toUpperCase());
+  const known = new Set([...spec.required, ...spec.optional]);
+  const seen = new Set<string>();
+  for (const h of header) {
+    if (h === '') throw badRequest(`${field}: the header row has an empty column name`);
+    if (!known.has(h)) throw badRequest(`${field}: unknown column "${h.slice(0, 40)}" in the header; the columns are ${[...spec.required, ...spec.optional].join(', ')}`);
+    if (seen.has(h)) throw badRequest(`${field}: column ${h} appears twice in the header`);
+    seen.add(h);
+  }
+  const missing = spec.required.filter((c) => !seen.has(c));
+  if (missing.length > 0) throw badRequest(`${field}: the header lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  const rows = records.slice(1).map((r) => {
+    const values: Record<string, string> = {};
+    header.forEach((h, i) => {
+      if (i < r.fields.length) values[h] = r.fields[i];
+    });
+    return { line: r.line, values, width: r.fields.length };
+  });
+  if (rows.length === 0) throw badRequest(`${field} has a header and no rows`);
+  return { columns: header, rows };
+}
+
+/** One problem of one row (422 `errors`). */
+export interface LineError {
+  line: number;
+  msg: string;
+}
+
+/** Parses an integer amount in minor units (digits only); null when absent or invalid. */
+export function csvAmount(v: string | undefined, max: number): number | 'invalid' | null {
+  if (v === undefined || v.trim() === '') return null;
+  const t = v.trim();
+  if (!/^[0-9]{1,15}$/.test(t)) return 'invalid';
+  const n = Number(t);
+  if (n <= 0 || n > max) return 'invalid';
+  return n;
+}
+
+/** `true`/`false`/`1`/`0`/`yes`/`no` (any case); empty is `fallback`. */
+export function csvBool(v: string | undefined, fallback: boolean): boolean | 'invalid' {
+  if (v === undefined || v.trim() === '') return fallback;
+  const t = v.trim().toLowerCase();
+  if (['true', '1', 'yes', 'y'].includes(t)) return true;
+  if (['false', '0', 'no', 'n'].includes(t)) return false;
+  return 'invalid';
+}
+
+/** An absolute http(s) URL of at most 500 characters, or null when empty; 'invalid' otherwise. */
+export function csvUrl(v: string | undefined): string | null | 'invalid' {
+  if (v === undefined || v.trim() === '') return null;
+  const t = v.trim();
+  if (t.length > 500) return 'invalid';
+  try {
+    const u = new URL(t);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? t : 'invalid';
+  } catch {
+    return 'invalid';
+  }
+}
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
