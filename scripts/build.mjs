@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds the runnable gateway: src/server.ts → dist/server.js and the operator command
- * src/cli/main.ts → dist/cli.js, bundled by esbuild (our code in one file each; packages stay in
+ * src/cli/main.ts → dist/cli.js (and the worker process src/worker.ts → dist/worker.js), bundled by esbuild (our code in one file each; packages stay in
  * node_modules), with source maps. The page scripts read at start are copied to dist/client.
  * `npm start` runs it first (a fraction of a second); `npm run dev` runs the sources through tsx.
  *
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-const outputs = [path.join(dist, 'server.js'), path.join(dist, 'cli.js')];
+const outputs = [path.join(dist, 'server.js'), path.join(dist, 'worker.js'), path.join(dist, 'cli.js')];
 
 function newestSource(dir) {
   let newest = 0;
@@ -35,7 +35,7 @@ export async function build() {
   const esbuild = await import('esbuild');
   await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { server: 'src/server.ts', cli: 'src/cli/main.ts' },
+    entryPoints: { server: 'src/server.ts', worker: 'src/worker.ts', cli: 'src/cli/main.ts' },
     outdir: dist,
     bundle: true,
     platform: 'node',

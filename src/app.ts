@@ -9,7 +9,7 @@ import type { Platform } from './platform/index.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
 import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
-import { RateLimiter } from './platform/http/rate-limit.js';
+import { limiterFromConfig, type Limiter } from './platform/http/rate-limit.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
@@ -23,6 +23,7 @@ import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js'
 import { RiskService, riskRoutes } from './modules/risk/index.js';
 import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js';
 import { BatchService, batchRoutes } from './modules/batch/index.js';
+import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
@@ -44,6 +45,7 @@ export interface Modules {
   risk: RiskService;
   campaigns: CampaignsService;
   batch: BatchService;
+  subscriptions: SubscriptionsService;
   paymentMethods: PaymentMethodsService;
   idempotency: IdempotencyStore;
 }
@@ -77,8 +79,9 @@ export function buildModules(p: Platform): Modules {
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
+  const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -91,6 +94,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.risk.registerJobs();
   m.campaigns.registerJobs();
   m.batch.registerJobs();
+  m.subscriptions.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -117,6 +121,8 @@ export function registerJobs(p: Platform, m: Modules): void {
 export interface BuildOptions {
   /** Extra Fastify options (https, ...). */
   server?: Partial<FastifyServerOptions> & { https?: { key: Buffer; cert: Buffer } | null };
+  /** The rate limiter (default: from the configuration, Redis when PAYGATE_REDIS_URL is set). */
+  limiter?: Limiter;
   /** Called with the app before the routes are registered (tests add contract checks here). */
   instrument?: (app: FastifyInstance) => void;
 }
@@ -133,13 +139,15 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     ...(opts.server as object),
   }) as unknown as FastifyInstance;
 
+  const limiter = opts.limiter ?? (await limiterFromConfig(config, p.logger));
+  if (!opts.limiter && limiter.close) app.addHook('onClose', async () => limiter.close!());
   installPlatform(app, {
     timezone: config.timezone,
     bodyLimit: config.bodyLimit,
     clock: p.clock,
     vault: p.vault,
     resolveKey: m.merchants.resolveKey,
-    rateLimiter: new RateLimiter(),
+    rateLimiter: limiter,
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
     unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,
@@ -250,6 +258,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, riskRoutes(m.risk));
   await registerApi(app, campaignsRoutes(m.campaigns));
   await registerApi(app, batchRoutes(m.batch));
+  await registerApi(app, subscriptionsRoutes(m.subscriptions));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
 
   await app.ready();

@@ -11,6 +11,7 @@ import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
+import { superviseWorkers } from './supervisor.js';
 
 /** The port is taken by another process: said in one line, before anything else happens. */
 export class PortInUseError extends Error {
@@ -30,7 +31,15 @@ export async function assertPortFree(host: string, port: number): Promise<void> 
   });
 }
 
-export async function startServer(config: Config, overrides: PlatformOverrides = {}) {
+export interface StartOptions {
+  /**
+   * Run background work (job queues) in this process. `npm start` on PostgreSQL leaves it to worker
+   * processes (PAYGATE_WORKER_PROCESSES); default: as PAYGATE_WORKERS says.
+   */
+  backgroundInProcess?: boolean;
+}
+
+export async function startServer(config: Config, overrides: PlatformOverrides = {}, opts: StartOptions = {}) {
   await assertPortFree(config.host, config.port);
   const p = await createPlatform(config, { lockHolder: 'gateway', ...overrides });
   const applied = await migrate(p.database);
@@ -53,7 +62,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   p.database.lock?.setUrl(baseUrl);
-  if (config.workers) p.jobs.start();
+  if (config.workers && opts.backgroundInProcess !== false) p.jobs.start();
   // The key file may be rotated by `paygate vault rotate` while we run: look for a new key ring every few
   // seconds (a new active key queues the background re-wrap, see registerJobs).
   const keyRingWatch = setInterval(() => p.vault.refresh(), 5000);
@@ -86,6 +95,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     p.logger.info('shutting down');
     await app.close();
     await p.jobs.stop();
+    await p.invalidation.stop();
     await p.database.close();
   };
   return { app, platform: p, modules, baseUrl, close };
@@ -116,7 +126,8 @@ export function watchTls(
   };
 }
 
-async function main() {
+/** `npm start` and `paygate serve`: the gateway, and on PostgreSQL its worker processes. */
+export async function main() {
   let config: Config;
   try {
     config = loadConfig();
@@ -127,15 +138,19 @@ async function main() {
     }
     throw err;
   }
-  const server = await startServer(config);
-  // npm and tsx relay a terminal's Ctrl-C or a group's SIGTERM, so the signal can arrive twice: the
-  // second must not cut the graceful shutdown short (the embedded database's lock is removed at its end)
+  // On PostgreSQL background work runs in worker processes, off the API's event loop; the embedded
+  // database is single-process, so there it stays here.
+  const separate = config.workers && config.databaseUrl !== null && config.workerProcesses > 0;
+  const server = await startServer(config, {}, { backgroundInProcess: !separate });
+  const workers = separate ? superviseWorkers(config.workerProcesses, server.platform.logger) : null;
+  // npm relays a terminal's Ctrl-C or a group's SIGTERM, so the signal can arrive twice: the second must
+  // not cut the graceful shutdown short (the embedded database's lock is removed at its end)
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      server.close().then(
+      Promise.all([server.close(), workers?.stop()]).then(
         () => process.exit(0),
         (err) => {
           server.platform.logger.error({ err }, 'shutdown failed');

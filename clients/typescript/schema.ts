@@ -630,7 +630,7 @@ export interface paths {
         };
         /**
          * F10 List the sources of a customer
-         * @description `status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. `unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`.
+         * @description `status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. `unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`. Optional paging: `limit` sources per page, then `cursor` set to the `next_cursor` of the previous page (null on the last page); without `limit` and `cursor` every source is listed.
          */
         get: operations["listCustomerSources"];
         put?: never;
@@ -954,7 +954,7 @@ export interface paths {
         };
         /**
          * C3 List transactions of the merchant and its children
-         * @description Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; `next_offset` is null on the last page.
+         * @description Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; oldest first. Page with `offset` (`next_offset` is null on the last page) or, faster on deep pages, with `cursor` (pass the `next_cursor` of the previous page). `count` stops at 100,000 (`count_capped` is then true).
          */
         get: operations["listTransactions"];
         put?: never;
@@ -1848,6 +1848,262 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/company": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the company
+         * @description The merchant's company; 404 until it exists.
+         */
+        get: operations["getSubscriptionCompany"];
+        put?: never;
+        /**
+         * I1 Create the company
+         * @description The merchant's company in recurring billing: one per merchant and environment. Creates it the first time and answers the same one after that. Needs no body and no signature. Creating a product also creates it.
+         */
+        post: operations["createSubscriptionCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/product": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * I2 Create a product
+         * @description What you sell by subscription. `notification_url` is told about every status change of a payment of its subscriptions (signed like order notifications, retried when the merchant resends failed notifications, visible in `/events`). A second product with the same `external_id` is 409.
+         */
+        post: operations["createSubscriptionProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I3 List products
+         * @description The merchant's products, oldest first (removed ones are left out).
+         */
+        get: operations["listSubscriptionProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/product/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I4 Read a product
+         * @description By its external id; 404 when unknown or removed.
+         */
+        get: operations["getSubscriptionProduct"];
+        put?: never;
+        post?: never;
+        /**
+         * I5 Remove a product
+         * @description Removes the product (its external id may be used again). Its subscriptions are NOT cancelled: they go on charging and notifying.
+         */
+        delete: operations["deleteSubscriptionProduct"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/payment/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I6 Read a subscription payment
+         * @description One charge attempt, with its subscription. `payment_details` names the order, card and transaction of the charge.
+         */
+        get: operations["getSubscriptionPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I7 List subscription payments
+         * @description Every charge attempt of the merchant's subscriptions, oldest first, filtered by status, subscription and due date, in pages (`limit`, `offset`, `next_offset`).
+         */
+        get: operations["listSubscriptionPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * I8 Create a plan
+         * @description How a product is charged: `amount` every `interval` × `interval_type` (DAILY, WEEKLY, MONTHLY, ANNUAL; YEARLY is read as ANNUAL). With `trial_available`, the first charge waits `interval_offset` × `interval_offset_type`. Months keep the day of the first charge (31 Jan, 28 or 29 Feb, 31 Mar, …).
+         */
+        post: operations["createSubscriptionPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I9 List plans
+         * @description The merchant's plans, oldest first; `product` keeps those of one product.
+         */
+        get: operations["listSubscriptionPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/plan/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I10 Read a plan
+         * @description By its external id, with its product; 404 when unknown or removed.
+         */
+        get: operations["getSubscriptionPlan"];
+        put?: never;
+        post?: never;
+        /**
+         * I11 Remove a plan
+         * @description Removes the plan (no new subscriptions to it). Its subscriptions are NOT cancelled: they keep the amount and interval they were made with.
+         */
+        delete: operations["deleteSubscriptionPlan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * I12 Subscribe a customer to a plan
+         * @description Registers the subscription. Without a trial and with `initial_date` today (the default), the first charge is made now and the answer carries its result (`status` PAID or FAILED); otherwise it is scheduled and the answer says `CREATED` with the due date. Each charge is an order of the payments API, paid with the stored card `additional_data.source_uuid` as a merchant-initiated recurring payment, notified to `additional_data.url_post` like any order. When the service or card is wrong the subscription is still registered and the payment is `FAILED_NOTIFICATION`. A failed charge is retried 1, 3 and 5 days after its due date, then every 7 days; `payment_attempts_limit` consecutive failures cancel the subscription; `total_payment_number` paid charges finish it. An unknown plan is 404.
+         */
+        post: operations["subscribeCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I13 List subscriptions
+         * @description The merchant's subscriptions with their plan and payments, oldest first, filtered by status, customer, plan, product, active and creation date, in pages (`limit`, `offset`, `next_offset`).
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/subscription/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * I14 Read a subscription
+         * @description With its plan and every charge attempt; 404 when unknown.
+         */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * I15 Cancel a subscription
+         * @description No charge is made after this, not even a scheduled retry. `deleted` is 1 when it was cancelled now and 0 when it had already ended (cancelled or finished).
+         */
+        delete: operations["cancelSubscription"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2790,6 +3046,51 @@ export interface components {
             referential_integrity?: string | null;
             bizum_enabled?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
         };
+        /** CreateSubscriptionPlanRequest */
+        CreateSubscriptionPlanRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            name: string;
+            /** @description your identifier of the plan (unique among your plans) */
+            external_id: string | number;
+            /** @description the external id of the product */
+            product: string | number;
+            /** @description each charge, in minor units of the currency (100 = 1 EUR) (integer, 0 to 999999999999) */
+            amount: number | string;
+            /**
+             * @description charge every `interval` × `interval_type` (integer, 1 to 1000)
+             * @default 1
+             */
+            interval: number | string;
+            /**
+             * @description DAILY, WEEKLY, MONTHLY or ANNUAL (YEARLY is read as ANNUAL)
+             * @example MONTHLY
+             */
+            interval_type: string;
+            /**
+             * @description the first charge waits interval_offset × interval_offset_type
+             * @default false
+             */
+            trial_available: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            interval_offset?: (number | string) | null | string;
+            /** @description unit of interval_offset: DAILY, WEEKLY, MONTHLY or ANNUAL (YEARLY is read as ANNUAL) */
+            interval_offset_type?: string | null;
+        };
+        /** CreateSubscriptionProductRequest */
+        CreateSubscriptionProductRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            name: string;
+            /** @description your identifier of the product (unique among your products) */
+            external_id: string | number;
+            notification_url?: string | null;
+        };
         /** CreateTemplateRequest */
         CreateTemplateRequest: {
             /**
@@ -3082,6 +3383,29 @@ export interface components {
             group: string;
             status: string;
         };
+        /** DeletedResponse */
+        DeletedResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /**
+             * @description 1 when removed or cancelled now, 0 when it had ended already
+             * @example 1
+             */
+            deleted: number;
+        };
         /**
          * Device
          * @description The customer device of a payment
@@ -3231,10 +3555,15 @@ export interface components {
              */
             current_time: string;
             /**
-             * @description events matching the filters
+             * @description events matching the filters, counted up to 10,000 (or to the end of the requested page when further): see `count_capped`
              * @example 1
              */
             count: number;
+            /**
+             * @description true when more events match than `count` (the count stopped at its cap)
+             * @example false
+             */
+            count_capped: boolean;
             events: components["schemas"]["Event"][];
             next_offset: number | null;
         };
@@ -3511,6 +3840,54 @@ export interface components {
             tokenization_service_uuid: string | null;
             /** @description true when a black list linked to the tokenization service holds the card */
             is_blacklisted: boolean;
+        };
+        /**
+         * ListedSubscriptionPayment
+         * @description A subscription payment as listed
+         * @example {
+         *       "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+         *       "amount": 2990,
+         *       "currency": "EUR",
+         *       "attempt": 1,
+         *       "payment_number": 1,
+         *       "status": "PAID",
+         *       "payment_date": "2026-01-31T10:00:00.000Z",
+         *       "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+         *       "created_at": "2026-01-31T10:00:00.000Z",
+         *       "updated_at": "2026-01-31T10:00:01.000Z",
+         *       "subscription": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d"
+         *     }
+         */
+        ListedSubscriptionPayment: {
+            /** @description payment id (uuid) */
+            id: string;
+            /** @description minor units */
+            amount: number;
+            currency: string | null;
+            /** @description 1 for the first try of a payment, then 2, 3, … for its retries */
+            attempt: number;
+            /** @description 1 for the first charge of the subscription, 2 for the second, … */
+            payment_number: number;
+            /** @description CREATED (being charged), PAID, FAILED (declined) or FAILED_NOTIFICATION (the charge could not be made: wrong service or card) */
+            status: string;
+            /**
+             * @description when the charge was due (merchant clock) (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            payment_date: string;
+            payment_details: string | null;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            updated_at: string;
+            /** @description subscription id */
+            subscription: string;
         };
         /**
          * ListedTransaction
@@ -4542,6 +4919,7 @@ export interface components {
              */
             current_time: string;
             sources: components["schemas"]["ListedSource"][];
+            next_cursor?: string | null;
         };
         /** SourceResponse */
         SourceResponse: {
@@ -4603,6 +4981,677 @@ export interface components {
             source_holder_verification?: (boolean | {
                 [key: string]: unknown;
             }) | null | string;
+        };
+        /** SubscribeRequest */
+        SubscribeRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the external id of the plan */
+            plan: string | number;
+            /** @description the external id of the customer */
+            customer: string | number;
+            total_payment_number?: (number | string) | null | string;
+            /** @description consecutive failed attempts that cancel the subscription (integer, 1 to 100) */
+            payment_attempts_limit: number | string;
+            initial_date?: string | null;
+            /** @description how each charge is made */
+            additional_data?: {
+                additional?: string | null;
+                customer_ext_id?: (string | number) | null | string;
+                operative?: string | null;
+                service?: string | null;
+                source_uuid?: string | null;
+                card_uuid?: string | null;
+                url_post?: string | null;
+            } | null | string;
+        };
+        /** SubscribeResponse */
+        SubscribeResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            payment_id: string | null;
+            /**
+             * @description subscription id
+             * @example 7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d
+             */
+            subscription: string;
+            /**
+             * @description plan external id
+             * @example gym-monthly
+             */
+            plan: string;
+            /**
+             * @description product external id
+             * @example gym-membership
+             */
+            product: string;
+            /**
+             * @description customer external id
+             * @example cust-1042
+             */
+            customer: string;
+            /**
+             * @description company uuid
+             * @example 0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c
+             */
+            company: string;
+            /**
+             * @description payment status: CREATED (scheduled or being charged), PAID, FAILED or FAILED_NOTIFICATION
+             * @example PAID
+             */
+            status: string;
+            /**
+             * @description when the charge is or was due (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            payment_date: string;
+            /** @example 1 */
+            payment_number: number;
+            /** @example 1 */
+            attempt: number;
+            /**
+             * @description minor units
+             * @example 2990
+             */
+            amount: number;
+            currency: string | null;
+        };
+        /**
+         * Subscription
+         * @description A customer subscribed to a plan, with its charges
+         * @example {
+         *       "id": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+         *       "active": true,
+         *       "status": "PAID",
+         *       "customer": "cust-1042",
+         *       "additional_data": "{\"additional\":\"member 1042\",\"customer_ext_id\":\"cust-1042\",\"operative\":\"AUTHORIZATION\",\"service\":null,\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"url_post\":\"https://shop.example.com/paygate/orders\"}",
+         *       "amount": 2990,
+         *       "total_payment_number": 12,
+         *       "payment_attempts_limit": 4,
+         *       "total_payment_charged": 1,
+         *       "first_charge_date": "2026-01-31T10:00:00.000Z",
+         *       "next_charge_date": "2026-02-28T10:00:00.000Z",
+         *       "created_at": "2026-01-31T10:00:00.000Z",
+         *       "updated_at": "2026-01-31T10:00:01.000Z",
+         *       "plan": {
+         *         "external_id": "gym-monthly",
+         *         "name": "Monthly membership",
+         *         "amount": 2990,
+         *         "interval": 1,
+         *         "interval_type": "MONTHLY",
+         *         "interval_offset": 14,
+         *         "interval_offset_type": "DAILY",
+         *         "trial_available": true,
+         *         "product": {
+         *           "external_id": "gym-membership",
+         *           "name": "Gym membership",
+         *           "sandbox": true,
+         *           "notification_url": "https://shop.example.com/paygate/subscriptions",
+         *           "created_at": "2026-01-10T09:01:00.000Z",
+         *           "updated_at": "2026-01-10T09:01:00.000Z"
+         *         },
+         *         "created_at": "2026-01-10T09:02:00.000Z",
+         *         "updated_at": "2026-01-10T09:02:00.000Z"
+         *       },
+         *       "payments": [
+         *         {
+         *           "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+         *           "amount": 2990,
+         *           "currency": "EUR",
+         *           "attempt": 1,
+         *           "payment_number": 1,
+         *           "status": "PAID",
+         *           "payment_date": "2026-01-31T10:00:00.000Z",
+         *           "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+         *           "created_at": "2026-01-31T10:00:00.000Z",
+         *           "updated_at": "2026-01-31T10:00:01.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        Subscription: {
+            /** @description subscription id (uuid) */
+            id: string;
+            /** @description false once cancelled or finished */
+            active: boolean;
+            /** @description CREATED (no charge yet), PAID, UNPAID (a charge failed and is being retried), CANCELLED or FINISHED */
+            status: string;
+            /** @description customer external id */
+            customer: string;
+            additional_data: string | null;
+            /** @description each charge (the plan's amount when subscribed) */
+            amount: number;
+            total_payment_number: number | null;
+            /** @description consecutive failed attempts that cancel the subscription */
+            payment_attempts_limit: number;
+            /** @description charges paid so far */
+            total_payment_charged: number;
+            /**
+             * @description the first charge (the anchor of every later one) (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            first_charge_date: string;
+            next_charge_date: string | null;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            updated_at: string;
+            plan: components["schemas"]["SubscriptionPlan"];
+            /** @description every charge attempt, by payment number and attempt */
+            payments: components["schemas"]["SubscriptionPayment"][];
+        };
+        /**
+         * SubscriptionCompany
+         * @description The company of a merchant in recurring billing: one per merchant and environment
+         * @example {
+         *       "uuid": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+         *       "external_id": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+         *       "name": "Gym Centro SL",
+         *       "created_at": "2026-01-10T09:00:00.000Z",
+         *       "updated_at": "2026-01-10T09:00:00.000Z"
+         *     }
+         */
+        SubscriptionCompany: {
+            /** @description the company uuid (named `company` in payment results) */
+            uuid: string;
+            /** @description the same uuid */
+            external_id: string;
+            /** @description the merchant name */
+            name: string;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-10T09:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-10T09:00:00.000Z
+             */
+            updated_at: string;
+        };
+        /** SubscriptionCompanyResponse */
+        SubscriptionCompanyResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            company: components["schemas"]["SubscriptionCompany"];
+        };
+        /**
+         * SubscriptionPayment
+         * @description One charge attempt of a subscription; its order is a normal order of the payments API
+         * @example {
+         *       "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+         *       "amount": 2990,
+         *       "currency": "EUR",
+         *       "attempt": 1,
+         *       "payment_number": 1,
+         *       "status": "PAID",
+         *       "payment_date": "2026-01-31T10:00:00.000Z",
+         *       "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+         *       "created_at": "2026-01-31T10:00:00.000Z",
+         *       "updated_at": "2026-01-31T10:00:01.000Z"
+         *     }
+         */
+        SubscriptionPayment: {
+            /** @description payment id (uuid) */
+            id: string;
+            /** @description minor units */
+            amount: number;
+            currency: string | null;
+            /** @description 1 for the first try of a payment, then 2, 3, … for its retries */
+            attempt: number;
+            /** @description 1 for the first charge of the subscription, 2 for the second, … */
+            payment_number: number;
+            /** @description CREATED (being charged), PAID, FAILED (declined) or FAILED_NOTIFICATION (the charge could not be made: wrong service or card) */
+            status: string;
+            /**
+             * @description when the charge was due (merchant clock) (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            payment_date: string;
+            payment_details: string | null;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * SubscriptionPaymentDetail
+         * @description A subscription payment with its subscription
+         * @example {
+         *       "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+         *       "amount": 2990,
+         *       "currency": "EUR",
+         *       "attempt": 1,
+         *       "payment_number": 1,
+         *       "status": "PAID",
+         *       "payment_date": "2026-01-31T10:00:00.000Z",
+         *       "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+         *       "created_at": "2026-01-31T10:00:00.000Z",
+         *       "updated_at": "2026-01-31T10:00:01.000Z",
+         *       "subscription": {
+         *         "id": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+         *         "active": true,
+         *         "status": "PAID",
+         *         "customer": "cust-1042",
+         *         "additional_data": "{\"additional\":\"member 1042\",\"customer_ext_id\":\"cust-1042\",\"operative\":\"AUTHORIZATION\",\"service\":null,\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"url_post\":\"https://shop.example.com/paygate/orders\"}",
+         *         "amount": 2990,
+         *         "total_payment_number": 12,
+         *         "payment_attempts_limit": 4,
+         *         "total_payment_charged": 1,
+         *         "first_charge_date": "2026-01-31T10:00:00.000Z",
+         *         "next_charge_date": "2026-02-28T10:00:00.000Z",
+         *         "created_at": "2026-01-31T10:00:00.000Z",
+         *         "updated_at": "2026-01-31T10:00:01.000Z",
+         *         "plan": {
+         *           "external_id": "gym-monthly",
+         *           "name": "Monthly membership",
+         *           "amount": 2990,
+         *           "interval": 1,
+         *           "interval_type": "MONTHLY",
+         *           "interval_offset": 14,
+         *           "interval_offset_type": "DAILY",
+         *           "trial_available": true,
+         *           "product": {
+         *             "external_id": "gym-membership",
+         *             "name": "Gym membership",
+         *             "sandbox": true,
+         *             "notification_url": "https://shop.example.com/paygate/subscriptions",
+         *             "created_at": "2026-01-10T09:01:00.000Z",
+         *             "updated_at": "2026-01-10T09:01:00.000Z"
+         *           },
+         *           "created_at": "2026-01-10T09:02:00.000Z",
+         *           "updated_at": "2026-01-10T09:02:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        SubscriptionPaymentDetail: {
+            /** @description payment id (uuid) */
+            id: string;
+            /** @description minor units */
+            amount: number;
+            currency: string | null;
+            /** @description 1 for the first try of a payment, then 2, 3, … for its retries */
+            attempt: number;
+            /** @description 1 for the first charge of the subscription, 2 for the second, … */
+            payment_number: number;
+            /** @description CREATED (being charged), PAID, FAILED (declined) or FAILED_NOTIFICATION (the charge could not be made: wrong service or card) */
+            status: string;
+            /**
+             * @description when the charge was due (merchant clock) (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            payment_date: string;
+            payment_details: string | null;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            updated_at: string;
+            subscription: components["schemas"]["SubscriptionSummary"];
+        };
+        /** SubscriptionPaymentResponse */
+        SubscriptionPaymentResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            payment: components["schemas"]["SubscriptionPaymentDetail"];
+        };
+        /** SubscriptionPaymentsResponse */
+        SubscriptionPaymentsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /**
+             * @description payments matching the filters
+             * @example 1
+             */
+            count: number;
+            payments: components["schemas"]["ListedSubscriptionPayment"][];
+            next_offset: number | null;
+        };
+        /**
+         * SubscriptionPlan
+         * @description How a product is charged: amount, interval and trial
+         * @example {
+         *       "external_id": "gym-monthly",
+         *       "name": "Monthly membership",
+         *       "amount": 2990,
+         *       "interval": 1,
+         *       "interval_type": "MONTHLY",
+         *       "interval_offset": 14,
+         *       "interval_offset_type": "DAILY",
+         *       "trial_available": true,
+         *       "product": {
+         *         "external_id": "gym-membership",
+         *         "name": "Gym membership",
+         *         "sandbox": true,
+         *         "notification_url": "https://shop.example.com/paygate/subscriptions",
+         *         "created_at": "2026-01-10T09:01:00.000Z",
+         *         "updated_at": "2026-01-10T09:01:00.000Z"
+         *       },
+         *       "created_at": "2026-01-10T09:02:00.000Z",
+         *       "updated_at": "2026-01-10T09:02:00.000Z"
+         *     }
+         */
+        SubscriptionPlan: {
+            external_id: string;
+            name: string;
+            /** @description each charge, in minor units of the currency */
+            amount: number;
+            /** @description charge every `interval` × `interval_type` */
+            interval: number;
+            /** @description DAILY, WEEKLY, MONTHLY or ANNUAL */
+            interval_type: string;
+            interval_offset: number | null;
+            interval_offset_type: string | null;
+            /** @description the first charge waits `interval_offset` × `interval_offset_type` */
+            trial_available: boolean;
+            product: components["schemas"]["SubscriptionProduct"];
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-10T09:02:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-10T09:02:00.000Z
+             */
+            updated_at: string;
+        };
+        /** SubscriptionPlanResponse */
+        SubscriptionPlanResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            plan: components["schemas"]["SubscriptionPlan"];
+        };
+        /** SubscriptionPlansResponse */
+        SubscriptionPlansResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            plans: components["schemas"]["SubscriptionPlan"][];
+        };
+        /**
+         * SubscriptionProduct
+         * @description What is sold by subscription; plans say how it is charged
+         * @example {
+         *       "external_id": "gym-membership",
+         *       "name": "Gym membership",
+         *       "sandbox": true,
+         *       "notification_url": "https://shop.example.com/paygate/subscriptions",
+         *       "created_at": "2026-01-10T09:01:00.000Z",
+         *       "updated_at": "2026-01-10T09:01:00.000Z"
+         *     }
+         */
+        SubscriptionProduct: {
+            /** @description merchant-chosen identifier, unique among the merchant's products */
+            external_id: string;
+            name: string;
+            /** @description true for sandbox products */
+            sandbox: boolean;
+            notification_url: string | null;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-10T09:01:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-10T09:01:00.000Z
+             */
+            updated_at: string;
+        };
+        /** SubscriptionProductResponse */
+        SubscriptionProductResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            product: components["schemas"]["SubscriptionProduct"];
+        };
+        /** SubscriptionProductsResponse */
+        SubscriptionProductsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            products: components["schemas"]["SubscriptionProduct"][];
+        };
+        /** SubscriptionResponse */
+        SubscriptionResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            subscription: components["schemas"]["Subscription"];
+        };
+        /**
+         * SubscriptionSummary
+         * @description A subscription without its payments
+         * @example {
+         *       "id": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+         *       "active": true,
+         *       "status": "PAID",
+         *       "customer": "cust-1042",
+         *       "additional_data": "{\"additional\":\"member 1042\",\"customer_ext_id\":\"cust-1042\",\"operative\":\"AUTHORIZATION\",\"service\":null,\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"url_post\":\"https://shop.example.com/paygate/orders\"}",
+         *       "amount": 2990,
+         *       "total_payment_number": 12,
+         *       "payment_attempts_limit": 4,
+         *       "total_payment_charged": 1,
+         *       "first_charge_date": "2026-01-31T10:00:00.000Z",
+         *       "next_charge_date": "2026-02-28T10:00:00.000Z",
+         *       "created_at": "2026-01-31T10:00:00.000Z",
+         *       "updated_at": "2026-01-31T10:00:01.000Z",
+         *       "plan": {
+         *         "external_id": "gym-monthly",
+         *         "name": "Monthly membership",
+         *         "amount": 2990,
+         *         "interval": 1,
+         *         "interval_type": "MONTHLY",
+         *         "interval_offset": 14,
+         *         "interval_offset_type": "DAILY",
+         *         "trial_available": true,
+         *         "product": {
+         *           "external_id": "gym-membership",
+         *           "name": "Gym membership",
+         *           "sandbox": true,
+         *           "notification_url": "https://shop.example.com/paygate/subscriptions",
+         *           "created_at": "2026-01-10T09:01:00.000Z",
+         *           "updated_at": "2026-01-10T09:01:00.000Z"
+         *         },
+         *         "created_at": "2026-01-10T09:02:00.000Z",
+         *         "updated_at": "2026-01-10T09:02:00.000Z"
+         *       }
+         *     }
+         */
+        SubscriptionSummary: {
+            /** @description subscription id (uuid) */
+            id: string;
+            /** @description false once cancelled or finished */
+            active: boolean;
+            /** @description CREATED (no charge yet), PAID, UNPAID (a charge failed and is being retried), CANCELLED or FINISHED */
+            status: string;
+            /** @description customer external id */
+            customer: string;
+            additional_data: string | null;
+            /** @description each charge (the plan's amount when subscribed) */
+            amount: number;
+            total_payment_number: number | null;
+            /** @description consecutive failed attempts that cancel the subscription */
+            payment_attempts_limit: number;
+            /** @description charges paid so far */
+            total_payment_charged: number;
+            /**
+             * @description the first charge (the anchor of every later one) (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            first_charge_date: string;
+            next_charge_date: string | null;
+            /**
+             * @description created (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description last changed (ISO 8601 UTC with milliseconds)
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            updated_at: string;
+            plan: components["schemas"]["SubscriptionPlan"];
+        };
+        /** SubscriptionsResponse */
+        SubscriptionsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /**
+             * @description subscriptions matching the filters
+             * @example 1
+             */
+            count: number;
+            subscriptions: components["schemas"]["Subscription"][];
+            next_offset: number | null;
         };
         /**
          * Template
@@ -4894,12 +5943,18 @@ export interface components {
              */
             current_time: string;
             /**
-             * @description transactions matching the filters
+             * @description transactions matching the filters, counted up to 100,000 (or to the end of the requested page when further): see `count_capped`
              * @example 1
              */
             count: number;
+            /**
+             * @description true when more transactions match than `count` (the count stopped at its cap)
+             * @example false
+             */
+            count_capped: boolean;
             transactions: components["schemas"]["ListedTransaction"][];
             next_offset: number | null;
+            next_cursor: string | null;
         };
         /** UpdateAddressRequest */
         UpdateAddressRequest: {
@@ -9623,6 +10678,10 @@ export interface operations {
                 status?: "VALIDATED" | "ALL";
                 /** @description true: each card once (the newest entry); default false */
                 unique?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                /** @description sources per page (paging is optional: without `limit` and `cursor` every source is listed) (integer, 1 to 1000) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -12528,6 +13587,8 @@ export interface operations {
                 limit?: number | string;
                 /** @description rows skipped (integer, 0 to 1000000000) */
                 offset?: number | string;
+                /** @description keyset paging: the `next_cursor` of the previous page (not with `offset`); stays fast however deep the page */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -12547,6 +13608,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "count": 1,
+                     *       "count_capped": false,
                      *       "transactions": [
                      *         {
                      *           "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
@@ -12600,7 +13662,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "next_offset": 0
+                     *       "next_offset": 0,
+                     *       "next_cursor": "dDE6NmY5YzNkMmUtOGIxYS00YzVkLTllMmYtM2E0YjVjNmQ3ZThm"
                      *     }
                      */
                     "application/json": components["schemas"]["TransactionListResponse"];
@@ -12840,6 +13903,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "count": 1,
+                     *       "count_capped": false,
                      *       "events": [
                      *         {
                      *           "uuid": "b5d7f9a1-3c5e-4a7c-9e1b-3d5f7a9c1e3b",
@@ -18800,6 +19864,1728 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscriptionCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "company": {
+                     *         "uuid": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+                     *         "external_id": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+                     *         "name": "Gym Centro SL",
+                     *         "created_at": "2026-01-10T09:00:00.000Z",
+                     *         "updated_at": "2026-01-10T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionCompanyResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSubscriptionCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "company": {
+                     *         "uuid": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+                     *         "external_id": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+                     *         "name": "Gym Centro SL",
+                     *         "created_at": "2026-01-10T09:00:00.000Z",
+                     *         "updated_at": "2026-01-10T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionCompanyResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSubscriptionProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "name": "Gym membership",
+                 *       "external_id": "gym-membership",
+                 *       "notification_url": "https://shop.example.com/paygate/subscriptions"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSubscriptionProductRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "product": {
+                     *         "external_id": "gym-membership",
+                     *         "name": "Gym membership",
+                     *         "sandbox": true,
+                     *         "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *         "created_at": "2026-01-10T09:01:00.000Z",
+                     *         "updated_at": "2026-01-10T09:01:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionProductResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSubscriptionProducts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "products": [
+                     *         {
+                     *           "external_id": "gym-membership",
+                     *           "name": "Gym membership",
+                     *           "sandbox": true,
+                     *           "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *           "created_at": "2026-01-10T09:01:00.000Z",
+                     *           "updated_at": "2026-01-10T09:01:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionProductsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscriptionProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "product": {
+                     *         "external_id": "gym-membership",
+                     *         "name": "Gym membership",
+                     *         "sandbox": true,
+                     *         "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *         "created_at": "2026-01-10T09:01:00.000Z",
+                     *         "updated_at": "2026-01-10T09:01:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionProductResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteSubscriptionProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "deleted": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscriptionPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "payment": {
+                     *         "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+                     *         "amount": 2990,
+                     *         "currency": "EUR",
+                     *         "attempt": 1,
+                     *         "payment_number": 1,
+                     *         "status": "PAID",
+                     *         "payment_date": "2026-01-31T10:00:00.000Z",
+                     *         "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+                     *         "created_at": "2026-01-31T10:00:00.000Z",
+                     *         "updated_at": "2026-01-31T10:00:01.000Z",
+                     *         "subscription": {
+                     *           "id": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+                     *           "active": true,
+                     *           "status": "PAID",
+                     *           "customer": "cust-1042",
+                     *           "additional_data": "{\"additional\":\"member 1042\",\"customer_ext_id\":\"cust-1042\",\"operative\":\"AUTHORIZATION\",\"service\":null,\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"url_post\":\"https://shop.example.com/paygate/orders\"}",
+                     *           "amount": 2990,
+                     *           "total_payment_number": 12,
+                     *           "payment_attempts_limit": 4,
+                     *           "total_payment_charged": 1,
+                     *           "first_charge_date": "2026-01-31T10:00:00.000Z",
+                     *           "next_charge_date": "2026-02-28T10:00:00.000Z",
+                     *           "created_at": "2026-01-31T10:00:00.000Z",
+                     *           "updated_at": "2026-01-31T10:00:01.000Z",
+                     *           "plan": {
+                     *             "external_id": "gym-monthly",
+                     *             "name": "Monthly membership",
+                     *             "amount": 2990,
+                     *             "interval": 1,
+                     *             "interval_type": "MONTHLY",
+                     *             "interval_offset": 14,
+                     *             "interval_offset_type": "DAILY",
+                     *             "trial_available": true,
+                     *             "product": {
+                     *               "external_id": "gym-membership",
+                     *               "name": "Gym membership",
+                     *               "sandbox": true,
+                     *               "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *               "created_at": "2026-01-10T09:01:00.000Z",
+                     *               "updated_at": "2026-01-10T09:01:00.000Z"
+                     *             },
+                     *             "created_at": "2026-01-10T09:02:00.000Z",
+                     *             "updated_at": "2026-01-10T09:02:00.000Z"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPaymentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSubscriptionPayments: {
+        parameters: {
+            query?: {
+                /** @description only payments in this status */
+                status?: "CREATED" | "PAID" | "FAILED" | "FAILED_NOTIFICATION";
+                /** @description subscription id */
+                subscription?: string;
+                /** @description due at or after: YYYYMMDDHHmm (merchant timezone) */
+                start?: string;
+                /** @description due at or before: YYYYMMDDHHmm (merchant timezone) */
+                end?: string;
+                /** @description integer, 1 to 1000 */
+                limit?: number | string;
+                /** @description rows skipped (integer, 0 to 1000000000) */
+                offset?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "count": 1,
+                     *       "payments": [
+                     *         {
+                     *           "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+                     *           "amount": 2990,
+                     *           "currency": "EUR",
+                     *           "attempt": 1,
+                     *           "payment_number": 1,
+                     *           "status": "PAID",
+                     *           "payment_date": "2026-01-31T10:00:00.000Z",
+                     *           "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+                     *           "created_at": "2026-01-31T10:00:00.000Z",
+                     *           "updated_at": "2026-01-31T10:00:01.000Z",
+                     *           "subscription": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d"
+                     *         }
+                     *       ],
+                     *       "next_offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPaymentsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "name": "Monthly membership",
+                 *       "external_id": "gym-monthly",
+                 *       "product": "gym-membership",
+                 *       "amount": 2990,
+                 *       "interval": 1,
+                 *       "interval_type": "MONTHLY",
+                 *       "trial_available": true,
+                 *       "interval_offset": 14,
+                 *       "interval_offset_type": "DAILY"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSubscriptionPlanRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "plan": {
+                     *         "external_id": "gym-monthly",
+                     *         "name": "Monthly membership",
+                     *         "amount": 2990,
+                     *         "interval": 1,
+                     *         "interval_type": "MONTHLY",
+                     *         "interval_offset": 14,
+                     *         "interval_offset_type": "DAILY",
+                     *         "trial_available": true,
+                     *         "product": {
+                     *           "external_id": "gym-membership",
+                     *           "name": "Gym membership",
+                     *           "sandbox": true,
+                     *           "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *           "created_at": "2026-01-10T09:01:00.000Z",
+                     *           "updated_at": "2026-01-10T09:01:00.000Z"
+                     *         },
+                     *         "created_at": "2026-01-10T09:02:00.000Z",
+                     *         "updated_at": "2026-01-10T09:02:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPlanResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSubscriptionPlans: {
+        parameters: {
+            query?: {
+                /** @description only the plans of this product (external id) */
+                product?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "plans": [
+                     *         {
+                     *           "external_id": "gym-monthly",
+                     *           "name": "Monthly membership",
+                     *           "amount": 2990,
+                     *           "interval": 1,
+                     *           "interval_type": "MONTHLY",
+                     *           "interval_offset": 14,
+                     *           "interval_offset_type": "DAILY",
+                     *           "trial_available": true,
+                     *           "product": {
+                     *             "external_id": "gym-membership",
+                     *             "name": "Gym membership",
+                     *             "sandbox": true,
+                     *             "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *             "created_at": "2026-01-10T09:01:00.000Z",
+                     *             "updated_at": "2026-01-10T09:01:00.000Z"
+                     *           },
+                     *           "created_at": "2026-01-10T09:02:00.000Z",
+                     *           "updated_at": "2026-01-10T09:02:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPlansResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "plan": {
+                     *         "external_id": "gym-monthly",
+                     *         "name": "Monthly membership",
+                     *         "amount": 2990,
+                     *         "interval": 1,
+                     *         "interval_type": "MONTHLY",
+                     *         "interval_offset": 14,
+                     *         "interval_offset_type": "DAILY",
+                     *         "trial_available": true,
+                     *         "product": {
+                     *           "external_id": "gym-membership",
+                     *           "name": "Gym membership",
+                     *           "sandbox": true,
+                     *           "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *           "created_at": "2026-01-10T09:01:00.000Z",
+                     *           "updated_at": "2026-01-10T09:01:00.000Z"
+                     *         },
+                     *         "created_at": "2026-01-10T09:02:00.000Z",
+                     *         "updated_at": "2026-01-10T09:02:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPlanResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "deleted": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    subscribeCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "plan": "gym-monthly",
+                 *       "customer": "cust-1042",
+                 *       "total_payment_number": 12,
+                 *       "payment_attempts_limit": 4,
+                 *       "initial_date": "2026-01-31",
+                 *       "additional_data": {
+                 *         "additional": "member 1042",
+                 *         "source_uuid": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                 *         "url_post": "https://shop.example.com/paygate/orders"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "payment_id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+                     *       "subscription": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+                     *       "plan": "gym-monthly",
+                     *       "product": "gym-membership",
+                     *       "customer": "cust-1042",
+                     *       "company": "0b6c3e52-8f1d-4a7e-9c2b-5d4e3f2a1b0c",
+                     *       "status": "PAID",
+                     *       "payment_date": "2026-01-31T10:00:00.000Z",
+                     *       "payment_number": 1,
+                     *       "attempt": 1,
+                     *       "amount": 2990,
+                     *       "currency": "EUR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscribeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description only subscriptions in this status */
+                status?: "CREATED" | "PAID" | "UNPAID" | "CANCELLED" | "FINISHED";
+                /** @description customer external id */
+                customer?: string;
+                /** @description plan external id */
+                plan?: string;
+                /** @description product external id */
+                product?: string;
+                /** @description only active (true) or ended (false) subscriptions */
+                active?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                /** @description created at or after: YYYYMMDDHHmm (merchant timezone) */
+                start?: string;
+                /** @description created at or before: YYYYMMDDHHmm (merchant timezone) */
+                end?: string;
+                /** @description integer, 1 to 1000 */
+                limit?: number | string;
+                /** @description rows skipped (integer, 0 to 1000000000) */
+                offset?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "count": 1,
+                     *       "subscriptions": [
+                     *         {
+                     *           "id": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+                     *           "active": true,
+                     *           "status": "PAID",
+                     *           "customer": "cust-1042",
+                     *           "additional_data": "{\"additional\":\"member 1042\",\"customer_ext_id\":\"cust-1042\",\"operative\":\"AUTHORIZATION\",\"service\":null,\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"url_post\":\"https://shop.example.com/paygate/orders\"}",
+                     *           "amount": 2990,
+                     *           "total_payment_number": 12,
+                     *           "payment_attempts_limit": 4,
+                     *           "total_payment_charged": 1,
+                     *           "first_charge_date": "2026-01-31T10:00:00.000Z",
+                     *           "next_charge_date": "2026-02-28T10:00:00.000Z",
+                     *           "created_at": "2026-01-31T10:00:00.000Z",
+                     *           "updated_at": "2026-01-31T10:00:01.000Z",
+                     *           "plan": {
+                     *             "external_id": "gym-monthly",
+                     *             "name": "Monthly membership",
+                     *             "amount": 2990,
+                     *             "interval": 1,
+                     *             "interval_type": "MONTHLY",
+                     *             "interval_offset": 14,
+                     *             "interval_offset_type": "DAILY",
+                     *             "trial_available": true,
+                     *             "product": {
+                     *               "external_id": "gym-membership",
+                     *               "name": "Gym membership",
+                     *               "sandbox": true,
+                     *               "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *               "created_at": "2026-01-10T09:01:00.000Z",
+                     *               "updated_at": "2026-01-10T09:01:00.000Z"
+                     *             },
+                     *             "created_at": "2026-01-10T09:02:00.000Z",
+                     *             "updated_at": "2026-01-10T09:02:00.000Z"
+                     *           },
+                     *           "payments": [
+                     *             {
+                     *               "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+                     *               "amount": 2990,
+                     *               "currency": "EUR",
+                     *               "attempt": 1,
+                     *               "payment_number": 1,
+                     *               "status": "PAID",
+                     *               "payment_date": "2026-01-31T10:00:00.000Z",
+                     *               "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+                     *               "created_at": "2026-01-31T10:00:00.000Z",
+                     *               "updated_at": "2026-01-31T10:00:01.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "subscription": {
+                     *         "id": "7f3d2c1b-6a5e-4d9c-8b7a-1e2f3a4b5c6d",
+                     *         "active": true,
+                     *         "status": "PAID",
+                     *         "customer": "cust-1042",
+                     *         "additional_data": "{\"additional\":\"member 1042\",\"customer_ext_id\":\"cust-1042\",\"operative\":\"AUTHORIZATION\",\"service\":null,\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"url_post\":\"https://shop.example.com/paygate/orders\"}",
+                     *         "amount": 2990,
+                     *         "total_payment_number": 12,
+                     *         "payment_attempts_limit": 4,
+                     *         "total_payment_charged": 1,
+                     *         "first_charge_date": "2026-01-31T10:00:00.000Z",
+                     *         "next_charge_date": "2026-02-28T10:00:00.000Z",
+                     *         "created_at": "2026-01-31T10:00:00.000Z",
+                     *         "updated_at": "2026-01-31T10:00:01.000Z",
+                     *         "plan": {
+                     *           "external_id": "gym-monthly",
+                     *           "name": "Monthly membership",
+                     *           "amount": 2990,
+                     *           "interval": 1,
+                     *           "interval_type": "MONTHLY",
+                     *           "interval_offset": 14,
+                     *           "interval_offset_type": "DAILY",
+                     *           "trial_available": true,
+                     *           "product": {
+                     *             "external_id": "gym-membership",
+                     *             "name": "Gym membership",
+                     *             "sandbox": true,
+                     *             "notification_url": "https://shop.example.com/paygate/subscriptions",
+                     *             "created_at": "2026-01-10T09:01:00.000Z",
+                     *             "updated_at": "2026-01-10T09:01:00.000Z"
+                     *           },
+                     *           "created_at": "2026-01-10T09:02:00.000Z",
+                     *           "updated_at": "2026-01-10T09:02:00.000Z"
+                     *         },
+                     *         "payments": [
+                     *           {
+                     *             "id": "c4a1e9d2-3b7f-4e6a-9d1c-8b2a7f6e5d4c",
+                     *             "amount": 2990,
+                     *             "currency": "EUR",
+                     *             "attempt": 1,
+                     *             "payment_number": 1,
+                     *             "status": "PAID",
+                     *             "payment_date": "2026-01-31T10:00:00.000Z",
+                     *             "payment_details": "{\"order_uuid\":\"3d8f1a2b-4c5e-4f6a-8b9c-0d1e2f3a4b5c\",\"source_uuid\":\"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\",\"transaction_uuid\":\"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d\"}",
+                     *             "created_at": "2026-01-31T10:00:00.000Z",
+                     *             "updated_at": "2026-01-31T10:00:01.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "deleted": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -30,7 +30,7 @@ async function withPlatform<T>(fn: (p: Platform, m: ReturnType<typeof buildModul
   const config = loadConfig();
   // The CLI logs only warnings and errors, to stderr, so --json output stays clean.
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as any);
-  const p = await createPlatform({ ...config, workers: false }, { logger });
+  const p = await createPlatform({ ...config, workers: false, cacheInvalidation: false }, { logger });
   try {
     await migrate(p.database);
     await verifyVault(p);
@@ -67,7 +67,7 @@ export function buildCli(): Command {
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }) => {
       const config = loadConfig();
-      const p = await createPlatform({ ...config, workers: false }, { logger: createLogger('warn', process.stderr as any) });
+      const p = await createPlatform({ ...config, workers: false, cacheInvalidation: false }, { logger: createLogger('warn', process.stderr as any) });
       try {
         const applied = await migrate(p.database);
         print(!!o.json, { applied, database: p.database.kind }, () =>
@@ -82,16 +82,16 @@ export function buildCli(): Command {
     .command('serve')
     .description('run the gateway (same as npm start)')
     .action(async () => {
-      const { startServer } = await import('../server.js');
-      const server = await startServer(loadConfig());
-      let stopping = false;
-      for (const s of ['SIGINT', 'SIGTERM'] as const) {
-        process.on(s, () => {
-          if (stopping) return;
-          stopping = true;
-          void server.close().then(() => process.exit(0));
-        });
-      }
+      const { main } = await import('../server.js');
+      await main();
+    });
+
+  program
+    .command('worker')
+    .description('run background work only (notifications, sweeps, job queues), no HTTP; needs PostgreSQL (DATABASE_URL)')
+    .action(async () => {
+      const { runWorker } = await import('../worker.js');
+      await runWorker();
     });
 
   const merchant = program.command('merchant').description('merchants (clients)');

@@ -79,6 +79,17 @@ export interface Config {
   reconcileAfterMs: number;
   /** How often the reconciler and the order-expiry sweep run, in milliseconds. */
   sweepEveryMs: number;
+  /** Time to live of the in-process caches of keys, merchants and services, in milliseconds. */
+  cacheTtlMs: number;
+  /** Listen for changes made by other processes (LISTEN/NOTIFY) and drop the caches at once. */
+  cacheInvalidation: boolean;
+  /** Redis for state shared by every process (rate limits); null keeps it in each process. */
+  redisUrl: string | null;
+  /**
+   * Worker processes `npm start` runs next to the API on PostgreSQL (background work off the API's event
+   * loop); 0 runs background work in the API process. The embedded database always runs it in-process.
+   */
+  workerProcesses: number;
 }
 
 export class ConfigError extends Error {
@@ -186,6 +197,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const hostIsLoopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
 
+  const redisUrl = str('PAYGATE_REDIS_URL', null);
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) problems.push('PAYGATE_REDIS_URL must start with redis:// or rediss://');
 
   const smtpUrl = str('PAYGATE_SMTP_URL', null);
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
@@ -228,6 +241,10 @@ export function loadConfig(env: Env = process.env): Config {
     productionSimulator: bool('PAYGATE_PRODUCTION_SIMULATOR', false),
     reconcileAfterMs: int('PAYGATE_RECONCILE_AFTER_MS', 120_000, 100, 86_400_000),
     sweepEveryMs: int('PAYGATE_SWEEP_EVERY_MS', 10_000, 100, 3_600_000),
+    cacheTtlMs: int('PAYGATE_CACHE_TTL_MS', 2000, 0, 3_600_000),
+    cacheInvalidation: bool('PAYGATE_CACHE_INVALIDATION', true),
+    redisUrl,
+    workerProcesses: int('PAYGATE_WORKER_PROCESSES', 1, 0, 64),
   };
   if (config.jobLeaseMs <= config.notificationTimeoutMs) {
     problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
@@ -294,4 +311,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_PRODUCTION_SIMULATOR', 'production services without a connector use the simulator: staging only (false)'],
   ['PAYGATE_RECONCILE_AFTER_MS', 'a transaction PENDING this long is settled by the reconciler (120000)'],
   ['PAYGATE_SWEEP_EVERY_MS', 'interval of the reconciler and order-expiry sweeps (10000)'],
+  ['PAYGATE_CACHE_TTL_MS', 'time to live of the in-process caches of keys, merchants and services; changes from any process drop them at once (2000)'],
+  ['PAYGATE_CACHE_INVALIDATION', 'listen for changes made by other processes (LISTEN/NOTIFY) and drop the caches at once (true)'],
+  ['PAYGATE_REDIS_URL', 'redis://host:port: rate limits shared by every process; unset keeps them per process'],
+  ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],
 ];

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { JobQueue } from './jobs/queue.js';
+import { CacheInvalidation } from './db/invalidation.js';
 import { createLogger } from './logging.js';
 import { Mailer } from './mail/outbox.js';
 import { Metrics } from './metrics.js';
@@ -58,7 +59,9 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     policy: new OutgoingPolicy({ allow: config.outgoingAllow, sandboxLoopback: config.outgoingSandboxLoopback }),
     resolver: o.resolver,
   });
-  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing };
+  const invalidation = new CacheInvalidation();
+  if (config.cacheInvalidation) await invalidation.start(database, logger);
+  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation };
 }
 
 /** Checks after migrations that the configured vault keys are the ones that sealed existing data. */

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from './db/database.js';
+import type { CacheInvalidation } from './db/invalidation.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Mailer } from './mail/outbox.js';
 import type { Metrics } from './metrics.js';
@@ -20,4 +21,6 @@ export interface Platform {
   metrics: Metrics;
   /** The only way to call a merchant-supplied URL (SSRF protection). */
   outgoing: OutgoingClient;
+  /** Drops the in-process caches when keys, merchants or services change in any process. */
+  invalidation: CacheInvalidation;
 }

@@ -110,9 +110,8 @@ export interface TestAppOptions {
   vault?: Vault;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
-  const config: Config = loadConfig({
+function testConfig(env: Record<string, string>): Config {
+  return loadConfig({
     PAYGATE_LOG_LEVEL: 'silent',
     PAYGATE_TRUST_PROXY: 'true',
     PAYGATE_RATE_LIMIT_SANDBOX: '100000',
@@ -125,6 +124,11 @@ export async function createTestApp(env: Record<string, string> = {}, opts: Test
     PAYGATE_OUTGOING_ALLOW: '127.0.0.1,::1',
     ...env,
   });
+}
+
+export async function createTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = testConfig(env);
   const p = await createPlatform(config, {
     database: db.database,
     vault: opts.vault ?? testVault(),
@@ -148,6 +152,32 @@ export async function createTestApp(env: Record<string, string> = {}, opts: Test
       await p.jobs.stop();
       await dumpDatabase(p);
       await db.drop();
+    },
+  };
+}
+
+/**
+ * A second gateway instance on the database of `t` (as a second process would be: its own platform,
+ * caches, rate limiter and, on PostgreSQL, its own connection pool and listening connection), sharing
+ * the vault. Closing it leaves the database to `t`.
+ */
+export async function createPeerApp(t: TestApp, env: Record<string, string> = {}): Promise<Omit<TestApp, 'db' | 'merchant'> & { api(m: CreatedMerchant): ApiClient }> {
+  const { openDatabase } = await import('../../src/platform/db/database.js');
+  const database = t.db.kind === 'postgres' ? await openDatabase({ databaseUrl: t.db.url, schema: t.db.schema, poolSize: 5 }) : t.db.database;
+  const p = await createPlatform(testConfig(env), { database, vault: t.p.vault, logger: testLogger() });
+  const m = buildModules(p);
+  registerJobs(p, m);
+  const app = await buildApp(p, m, { instrument: installResponseValidation });
+  return {
+    app,
+    p,
+    m,
+    api: (created) => new ApiClient(app, created, created.env),
+    async close() {
+      await app.close();
+      await p.jobs.stop();
+      await p.invalidation.stop();
+      if (database !== t.db.database) await database.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 /** SQL of events (notifications) and their delivery attempts. */
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env, Generated } from '../../platform/db/schema.js';
 
@@ -57,16 +58,22 @@ export async function listEvents(
   db: Executor,
   merchantId: string,
   f: { orderId?: string; status?: string; limit: number; offset: number },
-): Promise<{ rows: EventRow[]; count: number }> {
+): Promise<{ rows: EventRow[]; count: number; capped: boolean }> {
   let q = db.selectFrom('events').where('merchant_id', '=', merchantId);
   if (f.orderId) q = q.where('order_id', '=', f.orderId);
   if (f.status) q = q.where('status', '=', f.status as EventRow['status']);
+  // the count stops at the cap (or the end of the page): counting every event of a merchant reads them all
+  const cap = Math.max(EVENTS_COUNT_CAP, f.offset + f.limit);
   const [rows, total] = await Promise.all([
     q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.selectFrom(q.select(sql<number>`1`.as('one')).limit(cap + 1).as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, count: Number(total.n) };
+  const n = Number(total.n);
+  return { rows, count: Math.min(n, cap), capped: n > cap };
 }
+
+/** GET /events counts at most this many events (`count_capped` says when more match). */
+export const EVENTS_COUNT_CAP = 10_000;
 
 export async function listAttempts(db: Executor, eventId: string): Promise<EventAttemptRow[]> {
   return db.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
@@ -83,4 +90,35 @@ export async function finishAttempt(db: Executor, id: number, set: { http_status
 
 export async function updateEvent(db: Executor, id: string, set: Partial<EventRow>): Promise<void> {
   await db.updateTable('events').set(set).where('id', '=', id).execute();
+}
+
+/** An event with its merchant's test-clock offset (one read at the start of a delivery). */
+export async function findEventForDelivery(db: Executor, id: string): Promise<(EventRow & { m_offset: number }) | undefined> {
+  return db
+    .selectFrom('events as e')
+    .innerJoin('merchants as m', 'm.id', 'e.merchant_id')
+    .selectAll('e')
+    .select('m.clock_offset_ms as m_offset')
+    .where('e.id', '=', id)
+    .executeTakeFirst() as Promise<(EventRow & { m_offset: number }) | undefined>;
+}
+
+/**
+ * Finishes a delivery attempt in one statement (one round trip, one commit): the attempt recorded before
+ * the send gets its outcome and the event its new state together.
+ */
+export async function finishDelivery(
+  db: Executor,
+  attemptId: number,
+  outcome: { http_status: number | null; error: string | null; duration_ms: number },
+  eventId: string,
+  set: Pick<EventRow, 'status' | 'delivered_at' | 'next_attempt_at'>,
+): Promise<void> {
+  await sql`with attempt as (
+      update event_attempts set http_status = ${outcome.http_status}, error = ${outcome.error},
+        duration_ms = ${outcome.duration_ms}, finished = true
+      where id = ${attemptId}
+    )
+    update events set status = ${set.status}, delivered_at = ${set.delivered_at}, next_attempt_at = ${set.next_attempt_at}
+    where id = ${eventId}`.execute(db);
 }

@@ -54,7 +54,8 @@ export const ResendBody = signedBody({}, { examples: [{ signature: EXAMPLE_SIGNA
 
 export const EventResponse = envelope({ event: Event }, { title: 'EventResponse' });
 export const EventsResponse = envelope({
-  count: Type.Integer({ description: 'events matching the filters', examples: [1] }),
+  count: Type.Integer({ description: 'events matching the filters, counted up to 10,000 (or to the end of the requested page when further): see `count_capped`', examples: [1] }),
+  count_capped: Type.Boolean({ description: 'true when more events match than `count` (the count stopped at its cap)', examples: [false] }),
   events: Type.Array(Event),
   next_offset: Nullable(Type.Integer({ description: 'offset of the next page; null on the last page' })),
 }, { title: 'EventListResponse' });

@@ -28,11 +28,14 @@ export const INTERRUPTED = 'interrupted: the gateway stopped while sending; the 
 export interface NewNotification {
   merchantId: string;
   env: Env;
-  orderId: string;
+  /** The order the notification is about (null for events that concern no single order). */
+  orderId: string | null;
+  /** The event type; ORDER_NOTIFICATION when omitted. */
+  type?: string;
   /** The key whose signature signs it (the key that created the order). */
   keyId: string;
   url: string;
-  /** Serialized `{"order":…,"client":…}`. */
+  /** Serialized `{"order":…,"client":…}` (or the fields of another event type, as a JSON object). */
   payload: string;
   /** The merchant's resend_failed_notifications. */
   retries: boolean;
@@ -58,7 +61,7 @@ export class EventsService {
       id,
       merchant_id: n.merchantId,
       env: n.env,
-      type: ORDER_NOTIFICATION,
+      type: n.type ?? ORDER_NOTIFICATION,
       order_id: n.orderId,
       key_id: n.keyId,
       url: n.url,
@@ -88,10 +91,9 @@ export class EventsService {
   /** One delivery attempt; reschedules itself while retries are left. */
   async #deliverJob(job: Job<DeliverPayload>): Promise<void | Reschedule> {
     const db = this.p.database.db;
-    const e = await repo.findEvent(db, job.payload.eventId);
+    const e = await repo.findEventForDelivery(db, job.payload.eventId);
     if (!e || e.status !== 'PENDING') return;
-    const merchant = await this.merchants.findMerchant(db, e.merchant_id);
-    const offset = merchant ? Number(merchant.clock_offset_ms) : 0;
+    const offset = Number(e.m_offset);
     const realNow = this.p.clock.now();
     const now = new Date(realNow.getTime() + offset);
     const signature = e.key_id ? await this.merchants.keySignature(db, e.key_id) : null;
@@ -141,13 +143,11 @@ export class EventsService {
     const ok = delivered(status);
     // A manual resend of an event whose schedule is over does not restart the schedule.
     const next = ok ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
-    await this.p.database.transaction(async (trx) => {
-      await repo.finishAttempt(trx, attemptId, { http_status: status, error, duration_ms: duration });
-      await repo.updateEvent(trx, e.id, {
-        status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED',
-        delivered_at: ok ? now : null,
-        next_attempt_at: next,
-      });
+    // one statement (one round trip, one commit): the attempt's outcome and the event's new state together
+    await repo.finishDelivery(db, attemptId, { http_status: status, error, duration_ms: duration }, e.id, {
+      status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED',
+      delivered_at: ok ? now : null,
+      next_attempt_at: next,
     });
     this.p.logger.info({ event: e.id, status, attempt: attempts, delivered: ok }, 'notification attempt');
     if (next) return { retryAt: new Date(realNow.getTime() + (next.getTime() - now.getTime())) };
@@ -158,11 +158,12 @@ export class EventsService {
   async list(ctx: RequestContext, q: { order_uuid?: string; status?: string; limit?: number; offset?: number }) {
     const limit = q.limit ?? 100;
     const offset = q.offset ?? 0;
-    const { rows, count } = await repo.listEvents(this.p.database.db, ctx.merchant.id, { orderId: q.order_uuid, status: q.status, limit, offset });
+    const { rows, count, capped } = await repo.listEvents(this.p.database.db, ctx.merchant.id, { orderId: q.order_uuid, status: q.status, limit, offset });
     return {
       count,
+      count_capped: capped,
       events: rows.map((e) => presentEvent(e, ctx.timezone)),
-      next_offset: offset + rows.length < count ? offset + rows.length : null,
+      next_offset: offset + rows.length < count || (capped && rows.length === limit) ? offset + rows.length : null,
     };
   }
 

@@ -66,11 +66,20 @@ class KeyCache {
   }
 }
 
+/** Opened signing keys of notifications are kept this long (a change in any process drops them). */
+const SIGNATURE_CACHE_MS = 60_000;
+
 export class MerchantsService {
   readonly #cache: KeyCache;
+  readonly #signatures = new Map<string, { signature: Secret<string>; until: number }>();
 
   constructor(private readonly p: Platform, opts: { keyCacheTtlMs?: number } = {}) {
-    this.#cache = new KeyCache(opts.keyCacheTtlMs ?? 2000);
+    this.#cache = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
+    // a key revoked, a merchant or service changed in any process (NOTIFY): drop the cache at once
+    p.invalidation?.onInvalidate(() => {
+      this.#cache.clear();
+      this.#signatures.clear();
+    });
   }
 
   // ---- keys ----------------------------------------------------------------------------------------
@@ -105,8 +114,15 @@ export class MerchantsService {
    * (which are signed with the key that created the order). Null when the key is unknown.
    */
   async keySignature(db: Executor, keyId: string): Promise<Secret<string> | null> {
+    const cached = this.#signatures.get(keyId);
+    if (cached && cached.until > Date.now()) return cached.signature;
     const row = await repo.findKey(db, keyId);
-    return row ? this.p.vault.open(row.signature_sealed, `signature:${keyId}`) : null;
+    const signature = row ? this.p.vault.open(row.signature_sealed, `signature:${keyId}`) : null;
+    if (signature) {
+      if (this.#signatures.size > 10_000) this.#signatures.clear();
+      this.#signatures.set(keyId, { signature, until: Date.now() + SIGNATURE_CACHE_MS });
+    }
+    return signature;
   }
 
   /** Issues a new API key and signature for a merchant (shown once; stored hashed and sealed). */

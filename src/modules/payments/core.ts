@@ -203,6 +203,9 @@ export class TtlCache<V> {
     this.#m.set(k, { v, until: Date.now() + this.ttlMs });
     return v;
   }
+  clear(): void {
+    this.#m.clear();
+  }
 }
 
 export class PaymentsCore {
@@ -218,6 +221,11 @@ export class PaymentsCore {
     readonly deps: PaymentsDeps,
   ) {
     this.orderInserts = new repo.OrderInsertBatcher(() => p.database.db);
+    // a service disabled (or a key revoked) in any process drops these at once
+    p.invalidation?.onInvalidate(() => {
+      this.services.clear();
+      this.#signatures.clear();
+    });
   }
 
   get db() {

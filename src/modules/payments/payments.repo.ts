@@ -345,6 +345,10 @@ export interface TxListFilters {
   terminalCode?: string;
   limit: number;
   offset: number;
+  /** Keyset paging: the page starts after this transaction (by created_at, id). */
+  afterId?: string;
+  /** The count stops here (at least the end of the requested page). */
+  countCap: number;
 }
 
 export type ListedTx = TxRow & {
@@ -357,9 +361,19 @@ export type ListedTx = TxRow & {
   o_env: Env;
 };
 
-/** C3: transactions of a set of merchants, oldest first, with a count of all that match. */
-export async function listTransactions(db: Executor, f: TxListFilters): Promise<{ rows: ListedTx[]; count: number }> {
-  let q = db.selectFrom('transactions as t').innerJoin('orders as o', 'o.id', 't.order_id').where('t.merchant_id', 'in', f.merchantIds);
+/** The position of a transaction in the C3 order (created_at, id); undefined when unknown. */
+export async function transactionPosition(db: Executor, id: string): Promise<{ created_at: Date } | undefined> {
+  return db.selectFrom('transactions').select('created_at').where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * C3: transactions of a set of merchants, oldest first (created_at, id). One page (`limit` rows, plus
+ * one to know whether more follow), and a count of all that match that stops at `countCap`: a count of
+ * a whole range reads every row of it, so it is capped to keep a list of a big window fast.
+ */
+export async function listTransactions(db: Executor, f: TxListFilters): Promise<{ rows: ListedTx[]; more: boolean; count: number; capped: boolean }> {
+  const ids = f.merchantIds;
+  let q = db.selectFrom('transactions as t').where(ids.length === 1 ? sql<boolean>`t.merchant_id = ${ids[0]}` : sql<boolean>`t.merchant_id = any(${ids}::uuid[])`);
   if (f.start) q = q.where('t.created_at', '>=', f.start);
   if (f.end) q = q.where('t.created_at', '<', f.end);
   if (f.updatedStart) q = q.where('t.updated_at', '>=', f.updatedStart);
@@ -368,15 +382,19 @@ export async function listTransactions(db: Executor, f: TxListFilters): Promise<
     const code = f.terminalCode;
     q = q.where(({ exists, selectFrom }) =>
       exists(
-        selectFrom('services as s')
+        selectFrom('orders as o2')
+          .innerJoin('services as s', 's.id', 'o2.service_id')
           .innerJoin('terminals as tm', 'tm.id', 's.terminal_id')
           .select('s.id')
-          .whereRef('s.id', '=', 'o.service_id')
+          .whereRef('o2.id', '=', 't.order_id')
           .where('tm.code', '=', code),
       ),
     );
   }
-  const rows = await q
+  let page = q;
+  if (f.afterId) page = page.where(sql<boolean>`(t.created_at, t.id) > (select created_at, id from transactions where id = ${f.afterId})`);
+  const rowsQuery = page
+    .innerJoin('orders as o', 'o.id', 't.order_id')
     .selectAll('t')
     .select([
       'o.currency_number as o_currency_number',
@@ -386,19 +404,21 @@ export async function listTransactions(db: Executor, f: TxListFilters): Promise<
       'o.customer_ext_id as o_customer_ext_id',
       'o.status as o_status',
       'o.env as o_env',
-      sql<number>`count(*) over ()`.as('total'),
     ])
     .orderBy('t.created_at')
-    .orderBy(sql`t.seq`)
-    .limit(f.limit)
+    .orderBy('t.id')
+    .limit(f.limit + 1)
     .offset(f.offset)
     .execute();
-  let count = rows.length > 0 ? Number((rows[0] as unknown as { total: number }).total) : 0;
-  if (rows.length === 0 && f.offset > 0) {
-    const c = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    count = Number(c.n);
-  }
-  return { rows: rows as unknown as ListedTx[], count };
+  const countQuery = db
+    .selectFrom(q.select(sql<number>`1`.as('one')).limit(f.countCap + 1).as('x'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const [rows, c] = await Promise.all([rowsQuery, countQuery]);
+  const more = rows.length > f.limit;
+  if (more) rows.length = f.limit;
+  const n = Number(c.n);
+  return { rows: rows as unknown as ListedTx[], more, count: Math.min(n, f.countCap), capped: n > f.countCap };
 }
 
 // ---- retry state ----------------------------------------------------------------------------------------
@@ -430,16 +450,40 @@ export async function stalePendingTransactions(db: Executor, before: Date, limit
 }
 
 /**
- * Open orders whose expiry has passed on their merchant's clock (`realNow` plus the merchant's test
- * clock offset), locked with SKIP LOCKED so several workers share the sweep.
+ * Open orders whose expiry has passed (`due_at`: the expiry on the real clock, kept in step with the
+ * merchant's test clock), locked with SKIP LOCKED so several workers share the sweep. Indexable: a range
+ * scan of the partial index of open orders.
  */
 export async function lockDueOrders(trx: Executor, statuses: OrderStatus[], realNow: Date, limit: number): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
-    select o.id from orders o join merchants m on m.id = o.merchant_id
-    where o.status = any(${statuses}::text[])
-      and o.expires_at <= ${realNow}::timestamptz + make_interval(secs => m.clock_offset_ms / 1000.0)
-    order by o.expires_at
+    select o.id from orders o
+    where o.status = any(${statuses}::text[]) and o.due_at <= ${realNow}
+    order by o.due_at
     limit ${limit}
     for update of o skip locked`.execute(trx);
   return rows.map((r) => r.id);
+}
+
+/**
+ * The set-based part of the expiry sweep: in one statement, expires up to `limit` due open orders that
+ * need nothing else (no notification to send, no 3DS wait to void), with their merchant's time as
+ * `updated_at`. Returns how many it expired. The others go through the one-by-one path.
+ */
+export async function expireDueQuietly(db: Executor, statuses: OrderStatus[], realNow: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ id: string }>`
+    with due as (
+      select o.id from orders o
+      where o.status = any(${statuses}::text[]) and o.due_at <= ${realNow} and o.url_post is null
+        and not exists (select 1 from transactions t where t.order_id = o.id and t.status = 'PENDING' and t.awaiting_3ds)
+      order by o.due_at
+      limit ${limit}
+      for update of o skip locked
+    )
+    update orders o
+    set status = 'EXPIRED', paid = false,
+        updated_at = ${realNow}::timestamptz + make_interval(secs => (case when o.env = 'sandbox' then m.clock_offset_ms else 0 end) / 1000.0)
+    from due, merchants m
+    where o.id = due.id and m.id = o.merchant_id and o.status = any(${statuses}::text[])
+    returning o.id`.execute(db);
+  return rows.length;
 }

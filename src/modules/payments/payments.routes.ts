@@ -185,7 +185,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         operationId: 'listTransactions',
         summary: 'C3 List transactions of the merchant and its children',
-        description: 'Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; `next_offset` is null on the last page.',
+        description: 'Dates `YYYYMMDDHHmm` in the merchant timezone; `limit` default and maximum 10000; oldest first. Page with `offset` (`next_offset` is null on the last page) or, faster on deep pages, with `cursor` (pass the `next_cursor` of the previous page). `count` stops at 100,000 (`count_capped` is then true).',
         tags: ['orders'], querystring: S.ListQuery, response: responses(S.ListResponse),
       },
     }, async (req) => {

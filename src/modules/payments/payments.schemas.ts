@@ -288,6 +288,7 @@ export const ListQuery = Type.Object({
   terminal: Type.Optional(Int({ minimum: 0, maximum: 999_999_999_999, description: 'terminal code' })),
   limit: Type.Optional(Int({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_MAX })),
   offset: Type.Optional(Int({ minimum: 0, maximum: OFFSET_MAX, default: 0, description: 'rows skipped' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'keyset paging: the `next_cursor` of the previous page (not with `offset`); stays fast however deep the page' })),
 });
 /** A transaction of the C3 list: the Transaction record with its order's key fields. */
 const ListedTransaction = Type.Object(
@@ -308,7 +309,9 @@ const ListedTransaction = Type.Object(
 );
 
 export const ListResponse = envelope({
-  count: Type.Integer({ description: 'transactions matching the filters', examples: [1] }),
+  count: Type.Integer({ description: 'transactions matching the filters, counted up to 100,000 (or to the end of the requested page when further): see `count_capped`', examples: [1] }),
+  count_capped: Type.Boolean({ description: 'true when more transactions match than `count` (the count stopped at its cap)', examples: [false] }),
   transactions: Type.Array(ListedTransaction),
-  next_offset: Nullable(Type.Integer({ description: 'offset of the next page; null on the last page' })),
+  next_offset: Nullable(Type.Integer({ description: 'offset of the next page; null on the last page (and when paging with `cursor`)' })),
+  next_cursor: Nullable(Type.String({ description: 'pass as `cursor` for the next page (keyset paging); null on the last page', examples: ['dDE6NmY5YzNkMmUtOGIxYS00YzVkLTllMmYtM2E0YjVjNmQ3ZThm'] })),
 }, { title: 'TransactionListResponse' });

@@ -88,6 +88,40 @@ export async function listCustomerSources(db: Executor, customerId: string, type
 }
 
 /**
+ * One page of a customer's live sources, oldest first (the order of listCustomerSources), with the
+ * listing semantics applied in SQL: `validatedOnly` keeps sources validated at storage or paid with;
+ * `unique` keeps, per card (fingerprint), only the newest entry of those listed. The page starts after
+ * the source `afterId` (keyset on created_at, seq); `more` tells whether another page follows.
+ */
+export async function pageCustomerSources(
+  db: Executor,
+  customerId: string,
+  o: { types?: readonly string[]; validatedOnly: boolean; unique: boolean; limit: number; afterId?: string },
+): Promise<{ rows: SourceRow[]; more: boolean }> {
+  const types = o.types && o.types.length > 0 ? [...o.types] : null;
+  const typeFilter = (alias: string) => (types ? sql`and ${sql.ref(alias + '.type')} = any(${types}::text[])` : sql``);
+  const validFilter = (alias: string) =>
+    o.validatedOnly ? sql`and (${sql.ref(alias + '.validation_date')} is not null or ${sql.ref(alias + '.last_paid_at')} is not null)` : sql``;
+  const { rows } = await sql<SourceRow>`
+    select s.* from sources s
+    where s.customer_id = ${customerId} and s.deleted_at is null ${typeFilter('s')} ${validFilter('s')}
+      ${o.unique ? sql`and not exists (select 1 from sources n where n.customer_id = s.customer_id and n.deleted_at is null
+          and n.fingerprint = s.fingerprint ${typeFilter('n')} ${validFilter('n')} and (n.created_at, n.seq) > (s.created_at, s.seq))` : sql``}
+      ${o.afterId ? sql`and (s.created_at, s.seq) > (select c.created_at, c.seq from sources c where c.id = ${o.afterId} and c.customer_id = ${customerId})` : sql``}
+    order by s.created_at, s.seq
+    limit ${o.limit + 1}`.execute(db);
+  const more = rows.length > o.limit;
+  if (more) rows.length = o.limit;
+  return { rows, more };
+}
+
+/** Whether `id` is a source of the customer (live or not): a cursor must point into the list it pages. */
+export async function isCustomerSource(db: Executor, customerId: string, id: string): Promise<boolean> {
+  const row = await db.selectFrom('sources').select('id').where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+  return !!row;
+}
+
+/**
  * A successful payment: the source becomes valid (first time), its last successful use is recorded, and
  * the service that charged it is its tokenization service unless one validated it before.
  */

@@ -143,12 +143,13 @@ export function sourcesRoutes(api: SourcesApi) {
         summary: 'F10 List the sources of a customer',
         description:
           '`status=VALIDATED` (default) lists sources validated at storage or used in a successful payment; `ALL` every live source. ' +
-          '`unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`.',
+          '`unique=true` then keeps, per card (keyed fingerprint), only the newest entry. Oldest first (in the order the entries were created); each entry has `tokenization_service_uuid` and `is_blacklisted`. ' +
+          'Optional paging: `limit` sources per page, then `cursor` set to the `next_cursor` of the previous page (null on the last page); without `limit` and `cursor` every source is listed.',
         tags, params: S.CustomerParams, querystring: S.ListQuery, response: responses(S.SourcesResponse),
       },
     }, async (req) => {
       const ctx = ctxOf(req);
-      return ok(ctx, { sources: await api.list(ctx, req.params.ext_id, req.query) });
+      return ok(ctx, await api.listPage(ctx, req.params.ext_id, req.query));
     });
 
     for (const [plural, type, id] of [['cards', 'card', 'Cards'], ['dynamic_cards', 'dynamic_card', 'DynamicCards'], ['banks', 'bank', 'Banks'], ['paypals', 'paypal', 'Paypals']] as const) {

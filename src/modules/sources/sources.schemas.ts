@@ -1,4 +1,4 @@
-import { Bool, ContractDate, Maybe, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, ContractDate, Int, Maybe, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { CustomerSchema as Customer, ExtIdSchema as ExtId } from '../customers/index.js';
 import { SOURCE_TYPES } from './sources.domain.js';
 import * as EX from './sources.examples.js';
@@ -122,6 +122,8 @@ export const ListQuery = Type.Object({
   sourceType: Type.Optional(Type.String({ description: `comma-separated: ${SOURCE_TYPES.join(', ')}; default all` })),
   status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
   unique: Type.Optional(Bool({ description: 'true: each card once (the newest entry); default false' })),
+  limit: Type.Optional(Int({ minimum: 1, maximum: 1000, description: 'sources per page (paging is optional: without `limit` and `cursor` every source is listed)' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'the `next_cursor` of the previous page' })),
 });
 export const ListByTypeQuery = Type.Object({
   status: Type.Optional(Type.Enum(['VALIDATED', 'ALL'], { default: 'VALIDATED' })),
@@ -139,7 +141,10 @@ export const TypedSourceResponse = Type.Object(
   },
   { examples: [{ message: 'OK', code: 200, current_time: '2026-03-14T10:21:07+0100', card: EX.SOURCE_EXAMPLE }] },
 );
-export const SourcesResponse = envelope({ sources: Type.Array(ListedSource) }, { title: 'SourceListResponse' });
+export const SourcesResponse = envelope({
+  sources: Type.Array(ListedSource),
+  next_cursor: Type.Optional(Nullable(Type.String({ description: 'when paging (`limit` or `cursor` given): pass as `cursor` for the next page; null on the last page' }))),
+}, { title: 'SourceListResponse' });
 /** F7 (deprecated): the record under a key named after the type (`card`, `bank`, ...). */
 export const SourceByTypeResponse = envelope(
   Object.fromEntries(SOURCE_TYPES.map((t) => [t, Type.Optional(Source)])) as Record<(typeof SOURCE_TYPES)[number], ReturnType<typeof Type.Optional<typeof Source>>>,

@@ -629,6 +629,40 @@ export class SourcesApi {
     return listed.map((r) => presentListedSource(r, blacklisted.has(r.id)));
   }
 
+  /**
+   * F10 with paging: `limit` sources per page (default 100 when only `cursor` is given) after `cursor`
+   * (the `next_cursor` of the previous page). Without either the whole list is returned, as before.
+   */
+  async listPage(ctx: RequestContext, customerExtId: string, q: { sourceType?: string; status?: ListStatus; unique?: unknown; limit?: number; cursor?: string }) {
+    if (q.limit === undefined && (q.cursor === undefined || q.cursor === '')) return { sources: await this.list(ctx, customerExtId, q) };
+    const parsedTypes = parseSourceTypes(q.sourceType);
+    if ('error' in parsedTypes) throw badRequest(parsedTypes.error);
+    let afterId: string | undefined;
+    if (q.cursor) {
+      const m = /^s1:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(Buffer.from(q.cursor, 'base64url').toString('utf8'));
+      if (!m) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
+      afterId = m[1];
+    }
+    const db = this.p.database.db;
+    const customer = await findCustomer(db, ownerOf(ctx), customerExtId.trim());
+    if (!customer) throw notFound(`The customer ${customerExtId.slice(0, 64)} was not found`);
+    if (afterId && !(await repo.isCustomerSource(db, customer.id, afterId))) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
+    const { rows, more } = await repo.pageCustomerSources(db, customer.id, {
+      types: parsedTypes.ok ?? undefined,
+      validatedOnly: (q.status ?? 'VALIDATED') === 'VALIDATED',
+      unique: parseFlag(q.unique),
+      limit: q.limit ?? 100,
+      afterId,
+    });
+    const cards = rows.filter((r) => r.type === 'card' || r.type === 'dynamic_card');
+    const check = this.deps.isBlacklisted ?? NO_BLACKLISTS;
+    const blacklisted = cards.length === 0 ? new Set<string>() : await check(ownerOf(ctx), cards.map((r) => ({ sourceId: r.id, fingerprint: r.fingerprint, bin: r.bin, serviceId: r.tokenization_service_id })));
+    return {
+      sources: rows.map((r) => presentListedSource(r, blacklisted.has(r.id))),
+      next_cursor: more ? Buffer.from(`s1:${rows[rows.length - 1].id}`).toString('base64url') : null,
+    };
+  }
+
   // ---- F12 ------------------------------------------------------------------------------------------
 
   async verifyHolder(ctx: RequestContext, type: string, body: { source_uuid?: string; card_uuid?: string; service: string; holder: Record<string, unknown> }) {

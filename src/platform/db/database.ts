@@ -30,6 +30,12 @@ export interface Database {
   readonly stats: DbStats;
   /** Runs `fn` in a transaction; retries on serialization failures and deadlocks. */
   transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Listens to NOTIFY on `channel` (a connection of its own on PostgreSQL, reconnected when lost).
+   * `onMessage` is also called after a reconnection, with null: notifications may have been missed.
+   * Returns the function that stops listening.
+   */
+  listen?(channel: string, onMessage: (payload: string | null) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -104,11 +110,12 @@ function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolea
   };
 }
 
-function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, lock?: DataDirLock): Database {
+function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, listen?: Database['listen'], lock?: DataDirLock): Database {
   return {
     kind,
     db,
     stats,
+    listen,
     lock,
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
@@ -153,12 +160,25 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     pool.on('connect', (client) => instrumentClient(client, stats, prepare));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
-    return wrap('postgres', db, stats, () => db.destroy());
+    const listeners = new Set<() => Promise<void>>();
+    const listen = async (channel: string, onMessage: (payload: string | null) => void) => {
+      const stop = await listenPostgres(opts.databaseUrl!, channel, onMessage);
+      listeners.add(stop);
+      return async () => {
+        listeners.delete(stop);
+        await stop();
+      };
+    };
+    return wrap('postgres', db, stats, async () => {
+      await Promise.allSettled([...listeners].map((s) => s()));
+      await db.destroy();
+    }, listen);
   }
   if (opts.pglite) {
     // A client owned by the caller (tests share one per worker): not closed with this database.
     const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite, stats) });
-    return wrap('pglite', db, stats, async () => {});
+    const l = pgliteListen(opts.pglite);
+    return wrap('pglite', db, stats, l.closeAll, l.listen);
   }
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
@@ -174,23 +194,105 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const client = dir ? new PGlite(dir) : new PGlite();
     await client.waitReady;
     const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
+    const l = pgliteListen(client);
     return wrap(
       'pglite',
       db,
       stats,
       async () => {
         try {
+          await l.closeAll();
           await db.destroy();
         } finally {
           lock?.release();
         }
       },
+      l.listen,
       lock,
     );
   } catch (err) {
     lock?.release();
     throw err;
   }
+}
+
+/** PGlite runs in this process: its own listen (notifications are delivered after commit). */
+function pgliteListen(client: import('@electric-sql/pglite').PGlite) {
+  const open = new Set<() => Promise<void>>();
+  const listen: NonNullable<Database['listen']> = async (channel, onMessage) => {
+    const unsubscribe = await client.listen(channel, (payload: string) => onMessage(payload));
+    const stop = async () => {
+      if (!open.delete(stop)) return;
+      await unsubscribe().catch(() => {});
+    };
+    open.add(stop);
+    return stop;
+  };
+  return { listen, closeAll: async () => void (await Promise.allSettled([...open].map((s) => s()))) };
+}
+
+/**
+ * A dedicated PostgreSQL connection that LISTENs on `channel`. When the connection drops it reconnects
+ * (backing off up to 5 s) and reports null, since notifications sent meanwhile were lost.
+ */
+async function listenPostgres(connectionString: string, channel: string, onMessage: (payload: string | null) => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let delay = 100;
+  const ident = '"' + channel.replace(/"/g, '""') + '"';
+  const connect = async (first: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString });
+    c.on('notification', (n) => {
+      if (n.channel === channel) onMessage(n.payload ?? '');
+    });
+    c.on('error', () => reconnect(c));
+    c.on('end', () => reconnect(c));
+    try {
+      await c.connect();
+      await c.query(`listen ${ident}`);
+    } catch (err) {
+      c.removeAllListeners('end');
+      await c.end().catch(() => {});
+      if (first) throw err;
+      schedule();
+      return;
+    }
+    if (stopped) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    delay = 100;
+    if (!first) onMessage(null);
+  };
+  const schedule = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect(false);
+    }, delay);
+    retry.unref();
+    delay = Math.min(5000, delay * 2);
+  };
+  const reconnect = (c: pg.Client) => {
+    if (client !== c) return;
+    client = null;
+    c.removeAllListeners('end');
+    c.end().catch(() => {});
+    schedule();
+  };
+  await connect(true);
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    if (c) {
+      c.removeAllListeners('end');
+      await c.end().catch(() => {});
+    }
+  };
 }
 
 const CONNECTION_ERROR_CODES = new Set([

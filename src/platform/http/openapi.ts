@@ -72,6 +72,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'antifraud', description: 'Antifraud rules: the score thresholds that decide review, 3-D Secure or refusal' },
       { name: 'moto', description: 'MoTo campaigns: payment links in bulk by SMS or e-mail, with evidence of delivery and opening' },
       { name: 'batch', description: 'Batch files: payments with stored cards and refunds from a CSV file' },
+      { name: 'subscriptions', description: 'Recurring billing: products, plans, subscriptions and their scheduled charges' },
       { name: 'payment-methods', description: 'Alternative payment methods (APMs) by kind (redirect, push, voucher): which a service offers, and PUSH payments' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
     ],

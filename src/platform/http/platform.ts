@@ -22,7 +22,7 @@ import { installPanGuard } from './pan-guard.js';
 import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Limiter } from './rate-limit.js';
 import type { PageRoute, RequestContext } from './types.js';
 
 export interface PlatformOptions {
@@ -32,7 +32,7 @@ export interface PlatformOptions {
   clock: Clock;
   vault: Vault;
   resolveKey: KeyResolver;
-  rateLimiter: RateLimiter;
+  rateLimiter: Limiter;
   rateLimits: Record<Env, number>;
   /** Requests per second per client IP with a missing or unknown API key (0: no limit). */
   unknownKeyRateLimit?: number;
@@ -162,12 +162,12 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     } catch (err) {
       // missing or unknown keys are limited per client IP, so keys cannot be guessed at speed (decisions §8)
       if (err instanceof ApiError && err.status === 401) {
-        const ipWait = opts.rateLimiter.take(`ip:${req.ip}`, opts.unknownKeyRateLimit ?? 0);
+        const ipWait = await opts.rateLimiter.take(`ip:${req.ip}`, opts.unknownKeyRateLimit ?? 0);
         if (ipWait > 0) throw tooManyRequests('Too many requests without a valid API key from this address', ipWait);
       }
       throw err;
     }
-    const wait = opts.rateLimiter.take(key.keyId, opts.rateLimits[env]);
+    const wait = await opts.rateLimiter.take(key.keyId, opts.rateLimits[env]);
     if (wait > 0) throw tooManyRequests('Request rate limit exceeded for this API key', wait);
     requireProfile(key.profiles, cfg.profiles ?? []);
     const ctx = requestContext(key, opts);
@@ -188,6 +188,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   // An unsigned request still never reaches the handler: shape, then signature, then the schema.
   app.addHook('preValidation', async (req) => {
     if (!req.ctx || !WRITE_METHODS.has(req.method)) return;
+    if (req.routeOptions.config?.unsigned) return;
     const body = req.body as unknown;
     if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
       throw badRequest(bodyShapeProblem(req.headers['content-type'], body));

@@ -89,6 +89,8 @@ declare module 'fastify' {
     bodyLimit?: number;
     /** Set on customer-facing HTML pages (see PageRoute); absent on API routes. */
     page?: PageRoute;
+    /** A write that needs no body and no signature (I1 create company). */
+    unsigned?: boolean;
   }
   interface FastifyRequest {
     ctx: RequestContext | null;

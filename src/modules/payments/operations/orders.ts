@@ -42,6 +42,23 @@ export interface ListQuery {
   terminal?: number | string;
   limit?: number;
   offset?: number;
+  cursor?: string;
+}
+
+/**
+ * The count of C3 stops at this many transactions (or at the end of the requested page, when further):
+ * counting a whole window reads all of it. `count_capped` says when more match.
+ */
+export const LIST_COUNT_CAP = 100_000;
+
+/** `next_cursor` of C3: opaque to clients (the last transaction of the page). */
+export function encodeCursor(txId: string): string {
+  return Buffer.from(`t1:${txId}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string | null {
+  const m = /^t1:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return m ? m[1] : null;
 }
 
 /** C3: transactions of the merchant and its children. */
@@ -56,9 +73,17 @@ export async function listTransactions(core: PaymentsCore, ctx: RequestContext, 
   const limit = q.limit ?? LIST_LIMIT_MAX;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT_MAX) throw badRequest(`limit must be from 1 to ${LIST_LIMIT_MAX}`);
   const offset = q.offset ?? 0;
+  let afterId: string | undefined;
+  if (q.cursor !== undefined && q.cursor !== '') {
+    if (offset > 0) throw badRequest('cursor and offset cannot be used together: page with one of them');
+    const id = decodeCursor(q.cursor);
+    if (!id) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
+    afterId = id;
+  }
   const db = core.db.db;
+  if (afterId && !(await repo.transactionPosition(db, afterId))) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
   const ids = await core.deps.merchants.selfAndDescendantIds(db, ctx.merchant.id);
-  const { rows, count } = await repo.listTransactions(db, {
+  const { rows, more, count, capped } = await repo.listTransactions(db, {
     merchantIds: ids,
     start: date('start', q.start),
     end: date('end', q.end),
@@ -67,6 +92,8 @@ export async function listTransactions(core: PaymentsCore, ctx: RequestContext, 
     terminalCode: q.terminal === undefined ? undefined : String(q.terminal),
     limit,
     offset,
+    afterId,
+    countCap: Math.max(LIST_COUNT_CAP, offset + limit),
   });
   const zones = { server: ctx.timezone, merchant: tz };
   const transactions = rows.map((t) => ({
@@ -82,7 +109,14 @@ export async function listTransactions(core: PaymentsCore, ctx: RequestContext, 
     updated: t.updated_at.toISOString(),
     metadata: nullIfEmpty(t.metadata as Record<string, string> | null),
   }));
-  return { count, transactions, next_offset: offset + rows.length < count ? offset + rows.length : null };
+  return {
+    count,
+    count_capped: capped,
+    transactions,
+    // offset paging goes on as before; with a cursor, paging goes on with next_cursor only
+    next_offset: more && !afterId ? offset + rows.length : null,
+    next_cursor: more ? encodeCursor(rows[rows.length - 1].id) : null,
+  };
 }
 
 /** C4: key-value metadata on a transaction (at most 20 pairs; replaces earlier metadata). */

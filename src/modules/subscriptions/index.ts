@@ -1,0 +1,10 @@
+/**
+ * Recurring billing (companies, products, plans, subscriptions and their charges): the only file other
+ * modules import.
+ */
+export { SubscriptionsService, CHARGE_QUEUE, SUBSCRIPTION_PAYMENT_EVENT, ChargeInProgress } from './subscriptions.service.js';
+export type { SubscriptionsDeps, ChargeRef } from './subscriptions.service.js';
+export { subscriptionsRoutes } from './subscriptions.routes.js';
+export { SUBSCRIPTION_STATUSES, PAYMENT_STATUSES, subscriptionTransition, paymentTransition, afterCharge } from './subscription-states.js';
+export type { SubscriptionStatus, PaymentStatus, SubscriptionEvent } from './subscription-states.js';
+export { addInterval, chargeDate, retryDate, retryOffsetDays, chargeOrderId } from './subscriptions.domain.js';

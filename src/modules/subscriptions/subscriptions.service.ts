@@ -1,0 +1,734 @@
+/**
+ * Recurring billing (section I): the company, products and plans of a merchant, subscriptions and
+ * their charges.
+ *
+ * The schedule is data: each due charge is a job of the platform queue (`subscriptions.charge`) with
+ * the merchant on it, due at the charge date on the merchant's clock (the sandbox test clock moves it),
+ * claimed with SKIP LOCKED. A charge is a real order made through the payments module's public
+ * interface, with an order id derived from (subscription, payment number, attempt), so a job that runs
+ * twice, or two processes racing, find the same order and charge once. The payment row of each
+ * (subscription, payment number, attempt) is unique in the database, and only the run that moves it out
+ * of CREATED (under a row lock) moves the subscription on, schedules the next charge and notifies.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../platform/db/database.js';
+import { ApiError, badRequest, conflict, notFound } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import type { Platform } from '../../platform/index.js';
+import type { Job } from '../../platform/jobs/queue.js';
+import { currencyByNumber } from '../../platform/money/currency.js';
+import { parseFilterDate } from '../../platform/time/format.js';
+import type { EventsService } from '../events/index.js';
+import type { MerchantsService } from '../merchants/index.js';
+import type { OrderResult, Payments, PresentedOrder } from '../payments/index.js';
+import { afterCharge, isActive, paymentTransition, subscriptionTransition, type PaymentEvent, type SubscriptionStatus } from './subscription-states.js';
+import {
+  addInterval,
+  chargeDate,
+  chargeOrderId,
+  intervalType,
+  localDay,
+  parseInitialDate,
+  paymentResult,
+  presentCompany,
+  presentPayment,
+  presentPlan,
+  presentProduct,
+  presentSubscription,
+  retryDate,
+  type IntervalType,
+} from './subscriptions.domain.js';
+import * as repo from './subscriptions.repo.js';
+
+export const CHARGE_QUEUE = 'subscriptions.charge';
+export const SUBSCRIPTION_PAYMENT_EVENT = 'SUBSCRIPTION_PAYMENT';
+
+/** Another run is charging this payment right now (the job tries again later). */
+export class ChargeInProgress extends Error {
+  constructor(readonly payment: repo.PaymentRow) {
+    super('This charge is being made by another run');
+    this.name = 'ChargeInProgress';
+  }
+}
+
+export interface SubscriptionsDeps {
+  payments: Payments;
+  merchants: MerchantsService;
+  events: EventsService;
+}
+
+export interface ChargeRef {
+  subscriptionId: string;
+  paymentNumber: number;
+  attempt: number;
+}
+
+const ownerOf = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
+
+export interface ProductInput {
+  name: string;
+  external_id: string;
+  notification_url?: string | null;
+}
+
+export interface PlanInput {
+  name: string;
+  external_id: string;
+  product: string;
+  amount: number;
+  interval?: number | null;
+  interval_type: string;
+  trial_available?: boolean | null;
+  interval_offset?: number | null;
+  interval_offset_type?: string | null;
+}
+
+export interface SubscribeInput {
+  plan: string;
+  customer: string;
+  total_payment_number?: number | null;
+  payment_attempts_limit: number;
+  initial_date?: string | null;
+  additional_data?: {
+    additional?: string | null;
+    customer_ext_id?: string | null;
+    operative?: string | null;
+    service?: string | null;
+    source_uuid?: string | null;
+    card_uuid?: string | null;
+    url_post?: string | null;
+  } | null;
+}
+
+export interface ListQuery {
+  status?: string;
+  customer?: string;
+  plan?: string;
+  product?: string;
+  subscription?: string;
+  active?: boolean;
+  start?: string;
+  end?: string;
+  limit?: number;
+  offset?: number;
+}
+
+function checkUrl(field: string, v: string | null | undefined): void {
+  if (v === undefined || v === null) return;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw badRequest(`${field} must be an absolute http or https URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest(`${field} must be an absolute http or https URL`);
+}
+
+/** The outcome of one charge: what the payments module answered, or why it could not be asked. */
+interface ChargeOutcome {
+  event: PaymentEvent;
+  order: PresentedOrder | null;
+  error: string | null;
+}
+
+export class SubscriptionsService {
+  constructor(
+    private readonly p: Platform,
+    private readonly deps: SubscriptionsDeps,
+  ) {}
+
+  get #db() {
+    return this.p.database.db;
+  }
+
+  // ---- company (I1) -------------------------------------------------------------------------------------
+
+  async #company(db: Executor, ctx: RequestContext): Promise<repo.CompanyRow> {
+    const existing = await repo.findCompany(db, ownerOf(ctx));
+    if (existing) return existing;
+    const now = ctx.clock.now();
+    return repo.ensureCompany(db, ownerOf(ctx), { id: randomUUID(), merchant_id: ctx.merchant.id, env: ctx.env, name: ctx.merchant.name, created_at: now, updated_at: now });
+  }
+
+  async createCompany(ctx: RequestContext) {
+    return presentCompany(await this.#company(this.#db, ctx));
+  }
+
+  async getCompany(ctx: RequestContext) {
+    const c = await repo.findCompany(this.#db, ownerOf(ctx));
+    if (!c) throw notFound('The merchant has no company yet (POST /subscriptions/company creates it)');
+    return presentCompany(c);
+  }
+
+  // ---- products (I2–I5) ---------------------------------------------------------------------------------
+
+  async createProduct(ctx: RequestContext, input: ProductInput) {
+    const name = input.name.trim();
+    const externalId = String(input.external_id).trim();
+    if (name === '') throw badRequest('name must not be empty');
+    if (externalId === '') throw badRequest('external_id must not be empty');
+    checkUrl('notification_url', input.notification_url);
+    const now = ctx.clock.now();
+    const row: repo.ProductRow = {
+      id: randomUUID(),
+      merchant_id: ctx.merchant.id,
+      env: ctx.env,
+      external_id: externalId,
+      name,
+      notification_url: input.notification_url ?? null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await this.p.database.transaction(async (trx) => {
+      await this.#company(trx, ctx);
+      if (await repo.findProduct(trx, ownerOf(ctx), externalId)) throw conflict(`A product with external_id "${externalId}" already exists`);
+      try {
+        await repo.insertProduct(trx, row);
+      } catch (err) {
+        if (isUnique(err)) throw conflict(`A product with external_id "${externalId}" already exists`);
+        throw err;
+      }
+    });
+    return presentProduct(row);
+  }
+
+  async #product(ctx: RequestContext, externalId: string): Promise<repo.ProductRow> {
+    const p = await repo.findProduct(this.#db, ownerOf(ctx), externalId);
+    if (!p) throw notFound(`The product ${externalId} was not found`);
+    return p;
+  }
+
+  async listProducts(ctx: RequestContext) {
+    return (await repo.listProducts(this.#db, ownerOf(ctx))).map(presentProduct);
+  }
+
+  async getProduct(ctx: RequestContext, externalId: string) {
+    return presentProduct(await this.#product(ctx, externalId));
+  }
+
+  /** I5: the product is removed; its plans and subscriptions go on. */
+  async deleteProduct(ctx: RequestContext, externalId: string): Promise<number> {
+    const p = await this.#product(ctx, externalId);
+    return repo.deleteProduct(this.#db, p.id, ctx.clock.now());
+  }
+
+  // ---- plans (I8–I11) -----------------------------------------------------------------------------------
+
+  async createPlan(ctx: RequestContext, input: PlanInput) {
+    const name = input.name.trim();
+    const externalId = String(input.external_id).trim();
+    if (name === '') throw badRequest('name must not be empty');
+    if (externalId === '') throw badRequest('external_id must not be empty');
+    const type = intervalType(input.interval_type);
+    if (!type) throw badRequest('interval_type must be DAILY, WEEKLY, MONTHLY or ANNUAL (YEARLY)');
+    let offsetType: IntervalType | null = null;
+    if (input.interval_offset_type !== undefined && input.interval_offset_type !== null) {
+      offsetType = intervalType(input.interval_offset_type);
+      if (!offsetType) throw badRequest('interval_offset_type must be DAILY, WEEKLY, MONTHLY or ANNUAL (YEARLY)');
+    }
+    const offset = input.interval_offset ?? null;
+    const trial = input.trial_available ?? false;
+    if (trial && (offset === null || offsetType === null)) throw badRequest('a plan with trial_available needs interval_offset and interval_offset_type (how long the trial lasts)');
+    if (offset !== null && offsetType === null) throw badRequest('interval_offset_type is required with interval_offset');
+    const product = await this.#product(ctx, String(input.product));
+    const now = ctx.clock.now();
+    const row = {
+      id: randomUUID(),
+      merchant_id: ctx.merchant.id,
+      env: ctx.env,
+      product_id: product.id,
+      external_id: externalId,
+      name,
+      amount: input.amount,
+      interval: input.interval ?? 1,
+      interval_type: type,
+      interval_offset: offset,
+      interval_offset_type: offsetType,
+      trial_available: trial,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await this.p.database.transaction(async (trx) => {
+      if (await repo.findPlan(trx, ownerOf(ctx), externalId)) throw conflict(`A plan with external_id "${externalId}" already exists`);
+      try {
+        await repo.insertPlan(trx, row);
+      } catch (err) {
+        if (isUnique(err)) throw conflict(`A plan with external_id "${externalId}" already exists`);
+        throw err;
+      }
+    });
+    return presentPlan({ ...row, amount: String(row.amount) }, product);
+  }
+
+  async #plan(ctx: RequestContext, externalId: string): Promise<repo.PlanRow> {
+    const p = await repo.findPlan(this.#db, ownerOf(ctx), externalId);
+    if (!p) throw notFound(`The plan ${externalId} was not found`);
+    return p;
+  }
+
+  async #presentPlan(plan: repo.PlanRow) {
+    return presentPlan(plan, (await repo.findProductById(this.#db, plan.product_id))!);
+  }
+
+  async listPlans(ctx: RequestContext, q: { product?: string } = {}) {
+    let productId: string | undefined;
+    if (q.product) productId = (await this.#product(ctx, q.product)).id;
+    const plans = await repo.listPlans(this.#db, ownerOf(ctx), productId);
+    return Promise.all(plans.map((p) => this.#presentPlan(p)));
+  }
+
+  async getPlan(ctx: RequestContext, externalId: string) {
+    return this.#presentPlan(await this.#plan(ctx, externalId));
+  }
+
+  /** I11: the plan is removed; its subscriptions go on. */
+  async deletePlan(ctx: RequestContext, externalId: string): Promise<number> {
+    const p = await this.#plan(ctx, externalId);
+    return repo.deletePlan(this.#db, p.id, ctx.clock.now());
+  }
+
+  // ---- subscriptions (I12–I15) --------------------------------------------------------------------------
+
+  /**
+   * I12. Registers the subscription and schedules its first charge: at once when there is no trial and
+   * `initial_date` is today (the answer carries that charge's result), otherwise on that date or after
+   * the trial.
+   */
+  async subscribe(ctx: RequestContext, input: SubscribeInput) {
+    const plan = await this.#plan(ctx, String(input.plan));
+    const product = (await repo.findProductById(this.#db, plan.product_id))!;
+    const customer = String(input.customer).trim();
+    if (customer === '') throw badRequest('customer must not be empty');
+    const ad = input.additional_data ?? {};
+    if (ad.source_uuid && ad.card_uuid && ad.source_uuid.toLowerCase() !== ad.card_uuid.toLowerCase()) throw badRequest('additional_data.source_uuid and additional_data.card_uuid differ');
+    const operative = (ad.operative ?? 'AUTHORIZATION').toUpperCase();
+    if (operative !== 'AUTHORIZATION') throw badRequest('additional_data.operative must be AUTHORIZATION (subscription charges are captured at once)');
+    checkUrl('additional_data.url_post', ad.url_post);
+    if (ad.customer_ext_id && String(ad.customer_ext_id) !== customer) throw badRequest('additional_data.customer_ext_id differs from customer');
+
+    const tz = ctx.merchant.timezone;
+    const now = ctx.clock.now();
+    const today = localDay(now, tz);
+    let base = now;
+    if (input.initial_date !== undefined && input.initial_date !== null) {
+      const parsed = parseInitialDate(input.initial_date, tz);
+      if (!parsed) throw badRequest('initial_date must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+      if (parsed.day < today) throw badRequest(`initial_date must be today (${today}) or later`);
+      base = parsed.day === today ? now : parsed.at;
+    }
+    let first = base;
+    if (plan.trial_available && plan.interval_offset && plan.interval_offset_type) {
+      first = addInterval(base, plan.interval_offset, plan.interval_offset_type as IntervalType, tz);
+    }
+    const additional = {
+      additional: ad.additional ?? null,
+      customer_ext_id: customer,
+      operative,
+      service: ad.service ?? null,
+      source_uuid: ad.source_uuid ?? ad.card_uuid ?? null,
+      url_post: ad.url_post ?? null,
+    };
+    const id = randomUUID();
+    const company = await this.p.database.transaction(async (trx) => {
+      const c = await this.#company(trx, ctx);
+      await repo.insertSubscription(trx, {
+        id,
+        merchant_id: ctx.merchant.id,
+        env: ctx.env,
+        key_id: ctx.keyId,
+        plan_id: plan.id,
+        customer_ext_id: customer,
+        additional_data: JSON.stringify(additional),
+        amount: Number(plan.amount),
+        interval: plan.interval,
+        interval_type: plan.interval_type,
+        status: 'CREATED',
+        active: true,
+        total_payment_number: input.total_payment_number ?? null,
+        payment_attempts_limit: input.payment_attempts_limit,
+        first_charge_date: first,
+        next_charge_date: first,
+        created_at: now,
+        updated_at: now,
+      });
+      await this.#schedule(trx, ctx, { subscriptionId: id, paymentNumber: 1, attempt: 1 }, first);
+      return c;
+    });
+
+    const refs = { subscriptionId: id, plan: plan.external_id, product: product.external_id, customer, company: company.id };
+    if (first.getTime() <= now.getTime()) {
+      // the first charge now, in this request; its job finds it done
+      try {
+        const payment = await this.charge({ subscriptionId: id, paymentNumber: 1, attempt: 1 });
+        if (payment) return paymentResult(payment, refs);
+      } catch (err) {
+        // the background job got there first: its result follows by notification
+        if (err instanceof ChargeInProgress) return paymentResult(err.payment, refs);
+        // not settled now (the processor is unreachable, ...): the scheduled job goes on with it
+        this.p.logger.warn({ subscription: id, err: err instanceof Error ? err.message : String(err) }, 'first charge left to its job');
+      }
+    }
+    return {
+      ...paymentResult(
+        { id: null as unknown as string, subscription_id: id, payment_number: 1, attempt: 1, amount: plan.amount, currency: null, status: 'CREATED', payment_date: first, order_id: null, transaction_id: null, source_uuid: additional.source_uuid, error: null, created_at: now, updated_at: now },
+        refs,
+      ),
+    };
+  }
+
+  async #presentSubscriptions(rows: repo.SubscriptionRow[]) {
+    const payments = await repo.paymentsOf(this.#db, rows.map((r) => r.id));
+    const plans = new Map<string, Awaited<ReturnType<SubscriptionsService['getPlanById']>>>();
+    const out = [];
+    for (const s of rows) {
+      if (!plans.has(s.plan_id)) plans.set(s.plan_id, await this.getPlanById(s.plan_id));
+      out.push(presentSubscription(s, plans.get(s.plan_id)!, payments.filter((p) => p.subscription_id === s.id)));
+    }
+    return out;
+  }
+
+  async getPlanById(id: string) {
+    return this.#presentPlan((await repo.findPlanById(this.#db, id))!);
+  }
+
+  async getSubscription(ctx: RequestContext, id: string) {
+    const s = await repo.findSubscription(this.#db, ownerOf(ctx), id);
+    if (!s) throw notFound(`The subscription ${id} was not found`);
+    return (await this.#presentSubscriptions([s]))[0];
+  }
+
+  #range(ctx: RequestContext, q: ListQuery): { start?: Date; end?: Date } {
+    const out: { start?: Date; end?: Date } = {};
+    for (const k of ['start', 'end'] as const) {
+      const v = q[k];
+      if (v === undefined) continue;
+      const d = parseFilterDate(v, ctx.merchant.timezone);
+      if (!d) throw badRequest(`${k} must be a date YYYYMMDDHHmm`);
+      out[k] = d;
+    }
+    return out;
+  }
+
+  async listSubscriptions(ctx: RequestContext, q: ListQuery) {
+    const limit = q.limit ?? 100;
+    const offset = q.offset ?? 0;
+    const owner = ownerOf(ctx);
+    let planId: string | undefined;
+    let productId: string | undefined;
+    if (q.plan) {
+      const plan = await repo.findPlan(this.#db, owner, q.plan);
+      if (!plan) return { count: 0, subscriptions: [], next_offset: null };
+      planId = plan.id;
+    }
+    if (q.product) {
+      const product = await repo.findProduct(this.#db, owner, q.product);
+      if (!product) return { count: 0, subscriptions: [], next_offset: null };
+      productId = product.id;
+    }
+    const { rows, count } = await repo.listSubscriptions(this.#db, owner, {
+      status: q.status, customer: q.customer, planId, productId, active: q.active, ...this.#range(ctx, q), limit, offset,
+    });
+    return { count, subscriptions: await this.#presentSubscriptions(rows), next_offset: offset + rows.length < count ? offset + rows.length : null };
+  }
+
+  /** I15: no charge is made after this; answers 1 when it was cancelled now, 0 when it had ended already. */
+  async cancel(ctx: RequestContext, id: string): Promise<number> {
+    return this.p.database.transaction(async (trx) => {
+      const s = await repo.findSubscription(trx, ownerOf(ctx), id, { forUpdate: true });
+      if (!s) throw notFound(`The subscription ${id} was not found`);
+      if (!isActive(s.status)) return 0;
+      const status = subscriptionTransition(s.status, 'CANCEL');
+      await repo.updateSubscription(trx, s.id, { status, active: isActive(status), next_charge_date: null, updated_at: ctx.clock.now() });
+      await trx
+        .deleteFrom('jobs')
+        .where('queue', '=', CHARGE_QUEUE)
+        .where('status', '=', 'pending')
+        .where('dedupe_key', 'like', `charge:${s.id}:%`)
+        .execute();
+      return 1;
+    });
+  }
+
+  // ---- subscription payments (I6, I7) -------------------------------------------------------------------
+
+  async getPayment(ctx: RequestContext, id: string) {
+    const pay = await repo.findPayment(this.#db, ownerOf(ctx), id);
+    if (!pay) throw notFound(`The payment ${id} was not found`);
+    const s = (await repo.findSubscription(this.#db, ownerOf(ctx), pay.subscription_id))!;
+    const [sub] = await this.#presentSubscriptions([s]);
+    const { payments: _payments, ...subscription } = sub;
+    return { ...presentPayment(pay), subscription };
+  }
+
+  async listPayments(ctx: RequestContext, q: ListQuery) {
+    const limit = q.limit ?? 100;
+    const offset = q.offset ?? 0;
+    let subscriptionId: string | undefined;
+    if (q.subscription) {
+      const s = await repo.findSubscription(this.#db, ownerOf(ctx), q.subscription);
+      if (!s) return { count: 0, payments: [], next_offset: null };
+      subscriptionId = s.id;
+    }
+    const { rows, count } = await repo.listPayments(this.#db, ownerOf(ctx), { status: q.status, subscriptionId, ...this.#range(ctx, q), limit, offset });
+    return {
+      count,
+      payments: rows.map((r) => ({ ...presentPayment(r), subscription: r.subscription_id })),
+      next_offset: offset + rows.length < count ? offset + rows.length : null,
+    };
+  }
+
+  // ---- the schedule -------------------------------------------------------------------------------------
+
+  /** Enqueues the charge `ref`, due at `at` on the merchant's clock (a sandbox clock moves the job). */
+  async #schedule(trx: Executor, ctx: RequestContext, ref: ChargeRef, at: Date): Promise<void> {
+    await this.p.jobs.enqueue(trx, {
+      queue: CHARGE_QUEUE,
+      payload: ref,
+      runAt: new Date(at.getTime() - ctx.clock.offsetMs),
+      merchantId: ctx.merchant.id,
+      maxAttempts: 20,
+      dedupeKey: `charge:${ref.subscriptionId}:${ref.paymentNumber}:${ref.attempt}`,
+    });
+  }
+
+  registerJobs(): void {
+    this.p.jobs.register<ChargeRef>(CHARGE_QUEUE, async (job: Job<ChargeRef>) => {
+      await this.charge(job.payload);
+    });
+  }
+
+  /**
+   * Makes the charge `ref` once, however often it is called and by how many processes at once: the
+   * payment row is unique per (subscription, number, attempt), the order id is derived from it, and only
+   * the call that settles the payment row moves the subscription on. Returns the payment, or null when
+   * the subscription no longer charges.
+   */
+  async charge(ref: ChargeRef): Promise<repo.PaymentRow | null> {
+    const s0 = await this.#db.selectFrom('subscriptions').select(['key_id', 'merchant_id', 'env']).where('id', '=', ref.subscriptionId).executeTakeFirst();
+    if (!s0) return null;
+    const ctx = await this.deps.merchants.contextForKey(s0.key_id);
+    const tz = ctx.merchant.timezone;
+
+    // 1. the payment row of this charge (made once)
+    const claimed = await this.p.database.transaction(async (trx) => {
+      const s = (await repo.lockSubscriptionById(trx, ref.subscriptionId))!;
+      const existing = await trx
+        .selectFrom('subscription_payments')
+        .selectAll()
+        .where('subscription_id', '=', s.id)
+        .where('payment_number', '=', ref.paymentNumber)
+        .where('attempt', '=', ref.attempt)
+        .executeTakeFirst();
+      let payment: repo.PaymentRow;
+      if (existing) payment = existing as repo.PaymentRow;
+      else {
+        if (!s.active || s.next_payment_number !== ref.paymentNumber || s.next_attempt !== ref.attempt) return null;
+        const due = chargeDate(s.first_charge_date, ref.paymentNumber, s.interval, s.interval_type as IntervalType, tz);
+        const at = ref.attempt === 1 ? due : retryDate(due, ref.attempt, tz);
+        const now = ctx.clock.now();
+        payment = await repo.claimPayment(trx, {
+        id: randomUUID(),
+        subscription_id: s.id,
+        merchant_id: s.merchant_id,
+        env: s.env,
+        payment_number: ref.paymentNumber,
+        attempt: ref.attempt,
+        amount: Number(s.amount),
+        currency: null,
+        status: 'CREATED',
+        payment_date: at,
+        order_id: null,
+        transaction_id: null,
+        source_uuid: (s.additional_data?.source_uuid as string | null | undefined) ?? null,
+        error: null,
+        created_at: now,
+        updated_at: now,
+      });
+      }
+      if (payment.status !== 'CREATED') return { s, payment, busy: false };
+      // the lease of this run on the charge: another run holding a live one is charging it now
+      const realNow = this.p.clock.now();
+      const locked = (await repo.lockPayment(trx, payment.id))!;
+      if (locked.charging_until && locked.charging_until.getTime() > realNow.getTime()) return { s, payment, busy: true };
+      // held as long as the job's own lease: a run that died frees the charge when its job is claimed again
+      await repo.updatePayment(trx, payment.id, { charging_until: new Date(realNow.getTime() + this.p.config.jobLeaseMs) });
+      return { s, payment, busy: false };
+    });
+    if (!claimed) return null;
+    if (claimed.payment.status !== 'CREATED') return claimed.payment;
+    if (claimed.busy) throw new ChargeInProgress(claimed.payment);
+    const { s } = claimed;
+
+    // 2. the order, created and paid through the payments module (outside any transaction of ours); a
+    // subscription cancelled since a run died mid-charge is not charged now, only settled
+    const outcome = s.active ? await this.#chargeOrder(ctx, s, ref) : await this.#settleOnly(ctx, s, ref);
+
+    // 3. settle the payment and move the subscription on, once
+    return this.p.database.transaction(async (trx) => {
+      const sub = (await repo.lockSubscriptionById(trx, s.id))!;
+      const pay = (await repo.lockPayment(trx, claimed.payment.id))!;
+      if (pay.status !== 'CREATED') return pay;
+      const now = ctx.clock.now();
+      const status = paymentTransition(pay.status, outcome.event);
+      const tx = outcome.order?.transactions?.[outcome.order.transactions.length - 1] as { uuid?: string } | undefined;
+      const currency = outcome.order ? (currencyByNumber(String(outcome.order.currency))?.code ?? String(outcome.order.currency)) : null;
+      const settled: repo.PaymentRow = {
+        ...pay,
+        status,
+        order_id: outcome.order?.uuid ?? null,
+        transaction_id: tx?.uuid ?? null,
+        currency,
+        error: outcome.error,
+        updated_at: now,
+      };
+      await repo.updatePayment(trx, pay.id, { status, order_id: settled.order_id, transaction_id: settled.transaction_id, currency, error: outcome.error, updated_at: now, charging_until: null });
+
+      if (isActive(sub.status)) {
+        const event = afterCharge(status as 'PAID' | 'FAILED' | 'FAILED_NOTIFICATION', {
+          paymentNumber: ref.paymentNumber,
+          attempt: ref.attempt,
+          totalPaymentNumber: sub.total_payment_number,
+          attemptsLimit: sub.payment_attempts_limit,
+        });
+        const next: SubscriptionStatus = subscriptionTransition(sub.status, event);
+        const type = sub.interval_type as IntervalType;
+        let nextRef: ChargeRef | null = null;
+        let nextAt: Date | null = null;
+        if (event === 'CHARGE_PAID') {
+          nextRef = { subscriptionId: sub.id, paymentNumber: ref.paymentNumber + 1, attempt: 1 };
+          nextAt = chargeDate(sub.first_charge_date, nextRef.paymentNumber, sub.interval, type, tz);
+        } else if (event === 'CHARGE_FAILED') {
+          nextRef = { subscriptionId: sub.id, paymentNumber: ref.paymentNumber, attempt: ref.attempt + 1 };
+          nextAt = retryDate(chargeDate(sub.first_charge_date, ref.paymentNumber, sub.interval, type, tz), nextRef.attempt, tz);
+        }
+        await repo.updateSubscription(trx, sub.id, {
+          status: next,
+          active: isActive(next),
+          next_charge_date: nextAt,
+          next_payment_number: nextRef?.paymentNumber ?? sub.next_payment_number,
+          next_attempt: nextRef?.attempt ?? sub.next_attempt,
+          total_payment_charged: sub.total_payment_charged + (status === 'PAID' ? 1 : 0),
+          updated_at: now,
+        });
+        if (nextRef && nextAt) await this.#schedule(trx, ctx, nextRef, nextAt);
+      }
+      await this.#notify(trx, ctx, sub, settled);
+      return settled;
+    });
+  }
+
+  /** The outcome of a charge that must not be paid now: what its order shows, if it has one. */
+  async #settleOnly(ctx: RequestContext, s: repo.SubscriptionRow, ref: ChargeRef): Promise<ChargeOutcome> {
+    const existing = await this.deps.payments.getOrder(ctx, chargeOrderId(s.id, ref.paymentNumber, ref.attempt)).catch(() => null);
+    if (existing && hasPending(existing.order)) throw new Error('the charge is still pending at the processor');
+    if (existing && isPaid(existing.order)) return { event: 'APPROVED', order: existing.order, error: null };
+    return { event: 'DECLINED', order: existing?.order ?? null, error: 'The subscription was cancelled before this charge was made' };
+  }
+
+  /** Creates (or finds) the order of the charge and pays it with the stored card, merchant-initiated. */
+  async #chargeOrder(ctx: RequestContext, s: repo.SubscriptionRow, ref: ChargeRef): Promise<ChargeOutcome> {
+    const ad = (s.additional_data ?? {}) as Record<string, string | null>;
+    const orderId = chargeOrderId(s.id, ref.paymentNumber, ref.attempt);
+    const source = ad.source_uuid ?? null;
+    let result: OrderResult;
+    try {
+      if (!source) throw badRequest('The subscription has no card (additional_data.source_uuid)');
+      const created = await this.deps.payments.create(
+        ctx,
+        {
+          amount: Number(s.amount),
+          operative: 'AUTHORIZATION',
+          secure: false,
+          description: `Subscription ${s.id}, payment ${ref.paymentNumber}${ref.attempt > 1 ? `, attempt ${ref.attempt}` : ''}`,
+          customer_ext_id: s.customer_ext_id,
+          service: ad.service ?? null,
+          currency: ad.service ? null : 'EUR',
+          additional: ad.additional ?? null,
+          url_post: ad.url_post ?? null,
+          source_uuid: source,
+          expires_in: 86_400,
+          extra_data: { cof: { reason: 'RECURRING' } },
+        },
+        { orderId },
+      );
+      const decided = decidedBy(created.order);
+      if (decided) return decided;
+      result = await this.deps.payments.pay(ctx, orderId, { channel: 'MIT', card: { kind: 'source', sourceUuid: source } });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      // a raced or repeated run: the order may have been paid by the other one
+      const existing = await this.deps.payments.getOrder(ctx, orderId).catch(() => null);
+      if (existing) {
+        if (hasPending(existing.order)) throw err; // still being paid elsewhere: the job runs again
+        const decided = decidedBy(existing.order);
+        if (decided) return decided;
+      }
+      if (err.status === 409) throw err;
+      return { event: 'NOT_CHARGEABLE', order: existing?.order ?? null, error: err.message };
+    }
+    if (hasPending(result.order)) throw new Error('the charge is still pending at the processor');
+    // failed on our side, not declined: the job pays the same order again shortly
+    if (retryableError(result.order)) throw new Error('the charge failed before the card was charged; it is tried again');
+    const paid = isPaid(result.order);
+    return { event: paid ? 'APPROVED' : 'DECLINED', order: result.order, error: paid ? null : 'The payment was declined' };
+  }
+
+  async #notify(trx: Executor, ctx: RequestContext, s: repo.SubscriptionRow, pay: repo.PaymentRow): Promise<void> {
+    const plan = (await repo.findPlanById(trx, s.plan_id))!;
+    const product = (await repo.findProductById(trx, plan.product_id))!;
+    if (!product.notification_url) return;
+    const company = await this.#company(trx, ctx);
+    const merchant = await this.deps.merchants.findMerchant(trx, s.merchant_id);
+    const body = paymentResult(pay, { subscriptionId: s.id, plan: plan.external_id, product: product.external_id, customer: s.customer_ext_id, company: company.id });
+    await this.deps.events.enqueueNotification(trx, {
+      merchantId: s.merchant_id,
+      env: s.env,
+      orderId: pay.order_id,
+      type: SUBSCRIPTION_PAYMENT_EVENT,
+      keyId: s.key_id,
+      url: product.notification_url,
+      payload: JSON.stringify(body),
+      retries: merchant?.resend_failed_notifications ?? false,
+      at: ctx.clock.now(),
+    });
+  }
+}
+
+function hasPending(o: PresentedOrder): boolean {
+  return (o.transactions ?? []).some((t: { status?: string }) => t.status === 'PENDING');
+}
+
+/**
+ * A charge whose attempts failed on our side (transaction ERROR: the processor was not reached, timed
+ * out, or a crash cut the attempt short) is paid again on the same order, up to this many times, before
+ * it counts as a failed attempt of the subscription: the card was not declined.
+ */
+const ERROR_RETRIES = 3;
+
+function lastTx(o: PresentedOrder): { status?: string } | undefined {
+  const txs = (o.transactions ?? []) as Array<{ status?: string }>;
+  return txs[txs.length - 1];
+}
+
+function isPaid(o: PresentedOrder): boolean {
+  return o.paid || ((o.transactions ?? []) as Array<{ status?: string }>).some((t) => t.status === 'SUCCESS');
+}
+
+function retryableError(o: PresentedOrder): boolean {
+  return !isPaid(o) && lastTx(o)?.status === 'ERROR' && (o.transactions ?? []).length < ERROR_RETRIES;
+}
+
+/** The outcome an order already shows (a repeated run), or null when it is to be paid (again). */
+function decidedBy(o: PresentedOrder): ChargeOutcome | null {
+  // a successful transaction is the charge, whatever an order read a moment earlier said
+  if (isPaid(o)) return { event: 'APPROVED', order: o, error: null };
+  const txs = (o.transactions ?? []) as Array<{ status?: string }>;
+  if (txs.length === 0 || hasPending(o) || retryableError(o)) return null;
+  return { event: 'DECLINED', order: o, error: 'The payment was declined' };
+}
+
+function isUnique(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}

@@ -1,0 +1,497 @@
+/**
+ * Recurring billing (section I): products, plans and subscriptions over HTTP, and their charges driven
+ * by the sandbox test clock: one real order per period (never two, however often the charge runs),
+ * anchored months, retries of a declined card and cancellation at the attempts limit, trials, cancel,
+ * FAILED_NOTIFICATION, signed notifications to the product's notification_url, and bad input.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { CHARGE_QUEUE, chargeOrderId } from '../../src/modules/subscriptions/index.js';
+import { JobQueue } from '../../src/platform/jobs/queue.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { DELIVER_QUEUE } from '../../src/modules/events/index.js';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { TEST_CARDS, storeCard } from '../helpers/payments.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+let t: TestApp;
+let a: TestMerchant;
+let other: TestMerchant;
+let rx: Receiver;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await t.merchant({ name: 'Gym Centro' });
+  other = await t.merchant();
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await rx?.close();
+  await t?.close();
+});
+
+const drain = () => t.p.jobs.drain({ queues: [CHARGE_QUEUE, DELIVER_QUEUE] });
+
+async function ok(p: Promise<{ status: number; raw: string; body: any }>) {
+  const r = await p;
+  expect(r.status, r.raw).toBe(200);
+  return r.body;
+}
+
+async function clockTo(m: TestMerchant, iso: string) {
+  await ok(m.api.post('/test-clock', { advance_to: iso }));
+  await drain();
+}
+
+async function advanceDays(m: TestMerchant, days: number) {
+  await ok(m.api.post('/test-clock', { advance_seconds: days * 86400 }));
+  await drain();
+}
+
+let seq = 0;
+/** A product (notifying the receiver) and a plan of it. */
+async function plan(m: TestMerchant, fields: Record<string, unknown> = {}) {
+  const n = ++seq;
+  await ok(m.api.post('/subscriptions/product', { name: `Product ${n}`, external_id: `prod-${n}`, notification_url: `${rx.url}/p${n}` }));
+  const body = await ok(m.api.post('/subscriptions/plan', { name: `Plan ${n}`, external_id: `plan-${n}`, product: `prod-${n}`, amount: 1000 + n, interval: 1, interval_type: 'MONTHLY', ...fields }));
+  return { product: `prod-${n}`, plan: body.plan.external_id as string, amount: 1000 + n, path: `/p${n}` };
+}
+
+async function subscription(m: TestMerchant, id: string) {
+  return (await ok(m.api.get(`/subscriptions/subscription/${id}`))).subscription;
+}
+
+async function ordersOfCustomer(customer: string) {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from orders where customer_ext_id = ${customer}`.execute(t.p.database.db);
+  return rows[0].n;
+}
+
+function verifySignatureHeader(header: string, raw: string, signature: string): boolean {
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!m) return false;
+  return createHmac('sha256', signature).update(`${m[1]}.${raw}`).digest('hex') === m[2];
+}
+
+describe('company, products and plans', () => {
+  it('creates the company without a signature, once per merchant', async () => {
+    const first = await t.app.inject({ method: 'POST', url: '/v1/sandbox/subscriptions/company', headers: { authorization: `Bearer ${other.api_key}`, 'x-forwarded-proto': 'https' } });
+    expect(first.statusCode, first.body).toBe(200);
+    const c = JSON.parse(first.body).company;
+    expect(c).toMatchObject({ uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), name: expect.any(String) });
+    const again = await ok(other.api.post('/subscriptions/company', {}));
+    expect(again.company.uuid).toBe(c.uuid);
+    expect((await ok(other.api.get('/subscriptions/company'))).company.uuid).toBe(c.uuid);
+  });
+
+  it('creates, reads, lists and removes products and plans; duplicates are 409, unknown ones 404', async () => {
+    const created = await ok(a.api.post('/subscriptions/product', { name: 'Yoga', external_id: 'yoga', notification_url: 'https://shop.example.com/n' }));
+    expect(created.product).toMatchObject({ external_id: 'yoga', name: 'Yoga', sandbox: true, notification_url: 'https://shop.example.com/n' });
+    expect(created.product.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect((await a.api.post('/subscriptions/product', { name: 'Yoga again', external_id: 'yoga' })).status).toBe(409);
+    expect((await ok(a.api.get('/subscriptions/product/yoga'))).product.name).toBe('Yoga');
+    expect((await ok(a.api.get('/subscriptions/products'))).products.map((p: any) => p.external_id)).toContain('yoga');
+    // numeric external ids are kept as strings
+    expect((await ok(a.api.post('/subscriptions/product', { name: 'Numeric', external_id: 42 }))).product.external_id).toBe('42');
+
+    const p = await ok(a.api.post('/subscriptions/plan', { name: 'Yearly', external_id: 'yoga-y', product: 'yoga', amount: '12000', interval: 1, interval_type: 'YEARLY', trial_available: 1, interval_offset: 7, interval_offset_type: 'daily' }));
+    expect(p.plan).toMatchObject({ external_id: 'yoga-y', amount: 12000, interval_type: 'ANNUAL', trial_available: true, interval_offset: 7, interval_offset_type: 'DAILY', product: { external_id: 'yoga' } });
+    expect((await a.api.post('/subscriptions/plan', { name: 'dup', external_id: 'yoga-y', product: 'yoga', amount: 1, interval_type: 'DAILY' })).status).toBe(409);
+    expect((await ok(a.api.get('/subscriptions/plan/yoga-y'))).plan.amount).toBe(12000);
+    expect((await ok(a.api.get('/subscriptions/plans', { product: 'yoga' }))).plans.map((x: any) => x.external_id)).toEqual(['yoga-y']);
+
+    // another merchant sees none of it
+    expect((await other.api.get('/subscriptions/product/yoga')).status).toBe(404);
+    expect((await other.api.get('/subscriptions/plan/yoga-y')).status).toBe(404);
+    expect((await other.api.delete('/subscriptions/plan/yoga-y')).status).toBe(404);
+
+    expect((await ok(a.api.delete('/subscriptions/plan/yoga-y'))).deleted).toBe(1);
+    expect((await a.api.get('/subscriptions/plan/yoga-y')).status).toBe(404);
+    expect((await ok(a.api.delete('/subscriptions/product/yoga'))).deleted).toBe(1);
+    expect((await a.api.get('/subscriptions/product/yoga')).status).toBe(404);
+    expect((await a.api.post('/subscriptions/plan', { name: 'x', external_id: 'x', product: 'yoga', amount: 1, interval_type: 'DAILY' })).status).toBe(404);
+  });
+});
+
+describe('production', () => {
+  it('the routes exist under /v1 with data of their own (a sandbox product is not there)', async () => {
+    const prod = await t.merchant({ env: 'production' });
+    const created = await ok(prod.api.post('/subscriptions/product', { name: 'Live', external_id: 'prod-live' }));
+    expect(created.product.sandbox).toBe(false);
+    expect((await ok(prod.api.get('/subscriptions/products'))).products.map((p: any) => p.external_id)).toEqual(['prod-live']);
+    expect((await a.api.get('/subscriptions/product/prod-live')).status).toBe(404);
+    // a sandbox key is refused on production routes
+    expect((await a.api.withEnv('production').get('/subscriptions/products')).status).toBe(401);
+  });
+});
+
+describe('a year of a monthly subscription', () => {
+  it('charges 12 times on anchored dates (from 31 January), one order each, notified and signed, then FINISHED', async () => {
+    const m = await t.merchant({ name: 'Year shop' });
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'member-1');
+    const { rows } = await sql<{ y: number }>`select extract(year from now())::int as y`.execute(t.p.database.db);
+    const year = rows[0].y + 1;
+    await clockTo(m, `${year}-01-31T10:00:00+01:00`);
+    const pl = await plan(m);
+    const sub = await ok(m.api.post('/subscriptions/subscription', {
+      plan: pl.plan,
+      customer: 'member-1',
+      total_payment_number: 12,
+      payment_attempts_limit: 3,
+      additional_data: { source_uuid: card, url_post: `${rx.url}/orders-year` },
+    }));
+    expect(sub).toMatchObject({ status: 'PAID', payment_number: 1, attempt: 1, amount: pl.amount, currency: 'EUR', plan: pl.plan, product: pl.product, customer: 'member-1' });
+    expect(sub.payment_date.slice(0, 10)).toBe(`${year}-01-31`);
+
+    const days = ['02-28', '03-31', '04-30', '05-31', '06-30', '07-31', '08-31', '09-30', '10-31', '11-30', '12-31'];
+    for (const d of days) {
+      // the day before, nothing is due
+      const s = await subscription(m, sub.subscription);
+      expect(s.next_charge_date.slice(0, 10), d).toBe(`${year}-${d}`);
+      const due = new Date(s.next_charge_date).getTime();
+      await clockTo(m, new Date(due - 3600_000).toISOString());
+      expect((await subscription(m, sub.subscription)).payments.length).toBe(days.indexOf(d) + 1);
+      await clockTo(m, new Date(due + 60_000).toISOString());
+      // running the queue again changes nothing
+      await drain();
+    }
+    const s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'FINISHED', active: false, total_payment_charged: 12, next_charge_date: null });
+    expect(s.payments.map((p: any) => p.payment_date.slice(0, 10))).toEqual([`${year}-01-31`, ...days.map((d) => `${year}-${d}`)]);
+    expect(s.payments.every((p: any) => p.status === 'PAID' && p.attempt === 1)).toBe(true);
+    expect(s.payments.map((p: any) => p.payment_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+
+    // every charge is a real, paid order with one transaction, listed like any order
+    expect(await ordersOfCustomer('member-1')).toBe(12);
+    for (const p of s.payments) {
+      const details = JSON.parse(p.payment_details);
+      expect(details.source_uuid).toBe(card);
+      const o = await ok(m.api.get(`/order/${details.order_uuid}`));
+      expect(o.order).toMatchObject({ paid: true, status: 'SUCCESS', amount: pl.amount, customer: 'member-1' });
+      expect(o.order.transactions).toHaveLength(1);
+      expect(o.order.transactions[0].uuid).toBe(details.transaction_uuid);
+    }
+
+    // 12 notifications to the product's url, each signed with the merchant's signature
+    const got = rx.received.filter((r) => r.path === pl.path);
+    expect(got).toHaveLength(12);
+    for (const r of got) {
+      expect(verifySignatureHeader(String(r.headers['paygate-signature']), r.body, m.signature)).toBe(true);
+      const body = JSON.parse(r.body);
+      expect(body).toMatchObject({ code: 200, subscription: sub.subscription, plan: pl.plan, product: pl.product, customer: 'member-1', status: 'PAID', amount: pl.amount, currency: 'EUR' });
+      const hashed = `{${r.body.slice(r.body.indexOf('"payment_id"'), r.body.lastIndexOf(',"validation_hash":'))}}`;
+      expect(createHash('sha256').update(hashed + m.signature).digest('hex')).toBe(body.validation_hash);
+    }
+    expect(got.map((r) => JSON.parse(r.body).payment_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    // the orders notified their url_post as well, and the events are listed
+    expect(rx.received.filter((r) => r.path === '/orders-year')).toHaveLength(12);
+    const ev = await ok(m.api.get('/events', { limit: '100' }));
+    expect(ev.events.filter((e: any) => e.type === 'SUBSCRIPTION_PAYMENT')).toHaveLength(12);
+  });
+});
+
+describe('failed charges', () => {
+  it('retries a declined card 1, 3 and 5 days after the due date, then cancels at the attempts limit', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.REFUSED, 'late-payer');
+    const pl = await plan(m);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'late-payer', payment_attempts_limit: 4, additional_data: { source_uuid: card } }));
+    expect(sub.status).toBe('FAILED');
+    let s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'UNPAID', active: true });
+    const due = new Date(s.first_charge_date).getTime();
+    const day = 86400_000;
+    expect(new Date(s.next_charge_date).getTime()).toBe(due + day);
+    await advanceDays(m, 1);
+    s = await subscription(m, sub.subscription);
+    expect(s.payments.map((p: any) => [p.payment_number, p.attempt, p.status])).toEqual([[1, 1, 'FAILED'], [1, 2, 'FAILED']]);
+    expect(new Date(s.next_charge_date).getTime()).toBe(due + 3 * day);
+    await advanceDays(m, 1); // day 2: nothing due
+    expect((await subscription(m, sub.subscription)).payments).toHaveLength(2);
+    await advanceDays(m, 1); // day 3
+    s = await subscription(m, sub.subscription);
+    expect(s.payments).toHaveLength(3);
+    expect(new Date(s.next_charge_date).getTime()).toBe(due + 5 * day);
+    await advanceDays(m, 2); // day 5: the 4th consecutive failure reaches the limit
+    s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false, next_charge_date: null, total_payment_charged: 0 });
+    expect(s.payments.map((p: any) => p.attempt)).toEqual([1, 2, 3, 4]);
+    expect(s.payments.map((p: any) => new Date(p.payment_date).getTime() - due)).toEqual([0, day, 3 * day, 5 * day]);
+    await advanceDays(m, 30);
+    expect((await subscription(m, sub.subscription)).payments).toHaveLength(4);
+    expect(await ordersOfCustomer('late-payer')).toBe(4);
+    const notified = rx.received.filter((r) => r.path === pl.path).map((r) => JSON.parse(r.body));
+    expect(notified.map((b) => [b.attempt, b.status])).toEqual([[1, 'FAILED'], [2, 'FAILED'], [3, 'FAILED'], [4, 'FAILED']]);
+  });
+
+  it('a card that starts failing: a successful retry resets the count, the limit counts consecutive failures', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'flaky');
+    // a black list holding the customer, switched on and off, makes the card fail and work again
+    const list = (await ok(m.api.post('/security-list', { type: 'BLACKLIST', enabled: false, description: 'flaky' }))).colorlists.uuid;
+    await ok(m.api.post(`/security-list/${list}/service`, { service_uuid: m.service_uuid }));
+    await ok(m.api.post(`/security-list/${list}/items`, { items: [{ type: 'CUSTOMER', value: 'flaky' }] }));
+    const failing = (on: boolean) => ok(m.api.put(`/security-list/${list}/enabled`, { enabled: on }));
+    const pl = await plan(m);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'flaky', payment_attempts_limit: 3, additional_data: { source_uuid: card } }));
+    expect(sub.status).toBe('PAID');
+    await failing(true);
+    let s = await subscription(m, sub.subscription);
+    await clockTo(m, new Date(new Date(s.next_charge_date).getTime() + 60_000).toISOString()); // charge 2, attempt 1
+    await advanceDays(m, 1); // attempt 2
+    expect((await subscription(m, sub.subscription)).status).toBe('UNPAID');
+    await failing(false);
+    await advanceDays(m, 2); // attempt 3 succeeds
+    s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'PAID', active: true, total_payment_charged: 2 });
+    await failing(true);
+    await clockTo(m, new Date(new Date(s.next_charge_date).getTime() + 60_000).toISOString()); // charge 3, attempt 1
+    await advanceDays(m, 1);
+    expect((await subscription(m, sub.subscription))).toMatchObject({ status: 'UNPAID', active: true });
+    await advanceDays(m, 2); // the third consecutive failure
+    s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false });
+    expect(s.payments.map((p: any) => [p.payment_number, p.attempt, p.status])).toEqual([
+      [1, 1, 'PAID'], [2, 1, 'FAILED'], [2, 2, 'FAILED'], [2, 3, 'PAID'], [3, 1, 'FAILED'], [3, 2, 'FAILED'], [3, 3, 'FAILED'],
+    ]);
+    const refused = await ok(m.api.get(`/order/${JSON.parse(s.payments[1].payment_details).order_uuid}`));
+    expect(refused.order).toMatchObject({ paid: false, status: 'BLACKLISTED' });
+  });
+
+  it('registers the subscription with a FAILED_NOTIFICATION payment when the card is wrong, and tells the product', async () => {
+    const m = await t.merchant();
+    const pl = await plan(m);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'nocard', payment_attempts_limit: 1, additional_data: { source_uuid: '00000000-0000-4000-8000-000000000000' } }));
+    expect(sub).toMatchObject({ status: 'FAILED_NOTIFICATION', currency: null });
+    const s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false });
+    expect(JSON.parse(s.payments[0].payment_details).error).toMatch(/not found/i);
+    await drain();
+    const notified = rx.received.filter((r) => r.path === pl.path).map((r) => JSON.parse(r.body));
+    expect(notified).toEqual([expect.objectContaining({ status: 'FAILED_NOTIFICATION', payment_id: sub.payment_id, customer: 'nocard' })]);
+    expect(await ordersOfCustomer('nocard')).toBe(0);
+  });
+});
+
+describe('schedule', () => {
+  it('a trial delays the first charge', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'trial-1');
+    const pl = await plan(m, { interval_type: 'WEEKLY', trial_available: true, interval_offset: 14, interval_offset_type: 'DAILY' });
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'trial-1', payment_attempts_limit: 2, additional_data: { source_uuid: card } }));
+    expect(sub).toMatchObject({ status: 'CREATED', payment_id: null, payment_number: 1 });
+    await advanceDays(m, 13);
+    expect((await subscription(m, sub.subscription))).toMatchObject({ status: 'CREATED', payments: [] });
+    await advanceDays(m, 1);
+    let s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'PAID', total_payment_charged: 1 });
+    await advanceDays(m, 7);
+    s = await subscription(m, sub.subscription);
+    expect(s.total_payment_charged).toBe(2);
+    expect(await ordersOfCustomer('trial-1')).toBe(2);
+  });
+
+  it('a later initial_date schedules the first charge on that day', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'later-1');
+    const pl = await plan(m, { interval_type: 'DAILY', interval: 2 });
+    const tomorrow = new Date(Date.now() + 3 * 86400_000).toISOString().slice(0, 10);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'later-1', payment_attempts_limit: 1, initial_date: tomorrow, total_payment_number: 2, additional_data: { source_uuid: card } }));
+    expect(sub).toMatchObject({ status: 'CREATED', payment_id: null });
+    await advanceDays(m, 4);
+    expect((await subscription(m, sub.subscription)).total_payment_charged).toBe(1);
+    await advanceDays(m, 2);
+    expect((await subscription(m, sub.subscription))).toMatchObject({ status: 'FINISHED', total_payment_charged: 2 });
+  });
+
+  it('cancel stops every later charge at once', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'quitter');
+    const pl = await plan(m);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'quitter', payment_attempts_limit: 2, additional_data: { source_uuid: card } }));
+    expect(sub.status).toBe('PAID');
+    expect((await ok(m.api.delete(`/subscriptions/subscription/${sub.subscription}`))).deleted).toBe(1);
+    expect((await ok(m.api.delete(`/subscriptions/subscription/${sub.subscription}`))).deleted).toBe(0);
+    await advanceDays(m, 70);
+    const s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false, total_payment_charged: 1, next_charge_date: null });
+    expect(s.payments).toHaveLength(1);
+    expect(await ordersOfCustomer('quitter')).toBe(1);
+    // removing the plan and product cancels nothing of another subscription
+    const card2 = await storeCard(t, m, TEST_CARDS.APPROVED, 'stayer');
+    const sub2 = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'stayer', payment_attempts_limit: 2, additional_data: { source_uuid: card2 } }));
+    await ok(m.api.delete(`/subscriptions/plan/${pl.plan}`));
+    await ok(m.api.delete(`/subscriptions/product/${pl.product}`));
+    await advanceDays(m, 32);
+    expect((await subscription(m, sub2.subscription))).toMatchObject({ status: 'PAID', active: true, total_payment_charged: 2 });
+  });
+
+  it('a charge that runs twice, or in two runs at once, is made once', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'racer');
+    const pl = await plan(m, { interval_type: 'DAILY' });
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'racer', payment_attempts_limit: 2, additional_data: { source_uuid: card } }));
+    expect(sub.status).toBe('PAID');
+    // the job of payment 1 still runs (it finds the charge done), and so does a direct repeat
+    const ref = { subscriptionId: sub.subscription, paymentNumber: 1, attempt: 1 };
+    await t.m.subscriptions.charge(ref);
+    await drain();
+    expect(await ordersOfCustomer('racer')).toBe(1);
+    // payment 2: two runs race, then the job runs too
+    await ok(m.api.post('/test-clock', { advance_seconds: 86400 + 60 }));
+    const ref2 = { subscriptionId: sub.subscription, paymentNumber: 2, attempt: 1 };
+    const results = await Promise.allSettled([t.m.subscriptions.charge(ref2), t.m.subscriptions.charge(ref2), drain()]);
+    for (const r of results) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/another run/);
+    await drain();
+    const s = await subscription(m, sub.subscription);
+    expect(s.payments.map((p: any) => [p.payment_number, p.attempt, p.status])).toEqual([[1, 1, 'PAID'], [2, 1, 'PAID']]);
+    expect(await ordersOfCustomer('racer')).toBe(2);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions t join orders o on o.id = t.order_id where o.customer_ext_id = 'racer'`.execute(t.p.database.db);
+    expect(rows[0].n).toBe(2);
+  });
+});
+
+describe('many charges due at once', () => {
+  it('two workers sharing the queue charge each subscription once', async () => {
+    const m = await t.merchant();
+    const pl = await plan(m, { interval_type: 'WEEKLY' });
+    const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    const subs: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const card = await storeCard(t, m, TEST_CARDS.APPROVED, `crowd-${i}`);
+      const r = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: `crowd-${i}`, payment_attempts_limit: 2, initial_date: day, additional_data: { source_uuid: card } }));
+      expect(r.status).toBe('CREATED');
+      subs.push(r.subscription);
+    }
+    await ok(m.api.post('/test-clock', { advance_seconds: 3 * 86400 }));
+    const second = new JobQueue({ database: t.p.database, clock: t.p.clock, logger: createLogger('silent'), pollMs: 20, batchSize: 4 });
+    second.register<{ subscriptionId: string; paymentNumber: number; attempt: number }>(CHARGE_QUEUE, async (job) => {
+      await t.m.subscriptions.charge(job.payload);
+    });
+    await Promise.all([t.p.jobs.drain({ queues: [CHARGE_QUEUE] }), second.drain({ queues: [CHARGE_QUEUE] })]);
+    const { rows } = await sql<{ n: number; paid: number }>`
+      select count(*)::int as n, count(*) filter (where status = 'PAID')::int as paid from subscription_payments where subscription_id = any(${subs}::uuid[])`.execute(t.p.database.db);
+    expect(rows[0]).toEqual({ n: 30, paid: 30 });
+    const orders = await sql<{ n: number; tx: number }>`
+      select count(distinct o.id)::int as n, count(t.id)::int as tx from orders o join transactions t on t.order_id = o.id where o.customer_ext_id like 'crowd-%'`.execute(t.p.database.db);
+    expect(orders.rows[0]).toEqual({ n: 30, tx: 30 });
+  });
+
+  it('a run that died after paying is finished by the next run without a second charge', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'crashed');
+    const pl = await plan(m, { interval_type: 'WEEKLY' });
+    const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'crashed', payment_attempts_limit: 2, initial_date: day, additional_data: { source_uuid: card } }));
+    await ok(m.api.post('/test-clock', { advance_seconds: 3 * 86400 }));
+    // what the dead run did: the order of the charge, created and paid (its own settling step never ran)
+    const ctx = await t.m.merchants.contextForKey(m.key_id);
+    const orderId = chargeOrderId(sub.subscription, 1, 1);
+    await t.m.payments.create(ctx, { amount: pl.amount, operative: 'AUTHORIZATION', secure: false, description: 'charge', customer_ext_id: 'crashed', service: m.service_uuid, source_uuid: card }, { orderId });
+    const paid = await t.m.payments.pay(ctx, orderId, { channel: 'MIT', card: { kind: 'source', sourceUuid: card } });
+    expect(paid.order.paid).toBe(true);
+    await drain();
+    const s = await subscription(m, sub.subscription);
+    expect(s.payments).toHaveLength(1);
+    expect(s.payments[0]).toMatchObject({ status: 'PAID' });
+    expect(JSON.parse(s.payments[0].payment_details).order_uuid).toBe(orderId);
+    expect(await ordersOfCustomer('crashed')).toBe(1);
+  });
+});
+
+describe('cancel after a run died mid-charge', () => {
+  it('the charge a dead run left behind is settled without charging the card', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'cancelled-mid');
+    const pl = await plan(m, { interval_type: 'WEEKLY' });
+    const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'cancelled-mid', payment_attempts_limit: 2, initial_date: day, additional_data: { source_uuid: card } }));
+    // what a run that died right after claiming the charge left: its payment row, CREATED, lease over
+    const now = new Date();
+    await t.p.database.db.insertInto('subscription_payments').values({
+      id: '11111111-2222-4333-8444-555555555555', subscription_id: sub.subscription, merchant_id: m.client_uuid, env: 'sandbox', payment_number: 1, attempt: 1,
+      amount: pl.amount, currency: null, status: 'CREATED', payment_date: now, order_id: null, transaction_id: null, source_uuid: card, error: null,
+      charging_until: new Date(now.getTime() - 1000), created_at: now, updated_at: now,
+    }).execute();
+    expect((await ok(m.api.delete(`/subscriptions/subscription/${sub.subscription}`))).deleted).toBe(1);
+    const settled = await t.m.subscriptions.charge({ subscriptionId: sub.subscription, paymentNumber: 1, attempt: 1 });
+    expect(settled).toMatchObject({ status: 'FAILED', order_id: null, error: expect.stringMatching(/cancelled/) });
+    await advanceDays(m, 10);
+    const s = await subscription(m, sub.subscription);
+    expect(s).toMatchObject({ status: 'CANCELLED', active: false });
+    expect(s.payments.map((p: any) => p.status)).toEqual(['FAILED']);
+    expect(await ordersOfCustomer('cancelled-mid')).toBe(0);
+  });
+});
+
+describe('listings', () => {
+  it('lists subscriptions and payments with filters and pages; reads a payment with its subscription', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'lister');
+    const bad = await storeCard(t, m, TEST_CARDS.REFUSED, 'lister-2');
+    const pl = await plan(m);
+    const s1 = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'lister', payment_attempts_limit: 2, additional_data: { source_uuid: card } }));
+    const s2 = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'lister-2', payment_attempts_limit: 2, additional_data: { card_uuid: bad } }));
+    const all = await ok(m.api.get('/subscriptions/subscriptions'));
+    expect(all.count).toBe(2);
+    expect(all.subscriptions.map((s: any) => s.id)).toEqual([s1.subscription, s2.subscription]);
+    expect((await ok(m.api.get('/subscriptions/subscriptions', { status: 'UNPAID' }))).subscriptions.map((s: any) => s.id)).toEqual([s2.subscription]);
+    expect((await ok(m.api.get('/subscriptions/subscriptions', { customer: 'lister' }))).count).toBe(1);
+    expect((await ok(m.api.get('/subscriptions/subscriptions', { product: pl.product }))).count).toBe(2);
+    expect((await ok(m.api.get('/subscriptions/subscriptions', { plan: 'nope' }))).count).toBe(0);
+    const page = await ok(m.api.get('/subscriptions/subscriptions', { limit: '1' }));
+    expect(page).toMatchObject({ count: 2, next_offset: 1 });
+    expect((await ok(m.api.get('/subscriptions/subscriptions', { end: '200001010000' }))).count).toBe(0);
+
+    const pays = await ok(m.api.get('/subscriptions/payments'));
+    expect(pays.payments.map((p: any) => p.status)).toEqual(['PAID', 'FAILED']);
+    expect((await ok(m.api.get('/subscriptions/payments', { status: 'FAILED' }))).payments[0].subscription).toBe(s2.subscription);
+    const one = await ok(m.api.get(`/subscriptions/payment/${s1.payment_id}`));
+    expect(one.payment).toMatchObject({ id: s1.payment_id, status: 'PAID', subscription: { id: s1.subscription, plan: { external_id: pl.plan } } });
+    expect((await other.api.get(`/subscriptions/payment/${s1.payment_id}`)).status).toBe(404);
+    expect((await other.api.get(`/subscriptions/subscription/${s1.subscription}`)).status).toBe(404);
+    expect((await other.api.delete(`/subscriptions/subscription/${s1.subscription}`)).status).toBe(404);
+  });
+});
+
+describe('bad input', () => {
+  it('answers 4xx envelopes naming the problem, never 5xx', async () => {
+    const pl = await plan(a);
+    const cases: Array<[string, string, unknown, number]> = [
+      ['POST', '/subscriptions/product', { external_id: 'x' }, 400],
+      ['POST', '/subscriptions/product', { name: 'x', external_id: 'x', notification_url: 'ftp://x' }, 400],
+      ['POST', '/subscriptions/product', { name: '', external_id: 'x' }, 400],
+      ['POST', '/subscriptions/product', { name: 'x', external_id: {} }, 400],
+      ['POST', '/subscriptions/plan', { name: 'x', external_id: 'x', product: pl.product, amount: 1, interval_type: 'HOURLY' }, 400],
+      ['POST', '/subscriptions/plan', { name: 'x', external_id: 'x', product: pl.product, amount: -1, interval_type: 'DAILY' }, 400],
+      ['POST', '/subscriptions/plan', { name: 'x', external_id: 'x', product: pl.product, amount: 1.5, interval_type: 'DAILY' }, 400],
+      ['POST', '/subscriptions/plan', { name: 'x', external_id: 'x', product: pl.product, amount: 1, interval: 0, interval_type: 'DAILY' }, 400],
+      ['POST', '/subscriptions/plan', { name: 'x', external_id: 'x', product: pl.product, amount: 1, interval_type: 'DAILY', trial_available: true }, 400],
+      ['POST', '/subscriptions/plan', { name: 'x', external_id: 'x', product: 'nope', amount: 1, interval_type: 'DAILY' }, 404],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c' }, 400],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c', payment_attempts_limit: 0 }, 400],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c', payment_attempts_limit: 1, initial_date: '2001-01-01' }, 400],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c', payment_attempts_limit: 1, initial_date: '2030-02-30' }, 400],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c', payment_attempts_limit: 1, additional_data: { operative: 'DEFERRED' } }, 400],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c', payment_attempts_limit: 1, additional_data: { source_uuid: 'nope' } }, 400],
+      ['POST', '/subscriptions/subscription', { plan: pl.plan, customer: 'c', payment_attempts_limit: 1, additional_data: { url_post: 'not a url' } }, 400],
+      ['POST', '/subscriptions/subscription', { plan: 'nope', customer: 'c', payment_attempts_limit: 1 }, 404],
+      ['GET', '/subscriptions/subscriptions?status=NOPE', undefined, 400],
+      ['GET', '/subscriptions/subscriptions?limit=0', undefined, 400],
+      ['GET', '/subscriptions/payments?start=2026', undefined, 400],
+      ['GET', '/subscriptions/payments?start=202613010000', undefined, 400],
+      ['GET', '/subscriptions/subscription/not-a-uuid', undefined, 404],
+      ['GET', '/subscriptions/payment/00000000-0000-4000-8000-000000000000', undefined, 404],
+      ['DELETE', '/subscriptions/subscription/nope', {}, 404],
+    ];
+    for (const [method, path, body, status] of cases) {
+      const [p, q] = path.split('?');
+      const r = await a.api.request(method, p, { body, query: q ? Object.fromEntries(new URLSearchParams(q)) : undefined });
+      expect(r.status, `${method} ${path} ${JSON.stringify(body)}: ${r.raw}`).toBe(status);
+      expect(r.body.code).toBe(status);
+      expect(typeof r.body.details).toBe('string');
+    }
+    // writes need the signature (except the company), reads do not
+    expect((await a.api.request('POST', '/subscriptions/product', { body: { name: 'x', external_id: 'y' }, sign: false })).status).toBe(403);
+  });
+});
