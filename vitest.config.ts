@@ -4,6 +4,7 @@
  *  - pglite: HTTP and end-to-end tests on the embedded database;
  *  - postgres: the same tests on the local PostgreSQL. When PostgreSQL is not reachable the project is
  *    skipped with a visible message, except in CI (CI=true), where that is an error;
+ *  - random and property-based tests share one seed per run, printed at the start (test/helpers/seed.ts);
  *  - scan: runs after all the others (sequence.groupOrder) and checks that no card number or CVV
  *    reached any table, log or response they captured (test/scan/pan-scan.test.ts).
  */
@@ -26,6 +27,12 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 export default defineConfig(async () => {
+  // One seed for every random and property-based test of the run (test/helpers/seed.ts), printed here
+  // and by each file that uses it: PAYGATE_TEST_SEED=<seed> replays a run.
+  if (!process.env.PAYGATE_TEST_SEED) {
+    process.env.PAYGATE_TEST_SEED = String((Date.now() ^ (process.pid << 10)) >>> 0);
+    process.stdout.write(`random tests seed ${process.env.PAYGATE_TEST_SEED} (PAYGATE_TEST_SEED=${process.env.PAYGATE_TEST_SEED} to replay)\n`);
+  }
   const wanted = (process.env.PAYGATE_TEST_DBS ?? 'pglite,postgres').split(',');
   let withPostgres = wanted.includes('postgres');
   if (withPostgres && !(await postgresReachable())) {

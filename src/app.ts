@@ -157,6 +157,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     rateLimits: { production: config.rateLimitProduction, sandbox: config.rateLimitSandbox },
     unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,
+    sandboxHttpAnyAddress: config.sandboxHttpAnyAddress,
   });
 
   opts.instrument?.(app);

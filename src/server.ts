@@ -1,15 +1,35 @@
 /**
  * The gateway process: configuration, database and migrations, workers, HTTP, graceful shutdown.
  */
+import net from 'node:net';
 import fs from 'node:fs';
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { loadConfig, ConfigError, configWarnings, type Config } from './config/config.js';
+import { DataDirLockedError } from './platform/db/lock.js';
 import { buildApp, buildModules, readTls, registerJobs } from './app.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
 import { superviseWorkers } from './supervisor.js';
+
+/** The port is taken by another process: said in one line, before anything else happens. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`port ${port} on ${host} is already in use (another paygate or another program): stop it, or start paygate on another port with PORT=<n> npm start`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** Fails fast when the port cannot be bound (checked before the database is opened or migrated). */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortInUseError(host, port) : err));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
 
 export interface StartOptions {
   /**
@@ -20,7 +40,8 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, overrides: PlatformOverrides = {}, opts: StartOptions = {}) {
-  const p = await createPlatform(config, overrides);
+  await assertPortFree(config.host, config.port);
+  const p = await createPlatform(config, { lockHolder: 'gateway', ...overrides });
   const applied = await migrate(p.database);
   if (applied.length > 0) p.logger.info({ applied }, 'migrations applied');
   await verifyVault(p);
@@ -29,10 +50,18 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   const created = config.bootstrapSandbox ? await ensureSandboxMerchant(p, modules) : null;
   const tls = readTls(config);
   const app = await buildApp(p, modules, { server: tls ? { https: tls } : {} });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await p.jobs.stop().catch(() => {});
+    await p.database.close().catch(() => {});
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(config.host, config.port);
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `${tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  p.database.lock?.setUrl(baseUrl);
   if (config.workers && opts.backgroundInProcess !== false) p.jobs.start();
   // The key file may be rotated by `paygate vault rotate` while we run: look for a new key ring every few
   // seconds (a new active key queues the background re-wrap, see registerJobs).
@@ -46,6 +75,12 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     p.logger.warn(
       'running on the embedded database (PGlite): fine for development and sandbox, NOT for production. ' +
         'Production routes (/v1) need PostgreSQL: set DATABASE_URL.',
+    );
+  }
+  if (config.sandboxHttpAnyAddress) {
+    p.logger.warn(
+      'PAYGATE_SANDBOX_HTTP_ANY_ADDRESS is on: sandbox routes answer plain HTTP on every address, so sandbox API keys and signatures can be read on the network. ' +
+        'Use it on a trusted network or in a container only; production routes still require HTTPS.',
     );
   }
   if (created) process.stdout.write(credentialsBanner(created, baseUrl) + '\n');
@@ -108,8 +143,13 @@ export async function main() {
   const separate = config.workers && config.databaseUrl !== null && config.workerProcesses > 0;
   const server = await startServer(config, {}, { backgroundInProcess: !separate });
   const workers = separate ? superviseWorkers(config.workerProcesses, server.platform.logger) : null;
+  // npm relays a terminal's Ctrl-C or a group's SIGTERM, so the signal can arrive twice: the second must
+  // not cut the graceful shutdown short (the embedded database's lock is removed at its end)
+  let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
       Promise.all([server.close(), workers?.stop()]).then(
         () => process.exit(0),
         (err) => {
@@ -124,6 +164,10 @@ export async function main() {
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
 if (isMain) {
   main().catch((err) => {
+    if (err instanceof PortInUseError || err instanceof DataDirLockedError) {
+      process.stderr.write(`paygate: ${err.message}\n`);
+      process.exit(1);
+    }
     process.stderr.write(`paygate failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
     process.exit(1);
   });

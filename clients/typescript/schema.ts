@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test-clock/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the sandbox clock back to real time
+         * @description Sets this merchant's sandbox time back to real time (`offset_seconds` 0). Pending scheduled work (expiry, retries, notifications) keeps its place on the merchant's time line: what was due in one sandbox hour is due in one real hour. Records written while the clock ran ahead keep their times. Sandbox only (404 in production).
+         */
+        post: operations["resetTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/client/services": {
         parameters: {
             query?: never;
@@ -3463,7 +3483,7 @@ export interface components {
             secure: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             customer_ext_id?: (string | number) | null | string;
             service?: string | null;
-            currency?: string | null;
+            currency?: (string | number) | null | string;
             description: string;
             additional?: string | null;
             url_post?: string | null;
@@ -3596,8 +3616,8 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
-            /** @description ISO 4217 alpha-3 */
-            currency_code: string;
+            /** @description ISO 4217 currency of the terminal: alpha-3 (EUR) or numeric (978) */
+            currency_code: string | number;
             /** @enum {unknown} */
             type: "EVOSNAP" | "MIT" | "CREDIBANCOECOMMERCE" | "REDSYSPSD2" | "CLEARHAUS" | "TRUSTPAYMENTS" | "CREDORAX" | "DLOCAL" | "CECABANK" | "NIUBIZ" | "CYBERSOURCE" | "VIACASH" | "SAFETYPAY" | "NUVEI" | "FACILITAPAY" | "COFIDIS" | "WORLDPAY" | "DECTA" | "DEVENGO" | "INESPAY" | "WALLETTO" | "PAYPAL" | "PAYMENTSWAY" | "FLOA" | "BKN301" | "SILVERFLOW" | "CHECKOUT" | "EUPAGO" | "PAGSMILE" | "SIBS" | "PAYSHOP" | "PAYGATE" | "PAYGATEAPM";
             description: string;
@@ -5691,7 +5711,7 @@ export interface components {
              * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
              */
             service: string;
-            currency?: string | null;
+            currency?: (string | number) | null | string;
             description: string;
             additional?: string | null;
             url_post?: string | null;
@@ -7805,6 +7825,123 @@ export interface operations {
                      * @description an instant in the future
                      */
                     advance_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "test_clock": {
+                     *         "current_time": "2026-03-14T10:21:07+0100",
+                     *         "offset_seconds": 86400
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        test_clock: components["schemas"]["TestClock"];
+                    };
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resetTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
                 };
             };
         };

@@ -16,6 +16,9 @@ import { parseProfiles } from '../modules/merchants/index.js';
 import { SERVICE_TYPES } from '../modules/services/index.js';
 import { CHECKOUT_METHODS, presentCheckout } from '../modules/checkouts/index.js';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { SCENARIOS, runScenario, type Scenario } from './trigger.js';
+import { DataDirLockedError, LOCK_FILE, lockHolder } from '../platform/db/lock.js';
 import fs from 'node:fs';
 import { verifyCertificate } from '../modules/campaigns/index.js';
 import { addKeyToRingFile, keySourceOf, newKeyId, removeKeyFromRingFile } from '../platform/security/vault.js';
@@ -336,6 +339,11 @@ export function buildCli(): Command {
     .action(async (o: { keyOnly?: boolean; rewrapOnly?: boolean; batch: string; json?: boolean }) => {
       const config = loadConfig();
       const source = keySourceOf(config);
+      // a full rotation opens the database: on the embedded one, refuse before touching the key file
+      if (!o.keyOnly && !config.databaseUrl) {
+        const holder = lockHolder(config.dataDir);
+        if (holder) throw new DataDirLockedError(config.dataDir, path.join(config.dataDir, LOCK_FILE), holder);
+      }
       let added: string | null = null;
       if (source === 'file' && !o.rewrapOnly) added = addKeyToRingFile(config.dataDir);
       if (source === 'env' && o.keyOnly) {
@@ -418,6 +426,32 @@ export function buildCli(): Command {
         const n = await p.jobs.drain();
         print(!!o.json, { jobs_run: n }, () => `${n} jobs run`);
       });
+    });
+
+  program
+    .command('trigger')
+    .description(`run a sandbox scenario against a gateway and print what happened: ${Object.keys(SCENARIOS).join(', ')}`)
+    .argument('<scenario>', Object.entries(SCENARIOS).map(([k, v]) => `${k} (${v})`).join('; '))
+    .option('--url <url>', 'the gateway (default: $PAYGATE_URL, else http://127.0.0.1:8080)')
+    .option('--api-key <key>', 'a sandbox API key (default: $PAYGATE_API_KEY)')
+    .option('--signature <signature>', 'its signature (default: $PAYGATE_SIGNATURE)')
+    .option('--service <uuid>', 'the service to charge (default: $PAYGATE_SERVICE, else the first EUR service)')
+    .option('--json', 'JSON output')
+    .action(async (scenario: string, o: { url?: string; apiKey?: string; signature?: string; service?: string; json?: boolean }) => {
+      if (!(scenario in SCENARIOS)) throw new ApiError(400, `unknown scenario ${scenario}: one of ${Object.keys(SCENARIOS).join(', ')}`);
+      const target = {
+        url: o.url ?? process.env.PAYGATE_URL ?? 'http://127.0.0.1:8080',
+        apiKey: o.apiKey ?? process.env.PAYGATE_API_KEY ?? '',
+        signature: o.signature ?? process.env.PAYGATE_SIGNATURE ?? '',
+        service: o.service ?? process.env.PAYGATE_SERVICE ?? null,
+      };
+      if (!target.apiKey || !target.signature) throw new ApiError(400, 'an API key and its signature are needed: --api-key and --signature, or PAYGATE_API_KEY and PAYGATE_SIGNATURE (npm start prints them)');
+      const steps = await runScenario(target, scenario as Scenario, (s) => {
+        if (!o.json) process.stdout.write(`${s.call} -> ${s.status} ${s.summary}\n`);
+      });
+      const last = steps[steps.length - 1].body?.order ?? null;
+      if (o.json) print(true, { scenario, steps: steps.map((s) => ({ call: s.call, status: s.status, summary: s.summary })), order: last }, () => '');
+      else process.stdout.write(`${scenario}: order ${last?.uuid} is ${last?.status}\n`);
     });
 
   return program;

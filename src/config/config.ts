@@ -44,6 +44,10 @@ export interface Config {
   /** Base URL under which customers reach the gateway's pages (used in `urls`). */
   publicUrl: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty` (human-readable), `json` (one object per line), or `auto`: pretty when stdout is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Sandbox routes over plain HTTP on any address, not only loopback (a LAN or a container). */
+  sandboxHttpAnyAddress: boolean;
   /** Largest accepted JSON body, in bytes. */
   bodyLimit: number;
   /** Run background workers in this process. */
@@ -170,6 +174,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('PAYGATE_VAULT_FINGERPRINT_KEY must be at least 32 bytes, base64');
   }
 
+  const logFormat = str('PAYGATE_LOG_FORMAT', 'auto')!;
+  if (!['auto', 'json', 'pretty'].includes(logFormat)) problems.push('PAYGATE_LOG_FORMAT must be one of auto, json, pretty');
   const logLevel = str('PAYGATE_LOG_LEVEL', 'info')!;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`PAYGATE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -217,6 +223,8 @@ export function loadConfig(env: Env = process.env): Config {
     vaultFingerprintKey,
     publicUrl,
     logLevel: logLevel as Config['logLevel'],
+    logFormat: logFormat as Config['logFormat'],
+    sandboxHttpAnyAddress: bool('PAYGATE_SANDBOX_HTTP_ANY_ADDRESS', false),
     bodyLimit: int('PAYGATE_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     workers: bool('PAYGATE_WORKERS', true),
     jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
@@ -285,6 +293,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_VAULT_FINGERPRINT_KEY', 'base64 key (32 bytes) of card fingerprints; required with PAYGATE_VAULT_KEYS'],
   ['PAYGATE_PUBLIC_URL', 'base URL customers use to reach the pages (http://HOST:PORT)'],
   ['PAYGATE_LOG_LEVEL', 'fatal|error|warn|info|debug|trace|silent (info)'],
+  ['PAYGATE_LOG_FORMAT', 'auto|json|pretty: auto is human-readable on a terminal, JSON otherwise (auto)'],
+  ['PAYGATE_SANDBOX_HTTP_ANY_ADDRESS', 'true: sandbox over plain HTTP on any address, not only loopback; warned at start (false)'],
   ['PAYGATE_BODY_LIMIT', 'largest JSON body in bytes (1048576)'],
   ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
   ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],

@@ -20,13 +20,15 @@ export interface PlatformOverrides {
   vault?: Vault;
   /** PostgreSQL schema (tests). */
   schema?: string;
+  /** Who holds the embedded database's lock: `gateway` or `cli` (the default). */
+  lockHolder?: string;
   inMemory?: boolean;
   /** Name resolution of the outgoing client (tests). */
   resolver?: Resolver;
 }
 
 export async function createPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
-  const logger = o.logger ?? createLogger(config.logLevel);
+  const logger = o.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const clock = o.clock ?? systemClock;
   const database =
     o.database ??
@@ -39,6 +41,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
       prepare: config.dbPrepare,
       schema: o.schema,
       inMemory: o.inMemory,
+      lockHolder: o.lockHolder,
     }));
   const vault = o.vault ?? vaultFromConfig({ vaultKeys: config.vaultKeys, fingerprintKey: config.vaultFingerprintKey, dataDir: config.dataDir });
   const metrics = new Metrics();

@@ -4,6 +4,7 @@
  * Card data and secrets inside the application travel as `Secret` values, which log as [REDACTED].
  */
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { default as pretty, type PrettyOptions } from 'pino-pretty';
 
 const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)=)[^&#]*/gi;
 
@@ -38,6 +39,16 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/** Human-readable when asked, or (auto) when stdout is a terminal; JSON lines otherwise. */
+export function wantsPretty(format: 'auto' | 'json' | 'pretty' = 'json', stream: { isTTY?: boolean } = process.stdout): boolean {
+  return format === 'pretty' || (format === 'auto' && !!stream.isTTY);
+}
+
+export function createLogger(level: string, destination?: pino.DestinationStream, format: 'auto' | 'json' | 'pretty' = 'json'): Logger {
+  if (wantsPretty(format, (destination as { isTTY?: boolean } | undefined) ?? process.stdout)) {
+    // the same redaction applies: the pretty stream only formats what pino already censored
+    const stream = pretty({ colorize: !!((destination as { isTTY?: boolean } | undefined) ?? process.stdout).isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: destination ?? 1 } as PrettyOptions);
+    return pino(loggerOptions(level), stream);
+  }
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }

@@ -1,21 +1,24 @@
 /**
- * APMs of each kind in a real browser (playwright-core driving Debian's Chromium against an in-process
+ * APMs of each kind in a real browser (playwright-core driving Chromium against an in-process
  * gateway): the hosted page with `?apm=`, the sandbox bank page, the sandbox phone and the voucher,
- * each to url_ok and to url_ko. The shop's pages are answered by the browser's request routing.
+ * each to url_ok and to url_ko. The shop's pages are a small server on another origin of this machine.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { createOrder } from '../helpers/payments.js';
 
-const CHROMIUM = process.env.PAYGATE_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
+const CHROMIUM = await chromiumForTests(import.meta.url);
+const it = vitestIt.skipIf(!CHROMIUM);
 const SHOTS = path.resolve('docs/screenshots');
-const SHOP = { url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko', customer_ext_id: null };
+/** url_ok / url_ko: pages of the shop's server (a redirect to a URL answered by request routing is not intercepted by every Chromium build). */
+const SHOP = { url_ok: '', url_ko: '', customer_ext_id: null };
 
 let t: TestApp;
 let a: TestMerchant;
@@ -26,22 +29,28 @@ let shopSite: http.Server;
 let shopBase: string;
 
 beforeAll(async () => {
+  if (!CHROMIUM) return;
   const port = await freePort();
   t = await createTestApp({ PAYGATE_PUBLIC_URL: `http://127.0.0.1:${port}` });
   await t.app.listen({ port, host: '127.0.0.1' });
   a = await t.merchant({ name: 'Loja Azul' });
   await a.api.put(`/service/${a.service_uuid}/apms`, { apms: ['IDEAL', 'KLARNA', 'MBWAY', 'MULTIBANCO', 'PIX'] });
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM!.executablePath, args: CHROMIUM!.args });
   context = await browser.newContext({ viewport: { width: 480, height: 860 }, deviceScaleFactor: 1, locale: 'en-GB', timezoneId: 'Europe/Lisbon' });
   await context.route(/^https?:\/\/shop\.example\//, (route) => {
     const ok = new URL(route.request().url()).pathname === '/ok';
     return route.fulfill({ contentType: 'text/html', body: `<!doctype html><h1 id="shop">Shop: payment ${ok ? 'OK' : 'KO'}</h1>` });
   });
-  shopSite = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><h1 id="shop">Shop: ${req.url}</h1>`));
+  shopSite = http.createServer((req, res) => {
+    const p = new URL(req.url ?? '/', 'http://x').pathname;
+    const label = p === '/ok' ? 'Shop: payment OK' : p === '/ko' ? 'Shop: payment KO' : `Shop: ${req.url}`;
+    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><h1 id="shop">${label}</h1>`);
+  });
   const shopPort = await freePort();
   await new Promise<void>((resolve) => shopSite.listen(shopPort, '127.0.0.1', resolve));
   shopBase = `http://localhost:${shopPort}`;
+  SHOP.url_ok = `${shopBase}/ok`;
+  SHOP.url_ko = `${shopBase}/ko`;
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
@@ -68,7 +77,7 @@ describe('redirect APM: the sandbox bank page', () => {
     await page.waitForURL(/\/sandbox-apm\/bank\//);
     expect(await page.textContent('.bank')).toContain('Sandbox iDEAL');
     await page.click('button[value=approve]');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
     expect(await status(order)).toBe('SUCCESS');
     await page.close();
   });
@@ -78,7 +87,7 @@ describe('redirect APM: the sandbox bank page', () => {
     await page.click('button[type=submit]');
     await page.waitForURL(/\/sandbox-apm\/bank\//);
     await page.click('button[value=fail]');
-    await page.waitForURL('https://shop.example/ko');
+    await page.waitForURL(SHOP.url_ko);
     expect(await status(order)).toBe('REFUSED');
     await page.close();
   });
@@ -95,7 +104,7 @@ describe('push APM: the phone and the sandbox phone', () => {
     await page.click('#pg-sandbox-phone');
     await page.waitForURL(/\/sandbox-apm\/phone\//);
     await page.click('button[value=approve]');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
     expect(await status(order)).toBe('SUCCESS');
     await page.close();
   });
@@ -104,7 +113,7 @@ describe('push APM: the phone and the sandbox phone', () => {
     const { page, order } = await openApm('MBWAY');
     await page.fill('#f-phone', '912000001');
     await page.click('button[type=submit]');
-    await page.waitForURL('https://shop.example/ko');
+    await page.waitForURL(SHOP.url_ko);
     expect(await status(order)).toBe('REFUSED');
     await page.close();
   });
@@ -119,7 +128,7 @@ describe('voucher APM: the data to pay', () => {
     expect(await page.textContent('dl.voucher')).toContain(v.reference);
     await page.screenshot({ path: path.join(SHOTS, 'apm-voucher.png'), fullPage: true, animations: 'disabled', caret: 'hide' });
     await page.click('form[data-form=sandbox-voucher] button');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
     expect(await status(order)).toBe('SUCCESS');
     await page.close();
   });

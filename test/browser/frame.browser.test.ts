@@ -1,5 +1,5 @@
 /**
- * In a real browser (playwright-core driving Debian's Chromium), against an in-process gateway:
+ * In a real browser (playwright-core driving Chromium), against an in-process gateway:
  * - the hosted page inside an iframe on another origin: after paying, the top window lands on url_ok
  *   (or the window the merchant chose with `?target=`), and the parent page receives the page's height
  *   and the outcome by postMessage; without JavaScript the last page links url_ok with target="_top";
@@ -9,14 +9,16 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { TEST_CARDS, createOrder } from '../helpers/payments.js';
 
-const CHROMIUM = process.env.PAYGATE_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
+const CHROMIUM = await chromiumForTests(import.meta.url);
+const it = vitestIt.skipIf(!CHROMIUM);
 
 let t: TestApp;
 let a: TestMerchant;
@@ -42,6 +44,7 @@ window.addEventListener('message', function (event) {
 </script>`;
 
 beforeAll(async () => {
+  if (!CHROMIUM) return;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   t = await createTestApp({ PAYGATE_PUBLIC_URL: base });
@@ -61,8 +64,7 @@ beforeAll(async () => {
   // another origin than the gateway's (the host name differs), like a merchant's site
   shopBase = `http://localhost:${shopPort}`;
   a = await t.merchant({ name: 'Verde Market' });
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM!.executablePath, args: CHROMIUM!.args });
   context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale: 'en-GB' });
 }, 120_000);
 

@@ -1,23 +1,25 @@
 /**
- * The customer pages in a real browser: playwright-core driving Debian's Chromium against an
- * in-process gateway listening on a port. The merchant's shop pages (url_ok, url_ko) and a logo CDN
- * are answered by the browser's request routing, so nothing leaves the machine; the page that embeds
- * the payment page in an iframe is a small server on another origin of this machine.
+ * The customer pages in a real browser: playwright-core driving Chromium against an
+ * in-process gateway listening on a port. The merchant's shop (url_ok, url_ko, and the page that embeds
+ * the payment page in an iframe) is a small server on another origin of this machine; a logo CDN is
+ * answered by the browser's request routing, so nothing leaves the machine.
  *
  * Screenshots for the README are written to docs/screenshots/.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { TEST_CARDS, createOrder } from '../helpers/payments.js';
 import { CATALOGUES, LANGUAGES } from '../../src/modules/pages/index.js';
 
-const CHROMIUM = process.env.PAYGATE_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
+const CHROMIUM = await chromiumForTests(import.meta.url);
+const it = vitestIt.skipIf(!CHROMIUM);
 const SHOTS = path.resolve('docs/screenshots');
 
 let t: TestApp;
@@ -29,7 +31,8 @@ let context: BrowserContext;
 let shopSite: http.Server;
 let shopBase: string;
 
-const SHOP = { url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' };
+/** url_ok / url_ko: pages of the shop's server (a real one: a redirect to a URL answered by request routing is not intercepted by every Chromium build). */
+const SHOP = { url_ok: '', url_ko: '' };
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40" viewBox="0 0 180 40"><rect x="0" y="4" width="32" height="32" rx="8" fill="#0F766E"/><path d="M9 20l5 5 10-11" stroke="#fff" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/><text x="42" y="27" font-family="Arial,sans-serif" font-size="19" font-weight="700" fill="#0F3D3A">Verde Market</text></svg>`;
 
@@ -44,6 +47,7 @@ async function routeShop(ctx: BrowserContext) {
 }
 
 beforeAll(async () => {
+  if (!CHROMIUM) return;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   t = await createTestApp({ PAYGATE_PUBLIC_URL: base });
@@ -62,10 +66,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => shopSite.listen(shopPort, '127.0.0.1', resolve));
   // another origin than the gateway's (the host name differs), like a merchant's site
   shopBase = `http://localhost:${shopPort}`;
+  SHOP.url_ok = `${shopBase}/ok`;
+  SHOP.url_ko = `${shopBase}/ko`;
   a = await t.merchant({ name: 'Verde Market' });
   await a.api.put(`/service/${a.service_uuid}`, { bizum_enabled: true });
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM!.executablePath, args: CHROMIUM!.args });
   context = await browser.newContext({ viewport: { width: 480, height: 860 }, deviceScaleFactor: 1, locale: 'en-GB', timezoneId: 'Europe/Madrid' });
   await routeShop(context);
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -105,7 +110,7 @@ describe('card payment in the browser', () => {
     expect(await page.inputValue('#f-expiry')).toBe('12/30');
     expect(await page.getAttribute('#pg-brands', 'data-brand')).toBe('visa');
     await page.click('button[type=submit]');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
     expect(await page.textContent('#shop')).toBe('Shop: payment OK');
     expect((await a.api.get(`/order/${o.uuid}`)).body.order.status).toBe('SUCCESS');
     await page.close();
@@ -117,7 +122,7 @@ describe('card payment in the browser', () => {
     await typeCard(page, { number: TEST_CARDS.REFUSED });
     expect(await page.getAttribute('#pg-brands', 'data-brand')).toBe('mastercard');
     await page.click('button[type=submit]');
-    await page.waitForURL('https://shop.example/ko');
+    await page.waitForURL(SHOP.url_ko);
     expect((await a.api.get(`/order/${o.uuid}`)).body.order.status).toBe('REFUSED');
     await page.close();
   });
@@ -144,7 +149,7 @@ describe('card payment in the browser', () => {
     await page.fill('#f-expiry', '12/30');
     await page.fill('#f-cvv', '123');
     await page.click('button[type=submit]');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
     await page.close();
   });
 
@@ -170,7 +175,7 @@ describe('3D Secure challenge in the browser', () => {
     expect(await page.textContent('.acs dl')).toContain('•••• 1011');
     await shot(page, 'threeds-challenge.png');
     await page.click('button[value=approve]');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
     const order = (await a.api.get(`/order/${o.uuid}`)).body.order;
     expect(order).toMatchObject({ status: 'SUCCESS', safe: true, threeds_data: { flow: 'CHALLENGE', status: 'Y' } });
     await page.close();
@@ -183,7 +188,7 @@ describe('3D Secure challenge in the browser', () => {
     await page.click('button[type=submit]');
     await page.waitForURL(/\/payment\/tokenized\//);
     await page.click('button[value=fail]');
-    await page.waitForURL('https://shop.example/ko');
+    await page.waitForURL(SHOP.url_ko);
     expect((await a.api.get(`/order/${o.uuid}`)).body.order.transactions[0].error).toBe('AUTHENTICATION_FAILED');
     await page.close();
   });
@@ -229,7 +234,7 @@ describe('languages, frames, no JavaScript', () => {
       await page.fill('#f-cvv', '123');
       expect(await page.getAttribute('#pg-brands', 'data-brand')).toBe(''); // no script ran
       await page.click('button[type=submit]');
-      await page.waitForURL('https://shop.example/ok');
+      await page.waitForURL(SHOP.url_ok);
       expect((await a.api.get(`/order/${o.uuid}`)).body.order.status).toBe('SUCCESS');
       // and without JavaScript the server shows the errors
       const bad = await createOrder(a, { ...SHOP, customer_ext_id: null });
@@ -268,7 +273,7 @@ describe('screenshots of the other pages', () => {
     await shot(page, 'bizum.png');
     await page.fill('#f-phone', '700000000');
     await page.click('button[type=submit]');
-    await page.waitForURL('https://shop.example/ok');
+    await page.waitForURL(SHOP.url_ok);
 
     const expired = await createOrder(a, { ...SHOP, customer_ext_id: null });
     await a.api.post(`/order/${expired.uuid}/expire`, {});

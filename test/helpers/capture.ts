@@ -35,14 +35,29 @@ export function appendCapture(kind: 'response' | 'dump', value: unknown): void {
 
 export const panHash = (pan: string) => createHash('sha256').update(pan).digest('hex');
 
-/** Records card numbers (hashed) that the scan must not find anywhere. */
+/** The Luhn check: only a number that passes it can be a card number (the gateway refuses the others). */
+export function luhnValid(digits: string): boolean {
+  if (!/^[0-9]{12,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let x = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      x *= 2;
+      if (x > 9) x -= 9;
+    }
+    sum += x;
+  }
+  return sum % 10 === 0;
+}
+
+/** Records card numbers (hashed) that the scan must not find anywhere; numbers failing the Luhn check are no card numbers and are left out. */
 export function recordKnownPans(pans: Iterable<string>): void {
   const file = captureFile('known');
   if (!file) return;
   const lines: string[] = [];
   for (const p of pans) {
     const digits = p.replace(/[\s-]/g, '');
-    if (/^[0-9]{12,19}$/.test(digits)) lines.push(panHash(digits));
+    if (luhnValid(digits)) lines.push(panHash(digits));
   }
   if (lines.length > 0) fs.appendFileSync(file, lines.join('\n') + '\n');
 }

@@ -4,21 +4,16 @@ import type { TestApp, TestMerchant } from './app.js';
 import { recordKnownPans } from './capture.js';
 import { FORM, nonceOf, pagePath } from './pages.js';
 import { storeCard } from './payments.js';
+import { rng } from './seed.js';
 
-/** mulberry32: a small seeded generator (tests print their seed). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (test/helpers/seed.ts): a small seeded generator; the run's seed is printed. */
+export { rng };
+
+/** The default source of random digits: seeded with the run's seed. */
+const seededRandom = rng();
 
 /** A Luhn-valid 16-digit card number starting with `prefix`, recorded for the card-data scan. */
-export function cardNumber(prefix: string, rand: () => number = Math.random): string {
+export function cardNumber(prefix: string, rand: () => number = seededRandom): string {
   let d = prefix;
   while (d.length < 15) d += String(Math.floor(rand() * 10));
   let sum = 0;

@@ -8,12 +8,15 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard, TEST_CARDS } from '../helpers/payments.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+const TEST_SEED = useTestSeed(import.meta.url);
 
 let t: TestApp;
 let a: TestMerchant;
 let card: string;
 
-const seed = Number(process.env.FILES_SEED ?? Date.now() % 1_000_000);
+const seed = TEST_SEED;
 
 beforeAll(async () => {
   process.stdout.write(`files fuzz seed ${seed} (FILES_SEED=${seed} to replay)\n`);

@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { listApiRoutes } from '../../src/platform/http/platform.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 let t: TestApp;
 let a: TestMerchant;

@@ -7,6 +7,9 @@ import fc from 'fast-check';
 import { listApiRoutes, listPageRoutes } from '../../src/platform/http/platform.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { createOrder } from '../helpers/payments.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 let t: TestApp;
 let a: TestMerchant;

@@ -8,6 +8,9 @@ import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.j
 import { FORM, nonceOf, open, pagePath } from '../helpers/pages.js';
 import { TEST_CARDS, advance } from '../helpers/payments.js';
 import { cardNumber, direct, newList, onPage, rng, single, tx } from '../helpers/risk.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+const TEST_SEED = useTestSeed(import.meta.url);
 
 let t: TestApp;
 let m: TestMerchant;
@@ -97,8 +100,7 @@ describe('3-D Secure', () => {
 describe('ordinary traffic', () => {
   it('1,000 ordinary sandbox payments (seeded random amounts, cards, customers, addresses) are all ACCEPT', async () => {
     const n = await t.merchant({ isPci: true });
-    const seed = Number(process.env.RISK_SEED ?? Date.now() % 1_000_000);
-    process.stdout.write(`risk: ordinary traffic seed ${seed} (RISK_SEED=${seed} to replay)\n`);
+    const seed = TEST_SEED;
     const rand = rng(seed);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
     const customers = Array.from({ length: 600 }, (_, i) => ({

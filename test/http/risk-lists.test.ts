@@ -6,6 +6,9 @@ import { ITEM_TYPES } from '../../src/modules/risk/index.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
 import { freshCard, newService } from '../helpers/risk.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 let t: TestApp;
 let m: TestMerchant;

@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { TEST_CARDS, advance, storeCard } from '../helpers/payments.js';
 import { cardNumber, direct, freshCard, newList, newService, onPage, single, tx } from '../helpers/risk.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 let t: TestApp;
 

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { Secret } from '../../src/platform/security/secret.js';
 import { Vault } from '../../src/platform/security/vault.js';
 import { dropCanary, keyUsage, rewrapAll, valuesUnderKey } from '../../src/platform/security/rotation.js';
@@ -110,6 +111,7 @@ describe(`key rotation over ${N} stored cards`, () => {
       .where('type', '=', 'card')
       .where('merchant_id', '=', a.client_uuid)
       .orderBy('created_at')
+      .orderBy(sql`seq`)
       .execute();
     expect(rows).toHaveLength(N);
     const opened = new Set(rows.map((r) => t.p.vault.open(r.number_sealed, `source:${r.id}`).reveal()));

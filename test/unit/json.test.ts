@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { toWireJson } from '../../src/platform/http/json.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 const vectors = fs.readFileSync(new URL('../fixtures/validation-hash-vectors.txt', import.meta.url), 'utf8');
 

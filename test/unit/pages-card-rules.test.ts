@@ -12,6 +12,9 @@ import * as rules from '../../src/modules/pages/client/card-rules.mjs';
 import { PAGE_SCRIPT, rulesForBrowser } from '../../src/modules/pages/assets.js';
 import { checkCard, parseBizumPhone, readCardForm } from '../../src/modules/pages/card.domain.js';
 import { TEST_CARDS } from '../../src/processors/index.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 const TODAY = { year: 2026, month: 6 };
 

@@ -15,6 +15,9 @@ import {
 } from '../../src/modules/pages/pages.domain.js';
 import { checkColour, checkFrameAncestors, checkLogoUrl, frameAncestorsDirective, parseTemplateType } from '../../src/modules/templates/templates.domain.js';
 import { parseDestination, smsSender, emailHtml } from '../../src/modules/links/links.domain.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 const NOW = new Date('2026-06-15T10:00:00Z');
 const LATER = new Date('2026-06-15T11:00:00Z');

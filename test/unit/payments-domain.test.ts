@@ -19,6 +19,9 @@ import {
   type OrderAmounts,
 } from '../../src/modules/payments/payments.domain.js';
 import { nextAttemptAt, notificationBody, signatureHeader } from '../../src/modules/events/events.domain.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 const paid = (o: Partial<OrderAmounts> = {}): OrderAmounts => ({ status: 'SUCCESS', operative: 'AUTHORIZATION', amount: 1000, authorized: 1000, captured: 1000, refunded: 0, refund_reserved: 0, ...o });
 

@@ -10,8 +10,9 @@ function card(pan: string, o: Partial<{ cvv: string | null; month: number; year:
   return { pan: secret(pan), expiryMonth: o.month ?? 12, expiryYear: o.year ?? 2030, cvv: o.cvv === null ? null : secret(o.cvv ?? '123'), holder: 'Ana Pérez' };
 }
 
+let refs = 0;
 function pay(pan: string, o: Partial<PaymentRequest> = {}): PaymentRequest {
-  return { reference: `ref-${Math.random()}`, terminal, now: NOW, amount: 1000, currency: 'EUR', card: card(pan), channel: 'ECOMMERCE', ...o };
+  return { reference: `ref-${++refs}`, terminal, now: NOW, amount: 1000, currency: 'EUR', card: card(pan), channel: 'ECOMMERCE', ...o };
 }
 
 describe('simulator rules (decisions §5)', () => {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Secret } from '../../src/platform/security/secret.js';
 import { luhnValid, parseExpiry, parseExternalId, parsePan, presentSource, selectListing } from '../../src/modules/sources/sources.domain.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 const NOW = new Date('2026-06-15T10:00:00Z');
 

@@ -1,4 +1,5 @@
 /** SQL of payment links (B2): one row per link sent. */
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 
@@ -30,5 +31,5 @@ export async function insertLink(db: Executor, row: PaymentLinksTable): Promise<
 }
 
 export async function linksOfOrder(db: Executor, orderId: string): Promise<PaymentLinksTable[]> {
-  return db.selectFrom('payment_links').selectAll().where('order_id', '=', orderId).orderBy('created_at').execute();
+  return db.selectFrom('payment_links').selectAll().where('order_id', '=', orderId).orderBy('created_at').orderBy(sql`seq`).execute();
 }

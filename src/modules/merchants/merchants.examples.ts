@@ -57,3 +57,4 @@ export const CREATE_USER_REQUEST = {
   group: 'MANAGER',
 };
 export const TEST_CLOCK_REQUEST = { signature, advance_seconds: 86400 };
+export const RESET_TEST_CLOCK_REQUEST = { signature };

@@ -95,5 +95,22 @@ export function merchantsRoutes(service: MerchantsService) {
         test_clock: { current_time: formatContractDate(now, ctx.timezone), offset_seconds: offsetMs / 1000 },
       });
     });
+
+    app.post('/test-clock/reset', {
+      config: { profiles: ANY_KEY },
+      schema: {
+        operationId: 'resetTestClock',
+        summary: 'Set the sandbox clock back to real time',
+        description: 'Sets this merchant\'s sandbox time back to real time (`offset_seconds` 0). Pending scheduled work (expiry, retries, notifications) keeps its place on the merchant\'s time line: what was due in one sandbox hour is due in one real hour. Records written while the clock ran ahead keep their times. Sandbox only (404 in production).',
+        tags: ['sandbox'], body: S.ResetTestClockBody, response: responses(S.TestClockResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      if (ctx.env !== 'sandbox') throw notFound('The test clock exists only in sandbox (/v1/sandbox/test-clock)');
+      const { offsetMs, now } = await service.resetClock(ctx);
+      return ok({ ...ctx, clock: { now: () => now, offsetMs } }, {
+        test_clock: { current_time: formatContractDate(now, ctx.timezone), offset_seconds: offsetMs / 1000 },
+      });
+    });
   };
 }

@@ -85,6 +85,7 @@ export const TestClockResponse = envelope({
     offset_seconds: Type.Number({ description: 'how far the sandbox clock runs ahead of real time', examples: [86400] }),
   }, { title: 'TestClock', description: 'The sandbox clock of the merchant' }),
 });
+export const ResetTestClockBody = signedBody({}, { examples: [EX.RESET_TEST_CLOCK_REQUEST] });
 export const TestClockBody = signedBody({
   advance_seconds: Type.Optional(Int({ minimum: 1, maximum: 10 * 366 * 86400 })),
   advance_to: Type.Optional(Type.String({ format: 'date-time', description: 'an instant in the future' })),

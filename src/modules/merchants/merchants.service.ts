@@ -334,6 +334,25 @@ export class MerchantsService {
     this.invalidateKeyCache();
     return { offsetMs, now: new Date(this.p.clock.now().getTime() + offsetMs) };
   }
+
+  /**
+   * Sets a sandbox merchant's clock back to real time. Pending jobs keep their place on the merchant's
+   * time line (a job due in one sandbox hour is still due in one hour); records written while the clock
+   * ran ahead keep their times.
+   */
+  async resetClock(ctx: RequestContext): Promise<{ offsetMs: number; now: Date }> {
+    if (ctx.env !== 'sandbox') throw forbidden('The test clock exists only in sandbox');
+    await this.p.database.transaction(async (trx) => {
+      const m = await repo.findMerchantForUpdate(trx, ctx.merchant.id);
+      if (!m) throw notFound('Merchant not found');
+      const was = Number(m.clock_offset_ms);
+      if (was === 0) return;
+      await repo.setClockOffset(trx, m.id, 0);
+      await this.p.jobs.shiftMerchantJobs(trx, m.id, -was);
+    });
+    this.invalidateKeyCache();
+    return { offsetMs: 0, now: this.p.clock.now() };
+  }
 }
 
 export function parseProfiles(list: string): Profile[] {

@@ -51,7 +51,7 @@ export interface NewOrder {
   description: string;
   customer_ext_id?: string | number | null;
   service?: string | null;
-  currency?: string | null;
+  currency?: string | number | null;
   additional?: string | null;
   url_post?: string | null;
   url_ok?: string | null;

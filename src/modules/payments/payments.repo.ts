@@ -225,7 +225,7 @@ export async function lockOrderForFollowUp(trx: Executor, id: string, merchantId
     left join lateral (
       select t.id, t.processor_id, t.auth_code, t.source_id, t.source_json from transactions t
       where t.order_id = o.id and t.operative in ('AUTHORIZATION', 'DEFERRED') and t.status = 'SUCCESS'
-      order by t.created_at limit 1
+      order by t.created_at, t.seq limit 1
     ) p on true
     where o.id = ${id} and o.merchant_id = ${merchantId}
     for update of o`.execute(trx);
@@ -325,7 +325,7 @@ export async function awaiting3dsTransaction(trx: Executor, orderId: string): Pr
 }
 
 export async function transactionsOf(db: Executor, orderId: string): Promise<TxRow[]> {
-  return db.selectFrom('transactions').selectAll().where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute();
+  return db.selectFrom('transactions').selectAll().where('order_id', '=', orderId).orderBy('created_at').orderBy(sql`seq`).execute();
 }
 
 export async function findTransaction(db: Executor, id: string): Promise<TxRow | undefined> {

@@ -1,5 +1,5 @@
 import {
-  AMOUNT_MAX, Amount, Bool, ContractDate, ExtId, Int, Maybe, Nullable, OFFSET_MAX, OptionalIp, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody,
+  AMOUNT_MAX, Amount, Bool, CurrencyCode, ContractDate, ExtId, Int, Maybe, Nullable, OFFSET_MAX, OptionalIp, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody,
 } from '../../platform/http/schemas.js';
 import { SourceSchema as Source } from '../sources/index.js';
 import * as EX from './payments.examples.js';
@@ -178,7 +178,7 @@ export const orderProps = {
   secure: Type.Optional(Bool({ description: 'true when 3D Secure is required; default false', default: false })),
   customer_ext_id: Opt(CustomerExtId),
   service: OptionalUuid({ description: 'service uuid; empty or absent: the merchant\'s first enabled service in `currency`' }),
-  currency: Opt(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3; required when service is omitted' })),
+  currency: Opt(CurrencyCode({ description: 'ISO 4217 currency, alpha-3 (EUR) or numeric (978); required when service is omitted' })),
   description: Type.String({ maxLength: 1000 }),
   additional: OptionalText(2000),
   url_post: OptionalText(2000),

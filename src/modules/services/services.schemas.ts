@@ -1,4 +1,4 @@
-import { Bool, ContractDate, Maybe, Mcc, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, CurrencyCode, ContractDate, Maybe, Mcc, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { DCC_MODES, SERVICE_TYPES } from './services.domain.js';
 import * as EX from './services.examples.js';
 
@@ -62,7 +62,7 @@ export const UpdateServiceBody = signedBody({
 }, { title: 'UpdateServiceRequest', examples: [EX.UPDATE_SERVICE_REQUEST] });
 
 export const CreateTerminalBody = signedBody({
-  currency_code: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3' }),
+  currency_code: CurrencyCode({ description: 'ISO 4217 currency of the terminal: alpha-3 (EUR) or numeric (978)' }),
   type: ServiceType,
   description: Type.String({ minLength: 1, maxLength: 200 }),
   code: Type.Optional(Nullable(Type.Union([Type.String({ pattern: '^[0-9]{1,12}$' }), Type.Integer({ minimum: 0, maximum: 999999999999 })]))),

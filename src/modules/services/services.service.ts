@@ -5,7 +5,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { badRequest, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
-import { currencyByCode } from '../../platform/money/currency.js';
+import { currencyFrom } from '../../platform/money/currency.js';
 import type { MerchantsService } from '../merchants/index.js';
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
@@ -24,7 +24,7 @@ export interface NewService {
 }
 
 export interface NewTerminal {
-  currency_code: string;
+  currency_code: string | number;
   type: string;
   description: string;
   code?: string | number | null;
@@ -42,11 +42,12 @@ export class ServicesService {
 
   // ---- for a known owner (CLI, bootstrap) and for API callers ---------------------------------------
 
-  async createTerminalFor(trx: Executor, owner: { id: string; env: Env }, input: NewTerminal): Promise<repo.TerminalRow> {
+  /** `at`: the owner's time now (its sandbox clock); the platform clock when not given. */
+  async createTerminalFor(trx: Executor, owner: { id: string; env: Env }, input: NewTerminal, at?: Date): Promise<repo.TerminalRow> {
     if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
-    const currency = currencyByCode(input.currency_code);
-    if (!currency || currency.code !== input.currency_code.toUpperCase()) {
-      throw badRequest(`currency_code "${input.currency_code}" is not an ISO 4217 alpha-3 currency`);
+    const currency = currencyFrom(input.currency_code);
+    if (!currency) {
+      throw badRequest(`currency_code "${input.currency_code}" is not an ISO 4217 currency (alpha-3 like EUR, or numeric like 978)`);
     }
     let code: string | null = null;
     if (input.code !== undefined && input.code !== null) {
@@ -69,13 +70,13 @@ export class ServicesService {
       acquirer: input.acquirer ?? null,
       credentials_sealed: creds.ok ? this.p.vault.seal(JSON.stringify(creds.ok), `terminal:${id}`) : null,
       credentials_masked: maskCredentials(creds.ok),
-      created_at: this.p.clock.now(),
+      created_at: at ?? this.p.clock.now(),
     };
     await repo.insertTerminal(trx, row);
     return row;
   }
 
-  async createServiceFor(trx: Executor, owner: { id: string; env: Env }, input: NewService): Promise<repo.ServiceRow> {
+  async createServiceFor(trx: Executor, owner: { id: string; env: Env }, input: NewService, at?: Date): Promise<repo.ServiceRow> {
     if (!(SERVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type must be one of ${SERVICE_TYPES.join(', ')}`);
     const redsys = isRedsysFamily(input.type);
     if (!redsys && (input.is_dcc_allowed || input.dcc_mode)) {
@@ -98,7 +99,7 @@ export class ServicesService {
       referential_integrity: input.referential_integrity ?? null,
       mcc: input.mcc ?? null,
       bizum_enabled: input.bizum_enabled ?? false,
-      created_at: this.p.clock.now(),
+      created_at: at ?? this.p.clock.now(),
     };
     await repo.insertService(trx, row);
     return row;
@@ -117,7 +118,7 @@ export class ServicesService {
   async createTerminal(ctx: RequestContext, input: NewTerminal & { parent_uuid?: string | null }) {
     return this.p.database.transaction(async (trx) => {
       const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
-      const row = await this.createTerminalFor(trx, owner, input);
+      const row = await this.createTerminalFor(trx, owner, input, owner.id === ctx.merchant.id ? ctx.clock.now() : undefined);
       return presentTerminal(row, owner.name, ctx.timezone);
     });
   }
@@ -125,7 +126,7 @@ export class ServicesService {
   async createService(ctx: RequestContext, input: NewService & { parent_uuid?: string | null }) {
     return this.p.database.transaction(async (trx) => {
       const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
-      const row = await this.createServiceFor(trx, owner, input);
+      const row = await this.createServiceFor(trx, owner, input, owner.id === ctx.merchant.id ? ctx.clock.now() : undefined);
       return presentService(row, ctx.timezone);
     });
   }

@@ -224,7 +224,8 @@ export class SourcesService {
         last_paid_at: null,
         tokenization_service_id: input.validatedAt ? (input.tokenizationServiceId ?? null) : null,
         deleted_at: null,
-        created_at: this.p.clock.now(),
+        // the merchant's time (its sandbox clock), as orders use
+        created_at: input.at ?? this.p.clock.now(),
       };
       rows.push(row);
       out.push({ ...row, customer_ext_id: customer.external_id, customer_token: customer.token });
@@ -562,7 +563,7 @@ export class SourcesApi {
         last_paid_at: null,
         tokenization_service_id: null,
         deleted_at: null,
-        created_at: this.p.clock.now(),
+        created_at: ctx.clock.now(),
       };
       await repo.insertSource(trx, r);
       return { ...r, customer_ext_id: customer.external_id, customer_token: customer.token };

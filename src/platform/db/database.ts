@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect, transactionScope } from './pglite-dialect.js';
 import type { DB } from './schema.js';
+import { acquireDataDirLock, type DataDirLock } from './lock.js';
 import { PG_DEADLOCK, PG_SERIALIZATION_FAILURE, pgCode } from '../errors/errors.js';
 
 export type Db = Kysely<DB>;
@@ -20,6 +21,8 @@ export type Executor = Kysely<DB>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /** The embedded database's directory lock (PGlite on disk only). */
+  readonly lock?: DataDirLock;
   /**
    * Statements sent to the database by this process (every round trip: queries, BEGIN, COMMIT). What
    * bench/roundtrips.ts and the round-trip test count.
@@ -55,6 +58,8 @@ export interface DatabaseOptions {
   onConnectionError?: (err: Error) => void;
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   schema?: string;
+  /** Who takes the embedded database's lock (shown to a process that is refused): `gateway` or `cli`. */
+  lockHolder?: string;
   /** An already open PGlite client to use (and leave open). */
   pglite?: import('@electric-sql/pglite').PGlite;
   /**
@@ -105,12 +110,13 @@ function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolea
   };
 }
 
-function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, listen?: Database['listen']): Database {
+function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, listen?: Database['listen'], lock?: DataDirLock): Database {
   return {
     kind,
     db,
     stats,
     listen,
+    lock,
     async transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -176,18 +182,38 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
+  let lock: DataDirLock | undefined;
   if (!opts.inMemory) {
-    dir = path.join(opts.dataDir ?? './data', 'pgdata');
+    const dataDir = opts.dataDir ?? './data';
+    // one process at a time: a second one would work on files the first does not see
+    lock = acquireDataDirLock(dataDir, opts.lockHolder ?? 'cli');
+    dir = path.join(dataDir, 'pgdata');
     fs.mkdirSync(dir, { recursive: true });
   }
-  const client = dir ? new PGlite(dir) : new PGlite();
-  await client.waitReady;
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
-  const l = pgliteListen(client);
-  return wrap('pglite', db, stats, async () => {
-    await l.closeAll();
-    await db.destroy();
-  }, l.listen);
+  try {
+    const client = dir ? new PGlite(dir) : new PGlite();
+    await client.waitReady;
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
+    const l = pgliteListen(client);
+    return wrap(
+      'pglite',
+      db,
+      stats,
+      async () => {
+        try {
+          await l.closeAll();
+          await db.destroy();
+        } finally {
+          lock?.release();
+        }
+      },
+      l.listen,
+      lock,
+    );
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
 }
 
 /** PGlite runs in this process: its own listen (notifications are delivered after commit). */

@@ -37,6 +37,8 @@ export interface PlatformOptions {
   /** Requests per second per client IP with a missing or unknown API key (0: no limit). */
   unknownKeyRateLimit?: number;
   idempotency: IdempotencyStore;
+  /** Sandbox routes over plain HTTP on any address (PAYGATE_SANDBOX_HTTP_ANY_ADDRESS), not only loopback. */
+  sandboxHttpAnyAddress?: boolean;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -56,6 +58,11 @@ function installValidators(app: FastifyInstance): void {
 function isLoopback(addr: string | undefined): boolean {
   if (!addr) return true; // in-process requests (tests) have no socket address
   return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.');
+}
+
+/** Plain HTTP: sandbox on loopback, or on any address with PAYGATE_SANDBOX_HTTP_ANY_ADDRESS; production never. */
+export function plainHttpAllowed(env: Env, localAddress: string | undefined, sandboxHttpAnyAddress = false): boolean {
+  return env === 'sandbox' && (sandboxHttpAnyAddress || isLoopback(localAddress));
 }
 
 /** The time and timezone to stamp an envelope with. */
@@ -137,8 +144,13 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const env = cfg?.env;
     if (!env) return; // not an API route (health, docs, metrics)
     if (req.protocol !== 'https') {
-      const allowed = env === 'sandbox' && isLoopback(req.socket?.localAddress);
-      if (!allowed) throw forbidden('HTTPS is required');
+      if (!plainHttpAllowed(env, req.socket?.localAddress, opts.sandboxHttpAnyAddress)) {
+        throw forbidden(
+          env === 'sandbox'
+            ? 'HTTPS is required: sandbox over plain HTTP is served on loopback only (set PAYGATE_SANDBOX_HTTP_ANY_ADDRESS=true to allow it on other addresses)'
+            : 'HTTPS is required',
+        );
+      }
     }
     const auth = cfg.auth ?? 'key';
     if (auth !== 'key') return;

@@ -150,6 +150,17 @@ export function Int(opts: IntOptions) {
   });
 }
 
+/** An ISO 4217 currency: the alpha-3 code (`EUR`, any case) or the numeric one (`"978"` or `978`). */
+export function CurrencyCode(opts: { description?: string } = {}) {
+  return Type.Unsafe<string | number>({
+    anyOf: [
+      { type: 'string', pattern: '^([A-Za-z]{3}|[0-9]{3})$', description: 'alpha-3 (EUR) or numeric (978)' },
+      { type: 'integer', minimum: 1, maximum: 999, description: 'numeric code (978)' },
+    ],
+    description: opts.description ?? 'ISO 4217 currency: alpha-3 (EUR) or numeric (978)',
+  });
+}
+
 /** An amount in minor units of the currency (100 = 1 EUR), from 0 to AMOUNT_MAX. */
 export function Amount(opts: { description?: string; minimum?: number } = {}) {
   return Int({ minimum: opts.minimum ?? 0, maximum: AMOUNT_MAX, description: opts.description ?? 'minor units of the currency (100 = 1 EUR)' });

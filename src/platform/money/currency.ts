@@ -23,3 +23,14 @@ export function currencyByNumber(num: string | number): Currency | null {
   if (!c || !usable(c)) return null;
   return { code: c.code, number: c.number, digits: c.digits };
 }
+
+/**
+ * A currency as a request gives it: the ISO 4217 alpha-3 code in any case ("EUR", "eur") or the numeric
+ * code as a string or a number ("978", 978; "36" and "036" alike). Null when it names none.
+ */
+export function currencyFrom(input: string | number): Currency | null {
+  const s = String(input).trim();
+  if (/^[0-9]{1,3}$/.test(s)) return currencyByNumber(s);
+  if (/^[A-Za-z]{3}$/.test(s)) return currencyByCode(s);
+  return null;
+}

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { Env } from '../../../platform/db/schema.js';
 import { badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
-import { currencyByCode } from '../../../platform/money/currency.js';
+import { currencyByCode, currencyFrom } from '../../../platform/money/currency.js';
 import { findDefaultServiceForCurrency, findServiceWithTerminal, type ServiceWithTerminal } from '../../services/index.js';
 import { EXPIRES_IN_DEFAULT } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
@@ -30,8 +30,8 @@ export async function resolveService(core: PaymentsCore, ctx: RequestContext, in
   const db = core.db.db;
   let currency: string | null = null;
   if (input.currency !== undefined && input.currency !== null) {
-    const c = currencyByCode(input.currency);
-    if (!c || c.code !== input.currency.toUpperCase()) throw badRequest(`currency "${input.currency}" is not an ISO 4217 alpha-3 currency`);
+    const c = currencyFrom(input.currency);
+    if (!c) throw badRequest(`currency "${input.currency}" is not an ISO 4217 currency (alpha-3 like EUR, or numeric like 978)`);
     currency = c.code;
   }
   let service: ServiceWithTerminal | undefined;

@@ -1,0 +1,91 @@
+/**
+ * `paygate trigger <scenario>`: runs a named sandbox scenario against a gateway through its public API
+ * (the same calls an integration makes) and reports each step. The merchant's notifications go to its
+ * URLs as for any order, so `trigger` is a quick way to exercise an integration's handlers.
+ */
+import { TEST_CARDS } from '../processors/index.js';
+
+export const SCENARIOS = {
+  'payment.approved': 'an order paid with a card that approves',
+  'payment.refused': 'an order paid with a card the issuer refuses',
+  'payment.3ds': 'a secure order: the card needs 3-D Secure, the answer links the challenge page',
+  'payment.deferred': 'a DEFERRED order (authorisation held), then captured with a confirmation',
+  'payment.refund': 'an approved order, then refunded in full',
+} as const;
+export type Scenario = keyof typeof SCENARIOS;
+
+export interface Target {
+  url: string;
+  apiKey: string;
+  signature: string;
+  service?: string | null;
+}
+
+export interface Step {
+  call: string;
+  status: number;
+  summary: string;
+  body: any;
+}
+
+async function call(t: Target, path: string, body: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${t.url.replace(/\/$/, '')}/v1/sandbox${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ signature: t.signature, ...body }),
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed };
+}
+
+function summary(body: any): string {
+  const o = body?.order;
+  if (o) {
+    const tx = Array.isArray(o.transactions) ? o.transactions[o.transactions.length - 1] : null;
+    return `order ${o.uuid} ${o.status}${tx ? ` (last transaction ${tx.operative} ${tx.status}${tx.error && tx.error !== 'NONE' ? `, ${tx.error}` : ''})` : ''}`;
+  }
+  if (body?.Source) return `card ${body.Source.uuid} stored (${body.Source.brand} ••••${body.Source.last4})`;
+  return body?.details ?? body?.message ?? '';
+}
+
+/** Runs `scenario`; `report` is called after each step. Throws on an unexpected answer. */
+export async function runScenario(t: Target, scenario: Scenario, report: (s: Step) => void = () => {}): Promise<Step[]> {
+  const steps: Step[] = [];
+  const step = async (label: string, path: string, body: Record<string, unknown>, accepted: number[] = [200]) => {
+    const r = await call(t, path, body);
+    const s = { call: `${label}: POST /v1/sandbox${path}`, status: r.status, summary: summary(r.body), body: r.body };
+    steps.push(s);
+    report(s);
+    if (!accepted.includes(r.status)) throw new Error(`${s.call} answered ${r.status}: ${typeof r.body === 'string' ? r.body : JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const customer = `trigger-${Date.now().toString(36)}`;
+  const pan = scenario === 'payment.refused' ? TEST_CARDS.REFUSED : scenario === 'payment.3ds' ? TEST_CARDS.THREEDS_OK : TEST_CARDS.APPROVED;
+  const order = await step('create the order', '/payment', {
+    amount: 1250,
+    operative: scenario === 'payment.deferred' ? 'DEFERRED' : 'AUTHORIZATION',
+    secure: scenario === 'payment.3ds',
+    description: `paygate trigger ${scenario}`,
+    customer_ext_id: customer,
+    ...(t.service ? { service: t.service } : { currency: 'EUR' }),
+  });
+  const card = await step('store a test card', '/payment-method/card', {
+    customer_ext_id: customer,
+    card_holder: 'Trigger Test',
+    card_pan: pan,
+    card_expiry_month: '12',
+    card_expiry_year: String((new Date().getUTCFullYear() + 3) % 100),
+  });
+  // 3-D Secure: 303 with the challenge page's URL (open it in a browser to approve or fail)
+  const paid = await step('pay it', '/payment/direct', { order_uuid: order.order.uuid, card_uuid: card.Source.uuid }, scenario === 'payment.3ds' ? [200, 303] : [200]);
+  if (scenario === 'payment.3ds' && paid?.url) steps[steps.length - 1].summary += `; challenge page: ${paid.url}`;
+  if (scenario === 'payment.deferred') await step('capture it', '/payment/confirmation', { order_uuid: order.order.uuid });
+  if (scenario === 'payment.refund') await step('refund it', '/payment/refund', { order_uuid: order.order.uuid });
+  return steps;
+}
