@@ -45,6 +45,12 @@ function partialHashes() {
 }
 
 const RUN = /\d(?:[ -]?\d){9,}/g;
+/**
+ * UUIDs are ids, not card numbers: their digit groups joined across the dashes (as a card written
+ * `4000-0000-0000-0101` is) would match a test card's hidden digits by chance (random-input tests make
+ * UUIDs like 00000000-0010-1000-…). They are left out before the digit runs are read.
+ */
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
 interface Finding {
   where: string;
@@ -53,7 +59,7 @@ interface Finding {
 
 function scanText(text: string, where: string, full: Set<string>, partial: Set<string>, out: Finding[]) {
   for (const secret of DEVICE_SECRETS) if (text.includes(secret)) out.push({ where, what: 'track 2 or PIN block data of the simulated device' });
-  for (const m of text.matchAll(RUN)) {
+  for (const m of text.replace(UUID, ' ').matchAll(RUN)) {
     const digits = m[0].replace(/[ -]/g, '');
     if (digits.length < 10) continue;
     const windows = (min: number, max: number) => {
@@ -172,6 +178,8 @@ describe('card data scan after the whole suite', () => {
     scanCvv('{"a":{"card_cvv":"123"},"b":{"cvv":"[REDACTED]"},"c":"{\\"cvc\\":\\"999\\"}"}', 'x', f);
     scanCvv('{"card":{"track2":";4000=2512?"},"pin":{"block":"0412AC89FFFFFFFF","format":0},"pin_block":"[REDACTED]"}', 'x', f);
     scanText('{"msg":"041234FFFFFFFFFF"}', 'x', new Set(), new Set(), f);
+    // a UUID whose digit groups, joined, hold a test card's hidden digits is an id, not card data
+    scanText('{"service":"00000000-0010-1000-8926-02cd6da69ec0"}', 'x', full, partial, f);
     expect(f.map((x) => x.what)).toEqual([
       'a full card number 454881…0004',
       'a full card number 454881…0004',
