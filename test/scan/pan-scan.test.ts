@@ -50,6 +50,8 @@ const RUN = /\d(?:[ -]?\d){9,}/g;
  * `4000-0000-0000-0101` is) would match a test card's hidden digits by chance (random-input tests make
  * UUIDs like 00000000-0010-1000-…). They are left out before the digit runs are read.
  */
+/** Fractional digits of a decimal number (a log's `responseTime` 0.4201780000003055) are not a card number either. */
+const FRACTION = /(?<=\d)\.\d+/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
 interface Finding {
@@ -59,7 +61,7 @@ interface Finding {
 
 function scanText(text: string, where: string, full: Set<string>, partial: Set<string>, out: Finding[]) {
   for (const secret of DEVICE_SECRETS) if (text.includes(secret)) out.push({ where, what: 'track 2 or PIN block data of the simulated device' });
-  for (const m of text.replace(UUID, ' ').matchAll(RUN)) {
+  for (const m of text.replace(UUID, ' ').replace(FRACTION, '').matchAll(RUN)) {
     const digits = m[0].replace(/[ -]/g, '');
     if (digits.length < 10) continue;
     const windows = (min: number, max: number) => {
@@ -180,6 +182,7 @@ describe('card data scan after the whole suite', () => {
     scanText('{"msg":"041234FFFFFFFFFF"}', 'x', new Set(), new Set(), f);
     // a UUID whose digit groups, joined, hold a test card's hidden digits is an id, not card data
     scanText('{"service":"00000000-0010-1000-8926-02cd6da69ec0"}', 'x', full, partial, f);
+    scanText('{"responseTime":0.4201780000003055}', 'x', full, partial, f);
     expect(f.map((x) => x.what)).toEqual([
       'a full card number 454881…0004',
       'a full card number 454881…0004',
