@@ -31,7 +31,7 @@ describe('B3 single-step payment', () => {
     const src = r.body.order.transactions[0].source;
     expect(src).toMatchObject({ object: 'CARD', last4: '0004', holder: 'Ana Pérez', origin: 'SINGLE_STEP' });
     const row = await t.p.database.db.selectFrom('sources').selectAll().where('id', '=', src.uuid).executeTakeFirstOrThrow();
-    expect(row.last_paid_at).not.toBeNull();
+    expect(row.first_paid_at).not.toBeNull();
     // no card number or CVV anywhere in clear: orders, transactions, jobs, events
     for (const table of ['orders', 'transactions', 'jobs', 'events', 'sources'] as const) {
       const dump = JSON.stringify(await t.p.database.db.selectFrom(table).selectAll().execute());

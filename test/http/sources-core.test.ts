@@ -84,29 +84,27 @@ describe('loadCardForPayment', () => {
   });
 });
 
-describe('markValidated and lastSuccessfullyUsedCard', () => {
-  it('a successful payment makes the source valid and the newest paid card is the one payouts use', async () => {
+describe('markValidated', () => {
+  it('a successful payment makes the source valid once; later payments leave the card row unwritten', async () => {
     const s = t.m.sources;
     const owner = A;
     const c1 = await t.p.database.transaction((trx) => s.storeCard(trx, owner, card({ customerExtId: 'payer', pan: new Secret('4548812049400004') })));
-    const c2 = await t.p.database.transaction((trx) => s.storeCard(trx, owner, card({ customerExtId: 'payer', pan: new Secret('5590337536718399') })));
     expect(await s.lastSuccessfullyUsedCard(t.p.database.db, owner, 'payer')).toBeNull();
     expect(presentSource(c1).validation_date).toBeNull();
+    const version = async () => (await sql<{ v: string }>`select xmin::text as v from sources where id = ${c1.id}`.execute(t.p.database.db)).rows[0].v;
     const t1 = new Date('2026-01-01T10:00:00Z');
-    const t2 = new Date('2026-01-02T10:00:00Z');
-    await t.p.database.transaction((trx) => s.markValidated(trx, c2.id, t1));
-    await t.p.database.transaction((trx) => s.markValidated(trx, c1.id, t2));
-    let last = await s.lastSuccessfullyUsedCard(t.p.database.db, owner, 'payer');
-    expect(last?.sourceId).toBe(c1.id);
-    expect(last?.pan.reveal()).toBe('4548812049400004');
-    // a later payment with c2 makes it the last used; validation_date keeps its first value
-    const t3 = new Date('2026-01-03T10:00:00Z');
-    await t.p.database.transaction((trx) => s.markValidated(trx, c2.id, t3));
-    last = await s.lastSuccessfullyUsedCard(t.p.database.db, owner, 'payer');
-    expect(last?.sourceId).toBe(c2.id);
-    const view = presentSource(last!.row);
-    expect(view.validation_date).toBe(t1.toISOString());
-    expect(view.cof.is_available).toBe(true);
+    const before = await version();
+    await t.p.database.transaction((trx) => s.markValidated(trx, c1.id, t1, a.service_uuid));
+    const first = await version();
+    expect(first).not.toBe(before);
+    const row = await t.p.database.db.selectFrom('sources').selectAll().where('id', '=', c1.id).executeTakeFirstOrThrow();
+    expect(row.validation_date?.toISOString()).toBe(t1.toISOString());
+    expect(row.first_paid_at?.toISOString()).toBe(t1.toISOString());
+    expect(row.tokenization_service_id).toBe(a.service_uuid);
+    expect(presentSource(row).cof.is_available).toBe(true);
+    // a later payment changes nothing in the row, so it is not written at all (same row version)
+    await t.p.database.transaction((trx) => s.markValidated(trx, c1.id, new Date('2026-01-03T10:00:00Z'), a.service_uuid));
+    expect(await version()).toBe(first);
     // another merchant sees nothing
     expect(await s.lastSuccessfullyUsedCard(t.p.database.db, B, 'payer')).toBeNull();
   });

@@ -3,6 +3,7 @@
  * B15; a successful payment makes the source valid; payouts without a source use the customer's last
  * paid card; deleted and other merchants' sources are not found; single-step stores the card.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../src/processors/index.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
@@ -79,9 +80,33 @@ describe('stored cards in payments', () => {
     const r = await a.api.post('/payment/payout', { order_uuid: p.uuid });
     expect(r.status, r.raw).toBe(200);
     expect(r.body.order.transactions.at(-1).source.uuid).toBe(first.uuid);
+    // paying with the second card again makes it the newest paid one
+    const again = await order(a, { customer_ext_id: 'payee' });
+    expect((await a.api.post('/payment/direct', { order_uuid: again.uuid, card_uuid: second.uuid })).body.order.status).toBe('SUCCESS');
+    const p2 = await order(a, { customer_ext_id: 'payee', operative: 'PAYOUT' });
+    const r2 = await a.api.post('/payment/payout', { order_uuid: p2.uuid });
+    expect(r2.status, r2.raw).toBe(200);
+    expect(r2.body.order.transactions.at(-1).source.uuid).toBe(second.uuid);
     // a customer without a paid card has nothing to pay out to
     const none = await order(a, { customer_ext_id: 'nobody-paid', operative: 'PAYOUT' });
     expect((await a.api.post('/payment/payout', { order_uuid: none.uuid })).status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('only a card\'s first successful payment writes its row: payments sharing a card never wait on it', async () => {
+    const card = await store(a, 'shared');
+    const version = async () => (await sql<{ v: string }>`select xmin::text as v from sources where id = ${card.uuid}`.execute(t.p.database.db)).rows[0].v;
+    const pay = async () => {
+      const o = await order(a, { customer_ext_id: 'shared' });
+      const r = await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card.uuid });
+      expect(r.body.order.status, r.raw).toBe('SUCCESS');
+    };
+    const stored = await version();
+    await pay();
+    const afterFirst = await version();
+    expect(afterFirst).not.toBe(stored); // valid from now on
+    await pay();
+    await pay();
+    expect(await version()).toBe(afterFirst);
   });
 
   it('deleted and other merchants\' sources are not found', async () => {

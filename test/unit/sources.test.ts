@@ -66,11 +66,11 @@ describe('listing semantics (decisions §6)', () => {
   const t = (s: number) => new Date(NOW.getTime() + s * 1000);
   // oldest first, as the repository returns them (decisions §10)
   const rows = [
-    { id: 'a', fingerprint: 'F1', validation_date: t(1), last_paid_at: null, created_at: t(1) },
-    { id: 'b', fingerprint: 'F1', validation_date: t(2), last_paid_at: null, created_at: t(2) },
-    { id: 'c', fingerprint: 'F2', validation_date: null, last_paid_at: null, created_at: t(3) },
-    { id: 'd', fingerprint: 'F3', validation_date: null, last_paid_at: t(9), created_at: t(4) },
-    { id: 'e', fingerprint: 'F2', validation_date: null, last_paid_at: null, created_at: t(5) },
+    { id: 'a', fingerprint: 'F1', validation_date: t(1), first_paid_at: null, created_at: t(1) },
+    { id: 'b', fingerprint: 'F1', validation_date: t(2), first_paid_at: null, created_at: t(2) },
+    { id: 'c', fingerprint: 'F2', validation_date: null, first_paid_at: null, created_at: t(3) },
+    { id: 'd', fingerprint: 'F3', validation_date: null, first_paid_at: t(9), created_at: t(4) },
+    { id: 'e', fingerprint: 'F2', validation_date: null, first_paid_at: null, created_at: t(5) },
   ];
   it('status and unique combine: filter first, then keep the newest entry per card, oldest first', () => {
     const ids = (status: 'VALIDATED' | 'ALL', unique: boolean) => selectListing(rows, { status, unique }).map((r) => r.id);
@@ -86,7 +86,7 @@ describe('Source record', () => {
     const s = presentSource({
       id: '6b4b0e0e-0d5d-4a43-9f7c-8d3a1b8d7e01', type: 'card', token: 'tok', holder: 'Ana', bin: '454881', last4: '0004',
       brand: 'VISA', brand_description: 'Visa', card_type: '', country: null, bank: '', prepaid: null, expire_month: 3,
-      expire_year: 2030, additional: null, origin: 'API', is_saved: true, validation_date: null, last_paid_at: null, created_at: NOW,
+      expire_year: 2030, additional: null, origin: 'API', is_saved: true, validation_date: null, first_paid_at: null, created_at: NOW,
     });
     expect(Object.keys(s)).toEqual([
       'object', 'par', 'uuid', 'type', 'token', 'brand', 'country', 'holder', 'bin', 'last4', 'is_saved', 'expire_month',

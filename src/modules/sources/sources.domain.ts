@@ -149,7 +149,7 @@ export interface SourceView {
   origin: string;
   is_saved: boolean;
   validation_date: Date | null;
-  last_paid_at: Date | null;
+  first_paid_at: Date | null;
   created_at: Date;
 }
 
@@ -204,8 +204,8 @@ export function presentListedSource(s: SourceView & { tokenization_service_id: s
 }
 
 /** decisions §6: valid sources were validated at storage or used in a successful payment. */
-export function isValidSource(s: { validation_date: Date | null; last_paid_at: Date | null }): boolean {
-  return s.validation_date !== null || s.last_paid_at !== null;
+export function isValidSource(s: { validation_date: Date | null; first_paid_at: Date | null }): boolean {
+  return s.validation_date !== null || s.first_paid_at !== null;
 }
 
 export type ListStatus = 'VALIDATED' | 'ALL';
@@ -216,7 +216,7 @@ export type ListStatus = 'VALIDATED' | 'ALL';
  * `unique=true` keeps, per keyed fingerprint, only the newest entry. (Filtering comes first, so a card
  * stored valid and stored again unvalidated still lists once.)
  */
-export function selectListing<T extends { fingerprint: string; validation_date: Date | null; last_paid_at: Date | null }>(
+export function selectListing<T extends { fingerprint: string; validation_date: Date | null; first_paid_at: Date | null }>(
   oldestFirst: T[],
   opts: { status: ListStatus; unique: boolean },
 ): T[] {

@@ -32,7 +32,7 @@ export interface SourcesTable {
   origin: string;
   is_saved: boolean;
   validation_date: Date | null;
-  last_paid_at: Date | null;
+  first_paid_at: Date | null;
   /** The service that validated the card, or charged it first (card listings show it). */
   tokenization_service_id: string | null;
   deleted_at: Date | null;
@@ -101,7 +101,7 @@ export async function pageCustomerSources(
   const types = o.types && o.types.length > 0 ? [...o.types] : null;
   const typeFilter = (alias: string) => (types ? sql`and ${sql.ref(alias + '.type')} = any(${types}::text[])` : sql``);
   const validFilter = (alias: string) =>
-    o.validatedOnly ? sql`and (${sql.ref(alias + '.validation_date')} is not null or ${sql.ref(alias + '.last_paid_at')} is not null)` : sql``;
+    o.validatedOnly ? sql`and (${sql.ref(alias + '.validation_date')} is not null or ${sql.ref(alias + '.first_paid_at')} is not null)` : sql``;
   const { rows } = await sql<SourceRow>`
     select s.* from sources s
     where s.customer_id = ${customerId} and s.deleted_at is null ${typeFilter('s')} ${validFilter('s')}
@@ -122,30 +122,33 @@ export async function isCustomerSource(db: Executor, customerId: string, id: str
 }
 
 /**
- * A successful payment: the source becomes valid (first time), its last successful use is recorded, and
- * the service that charged it is its tokenization service unless one validated it before.
+ * A successful payment: the source becomes valid and records its first successful use (first time), and
+ * the service that charged it is its tokenization service unless one validated it before. The row is
+ * written only when one of these changes, so later payments with the card leave it alone (payments that
+ * share a card never wait on its row).
  */
 export async function markPaid(db: Executor, id: string, at: Date, serviceId: string | null = null): Promise<void> {
   await sql`update sources
     set validation_date = coalesce(validation_date, ${at}),
-        last_paid_at = greatest(coalesce(last_paid_at, ${at}), ${at}),
+        first_paid_at = coalesce(first_paid_at, ${at}),
         tokenization_service_id = coalesce(tokenization_service_id, ${serviceId}::uuid)
-    where id = ${id}`.execute(db);
+    where id = ${id}
+      and (validation_date is null or first_paid_at is null or (tokenization_service_id is null and ${serviceId}::uuid is not null))`.execute(db);
 }
 
 /**
  * `markPaid` as the body of a data-modifying CTE, for a caller that settles a payment in one statement:
  * `id`, `at`, `serviceId` are the placeholders (e.g. `$18::uuid`) of its values and `when` a condition
  * of the caller's statement that must hold for the write. The row is written only when something in it
- * changes.
+ * changes (in practice: the card's first successful payment).
  */
 export function markPaidCteSql(p: { id: string; at: string; serviceId: string; when: string }): string {
   return `update sources
     set validation_date = coalesce(validation_date, ${p.at}),
-        last_paid_at = greatest(coalesce(last_paid_at, ${p.at}), ${p.at}),
+        first_paid_at = coalesce(first_paid_at, ${p.at}),
         tokenization_service_id = coalesce(tokenization_service_id, ${p.serviceId})
     where id = ${p.id} and ${p.when}
-      and (validation_date is null or last_paid_at is null or last_paid_at < ${p.at}
+      and (validation_date is null or first_paid_at is null
         or (tokenization_service_id is null and ${p.serviceId} is not null))`;
 }
 
@@ -157,7 +160,11 @@ export async function setValidated(db: Executor, id: string, at: Date, serviceId
     where id = ${id}`.execute(db);
 }
 
-/** The card of a customer with the newest successful payment (B15). */
+/**
+ * The card of a customer with the newest successful payment (B15), found from the payments themselves
+ * (the card row does not record each use): among the customer's live cards that were ever paid with, the
+ * one whose newest successful transaction is the latest.
+ */
 export async function findLastPaidCard(db: Executor, owner: Owner, customerExtId: string): Promise<SourceWithCustomer | undefined> {
   return withCustomer(db)
     .where('c.merchant_id', '=', owner.merchantId)
@@ -165,8 +172,8 @@ export async function findLastPaidCard(db: Executor, owner: Owner, customerExtId
     .where('s.env', '=', owner.env)
     .where('s.type', '=', 'card')
     .where('s.deleted_at', 'is', null)
-    .where('s.last_paid_at', 'is not', null)
-    .orderBy('s.last_paid_at', 'desc')
+    .where('s.first_paid_at', 'is not', null)
+    .orderBy(sql`(select max(t.seq) from transactions t where t.source_id = s.id and t.status = 'SUCCESS')`, (ob) => ob.desc().nullsLast())
     .orderBy('s.created_at', 'desc')
     .orderBy(sql`s.seq`, 'desc')
     .limit(1)

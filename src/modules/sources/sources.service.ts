@@ -221,7 +221,7 @@ export class SourcesService {
         origin: input.origin ?? 'API',
         is_saved: input.isSaved ?? true,
         validation_date: input.validatedAt ?? null,
-        last_paid_at: null,
+        first_paid_at: null,
         tokenization_service_id: input.validatedAt ? (input.tokenizationServiceId ?? null) : null,
         deleted_at: null,
         // the merchant's time (its sandbox clock), as orders use
@@ -560,7 +560,7 @@ export class SourcesApi {
         origin: 'API',
         is_saved: true,
         validation_date: null,
-        last_paid_at: null,
+        first_paid_at: null,
         tokenization_service_id: null,
         deleted_at: null,
         created_at: ctx.clock.now(),

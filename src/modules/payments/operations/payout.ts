@@ -33,7 +33,7 @@ export async function payout(core: PaymentsCore, ctx: RequestContext, input: Pay
     let card;
     if (sourceUuid) {
       card = await core.deps.sources.loadCardForPayment(trx, owner, sourceUuid);
-      if (card.row.last_paid_at === null) throw badRequest('A payout needs a card with at least one earlier successful payment');
+      if (card.row.first_paid_at === null) throw badRequest('A payout needs a card with at least one earlier successful payment');
     } else {
       if (!o.customer_ext_id) throw badRequest('source_uuid is required (the order has no customer)');
       card = await core.deps.sources.lastSuccessfullyUsedCard(trx, owner, o.customer_ext_id);
