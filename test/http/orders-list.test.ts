@@ -110,10 +110,11 @@ describe('GET /orders paging', () => {
 
   it('the count stops at its cap and says so (count_capped), with paging unaffected', async () => {
     const ids = [parent.client_uuid, child.client_uuid];
-    const capped = await paymentsRepo.listTransactions(t.p.database.db, { merchantIds: ids, limit: 2, offset: 0, countCap: 4 });
+    const zones = { server: 'UTC', merchant: 'UTC' };
+    const capped = await paymentsRepo.listTransactionsJson(t.p.database.db, { merchantIds: ids, limit: 2, offset: 0, countCap: 4 }, zones);
     expect(capped).toMatchObject({ count: 4, capped: true, more: true });
     expect(capped.rows.map((r) => r.id)).toEqual(expected.slice(0, 2));
-    const exact = await paymentsRepo.listTransactions(t.p.database.db, { merchantIds: ids, limit: 2, offset: 0, countCap: 10 });
+    const exact = await paymentsRepo.listTransactionsJson(t.p.database.db, { merchantIds: ids, limit: 2, offset: 0, countCap: 10 }, zones);
     expect(exact).toMatchObject({ count: 10, capped: false });
   });
 

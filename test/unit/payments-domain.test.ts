@@ -19,6 +19,7 @@ import {
   type OrderAmounts,
 } from '../../src/modules/payments/payments.domain.js';
 import { nextAttemptAt, notificationBody, signatureHeader } from '../../src/modules/events/events.domain.js';
+import { toWireJson, toWireJsonWithRawArray } from '../../src/platform/http/json.js';
 import { useTestSeed } from '../helpers/seed.js';
 
 useTestSeed(import.meta.url);
@@ -169,5 +170,25 @@ describe('records and notifications', () => {
     expect(JSON.parse(body)).toEqual({ message: 'OK', code: 200, current_time: '2026-01-01T00:00:00+0100', order: { a: 1 }, client: { uuid: 'c' }, validation_hash: 'h' });
     expect(signatureHeader('{}', 'sig', 1700000000)).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/);
     expect(signatureHeader('{}', 'sig', 1700000000)).not.toBe(signatureHeader('{ }', 'sig', 1700000000));
+  });
+});
+
+describe('a long list spliced into its envelope as text', () => {
+  it('is byte for byte the wire JSON of the same envelope with the items in place', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('a/b', 'Ana Pérez', '"quoted"', 'tab\there', '😀', '\u2028'));
+    const item = fc.oneof(text, fc.integer(), fc.constant(null), fc.dictionary(text, fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null))));
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), text, (items, other) => {
+        const envelope = { message: 'OK', code: 200, other, transactions: [] as unknown[], next_cursor: other };
+        const spliced = toWireJsonWithRawArray(envelope, 'transactions', items.map((x) => JSON.stringify(x)).join(','));
+        expect(spliced).toBe(toWireJson({ ...envelope, transactions: items }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the placeholder must be an empty array', () => {
+    expect(() => toWireJsonWithRawArray({ transactions: [1] }, 'transactions', '')).toThrow();
+    expect(() => toWireJsonWithRawArray({ other: [] }, 'transactions', '')).toThrow();
   });
 });

@@ -299,6 +299,41 @@ export function presentTransaction(t: TransactionView, zones: Zones) {
   };
 }
 
+/** A transaction as C3 lists it: the Transaction record with its order's key fields. */
+export interface ListedTxView extends TransactionView {
+  order_id: string;
+  merchant_id: string;
+  updated_at: Date;
+  metadata: unknown;
+  o_currency_number: string;
+  o_service_id: string;
+  o_service_type: string;
+  o_reference: string | null;
+  o_customer_ext_id: string | null;
+  o_status: string;
+}
+
+/**
+ * A C3 list entry (schema `ListedTransaction`). The list route gets its entries built as JSON by the
+ * database (payments.repo.ts `listTransactionsJson`); this is the same record as an object, which a test
+ * holds the database's form to.
+ */
+export function presentListedTransaction(t: ListedTxView, zones: Zones) {
+  return {
+    ...presentTransaction(t, zones),
+    order_uuid: t.order_id,
+    client_uuid: t.merchant_id,
+    currency: t.o_currency_number,
+    service: t.o_service_type,
+    service_uuid: t.o_service_id,
+    reference: t.o_reference,
+    customer: t.o_customer_ext_id,
+    order_status: t.o_status,
+    updated: t.updated_at.toISOString(),
+    metadata: nullIfEmpty(t.metadata as Record<string, string> | null),
+  };
+}
+
 /** The Order record of api.md, keys in its order. */
 export function presentOrder(o: OrderView, txs: TransactionView[], zones: Zones, publicUrl: string) {
   return {

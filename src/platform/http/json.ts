@@ -28,3 +28,17 @@ export function toWireJson(value: unknown): string {
   const text = JSON.stringify(value);
   return escapeJsonText(text === undefined ? 'null' : text);
 }
+
+/**
+ * Serializes `value` as `toWireJson` does, with the array field `key` (which `value` holds as `[]`) filled
+ * with `rawItems`: already serialized JSON values, comma separated, in plain JSON.stringify form. For
+ * long lists built as text (`GET /orders`); the items get the same wire escaping as the rest.
+ */
+export function toWireJsonWithRawArray(value: Record<string, unknown>, key: string, rawItems: string): string {
+  if (!Array.isArray(value[key]) || (value[key] as unknown[]).length !== 0) throw new Error(`${key} must be an empty array placeholder`);
+  const text = toWireJson(value);
+  const marker = `${JSON.stringify(key)}:[]`;
+  const at = text.indexOf(marker);
+  if (at < 0) throw new Error(`${key} not found in the serialized value`);
+  return `${text.slice(0, at + marker.length - 1)}${escapeJsonText(rawItems)}${text.slice(at + marker.length - 1)}`;
+}
