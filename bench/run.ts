@@ -17,6 +17,7 @@
  * Settings (environment): BENCH_CONCURRENCY (32), BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_MERCHANTS (8),
  * BENCH_ENGINES (postgres,pglite), BENCH_URL_POST (true), BENCH_GATEWAY (dist: the compiled build; tsx:
  * the sources), BENCH_ROOT (another checkout to measure, e.g. an older commit; run with tsx),
+ * BENCH_GATEWAY_NODE_ARGS (extra node options for the gateway process, e.g. `--cpu-prof --cpu-prof-dir=prof`),
  * TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test). Prints a Markdown report.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -278,7 +279,8 @@ async function benchGateway(engine: 'postgres' | 'pglite', urlPost: string | nul
       env.DATABASE_URL = PG_URL;
       env.PGOPTIONS = `-c search_path=${schema}`;
     }
-    const args = GATEWAY === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'];
+    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const args = [...nodeArgs, ...(GATEWAY === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])];
     const srv = await spawnServer(ROOT, args, env, (out) => (/PAYGATE_SERVICE=/.test(out) ? Number(env.PORT) : null));
     try {
       const boot = JSON.parse(fs.readFileSync(path.join(dataDir, 'sandbox-credentials.json'), 'utf8'));
