@@ -280,7 +280,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['DATABASE_URL', 'postgres://... to use PostgreSQL; unset uses the embedded database'],
   ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
   ['PAYGATE_DB_CONNECT_TIMEOUT_MS', 'wait for a new PostgreSQL connection; past it requests answer 503 (5000)'],
-  ['PAYGATE_DB_PREPARE', 'PostgreSQL: send parameterized statements as named prepared statements (true)'],
+  ['PAYGATE_DB_PREPARE', 'PostgreSQL and the embedded database: send parameterized statements as named prepared statements (true)'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],

@@ -3,12 +3,12 @@
  * speaking one SQL dialect. Business code receives a `Database` and runs money-moving work inside
  * `database.transaction(...)`, passing the transaction down to repositories.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect, transactionScope } from './pglite-dialect.js';
+import { preparedName } from './prepared.js';
 import type { DB } from './schema.js';
 import { acquireDataDirLock, type DataDirLock } from './lock.js';
 import { PG_DEADLOCK, PG_SERIALIZATION_FAILURE, pgCode } from '../errors/errors.js';
@@ -63,29 +63,14 @@ export interface DatabaseOptions {
   /** An already open PGlite client to use (and leave open). */
   pglite?: import('@electric-sql/pglite').PGlite;
   /**
-   * PostgreSQL: send every parameterized statement as a named prepared statement (parsed and planned
-   * once per connection, then only bound and executed). On by default (PAYGATE_DB_PREPARE).
+   * Send every parameterized statement as a named prepared statement (parsed and planned once per
+   * connection, then only bound and executed), on PostgreSQL and on PGlite. On by default
+   * (PAYGATE_DB_PREPARE).
    */
   prepare?: boolean;
 }
 
-/** Distinct statements prepared by this process; past this many, new shapes are sent unnamed. */
-const MAX_PREPARED = 2000;
-const statementNames = new Map<string, string>();
-
-/**
- * The name of a statement's prepared form: a stable hash of its text, so every connection of every
- * process gives the same statement the same name (pg prepares it on a connection the first time it
- * sees the name there). Null when the statement should not be prepared.
- */
-export function preparedName(text: string): string | null {
-  let name = statementNames.get(text);
-  if (name) return name;
-  if (statementNames.size >= MAX_PREPARED) return null;
-  name = `pg_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
-  statementNames.set(text, name);
-  return name;
-}
+export { preparedName } from './prepared.js';
 
 type PgQuery = (...args: unknown[]) => unknown;
 
@@ -176,7 +161,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   if (opts.pglite) {
     // A client owned by the caller (tests share one per worker): not closed with this database.
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite, stats) });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(opts.pglite, stats, opts.prepare ?? true) });
     const l = pgliteListen(opts.pglite);
     return wrap('pglite', db, stats, l.closeAll, l.listen);
   }
@@ -193,7 +178,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   try {
     const client = dir ? new PGlite(dir) : new PGlite();
     await client.waitReady;
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats) });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(client, stats, opts.prepare ?? true) });
     const l = pgliteListen(client);
     return wrap(
       'pglite',

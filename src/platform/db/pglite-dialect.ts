@@ -6,7 +6,8 @@
  * database instead of the transaction), so it fails loudly instead of hanging.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PGlite } from '@electric-sql/pglite';
+import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
+import { preparedName } from './prepared.js';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -42,11 +43,65 @@ class Mutex {
 /** Marks the async context of a running transaction (set by Database.transaction). */
 export const transactionScope = new AsyncLocalStorage<true>();
 
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Named prepared statements on PGlite. Its `query()` parses, plans and describes a statement on every
+ * call, in six calls into the database; a prepared statement is parsed and described once (its
+ * parameter types kept here), then each call is one message: bind, describe, execute, sync. Results are
+ * read by PGlite's own parser, so rows are what `query()` returns.
+ */
+/** Parameter types of the statements prepared on each PGlite client (its statements outlive a dialect). */
+const preparedOn = new WeakMap<PGlite, Map<string, number[]>>();
+
+class PGlitePrepared {
+  readonly #paramTypes: Map<string, number[]>;
+
+  constructor(private readonly client: PGlite) {
+    let known = preparedOn.get(client);
+    if (!known) preparedOn.set(client, (known = new Map()));
+    this.#paramTypes = known;
+  }
+
+  async query<R>(name: string, text: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }> {
+    const { serialize } = protocol;
+    let types = this.#paramTypes.get(name);
+    if (!types) {
+      const described = await this.client.execProtocol(concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), { syncToFs: false });
+      types = pgliteParse.parseDescribeStatementResults(described.messages);
+      this.#paramTypes.set(name, types);
+    }
+    const serializers = this.client.serializers;
+    const values = params.map((v, i) => {
+      if (v === null || v === undefined) return null;
+      const serializer = serializers[types![i]];
+      return serializer ? serializer(v) : String(v);
+    });
+    const r = await this.client.execProtocol(
+      concat([serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
+    );
+    return pgliteParse.parseResults(r.messages, this.client.parsers)[0] as unknown as { rows: R[]; affectedRows?: number };
+  }
+}
+
 class PGliteConnection implements DatabaseConnection {
+  readonly #prepared: PGlitePrepared | null;
+
   constructor(
     private readonly client: PGlite,
     private readonly stats: { roundTrips: number },
-  ) {}
+    prepare: boolean,
+  ) {
+    this.#prepared = prepare ? new PGlitePrepared(client) : null;
+  }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     this.stats.roundTrips++;
@@ -57,7 +112,10 @@ class PGliteConnection implements DatabaseConnection {
       const affected = results.reduce((n, r) => n + (r.affectedRows ?? 0), 0);
       return { rows: (last?.rows ?? []) as R[], numAffectedRows: BigInt(affected) };
     }
-    const res = await this.client.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const name = this.#prepared ? preparedName(compiled.sql) : null;
+    const res = name
+      ? await this.#prepared!.query<R>(name, compiled.sql, compiled.parameters)
+      : await this.client.query<R>(compiled.sql, compiled.parameters as unknown[]);
     return {
       rows: res.rows,
       numAffectedRows: res.affectedRows !== undefined ? BigInt(res.affectedRows) : undefined,
@@ -78,8 +136,9 @@ class PGliteDriver implements Driver {
   constructor(
     private readonly client: PGlite,
     stats: { roundTrips: number },
+    prepare: boolean,
   ) {
-    this.#connection = new PGliteConnection(client, stats);
+    this.#connection = new PGliteConnection(client, stats, prepare);
   }
 
   async init(): Promise<void> {
@@ -121,12 +180,13 @@ export class PGliteDialect implements Dialect {
   constructor(
     private readonly client: PGlite,
     private readonly stats: { roundTrips: number } = { roundTrips: 0 },
+    private readonly prepare = true,
   ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.client, this.stats);
+    return new PGliteDriver(this.client, this.stats, this.prepare);
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db);
