@@ -149,3 +149,20 @@ describe('the payload of B14', () => {
     expect(tokenOfPayload('GOOGLE_PAY', { hello: 1 })).toHaveProperty('error');
   });
 });
+
+describe('root keys from configuration', () => {
+  it('reads Google\'s keys.json (inline or a file); a key that is not P-256 or a file that is not JSON stops the start', async () => {
+    const { readGoogleRootKeys, WalletConfigError } = await import('../../src/modules/wallets/trust.js');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    expect(readGoogleRootKeys('X', google.keysJson())).toHaveLength(1);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gp-')), 'keys.json');
+    fs.writeFileSync(file, JSON.stringify({ keys: [...JSON.parse(google.keysJson()).keys, { keyValue: 'x', protocolVersion: 'ECv1' }].slice(0, 1) }));
+    expect(readGoogleRootKeys('X', file)[0].protocolVersion).toBe('ECv2');
+    expect(readGoogleRootKeys('X', null)).toEqual([]);
+    expect(() => readGoogleRootKeys('X', '{"keys":[{"keyValue":"AAAA","protocolVersion":"ECv2"}]}')).toThrow(WalletConfigError);
+    expect(() => readGoogleRootKeys('X', '{"nokeys":1}')).toThrow(/keys.json format/);
+    expect(() => readGoogleRootKeys('X', '/nonexistent/keys.json')).toThrow(/cannot read/);
+  });
+});

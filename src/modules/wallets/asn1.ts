@@ -98,7 +98,7 @@ export interface CertificateSpec {
 export function buildCertificate(spec: CertificateSpec): Buffer {
   const spki = AsnConvert.parse(spec.publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo);
   const serial = randomBytes(16);
-  serial[0] &= 0x7f; // positive
+  serial[0] = (serial[0] & 0x7f) | 0x40; // positive, and no leading zero byte (DER integers are minimal)
   const extensions = new Extensions([
     new Extension({ extnID: id_ce_basicConstraints, critical: true, extnValue: new OctetString(AsnConvert.serialize(new BasicConstraints({ cA: spec.ca }))) }),
     ...(spec.extensions ?? []).map((e) => new Extension({ extnID: e.oid, critical: e.critical ?? false, extnValue: new OctetString(ab(e.value)) })),

@@ -3,6 +3,7 @@
  * gateway with a clear message): Google Pay root signing keys in Google's keys.json format, Apple Pay
  * root CA certificates in PEM. A setting holds the content itself or the path of a file with it.
  */
+import { createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import { parseCertificate, pemCertificates } from './asn1.js';
 import type { GoogleRootKey } from './googlepay.js';
@@ -41,6 +42,12 @@ export function readGoogleRootKeys(name: string, value: string | null): GoogleRo
       throw new WalletConfigError(`${name}: every key needs keyValue and protocolVersion`);
     }
     const key = k as GoogleRootKey;
+    try {
+      const pub = createPublicKey({ key: Buffer.from(key.keyValue, 'base64'), format: 'der', type: 'spki' });
+      if (pub.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('curve');
+    } catch {
+      throw new WalletConfigError(`${name}: a keyValue is not a base64 P-256 public key (SPKI)`);
+    }
     if (key.protocolVersion === 'ECv2') out.push({ keyValue: key.keyValue, protocolVersion: key.protocolVersion, keyExpiration: key.keyExpiration ?? null });
   }
   if (out.length === 0) throw new WalletConfigError(`${name}: no ECv2 root signing key`);

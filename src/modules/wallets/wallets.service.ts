@@ -224,12 +224,12 @@ export class WalletsService {
         enabled: enabled('GOOGLE_PAY', google),
         roots_trusted: this.rootsTrusted(owner.env, 'GOOGLE_PAY'),
         gateway_merchant_id: ctx.merchant.id,
-        keys: google.map((k) => this.#presentKey(k, ctx)),
+        keys: google.map((k) => this.#presentKey(k)),
       },
       apple_pay: {
         enabled: enabled('APPLE_PAY', apple),
         roots_trusted: this.rootsTrusted(owner.env, 'APPLE_PAY'),
-        keys: apple.map((k) => this.#presentKey(k, ctx)),
+        keys: apple.map((k) => this.#presentKey(k)),
       },
       ...(owner.env === 'sandbox'
         ? {
@@ -242,11 +242,10 @@ export class WalletsService {
     };
   }
 
-  #presentKey(k: repo.WalletKeyRow, ctx: RequestContext) {
+  #presentKey(k: repo.WalletKeyRow) {
     const base = { uuid: k.id, wallet: k.wallet, generated: k.generated, created_at: k.created_at.toISOString() };
     if (k.wallet === 'GOOGLE_PAY') return { ...base, recipient_id: k.identifier, public_key: k.public_key, merchant_identifier: null, public_key_hash: null, certificate: null, expires_at: null };
     const cert = new X509Certificate(k.certificate_pem!);
-    void ctx;
     return { ...base, recipient_id: null, public_key: null, merchant_identifier: k.identifier, public_key_hash: k.public_key, certificate: k.certificate_pem, expires_at: new Date(cert.validTo).toISOString() };
   }
 
@@ -262,7 +261,7 @@ export class WalletsService {
       recipient = r;
     }
     const row = await this.#insertGoogleKey(ownerOf(ctx), recipient);
-    return this.#presentKey(row, ctx);
+    return this.#presentKey(row);
   }
 
   /**
@@ -303,7 +302,7 @@ export class WalletsService {
     const pkcs8 = key.export({ type: 'pkcs8', format: 'pem' }).toString();
     const certPem = `-----BEGIN CERTIFICATE-----\n${certs[0].toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
     const row = await this.#insertAppleKey(ownerOf(ctx), identifier, certPem, pkcs8, false);
-    return this.#presentKey(row, ctx);
+    return this.#presentKey(row);
   }
 
   // ---- the wallets of services ------------------------------------------------------------------------------
