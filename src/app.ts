@@ -26,6 +26,7 @@ import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js'
 import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
+import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
@@ -50,6 +51,7 @@ export interface Modules {
   batch: BatchService;
   subscriptions: SubscriptionsService;
   paymentMethods: PaymentMethodsService;
+  wallets: WalletsService;
   idempotency: IdempotencyStore;
 }
 
@@ -77,8 +79,9 @@ export function buildModules(p: Platform): Modules {
   const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
   const templates = new TemplatesService(p);
   const paymentMethods = new PaymentMethodsService(p, { payments, services });
-  const checkouts = new CheckoutsService(p, { services });
-  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
+  const wallets = new WalletsService(p, { payments, services, merchants });
+  const checkouts = new CheckoutsService(p, { services, wallets: (owner) => wallets.availability(owner) });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods, wallets });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
@@ -86,7 +89,7 @@ export function buildModules(p: Platform): Modules {
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -101,6 +104,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.campaigns.registerJobs();
   m.batch.registerJobs();
   m.subscriptions.registerJobs();
+  m.wallets.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -266,6 +270,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, batchRoutes(m.batch));
   await registerApi(app, subscriptionsRoutes(m.subscriptions));
   await registerApi(app, paymentMethodsRoutes(m.paymentMethods));
+  await registerApi(app, walletsRoutes(m.wallets, m.payments));
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)

@@ -1325,6 +1325,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/wallet/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Wallet page
+         * @description The button of one wallet (`wallet`: GOOGLE_PAY or APPLE_PAY, one the order's service offers), as the checkout links it. Sandbox only: the button runs the wallet's test mode (a sandbox token for a test card, paid through B14). In production the hosted pages do not offer wallets (the method is unavailable). Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["showWalletPage"];
+        put?: never;
+        /**
+         * Wallet page: pay
+         * @description A wallet button posts here (`wallet` in the query); answers 303 to url_ok, url_ko or the 3DS challenge. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitWalletPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/checkout/{token}": {
         parameters: {
             query?: never;
@@ -2193,6 +2217,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * B14 Wallet payment (Google Pay, Apple Pay)
+         * @description Pays an order with the token a wallet returned: Google Pay (`GOOGLEPAY`, protocol ECv2: the intermediate signing key is checked against the trusted Google root keys, the message signature for the merchant's recipient id, then it is decrypted with the merchant's key) or Apple Pay (`APPLEPAY`, EC_v1: the PKCS#7 signature chain up to the trusted Apple root, the signing time, the merchant's payment processing certificate, then decryption). The order's service must offer the wallet (`PUT /service/{uuid}/wallets`). Google Pay CRYPTOGRAM_3DS tokens and Apple Pay tokens are paid as authenticated (`safe` true, `threeds_data.flow` WALLET with the ECI); Google Pay PAN_ONLY tokens go through 3-D Secure: HTTP 303 "See Other" with the tokenized 3DS URL in `details` and `url` (no Location header). Apple Pay tokens must be for the order's amount and currency. A tampered, expired or foreign token is 400 saying why; a token used before is 409 (each token pays once). The card is never stored; the transaction's `source` names the wallet. Sandbox: build tokens with `POST /sandbox-wallet/token`.
+         */
+        post: operations["payWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's wallet configuration
+         * @description Google Pay and Apple Pay in this environment: whether each is offered to customers, whether the gateway trusts its roots, and the merchant's keys (public parts only). A sandbox merchant gets its keys on first use, and the answer carries the sandbox roots tokens are signed by.
+         */
+        get: operations["getWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/google-pay/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a Google Pay key
+         * @description Generates an ECv2 key pair (P-256) for the merchant; the private key is sealed and never leaves the gateway. Register `public_key` with Google for `recipient_id` (merchant:<your Google merchant id> in the Google Pay & Wallet Console). Tokens are tried with every key, so an old key keeps working while Google switches to the new one.
+         */
+        post: operations["createGooglePayKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/apple-pay/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an Apple Pay payment processing certificate
+         * @description The payment processing certificate Apple issued for the merchant identifier (PEM) and its EC P-256 private key (PEM). The certificate must carry the merchant identifier field and match the key; the key is sealed and never shown again. Tokens name the certificate they were made for (header.publicKeyHash). 409 when the certificate is already configured.
+         */
+        post: operations["importApplePayCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/service/{service_uuid}/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallets a service offers
+         * @description GOOGLE_PAY and APPLE_PAY when configured on the service (none by default).
+         */
+        get: operations["getServiceWallets"];
+        /**
+         * Set the wallets a service offers
+         * @description Replaces the list of wallets the service offers (an empty list: none). B14, the hosted page and the checkout offer exactly these, and `GET /client/resources` reports them.
+         */
+        put: operations["setServiceWallets"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-wallet/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: build a wallet token
+         * @description Sandbox only (404 in production). Builds a real wallet token for the merchant's sandbox key, as the wallet would: Google Pay ECv2 (signed by the sandbox root through a fresh intermediate key, encrypted for the merchant's key; CRYPTOGRAM_3DS by default, or PAN_ONLY) or Apple Pay EC_v1 (signed by the sandbox Apple chain, encrypted for the merchant's payment processing certificate, for the amount and currency of `order_uuid` or the ones given). Send `payload` to `POST /payment/wallet`. The card is a sandbox test card: its outcome is the test card's.
+         */
+        post: operations["sandboxWalletToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/device": {
         parameters: {
             query?: never;
@@ -2645,7 +2793,7 @@ export interface components {
         };
         /**
          * ApmSource
-         * @description An alternative payment method used by a transaction
+         * @description An alternative payment method or a wallet used by a transaction (a wallet payment shows the wallet, never card data)
          * @example {
          *       "object": "BIZUM",
          *       "type": "bizum",
@@ -2671,6 +2819,8 @@ export interface components {
             voucher?: components["schemas"]["ApmVoucher"];
             /** @description until when the customer can complete it (ISO 8601 UTC) */
             expires_at?: string;
+            /** @description wallet payments (object GOOGLE_PAY or APPLE_PAY, type wallet): APP or WEB, the `flow` of the payment */
+            flow?: string;
         };
         /**
          * ApmVoucher
@@ -2708,6 +2858,19 @@ export interface components {
             currency: string;
             /** @description until when it can be paid (ISO 8601 UTC) */
             expires_at: string;
+        };
+        /** ApplePayCertificateRequest */
+        ApplePayCertificateRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the payment processing certificate Apple issued (PEM) */
+            certificate: string;
+            /** @description its private key (PEM, EC P-256); sealed, never shown again */
+            private_key: string;
+            merchant_identifier?: string | null;
         };
         /**
          * Batch
@@ -4466,6 +4629,15 @@ export interface components {
             /** @description one per line and problem, in line order (absent on a 422 of another cause, such as an Idempotency-Key reused with another body) */
             errors?: components["schemas"]["LineProblem"][];
         };
+        /** GooglePayKeyRequest */
+        GooglePayKeyRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            recipient_id?: string | null;
+        };
         /** JsonCampaignRequest */
         JsonCampaignRequest: {
             /**
@@ -5503,6 +5675,61 @@ export interface components {
              */
             validation_hash: string;
         };
+        /**
+         * SandboxWalletToken
+         * @description A sandbox wallet token, encrypted for the merchant's key and signed by the sandbox roots
+         * @example {
+         *       "wallet": "GOOGLEPAY",
+         *       "payload": "{\"signature\":\"MEUCIQDw6...\",\"intermediateSigningKey\":{\"signedKey\":\"{\\\"keyValue\\\":\\\"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...\\\",\\\"keyExpiration\\\":\\\"1795689600000\\\"}\",\"signatures\":[\"MEYCIQCO2EIi48s8VTH...\"]},\"protocolVersion\":\"ECv2\",\"signedMessage\":\"{\\\"encryptedMessage\\\":\\\"mKOoXwi8OavZ...\\\",\\\"ephemeralPublicKey\\\":\\\"BJatyFvFPPD21l8...\\\",\\\"tag\\\":\\\"jpGz1F1Bcoi/fCNxI9n7Qrsw7i7KHrGtTf3NrRclt+U=\\\"}\"}",
+         *       "token_id": "AH2EjtcSAFb5KdNc0s8VWm0KLvYpKmgzDyhm",
+         *       "auth_method": "CRYPTOGRAM_3DS"
+         *     }
+         */
+        SandboxWalletToken: {
+            wallet: string;
+            /** @description the token as the wallet returns it: send it as `payload` of POST /payment/wallet */
+            payload: string;
+            /** @description the wallet's id of the token (Google Pay messageId, Apple Pay transactionId): each pays once */
+            token_id: string;
+            auth_method: string | null;
+        };
+        /** SandboxWalletTokenRequest */
+        SandboxWalletTokenRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description GOOGLEPAY or APPLEPAY */
+            wallet: string;
+            card_pan?: string | null;
+            card_expiry_month?: (number | string) | null | string;
+            card_expiry_year?: (number | string) | null | string;
+            auth_method?: ("PAN_ONLY" | "CRYPTOGRAM_3DS") | null | string;
+            order_uuid?: string | null;
+            amount?: (number | string) | null | string;
+            currency?: string | null;
+            expires_in?: (number | string) | null | string;
+        };
+        /** SandboxWalletTokenResponse */
+        SandboxWalletTokenResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            token: components["schemas"]["SandboxWalletToken"];
+        };
         /** SendLinkRequest */
         SendLinkRequest: {
             /**
@@ -5677,6 +5904,46 @@ export interface components {
             current_time: string;
             service: components["schemas"]["Service"];
         };
+        /**
+         * ServiceWallets
+         * @description The wallets a service offers
+         * @example {
+         *       "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+         *       "wallets": [
+         *         "GOOGLE_PAY",
+         *         "APPLE_PAY"
+         *       ]
+         *     }
+         */
+        ServiceWallets: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            /** @description GOOGLE_PAY, APPLE_PAY */
+            wallets: string[];
+        };
+        /** ServiceWalletsResponse */
+        ServiceWalletsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            service: components["schemas"]["ServiceWallets"];
+        };
         /** SetServiceApmsRequest */
         SetServiceApmsRequest: {
             /**
@@ -5686,6 +5953,16 @@ export interface components {
             signature: string;
             /** @description the APMs the service offers from now on (replaces the list): BIZUM, IDEAL, SOFORT, KLARNA, VIACASH, COFIDIS, PIX, CRYPTO, GIROPAY, TRANSFER, PSE, PAYPAL, PAYLATER, SPEI, MULTIBANCO, MBWAY, FLOA, PAYSAFECARD, PAGO_FACIL, EFECTY, BOLETO, LOTERICA, PAYSHOP, PICPAY, MACH, KLAP, KHIPU, SERVIPAG. BIZUM only on services of the REDSYS family */
             apms: string[];
+        };
+        /** SetServiceWalletsRequest */
+        SetServiceWalletsRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the wallets the service offers from now on (replaces the list): GOOGLE_PAY, APPLE_PAY */
+            wallets: string[];
         };
         /** SingleStepRequest */
         SingleStepRequest: {
@@ -6967,6 +7244,181 @@ export interface components {
              * @example 2026-03-14T10:21:07+0100
              */
             created: string;
+        };
+        /**
+         * WalletKey
+         * @description A wallet key of the merchant (never the private key)
+         * @example {
+         *       "uuid": "0f6d1c2b-3a4e-4b5f-8c7d-9e0a1b2c3d4e",
+         *       "wallet": "GOOGLE_PAY",
+         *       "generated": true,
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "recipient_id": "gateway:paygate",
+         *       "public_key": "BOdoXP+9Aq473SnGwg3JU1aiNpsd9vH2ognq4PtDtlLGa3Kj8TPf+jaQNPyDSkh3JUhiS0KyrrlWhAgNZKHYF2Y=",
+         *       "merchant_identifier": null,
+         *       "public_key_hash": null,
+         *       "certificate": null,
+         *       "expires_at": null
+         *     }
+         */
+        WalletKey: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /** @description GOOGLE_PAY or APPLE_PAY */
+            wallet: string;
+            /** @description made by the gateway (the private key never left it), rather than imported */
+            generated: boolean;
+            /** @description ISO 8601 UTC */
+            created_at: string;
+            recipient_id: string | null;
+            public_key: string | null;
+            merchant_identifier: string | null;
+            public_key_hash: string | null;
+            certificate: string | null;
+            expires_at: string | null;
+        };
+        /** WalletKeyResponse */
+        WalletKeyResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            key: components["schemas"]["WalletKey"];
+        };
+        /** WalletPaymentRequest */
+        WalletPaymentRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+            /** @description GOOGLEPAY or APPLEPAY (GOOGLE_PAY and APPLE_PAY are accepted too) */
+            wallet: string;
+            /** @description Google Pay: the token (`paymentMethodData.tokenizationData.token`, or the whole PaymentData). Apple Pay: the `paymentData` of the PKPaymentToken (or the token holding it) */
+            payload: string | {
+                [key: string]: unknown;
+            };
+            /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
+            customer_ip?: (string) | null | string;
+            flow?: string | null;
+        };
+        /**
+         * Wallets
+         * @description The wallet configuration of the merchant in this environment
+         * @example {
+         *       "google_pay": {
+         *         "enabled": true,
+         *         "roots_trusted": true,
+         *         "gateway_merchant_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *         "keys": [
+         *           {
+         *             "uuid": "0f6d1c2b-3a4e-4b5f-8c7d-9e0a1b2c3d4e",
+         *             "wallet": "GOOGLE_PAY",
+         *             "generated": true,
+         *             "created_at": "2026-03-14T09:21:07.000Z",
+         *             "recipient_id": "gateway:paygate",
+         *             "public_key": "BOdoXP+9Aq473SnGwg3JU1aiNpsd9vH2ognq4PtDtlLGa3Kj8TPf+jaQNPyDSkh3JUhiS0KyrrlWhAgNZKHYF2Y=",
+         *             "merchant_identifier": null,
+         *             "public_key_hash": null,
+         *             "certificate": null,
+         *             "expires_at": null
+         *           }
+         *         ]
+         *       },
+         *       "apple_pay": {
+         *         "enabled": false,
+         *         "roots_trusted": true,
+         *         "keys": [
+         *           {
+         *             "uuid": "5a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+         *             "wallet": "APPLE_PAY",
+         *             "generated": false,
+         *             "created_at": "2026-03-14T09:25:41.000Z",
+         *             "recipient_id": null,
+         *             "public_key": null,
+         *             "merchant_identifier": "merchant.com.example.shop",
+         *             "public_key_hash": "LbsUwAT6w1JV9tFXocU813TCHks+LSuFF0R/eBkrWnQ=",
+         *             "certificate": "-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n",
+         *             "expires_at": "2028-03-14T09:25:41.000Z"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        Wallets: {
+            google_pay: {
+                /** @description offered to customers: a trusted root, an enabled service offering it, and a key */
+                enabled: boolean;
+                /** @description the gateway trusts roots of this wallet in this environment (production: configured by the operator) */
+                roots_trusted: boolean;
+                /** @description newest first; every key is tried */
+                keys: components["schemas"]["WalletKey"][];
+                /** @description the gatewayMerchantId to put in the Google Pay tokenization parameters (gateway integration) */
+                gateway_merchant_id: string;
+            };
+            apple_pay: {
+                /** @description offered to customers: a trusted root, an enabled service offering it, and a key */
+                enabled: boolean;
+                /** @description the gateway trusts roots of this wallet in this environment (production: configured by the operator) */
+                roots_trusted: boolean;
+                /** @description newest first; every key is tried */
+                keys: components["schemas"]["WalletKey"][];
+            };
+            /** @description sandbox only: the roots sandbox tokens are signed by (to build tokens yourself) */
+            sandbox_roots?: {
+                /** @description the sandbox root signing keys, in Google's keys.json format */
+                google_pay: {
+                    keys: {
+                        keyValue: string;
+                        protocolVersion: string;
+                        keyExpiration?: (string | number) | null;
+                    }[];
+                };
+                apple_pay: {
+                    /** @description the sandbox root CA (PEM) */
+                    root_certificate: string;
+                };
+            };
+        };
+        /** WalletsResponse */
+        WalletsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            wallets: components["schemas"]["Wallets"];
         };
     };
     responses: never;
@@ -16609,6 +17061,95 @@ export interface operations {
             };
         };
     };
+    showWalletPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitWalletPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
     showCheckoutPage: {
         parameters: {
             query?: never;
@@ -23145,6 +23686,891 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxApmPayResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    payWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                 *       "wallet": "GOOGLEPAY",
+                 *       "payload": "{\"signature\":\"MEUCIQDw6...\",\"intermediateSigningKey\":{\"signedKey\":\"{\\\"keyValue\\\":\\\"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...\\\",\\\"keyExpiration\\\":\\\"1795689600000\\\"}\",\"signatures\":[\"MEYCIQCO2EIi48s8VTH...\"]},\"protocolVersion\":\"ECv2\",\"signedMessage\":\"{\\\"encryptedMessage\\\":\\\"mKOoXwi8OavZ...\\\",\\\"ephemeralPublicKey\\\":\\\"BJatyFvFPPD21l8...\\\",\\\"tag\\\":\\\"jpGz1F1Bcoi/fCNxI9n7Qrsw7i7KHrGtTf3NrRclt+U=\\\"}\"}",
+                 *       "customer_ip": "203.0.113.10",
+                 *       "flow": "WEB"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalletPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description An order with its client and validation_hash */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       },
+                     *       "validation_hash": "d2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description HTTP 303 "See Other": the customer must authenticate (3-D Secure) at the URL in `details` and `url`; the order follows as on a 200. There is no Location header, so clients that follow redirects keep the JSON */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *       "url": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *       "order": {
+                     *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "created": "2026-03-14T10:21:07+0100",
+                     *         "created_from_client_timezone": "2026-03-14T10:21:07+0100",
+                     *         "amount": 1050,
+                     *         "currency": "978",
+                     *         "paid": true,
+                     *         "status": "SUCCESS",
+                     *         "safe": false,
+                     *         "refunded": 0,
+                     *         "additional": "cart 8812",
+                     *         "service": "PAYGATE",
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "customer": "customer-1",
+                     *         "cof_txnid": null,
+                     *         "transactions": [
+                     *           {
+                     *             "uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *             "created": "2026-03-14T10:21:08+0100",
+                     *             "created_from_client_timezone": "2026-03-14T10:21:08+0100",
+                     *             "operative": "AUTHORIZATION",
+                     *             "amount": 1050,
+                     *             "authorization": "482913",
+                     *             "processor_id": "sim_01HQ7Z3K5V8N2M4P6R9T",
+                     *             "status": "SUCCESS",
+                     *             "error": "NONE",
+                     *             "source": {
+                     *               "object": "CARD",
+                     *               "par": null,
+                     *               "uuid": "a4e1c9d7-2f3b-4c6a-8d5e-0b7f9a1c3e52",
+                     *               "type": "",
+                     *               "token": "2b7e151628aed2a6abf7158809cf4f3c762e7160",
+                     *               "brand": "VISA",
+                     *               "country": "",
+                     *               "holder": "Lucía Martín",
+                     *               "bin": 454881,
+                     *               "last4": "0004",
+                     *               "is_saved": true,
+                     *               "expire_month": "12",
+                     *               "expire_year": "29",
+                     *               "additional": null,
+                     *               "bank": "",
+                     *               "prepaid": "",
+                     *               "validation_date": "2026-03-14T09:21:08.412Z",
+                     *               "creation_date": "2026-03-14T09:21:07.953Z",
+                     *               "brand_description": "Visa",
+                     *               "origin": "API",
+                     *               "cof": {
+                     *                 "is_available": true
+                     *               }
+                     *             },
+                     *             "antifraud": null,
+                     *             "device": null,
+                     *             "error_details": null
+                     *           }
+                     *         ],
+                     *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *         "ip": null,
+                     *         "urls": {
+                     *           "payment_card": "http://127.0.0.1:8080/v1/sandbox/payment/process/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "bizum": "http://127.0.0.1:8080/v1/sandbox/payment/bizum/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+                     *           "3ds_tokenized": "http://127.0.0.1:8080/v1/sandbox/payment/tokenized/6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b"
+                     *         },
+                     *         "reference": "order-42",
+                     *         "dynamic_descriptor": null,
+                     *         "threeds_data": null
+                     *       },
+                     *       "client": {
+                     *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       },
+                     *       "validation_hash": "d2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedirectResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "wallets": {
+                     *         "google_pay": {
+                     *           "enabled": true,
+                     *           "roots_trusted": true,
+                     *           "gateway_merchant_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "keys": [
+                     *             {
+                     *               "uuid": "0f6d1c2b-3a4e-4b5f-8c7d-9e0a1b2c3d4e",
+                     *               "wallet": "GOOGLE_PAY",
+                     *               "generated": true,
+                     *               "created_at": "2026-03-14T09:21:07.000Z",
+                     *               "recipient_id": "gateway:paygate",
+                     *               "public_key": "BOdoXP+9Aq473SnGwg3JU1aiNpsd9vH2ognq4PtDtlLGa3Kj8TPf+jaQNPyDSkh3JUhiS0KyrrlWhAgNZKHYF2Y=",
+                     *               "merchant_identifier": null,
+                     *               "public_key_hash": null,
+                     *               "certificate": null,
+                     *               "expires_at": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         "apple_pay": {
+                     *           "enabled": false,
+                     *           "roots_trusted": true,
+                     *           "keys": [
+                     *             {
+                     *               "uuid": "5a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+                     *               "wallet": "APPLE_PAY",
+                     *               "generated": false,
+                     *               "created_at": "2026-03-14T09:25:41.000Z",
+                     *               "recipient_id": null,
+                     *               "public_key": null,
+                     *               "merchant_identifier": "merchant.com.example.shop",
+                     *               "public_key_hash": "LbsUwAT6w1JV9tFXocU813TCHks+LSuFF0R/eBkrWnQ=",
+                     *               "certificate": "-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n",
+                     *               "expires_at": "2028-03-14T09:25:41.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createGooglePayKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "recipient_id": "merchant:12345678901234567890"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GooglePayKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "key": {
+                     *         "uuid": "0f6d1c2b-3a4e-4b5f-8c7d-9e0a1b2c3d4e",
+                     *         "wallet": "GOOGLE_PAY",
+                     *         "generated": true,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "recipient_id": "gateway:paygate",
+                     *         "public_key": "BOdoXP+9Aq473SnGwg3JU1aiNpsd9vH2ognq4PtDtlLGa3Kj8TPf+jaQNPyDSkh3JUhiS0KyrrlWhAgNZKHYF2Y=",
+                     *         "merchant_identifier": null,
+                     *         "public_key_hash": null,
+                     *         "certificate": null,
+                     *         "expires_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletKeyResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importApplePayCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n",
+                 *       "private_key": "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg...\n-----END PRIVATE KEY-----\n",
+                 *       "merchant_identifier": "merchant.com.example.shop"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApplePayCertificateRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "key": {
+                     *         "uuid": "0f6d1c2b-3a4e-4b5f-8c7d-9e0a1b2c3d4e",
+                     *         "wallet": "GOOGLE_PAY",
+                     *         "generated": true,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "recipient_id": "gateway:paygate",
+                     *         "public_key": "BOdoXP+9Aq473SnGwg3JU1aiNpsd9vH2ognq4PtDtlLGa3Kj8TPf+jaQNPyDSkh3JUhiS0KyrrlWhAgNZKHYF2Y=",
+                     *         "merchant_identifier": null,
+                     *         "public_key_hash": null,
+                     *         "certificate": null,
+                     *         "expires_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletKeyResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServiceWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "service": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "wallets": [
+                     *           "GOOGLE_PAY",
+                     *           "APPLE_PAY"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceWalletsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setServiceWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "wallets": [
+                 *         "GOOGLE_PAY",
+                 *         "APPLE_PAY"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetServiceWalletsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "service": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "wallets": [
+                     *           "GOOGLE_PAY",
+                     *           "APPLE_PAY"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceWalletsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sandboxWalletToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "wallet": "GOOGLEPAY",
+                 *       "card_pan": "4548812049400004",
+                 *       "card_expiry_month": 12,
+                 *       "card_expiry_year": 2029,
+                 *       "auth_method": "CRYPTOGRAM_3DS"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxWalletTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "token": {
+                     *         "wallet": "GOOGLEPAY",
+                     *         "payload": "{\"signature\":\"MEUCIQDw6...\",\"intermediateSigningKey\":{\"signedKey\":\"{\\\"keyValue\\\":\\\"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...\\\",\\\"keyExpiration\\\":\\\"1795689600000\\\"}\",\"signatures\":[\"MEYCIQCO2EIi48s8VTH...\"]},\"protocolVersion\":\"ECv2\",\"signedMessage\":\"{\\\"encryptedMessage\\\":\\\"mKOoXwi8OavZ...\\\",\\\"ephemeralPublicKey\\\":\\\"BJatyFvFPPD21l8...\\\",\\\"tag\\\":\\\"jpGz1F1Bcoi/fCNxI9n7Qrsw7i7KHrGtTf3NrRclt+U=\\\"}\"}",
+                     *         "token_id": "AH2EjtcSAFb5KdNc0s8VWm0KLvYpKmgzDyhm",
+                     *         "auth_method": "CRYPTOGRAM_3DS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxWalletTokenResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -90,6 +90,18 @@ export interface Config {
    * loop); 0 runs background work in the API process. The embedded database always runs it in-process.
    */
   workerProcesses: number;
+  /**
+   * Wallets (B14): the roots wallet tokens must chain to. Each is a file path or the content itself.
+   * Google Pay: root signing keys in Google's keys.json format; Apple Pay: root CA certificates (PEM).
+   * Production trusts only these (no wallet without them); the sandbox trusts its own generated roots
+   * plus the `Sandbox` ones (e.g. Google's test-environment keys).
+   */
+  googlePayRootKeys: string | null;
+  googlePaySandboxRootKeys: string | null;
+  applePayRootCa: string | null;
+  applePaySandboxRootCa: string | null;
+  /** How old the signing time of an Apple Pay token may be, in seconds. */
+  applePayMaxTokenAgeS: number;
 }
 
 export class ConfigError extends Error {
@@ -245,6 +257,11 @@ export function loadConfig(env: Env = process.env): Config {
     cacheInvalidation: bool('PAYGATE_CACHE_INVALIDATION', true),
     redisUrl,
     workerProcesses: int('PAYGATE_WORKER_PROCESSES', 1, 0, 64),
+    googlePayRootKeys: str('PAYGATE_GOOGLE_PAY_ROOT_KEYS', null),
+    googlePaySandboxRootKeys: str('PAYGATE_GOOGLE_PAY_SANDBOX_ROOT_KEYS', null),
+    applePayRootCa: str('PAYGATE_APPLE_PAY_ROOT_CA', null),
+    applePaySandboxRootCa: str('PAYGATE_APPLE_PAY_SANDBOX_ROOT_CA', null),
+    applePayMaxTokenAgeS: int('PAYGATE_APPLE_PAY_MAX_TOKEN_AGE_S', 300, 10, 86_400),
   };
   if (config.jobLeaseMs <= config.notificationTimeoutMs) {
     problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
@@ -315,4 +332,9 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_CACHE_INVALIDATION', 'listen for changes made by other processes (LISTEN/NOTIFY) and drop the caches at once (true)'],
   ['PAYGATE_REDIS_URL', 'redis://host:port: rate limits shared by every process; unset keeps them per process'],
   ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],
+  ['PAYGATE_GOOGLE_PAY_ROOT_KEYS', "Google Pay root signing keys for production (Google's keys.json: a file path or the JSON); unset: no Google Pay in production"],
+  ['PAYGATE_GOOGLE_PAY_SANDBOX_ROOT_KEYS', "extra Google Pay root signing keys trusted in the sandbox besides the gateway's own (Google's test keys.json)"],
+  ['PAYGATE_APPLE_PAY_ROOT_CA', 'Apple Pay root CA for production (Apple Root CA - G3: a PEM file path or the PEM); unset: no Apple Pay in production'],
+  ['PAYGATE_APPLE_PAY_SANDBOX_ROOT_CA', "extra Apple Pay root CAs trusted in the sandbox besides the gateway's own"],
+  ['PAYGATE_APPLE_PAY_MAX_TOKEN_AGE_S', 'how old the signing time of an Apple Pay token may be, in seconds (300)'],
 ];

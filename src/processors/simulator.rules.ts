@@ -6,7 +6,8 @@
  *   4761739000091011  3DS authentication succeeds
  *   5150796024238164  3DS authentication fails (MoTo approved)
  *   5590337536718399  approved without 3DS
- *   5223798193659108  soft decline without 3DS: a challenge is needed; approved after 3DS or in MoTo
+ *   5223798193659108  soft decline without 3DS: a challenge is needed; approved after 3DS, with a
+ *                     network token cryptogram (wallets) or in MoTo
  *   5485009949201879  refused
  *   4000058400000071  partial authorization: half the amount is approved
  *   4548812049400004  approved
@@ -109,6 +110,8 @@ export interface SimPaymentInput {
   channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   /** The payment went through 3DS (ours or an external MPI) with this result. */
   threeds: ThreeDSResult | null;
+  /** The payment carries a network token cryptogram (wallets, token services): the device authenticated the cardholder. */
+  cryptogram?: boolean;
   now: Date;
 }
 
@@ -145,7 +148,7 @@ export function decidePayment(input: SimPaymentInput): ProcessorResult {
     case TEST_CARDS.REFUSED_VISA:
       return declined(reference, 'DENIED', 'Refused by the issuer');
     case TEST_CARDS.SOFT_DECLINE:
-      if (input.channel === 'MOTO' || input.channel === 'MIT' || input.channel === 'CARD_PRESENT' || AUTHENTICATED(input.threeds)) return approved(reference, amount);
+      if (input.channel === 'MOTO' || input.channel === 'MIT' || input.channel === 'CARD_PRESENT' || AUTHENTICATED(input.threeds) || input.cryptogram) return approved(reference, amount);
       return { outcome: 'CHALLENGE', details: 'The issuer asks for strong customer authentication (soft decline)' };
     case TEST_CARDS.PARTIAL:
       if (input.mode === 'PARTIAL') return approved(reference, Math.floor(amount / 2));

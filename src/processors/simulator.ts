@@ -157,6 +157,7 @@ export class SimulatorConnector implements Connector {
         card: simCard(req.card),
         channel: req.channel,
         threeds: req.threeds ?? null,
+        cryptogram: !!req.dpan?.cryptogram,
         now: req.now,
       }),
     );

@@ -74,6 +74,8 @@ describe(`key rotation over ${N} stored cards`, () => {
       keepCardFor3ds: true,
     });
     expect(kept.order.status).toBe('PENDING_3DS_RESPONSE');
+    // wallets: the sandbox roots and the merchant's wallet keys, made on first use
+    expect((await a.api.get('/wallets')).status).toBe(200);
     const usage = await keyUsage(t.p.database);
     for (const c of sealedColumns()) {
       expect(usage.some((u) => u.table === c.table && u.column === c.column && u.keyId === 'rot1'), `${c.table}.${c.column}`).toBe(true);

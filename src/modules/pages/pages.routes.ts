@@ -21,10 +21,12 @@ import { cardFormRoutes } from './card-form.routes.js';
 import { acsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 import { barcodeSvg, qrSvg } from './codes.js';
 import { APM_VALUES, SANDBOX_PUSH_PHONES } from '../payment-methods/index.js';
+import { walletPage, walletSection, type WalletButton } from './wallet-view.js';
+import type { Wallet } from '../wallets/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout' | 'apm';
+type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout' | 'apm' | 'wallet';
 
 /** What a page keeps in its links: the language, the payment link's template, the leave target. */
 interface PageQuery {
@@ -37,6 +39,8 @@ interface PageQuery {
   framed: boolean;
   /** The APM of the APM page (`?apm=`), upper case; null when absent or not a name. */
   apm: string | null;
+  /** The wallet of the wallet page (`?wallet=`), upper case; null when absent or not a name. */
+  wallet: string | null;
 }
 
 const TARGETS: readonly LeaveTarget[] = ['top', 'parent', 'self'];
@@ -61,6 +65,7 @@ function readQuery(req: FastifyRequest): PageQuery & { raw: Record<string, unkno
     target: TARGETS.includes(target as LeaveTarget) ? (target as LeaveTarget) : 'top',
     framed: req.headers['sec-fetch-dest'] === 'iframe',
     apm: /^[A-Za-z_]{1,20}$/.test(one(q.apm) ?? '') ? one(q.apm)!.toUpperCase() : null,
+    wallet: /^[A-Za-z_]{1,20}$/.test(one(q.wallet) ?? '') ? one(q.wallet)!.toUpperCase() : null,
   };
 }
 
@@ -68,9 +73,10 @@ function pathOf(env: Env, kind: PageKind, token: string): string {
   return `${env === 'sandbox' ? '/v1/sandbox' : '/v1'}/payment/${kind}/${token}`;
 }
 
-function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean; apm?: string | null; wait?: boolean }): string {
+function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean; apm?: string | null; wait?: boolean; wallet?: string | null }): string {
   const params = new URLSearchParams();
   if (q.apm) params.set('apm', q.apm);
+  if (q.wallet) params.set('wallet', q.wallet);
   if (q.lang) params.set('lang', q.lang);
   if (q.template) params.set('template', q.template);
   if (q.result) params.set('result', q.result);
@@ -171,7 +177,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         template,
         theme: checkout?.theme,
         font: checkout?.font,
-        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined, apm: kind === 'apm' ? q.apm : undefined }),
+        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined, apm: kind === 'apm' ? q.apm : undefined, wallet: kind === 'wallet' ? q.wallet : undefined }),
         orderUuid: o.id,
       };
     }
@@ -252,6 +258,8 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const chrome = await chromeFor(req, reply, o, q, 'process');
       const today = todayOf(o.now);
       const alternatives = !o.checkout && o.bizum ? [{ href: withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }), label: chrome.t('bizum.title') }] : [];
+      // the wallet buttons (a checkout lists the wallets as methods of their own instead)
+      const wallets = o.checkout ? null : walletSection(chrome, { buttons: o.wallets.map((w) => walletButton(o, q, w)), amount: service.amount(o, q.lang) });
       return html(reply, status, cardPage(chrome, {
         summary: summaryOf(o, q.lang),
         action: withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: o.checkout ? 'card' : undefined }),
@@ -261,7 +269,16 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         errors: state.errors ?? {},
         notice: (o.status === 'REFUSED' || o.status === 'ERROR') && !state.errors ? 'refused' : null,
         alternatives,
+        wallets,
       }));
+    }
+
+    function walletPath(o: PageOrder, q: PageQuery, wallet: Wallet): string {
+      return withQuery(pathOf(o.env, 'wallet', o.token), { lang: q.lang, template: q.template, target: q.target, wallet });
+    }
+
+    function walletButton(o: PageOrder, q: PageQuery, wallet: Wallet): WalletButton {
+      return { wallet, label: service.walletLabel(wallet), action: walletPath(o, q, wallet), formNonce: service.issueNonce(o.token, 'wallet') };
     }
 
     async function renderBizum(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, status: number, state: { phone?: string; error?: MessageKey } = {}) {
@@ -556,6 +573,36 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       });
     }
 
+    // ---- wallets: the checkout's wallet page and the wallet buttons ---------------------------------------------
+
+    scope.get('/payment/wallet/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('showWalletPage', 'Wallet page', 'The button of one wallet (`wallet`: GOOGLE_PAY or APPLE_PAY, one the order\'s service offers), as the checkout links it. Sandbox only: the button runs the wallet\'s test mode (a sandbox token for a test card, paid through B14). In production the hosted pages do not offer wallets (the method is unavailable).'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'wallet');
+      const wallet = service.walletOf(o, q.wallet ?? undefined);
+      if (!wallet) return methodUnavailable(req, reply, o, q, 'wallet');
+      const chrome = await chromeFor(req, reply, o, q, 'wallet');
+      return html(reply, 200, walletPage(chrome, { summary: summaryOf(o, q.lang), button: walletButton(o, q, wallet), notice: o.status === 'REFUSED' || o.status === 'ERROR' ? 'refused' : null }));
+    });
+
+    scope.post('/payment/wallet/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('submitWalletPage', 'Wallet page: pay', 'A wallet button posts here (`wallet` in the query); answers 303 to url_ok, url_ko or the 3DS challenge.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const wallet = service.walletOf(o, q.wallet ?? undefined);
+      if (!wallet) return methodUnavailable(req, reply, o, q, 'wallet');
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.submitWallet(o, wallet, body, req.ip ?? null, locate(o, q));
+      return afterSubmit(req, reply, o, q, out, 'wallet');
+    });
+
     // ---- checkout ---------------------------------------------------------------------------------------------
 
     scope.get('/payment/checkout/:token', {
@@ -571,7 +618,8 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const cards = checkoutMethods(checkout, service.methods(o));
       // the APMs of the service (Bizum keeps its own page), those the checkout allows when it names methods
       const apms = o.apms.filter((x) => !(x.apm === 'BIZUM' && cards.includes('BIZUM')) && (!checkout.methods || checkout.methods.includes(x.apm)));
-      if (cards.length + apms.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
+      const wallets = o.wallets.filter((w) => !checkout.methods || checkout.methods.includes(w));
+      if (cards.length + apms.length + wallets.length === 0) return methodUnavailable(req, reply, o, q, 'checkout');
       const chrome = await chromeFor(req, reply, o, q, 'checkout');
       const label = { CARD: chrome.t('method.card'), BIZUM: chrome.t('method.bizum') };
       return html(reply, 200, checkoutPage(chrome, {
@@ -586,6 +634,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
               : withQuery(pathOf(o.env, 'bizum', o.token), { lang: q.lang, template: q.template, target: q.target }),
           })),
           ...apms.map((x) => ({ method: x.apm, label: x.label, suggested: x.apm === checkout.defaultMethod, href: apmPath(o, q, x.apm) })),
+          ...wallets.map((w) => ({ method: w, label: service.walletLabel(w), suggested: w === checkout.defaultMethod, href: walletPath(o, q, w) })),
         ],
       }));
     });

@@ -24,6 +24,7 @@ import { MAX_PAGE_ATTEMPTS, destinationAfter, pageViewFor, parseCheckout, type C
 import * as repo from './pages.repo.js';
 import { CardFormService } from './card-form.service.js';
 import { parsePushPhone, type PaymentMethodsService } from '../payment-methods/index.js';
+import { WALLET_LABEL, parseWallet, type Wallet, type WalletsService } from '../wallets/index.js';
 import type { ApmView } from './views.js';
 
 type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
@@ -57,6 +58,8 @@ export interface PageOrder {
   serviceMethods: string[];
   /** The APMs the order's service offers (the hosted page's `?apm=`). */
   apms: ApmView[];
+  /** The wallets the page offers (sandbox: the wallet's test mode; none in production, docs/wallets.md). */
+  wallets: Wallet[];
   view: PageView;
 }
 
@@ -65,7 +68,7 @@ export const FORM_TTL_MS = 2 * 3600_000;
 /** How long a repeated post waits for the first one to finish. */
 const DUPLICATE_WAIT_MS = 15_000;
 
-export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm';
+export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm' | 'wallet';
 
 export type SubmitOutcome =
   | { kind: 'redirect'; destination: Destination }
@@ -94,6 +97,7 @@ export class PagesService {
       customers?: CustomersService;
       sources?: SourcesService;
       paymentMethods?: PaymentMethodsService;
+      wallets?: WalletsService;
     },
   ) {
     this.cardForm = new CardFormService(p, deps);
@@ -112,11 +116,14 @@ export class PagesService {
   async #toPageOrder(found: ByToken): Promise<PageOrder> {
     const { row, order } = found;
     const db = this.p.database.db;
-    const [merchant, service, checkout, apms] = await Promise.all([
+    const cardOrder = row.operative === 'AUTHORIZATION' || row.operative === 'PARTIAL_AUTHORIZATION' || row.operative === 'DEFERRED';
+    const [merchant, service, checkout, apms, wallets] = await Promise.all([
       this.deps.merchants.findMerchant(db, row.merchant_id),
       findServiceWithTerminal(db, row.service_id),
       this.deps.checkouts.forOrder({ merchantId: row.merchant_id, env: row.env }, row.extra_data),
       this.deps.paymentMethods ? this.deps.paymentMethods.offered(row.service_id) : Promise.resolve([]),
+      // the hosted page runs the wallets' test mode in the sandbox only (production needs the wallets' scripts)
+      this.deps.wallets && row.env === 'sandbox' && cardOrder ? this.deps.wallets.offered(row.service_id, row.env) : Promise.resolve([] as Wallet[]),
     ]);
     const now = new Date(this.p.clock.now().getTime() + (row.env === 'sandbox' ? Number(row.m_offset) : 0));
     const failedAttempts = order.transactions.filter(
@@ -148,6 +155,7 @@ export class PagesService {
       bizum: !!service && service.bizum_enabled && isRedsysFamily(service.type) && row.operative === 'AUTHORIZATION',
       serviceMethods: service ? methodsServiceCanTake({ type: service.type, bizumEnabled: service.bizum_enabled, redsysFamily: isRedsysFamily(service.type) }, row.operative) : [],
       apms: apms.map((a) => ({ apm: a.apm, label: a.label, kind: a.kind })),
+      wallets,
       view: pageViewFor({ status, expiresAt, failedAttempts }, now),
     };
   }
@@ -371,6 +379,32 @@ export class PagesService {
     if (!action) return { kind: 'error', status: 400 };
     if (!(await this.pendingApm(o))) return { kind: 'state' };
     return this.#once(o, nonce, () => this.deps.payments.completeApmByToken(o.token, action), locate);
+  }
+
+  // ---- wallets (sandbox: the wallet's test mode) -----------------------------------------------------------
+
+  /** The wallet of `value` when the page offers it. */
+  walletOf(o: PageOrder, value: string | undefined): Wallet | null {
+    const w = parseWallet(value);
+    return w && o.wallets.includes(w) ? w : null;
+  }
+
+  walletLabel(w: Wallet): string {
+    return WALLET_LABEL[w];
+  }
+
+  /**
+   * A wallet button: in the sandbox the gateway builds a token as the wallet's test mode would (test
+   * card, no network) and pays it through B14; a PAN_ONLY card would go on to 3-D Secure.
+   */
+  async submitWallet(o: PageOrder, wallet: Wallet, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'wallet', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    if (o.view.kind !== 'form' || !this.deps.wallets || o.env !== 'sandbox') return { kind: 'state' };
+    const wallets = this.deps.wallets;
+    return this.#once(o, nonce, () => wallets.payOnSandboxPage(o.token, wallet, customerIp), locate);
   }
 
   // ---- background -----------------------------------------------------------------------------------------

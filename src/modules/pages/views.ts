@@ -151,6 +151,8 @@ export interface CardPageInput {
   errors: CardFormErrors & { form?: boolean };
   notice: 'refused' | null;
   alternatives?: Array<{ href: string; label: string }>;
+  /** The wallet buttons (wallet-view.ts), shown above the form. */
+  wallets?: Html | null;
 }
 
 /** The hosted payment page (B4): the card form. */
@@ -160,6 +162,7 @@ export function cardPage(chrome: PageChrome, p: CardPageInput): string {
   const anyError = Object.keys(p.errors).length > 0;
   const body = html`<h1>${t('card.title')}</h1>
 ${p.notice === 'refused' ? html`<div class="notice bad" role="alert"><strong>${t('result.refused.title')}.</strong> ${t('result.refused.text')}</div>` : ''}
+${p.wallets ?? ''}
 <form method="post" action="${safeUrl(p.action)}" data-form="card" data-today="${p.today}" autocomplete="on" novalidate>
 <input type="hidden" name="nonce" value="${p.formNonce}">
 <p class="err form-err" id="err-form" role="alert">${anyError ? t('err.form') : ''}</p>

@@ -103,6 +103,24 @@ export interface PayInput {
   keepCardFor3ds?: boolean;
   /** Tokenized 3DS page (B7): authenticate the cardholder even when the order is not `secure`. */
   force3ds?: boolean;
+  /**
+   * The card came out of a wallet token (B14, operations/wallet.ts). With `dpan` (the wallet's
+   * cryptogram: the device authenticated the cardholder) the payment is authenticated: `safe`, and
+   * `threeds_data` records the wallet and the ECI. The transaction's source names the wallet.
+   */
+  wallet?: WalletUse | null;
+  /**
+   * Runs in the transaction of step 1 once the order is known to be payable, before anything is
+   * written: a wallet token is recorded as used there, so a replayed token (which throws) changes nothing.
+   */
+  claim?: ((trx: Tx, order: { id: string; merchantId: string; env: Env }) => Promise<void>) | null;
+}
+
+/** The wallet a card came from (B14). */
+export interface WalletUse {
+  wallet: 'GOOGLE_PAY' | 'APPLE_PAY';
+  /** B14 `flow`: the payment was made in an app or on the web. */
+  flow: 'APP' | 'WEB';
 }
 
 /**

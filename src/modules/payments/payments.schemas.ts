@@ -40,8 +40,9 @@ const ApmSource = Type.Object(
     redirect_url: Type.Optional(Type.String({ description: 'redirect APMs: where the customer approves' })),
     voucher: Type.Optional(ApmVoucherSchema),
     expires_at: Type.Optional(Type.String({ description: 'until when the customer can complete it (ISO 8601 UTC)' })),
+    flow: Type.Optional(Type.String({ description: 'wallet payments (object GOOGLE_PAY or APPLE_PAY, type wallet): APP or WEB, the `flow` of the payment' })),
   },
-  { title: 'ApmSource', description: 'An alternative payment method used by a transaction', examples: [{ object: 'BIZUM', type: 'bizum', phone: '******000' }] },
+  { title: 'ApmSource', description: 'An alternative payment method or a wallet used by a transaction (a wallet payment shows the wallet, never card data)', examples: [{ object: 'BIZUM', type: 'bizum', phone: '******000' }] },
 );
 
 const Antifraud = Type.Object(
@@ -63,7 +64,7 @@ const Device = Type.Object(
 const ThreeDSData = Type.Object(
   {
     version: Nullable(Type.String({ examples: ['2.2.0'] })),
-    flow: Nullable(Type.String({ description: 'CHALLENGE or FRICTIONLESS' })),
+    flow: Nullable(Type.String({ description: 'CHALLENGE or FRICTIONLESS (our 3-D Secure), EXTERNAL (an external MPI\'s result), EXEMPTED, or WALLET (authenticated by a wallet\'s cryptogram: Google Pay CRYPTOGRAM_3DS, Apple Pay)' })),
     sca_requested: Type.Boolean(),
     status: Nullable(Type.String({ description: 'PENDING while the challenge is open, then the 3DS transStatus (Y, N, U, A, R)' })),
     eci: Nullable(Type.String()),

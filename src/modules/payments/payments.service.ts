@@ -23,12 +23,14 @@ import { cancel, confirm, refund } from './operations/follow-up.js';
 import { attachMetadata, expireOrder, getOrder, listTransactions, type ListQuery } from './operations/orders.js';
 import { orderByToken, payByToken, payDirect, payMoto, payOwned, paySingleStep, type DirectInput, type MotoInput, type SingleStepInput } from './operations/pay.js';
 import { payout, type PayoutInput } from './operations/payout.js';
+import { payWallet, type WalletPayment } from './operations/wallet.js';
 import { completeAfter3ds, expireKeptCardChallenges, pending3dsCardLast4 } from './operations/threeds.js';
 
 export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
-export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder } from './core.js';
+export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletUse } from './core.js';
 export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
 export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
+export type { WalletPayment } from './operations/wallet.js';
 
 /**
  * What other modules may do with payments (subscriptions, campaigns, batch files, devices, risk, payment
@@ -58,6 +60,12 @@ export interface Payments {
   startApm(ctx: RequestContext, orderUuid: string, input: StartApmInput): Promise<ApmStarted>;
   /** The customer acted on a started APM payment (as its provider reports it): the order settles and is notified. */
   completeApm(ctx: RequestContext, orderUuid: string, action: 'PAID' | 'REFUSED'): Promise<OrderResult>;
+  /**
+   * B14: pays an order of the caller with the card of a verified, decrypted wallet token (never
+   * stored). With the wallet's cryptogram the payment is authenticated; without it (Google Pay
+   * PAN_ONLY) the answer sends the customer to 3-D Secure. `claim` runs in step 1's transaction.
+   */
+  payWallet(ctx: RequestContext, orderUuid: string, input: WalletPayment): Promise<OrderResult>;
   /** The envelope fields of an order-bearing answer (`order`, `client`, `validation_hash`). */
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }): ReturnType<PaymentsCore['respond']>;
 }
@@ -77,6 +85,10 @@ export class PaymentsService implements Payments {
 
   pay(ctx: RequestContext, orderUuid: string, input: PayInput): Promise<OrderResult> {
     return payOwned(this.#core, ctx, orderUuid, () => input);
+  }
+
+  payWallet(ctx: RequestContext, orderUuid: string, input: WalletPayment): Promise<OrderResult> {
+    return payWallet(this.#core, ctx, orderUuid, input);
   }
 
   confirm(ctx: RequestContext, input: { order_uuid: string; amount?: number | null }): Promise<OrderResult> {

@@ -79,6 +79,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'batch', description: 'Batch files: payments with stored cards and refunds from a CSV file' },
       { name: 'subscriptions', description: 'Recurring billing: products, plans, subscriptions and their scheduled charges' },
       { name: 'payment-methods', description: 'Alternative payment methods (APMs) by kind (redirect, push, voucher): which a service offers, and PUSH payments' },
+      { name: 'wallets', description: 'Google Pay and Apple Pay (B14): wallet payments with the wallets\' encrypted tokens, the merchant\'s wallet keys, and which services offer each wallet' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
     ],
     components: {

@@ -110,4 +110,9 @@ export const ca: Catalogue = {
   'link.expires': 'L’enllaç es pot fer servir fins al {date}.',
   'link.ignore': 'Si no esperaves aquesta sol·licitud, pots ignorar aquest missatge.',
   'link.sms': '{merchant}: paga {amount} a {url}',
+  'wallet.section': 'Pagament exprés',
+  'wallet.title': 'Paga amb {wallet}',
+  'wallet.pay': 'Paga {amount} amb {wallet}',
+  'wallet.sandbox': 'Mode de prova: el moneder se simula i paga amb una targeta de prova.',
+  'wallet.or': 'o paga amb targeta',
 };

@@ -110,4 +110,9 @@ export const da: Catalogue = {
   'link.expires': 'Linket kan bruges indtil {date}.',
   'link.ignore': 'Hvis du ikke ventede denne anmodning, kan du se bort fra beskeden.',
   'link.sms': '{merchant}: betal {amount} på {url}',
+  'wallet.section': 'Hurtig betaling',
+  'wallet.title': 'Betal med {wallet}',
+  'wallet.pay': 'Betal {amount} med {wallet}',
+  'wallet.sandbox': 'Testtilstand: wallet’en simuleres og betaler med et testkort.',
+  'wallet.or': 'eller betal med kort',
 };

@@ -110,4 +110,9 @@ export const de: Catalogue = {
   'link.expires': 'Der Link kann bis {date} verwendet werden.',
   'link.ignore': 'Wenn Sie diese Anforderung nicht erwartet haben, können Sie diese Nachricht ignorieren.',
   'link.sms': '{merchant}: {amount} bezahlen unter {url}',
+  'wallet.section': 'Express-Zahlung',
+  'wallet.title': 'Mit {wallet} bezahlen',
+  'wallet.pay': '{amount} mit {wallet} bezahlen',
+  'wallet.sandbox': 'Testmodus: Die Wallet wird simuliert und zahlt mit einer Testkarte.',
+  'wallet.or': 'oder mit Karte bezahlen',
 };

@@ -113,6 +113,11 @@ export const en = {
   'link.expires': 'The link can be used until {date}.',
   'link.ignore': 'If you were not expecting this request, you can ignore this message.',
   'link.sms': '{merchant}: pay {amount} at {url}',
+  'wallet.section': 'Express checkout',
+  'wallet.title': 'Pay with {wallet}',
+  'wallet.pay': 'Pay {amount} with {wallet}',
+  'wallet.sandbox': 'Test mode: the wallet is simulated and pays with a test card.',
+  'wallet.or': 'or pay by card',
 } as const;
 
 export type MessageKey = keyof typeof en;

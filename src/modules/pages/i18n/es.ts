@@ -110,4 +110,9 @@ export const es: Catalogue = {
   'link.expires': 'El enlace se puede usar hasta el {date}.',
   'link.ignore': 'Si no esperabas esta solicitud, puedes ignorar este mensaje.',
   'link.sms': '{merchant}: paga {amount} en {url}',
+  'wallet.section': 'Pago exprés',
+  'wallet.title': 'Pagar con {wallet}',
+  'wallet.pay': 'Pagar {amount} con {wallet}',
+  'wallet.sandbox': 'Modo de prueba: el monedero se simula y paga con una tarjeta de prueba.',
+  'wallet.or': 'o paga con tarjeta',
 };

@@ -110,4 +110,9 @@ export const eu: Catalogue = {
   'link.expires': 'Esteka data honetara arte erabil daiteke: {date}.',
   'link.ignore': 'Eskaera hau espero ez bazenuen, mezu honi ez ikusiarena egin diezaiokezu.',
   'link.sms': '{merchant}: ordaindu {amount} hemen: {url}',
+  'wallet.section': 'Ordainketa azkarra',
+  'wallet.title': 'Ordaindu {wallet} bidez',
+  'wallet.pay': 'Ordaindu {amount} {wallet} bidez',
+  'wallet.sandbox': 'Proba modua: zorroa simulatu egiten da eta proba-txartel batekin ordaintzen du.',
+  'wallet.or': 'edo ordaindu txartelarekin',
 };

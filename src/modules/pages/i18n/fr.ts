@@ -110,4 +110,9 @@ export const fr: Catalogue = {
   'link.expires': 'Le lien est utilisable jusqu’au {date}.',
   'link.ignore': 'Si vous n’attendiez pas cette demande, vous pouvez ignorer ce message.',
   'link.sms': '{merchant} : payez {amount} sur {url}',
+  'wallet.section': 'Paiement express',
+  'wallet.title': 'Payer avec {wallet}',
+  'wallet.pay': 'Payer {amount} avec {wallet}',
+  'wallet.sandbox': 'Mode test : le portefeuille est simulé et paie avec une carte de test.',
+  'wallet.or': 'ou payez par carte',
 };

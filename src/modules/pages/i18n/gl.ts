@@ -110,4 +110,9 @@ export const gl: Catalogue = {
   'link.expires': 'A ligazón pódese usar ata o {date}.',
   'link.ignore': 'Se non agardabas esta solicitude, podes ignorar esta mensaxe.',
   'link.sms': '{merchant}: paga {amount} en {url}',
+  'wallet.section': 'Pagamento exprés',
+  'wallet.title': 'Pagar con {wallet}',
+  'wallet.pay': 'Pagar {amount} con {wallet}',
+  'wallet.sandbox': 'Modo de proba: a carteira simúlase e paga cunha tarxeta de proba.',
+  'wallet.or': 'ou paga con tarxeta',
 };

@@ -110,4 +110,9 @@ export const it: Catalogue = {
   'link.expires': 'Il link può essere usato fino al {date}.',
   'link.ignore': 'Se non ti aspettavi questa richiesta, puoi ignorare questo messaggio.',
   'link.sms': '{merchant}: paga {amount} su {url}',
+  'wallet.section': 'Pagamento rapido',
+  'wallet.title': 'Paga con {wallet}',
+  'wallet.pay': 'Paga {amount} con {wallet}',
+  'wallet.sandbox': 'Modalità di prova: il portafoglio è simulato e paga con una carta di prova.',
+  'wallet.or': 'oppure paga con carta',
 };

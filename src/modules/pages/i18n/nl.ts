@@ -110,4 +110,9 @@ export const nl: Catalogue = {
   'link.expires': 'De link kan worden gebruikt tot {date}.',
   'link.ignore': 'Als je dit verzoek niet verwachtte, kun je dit bericht negeren.',
   'link.sms': '{merchant}: betaal {amount} via {url}',
+  'wallet.section': 'Snel betalen',
+  'wallet.title': 'Betalen met {wallet}',
+  'wallet.pay': '{amount} betalen met {wallet}',
+  'wallet.sandbox': 'Testmodus: de wallet wordt gesimuleerd en betaalt met een testkaart.',
+  'wallet.or': 'of betaal met een kaart',
 };

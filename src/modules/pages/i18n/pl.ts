@@ -110,4 +110,9 @@ export const pl: Catalogue = {
   'link.expires': 'Z linku można skorzystać do {date}.',
   'link.ignore': 'Jeśli nie spodziewasz się tej prośby, możesz zignorować tę wiadomość.',
   'link.sms': '{merchant}: zapłać {amount} na {url}',
+  'wallet.section': 'Szybka płatność',
+  'wallet.title': 'Zapłać przez {wallet}',
+  'wallet.pay': 'Zapłać {amount} przez {wallet}',
+  'wallet.sandbox': 'Tryb testowy: portfel jest symulowany i płaci kartą testową.',
+  'wallet.or': 'lub zapłać kartą',
 };

@@ -110,4 +110,9 @@ export const pt: Catalogue = {
   'link.expires': 'A ligação pode ser utilizada até {date}.',
   'link.ignore': 'Se não esperava este pedido, pode ignorar esta mensagem.',
   'link.sms': '{merchant}: pague {amount} em {url}',
+  'wallet.section': 'Pagamento expresso',
+  'wallet.title': 'Pagar com {wallet}',
+  'wallet.pay': 'Pagar {amount} com {wallet}',
+  'wallet.sandbox': 'Modo de teste: a carteira é simulada e paga com um cartão de teste.',
+  'wallet.or': 'ou pague com cartão',
 };

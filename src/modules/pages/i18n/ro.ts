@@ -110,4 +110,9 @@ export const ro: Catalogue = {
   'link.expires': 'Linkul poate fi folosit până la {date}.',
   'link.ignore': 'Dacă nu te așteptai la această cerere, poți ignora acest mesaj.',
   'link.sms': '{merchant}: plătește {amount} la {url}',
+  'wallet.section': 'Plată rapidă',
+  'wallet.title': 'Plătește cu {wallet}',
+  'wallet.pay': 'Plătește {amount} cu {wallet}',
+  'wallet.sandbox': 'Mod de test: portofelul este simulat și plătește cu un card de test.',
+  'wallet.or': 'sau plătește cu cardul',
 };

@@ -110,4 +110,9 @@ export const sv: Catalogue = {
   'link.expires': 'Länken kan användas till och med {date}.',
   'link.ignore': 'Om du inte väntade dig den här begäran kan du bortse från meddelandet.',
   'link.sms': '{merchant}: betala {amount} på {url}',
+  'wallet.section': 'Snabbkassa',
+  'wallet.title': 'Betala med {wallet}',
+  'wallet.pay': 'Betala {amount} med {wallet}',
+  'wallet.sandbox': 'Testläge: plånboken simuleras och betalar med ett testkort.',
+  'wallet.or': 'eller betala med kort',
 };

@@ -18,6 +18,7 @@ import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Sta
 import { assertProcessable, insertOrder, resolveService } from './create-order.js';
 import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
 import { fastPay } from './fast.js';
+import { walletSource, walletThreedsRecord } from './wallet.js';
 import { finishStarted, refuseStarted } from './settle.js';
 
 export interface DirectInput {
@@ -170,6 +171,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
   if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
   if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') throw badRequest(`A ${o.operative} order is paid out with POST /payment/payout`);
+  if (input.claim) await input.claim(trx, { id: o.id, merchantId: o.merchant_id, env: o.env });
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const owner = { merchantId: o.merchant_id, env: o.env };
 
@@ -208,6 +210,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       sourceId = row.id;
       sourceJson = JSON.stringify(presentSource(row));
     }
+    if (input.wallet) sourceJson = JSON.stringify(walletSource(input.wallet));
   }
 
   // security lists and antifraud, before anything is decided (deps.risk: see RiskEvaluator in core.ts)
@@ -264,7 +267,12 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     const exemption = o.secure && !input.force3ds ? risk?.exemption ?? null : null;
     return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'], tryFrictionless: !riskChallenge, exemption };
   }
-  const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
+  const walletAuthenticated = !!input.wallet && !!input.dpan;
+  const threedsRecord = input.threeds
+    ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure)
+    : walletAuthenticated
+      ? walletThreedsRecord(input.dpan!, o.secure)
+      : input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
   const started = await core.transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
   if (refused) {
     const error = risk!.action === 'BLACKLISTED' ? 'BLACKLISTED' : 'FRAUD_SUSPECTED';
@@ -278,7 +286,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     txId,
     op,
     connector,
-    safe: !!input.threeds && ['Y', 'A'].includes(input.threeds.transStatus),
+    safe: (!!input.threeds && ['Y', 'A'].includes(input.threeds.transStatus)) || walletAuthenticated,
     request: {
       reference: txId,
       terminal: { serviceType: o.service_type, terminalId: null },
