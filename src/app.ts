@@ -26,6 +26,7 @@ import { CampaignsService, campaignsRoutes } from './modules/campaigns/index.js'
 import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
+import { DccService } from './modules/dcc/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
@@ -50,6 +51,7 @@ export interface Modules {
   batch: BatchService;
   subscriptions: SubscriptionsService;
   paymentMethods: PaymentMethodsService;
+  dcc: DccService;
   idempotency: IdempotencyStore;
 }
 
@@ -74,11 +76,14 @@ export function buildModules(p: Platform): Modules {
   });
   risk = new RiskService(p, { sources });
   const events = new EventsService(p, merchants);
-  const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
+  // B15 payouts with an APM ask which APMs a service offers (the payment-methods module, built on payments)
+  let paymentMethods: PaymentMethodsService | null = null;
+  const payments = new PaymentsService(p, { merchants, sources, processors, events, risk, apms: { offered: (serviceId) => paymentMethods!.offered(serviceId) } });
   const templates = new TemplatesService(p);
-  const paymentMethods = new PaymentMethodsService(p, { payments, services });
+  paymentMethods = new PaymentMethodsService(p, { payments, services });
   const checkouts = new CheckoutsService(p, { services });
-  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods });
+  const dcc = new DccService(p, { processors });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods, dcc });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
@@ -86,7 +91,7 @@ export function buildModules(p: Platform): Modules {
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, dcc, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -96,6 +101,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.events.registerJobs();
   m.payments.registerJobs();
   m.pages.registerJobs();
+  m.dcc.registerJobs();
   m.risk.registerJobs();
   m.devices.registerJobs();
   m.campaigns.registerJobs();

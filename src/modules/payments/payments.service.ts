@@ -29,6 +29,7 @@ export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
 export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder } from './core.js';
 export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
 export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
+export type { DccChoice } from './operations/dcc.js';
 
 /**
  * What other modules may do with payments (subscriptions, campaigns, batch files, devices, risk, payment

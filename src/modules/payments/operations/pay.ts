@@ -18,6 +18,7 @@ import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Sta
 import { assertProcessable, insertOrder, resolveService } from './create-order.js';
 import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
 import { fastPay } from './fast.js';
+import { dccOf } from './dcc.js';
 import { finishStarted, refuseStarted } from './settle.js';
 
 export interface DirectInput {
@@ -172,6 +173,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') throw badRequest(`A ${o.operative} order is paid out with POST /payment/payout`);
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const owner = { merchantId: o.merchant_id, env: o.env };
+  const dcc = dccOf(input, o);
 
   let card: CardData;
   let sourceId: string | null = null;
@@ -246,6 +248,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     customer_ip: input.customerIp ?? null,
     awaiting_3ds: needs3ds,
     metadata: null,
+    dcc: dcc.record,
     created_at: now,
     updated_at: now,
     started_at: realNow,
@@ -292,6 +295,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
       dynamicDescriptor: o.dynamic_descriptor,
+      dcc: dcc.data,
     },
   };
 }
