@@ -241,8 +241,8 @@ export interface paths {
          */
         get: operations["getService"];
         /**
-         * Update a service: link a terminal, rename, enable or disable
-         * @description Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one.
+         * Update a service: link a terminal, rename, enable or disable, Bizum and DCC
+         * @description Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one. `is_dcc_allowed` and `dcc_mode` (REDSYS family only) switch dynamic currency conversion on the hosted page; allowing it without a mode sets DYNAMIC.
          */
         put: operations["updateService"];
         post?: never;
@@ -895,8 +895,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * B15 Payout to a stored card
-         * @description Credits the order amount to a stored card of the order's customer. Without `source_uuid`, the customer's last card with a successful payment is used.
+         * B15 Payout to a stored card or with an APM
+         * @description Credits the order amount (PAYOUT and TRANSFER orders) to a stored card of the order's customer; without `source_uuid`, the customer's last card with a successful payment is used. With `apm`, the payout goes through an APM that supports payouts and that the order's service offers: BIZUM and MBWAY to the phone in `phone`, TRANSFER to a stored bank account of the customer (`source_uuid` of `POST /payment-method/bank`). `apm` is required when the service offers such APMs and no `source_uuid` says the way (a card, or a bank account: TRANSFER). An APM that does not support payouts, or that the service does not offer, is 400. Sandbox: a phone ending in 1 cannot receive (REFUSED).
          */
         post: operations["payout"];
         delete?: never;
@@ -1179,6 +1179,30 @@ export interface paths {
          * @description The card form posts here; answers 303 to url_ok, url_ko, the 3DS challenge, or the page again with the problems shown. Returns HTML. No API key: the order token in the path is the credential.
          */
         post: operations["submitPaymentPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/dcc/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dynamic currency conversion: the offer
+         * @description After a card in another currency than the order's was posted on the hosted page of an order whose service allows DCC (`dcc_allowed`, `dcc_mode` DYNAMIC or FOREIGN): the amount in both currencies, the rate with its margin over the reference rate, its source and validity, and two buttons: pay in the card's currency or in the order's. Styled by the order's DCC template (`dcc_template_uuid`). `offer` names the offer; one that lapsed or was chosen shows a page leading back to the card form (410). Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["showDccPage"];
+        put?: never;
+        /**
+         * Dynamic currency conversion: the choice
+         * @description The offer screen posts `offer` and `choice` (`accept`: pay in the card's currency; `decline`: in the order's). The order is paid with the card posted before and the choice, recorded as `dcc` on the order and its transaction; the answer is 303 to url_ok, url_ko or the 3DS challenge, as after the card form. A lapsed offer leads back to the card form. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitDccChoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2606,7 +2630,8 @@ export interface components {
          *       "countries": [
          *         "PT"
          *       ],
-         *       "voucher_format": "ENTITY_REFERENCE"
+         *       "voucher_format": "ENTITY_REFERENCE",
+         *       "payouts": false
          *     }
          */
         Apm: {
@@ -2620,6 +2645,10 @@ export interface components {
             countries: string[];
             /** @description vouchers: ENTITY_REFERENCE, REFERENCE, BARCODE, QR, CLABE or BANK_TRANSFER */
             voucher_format?: string;
+            /** @description whether B15 payouts can go with it (`apm` of POST /payment/payout) */
+            payouts: boolean;
+            /** @description APMs that pay out: what the payout goes to, PHONE (`phone` of the payout) or BANK_ACCOUNT (a stored bank account, `source_uuid`) */
+            payout_to?: string;
         };
         /**
          * ApmCatalogueResponse
@@ -3886,6 +3915,47 @@ export interface components {
             group: string;
             status: string;
         };
+        /**
+         * Dcc
+         * @description Dynamic currency conversion: the offer made to the cardholder on the hosted page and their choice. The order is always credited in its own currency
+         * @example {
+         *       "offered": true,
+         *       "accepted": true,
+         *       "cardholder_currency": "840",
+         *       "cardholder_amount": 1179,
+         *       "rate": "1.122975",
+         *       "markup": "3.50",
+         *       "source": "SANDBOX",
+         *       "timestamp": "2026-03-14T09:21:08.120Z"
+         *     }
+         */
+        Dcc: {
+            /** @description a conversion was offered to the cardholder */
+            offered: boolean;
+            /** @description true: the cardholder chose to pay in their card's currency (`cardholder_amount`); false: in the order's currency */
+            accepted: boolean;
+            /**
+             * @description ISO 4217 numeric code of the card's currency (like the order's `currency`)
+             * @example 840
+             */
+            cardholder_currency: string;
+            /** @description the order's amount in the card's currency, minor units */
+            cardholder_amount: number;
+            /**
+             * @description the applied exchange rate, margin included: 1 unit of the order's currency in the card's currency (decimal string)
+             * @example 1.122975
+             */
+            rate: string;
+            /**
+             * @description the margin over the reference rate, in percent (decimal string)
+             * @example 3.50
+             */
+            markup: string;
+            /** @description who quoted the rate (SANDBOX: the sandbox's fixed table) */
+            source: string;
+            /** @description when the cardholder chose (ISO 8601 UTC) */
+            timestamp: string;
+        };
         /** DeletedResponse */
         DeletedResponse: {
             /**
@@ -4667,6 +4737,7 @@ export interface components {
          *       "antifraud": null,
          *       "device": null,
          *       "error_details": null,
+         *       "dcc": null,
          *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
          *       "client_uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d",
          *       "currency": "978",
@@ -4721,6 +4792,8 @@ export interface components {
             antifraud: components["schemas"]["Antifraud"] | null;
             device: components["schemas"]["Device"] | null;
             error_details: string | null;
+            /** @description payments: the currency conversion offered with this attempt and the cardholder's choice; null when none was offered */
+            dcc: components["schemas"]["Dcc"] | null;
             /**
              * Format: uuid
              * @description UUID, upper or lower case
@@ -4974,7 +5047,8 @@ export interface components {
          *           },
          *           "antifraud": null,
          *           "device": null,
-         *           "error_details": null
+         *           "error_details": null,
+         *           "dcc": null
          *         }
          *       ],
          *       "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -4986,7 +5060,8 @@ export interface components {
          *       },
          *       "reference": "order-42",
          *       "dynamic_descriptor": null,
-         *       "threeds_data": null
+         *       "threeds_data": null,
+         *       "dcc": null
          *     }
          */
         Order: {
@@ -5039,6 +5114,8 @@ export interface components {
             reference: string | null;
             dynamic_descriptor: string | null;
             threeds_data: components["schemas"]["ThreeDSData"] | null;
+            /** @description the currency conversion offered with the latest payment attempt and the cardholder's choice; null when none was offered */
+            dcc: components["schemas"]["Dcc"] | null;
         };
         /**
          * OrderResponse
@@ -5099,6 +5176,7 @@ export interface components {
             /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
             customer_ip?: (string) | null | string;
             apm?: string | null;
+            phone?: string | null;
         };
         /**
          * Phone
@@ -5605,7 +5683,8 @@ export interface components {
          *           "countries": [
          *             "PT"
          *           ],
-         *           "voucher_format": "ENTITY_REFERENCE"
+         *           "voucher_format": "ENTITY_REFERENCE",
+         *           "payouts": false
          *         }
          *       ]
          *     }
@@ -6784,7 +6863,8 @@ export interface components {
          *       },
          *       "antifraud": null,
          *       "device": null,
-         *       "error_details": null
+         *       "error_details": null,
+         *       "dcc": null
          *     }
          */
         Transaction: {
@@ -6827,6 +6907,8 @@ export interface components {
             antifraud: components["schemas"]["Antifraud"] | null;
             device: components["schemas"]["Device"] | null;
             error_details: string | null;
+            /** @description payments: the currency conversion offered with this attempt and the cardholder's choice; null when none was offered */
+            dcc: components["schemas"]["Dcc"] | null;
         };
         /** TransactionListResponse */
         TransactionListResponse: {
@@ -6921,6 +7003,8 @@ export interface components {
             enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             /** @description Bizum on the payment pages (REDSYS family only) */
             bizum_enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            is_dcc_allowed?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
+            dcc_mode?: ("LOCAL" | "FOREIGN" | "DYNAMIC") | null | string;
         };
         /** UpdateTemplateRequest */
         UpdateTemplateRequest: {
@@ -12471,7 +12555,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -12483,7 +12568,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -12635,7 +12721,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -12647,7 +12734,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -12724,7 +12812,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -12736,7 +12825,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -12898,7 +12988,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -12910,7 +13001,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -12987,7 +13079,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -12999,7 +13092,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13151,7 +13245,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13163,7 +13258,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13314,7 +13410,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13326,7 +13423,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13402,7 +13500,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13414,7 +13513,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13564,7 +13664,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13576,7 +13677,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13652,7 +13754,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13664,7 +13767,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13815,7 +13919,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13827,7 +13932,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13903,7 +14009,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13915,7 +14022,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14066,7 +14174,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14078,7 +14187,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14224,7 +14334,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14236,7 +14347,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14397,7 +14509,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14409,7 +14522,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14551,6 +14665,7 @@ export interface operations {
                      *           "antifraud": null,
                      *           "device": null,
                      *           "error_details": null,
+                     *           "dcc": null,
                      *           "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
                      *           "client_uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d",
                      *           "currency": "978",
@@ -16067,6 +16182,95 @@ export interface operations {
         };
     };
     submitPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showDccPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitDccChoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -22632,7 +22836,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -22644,7 +22849,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -22755,7 +22961,8 @@ export interface operations {
                      *           "countries": [
                      *             "PT"
                      *           ],
-                     *           "voucher_format": "ENTITY_REFERENCE"
+                     *           "voucher_format": "ENTITY_REFERENCE",
+                     *           "payouts": false
                      *         }
                      *       ]
                      *     }
@@ -22855,7 +23062,8 @@ export interface operations {
                      *             "countries": [
                      *               "PT"
                      *             ],
-                     *             "voucher_format": "ENTITY_REFERENCE"
+                     *             "voucher_format": "ENTITY_REFERENCE",
+                     *             "payouts": false
                      *           }
                      *         ]
                      *       }
@@ -22970,7 +23178,8 @@ export interface operations {
                      *             "countries": [
                      *               "PT"
                      *             ],
-                     *             "voucher_format": "ENTITY_REFERENCE"
+                     *             "voucher_format": "ENTITY_REFERENCE",
+                     *             "payouts": false
                      *           }
                      *         ]
                      *       }
@@ -23124,7 +23333,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -23136,7 +23346,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -23938,7 +24149,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -23950,7 +24162,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -24153,7 +24366,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -24165,7 +24379,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -24365,7 +24580,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -24377,7 +24593,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -24576,7 +24793,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -24588,7 +24806,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -24788,7 +25007,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -24800,7 +25020,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25015,7 +25236,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25027,7 +25249,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25203,7 +25426,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25215,7 +25439,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25377,7 +25602,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25389,7 +25615,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25551,7 +25778,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25563,7 +25791,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25725,7 +25954,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25737,7 +25967,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25900,7 +26131,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25912,7 +26144,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26163,7 +26396,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26175,7 +26409,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26331,7 +26566,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26343,7 +26579,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"

@@ -132,7 +132,6 @@ export const CONFIRMATION_REQUEST = { signature, order_uuid: ORDER_UUID, amount:
 export const CANCELLATION_REQUEST = { signature, order_uuid: ORDER_UUID };
 export const REFUND_REQUEST = { signature, order_uuid: ORDER_UUID, amount: 500 };
 export const PAYOUT_REQUEST = { signature, order_uuid: ORDER_UUID, source_uuid: SOURCE_UUID };
-export const PAYOUT_APM_REQUEST = { signature, order_uuid: ORDER_UUID, apm: 'BIZUM', phone: '700000000' };
 export const EXPIRE_REQUEST = { signature };
 export const METADATA_REQUEST = { signature, metadata: { erp_id: 'INV-2026-0042', channel: 'web' } };
 

@@ -285,7 +285,7 @@ export const PayoutBody = signedBody({
   customer_ip: OptionalIp(),
   apm: OptionalText(32, { description: 'an APM that supports payouts (BIZUM, MBWAY, TRANSFER) and that the order\'s service offers; required when the service offers such APMs and no `source_uuid` says the way' }),
   phone: OptionalText(32, { description: 'payouts with a push APM (BIZUM, MBWAY): the phone number of the receiving account' }),
-}, { title: 'PayoutRequest', examples: [EX.PAYOUT_REQUEST, EX.PAYOUT_APM_REQUEST] });
+}, { title: 'PayoutRequest', examples: [EX.PAYOUT_REQUEST] });
 
 export const OrderParams = Type.Object({ order_uuid: Uuid });
 export const ExpireBody = signedBody({}, { examples: [EX.EXPIRE_REQUEST] });
