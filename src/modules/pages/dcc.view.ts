@@ -52,7 +52,7 @@ export function dccPage(chrome: PageChrome, p: DccPageInput): string {
 <dt>${t('dcc.rate')}</dt><dd id="dcc-rate">${p.rate}</dd>
 <dt>${t('dcc.markup')}</dt><dd id="dcc-markup">${p.markup}</dd>
 <dt>${t('dcc.source')}</dt><dd>${p.source}</dd>
-<dt>${t('dcc.until')}</dt><dd>${p.until}</dd>
+<dt>${t('dcc.until')}</dt><dd id="dcc-until">${p.until}</dd>
 </dl>
 <p class="note">${t('dcc.notice')}</p>`;
   return layout(chrome, { title: t('dcc.title'), summary: p.summary, body, script: true, className: 'dcc', cardNote: true });
