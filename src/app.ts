@@ -27,6 +27,7 @@ import { BatchService, batchRoutes } from './modules/batch/index.js';
 import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
+import { DccService } from './modules/dcc/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
@@ -52,6 +53,7 @@ export interface Modules {
   subscriptions: SubscriptionsService;
   paymentMethods: PaymentMethodsService;
   wallets: WalletsService;
+  dcc: DccService;
   idempotency: IdempotencyStore;
 }
 
@@ -76,12 +78,15 @@ export function buildModules(p: Platform): Modules {
   });
   risk = new RiskService(p, { sources });
   const events = new EventsService(p, merchants);
-  const payments = new PaymentsService(p, { merchants, sources, processors, events, risk });
+  // B15 payouts with an APM ask which APMs a service offers (the payment-methods module, built on payments)
+  let paymentMethods: PaymentMethodsService | null = null;
+  const payments = new PaymentsService(p, { merchants, sources, processors, events, risk, apms: { offered: (serviceId) => paymentMethods!.offered(serviceId) } });
   const templates = new TemplatesService(p);
-  const paymentMethods = new PaymentMethodsService(p, { payments, services });
+  paymentMethods = new PaymentMethodsService(p, { payments, services });
   const wallets = new WalletsService(p, { payments, services, merchants });
   const checkouts = new CheckoutsService(p, { services, wallets: (owner) => wallets.availability(owner) });
-  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods, wallets });
+  const dcc = new DccService(p, { processors });
+  const pages = new PagesService(p, { payments, merchants, templates, checkouts, customers, sources, paymentMethods, wallets, dcc });
   const links = new LinksService(p, { payments, merchants, templates, sms: new LogSmsProvider(p.logger) });
   const campaigns = new CampaignsService(p, { payments, merchants, links });
   const batch = new BatchService(p, { payments, merchants, sources });
@@ -89,7 +94,7 @@ export function buildModules(p: Platform): Modules {
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -99,6 +104,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.events.registerJobs();
   m.payments.registerJobs();
   m.pages.registerJobs();
+  m.dcc.registerJobs();
   m.risk.registerJobs();
   m.devices.registerJobs();
   m.campaigns.registerJobs();

@@ -241,8 +241,8 @@ export interface paths {
          */
         get: operations["getService"];
         /**
-         * Update a service: link a terminal, rename, enable or disable
-         * @description Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one.
+         * Update a service: link a terminal, rename, enable or disable, Bizum and DCC
+         * @description Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one. `is_dcc_allowed` and `dcc_mode` (REDSYS family only) switch dynamic currency conversion on the hosted page; allowing it without a mode sets DYNAMIC.
          */
         put: operations["updateService"];
         post?: never;
@@ -895,8 +895,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * B15 Payout to a stored card
-         * @description Credits the order amount to a stored card of the order's customer. Without `source_uuid`, the customer's last card with a successful payment is used.
+         * B15 Payout to a stored card or with an APM
+         * @description Credits the order amount (PAYOUT and TRANSFER orders) to a stored card of the order's customer; without `source_uuid`, the customer's last card with a successful payment is used. With `apm`, the payout goes through an APM that supports payouts and that the order's service offers: BIZUM and MBWAY to the phone in `phone`, TRANSFER to a stored bank account of the customer (`source_uuid` of `POST /payment-method/bank`). `apm` is required when the service offers such APMs and no `source_uuid` says the way (a card, or a bank account: TRANSFER). An APM that does not support payouts, or that the service does not offer, is 400. Sandbox: a phone ending in 1 cannot receive (REFUSED).
          */
         post: operations["payout"];
         delete?: never;
@@ -1179,6 +1179,30 @@ export interface paths {
          * @description The card form posts here; answers 303 to url_ok, url_ko, the 3DS challenge, or the page again with the problems shown. Returns HTML. No API key: the order token in the path is the credential.
          */
         post: operations["submitPaymentPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/dcc/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dynamic currency conversion: the offer
+         * @description After a card in another currency than the order's was posted on the hosted page of an order whose service allows DCC (`dcc_allowed`, `dcc_mode` DYNAMIC or FOREIGN): the amount in both currencies, the rate with its margin over the reference rate, its source and validity, and two buttons: pay in the card's currency or in the order's. Styled by the order's DCC template (`dcc_template_uuid`). `offer` names the offer; one that lapsed or was chosen shows a page leading back to the card form (410). Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["showDccPage"];
+        put?: never;
+        /**
+         * Dynamic currency conversion: the choice
+         * @description The offer screen posts `offer` and `choice` (`accept`: pay in the card's currency; `decline`: in the order's). The order is paid with the card posted before and the choice, recorded as `dcc` on the order and its transaction; the answer is 303 to url_ok, url_ko or the 3DS challenge, as after the card form. A lapsed offer leads back to the card form. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitDccChoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2754,7 +2778,8 @@ export interface components {
          *       "countries": [
          *         "PT"
          *       ],
-         *       "voucher_format": "ENTITY_REFERENCE"
+         *       "voucher_format": "ENTITY_REFERENCE",
+         *       "payouts": false
          *     }
          */
         Apm: {
@@ -2768,6 +2793,10 @@ export interface components {
             countries: string[];
             /** @description vouchers: ENTITY_REFERENCE, REFERENCE, BARCODE, QR, CLABE or BANK_TRANSFER */
             voucher_format?: string;
+            /** @description whether B15 payouts can go with it (`apm` of POST /payment/payout) */
+            payouts: boolean;
+            /** @description APMs that pay out: what the payout goes to, PHONE (`phone` of the payout) or BANK_ACCOUNT (a stored bank account, `source_uuid`) */
+            payout_to?: string;
         };
         /**
          * ApmCatalogueResponse
@@ -4049,6 +4078,47 @@ export interface components {
             group: string;
             status: string;
         };
+        /**
+         * Dcc
+         * @description Dynamic currency conversion: the offer made to the cardholder on the hosted page and their choice. The order is always credited in its own currency
+         * @example {
+         *       "offered": true,
+         *       "accepted": true,
+         *       "cardholder_currency": "840",
+         *       "cardholder_amount": 1179,
+         *       "rate": "1.122975",
+         *       "markup": "3.50",
+         *       "source": "SANDBOX",
+         *       "timestamp": "2026-03-14T09:21:08.120Z"
+         *     }
+         */
+        Dcc: {
+            /** @description a conversion was offered to the cardholder */
+            offered: boolean;
+            /** @description true: the cardholder chose to pay in their card's currency (`cardholder_amount`); false: in the order's currency */
+            accepted: boolean;
+            /**
+             * @description ISO 4217 numeric code of the card's currency (like the order's `currency`)
+             * @example 840
+             */
+            cardholder_currency: string;
+            /** @description the order's amount in the card's currency, minor units */
+            cardholder_amount: number;
+            /**
+             * @description the applied exchange rate, margin included: 1 unit of the order's currency in the card's currency (decimal string)
+             * @example 1.122975
+             */
+            rate: string;
+            /**
+             * @description the margin over the reference rate, in percent (decimal string)
+             * @example 3.50
+             */
+            markup: string;
+            /** @description who quoted the rate (SANDBOX: the sandbox's fixed table) */
+            source: string;
+            /** @description when the cardholder chose (ISO 8601 UTC) */
+            timestamp: string;
+        };
         /** DeletedResponse */
         DeletedResponse: {
             /**
@@ -4839,6 +4909,7 @@ export interface components {
          *       "antifraud": null,
          *       "device": null,
          *       "error_details": null,
+         *       "dcc": null,
          *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
          *       "client_uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d",
          *       "currency": "978",
@@ -4893,6 +4964,8 @@ export interface components {
             antifraud: components["schemas"]["Antifraud"] | null;
             device: components["schemas"]["Device"] | null;
             error_details: string | null;
+            /** @description payments: the currency conversion offered with this attempt and the cardholder's choice; null when none was offered */
+            dcc: components["schemas"]["Dcc"] | null;
             /**
              * Format: uuid
              * @description UUID, upper or lower case
@@ -5146,7 +5219,8 @@ export interface components {
          *           },
          *           "antifraud": null,
          *           "device": null,
-         *           "error_details": null
+         *           "error_details": null,
+         *           "dcc": null
          *         }
          *       ],
          *       "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -5158,7 +5232,8 @@ export interface components {
          *       },
          *       "reference": "order-42",
          *       "dynamic_descriptor": null,
-         *       "threeds_data": null
+         *       "threeds_data": null,
+         *       "dcc": null
          *     }
          */
         Order: {
@@ -5211,6 +5286,8 @@ export interface components {
             reference: string | null;
             dynamic_descriptor: string | null;
             threeds_data: components["schemas"]["ThreeDSData"] | null;
+            /** @description the currency conversion offered with the latest payment attempt and the cardholder's choice; null when none was offered */
+            dcc: components["schemas"]["Dcc"] | null;
         };
         /**
          * OrderResponse
@@ -5271,6 +5348,7 @@ export interface components {
             /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
             customer_ip?: (string) | null | string;
             apm?: string | null;
+            phone?: string | null;
         };
         /**
          * Phone
@@ -5832,7 +5910,8 @@ export interface components {
          *           "countries": [
          *             "PT"
          *           ],
-         *           "voucher_format": "ENTITY_REFERENCE"
+         *           "voucher_format": "ENTITY_REFERENCE",
+         *           "payouts": false
          *         }
          *       ]
          *     }
@@ -7061,7 +7140,8 @@ export interface components {
          *       },
          *       "antifraud": null,
          *       "device": null,
-         *       "error_details": null
+         *       "error_details": null,
+         *       "dcc": null
          *     }
          */
         Transaction: {
@@ -7104,6 +7184,8 @@ export interface components {
             antifraud: components["schemas"]["Antifraud"] | null;
             device: components["schemas"]["Device"] | null;
             error_details: string | null;
+            /** @description payments: the currency conversion offered with this attempt and the cardholder's choice; null when none was offered */
+            dcc: components["schemas"]["Dcc"] | null;
         };
         /** TransactionListResponse */
         TransactionListResponse: {
@@ -7198,6 +7280,8 @@ export interface components {
             enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
             /** @description Bizum on the payment pages (REDSYS family only) */
             bizum_enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+            is_dcc_allowed?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
+            dcc_mode?: ("LOCAL" | "FOREIGN" | "DYNAMIC") | null | string;
         };
         /** UpdateTemplateRequest */
         UpdateTemplateRequest: {
@@ -12923,7 +13007,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -12935,7 +13020,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13087,7 +13173,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13099,7 +13186,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13176,7 +13264,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13188,7 +13277,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13350,7 +13440,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13362,7 +13453,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13439,7 +13531,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13451,7 +13544,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13603,7 +13697,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13615,7 +13710,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13766,7 +13862,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13778,7 +13875,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -13854,7 +13952,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -13866,7 +13965,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14016,7 +14116,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14028,7 +14129,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14104,7 +14206,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14116,7 +14219,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14267,7 +14371,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14279,7 +14384,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14355,7 +14461,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14367,7 +14474,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14518,7 +14626,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14530,7 +14639,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14676,7 +14786,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14688,7 +14799,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -14849,7 +14961,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -14861,7 +14974,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -15003,6 +15117,7 @@ export interface operations {
                      *           "antifraud": null,
                      *           "device": null,
                      *           "error_details": null,
+                     *           "dcc": null,
                      *           "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
                      *           "client_uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d",
                      *           "currency": "978",
@@ -16519,6 +16634,95 @@ export interface operations {
         };
     };
     submitPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showDccPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitDccChoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -23173,7 +23377,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -23185,7 +23390,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -23296,7 +23502,8 @@ export interface operations {
                      *           "countries": [
                      *             "PT"
                      *           ],
-                     *           "voucher_format": "ENTITY_REFERENCE"
+                     *           "voucher_format": "ENTITY_REFERENCE",
+                     *           "payouts": false
                      *         }
                      *       ]
                      *     }
@@ -23396,7 +23603,8 @@ export interface operations {
                      *             "countries": [
                      *               "PT"
                      *             ],
-                     *             "voucher_format": "ENTITY_REFERENCE"
+                     *             "voucher_format": "ENTITY_REFERENCE",
+                     *             "payouts": false
                      *           }
                      *         ]
                      *       }
@@ -23511,7 +23719,8 @@ export interface operations {
                      *             "countries": [
                      *               "PT"
                      *             ],
-                     *             "voucher_format": "ENTITY_REFERENCE"
+                     *             "voucher_format": "ENTITY_REFERENCE",
+                     *             "payouts": false
                      *           }
                      *         ]
                      *       }
@@ -23665,7 +23874,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -23677,7 +23887,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -23831,7 +24042,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -23843,7 +24055,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -23920,7 +24133,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -23932,7 +24146,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"
@@ -25364,7 +25579,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25376,7 +25592,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25579,7 +25796,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25591,7 +25809,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -25791,7 +26010,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -25803,7 +26023,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26002,7 +26223,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26014,7 +26236,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26214,7 +26437,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26226,7 +26450,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26441,7 +26666,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26453,7 +26679,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26629,7 +26856,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26641,7 +26869,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26803,7 +27032,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26815,7 +27045,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -26977,7 +27208,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -26989,7 +27221,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -27151,7 +27384,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -27163,7 +27397,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -27326,7 +27561,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -27338,7 +27574,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -27589,7 +27826,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -27601,7 +27839,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"
@@ -27757,7 +27996,8 @@ export interface operations {
                      *             },
                      *             "antifraud": null,
                      *             "device": null,
-                     *             "error_details": null
+                     *             "error_details": null,
+                     *             "dcc": null
                      *           }
                      *         ],
                      *         "token": "6f1c2b9e8d7a4c3b2a1f0e9d8c7b6a5f4e3d2c1b",
@@ -27769,7 +28009,8 @@ export interface operations {
                      *         },
                      *         "reference": "order-42",
                      *         "dynamic_descriptor": null,
-                     *         "threeds_data": null
+                     *         "threeds_data": null,
+                     *         "dcc": null
                      *       },
                      *       "client": {
                      *         "uuid": "0f8e2d1c-4b3a-4c5d-8e7f-9a0b1c2d3e4f"

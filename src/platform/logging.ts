@@ -9,7 +9,7 @@ import { default as pretty, type PrettyOptions } from 'pino-pretty';
 const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)=)[^&#]*/gi;
 
 /** The order token in customer page URLs (and the customer token of the card form) is the page's credential: it is not logged either. */
-const PAGE_TOKEN = /(\/(?:payment\/(?:process|bizum|tokenized|checkout)|card-form)\/)[^/?#]+/gi;
+const PAGE_TOKEN = /(\/(?:payment\/(?:process|bizum|tokenized|checkout|apm|dcc)|sandbox-apm\/(?:bank|phone|voucher)|card-form)\/)[^/?#]+/gi;
 
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]');

@@ -30,13 +30,21 @@ export interface ApmInfo {
   voucher?: VoucherFormat;
   /** Vouchers only: how long the voucher can be paid, in seconds. */
   voucherSeconds?: number;
+  /**
+   * APMs that support payouts (B15 `apm`): what the payout is sent to. PHONE: the phone number of the
+   * receiving account (push APMs); BANK_ACCOUNT: a stored bank account (IBAN) of the customer. Absent:
+   * the APM takes payments only.
+   */
+  payout?: PayoutDestination;
 }
+
+export type PayoutDestination = 'PHONE' | 'BANK_ACCOUNT';
 
 const DAY = 86_400;
 
 /** Every APM of the API, in the API's order. */
 export const APM_CATALOGUE: readonly ApmInfo[] = [
-  { apm: 'BIZUM', kind: 'push', label: 'Bizum', countries: ['ES'] },
+  { apm: 'BIZUM', kind: 'push', label: 'Bizum', countries: ['ES'], payout: 'PHONE' },
   { apm: 'IDEAL', kind: 'redirect', label: 'iDEAL', countries: ['NL'] },
   { apm: 'SOFORT', kind: 'redirect', label: 'Sofort', countries: ['DE', 'AT', 'BE', 'NL'] },
   { apm: 'KLARNA', kind: 'redirect', label: 'Klarna', countries: ['DE', 'SE', 'NL', 'ES'] },
@@ -45,13 +53,13 @@ export const APM_CATALOGUE: readonly ApmInfo[] = [
   { apm: 'PIX', kind: 'voucher', label: 'PIX', countries: ['BR'], voucher: 'QR', voucherSeconds: DAY },
   { apm: 'CRYPTO', kind: 'redirect', label: 'Crypto', countries: [] },
   { apm: 'GIROPAY', kind: 'redirect', label: 'giropay', countries: ['DE'] },
-  { apm: 'TRANSFER', kind: 'voucher', label: 'Bank transfer', countries: ['ES', 'PT', 'DE', 'FR', 'IT', 'NL'], voucher: 'BANK_TRANSFER', voucherSeconds: 7 * DAY },
+  { apm: 'TRANSFER', kind: 'voucher', label: 'Bank transfer', countries: ['ES', 'PT', 'DE', 'FR', 'IT', 'NL'], voucher: 'BANK_TRANSFER', voucherSeconds: 7 * DAY, payout: 'BANK_ACCOUNT' },
   { apm: 'PSE', kind: 'redirect', label: 'PSE', countries: ['CO'] },
   { apm: 'PAYPAL', kind: 'redirect', label: 'PayPal', countries: [] },
   { apm: 'PAYLATER', kind: 'redirect', label: 'Pay later', countries: ['ES'] },
   { apm: 'SPEI', kind: 'voucher', label: 'SPEI', countries: ['MX'], voucher: 'CLABE', voucherSeconds: 3 * DAY },
   { apm: 'MULTIBANCO', kind: 'voucher', label: 'Multibanco', countries: ['PT'], voucher: 'ENTITY_REFERENCE', voucherSeconds: 3 * DAY },
-  { apm: 'MBWAY', kind: 'push', label: 'MB WAY', countries: ['PT'] },
+  { apm: 'MBWAY', kind: 'push', label: 'MB WAY', countries: ['PT'], payout: 'PHONE' },
   { apm: 'FLOA', kind: 'redirect', label: 'Floa', countries: ['FR', 'ES'] },
   { apm: 'PAYSAFECARD', kind: 'redirect', label: 'paysafecard', countries: [] },
   { apm: 'PAGO_FACIL', kind: 'voucher', label: 'Pago Fácil', countries: ['AR'], voucher: 'BARCODE', voucherSeconds: 3 * DAY },
@@ -65,6 +73,9 @@ export const APM_CATALOGUE: readonly ApmInfo[] = [
   { apm: 'KHIPU', kind: 'redirect', label: 'Khipu', countries: ['CL'] },
   { apm: 'SERVIPAG', kind: 'voucher', label: 'Servipag', countries: ['CL'], voucher: 'REFERENCE', voucherSeconds: 3 * DAY },
 ];
+
+/** The APMs that support payouts (B15 `apm`). */
+export const PAYOUT_APMS = APM_CATALOGUE.filter((a) => a.payout).map((a) => a.apm) as readonly string[];
 
 /** The APM values of the API. */
 export const APM_VALUES = APM_CATALOGUE.map((a) => a.apm) as readonly string[];

@@ -43,6 +43,7 @@ export const PROCESSOR_OPERATIONS = [
   'apmPayment',
   'apmStart',
   'apmComplete',
+  'apmPayout',
 ] as const;
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];
 
@@ -103,6 +104,27 @@ export interface PaymentRequest extends Base {
   customerIp?: string | null;
   cofTxnid?: string | null;
   dynamicDescriptor?: string | null;
+  /**
+   * Dynamic currency conversion offered to the cardholder on the hosted page, and their choice. The
+   * order's `amount` and `currency` stay what the merchant is credited; when `accepted`, the cardholder
+   * is charged `dcc.amount` of `dcc.currency` (the processor presents the conversion to the networks).
+   */
+  dcc?: DccData | null;
+}
+
+/** A conversion the cardholder was offered (processor-neutral). */
+export interface DccData {
+  accepted: boolean;
+  /** The card's currency, ISO 4217 alpha-3. */
+  currency: string;
+  /** Minor units of the card's currency. */
+  amount: number;
+  /** Applied rate (order currency to card currency, margin included), a decimal string. */
+  rate: string;
+  /** Margin over the reference rate, percent, a decimal string. */
+  markup: string;
+  /** Who quoted the rate. */
+  source: string;
 }
 
 /** An operation on an earlier approved payment: capture, cancel, refund. */
@@ -208,6 +230,25 @@ export type ApmStartResult =
   | { outcome: 'UNKNOWN'; details: string };
 
 /**
+ * A payout (credit) with an APM that supports payouts (apms.ts `payout`): to a phone (push APMs) or to a
+ * bank account (bank transfer). It settles at once, like a card payout.
+ */
+export interface ApmPayoutRequest extends Base {
+  amount: number;
+  currency: string;
+  apm: string;
+  kind: ApmKind;
+  /** Push APMs: the phone of the receiving account, national digits. */
+  phone?: string | null;
+  /** Bank transfer: the receiving account. */
+  iban?: Secret<string> | null;
+  /** The receiving account's holder. */
+  holder?: string | null;
+  /** The order's description (the concept of a transfer). */
+  description: string;
+}
+
+/**
  * The customer's action on a started APM payment, as the provider reports it (a real provider by its
  * webhook; the sandbox provider through its bank page, phone and voucher endpoint).
  */
@@ -306,6 +347,8 @@ export interface Connector {
   apmStart?(req: ApmStartRequest): Promise<ApmStartResult>;
   /** The final result of a started APM payment, once the customer acted. */
   apmComplete?(req: ApmCompleteRequest): Promise<ProcessorResult>;
+  /** A payout with an APM (to a phone or a bank account); absent when the connector offers none. */
+  apmPayout?(req: ApmPayoutRequest): Promise<ProcessorResult>;
 }
 
 /** Thrown by a connector (or the deadline around it) when no answer came in time. */

@@ -11,7 +11,8 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type ApmCompleteRequest, type ApmPaymentRequest, type ApmStartRequest, type Connector } from './connector.js';
+import { ProcessorTimeoutError, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
+import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
 
 /** Service types whose processors capture a pre-authorization only in full. */
@@ -72,6 +73,7 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): C
     ...(inner.apmPayment ? { apmPayment: (r: ApmPaymentRequest) => call('apmPayment', () => inner.apmPayment!(r), unknown) } : {}),
     ...(inner.apmStart ? { apmStart: (r: ApmStartRequest) => call('apmStart', () => inner.apmStart!(r), unknown) } : {}),
     ...(inner.apmComplete ? { apmComplete: (r: ApmCompleteRequest) => call('apmComplete', () => inner.apmComplete!(r), unknown) } : {}),
+    ...(inner.apmPayout ? { apmPayout: (r: ApmPayoutRequest) => call('apmPayout', () => inner.apmPayout!(r), unknown) } : {}),
   };
 }
 
@@ -82,6 +84,9 @@ export class ProcessorRegistry {
   readonly #opts: RegistryOptions;
   #guardedSimulator: Connector;
   readonly #guardedProduction = new Map<string, Connector>();
+  /** DCC rates: the sandbox table in the sandbox; in production only a registered source. */
+  readonly #sandboxRates: DccRateSource = new SandboxDccRates();
+  #productionRates: DccRateSource | null = null;
 
   constructor(opts: RegistryOptions) {
     this.#opts = opts;
@@ -111,6 +116,21 @@ export class ProcessorRegistry {
     if (c) return c;
     if (this.#opts.productionSimulator) return this.#guardedSimulator;
     throw unavailable(`No processor connector is configured for services of type ${serviceType} in production`);
+  }
+
+  /** Registers the production DCC rate source (a DCC provider or the acquirer's). */
+  registerDccRates(source: DccRateSource): void {
+    this.#productionRates = source;
+  }
+
+  /**
+   * Where DCC quotes come from in an environment: the sandbox's fixed table in the sandbox (and in
+   * production when the simulator serves production); the registered source in production; none
+   * otherwise (no conversion is offered).
+   */
+  dccRates(env: Env): DccRateSource | null {
+    if (env === 'sandbox') return this.#sandboxRates;
+    return this.#productionRates ?? (this.#opts.productionSimulator ? this.#sandboxRates : null);
   }
 
   /** Whether a service type supports partial confirmation of a pre-authorization. */

@@ -6,12 +6,14 @@
  *  - redirect: the payment waits for the customer on the sandbox bank page (approve or refuse);
  *  - push: a phone number ending in 1 is refused at once (SANDBOX_PUSH_PHONES); any other valid number
  *    gets the push and waits for the sandbox phone (approve or reject);
+ *  - payouts: to a phone (push APMs: a number ending in 1 has no account that can receive) or to a bank
+ *    account (bank transfer: always credited);
  *  - voucher: a voucher in the APM's format (entity and reference, barcode, PIX QR payload, CLABE, IBAN
  *    and concept), payable until its expiry through the sandbox endpoint.
  */
 import { createHash } from 'node:crypto';
 import { apmInfo, parsePushPhone } from './apms.js';
-import type { ApmCompleteRequest, ApmStartRequest, ApmStartResult, ApmVoucher, SettledResult } from './connector.js';
+import type { ApmCompleteRequest, ApmPayoutRequest, ApmStartRequest, ApmStartResult, ApmVoucher, SettledResult } from './connector.js';
 import { authorizationCode, processorId } from './simulator.rules.js';
 
 /** How long the sandbox waits for a customer on the bank page or the phone (seconds). */
@@ -122,4 +124,19 @@ export function decideApmComplete(req: ApmCompleteRequest): SettledResult {
   const label = apmInfo(req.apm)?.label ?? req.apm;
   if (req.action === 'REFUSED') return { outcome: 'DECLINED', error: 'DENIED', details: `The customer did not approve the payment with ${label}`, processorId: req.processorId ?? processorId(req.reference) };
   return { outcome: 'APPROVED', authorization: authorizationCode(req.reference), processorId: req.processorId ?? processorId(req.reference), amount: req.amount };
+}
+
+/** A payout with an APM: to a phone (a number ending in 1 cannot receive), or to a bank account. */
+export function decideApmPayout(req: ApmPayoutRequest): SettledResult {
+  const info = apmInfo(req.apm);
+  const pid = processorId(req.reference);
+  if (!info?.payout) return { outcome: 'DECLINED', error: 'DENIED', details: `${req.apm} does not support payouts`, processorId: pid };
+  if (info.payout === 'PHONE') {
+    const phone = parsePushPhone(info.apm, req.phone ?? '');
+    if (!phone) return { outcome: 'DECLINED', error: 'INVALID_CARD', details: `The phone number has no ${info.label} account`, processorId: pid };
+    if (phone.endsWith('1')) return { outcome: 'DECLINED', error: 'DENIED', details: `The ${info.label} account cannot receive the payout`, processorId: pid };
+  } else if (!req.iban) {
+    return { outcome: 'DECLINED', error: 'INVALID_CARD', details: 'No bank account to transfer to', processorId: pid };
+  }
+  return { outcome: 'APPROVED', authorization: authorizationCode(req.reference), processorId: pid, amount: req.amount };
 }

@@ -28,6 +28,7 @@
  * number pays too.
  */
 import { createHash } from 'node:crypto';
+import countries from 'i18n-iso-countries';
 import type { HolderInput, HolderMatch, ProcessorResult, SettledResult, ThreeDSResult, TxError } from './connector.js';
 
 export const TEST_CARDS = {
@@ -242,4 +243,15 @@ export function decideHolderMatch(registered: string, holder: HolderInput): Hold
   const sb = new Set(b);
   if (sa.size === sb.size && [...sa].every((t) => sb.has(t))) return 'MATCH';
   return [...sb].some((t) => sa.has(t)) ? 'PARTIAL_MATCH' : 'NO_MATCH';
+}
+
+/**
+ * The issuing country of a sandbox card (the simulator's BIN data): sandbox cards carry it in the number,
+ * `40000` followed by the ISO 3166 numeric code (4000 0724 … is Spanish, 4000 0250 … French, 4000 0840 …
+ * from the US). Other cards have no known country here (ISO 3166 alpha-2, or null).
+ */
+export function sandboxCardCountry(iin: string): string | null {
+  const m = /^40000([0-9]{3})/.exec(iin);
+  if (!m || m[1] === '000') return null;
+  return countries.numericToAlpha2(m[1]) ?? null;
 }

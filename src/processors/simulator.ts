@@ -13,6 +13,7 @@ import {
   ProcessorTimeoutError,
   type ApmCompleteRequest,
   type ApmPaymentRequest,
+  type ApmPayoutRequest,
   type ApmStartRequest,
   type ApmStartResult,
   type AuthenticateRequest,
@@ -46,7 +47,7 @@ import {
   type PaymentMode,
   type SimCard,
 } from './simulator.rules.js';
-import { decideApmComplete, decideApmStart } from './sandbox-apm.js';
+import { decideApmComplete, decideApmPayout, decideApmStart } from './sandbox-apm.js';
 
 export type FaultKind = 'timeout' | 'lost' | 'decline';
 
@@ -231,6 +232,11 @@ export class SimulatorConnector implements Connector {
   /** The customer's action on a started APM payment (sandbox bank page, phone, voucher payment). */
   apmComplete(req: ApmCompleteRequest) {
     return this.#money('apmComplete', req.reference, () => decideApmComplete(req));
+  }
+
+  /** A payout with an APM (to a phone or a bank account) at the sandbox APM provider. */
+  apmPayout(req: ApmPayoutRequest) {
+    return this.#money('apmPayout', req.reference, () => decideApmPayout(req));
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {

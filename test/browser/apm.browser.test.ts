@@ -34,7 +34,7 @@ beforeAll(async () => {
   t = await createTestApp({ PAYGATE_PUBLIC_URL: `http://127.0.0.1:${port}` });
   await t.app.listen({ port, host: '127.0.0.1' });
   a = await t.merchant({ name: 'Loja Azul' });
-  await a.api.put(`/service/${a.service_uuid}/apms`, { apms: ['IDEAL', 'KLARNA', 'MBWAY', 'MULTIBANCO', 'PIX'] });
+  await a.api.put(`/service/${a.service_uuid}/apms`, { apms: ['IDEAL', 'KLARNA', 'MBWAY', 'MULTIBANCO', 'PIX', 'TRANSFER'] });
   browser = await chromium.launch({ executablePath: CHROMIUM!.executablePath, args: CHROMIUM!.args });
   context = await browser.newContext({ viewport: { width: 480, height: 860 }, deviceScaleFactor: 1, locale: 'en-GB', timezoneId: 'Europe/Lisbon' });
   await context.route(/^https?:\/\/shop\.example\//, (route) => {
@@ -109,6 +109,20 @@ describe('push APM: the phone and the sandbox phone', () => {
     await page.close();
   });
 
+  it('MB WAY: the customer rejects the request on the sandbox phone, url_ko', async () => {
+    const { page, order } = await openApm('MBWAY');
+    await page.fill('#f-phone', '912000000');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#pg-sandbox-phone');
+    await page.click('#pg-sandbox-phone');
+    await page.waitForURL(/\/sandbox-apm\/phone\//);
+    await page.click('button[value=fail]');
+    await page.waitForURL(SHOP.url_ko);
+    expect(await status(order)).toBe('REFUSED');
+    expect((await a.api.get(`/order/${order.uuid}`)).body.order.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'DENIED' });
+    await page.close();
+  });
+
   it('MB WAY: a phone the provider refuses goes to url_ko', async () => {
     const { page, order } = await openApm('MBWAY');
     await page.fill('#f-phone', '912000001');
@@ -130,6 +144,39 @@ describe('voucher APM: the data to pay', () => {
     await page.click('form[data-form=sandbox-voucher] button');
     await page.waitForURL(SHOP.url_ok);
     expect(await status(order)).toBe('SUCCESS');
+    await page.close();
+  });
+
+  it('Multibanco not paid before its expiry (the merchant clock moves past it): refused by the reconciler, the page goes on to url_ko', async () => {
+    // a merchant of its own: its test clock moves three days
+    const m = await t.merchant({ name: 'Loja Norte' });
+    await m.api.put(`/service/${m.service_uuid}/apms`, { apms: ['MULTIBANCO'] });
+    const order = await createOrder(m, { ...SHOP, amount: 990, expires_in: 14 * 86_400 });
+    const page = await context.newPage();
+    await page.goto(`${order.urls.payment_card}?apm=MULTIBANCO&lang=en`);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('dl.voucher');
+    const v = (await m.api.get(`/order/${order.uuid}`)).body.order.transactions[0].source.voucher;
+    expect((await m.api.post('/test-clock', { advance_to: new Date(Date.parse(v.expires_at) + 60_000).toISOString() })).status).toBe(200);
+    await t.m.payments.reconcile({ olderThanMs: 0 });
+    expect((await m.api.get(`/order/${order.uuid}`)).body.order.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'DENIED' });
+    // the waiting page refreshes itself; its next load goes on to url_ko
+    await page.reload();
+    await page.waitForURL(SHOP.url_ko);
+    expect((await m.api.get(`/order/${order.uuid}`)).body.order.status).toBe('REFUSED');
+    await page.close();
+  });
+
+  it('a TRANSFER order: the IBAN and the concept to quote, the transfer arrives in the sandbox, url_ok', async () => {
+    const { page, order } = await openApm('TRANSFER', 'en', { operative: 'TRANSFER', description: 'Invoice 2026-207' });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('dl.voucher');
+    const text = await page.textContent('dl.voucher');
+    expect(text).toContain('ES7921000813610123456789');
+    expect(text).toContain('Invoice 2026-207');
+    await page.click('form[data-form=sandbox-voucher] button');
+    await page.waitForURL(SHOP.url_ok);
+    expect((await a.api.get(`/order/${order.uuid}`)).body.order).toMatchObject({ status: 'SUCCESS', paid: true, transactions: [{ operative: 'TRANSFER', status: 'SUCCESS' }] });
     await page.close();
   });
 

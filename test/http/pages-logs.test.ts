@@ -67,10 +67,22 @@ it('leaves no PAN, CVV or page token in the log', async () => {
   await payOnPage(t, pagePath(o2), { number: TEST_CARDS.THREEDS_OK });
   const acs = await open(t, pagePath(o2, 'tokenized'));
   await post(t, pagePath(o2, 'tokenized'), { nonce: nonceOf(acs.body), result: 'approve' });
+  // a card in US dollars on a service with DCC: the offer screen and the choice
+  await p.database.db.updateTable('services').set({ dcc_allowed: true, dcc_mode: 'DYNAMIC' }).where('id', '=', merchant.service_uuid!).execute();
+  const o3 = await order(false);
+  const card = await open(t, pagePath(o3));
+  const offered = await post(t, pagePath(o3), { nonce: nonceOf(card.body), holder: 'Ana', number: '4000 0840 0000 0006', expiry: '12/30', cvv: '456' });
+  const offer = await open(t, String(offered.headers.location));
+  expect(offer.statusCode, offer.body).toBe(200);
+  await post(t, String(offered.headers.location), { nonce: nonceOf(offer.body), offer: /name="offer" value="([^"]+)"/.exec(offer.body)![1], choice: 'accept' });
+  // the page of an APM (not offered by the service: a 400 page, logged all the same)
+  await open(t, `/v1/sandbox/payment/apm/${o3.token}?apm=IDEAL`);
   expect(log.length).toBeGreaterThan(1000);
   expect(log).toContain('/payment/process/[REDACTED]');
   expect(log).toContain('/payment/tokenized/[REDACTED]');
-  for (const secret of ['4548812049400004', '4548 8120 4940 0004', '4548812049400005', '4761739000091011', '"987"', o1.token, o2.token]) {
+  expect(log).toContain('/payment/dcc/[REDACTED]');
+  expect(log).toContain('/payment/apm/[REDACTED]');
+  for (const secret of ['4548812049400004', '4548 8120 4940 0004', '4548812049400005', '4761739000091011', '4000084000000006', '4000 0840 0000 0006', '"987"', '"456"', o1.token, o2.token, o3.token]) {
     expect(log.includes(secret), secret).toBe(false);
   }
   expect(log).not.toMatch(/"(cvv|number|holder)"\s*:/);

@@ -28,7 +28,7 @@ describe('B1 create order', () => {
     const o = r.body.order;
     expect(Object.keys(o)).toEqual([
       'uuid', 'created', 'created_from_client_timezone', 'amount', 'currency', 'paid', 'status', 'safe', 'refunded', 'additional',
-      'service', 'service_uuid', 'customer', 'cof_txnid', 'transactions', 'token', 'ip', 'urls', 'reference', 'dynamic_descriptor', 'threeds_data',
+      'service', 'service_uuid', 'customer', 'cof_txnid', 'transactions', 'token', 'ip', 'urls', 'reference', 'dynamic_descriptor', 'threeds_data', 'dcc',
     ]);
     expect(o).toMatchObject({ amount: 1050, currency: '978', paid: false, status: 'CREATED', safe: false, refunded: 0, additional: 'José/ref-1', service: 'REDSYSPSD2', service_uuid: a.service_uuid, customer: 'c-9', transactions: [], reference: 'ref-a1' });
     expect(o.token).toMatch(/^[0-9a-f]{40}$/);
@@ -104,7 +104,7 @@ describe('B10 direct payment stories', () => {
     expect(o.transactions[0]).toMatchObject({ operative: 'AUTHORIZATION', amount: 1000, status: 'SUCCESS', error: 'NONE' });
     expect(o.transactions[0].authorization).toMatch(/^\d{6}$/);
     expect(o.transactions[0].source).toMatchObject({ object: 'CARD', last4: '0004', bin: 454881 });
-    expect(Object.keys(o.transactions[0])).toEqual(['uuid', 'created', 'created_from_client_timezone', 'operative', 'amount', 'authorization', 'processor_id', 'status', 'error', 'source', 'antifraud', 'device', 'error_details']);
+    expect(Object.keys(o.transactions[0])).toEqual(['uuid', 'created', 'created_from_client_timezone', 'operative', 'amount', 'authorization', 'processor_id', 'status', 'error', 'source', 'antifraud', 'device', 'error_details', 'dcc']);
     // paying again is refused
     const card = await storeCard(t, a);
     const again = await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card });

@@ -104,6 +104,7 @@ button[aria-busy=true]{opacity:.75;cursor:progress}
 .acs dd{margin:0;font-weight:600}
 @media (max-width:380px){.head{flex-direction:column;align-items:flex-start}.amount{text-align:left}}
 .voucher{display:grid;grid-template-columns:auto 1fr;gap:8px 14px;margin:0 0 12px}.voucher dt{color:var(--muted)}.voucher dd{margin:0;font-weight:600}.voucher code{font-size:15px;letter-spacing:.02em}.code{margin:14px 0;text-align:center}.code svg{max-width:100%;background:#fff}.code figcaption{margin-top:6px}.wrap{word-break:break-all;font-size:12px}
+.dcc-options{display:grid;gap:10px;margin:4px 0 16px}.dcc-option{flex-direction:column;align-items:flex-start;gap:2px;text-align:left;margin:0;background:var(--input);color:var(--text);border:2px solid var(--border);font-weight:400}.dcc-option:hover{border-color:var(--accent);filter:none}.dcc-option .pay{font-weight:700;font-size:18px}.dcc-option .what{font-size:13px;color:var(--muted)}.dcc-terms{display:grid;grid-template-columns:auto 1fr;gap:6px 14px;margin:0 0 12px;font-size:14px}.dcc-terms dt{color:var(--muted)}.dcc-terms dd{margin:0;font-weight:600}.dcc .note{font-size:13px;color:var(--muted)}
 `;
 
 /** The colours and font of one page (all values already validated: #RRGGBB and allowlisted fonts). */

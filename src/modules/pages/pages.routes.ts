@@ -14,19 +14,22 @@ import type { Env } from '../../platform/db/schema.js';
 import type { PageRoute } from '../../platform/http/types.js';
 import { DEFAULT_TEMPLATES, frameAncestorsDirective, logoOrigin, type PageTemplate } from '../templates/index.js';
 import { todayOf, type CardFormErrors } from './card.domain.js';
-import { chooseLanguage, localeOf, translator, type Language, type MessageKey } from './i18n/index.js';
+import { chooseLanguage, formatMoney, localeOf, translator, type Language, type MessageKey } from './i18n/index.js';
 import { PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
 import { cardFormRoutes } from './card-form.routes.js';
 import { acsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 import { barcodeSvg, qrSvg } from './codes.js';
+import { dccPage } from './dcc.view.js';
+import { firstChoice } from '../dcc/index.js';
+import { currencyByCode } from '../../platform/money/currency.js';
 import { APM_VALUES, SANDBOX_PUSH_PHONES } from '../payment-methods/index.js';
 import { walletPage, walletSection, type WalletButton } from './wallet-view.js';
 import type { Wallet } from '../wallets/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout' | 'apm' | 'wallet';
+type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout' | 'apm' | 'wallet' | 'dcc';
 
 /** What a page keeps in its links: the language, the payment link's template, the leave target. */
 interface PageQuery {
@@ -41,6 +44,8 @@ interface PageQuery {
   apm: string | null;
   /** The wallet of the wallet page (`?wallet=`), upper case; null when absent or not a name. */
   wallet: string | null;
+  /** The offer of the DCC screen (`?offer=`, a uuid), lower case; null when absent or not a uuid. */
+  offer: string | null;
 }
 
 const TARGETS: readonly LeaveTarget[] = ['top', 'parent', 'self'];
@@ -66,6 +71,7 @@ function readQuery(req: FastifyRequest): PageQuery & { raw: Record<string, unkno
     framed: req.headers['sec-fetch-dest'] === 'iframe',
     apm: /^[A-Za-z_]{1,20}$/.test(one(q.apm) ?? '') ? one(q.apm)!.toUpperCase() : null,
     wallet: /^[A-Za-z_]{1,20}$/.test(one(q.wallet) ?? '') ? one(q.wallet)!.toUpperCase() : null,
+    offer: UUID.test(one(q.offer) ?? '') ? one(q.offer)!.toLowerCase() : null,
   };
 }
 
@@ -73,10 +79,11 @@ function pathOf(env: Env, kind: PageKind, token: string): string {
   return `${env === 'sandbox' ? '/v1/sandbox' : '/v1'}/payment/${kind}/${token}`;
 }
 
-function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean; apm?: string | null; wait?: boolean; wallet?: string | null }): string {
+function withQuery(path: string, q: { lang?: Language; template?: string | null; result?: string | null; method?: string; target?: LeaveTarget; leave?: boolean; apm?: string | null; wait?: boolean; wallet?: string | null; offer?: string | null }): string {
   const params = new URLSearchParams();
   if (q.apm) params.set('apm', q.apm);
   if (q.wallet) params.set('wallet', q.wallet);
+  if (q.offer) params.set('offer', q.offer);
   if (q.lang) params.set('lang', q.lang);
   if (q.template) params.set('template', q.template);
   if (q.result) params.set('result', q.result);
@@ -154,7 +161,8 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
 
     /** Everything a page response needs besides its body. */
     async function chromeFor(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind): Promise<PageChrome> {
-      const [template, ancestors] = await Promise.all([service.template(o, q.template), service.frameAncestors(o)]);
+      // the DCC offer screen has its own template type (the order's dcc_template_uuid)
+      const [template, ancestors] = await Promise.all([kind === 'dcc' ? service.dccTemplate(o) : service.template(o, q.template), service.frameAncestors(o)]);
       const nonce = randomBytes(16).toString('base64');
       secure(
         req,
@@ -177,7 +185,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         template,
         theme: checkout?.theme,
         font: checkout?.font,
-        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined, apm: kind === 'apm' ? q.apm : undefined, wallet: kind === 'wallet' ? q.wallet : undefined }),
+        langHref: (lang) => withQuery(path, { lang, template: q.template, target: q.target, method: kind === 'process' && checkout ? 'card' : undefined, apm: kind === 'apm' ? q.apm : undefined, wallet: kind === 'wallet' ? q.wallet : undefined, offer: kind === 'dcc' ? q.offer : undefined }),
         orderUuid: o.id,
       };
     }
@@ -386,8 +394,61 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const o = await service.load(tokenOf(req), envOf(req));
       if (!o) return notFound(req, reply);
       const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
-      const out = await service.submitCard(o, body, req.ip ?? null, locate(o, q));
+      const out = await service.submitCard(o, body, req.ip ?? null, locate(o, q), (offerId) => dccPath(o, q, offerId));
       return afterSubmit(req, reply, o, q, out, 'process');
+    });
+
+    // ---- dynamic currency conversion: the offer screen (dcc.view.ts, docs/dcc.md) ---------------------------
+
+    function dccPath(o: PageOrder, q: PageQuery, offerId: string): string {
+      return withQuery(pathOf(o.env, 'dcc', o.token), { lang: q.lang, template: q.template, target: q.target, offer: offerId });
+    }
+
+    scope.get('/payment/dcc/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('showDccPage', 'Dynamic currency conversion: the offer', 'After a card in another currency than the order\'s was posted on the hosted page of an order whose service allows DCC (`dcc_allowed`, `dcc_mode` DYNAMIC or FOREIGN): the amount in both currencies, the rate with its margin over the reference rate, its source and validity, and two buttons: pay in the card\'s currency or in the order\'s. Styled by the order\'s DCC template (`dcc_template_uuid`). `offer` names the offer; one that lapsed or was chosen shows a page leading back to the card form (410).'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      if (o.view.kind !== 'form') return stateView(req, reply, o, q, o.view, 'dcc');
+      const offer = await service.dccOffer(o, q.offer ?? undefined);
+      const chrome = await chromeFor(req, reply, o, q, 'dcc');
+      const summary = summaryOf(o, q.lang);
+      const cardPage = withQuery(pathOf(o.env, 'process', o.token), { lang: q.lang, template: q.template, target: q.target, method: o.checkout ? 'card' : undefined });
+      if (!offer || offer.expires_at.getTime() <= o.now.getTime()) {
+        return html(reply, 410, statusPage(chrome, { summary, icon: 'info', title: 'dcc.expired.title', text: 'dcc.expired.text', actions: [{ href: cardPage, label: chrome.t('card.title') }] }));
+      }
+      const locale = localeOf(q.lang);
+      const names = new Intl.DisplayNames([locale], { type: 'currency' });
+      const cardCurrency = currencyByCode(offer.cardholder_currency) ?? { code: offer.cardholder_currency, number: '', digits: 2 };
+      const decimal = new Intl.NumberFormat(locale, { maximumFractionDigits: 8 });
+      return html(reply, 200, dccPage(chrome, {
+        summary,
+        action: withQuery(pathOf(o.env, 'dcc', o.token), { lang: q.lang, template: q.template, target: q.target }),
+        formNonce: service.issueNonce(o.token, 'dcc'),
+        offerId: offer.id,
+        first: firstChoice(offer.mode),
+        order: { code: o.currency.code, name: names.of(o.currency.code) ?? o.currency.code, amount: formatMoney(q.lang, o.amount, o.currency) },
+        card: { code: cardCurrency.code, name: names.of(cardCurrency.code) ?? cardCurrency.code, amount: formatMoney(q.lang, offer.cardholder_amount, cardCurrency) },
+        last4: offer.card_last4,
+        rate: `1 ${o.currency.code} = ${decimal.format(Number(offer.rate))} ${cardCurrency.code}`,
+        markup: new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(offer.markup) / 100),
+        source: offer.source,
+        until: `${new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: 'UTC' }).format(offer.expires_at)} UTC`,
+      }));
+    });
+
+    scope.post('/payment/dcc/:token', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('submitDccChoice', 'Dynamic currency conversion: the choice', 'The offer screen posts `offer` and `choice` (`accept`: pay in the card\'s currency; `decline`: in the order\'s). The order is paid with the card posted before and the choice, recorded as `dcc` on the order and its transaction; the answer is 303 to url_ok, url_ko or the 3DS challenge, as after the card form. A lapsed offer leads back to the card form.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.submitDcc(o, body, req.ip ?? null, locate(o, q), (offerId) => dccPath(o, q, offerId));
+      return afterSubmit(req, reply, o, q, out, 'dcc');
     });
 
     // ---- B7: tokenized 3DS and the sandbox ACS challenge ---------------------------------------------------

@@ -26,6 +26,8 @@ import { CardFormService } from './card-form.service.js';
 import { parsePushPhone, type PaymentMethodsService } from '../payment-methods/index.js';
 import { WALLET_LABEL, parseWallet, type Wallet, type WalletsService } from '../wallets/index.js';
 import type { ApmView } from './views.js';
+import type { DccService, OfferView } from '../dcc/index.js';
+import { parseChoice } from '../dcc/index.js';
 
 type ByToken = NonNullable<Awaited<ReturnType<PaymentsService['orderByToken']>>>;
 
@@ -36,6 +38,7 @@ export interface PageOrder {
   env: Env;
   merchantId: string;
   merchantName: string;
+  serviceId: string;
   status: OrderStatus;
   operative: string;
   amount: number;
@@ -68,7 +71,7 @@ export const FORM_TTL_MS = 2 * 3600_000;
 /** How long a repeated post waits for the first one to finish. */
 const DUPLICATE_WAIT_MS = 15_000;
 
-export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm' | 'wallet';
+export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm' | 'wallet' | 'dcc';
 
 export type SubmitOutcome =
   | { kind: 'redirect'; destination: Destination }
@@ -98,6 +101,8 @@ export class PagesService {
       sources?: SourcesService;
       paymentMethods?: PaymentMethodsService;
       wallets?: WalletsService;
+      /** Dynamic currency conversion offers on the card page (docs/dcc.md). */
+      dcc?: DccService;
     },
   ) {
     this.cardForm = new CardFormService(p, deps);
@@ -137,6 +142,7 @@ export class PagesService {
       env: row.env,
       merchantId: row.merchant_id,
       merchantName: merchant?.name ?? '',
+      serviceId: row.service_id,
       status,
       operative: row.operative,
       amount: Number(row.amount),
@@ -162,6 +168,11 @@ export class PagesService {
 
   amount(o: PageOrder, lang: Language): string {
     return formatMoney(lang, o.amount, o.currency);
+  }
+
+  /** The DCC template of the offer screen: the order's `dcc_template_uuid`, the merchant's default DCC template, or ours. */
+  dccTemplate(o: PageOrder): Promise<PageTemplate> {
+    return this.deps.templates.forPage({ merchantId: o.merchantId, env: o.env }, 'DCC', o.dccTemplateId);
   }
 
   /** The payment-card template of a page: the link's, the order's, the merchant's default, or ours. */
@@ -229,7 +240,7 @@ export class PagesService {
   async #once(
     o: PageOrder,
     nonce: string,
-    pay: () => Promise<OrderResult & { goto?: string | null }>,
+    pay: () => Promise<(OrderResult & { goto?: string | null }) | { goto: string }>,
     locate: (d: Destination) => string,
     onError: (err: ApiError) => SubmitOutcome | null = () => null,
   ): Promise<SubmitOutcome> {
@@ -239,7 +250,9 @@ export class PagesService {
     let outcome: SubmitOutcome;
     try {
       const r = await pay();
-      outcome = r.goto ? { kind: 'goto', location: r.goto } : { kind: 'redirect', destination: destinationAfter(r.order.status as OrderStatus, { ok: o.urlOk, ko: o.urlKo }) };
+      outcome = r.goto
+        ? { kind: 'goto', location: r.goto }
+        : { kind: 'redirect', destination: destinationAfter((r as OrderResult).order.status as OrderStatus, { ok: o.urlOk, ko: o.urlKo }) };
     } catch (err) {
       outcome = (err instanceof ApiError ? onError(err) : null) ?? this.#fromError(err);
     }
@@ -258,7 +271,7 @@ export class PagesService {
 
   // ---- the card form (B4) -----------------------------------------------------------------------------
 
-  async submitCard(o: PageOrder, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+  async submitCard(o: PageOrder, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string, dccHref?: (offerId: string) => string): Promise<SubmitOutcome> {
     const nonce = this.verifyNonce(o.token, 'card', body.nonce);
     if (!nonce) return { kind: 'error', status: 400 };
     const seen = await repo.location(this.p.database.db, nonce);
@@ -271,14 +284,20 @@ export class PagesService {
     const outcome = await this.#once(
       o,
       nonce,
-      () =>
-        this.deps.payments.payByToken(o.token, {
+      async () => {
+        const pan = new Secret(card.digits);
+        const cvv = new Secret(form.cvv.trim());
+        // a card in another currency than the order's, on a service with DCC: the offer screen first
+        const offer = dccHref ? await this.#dccOffer(o, { pan, expMonth: card.month, expYear: card.year, holder: card.holder }, cvv) : null;
+        if (offer) return { goto: dccHref!(offer.id) };
+        return this.deps.payments.payByToken(o.token, {
           channel: 'ECOMMERCE',
-          card: { kind: 'card', holder: card.holder, pan: new Secret(card.digits), expMonth: card.month, expYear: card.year, origin: 'PAYMENT_PAGE', store: true },
-          cvv: new Secret(form.cvv.trim()),
+          card: { kind: 'card', holder: card.holder, pan, expMonth: card.month, expYear: card.year, origin: 'PAYMENT_PAGE', store: true },
+          cvv,
           customerIp,
           keepCardFor3ds: true,
-        }),
+        });
+      },
       locate,
       // the payments core checks the card once more (the vault's brand table, its clock): a 400 about
       // the card is shown on the form like the page's own checks
@@ -293,6 +312,54 @@ export class PagesService {
       },
     );
     return outcome;
+  }
+
+  // ---- dynamic currency conversion (docs/dcc.md) -----------------------------------------------------------
+
+  async #dccOffer(o: PageOrder, card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }, cvv: Secret<string>): Promise<OfferView | null> {
+    if (!this.deps.dcc) return null;
+    return this.deps.dcc.offer(
+      { id: o.id, merchantId: o.merchantId, env: o.env, serviceId: o.serviceId, operative: o.operative, amount: o.amount, currency: o.currency.code },
+      card,
+      cvv,
+      o.now,
+    );
+  }
+
+  /** The offer shown on the DCC screen of an order, or null (chosen, lapsed, unknown). */
+  dccOffer(o: PageOrder, offerId: string | undefined): Promise<OfferView | null> {
+    if (!this.deps.dcc || !offerId) return Promise.resolve(null);
+    return this.deps.dcc.find(offerId, o.id);
+  }
+
+  /**
+   * The cardholder's choice on the DCC screen: the offer is taken (once) and the order is paid with the
+   * kept card and the choice; a lapsed or unknown offer sends the cardholder back to the card form.
+   */
+  async submitDcc(o: PageOrder, body: Record<string, unknown>, customerIp: string | null, locate: (d: Destination) => string, dccHref: (offerId: string) => string): Promise<SubmitOutcome> {
+    const nonce = this.verifyNonce(o.token, 'dcc', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    const accepted = parseChoice(body.choice);
+    if (accepted === null || typeof body.offer !== 'string' || !this.deps.dcc) return { kind: 'error', status: 400 };
+    if (o.view.kind !== 'form') return { kind: 'state' };
+    const dcc = this.deps.dcc;
+    const offerId = body.offer;
+    return this.#once(o, nonce, async () => {
+      const taken = await dcc.take(offerId, o.id, accepted, o.now);
+      // lapsed or already chosen: the offer screen says so and leads back to the card form
+      if (taken.kind !== 'taken') return { goto: dccHref(offerId) };
+      return this.deps.payments.payByToken(o.token, {
+        channel: 'ECOMMERCE',
+        card: { kind: 'card', holder: taken.card.holder, pan: taken.card.pan, expMonth: taken.card.expMonth, expYear: taken.card.expYear, origin: 'PAYMENT_PAGE', store: true },
+        // checked when the offer was made (zero-amount verification), never kept
+        cvv: null,
+        customerIp,
+        keepCardFor3ds: true,
+        dcc: taken.choice,
+      });
+    }, locate);
   }
 
   // ---- 3DS (B7 and the challenge) ----------------------------------------------------------------------

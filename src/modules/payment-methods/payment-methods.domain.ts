@@ -40,5 +40,5 @@ export function pushExtraData(info: ApmInfo, record: ApmRecord | null, sandboxPh
 }
 
 export function presentApm(a: ApmInfo) {
-  return { apm: a.apm, kind: a.kind, label: a.label, countries: [...a.countries], ...(a.voucher ? { voucher_format: a.voucher } : {}) };
+  return { apm: a.apm, kind: a.kind, label: a.label, countries: [...a.countries], ...(a.voucher ? { voucher_format: a.voucher } : {}), payouts: !!a.payout, ...(a.payout ? { payout_to: a.payout } : {}) };
 }

@@ -8,7 +8,7 @@ export const PUSH_REQUEST = { signature, order_uuid: ORDER_UUID, apm: 'MBWAY', p
 export const PUSH_EXTRA_DATA = {
   apm: { apm: 'MULTIBANCO', kind: 'voucher', pending: true, voucher: { format: 'ENTITY_REFERENCE', entity: '21312', reference: '123456789', amount: 1250, currency: 'EUR', expires_at: '2026-11-26T10:00:00.000Z' }, expires_at: '2026-11-26T10:00:00.000Z' },
 };
-export const APM_EXAMPLE = { apm: 'MULTIBANCO', kind: 'voucher', label: 'Multibanco', countries: ['PT'], voucher_format: 'ENTITY_REFERENCE' };
+export const APM_EXAMPLE = { apm: 'MULTIBANCO', kind: 'voucher', label: 'Multibanco', countries: ['PT'], voucher_format: 'ENTITY_REFERENCE', payouts: false };
 export const SET_APMS_REQUEST = { signature, apms: ['IDEAL', 'MBWAY', 'MULTIBANCO'] };
 export const SERVICE_APMS_EXAMPLE = { service_uuid: SERVICE_UUID, apms: [APM_EXAMPLE] };
 export const SANDBOX_PAY_REQUEST = { signature, result: 'PAID' };

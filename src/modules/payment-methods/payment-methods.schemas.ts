@@ -11,6 +11,8 @@ export const Apm = Type.Object(
     label: Type.String({ description: 'the name shown to customers' }),
     countries: Type.Array(Type.String(), { description: 'where it is used (ISO 3166 alpha-2); empty: worldwide' }),
     voucher_format: Type.Optional(Type.String({ description: 'vouchers: ENTITY_REFERENCE, REFERENCE, BARCODE, QR, CLABE or BANK_TRANSFER' })),
+    payouts: Type.Boolean({ description: 'whether B15 payouts can go with it (`apm` of POST /payment/payout)' }),
+    payout_to: Type.Optional(Type.String({ description: 'APMs that pay out: what the payout goes to, PHONE (`phone` of the payout) or BANK_ACCOUNT (a stored bank account, `source_uuid`)' })),
   },
   { title: 'Apm', description: 'An alternative payment method and its kind', examples: [EX.APM_EXAMPLE] },
 );

@@ -12,7 +12,9 @@ import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Secret } from '../../platform/security/secret.js';
 import type {
+  ApmInfo,
   ApmPaymentRequest,
+  ApmPayoutRequest,
   Connector,
   DpanData,
   PaymentRequest,
@@ -30,6 +32,7 @@ import { canOrder, orderTransition, txTransition, type OrderEvent, type TxEvent 
 import { hashedPart, presentOrder, validationHash, type Operative } from './payments.domain.js';
 import * as repo from './payments.repo.js';
 import * as keptCards from './threeds-cards.repo.js';
+import type { DccChoice } from './operations/dcc.js';
 
 export type PresentedOrder = ReturnType<typeof presentOrder>;
 
@@ -114,6 +117,12 @@ export interface PayInput {
    * written: a wallet token is recorded as used there, so a replayed token (which throws) changes nothing.
    */
   claim?: ((trx: Tx, order: { id: string; merchantId: string; env: Env }) => Promise<void>) | null;
+  /**
+   * Hosted page: the currency conversion offered to the cardholder and their choice (operations/dcc.ts).
+   * The order is still charged and credited in its own currency; the choice is recorded and sent to the
+   * processor with the payment.
+   */
+  dcc?: DccChoice | null;
 }
 
 /** The wallet a card came from (B14). */
@@ -188,7 +197,7 @@ export type Started =
   | { kind: 'done'; result: OrderResult }
   /** 3DS needed: `tryFrictionless` first asks the 3DS server (AReq), with the exemption when there is one. */
   | { kind: '3ds'; orderId: string; url: string; tryFrictionless?: boolean; exemption?: 'LOW_VALUE' | 'WHITELISTED' | null }
-  | { kind: 'call'; orderId: string; txId: string; op: ProcessorOperation; request: PaymentRequest | ApmPaymentRequest; connector: Connector; safe: boolean };
+  | { kind: 'call'; orderId: string; txId: string; op: ProcessorOperation; request: PaymentRequest | ApmPaymentRequest | ApmPayoutRequest; connector: Connector; safe: boolean };
 
 /** What settles a PENDING transaction besides a processor's answer. */
 export type Settlement =
@@ -204,6 +213,11 @@ export interface PaymentsDeps {
   events: EventsService;
   /** Security lists and antifraud, evaluated before every card payment (optional). */
   risk?: RiskEvaluator;
+  /**
+   * The APMs a service offers (the payment-methods module knows; B15 payouts with an APM ask it).
+   * Without it, services offer no APM payouts.
+   */
+  apms?: { offered(serviceId: string): Promise<readonly ApmInfo[]> };
 }
 
 /** A small TTL cache (services and key signatures are read on every order). */

@@ -4,11 +4,11 @@
  * else of this module.
  */
 export { PaymentsService, EXPIRE_QUEUE, RECONCILE_QUEUE } from './payments.service.js';
-export type { Payments, OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, CreatedOrder, CreateOptions, ApmRecord, ApmStarted, StartApmInput, WalletPayment } from './payments.service.js';
+export type { Payments, OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, CreatedOrder, CreateOptions, ApmRecord, ApmStarted, StartApmInput, WalletPayment, DccChoice } from './payments.service.js';
 export { paymentsRoutes, answer as answerOrder } from './payments.routes.js';
 export { ORDER_STATUSES, TX_STATUSES, PAYABLE, orderTransition, canOrder } from './order-states.js';
 export type { OrderStatus, TxStatus, OrderEvent } from './order-states.js';
 export { presentOrder, validationHash, hashedPart, orderUrls, OPERATIVES } from './payments.domain.js';
-export type { Operative } from './payments.domain.js';
+export type { Operative, DccRecord } from './payments.domain.js';
 export { Order as OrderSchema, OrderResponse as OrderResponseSchema, RedirectResponse as RedirectResponseSchema } from './payments.schemas.js';
-export { orderFields, ApmVoucherSchema } from './payments.schemas.js';
+export { orderFields, ApmVoucherSchema, DccSchema } from './payments.schemas.js';

@@ -223,6 +223,8 @@ export interface TransactionView {
   antifraud: unknown;
   device: unknown;
   error_details: string | null;
+  /** The conversion offered with the payment (migration 0820), or null. */
+  dcc?: unknown;
 }
 
 export interface Zones {
@@ -280,6 +282,45 @@ function presentDevice(d: unknown) {
   return { fingerprint: String(x.fingerprint ?? ''), user_agent: String(x.user_agent ?? '') };
 }
 
+/**
+ * `dcc` of an order and of its payment transactions: the dynamic currency conversion offered to the
+ * cardholder on the hosted page and their choice; null when none was offered.
+ */
+export interface DccRecord {
+  offered: boolean;
+  accepted: boolean;
+  /** ISO 4217 numeric code of the card's currency, like the order's `currency`. */
+  cardholder_currency: string;
+  /** Minor units of the card's currency: what the cardholder pays when `accepted`. */
+  cardholder_amount: number;
+  /** Applied rate (1 unit of the order's currency in the card's currency, margin included), a decimal string. */
+  rate: string;
+  /** Margin over the reference rate, in percent, a decimal string. */
+  markup: string;
+  /** Who quoted the rate (SANDBOX in the sandbox). */
+  source: string;
+  /** When the cardholder chose (ISO 8601 UTC, merchant clock). */
+  timestamp: string;
+}
+
+export function presentDcc(d: unknown): DccRecord | null {
+  if (!d || typeof d !== 'object') return null;
+  const x = d as Record<string, unknown>;
+  return {
+    offered: x.offered !== false,
+    accepted: x.accepted === true,
+    cardholder_currency: String(x.cardholder_currency ?? ''),
+    cardholder_amount: Number(x.cardholder_amount ?? 0),
+    rate: String(x.rate ?? ''),
+    markup: String(x.markup ?? ''),
+    source: String(x.source ?? ''),
+    timestamp: String(x.timestamp ?? ''),
+  };
+}
+
+/** The payment attempts of an order (what `order.dcc` follows): authorizations and pre-authorizations. */
+const PAYMENT_OPERATIVES = new Set(['AUTHORIZATION', 'DEFERRED']);
+
 /** The Transaction record of api.md, keys in its order. */
 export function presentTransaction(t: TransactionView, zones: Zones) {
   return {
@@ -296,6 +337,7 @@ export function presentTransaction(t: TransactionView, zones: Zones) {
     antifraud: presentAntifraud(t.antifraud),
     device: presentDevice(t.device),
     error_details: t.error_details,
+    dcc: presentDcc(t.dcc),
   };
 }
 
@@ -358,7 +400,14 @@ export function presentOrder(o: OrderView, txs: TransactionView[], zones: Zones,
     reference: o.reference,
     dynamic_descriptor: o.dynamic_descriptor,
     threeds_data: presentThreeds(o.threeds_data),
+    // the conversion of the latest payment attempt (a later attempt without one clears it)
+    dcc: presentDcc(lastPayment(txs)?.dcc),
   };
+}
+
+function lastPayment(txs: TransactionView[]): TransactionView | undefined {
+  for (let i = txs.length - 1; i >= 0; i--) if (PAYMENT_OPERATIVES.has(txs[i].operative)) return txs[i];
+  return undefined;
 }
 
 // ---- validation_hash (decisions §7) --------------------------------------------------------------------

@@ -25,6 +25,19 @@ export const TRANSACTION_EXAMPLE = {
   antifraud: null,
   device: null,
   error_details: null,
+  dcc: null,
+};
+
+/** A conversion the cardholder accepted: 10.50 EUR paid as 11.79 USD. */
+export const DCC_EXAMPLE = {
+  offered: true,
+  accepted: true,
+  cardholder_currency: '840',
+  cardholder_amount: 1179,
+  rate: '1.122975',
+  markup: '3.50',
+  source: 'SANDBOX',
+  timestamp: '2026-03-14T09:21:08.120Z',
 };
 
 const urls = (token: string) => ({
@@ -55,6 +68,7 @@ export const ORDER_EXAMPLE = {
   reference: 'order-42',
   dynamic_descriptor: null,
   threeds_data: null,
+  dcc: null,
 };
 
 export const NEW_ORDER_EXAMPLE = { ...ORDER_EXAMPLE, paid: false, status: 'CREATED', transactions: [] };

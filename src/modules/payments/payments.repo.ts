@@ -68,6 +68,8 @@ export interface TransactionsTable {
   customer_ip: string | null;
   awaiting_3ds: boolean;
   metadata: Json;
+  /** The dynamic currency conversion offered with a payment (migration 0820). */
+  dcc: Json;
   created_at: Date;
   updated_at: Date;
   started_at: Date;
@@ -90,7 +92,7 @@ declare module '../../platform/db/schema.js' {
 }
 
 export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data'> & { threeds_data: unknown; extra_data: unknown };
-export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata'> & { antifraud: unknown; device: unknown; metadata: unknown };
+export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc'> & { antifraud: unknown; device: unknown; metadata: unknown; dcc?: unknown };
 
 /** An order with the merchant settings the money paths need (one round trip). */
 export type LockedOrder = OrderRow & {
@@ -293,13 +295,13 @@ export async function updateOrder(trx: Executor, id: string, expected: OrderStat
 export async function insertTransaction(trx: Executor, row: TxRow): Promise<void> {
   await trx
     .insertInto('transactions')
-    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata) })
+    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata), dcc: json(row.dcc) })
     .execute();
 }
 
 
 /** Writes a transaction's status only if it is still PENDING (a transaction settles once). */
-export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata'>>): Promise<void> {
+export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata' | 'dcc'>>): Promise<void> {
   const res = await trx.updateTable('transactions').set(set).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
   if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not PENDING`);
 }

@@ -151,8 +151,8 @@ export function paymentsRoutes(service: PaymentsService) {
       config: { profiles: PAYMENT },
       schema: {
         operationId: 'payout',
-        summary: 'B15 Payout to a stored card',
-        description: 'Credits the order amount to a stored card of the order\'s customer. Without `source_uuid`, the customer\'s last card with a successful payment is used.',
+        summary: 'B15 Payout to a stored card or with an APM',
+        description: 'Credits the order amount (PAYOUT and TRANSFER orders) to a stored card of the order\'s customer; without `source_uuid`, the customer\'s last card with a successful payment is used. With `apm`, the payout goes through an APM that supports payouts and that the order\'s service offers: BIZUM and MBWAY to the phone in `phone`, TRANSFER to a stored bank account of the customer (`source_uuid` of `POST /payment-method/bank`). `apm` is required when the service offers such APMs and no `source_uuid` says the way (a card, or a bank account: TRANSFER). An APM that does not support payouts, or that the service does not offer, is 400. Sandbox: a phone ending in 1 cannot receive (REFUSED).',
         tags: ['payments'], body: S.PayoutBody, response: responses(S.OrderResponse),
       },
     }, async (req, reply) => {

@@ -73,6 +73,21 @@ const ThreeDSData = Type.Object(
   { title: 'ThreeDSData', description: 'The 3-D Secure authentication of the order', examples: [{ version: '2.2.0', flow: 'CHALLENGE', sca_requested: true, status: 'Y', eci: '05', exemption: null }] },
 );
 
+/** The dynamic currency conversion offered on the hosted page and the cardholder's choice. */
+export const DccSchema = Type.Object(
+  {
+    offered: Type.Boolean({ description: 'a conversion was offered to the cardholder' }),
+    accepted: Type.Boolean({ description: 'true: the cardholder chose to pay in their card\'s currency (`cardholder_amount`); false: in the order\'s currency' }),
+    cardholder_currency: Type.String({ description: 'ISO 4217 numeric code of the card\'s currency (like the order\'s `currency`)', examples: ['840'] }),
+    cardholder_amount: Type.Integer({ description: 'the order\'s amount in the card\'s currency, minor units' }),
+    rate: Type.String({ description: 'the applied exchange rate, margin included: 1 unit of the order\'s currency in the card\'s currency (decimal string)', examples: ['1.122975'] }),
+    markup: Type.String({ description: 'the margin over the reference rate, in percent (decimal string)', examples: ['3.50'] }),
+    source: Type.String({ description: 'who quoted the rate (SANDBOX: the sandbox\'s fixed table)' }),
+    timestamp: Type.String({ description: 'when the cardholder chose (ISO 8601 UTC)' }),
+  },
+  { title: 'Dcc', description: 'Dynamic currency conversion: the offer made to the cardholder on the hosted page and their choice. The order is always credited in its own currency', examples: [EX.DCC_EXAMPLE] },
+);
+
 export const Transaction = Type.Object(
   {
     uuid: Uuid,
@@ -88,6 +103,7 @@ export const Transaction = Type.Object(
     antifraud: Nullable(Antifraud),
     device: Nullable(Device),
     error_details: Nullable(Type.String()),
+    dcc: Type.Union([DccSchema, Type.Null()], { description: 'payments: the currency conversion offered with this attempt and the cardholder\'s choice; null when none was offered' }),
   },
   { title: 'Transaction', description: 'One operation on an order: a payment attempt, confirmation, cancellation or refund', examples: [EX.TRANSACTION_EXAMPLE] },
 );
@@ -115,6 +131,7 @@ export const Order = Type.Object(
     reference: Nullable(Type.String()),
     dynamic_descriptor: Nullable(Type.String()),
     threeds_data: Nullable(ThreeDSData),
+    dcc: Type.Union([DccSchema, Type.Null()], { description: 'the currency conversion offered with the latest payment attempt and the cardholder\'s choice; null when none was offered' }),
   },
   { title: 'Order', description: 'A payment order and its transactions', examples: [EX.ORDER_EXAMPLE] },
 );
@@ -267,7 +284,8 @@ export const PayoutBody = signedBody({
   source_uuid: OptionalUuid(),
   card_uuid: OptionalUuid(),
   customer_ip: OptionalIp(),
-  apm: OptionalText(32),
+  apm: OptionalText(32, { description: 'an APM that supports payouts (BIZUM, MBWAY, TRANSFER) and that the order\'s service offers; required when the service offers such APMs and no `source_uuid` says the way' }),
+  phone: OptionalText(32, { description: 'payouts with a push APM (BIZUM, MBWAY): the phone number of the receiving account' }),
 }, { title: 'PayoutRequest', examples: [EX.PAYOUT_REQUEST] });
 
 export const OrderParams = Type.Object({ order_uuid: Uuid });

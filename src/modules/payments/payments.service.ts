@@ -31,6 +31,7 @@ export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletU
 export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
 export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 export type { WalletPayment } from './operations/wallet.js';
+export type { DccChoice } from './operations/dcc.js';
 
 /**
  * What other modules may do with payments (subscriptions, campaigns, batch files, devices, risk, payment

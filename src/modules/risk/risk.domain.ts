@@ -204,16 +204,8 @@ export function ipCountry(ip: string | null): string | null {
   return null;
 }
 
-/**
- * Sandbox cards carry their issuing country in the number: `40000` followed by the ISO 3166 numeric
- * code (4000 0724 … is Spanish, 4000 0250 … French, 4000 0840 … from the US). Other cards have no
- * country unless the processor or a BIN table gave one.
- */
-export function sandboxCardCountry(iin: string): string | null {
-  const m = /^40000([0-9]{3})/.exec(iin);
-  if (!m || m[1] === '000') return null;
-  return countries.numericToAlpha2(m[1]) ?? null;
-}
+/** The issuing country of a sandbox card (the simulated processor's BIN data): see processors/simulator.rules.ts. */
+export { sandboxCardCountry } from '../../processors/index.js';
 
 // ---- antifraud settings ---------------------------------------------------------------------------------
 

@@ -54,8 +54,8 @@ export function servicesRoutes(service: ServicesService) {
       config: { profiles: WRITE },
       schema: {
         operationId: 'updateService',
-        summary: 'Update a service: link a terminal, rename, enable or disable',
-        description: 'Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one.',
+        summary: 'Update a service: link a terminal, rename, enable or disable, Bizum and DCC',
+        description: 'Fields given are changed. A terminal links only to a service of the same type and owner; a service stays pending (disabled) until it has one. `is_dcc_allowed` and `dcc_mode` (REDSYS family only) switch dynamic currency conversion on the hosted page; allowing it without a mode sets DYNAMIC.',
         tags: ['services'], params: S.ServiceParams, body: S.UpdateServiceBody, response: responses(S.ServiceResponse),
       },
     }, async (req) => {

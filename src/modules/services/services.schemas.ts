@@ -44,8 +44,8 @@ const ServiceType = Type.Enum([...SERVICE_TYPES]);
 export const CreateServiceBody = signedBody({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   type: ServiceType,
-  dcc_mode: Maybe(Type.Enum([...DCC_MODES])),
-  is_dcc_allowed: Maybe(Bool()),
+  dcc_mode: Maybe(Type.Enum([...DCC_MODES], { description: 'DYNAMIC (the default with is_dcc_allowed): the cardholder chooses on the hosted page, the order\'s currency shown first; FOREIGN: the cardholder chooses, the card\'s currency shown first; LOCAL: no offer, always the order\'s currency' })),
+  is_dcc_allowed: Maybe(Bool({ description: 'dynamic currency conversion on the hosted page (REDSYS family only)' })),
   terminal_uuid: OptionalUuid(),
   parent_uuid: OptionalUuid(),
   mcc: Maybe(Mcc),
@@ -59,6 +59,8 @@ export const UpdateServiceBody = signedBody({
   terminal_uuid: Type.Optional(Nullable(Uuid)),
   enabled: Type.Optional(Bool()),
   bizum_enabled: Type.Optional(Bool({ description: 'Bizum on the payment pages (REDSYS family only)' })),
+  is_dcc_allowed: Maybe(Bool({ description: 'dynamic currency conversion on the hosted page (REDSYS family only)' })),
+  dcc_mode: Maybe(Type.Enum([...DCC_MODES], { description: 'DYNAMIC: the cardholder chooses, the order\'s currency shown first; FOREIGN: the cardholder chooses, the card\'s currency shown first; LOCAL: no offer, always the order\'s currency' })),
 }, { title: 'UpdateServiceRequest', examples: [EX.UPDATE_SERVICE_REQUEST] });
 
 export const CreateTerminalBody = signedBody({

@@ -94,7 +94,8 @@ export class ServicesService {
       terminal_id: terminalId,
       enabled: terminalId !== null,
       dcc_allowed: redsys ? (input.is_dcc_allowed ?? false) : false,
-      dcc_mode: redsys ? (input.dcc_mode ?? (input.is_dcc_allowed ? 'LOCAL' : null)) : null,
+      // DCC allowed without a mode: the cardholder chooses on the page (DYNAMIC; docs/dcc.md)
+      dcc_mode: redsys ? (input.dcc_mode ?? (input.is_dcc_allowed ? 'DYNAMIC' : null)) : null,
       dynamic_descriptor: input.dynamic_descriptor ?? null,
       referential_integrity: input.referential_integrity ?? null,
       mcc: input.mcc ?? null,
@@ -152,7 +153,7 @@ export class ServicesService {
   async updateService(
     ctx: RequestContext,
     serviceId: string,
-    input: { terminal_uuid?: string | null; name?: string; enabled?: boolean; bizum_enabled?: boolean },
+    input: { terminal_uuid?: string | null; name?: string; enabled?: boolean; bizum_enabled?: boolean; is_dcc_allowed?: boolean | null; dcc_mode?: 'LOCAL' | 'FOREIGN' | 'DYNAMIC' | null },
   ) {
     return this.p.database.transaction(async (trx) => {
       const s = await repo.findService(trx, serviceId);
@@ -179,6 +180,12 @@ export class ServicesService {
       if (input.bizum_enabled !== undefined) {
         if (input.bizum_enabled && !isRedsysFamily(s.type)) throw badRequest('bizum_enabled applies only to services of the REDSYS family');
         set.bizum_enabled = input.bizum_enabled;
+      }
+      if ((input.is_dcc_allowed !== undefined && input.is_dcc_allowed !== null) || (input.dcc_mode !== undefined && input.dcc_mode !== null)) {
+        if (!isRedsysFamily(s.type)) throw badRequest('is_dcc_allowed and dcc_mode apply only to services of the REDSYS family');
+        if (input.is_dcc_allowed !== undefined && input.is_dcc_allowed !== null) set.dcc_allowed = input.is_dcc_allowed;
+        if (input.dcc_mode) set.dcc_mode = input.dcc_mode;
+        else if (set.dcc_allowed && !s.dcc_mode) set.dcc_mode = 'DYNAMIC';
       }
       if (Object.keys(set).length > 0) await repo.updateService(trx, s.id, set);
       return presentService({ ...s, ...set }, ctx.timezone);

@@ -19,6 +19,7 @@ import { assertProcessable, insertOrder, resolveService } from './create-order.j
 import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
 import { fastPay } from './fast.js';
 import { walletSource, walletThreedsRecord } from './wallet.js';
+import { dccOf } from './dcc.js';
 import { finishStarted, refuseStarted } from './settle.js';
 
 export interface DirectInput {
@@ -174,6 +175,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   if (input.claim) await input.claim(trx, { id: o.id, merchantId: o.merchant_id, env: o.env });
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const owner = { merchantId: o.merchant_id, env: o.env };
+  const dcc = dccOf(input, o);
 
   let card: CardData;
   let sourceId: string | null = null;
@@ -249,6 +251,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     customer_ip: input.customerIp ?? null,
     awaiting_3ds: needs3ds,
     metadata: null,
+    dcc: dcc.record,
     created_at: now,
     updated_at: now,
     started_at: realNow,
@@ -300,6 +303,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
       dynamicDescriptor: o.dynamic_descriptor,
+      dcc: dcc.data,
     },
   };
 }

@@ -1,4 +1,7 @@
-/** B15: credit funds to a stored card (source_uuid, or the customer's last card with a successful payment). */
+/**
+ * B15: credit funds to a stored card (source_uuid, or the customer's last card with a successful payment),
+ * or with an APM that supports payouts (payout-apm.ts).
+ */
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
@@ -8,17 +11,22 @@ import { paymentOperation } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, Started } from '../core.js';
 import { finishStarted } from './settle.js';
+import { payoutApm, payoutWay } from './payout-apm.js';
 
 export interface PayoutInput {
   order_uuid: string;
   source_uuid?: string | null;
   card_uuid?: string | null;
   customer_ip?: string | null;
+  /** An APM that supports payouts (payout-apm.ts); required when the service has more than one way. */
   apm?: string | null;
+  /** Payouts with a push APM (BIZUM, MBWAY): the phone of the receiving account. */
+  phone?: string | null;
 }
 
 export async function payout(core: PaymentsCore, ctx: RequestContext, input: PayoutInput): Promise<OrderResult> {
-  if (input.apm) throw badRequest(`apm ${input.apm} does not support payouts on this service`);
+  const way = await payoutWay(core, ctx, input);
+  if (way.kind === 'apm') return payoutApm(core, ctx, input, way.apm);
   const started = await core.db.transaction(async (trx): Promise<Started> => {
     const o = await core.lockOwned(trx, ctx, input.order_uuid);
     const now = core.now(o);

@@ -6,7 +6,7 @@
  */
 import type { Tx } from '../../../platform/db/database.js';
 import { badRequest } from '../../../platform/errors/errors.js';
-import type { ApmPaymentRequest, Connector, FollowUpRequest, PaymentRequest, ProcessorOperation, ProcessorResult } from '../../../processors/index.js';
+import type { ApmPaymentRequest, ApmPayoutRequest, Connector, FollowUpRequest, PaymentRequest, ProcessorOperation, ProcessorResult } from '../../../processors/index.js';
 import { declineEvent } from '../order-states.js';
 import { afterFailure, afterSuccess, challengeThreedsRecord, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
@@ -21,7 +21,7 @@ const FAILED_OPERATION: Record<string, string> = {
 };
 
 /** Calls the connector operation `op`. */
-export async function callProcessor(connector: Connector, op: ProcessorOperation, request: PaymentRequest | FollowUpRequest | ApmPaymentRequest): Promise<ProcessorResult> {
+export async function callProcessor(connector: Connector, op: ProcessorOperation, request: PaymentRequest | FollowUpRequest | ApmPaymentRequest | ApmPayoutRequest): Promise<ProcessorResult> {
   switch (op) {
     case 'authorize':
       return connector.authorize(request as PaymentRequest);
@@ -40,6 +40,9 @@ export async function callProcessor(connector: Connector, op: ProcessorOperation
     case 'apmPayment':
       if (!connector.apmPayment) throw new Error(`connector ${connector.name} has no APM payments`);
       return connector.apmPayment(request as ApmPaymentRequest);
+    case 'apmPayout':
+      if (!connector.apmPayout) throw new Error(`connector ${connector.name} has no APM payouts`);
+      return connector.apmPayout(request as ApmPayoutRequest);
     default:
       throw new Error(`not a money operation: ${op}`);
   }

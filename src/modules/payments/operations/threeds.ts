@@ -11,6 +11,7 @@ import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
 import { threedsRecordOf } from './input.js';
+import { dccDataOf } from './dcc.js';
 import { callProcessor, settle } from './settle.js';
 
 /**
@@ -101,6 +102,7 @@ async function authorizeAfter3ds(core: PaymentsCore, w: Waiting, cardData: CardD
     dpan: null,
     channel: 'ECOMMERCE',
     customerIp: tx.customer_ip,
+    dcc: dccDataOf(tx.dcc),
   });
   return settle(core, o.id, tx.id, result, { safe });
 }
