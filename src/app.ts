@@ -269,7 +269,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
-  installDeviceSocket(app, m.devices, p.logger);
+  installDeviceSocket(app, m.devices, p);
 
   await app.ready();
   return app;

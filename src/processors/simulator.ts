@@ -158,6 +158,7 @@ export class SimulatorConnector implements Connector {
         channel: req.channel,
         threeds: req.threeds ?? null,
         now: req.now,
+        cardPresent: req.cardPresent ?? null,
       }),
     );
   }

@@ -18,6 +18,8 @@ import type {
   PaymentRequest,
   ProcessorOperation,
   SettledResult,
+  TerminalAction,
+  TerminalRead,
   ThreeDSResult,
   TxError,
 } from '../../processors/index.js';
@@ -103,6 +105,19 @@ export interface PayInput {
   keepCardFor3ds?: boolean;
   /** Tokenized 3DS page (B7): authenticate the cardholder even when the order is not `secure`. */
   force3ds?: boolean;
+  /** CARD_PRESENT: what the terminal read (see CardPresentRead). */
+  cardPresent?: CardPresentRead | null;
+}
+
+/**
+ * A card read by a physical device. An order sent to the device (PENDING_PROCESSOR_RESPONSE, waiting for
+ * it) is charged through the transaction that waited; `scaRetry` continues an order in
+ * AUTHENTICATION_REQUIRED (the terminal sends the payment again with the PIN, or the card inserted).
+ */
+export interface CardPresentRead extends TerminalRead {
+  /** The transaction's `pos`: where the card was read (device_id, tid, mid, stan, rrn, card_reading_method, entry_mode). */
+  pos: Record<string, string | null>;
+  scaRetry?: boolean;
 }
 
 /**
@@ -176,7 +191,7 @@ export type Started =
 export type Settlement =
   | SettledResult
   | { outcome: 'FAILED'; error: Extract<TxError, 'TIMEOUT' | 'PROCESSOR_ERROR' | 'AUTHENTICATION_FAILED'>; details: string }
-  | { outcome: 'CHALLENGE'; details: string }
+  | { outcome: 'CHALLENGE'; details: string; terminalAction?: TerminalAction }
   | { outcome: 'VOIDED'; details: string };
 
 export interface PaymentsDeps {

@@ -223,6 +223,10 @@ export interface TransactionView {
   antifraud: unknown;
   device: unknown;
   error_details: string | null;
+  /** Card-present: where the card was read. */
+  pos?: unknown;
+  /** Card-present: the terminal action the issuer asked for. */
+  payment_data?: unknown;
 }
 
 export interface Zones {
@@ -296,7 +300,28 @@ export function presentTransaction(t: TransactionView, zones: Zones) {
     antifraud: presentAntifraud(t.antifraud),
     device: presentDevice(t.device),
     error_details: t.error_details,
+    // card-present transactions only (api.md: "present when paid on a physical device")
+    ...(isObject(t.pos) ? { pos: presentPos(t.pos) } : {}),
+    ...(isObject(t.payment_data) ? { payment_data: { terminal_action: (t.payment_data.terminal_action as string | undefined) ?? null } } : {}),
   };
+}
+
+/** A transaction's `pos`, its fields in a fixed order (stored as jsonb, which keeps no key order). */
+function presentPos(p: Record<string, unknown>) {
+  const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
+  return {
+    device_id: String(p.device_id ?? ''),
+    tid: String(p.tid ?? ''),
+    mid: String(p.mid ?? ''),
+    stan: str(p.stan),
+    rrn: str(p.rrn),
+    card_reading_method: str(p.card_reading_method),
+    entry_mode: str(p.entry_mode),
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0;
 }
 
 /** The Order record of api.md, keys in its order. */

@@ -6,6 +6,8 @@ import type { OrderStatus, TxStatus } from './order-states.js';
 import type { Operative, RetryOperation, RetryState, TxOperative } from './payments.domain.js';
 
 type Json = ColumnType<unknown, string | null, string | null>;
+/** A JSON column a new row may leave out (null). */
+type OptionalJson = ColumnType<unknown, string | null | undefined, string | null>;
 
 export interface OrdersTable {
   id: string;
@@ -71,6 +73,12 @@ export interface TransactionsTable {
   created_at: Date;
   updated_at: Date;
   started_at: Date;
+  /** Card-present: where the card was read (device, TID, MID, STAN, RRN, reading method). */
+  pos: OptionalJson;
+  /** Card-present: `{terminal_action}` when the issuer asked for SCA on the terminal. */
+  payment_data: OptionalJson;
+  /** A payment sent to a device: PENDING, waiting for the device to read a card until then (merchant clock). */
+  device_wait_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OrderOperationRetriesTable {
@@ -90,7 +98,14 @@ declare module '../../platform/db/schema.js' {
 }
 
 export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data'> & { threeds_data: unknown; extra_data: unknown };
-export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata'> & { antifraud: unknown; device: unknown; metadata: unknown };
+export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'pos' | 'payment_data' | 'device_wait_until'> & {
+  antifraud: unknown;
+  device: unknown;
+  metadata: unknown;
+  pos?: unknown;
+  payment_data?: unknown;
+  device_wait_until?: Date | null;
+};
 
 /** An order with the merchant settings the money paths need (one round trip). */
 export type LockedOrder = OrderRow & {
@@ -293,13 +308,61 @@ export async function updateOrder(trx: Executor, id: string, expected: OrderStat
 export async function insertTransaction(trx: Executor, row: TxRow): Promise<void> {
   await trx
     .insertInto('transactions')
-    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata) })
+    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata), pos: json(row.pos), payment_data: json(row.payment_data) })
     .execute();
+}
+
+/** The PENDING transaction of an order that waits for a physical device to read a card, locked. */
+export async function deviceWaitTransaction(trx: Executor, orderId: string): Promise<TxRow | undefined> {
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'PENDING')
+    .where('device_wait_until', 'is not', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/**
+ * The device read a card for a transaction that waited for it: the transaction becomes the processor call
+ * (its card, risk evaluation, operation and start time), no longer waiting.
+ */
+export async function startDeviceWaitTransaction(
+  trx: Executor,
+  id: string,
+  set: { processor_operation: string; source_id: string | null; source_json: string | null; antifraud: unknown; pos: unknown; customer_ip: string | null; updated_at: Date; started_at: Date },
+): Promise<void> {
+  const res = await trx
+    .updateTable('transactions')
+    .set({ ...set, antifraud: json(set.antifraud), pos: json(set.pos), device_wait_until: null })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('device_wait_until', 'is not', null)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not waiting for a device`);
+}
+
+/**
+ * Transactions still waiting for a device `graceMs` after their deadline (each on its merchant's clock):
+ * the device's own deadline did not close them. The reconciler's backstop.
+ */
+export async function overdueDeviceWaits(db: Executor, realNow: Date, graceMs: number, limit: number): Promise<Array<{ id: string; order_id: string }>> {
+  const { rows } = await sql<{ id: string; order_id: string }>`
+    select t.id, t.order_id from transactions t
+    join orders o on o.id = t.order_id
+    join merchants m on m.id = o.merchant_id
+    where t.status = 'PENDING' and t.device_wait_until is not null
+      and t.device_wait_until + make_interval(secs => ${graceMs}::double precision / 1000.0)
+        <= ${realNow}::timestamptz + make_interval(secs => (case when o.env = 'sandbox' then m.clock_offset_ms else 0 end) / 1000.0)
+    order by t.device_wait_until
+    limit ${limit}`.execute(db);
+  return rows;
 }
 
 
 /** Writes a transaction's status only if it is still PENDING (a transaction settles once). */
-export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata'>>): Promise<void> {
+export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata' | 'pos' | 'payment_data'>> & { payment_data?: string | null }): Promise<void> {
   const res = await trx.updateTable('transactions').set(set).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
   if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not PENDING`);
 }
@@ -443,6 +506,8 @@ export async function stalePendingTransactions(db: Executor, before: Date, limit
     .select(['id', 'order_id'])
     .where('status', '=', 'PENDING')
     .where('awaiting_3ds', '=', false)
+    // waiting for a device: no processor has it yet (the device's deadline, or overdueDeviceWaits, closes it)
+    .where('device_wait_until', 'is', null)
     .where('started_at', '<', before)
     .orderBy('started_at')
     .limit(limit)

@@ -72,6 +72,26 @@ const ThreeDSData = Type.Object(
   { title: 'ThreeDSData', description: 'The 3-D Secure authentication of the order', examples: [{ version: '2.2.0', flow: 'CHALLENGE', sca_requested: true, status: 'Y', eci: '05', exemption: null }] },
 );
 
+/** Where a card-present transaction's card was read (api.md Transaction `pos`). */
+const TransactionPos = Type.Object(
+  {
+    device_id: Uuid,
+    tid: Type.String({ description: 'the device\'s TID' }),
+    mid: Type.String({ description: 'the device\'s MID' }),
+    stan: Nullable(Type.String({ description: 'the terminal\'s trace number (card-present API); null for a payment sent to the device' })),
+    rrn: Nullable(Type.String({ description: '12 digits assigned by the gateway (card-present API); null for a payment sent to the device' })),
+    card_reading_method: Nullable(Type.String({ description: 'KEY_ENTRY, BAR_CODE, MAGNETIC_STRIPE, ICC or NFC; null until the card is read' })),
+    entry_mode: Nullable(Type.String({ description: 'POS entry mode (ISO 8583 field 22): 01 key entry, 03 bar code, 05 chip, 07 contactless, 90 stripe' })),
+  },
+  { title: 'TransactionPos', description: 'The physical device that read the card of a card-present transaction', examples: [EX.POS_EXAMPLE] },
+);
+
+/** What a card-present transaction asked of the terminal (api.md Transaction `payment_data`). */
+const PaymentData = Type.Object(
+  { terminal_action: Nullable(Type.String({ enum: ['REQUEST_PIN', 'SWITCH_INTERFACE'], description: 'REQUEST_PIN: send the payment again with the PIN; SWITCH_INTERFACE: again with the card inserted (chip)' })) },
+  { title: 'PaymentData', description: 'Strong customer authentication the issuer asked the terminal for', examples: [{ terminal_action: 'REQUEST_PIN' }] },
+);
+
 export const Transaction = Type.Object(
   {
     uuid: Uuid,
@@ -87,6 +107,8 @@ export const Transaction = Type.Object(
     antifraud: Nullable(Antifraud),
     device: Nullable(Device),
     error_details: Nullable(Type.String()),
+    pos: Type.Optional(TransactionPos),
+    payment_data: Type.Optional(PaymentData),
   },
   { title: 'Transaction', description: 'One operation on an order: a payment attempt, confirmation, cancellation or refund', examples: [EX.TRANSACTION_EXAMPLE] },
 );

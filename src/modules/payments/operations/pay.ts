@@ -167,8 +167,21 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const now = core.now(o);
   const expired = await core.expiredOnTheSpot(trx, o, now);
   if (expired) return expired;
-  if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
-  if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
+  // a card read by a device: it charges the transaction that waited for the device (J3, J4), or sends
+  // again a payment the issuer asked SCA for on the terminal (operations/device.ts)
+  const terminal = input.channel === 'CARD_PRESENT' ? input.cardPresent ?? null : null;
+  let event: 'PAYMENT_STARTED' | 'SCA_RETRIED' = 'PAYMENT_STARTED';
+  let waitTx: repo.TxRow | undefined;
+  if (terminal?.scaRetry) {
+    if (o.status !== 'AUTHENTICATION_REQUIRED') throw badRequest(`The order is ${o.status}: only an order waiting for strong customer authentication (AUTHENTICATION_REQUIRED) can be continued`);
+    event = 'SCA_RETRIED';
+  } else if (o.status === 'PENDING_PROCESSOR_RESPONSE' && terminal) {
+    waitTx = await repo.deviceWaitTransaction(trx, o.id);
+    if (!waitTx) throw conflict('A payment of this order is in progress');
+  } else {
+    if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
+    if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
+  }
   if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') throw badRequest(`A ${o.operative} order is paid out with POST /payment/payout`);
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const owner = { merchantId: o.merchant_id, env: o.env };
@@ -225,9 +238,14 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const keep = spec.kind === 'card' && !sourceId && !!input.keepCardFor3ds && input.channel === 'ECOMMERCE';
   if (needs3ds && !sourceId && !keep) throw badRequest('A secure payment needs a stored card to complete 3DS');
   const { txOperative, op } = paymentOperation(o.operative as Operative);
-  const txId = randomUUID();
+  const txId = waitTx?.id ?? randomUUID();
   const realNow = core.p.clock.now();
-  await repo.insertTransaction(trx, {
+  if (waitTx) {
+    await repo.startDeviceWaitTransaction(trx, txId, {
+      processor_operation: op, source_id: sourceId, source_json: sourceJson, antifraud: risk?.antifraud ?? null, pos: terminal?.pos ?? waitTx.pos ?? null,
+      customer_ip: input.customerIp ?? null, updated_at: now, started_at: realNow,
+    });
+  } else await repo.insertTransaction(trx, {
     id: txId,
     order_id: o.id,
     merchant_id: o.merchant_id,
@@ -249,6 +267,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     created_at: now,
     updated_at: now,
     started_at: realNow,
+    pos: terminal?.pos ?? null,
   });
   if (keep) {
     await keptCards.keepCard(trx, core.p.vault, {
@@ -265,7 +284,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'], tryFrictionless: !riskChallenge, exemption };
   }
   const threedsRecord = input.threeds ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure) : input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
-  const started = await core.transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
+  // an order that waited for a device is PENDING_PROCESSOR_RESPONSE already
+  const started = waitTx ? { order: o } : await core.transition(trx, o, event, threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
   if (refused) {
     const error = risk!.action === 'BLACKLISTED' ? 'BLACKLISTED' : 'FRAUD_SUSPECTED';
     const details = error === 'BLACKLISTED' ? 'Refused by a security list' : `Refused by antifraud (${risk!.antifraud?.triggered_rules.join(', ') ?? ''})`;
@@ -292,6 +312,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
       dynamicDescriptor: o.dynamic_descriptor,
+      cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,
     },
   };
 }
