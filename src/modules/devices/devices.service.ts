@@ -67,7 +67,9 @@ export type DeviceSignal =
   /** Tell the device to stop an operation (cancelled by the merchant, or its deadline passed). */
   | { device: string; kind: 'cancel'; operation: string }
   /** The device was disabled, or its token rotated: close its socket. */
-  | { device: string; kind: 'disabled' | 'token_rotated' };
+  | { device: string; kind: 'disabled' | 'token_rotated' }
+  /** The device opened a socket on the process `by`: any other process holding one for it closes it (one socket per device). */
+  | { device: string; kind: 'connected'; by: string };
 
 export interface DevicesDeps {
   payments: Payments;
@@ -384,7 +386,11 @@ export class DevicesService {
     return { result: await this.deps.payments.cancel(ctx, { order_uuid: input.order_uuid }), device: await this.get(ctx, device.id) };
   }
 
-  /** A signal outside any business transaction. */
+  /** A signal outside any business transaction (the socket hub announces connections with it). */
+  async tell(signal: DeviceSignal): Promise<void> {
+    await this.#signal(this.#db, signal);
+  }
+
   async #tell(signal: DeviceSignal): Promise<void> {
     await this.#signal(this.#db, signal);
   }

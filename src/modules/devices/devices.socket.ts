@@ -10,6 +10,7 @@
  *
  * Messages are never logged: a `card` message carries track 2 or a PAN and a PIN block.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -43,6 +44,8 @@ function parseSignal(payload: string): DeviceSignal | null {
 /** Serves device sockets on the app's HTTP server (when it listens). */
 export function installDeviceSocket(app: FastifyInstance, service: DevicesService, p: Pick<Platform, 'database' | 'config' | 'logger'>): void {
   const logger = p.logger;
+  /** This hub, in the signals it sends. */
+  const hubId = randomUUID();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
   const sockets = new Map<string, WebSocket>();
   const send = (ws: WebSocket, message: Record<string, unknown>) => {
@@ -92,6 +95,11 @@ export function installDeviceSocket(app: FastifyInstance, service: DevicesServic
         return ws.close(CLOSE_CODES.DISABLED, 'the device was disabled');
       case 'token_rotated':
         return ws.close(CLOSE_CODES.TOKEN_ROTATED, 'the device token was rotated: connect with the new token');
+      case 'connected':
+        if (s.by === hubId) return;
+        // the device connected to another process: this socket is the stale one (not a disconnection)
+        sockets.delete(s.device);
+        return ws.close(CLOSE_CODES.REPLACED, 'replaced by a new connection');
     }
   };
   let stopListening: (() => Promise<void>) | null = null;
@@ -134,6 +142,7 @@ export function installDeviceSocket(app: FastifyInstance, service: DevicesServic
       void onMessage(ws, deviceId, isBinary ? null : data.toString());
     });
     try {
+      await service.tell({ device: deviceId, kind: 'connected', by: hubId });
       const { device, open } = await service.connected(deviceId);
       send(ws, { type: 'hello', device });
       await service.deliverWaiting(deviceId, open);
