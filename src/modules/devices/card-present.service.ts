@@ -13,6 +13,7 @@ import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../p
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import { localDate } from '../../platform/time/format.js';
+import { CONTACTLESS_CVM_LIMIT } from '../../processors/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OrderResult, Payments } from '../payments/index.js';
 import { findServiceWithTerminal } from '../services/index.js';
@@ -227,7 +228,7 @@ export class CardPresentService {
     const service = await findServiceWithTerminal(this.#db, device.service_id);
     const emv = {
       currency: service?.currency_code ?? null,
-      contactless_cvm_limit: 5000,
+      contactless_cvm_limit: CONTACTLESS_CVM_LIMIT,
       contactless_transaction_limit: 100000,
       pin_block_formats: [0, 4],
       reading_methods: ['ICC', 'NFC', 'MAGNETIC_STRIPE', 'KEY_ENTRY'],

@@ -169,7 +169,10 @@ export const CardPresentBody = Type.Object(
       },
     ),
     device: Type.Object({ serial_number: OptionalText(100), model: OptionalText(100) }),
-    sca: Maybe(Type.Object({ original_order_uuid: Maybe(Uuid) })),
+    sca: Maybe(Type.Object(
+      { original_order_uuid: Maybe(Uuid) },
+      { description: 'the repeat of a payment the issuer asked SCA for: `original_order_uuid` is that order (AUTHENTICATION_REQUIRED), which this call continues' },
+    )),
   },
   { title: 'CardPresentPaymentRequest', examples: [EX.CARD_PRESENT_REQUEST] },
 );
