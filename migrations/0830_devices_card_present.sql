@@ -22,3 +22,9 @@ alter table device_operations add column terminal_action text
 -- the merchant's description, sent with the operation whichever process delivers it
 alter table device_operations add column description text not null default '';
 create index device_operations_queued on device_operations (device_id, seq) where status = 'QUEUED';
+
+-- Processes keep devices by token for a short time (card-present calls): disabling a device, rotating its
+-- token or deleting it drops those caches in every process at once, as for keys, merchants and services.
+-- Only those columns: a device row is also updated by every operation and status report.
+create trigger devices_invalidate after update of token_hash, active or delete on devices
+  for each statement execute function paygate_notify_invalidate();

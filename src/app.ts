@@ -84,7 +84,7 @@ export function buildModules(p: Platform): Modules {
   const batch = new BatchService(p, { payments, merchants, sources });
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const devices = new DevicesService(p, { payments, merchants });
-  const cardPresent = new CardPresentService(p, { payments, merchants });
+  const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
 }

@@ -19,7 +19,7 @@ import type { OrderResult, Payments } from '../payments/index.js';
 import { findServiceWithTerminal } from '../services/index.js';
 import { pinBlockProblem, posOf, readCard, type CardReadingMethod, type ReportedCard } from './devices.domain.js';
 import * as repo from './devices.repo.js';
-import { hashDeviceToken } from './devices.service.js';
+import type { DevicesService } from './devices.service.js';
 
 export interface CardPresentInput {
   card: ReportedCard;
@@ -64,7 +64,7 @@ export interface CardPresentResult {
 export class CardPresentService {
   constructor(
     private readonly p: Platform,
-    private readonly deps: { payments: Payments; merchants: MerchantsService },
+    private readonly deps: { payments: Payments; merchants: MerchantsService; devices: DevicesService },
   ) {}
 
   get #db() {
@@ -75,11 +75,11 @@ export class CardPresentService {
   async authenticate(authorization: string | undefined, env: string): Promise<{ device: repo.DeviceRow; ctx: RequestContext }> {
     const m = /^bearer\s+(\S+)$/i.exec(String(authorization ?? ''));
     if (!m || !/^pgd_[A-Za-z0-9_-]{20,100}$/.test(m[1])) throw unauthorized('A device bearer token is required');
-    const device = await repo.findDeviceByTokenHash(this.#db, hashDeviceToken(m[1]));
+    const device = await this.deps.devices.deviceForToken(m[1]);
     if (!device) throw unauthorized('A device bearer token is required');
     if (device.env !== env) throw forbidden(`The device token is not valid in ${env}`);
     if (!device.active) throw forbidden('The device is disabled');
-    const ctx = await this.deps.merchants.contextForKey(device.key_id);
+    const ctx = await this.deps.merchants.contextForKey(device.key_id, { cached: true });
     return { device, ctx };
   }
 
@@ -129,8 +129,8 @@ export class CardPresentService {
     if ('error' in card) throw badRequest(card.error);
     const pinProblem = input.pin.block ? pinBlockProblem({ block: input.pin.block, format: input.pin.format ?? 0 }) : null;
     if (pinProblem) throw badRequest(pinProblem);
-    const service = await findServiceWithTerminal(this.#db, device.service_id);
-    if (!service?.currency_code || service.currency_code !== input.currency.toUpperCase()) throw badRequest(`currency ${input.currency} is not the currency of the device's service (${service?.currency_code ?? 'none'})`);
+    const currency = await this.deps.devices.serviceCurrency(device.service_id);
+    if (!currency || currency !== input.currency.toUpperCase()) throw badRequest(`currency ${input.currency} is not the currency of the device's service (${currency ?? 'none'})`);
     const method = input.card_reading_method ?? null;
     const original = input.sca?.original_order_uuid ? await this.#scaOriginal(device, ctx, kind, input, card, input.sca.original_order_uuid) : null;
     const orderId = original?.order_id ?? randomUUID();
@@ -146,7 +146,7 @@ export class CardPresentService {
         description: `Card-present ${kind === 'PAYMENT' ? 'payment' : 'pre-authorization'} on ${device.identifier}`,
         service: device.service_id,
         reference: null,
-      }, { orderId });
+      }, { orderId, fresh: true });
     }
     const pos = this.#pos(device, op);
     const result = await this.deps.payments.pay(ctx, orderId, {

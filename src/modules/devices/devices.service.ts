@@ -124,11 +124,20 @@ const newToken = () => `pgd_${randomBytes(32).toString('base64url')}`;
 
 export class DevicesService {
   #channel: DeviceChannel = { send: () => false, holds: () => false };
+  /** Devices by token hash, and the currency of services, for the card-present hot path (PAYGATE_CACHE_TTL_MS). */
+  readonly #byToken = new Map<string, { device: repo.DeviceRow; until: number }>();
+  readonly #currencies = new Map<string, { currency: string | null; until: number }>();
 
   constructor(
     private readonly p: Platform,
     private readonly deps: DevicesDeps,
-  ) {}
+  ) {
+    // a device disabled or its token rotated (devices trigger), a service changed, in any process: drop them
+    p.invalidation?.onInvalidate((table) => {
+      if (table === null || table.endsWith('.devices')) this.#byToken.clear();
+      if (table === null || table.endsWith('.services')) this.#currencies.clear();
+    });
+  }
 
   /** The socket hub of this process. */
   useChannel(channel: DeviceChannel): void {
@@ -235,6 +244,7 @@ export class DevicesService {
       await repo.updateDevice(trx, d.id, { active: enabled, updated_at: ctx.clock.now() });
       if (!enabled) await this.#signal(trx, { device: d.id, kind: 'disabled' });
     });
+    this.#byToken.clear();
     return this.get(ctx, id);
   }
 
@@ -247,6 +257,7 @@ export class DevicesService {
       // a socket opened with the old token is closed: the device connects again with the new one
       await this.#signal(trx, { device: d.id, kind: 'token_rotated' });
     });
+    this.#byToken.clear();
     return { device: await this.get(ctx, id), token };
   }
 
@@ -262,7 +273,7 @@ export class DevicesService {
   async send(ctx: RequestContext, kind: 'PAYMENT' | 'PREAUTHORIZATION', input: SendInput): Promise<{ result: OrderResult; device: PresentedDevice; operation: PresentedOperation }> {
     const device = await this.#owned(ctx, input.device);
     if (!device.active) throw badRequest(`The device ${device.id} is disabled`);
-    const currency = (await findServiceWithTerminal(this.#db, device.service_id))?.currency_code ?? '';
+    const currency = (await this.serviceCurrency(device.service_id)) ?? '';
     const orderId = randomUUID();
     const created = await this.deps.payments.create(
       ctx,
@@ -425,10 +436,34 @@ export class DevicesService {
 
   // ---- device side --------------------------------------------------------------------------------
 
-  /** The device a bearer token belongs to (any environment), or undefined. */
+  /**
+   * The device a bearer token belongs to (any environment), or undefined. Kept for PAYGATE_CACHE_TTL_MS;
+   * disabling a device or rotating its token drops it at once in every process (the devices trigger of
+   * paygate_invalidate) and in this one before the change is answered.
+   */
   async deviceForToken(token: string): Promise<repo.DeviceRow | undefined> {
     if (!/^pgd_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
-    return repo.findDeviceByTokenHash(this.#db, hashDeviceToken(token));
+    const hash = hashDeviceToken(token);
+    const cached = this.#byToken.get(hash);
+    if (cached && cached.until > Date.now()) return cached.device;
+    const device = await repo.findDeviceByTokenHash(this.#db, hash);
+    if (device && this.p.config.cacheTtlMs > 0) {
+      if (this.#byToken.size > 10_000) this.#byToken.clear();
+      this.#byToken.set(hash, { device, until: Date.now() + this.p.config.cacheTtlMs });
+    }
+    return device;
+  }
+
+  /** The ISO 4217 alpha-3 currency of a service (its terminal's), cached like deviceForToken. */
+  async serviceCurrency(serviceId: string): Promise<string | null> {
+    const cached = this.#currencies.get(serviceId);
+    if (cached && cached.until > Date.now()) return cached.currency;
+    const currency = (await findServiceWithTerminal(this.#db, serviceId))?.currency_code ?? null;
+    if (this.p.config.cacheTtlMs > 0) {
+      if (this.#currencies.size > 10_000) this.#currencies.clear();
+      this.#currencies.set(serviceId, { currency, until: Date.now() + this.p.config.cacheTtlMs });
+    }
+    return currency;
   }
 
   /** The socket of a device opened: ONLINE, configured; what is waiting for it is sent. */

@@ -86,7 +86,7 @@ export class PaymentsService implements Payments {
   }
 
   pay(ctx: RequestContext, orderUuid: string, input: PayInput): Promise<OrderResult> {
-    return payOwned(this.#core, ctx, orderUuid, () => input);
+    return payOwned(this.#core, ctx, orderUuid, () => input, { fast: input.card.kind === 'source' });
   }
 
   confirm(ctx: RequestContext, input: { order_uuid: string; amount?: number | null }): Promise<OrderResult> {
