@@ -169,9 +169,16 @@ describe('card-present (K routes)', () => {
       expect((await call(x, 'GET', `/card-present/order/rrn/${rrn}`, undefined, ids(x))).status).toBe(404);
       expect((await call(x, 'GET', `/card-present/order/stan/${paid.body.pos.stan}`, undefined, ids(x))).status).toBe(404);
       expect((await call(x, 'POST', '/card-present/refund', { mid: x.mid, tid: x.tid, stan: nextStan(), rrn })).status).toBe(404);
+      expect((await call(x, 'POST', '/card-present/preauthorization/confirmation', { mid: x.mid, tid: x.tid, stan: nextStan(), rrn })).status).toBe(404);
+      expect((await call(x, 'POST', '/card-present/preauthorization/cancellation', { mid: x.mid, tid: x.tid, stan: nextStan(), rrn })).status).toBe(404);
+      expect((await call(x, 'POST', '/card-present/void', { stan: paid.body.pos.stan, mid: x.mid, device: { serial_number: 'SN-1' } })).status).toBe(404);
+      // another device's TID in the body is 403 on the money routes too (the MID is the service's: shared)
+      expect((await call(x, 'POST', '/card-present/refund', { mid: d.mid, tid: d.tid, stan: nextStan(), rrn })).status).toBe(403);
       // the MID/TID of another device with its own token
       expect((await call(x, 'GET', `/card-present/order/rrn/${rrn}`, undefined, ids(d))).status).toBe(403);
     }
+    // the order itself is untouched by all of that
+    expect((await m.api.get(`/order/${paid.body.order.uuid}`)).body.order).toMatchObject({ status: 'SUCCESS', refunded: 0 });
     expect((await call(m.api_key, 'GET', `/card-present/order/rrn/${rrn}`, undefined, ids(d))).status).toBe(401);
     expect((await call('', 'POST', '/card-present/payment', payment(d))).status).toBe(401);
     const prod = await t.app.inject({ method: 'GET', url: `/v1/card-present/order/rrn/${rrn}`, headers: { authorization: `Bearer ${d.token}`, ...ids(d) } });
