@@ -92,7 +92,7 @@ export function buildModules(p: Platform): Modules {
   const batch = new BatchService(p, { payments, merchants, sources });
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const devices = new DevicesService(p, { payments, merchants });
-  const cardPresent = new CardPresentService(p, { payments, merchants });
+  const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
 }
@@ -280,7 +280,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
-  installDeviceSocket(app, m.devices, p.logger);
+  installDeviceSocket(app, m.devices, p);
 
   await app.ready();
   return app;

@@ -2376,7 +2376,7 @@ export interface paths {
         put?: never;
         /**
          * Register a physical device
-         * @description Registers a payment terminal for one of the merchant's services. `SOCKET` devices connect to `GET /device/socket` (WebSocket) with the bearer `token` of the answer, which is shown only here: keep it on the device. `SIMULATION` (sandbox only) is a virtual terminal that settles every operation 10 seconds after it is sent: amount 100 is cancelled on the terminal, 200 is refused, any other amount is paid. The gateway assigns the `terminal_id` (TID); `mid` is the terminal code of the service.
+         * @description Registers a payment terminal for one of the merchant's services. `SOCKET` devices open a WebSocket at `/device/socket` with the bearer `token` of the answer, which is shown only here: keep it on the device. `SIMULATION` (sandbox only) is a virtual terminal that settles every operation 10 seconds after it is sent: amount 100 is cancelled on the terminal, 200 is refused, any other amount is paid. The gateway assigns the `terminal_id` (TID); `mid` is the terminal code of the service.
          */
         post: operations["registerDevice"];
         delete?: never;
@@ -2435,7 +2435,7 @@ export interface paths {
         get?: never;
         /**
          * Enable or disable a device
-         * @description A disabled device gets no operations (400) and cannot open its socket.
+         * @description A disabled device gets no operations (400) and cannot open its socket; an open one is told (`disabled`) and closed.
          */
         put: operations["setDeviceEnabled"];
         post?: never;
@@ -2456,7 +2456,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a device's token
-         * @description Issues a new bearer token for the device (shown once); the old one stops working at once.
+         * @description Issues a new bearer token for the device (shown once); the old one stops working at once and a socket opened with it is closed.
          */
         post: operations["rotateDeviceToken"];
         delete?: never;
@@ -2476,7 +2476,7 @@ export interface paths {
         put?: never;
         /**
          * J3 Send payment to a device
-         * @description Creates the order (operative AUTHORIZATION) and sends the operation to the device; the answer is immediate, with the order not paid yet and the `operation` QUEUED (or SENT when the device's socket is open). The device reads the card and the order is paid then; the final state is notified to `url_post`. An operation no card was read for within 120 seconds (merchant clock) fails (TIMED_OUT) and its order is closed (EXPIRED, notified).
+         * @description Creates the order (operative AUTHORIZATION) and sends the operation to the device. The answer is immediate: the order in PENDING_PROCESSOR_RESPONSE with one PENDING transaction (`authorization` empty, `pos` naming the device), and the `operation` QUEUED (or SENT when the device's socket is open). The device reads the card and that transaction is charged; the final state is notified to `url_post`. When the issuer asks for strong customer authentication the order is AUTHENTICATION_REQUIRED until the device reads the card again. Cancelled on the terminal (or J6): CANCELLED. No card charged within 120 seconds (merchant clock): the operation is TIMED_OUT and the order EXPIRED, notified. In the sandbox a SIMULATION device answers after 10 seconds: amount 100 is cancelled, 200 refused, any other amount paid.
          */
         post: operations["sendDevicePayment"];
         delete?: never;
@@ -2496,7 +2496,7 @@ export interface paths {
         put?: never;
         /**
          * J4 Send pre-authorization to a device
-         * @description Creates the order (operative DEFERRED) and sends the operation to the device; the answer is immediate, with the order not paid yet and the `operation` QUEUED (or SENT when the device's socket is open). The device reads the card and the order is paid then; the final state is notified to `url_post`. An operation no card was read for within 120 seconds (merchant clock) fails (TIMED_OUT) and its order is closed (EXPIRED, notified). Confirm or cancel the hold later (J5, J6).
+         * @description Creates the order (operative DEFERRED) and sends the operation to the device. The answer is immediate: the order in PENDING_PROCESSOR_RESPONSE with one PENDING transaction (`authorization` empty, `pos` naming the device), and the `operation` QUEUED (or SENT when the device's socket is open). The device reads the card and that transaction is charged; the final state is notified to `url_post`. When the issuer asks for strong customer authentication the order is AUTHENTICATION_REQUIRED until the device reads the card again. Cancelled on the terminal (or J6): CANCELLED. No card charged within 120 seconds (merchant clock): the operation is TIMED_OUT and the order EXPIRED, notified. In the sandbox a SIMULATION device answers after 10 seconds: amount 100 is cancelled, 200 refused, any other amount paid. Confirm or cancel the hold later (J5, J6).
          */
         post: operations["sendDevicePreauthorization"];
         delete?: never;
@@ -2536,7 +2536,7 @@ export interface paths {
         put?: never;
         /**
          * J6 Cancel on a device
-         * @description An operation the device has not read a card for yet is cancelled (the device is told; the order is closed, EXPIRED and notified). A pre-authorization already taken is released, with the rules of `POST /payment/cancellation`.
+         * @description An operation no card was charged for yet is cancelled (the device is told; the order is CANCELLED, its waiting transaction CANCELLED, and notified). A pre-authorization already taken is released, with the rules of `POST /payment/cancellation`. An order sent to another device is 404.
          */
         post: operations["sendDeviceCancellation"];
         delete?: never;
@@ -2576,7 +2576,7 @@ export interface paths {
         put?: never;
         /**
          * K1 Process a card-present payment
-         * @description The device charges the card it read (AUTHORIZATION): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`.
+         * @description The device charges the card it read (AUTHORIZATION): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`. When the issuer asks for strong customer authentication on the terminal the order answers AUTHENTICATION_REQUIRED with `transactions[…].payment_data.terminal_action` REQUEST_PIN (call again with the PIN) or SWITCH_INTERFACE (call again with the card inserted, `card_reading_method` ICC); the repeat, with a new `stan` and `sca.original_order_uuid` set to that order, continues the same order (same device, operation, amount, currency and card, else 400; another device's order is 404). Sandbox: contactless above 5000 without a PIN asks REQUEST_PIN; the card 4000002500003155 not read by chip asks SWITCH_INTERFACE.
          */
         post: operations["cardPresentPayment"];
         delete?: never;
@@ -2596,7 +2596,7 @@ export interface paths {
         put?: never;
         /**
          * K5 Card-present pre-authorization
-         * @description The device charges the card it read (DEFERRED: the amount is held): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`. Confirm (K7) or cancel (K6) it by rrn.
+         * @description The device charges the card it read (DEFERRED: the amount is held): `card` carries `track2`, or `pan` and `expiration_date` (YYMM). The order is created and paid in this call; the answer carries it and `pos` with the `rrn` the gateway assigned. A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`. When the issuer asks for strong customer authentication on the terminal the order answers AUTHENTICATION_REQUIRED with `transactions[…].payment_data.terminal_action` REQUEST_PIN (call again with the PIN) or SWITCH_INTERFACE (call again with the card inserted, `card_reading_method` ICC); the repeat, with a new `stan` and `sca.original_order_uuid` set to that order, continues the same order (same device, operation, amount, currency and card, else 400; another device's order is 404). Sandbox: contactless above 5000 without a PIN asks REQUEST_PIN; the card 4000002500003155 not read by chip asks SWITCH_INTERFACE. Confirm (K7) or cancel (K6) it by rrn.
          */
         post: operations["cardPresentPreauthorization"];
         delete?: never;
@@ -4216,6 +4216,7 @@ export interface components {
          *       "amount": 1500,
          *       "currency": "EUR",
          *       "status": "QUEUED",
+         *       "terminal_action": null,
          *       "error": null,
          *       "card": null,
          *       "deadline_at": "2026-03-14T09:27:41.312Z",
@@ -4247,10 +4248,11 @@ export interface components {
             amount: number;
             currency: string;
             /**
-             * @description QUEUED → SENT → CARD_READ → APPROVED/REFUSED/FAILED; or CANCELLED, TIMED_OUT
+             * @description QUEUED → SENT → CARD_READ → APPROVED/REFUSED/FAILED; AUTHENTICATION_REQUIRED while the device must read the card again (terminal_action); or CANCELLED, TIMED_OUT
              * @enum {string}
              */
-            status: "QUEUED" | "SENT" | "CARD_READ" | "APPROVED" | "REFUSED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
+            status: "QUEUED" | "SENT" | "CARD_READ" | "AUTHENTICATION_REQUIRED" | "APPROVED" | "REFUSED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
+            terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
             error: string | null;
             card: {
                 bin: string | null;
@@ -4966,6 +4968,8 @@ export interface components {
             error_details: string | null;
             /** @description payments: the currency conversion offered with this attempt and the cardholder's choice; null when none was offered */
             dcc: components["schemas"]["Dcc"] | null;
+            pos?: components["schemas"]["TransactionPos"];
+            payment_data?: components["schemas"]["PaymentData"];
             /**
              * Format: uuid
              * @description UUID, upper or lower case
@@ -5329,6 +5333,16 @@ export interface components {
          */
         PageSettings: {
             frame_ancestors: string[] | null;
+        };
+        /**
+         * PaymentData
+         * @description Strong customer authentication the issuer asked the terminal for
+         * @example {
+         *       "terminal_action": "REQUEST_PIN"
+         *     }
+         */
+        PaymentData: {
+            terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
         };
         /** PayoutRequest */
         PayoutRequest: {
@@ -7186,6 +7200,8 @@ export interface components {
             error_details: string | null;
             /** @description payments: the currency conversion offered with this attempt and the cardholder's choice; null when none was offered */
             dcc: components["schemas"]["Dcc"] | null;
+            pos?: components["schemas"]["TransactionPos"];
+            payment_data?: components["schemas"]["PaymentData"];
         };
         /** TransactionListResponse */
         TransactionListResponse: {
@@ -7217,6 +7233,35 @@ export interface components {
             transactions: components["schemas"]["ListedTransaction"][];
             next_offset: number | null;
             next_cursor: string | null;
+        };
+        /**
+         * TransactionPos
+         * @description The physical device that read the card of a card-present transaction
+         * @example {
+         *       "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "tid": "40213377",
+         *       "mid": "999008881",
+         *       "stan": "000123",
+         *       "rrn": "604218377215",
+         *       "card_reading_method": "NFC",
+         *       "entry_mode": "07"
+         *     }
+         */
+        TransactionPos: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device_id: string;
+            /** @description the device's TID */
+            tid: string;
+            /** @description the device's MID */
+            mid: string;
+            stan: string | null;
+            rrn: string | null;
+            card_reading_method: string | null;
+            entry_mode: string | null;
         };
         /** UpdateAddressRequest */
         UpdateAddressRequest: {
@@ -25641,6 +25686,7 @@ export interface operations {
                      *         "amount": 1500,
                      *         "currency": "EUR",
                      *         "status": "QUEUED",
+                     *         "terminal_action": null,
                      *         "error": null,
                      *         "card": null,
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
@@ -25858,6 +25904,7 @@ export interface operations {
                      *         "amount": 1500,
                      *         "currency": "EUR",
                      *         "status": "QUEUED",
+                     *         "terminal_action": null,
                      *         "error": null,
                      *         "card": null,
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
@@ -26072,6 +26119,7 @@ export interface operations {
                      *         "amount": 1500,
                      *         "currency": "EUR",
                      *         "status": "QUEUED",
+                     *         "terminal_action": null,
                      *         "error": null,
                      *         "card": null,
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
@@ -26285,6 +26333,7 @@ export interface operations {
                      *         "amount": 1500,
                      *         "currency": "EUR",
                      *         "status": "QUEUED",
+                     *         "terminal_action": null,
                      *         "error": null,
                      *         "card": null,
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
@@ -26499,6 +26548,7 @@ export interface operations {
                      *         "amount": 1500,
                      *         "currency": "EUR",
                      *         "status": "QUEUED",
+                     *         "terminal_action": null,
                      *         "error": null,
                      *         "card": null,
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",

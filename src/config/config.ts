@@ -85,6 +85,10 @@ export interface Config {
   cacheInvalidation: boolean;
   /** Redis for state shared by every process (rate limits); null keeps it in each process. */
   redisUrl: string | null;
+  /** Listen (LISTEN/NOTIFY) for operations queued for the devices whose sockets this process holds. */
+  deviceListen: boolean;
+  /** How often a process looks for queued operations of the devices whose sockets it holds, in milliseconds. */
+  devicePollMs: number;
   /**
    * Worker processes `npm start` runs next to the API on PostgreSQL (background work off the API's event
    * loop); 0 runs background work in the API process. The embedded database always runs it in-process.
@@ -256,6 +260,8 @@ export function loadConfig(env: Env = process.env): Config {
     cacheTtlMs: int('PAYGATE_CACHE_TTL_MS', 2000, 0, 3_600_000),
     cacheInvalidation: bool('PAYGATE_CACHE_INVALIDATION', true),
     redisUrl,
+    deviceListen: bool('PAYGATE_DEVICE_LISTEN', true),
+    devicePollMs: int('PAYGATE_DEVICE_POLL_MS', 5000, 50, 3_600_000),
     workerProcesses: int('PAYGATE_WORKER_PROCESSES', 1, 0, 64),
     googlePayRootKeys: str('PAYGATE_GOOGLE_PAY_ROOT_KEYS', null),
     googlePaySandboxRootKeys: str('PAYGATE_GOOGLE_PAY_SANDBOX_ROOT_KEYS', null),
@@ -331,6 +337,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_CACHE_TTL_MS', 'time to live of the in-process caches of keys, merchants and services; changes from any process drop them at once (2000)'],
   ['PAYGATE_CACHE_INVALIDATION', 'listen for changes made by other processes (LISTEN/NOTIFY) and drop the caches at once (true)'],
   ['PAYGATE_REDIS_URL', 'redis://host:port: rate limits shared by every process; unset keeps them per process'],
+  ['PAYGATE_DEVICE_LISTEN', 'hear at once (LISTEN/NOTIFY) of operations for the device sockets this process holds; false relies on PAYGATE_DEVICE_POLL_MS, e.g. behind a pooler without LISTEN (true)'],
+  ['PAYGATE_DEVICE_POLL_MS', 'how often a process looks for queued operations of the device sockets it holds (5000)'],
   ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],
   ['PAYGATE_GOOGLE_PAY_ROOT_KEYS', "Google Pay root signing keys for production (Google's keys.json: a file path or the JSON); unset: no Google Pay in production"],
   ['PAYGATE_GOOGLE_PAY_SANDBOX_ROOT_KEYS', "extra Google Pay root signing keys trusted in the sandbox besides the gateway's own (Google's test keys.json)"],

@@ -90,6 +90,20 @@ interface Base {
   now: Date;
 }
 
+/** How a payment terminal read the card, and whether the cardholder entered a PIN (EMV cardholder verification). */
+export interface TerminalRead {
+  readingMethod: 'KEY_ENTRY' | 'BAR_CODE' | 'MAGNETIC_STRIPE' | 'ICC' | 'NFC' | null;
+  /** An online PIN block came with the card (it is verified by the issuer; the gateway never keeps it). */
+  pinEntered: boolean;
+}
+
+/**
+ * What the issuer asks the terminal to do before it can approve a card-present payment (strong customer
+ * authentication on the terminal): ask for the PIN, or have the card inserted (chip) instead of tapped.
+ */
+export const TERMINAL_ACTIONS = ['REQUEST_PIN', 'SWITCH_INTERFACE'] as const;
+export type TerminalAction = (typeof TERMINAL_ACTIONS)[number];
+
 /** A customer- or merchant-initiated card payment (authorize, partial authorize, pre-authorize). */
 export interface PaymentRequest extends Base {
   amount: number;
@@ -110,6 +124,8 @@ export interface PaymentRequest extends Base {
    * is charged `dcc.amount` of `dcc.currency` (the processor presents the conversion to the networks).
    */
   dcc?: DccData | null;
+  /** CARD_PRESENT: how the terminal read the card. */
+  cardPresent?: TerminalRead | null;
 }
 
 /** A conversion the cardholder was offered (processor-neutral). */
@@ -283,8 +299,12 @@ export interface VerifyHolderRequest extends Base {
 export type ProcessorResult =
   | { outcome: 'APPROVED'; authorization: string; processorId: string; amount: number }
   | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
-  /** Strong customer authentication is needed first (soft decline). */
-  | { outcome: 'CHALLENGE'; details: string }
+  /**
+   * Strong customer authentication is needed first (soft decline). Card-present payments carry the
+   * `terminalAction` the terminal must take before it sends the payment again (SCA on the terminal);
+   * the others go through 3-D Secure.
+   */
+  | { outcome: 'CHALLENGE'; details: string; terminalAction?: TerminalAction }
   /** No answer: the operation may have happened. Settle later with `lookup`. */
   | { outcome: 'UNKNOWN'; details: string };
 

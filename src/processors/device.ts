@@ -18,6 +18,10 @@ export interface DeviceOperation {
   /** ISO 4217 alpha-3. */
   currency: string;
   description: string;
+  /** QUEUED or SENT: read a card; AUTHENTICATION_REQUIRED: read it again with `terminal_action`. */
+  status?: string;
+  /** REQUEST_PIN (again with the PIN) or SWITCH_INTERFACE (again by chip) when the issuer asked for SCA. */
+  terminal_action?: string | null;
 }
 
 /** What a device answers to an operation. */

@@ -3,7 +3,7 @@ export { ProcessorRegistry, guarded, NO_PARTIAL_CAPTURE } from './registry.js';
 export type { RegistryOptions } from './registry.js';
 export { SimulatorConnector } from './simulator.js';
 export type { Fault, FaultKind, SimulatorOptions } from './simulator.js';
-export { TEST_CARDS, TEST_CVV, BIZUM_PHONES, luhnValid, cardExpired, decideHolderMatch, sandboxCardCountry } from './simulator.rules.js';
+export { TEST_CARDS, TEST_CVV, BIZUM_PHONES, CONTACTLESS_CVM_LIMIT, luhnValid, cardExpired, decideHolderMatch, sandboxCardCountry, terminalActionFor } from './simulator.rules.js';
 export { simulatedDeviceReport, SIMULATED_DEVICE_AMOUNTS } from './device.js';
 export type { DeviceOperation, DeviceReport } from './device.js';
 export * from './apms.js';

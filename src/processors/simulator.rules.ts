@@ -15,6 +15,8 @@
  *   4000000000000101  the CVV check fails: whenever a CVV is given, the payment or validation is
  *                     declined (DENIED, "CVV check failed"); without a CVV it is approved
  *   4000000000003055  3DS frictionless: authenticated without a challenge
+ *   4000002500003155  card-present: the issuer wants the chip (SWITCH_INTERFACE) unless the card was
+ *                     inserted (ICC); approved when it was
  * Any other Luhn-valid card is approved; a Luhn-invalid card is INVALID_CARD. A CVV of the wrong length
  * for the brand fails the CVV check like a wrong one (DENIED).
  *
@@ -24,12 +26,17 @@
  * the cardholder approve or fail; a failed challenge, and the 3DS-fail card whatever the answer, fail
  * the authentication.
  *
+ * Strong customer authentication on the terminal (card-present payments, decisions §11): a contactless
+ * (NFC) payment above CONTACTLESS_CVM_LIMIT minor units without a PIN is answered REQUEST_PIN; the
+ * SWITCH_INTERFACE card above is answered SWITCH_INTERFACE unless it was read by chip. The terminal then
+ * sends the payment again with the PIN, or with the card inserted.
+ *
  * Bizum phones (decisions §5): 700000000 pays, 700000001 is refused; any other valid Spanish mobile
  * number pays too.
  */
 import { createHash } from 'node:crypto';
 import countries from 'i18n-iso-countries';
-import type { HolderInput, HolderMatch, ProcessorResult, SettledResult, ThreeDSResult, TxError } from './connector.js';
+import type { HolderInput, HolderMatch, ProcessorResult, SettledResult, TerminalAction, TerminalRead, ThreeDSResult, TxError } from './connector.js';
 
 export const TEST_CARDS = {
   THREEDS_OK: '4761739000091011',
@@ -42,7 +49,11 @@ export const TEST_CARDS = {
   REFUSED_VISA: '4111111111111111',
   CVV_FAIL: '4000000000000101',
   FRICTIONLESS: '4000000000003055',
+  SCA_SWITCH_INTERFACE: '4000002500003155',
 } as const;
+
+/** Above this amount (minor units) a contactless payment needs the cardholder's PIN (sandbox CVM limit). */
+export const CONTACTLESS_CVM_LIMIT = 5000;
 
 /** A CVV that passes the sandbox check on every 3-digit brand (any 3 digits do; 4 for Amex). */
 export const TEST_CVV = '123';
@@ -114,6 +125,19 @@ export interface SimPaymentInput {
   /** The payment carries a network token cryptogram (wallets, token services): the device authenticated the cardholder. */
   cryptogram?: boolean;
   now: Date;
+  /** CARD_PRESENT: how the terminal read the card. */
+  cardPresent?: TerminalRead | null;
+}
+
+/**
+ * The terminal action the issuer asks for before a card-present payment (SCA on the terminal), or null
+ * when the payment may go ahead. Pure: the card, the amount and how the card was read decide.
+ */
+export function terminalActionFor(pan: string, amount: number, terminal: TerminalRead | null | undefined): TerminalAction | null {
+  const method = terminal?.readingMethod ?? null;
+  if (pan === TEST_CARDS.SCA_SWITCH_INTERFACE && method !== 'ICC') return 'SWITCH_INTERFACE';
+  if (method === 'NFC' && amount > CONTACTLESS_CVM_LIMIT && !terminal?.pinEntered) return 'REQUEST_PIN';
+  return null;
 }
 
 function declined(reference: string, error: Exclude<TxError, 'NONE'>, details: string): SettledResult {
@@ -143,6 +167,13 @@ export function decidePayment(input: SimPaymentInput): ProcessorResult {
   if (problem) return problem;
   if (input.threeds && !MAY_PROCEED(input.threeds)) {
     return declined(reference, 'AUTHENTICATION_FAILED', `3DS authentication not successful (transStatus ${input.threeds.transStatus})`);
+  }
+  if (input.channel === 'CARD_PRESENT') {
+    const action = terminalActionFor(card.pan, amount, input.cardPresent);
+    if (action) {
+      const details = action === 'REQUEST_PIN' ? 'The issuer asks for the PIN (contactless above the CVM limit)' : 'The issuer asks for the card to be inserted (chip)';
+      return { outcome: 'CHALLENGE', details, terminalAction: action };
+    }
   }
   switch (card.pan) {
     case TEST_CARDS.REFUSED:

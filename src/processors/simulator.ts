@@ -160,6 +160,7 @@ export class SimulatorConnector implements Connector {
         threeds: req.threeds ?? null,
         cryptogram: !!req.dpan?.cryptogram,
         now: req.now,
+        cardPresent: req.cardPresent ?? null,
       }),
     );
   }

@@ -2,7 +2,8 @@
  * GET /orders gets its entries built as JSON by the database (payments.repo.ts `listTransactionsJson`).
  * They must be exactly the entries `presentListedTransaction` makes of the same rows: same keys, same
  * order, same values, on both engines, for awkward values (text that needs escaping, empty and nested
- * JSON, offsets with minutes on both sides of UTC, daylight-saving changes) — byte for byte on the wire.
+ * JSON, offsets with minutes on both sides of UTC, daylight-saving changes, currency conversions,
+ * card-present `pos` and `payment_data` present or not) — byte for byte on the wire.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -38,16 +39,24 @@ async function merchantWithAwkwardTransactions(timezone: string): Promise<TestMe
   const antifraud = [null, { evaluation: 'CHALLENGE', score: 55, risk_score: 40, fraud_score: 70, triggered_rules: ['IP_VELOCITY', 'AMOUNT "high"'] }, { evaluation: 'ACCEPT', score: 0, risk_score: 0, fraud_score: 0, triggered_rules: [] }];
   const device = [null, { fingerprint: 'fp/1', user_agent: awkward[2] }];
   const metadata = [null, {}, { erp: 'INV/1', note: awkward[1] }, { marketplace_refunds: [{ merchant_location_id: 1, amount: 100, description: 'd', net_amount: 90 }] }];
+  const dcc = [null, { offered: true, accepted: true, cardholder_currency: '840', cardholder_amount: 1123, rate: '1.122975', markup: '3.50', source: 'SANDBOX', timestamp: '2026-01-02T03:04:05.678Z' },
+    { offered: true, accepted: false, cardholder_currency: '392', cardholder_amount: 17500, rate: '175.0', markup: '3.50', source: 'SANDBOX', timestamp: '2026-01-02T03:04:05.678Z' }];
+  const pos = [null, { device_id: '6f9c3d2e-8b1a-4c5d-9e2f-3a4b5c6d7e8f', tid: '10000001', mid: '123456789', stan: '000123', rrn: '123456789012', card_reading_method: 'NFC', entry_mode: '07' },
+    { device_id: '6f9c3d2e-8b1a-4c5d-9e2f-3a4b5c6d7e8f', tid: '10000001', mid: '123456789', stan: null, rrn: null, card_reading_method: null, entry_mode: null }, {}];
+  const paymentData = [null, null, { terminal_action: 'REQUEST_PIN' }, {}, { terminal_action: 'SWITCH_INTERFACE' }];
   for (let i = 0; i < instants.length; i++) {
     const at = new Date(instants[i]);
+    const j = (v: unknown) => (v ? JSON.stringify(v) : null);
     await sql`insert into transactions (id, order_id, merchant_id, operative, processor_operation, amount, status, error, auth_code,
-        processor_id, source_id, source_json, antifraud, device, error_details, customer_ip, awaiting_3ds, metadata, created_at, updated_at, started_at)
+        processor_id, source_id, source_json, antifraud, device, error_details, customer_ip, awaiting_3ds, metadata, created_at, updated_at, started_at,
+        dcc, pos, payment_data)
       select ${randomUUID()}::uuid, order_id, merchant_id, operative, processor_operation, ${1000 + i}, status, error, ${awkward[i % awkward.length]},
         ${i % 2 ? awkward[(i + 1) % awkward.length] : null}, source_id, ${sources[i % sources.length]},
         ${antifraud[i % antifraud.length] ? JSON.stringify(antifraud[i % antifraud.length]) : null}::jsonb,
         ${device[i % device.length] ? JSON.stringify(device[i % device.length]) : null}::jsonb,
         ${i % 3 ? awkward[i % awkward.length] : null}, customer_ip, awaiting_3ds,
-        ${metadata[i % metadata.length] ? JSON.stringify(metadata[i % metadata.length]) : null}::jsonb, ${at}, ${new Date(at.getTime() + 1234)}, ${at}
+        ${metadata[i % metadata.length] ? JSON.stringify(metadata[i % metadata.length]) : null}::jsonb, ${at}, ${new Date(at.getTime() + 1234)}, ${at},
+        ${j(dcc[i % dcc.length])}::jsonb, ${j(pos[i % pos.length])}::jsonb, ${j(paymentData[i % paymentData.length])}::jsonb
       from transactions where id = ${rows[0].id}`.execute(db);
   }
   return m;

@@ -1,7 +1,7 @@
 /** The device lifecycles and the reading of card data reported by a device (pure). */
 import { describe, expect, it } from 'vitest';
 import {
-  DEVICE_TABLE, OPERATION_STATUSES, OPERATION_TABLE, canOperation, deviceTransition, eventForOrder, operationTransition, pinBlockProblem, readCard,
+  DEVICE_TABLE, OPERATION_STATUSES, OPERATION_TABLE, canOperation, deviceTransition, eventForOrder, operationTransition, pinBlockProblem, posOf, readCard,
 } from '../../src/modules/devices/index.js';
 import { SIMULATED_DEVICE_AMOUNTS, TEST_CARDS, simulatedDeviceReport } from '../../src/processors/index.js';
 
@@ -19,6 +19,14 @@ describe('operation lifecycle', () => {
       for (const event of Object.keys(OPERATION_TABLE) as Array<keyof typeof OPERATION_TABLE>) expect(canOperation(final, event), `${final} ${event}`).toBe(false);
     }
     expect(() => operationTransition('TIMED_OUT', 'CARD_READ')).toThrow(/does not accept/);
+    // SCA on the terminal: the charge asks for the card again; it is read again, or the operation ends
+    expect(operationTransition('CARD_READ', 'SCA_REQUIRED')).toBe('AUTHENTICATION_REQUIRED');
+    expect(operationTransition('AUTHENTICATION_REQUIRED', 'CARD_READ')).toBe('CARD_READ');
+    expect(operationTransition('AUTHENTICATION_REQUIRED', 'TIMED_OUT')).toBe('TIMED_OUT');
+    expect(operationTransition('AUTHENTICATION_REQUIRED', 'CANCELLED')).toBe('CANCELLED');
+    expect(canOperation('AUTHENTICATION_REQUIRED', 'DELIVERED')).toBe(false);
+    expect(canOperation('AUTHENTICATION_REQUIRED', 'APPROVED')).toBe(false);
+    expect(canOperation('SENT', 'SCA_REQUIRED')).toBe(false);
     for (const row of Object.values(OPERATION_TABLE)) for (const [from, to] of Object.entries(row)) {
       expect(OPERATION_STATUSES).toContain(from);
       expect(OPERATION_STATUSES).toContain(to);
@@ -31,6 +39,7 @@ describe('operation lifecycle', () => {
     expect(eventForOrder('REFUSED')).toBe('DECLINED');
     expect(eventForOrder('FRAUD')).toBe('DECLINED');
     expect(eventForOrder('ERROR')).toBe('FAILED');
+    expect(eventForOrder('AUTHENTICATION_REQUIRED')).toBe('SCA_REQUIRED');
     expect(eventForOrder('PENDING_PROCESSOR_RESPONSE')).toBeNull();
     expect(eventForOrder('CREATED')).toBeNull();
   });
@@ -81,5 +90,13 @@ describe('card data from a device', () => {
     expect(paid).toMatchObject({ kind: 'CARD', card_reading_method: 'ICC' });
     expect(paid.kind === 'CARD' && readCard(paid.card)).toMatchObject({ last4: TEST_CARDS.APPROVED.slice(-4) });
     expect(paid.kind === 'CARD' && pinBlockProblem(paid.pin)).toBeNull();
+  });
+
+  it('pos: the device and the STAN/RRN of the call; the entry mode of the reading method', () => {
+    const device = { id: 'd', terminal_id: '12345678', mid: 'M1' };
+    expect(posOf(device, {})).toEqual({ device_id: 'd', tid: '12345678', mid: 'M1', stan: null, rrn: null, card_reading_method: null, entry_mode: null });
+    expect(posOf(device, { stan: '000001', rrn: '123456789012', card_reading_method: 'NFC' })).toMatchObject({ stan: '000001', rrn: '123456789012', entry_mode: '07' });
+    expect(posOf(device, { card_reading_method: 'ICC' }).entry_mode).toBe('05');
+    expect(posOf(device, { card_reading_method: 'MAGNETIC_STRIPE' }).entry_mode).toBe('90');
   });
 });

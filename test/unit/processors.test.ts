@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { secret } from '../../src/platform/security/secret.js';
-import { ProcessorRegistry, SimulatorConnector, TEST_CARDS, type CardData, type Connector, type PaymentRequest } from '../../src/processors/index.js';
+import { CONTACTLESS_CVM_LIMIT, ProcessorRegistry, SimulatorConnector, TEST_CARDS, terminalActionFor, type CardData, type Connector, type PaymentRequest } from '../../src/processors/index.js';
 import { decideHolderMatch, decidePayment, luhnValid, authorizationCode, processorId } from '../../src/processors/simulator.rules.js';
 
 const NOW = new Date('2026-05-10T10:00:00Z');
@@ -51,6 +51,29 @@ describe('simulator rules (decisions §5)', () => {
     expect(decidePayment({ ...base, card: c(TEST_CARDS.APPROVED, null) })).toMatchObject({ outcome: 'APPROVED' });
     expect(decidePayment({ ...base, card: { ...c(TEST_CARDS.APPROVED), expiryMonth: 4, expiryYear: 2026 } })).toMatchObject({ outcome: 'DECLINED', error: 'EXPIRED_CARD' });
     expect(decidePayment({ ...base, card: { ...c(TEST_CARDS.APPROVED), expiryMonth: 5, expiryYear: 2026 } })).toMatchObject({ outcome: 'APPROVED' });
+  });
+
+  it('SCA on the terminal (card-present): contactless above the CVM limit without PIN, and the switch-interface card', () => {
+    const base = { reference: 'r2', mode: 'SALE' as const, channel: 'CARD_PRESENT' as const, threeds: null, now: NOW };
+    const c = (pan: string) => ({ pan, expiryMonth: 12, expiryYear: 2030, cvv: null });
+    const cp = (readingMethod: 'NFC' | 'ICC' | 'MAGNETIC_STRIPE' | null, pinEntered: boolean) => ({ readingMethod, pinEntered });
+    expect(CONTACTLESS_CVM_LIMIT).toBe(5000);
+    // the limit itself is fine; one unit above needs the PIN
+    expect(decidePayment({ ...base, amount: 5000, card: c(TEST_CARDS.APPROVED), cardPresent: cp('NFC', false) })).toMatchObject({ outcome: 'APPROVED' });
+    expect(decidePayment({ ...base, amount: 5001, card: c(TEST_CARDS.APPROVED), cardPresent: cp('NFC', false) })).toEqual({ outcome: 'CHALLENGE', terminalAction: 'REQUEST_PIN', details: expect.stringContaining('PIN') });
+    expect(decidePayment({ ...base, amount: 5001, card: c(TEST_CARDS.APPROVED), cardPresent: cp('NFC', true) })).toMatchObject({ outcome: 'APPROVED' });
+    expect(decidePayment({ ...base, amount: 90000, card: c(TEST_CARDS.APPROVED), cardPresent: cp('ICC', false) })).toMatchObject({ outcome: 'APPROVED' });
+    // the switch-interface card wants the chip, whatever the amount and PIN
+    for (const m of ['NFC', 'MAGNETIC_STRIPE', null] as const) {
+      expect(decidePayment({ ...base, amount: 100, card: c(TEST_CARDS.SCA_SWITCH_INTERFACE), cardPresent: cp(m, true) })).toMatchObject({ outcome: 'CHALLENGE', terminalAction: 'SWITCH_INTERFACE' });
+    }
+    expect(decidePayment({ ...base, amount: 100, card: c(TEST_CARDS.SCA_SWITCH_INTERFACE), cardPresent: cp('ICC', false) })).toMatchObject({ outcome: 'APPROVED' });
+    // a refused card tapped above the limit is asked for the PIN first (the issuer decides after SCA)
+    expect(decidePayment({ ...base, amount: 6000, card: c(TEST_CARDS.REFUSED), cardPresent: cp('NFC', false) })).toMatchObject({ terminalAction: 'REQUEST_PIN' });
+    expect(decidePayment({ ...base, amount: 6000, card: c(TEST_CARDS.REFUSED), cardPresent: cp('NFC', true) })).toMatchObject({ outcome: 'DECLINED' });
+    // other channels never get a terminal action
+    expect(decidePayment({ ...base, channel: 'ECOMMERCE', amount: 9000, card: c(TEST_CARDS.SCA_SWITCH_INTERFACE), cardPresent: cp('NFC', false) })).toMatchObject({ outcome: 'APPROVED' });
+    expect(terminalActionFor(TEST_CARDS.APPROVED, 9000, null)).toBeNull();
   });
 
   it('is deterministic: same reference, same codes', () => {

@@ -30,7 +30,9 @@ export function cardPresentRoutes(service: CardPresentService, payments: Payment
     });
     const payDescription = (what: string) =>
       `The device charges the card it read (${what}): \`card\` carries \`track2\`, or \`pan\` and \`expiration_date\` (YYMM). The order is created and paid in this call; the answer carries it and \`pos\` with the \`rrn\` the gateway assigned. ` +
-      'A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`.';
+      'A `stan` already used by the device today is 409 and charges nothing. Track 2 and the PIN block are never stored or logged; the order keeps BIN and last 4. Authenticate with `Authorization: Bearer DEVICE_TOKEN`. ' +
+      'When the issuer asks for strong customer authentication on the terminal the order answers AUTHENTICATION_REQUIRED with `transactions[…].payment_data.terminal_action` REQUEST_PIN (call again with the PIN) or SWITCH_INTERFACE (call again with the card inserted, `card_reading_method` ICC); ' +
+      'the repeat, with a new `stan` and `sca.original_order_uuid` set to that order, continues the same order (same device, operation, amount, currency and card, else 400; another device\'s order is 404). Sandbox: contactless above 5000 without a PIN asks REQUEST_PIN; the card 4000002500003155 not read by chip asks SWITCH_INTERFACE.';
 
     app.post('/card-present/payment', {
       config: CONFIG,

@@ -13,12 +13,13 @@ import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../p
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import { localDate } from '../../platform/time/format.js';
+import { CONTACTLESS_CVM_LIMIT } from '../../processors/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OrderResult, Payments } from '../payments/index.js';
 import { findServiceWithTerminal } from '../services/index.js';
-import { pinBlockProblem, readCard, type CardReadingMethod, type ReportedCard } from './devices.domain.js';
+import { pinBlockProblem, posOf, readCard, type CardReadingMethod, type ReportedCard } from './devices.domain.js';
 import * as repo from './devices.repo.js';
-import { hashDeviceToken } from './devices.service.js';
+import type { DevicesService } from './devices.service.js';
 
 export interface CardPresentInput {
   card: ReportedCard;
@@ -59,13 +60,11 @@ export interface CardPresentResult {
   pos: Pos;
 }
 
-/** POS entry mode (ISO 8583 field 22, first two digits) of a reading method. */
-const ENTRY_MODES: Record<string, string> = { KEY_ENTRY: '01', BAR_CODE: '03', MAGNETIC_STRIPE: '90', ICC: '05', NFC: '07' };
 
 export class CardPresentService {
   constructor(
     private readonly p: Platform,
-    private readonly deps: { payments: Payments; merchants: MerchantsService },
+    private readonly deps: { payments: Payments; merchants: MerchantsService; devices: DevicesService },
   ) {}
 
   get #db() {
@@ -76,11 +75,11 @@ export class CardPresentService {
   async authenticate(authorization: string | undefined, env: string): Promise<{ device: repo.DeviceRow; ctx: RequestContext }> {
     const m = /^bearer\s+(\S+)$/i.exec(String(authorization ?? ''));
     if (!m || !/^pgd_[A-Za-z0-9_-]{20,100}$/.test(m[1])) throw unauthorized('A device bearer token is required');
-    const device = await repo.findDeviceByTokenHash(this.#db, hashDeviceToken(m[1]));
+    const device = await this.deps.devices.deviceForToken(m[1]);
     if (!device) throw unauthorized('A device bearer token is required');
     if (device.env !== env) throw forbidden(`The device token is not valid in ${env}`);
     if (!device.active) throw forbidden('The device is disabled');
-    const ctx = await this.deps.merchants.contextForKey(device.key_id);
+    const ctx = await this.deps.merchants.contextForKey(device.key_id, { cached: true });
     return { device, ctx };
   }
 
@@ -115,45 +114,63 @@ export class CardPresentService {
   }
 
   #pos(device: repo.DeviceRow, op: repo.CardPresentRow): Pos {
-    return {
-      device_id: device.id,
-      tid: device.terminal_id,
-      mid: device.mid,
-      stan: op.stan,
-      rrn: op.rrn,
-      card_reading_method: op.card_reading_method,
-      entry_mode: op.card_reading_method ? ENTRY_MODES[op.card_reading_method] ?? null : null,
-    };
+    return posOf(device, op) as Pos;
   }
 
-  /** K1/K5: a payment or pre-authorization of the card the device read. */
+  /**
+   * K1/K5: a payment or pre-authorization of the card the device read. When the issuer asks for strong
+   * customer authentication on the terminal the order answers AUTHENTICATION_REQUIRED with
+   * `transactions[…].payment_data.terminal_action`; the terminal then calls again with
+   * `sca.original_order_uuid` (and the PIN, or the card inserted), which continues that same order.
+   */
   async pay(device: repo.DeviceRow, ctx: RequestContext, kind: 'PAYMENT' | 'PREAUTHORIZATION', input: CardPresentInput): Promise<CardPresentResult> {
     this.checkIds(device, { mid: input.mid });
     const card = readCard(input.card);
     if ('error' in card) throw badRequest(card.error);
     const pinProblem = input.pin.block ? pinBlockProblem({ block: input.pin.block, format: input.pin.format ?? 0 }) : null;
     if (pinProblem) throw badRequest(pinProblem);
-    if (input.sca?.original_order_uuid) throw badRequest('sca.original_order_uuid: strong customer authentication on the terminal is not supported yet');
-    const service = await findServiceWithTerminal(this.#db, device.service_id);
-    if (!service?.currency_code || service.currency_code !== input.currency.toUpperCase()) throw badRequest(`currency ${input.currency} is not the currency of the device's service (${service?.currency_code ?? 'none'})`);
-    const orderId = randomUUID();
-    // the STAN is taken first: a repeated STAN never creates an order
+    const currency = await this.deps.devices.serviceCurrency(device.service_id);
+    if (!currency || currency !== input.currency.toUpperCase()) throw badRequest(`currency ${input.currency} is not the currency of the device's service (${currency ?? 'none'})`);
+    const method = input.card_reading_method ?? null;
+    const original = input.sca?.original_order_uuid ? await this.#scaOriginal(device, ctx, kind, input, card, input.sca.original_order_uuid) : null;
+    const orderId = original?.order_id ?? randomUUID();
+    // the STAN is taken first: a repeated STAN never creates an order nor charges
     const op = await this.#record(device, ctx, {
-      kind, order_id: orderId, stan: input.stan, amount: input.amount, card_bin: card.bin, card_last4: card.last4, card_reading_method: input.card_reading_method ?? null,
+      kind, order_id: orderId, stan: input.stan, amount: input.amount, card_bin: card.bin, card_last4: card.last4, card_reading_method: method,
     });
-    await this.deps.payments.create(ctx, {
-      amount: input.amount,
-      operative: kind === 'PAYMENT' ? 'AUTHORIZATION' : 'DEFERRED',
-      secure: false,
-      description: `Card-present ${kind === 'PAYMENT' ? 'payment' : 'pre-authorization'} on ${device.identifier}`,
-      service: device.service_id,
-      reference: null,
-    }, { orderId });
+    if (!original) {
+      await this.deps.payments.create(ctx, {
+        amount: input.amount,
+        operative: kind === 'PAYMENT' ? 'AUTHORIZATION' : 'DEFERRED',
+        secure: false,
+        description: `Card-present ${kind === 'PAYMENT' ? 'payment' : 'pre-authorization'} on ${device.identifier}`,
+        service: device.service_id,
+        reference: null,
+      }, { orderId, fresh: true });
+    }
+    const pos = this.#pos(device, op);
     const result = await this.deps.payments.pay(ctx, orderId, {
       channel: 'CARD_PRESENT',
       card: { kind: 'card', holder: 'CARDHOLDER', pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, origin: 'DEVICE', store: false },
+      cardPresent: { readingMethod: method, pinEntered: !!input.pin.block, pos: { ...pos }, scaRetry: original !== null },
     });
-    return { result, ctx, pos: this.#pos(device, op) };
+    return { result, ctx, pos };
+  }
+
+  /**
+   * The order a repeated call (`sca.original_order_uuid`) continues: one this device took with the same
+   * operation, still waiting for SCA, for the same amount and currency and the same card.
+   */
+  async #scaOriginal(device: repo.DeviceRow, ctx: RequestContext, kind: 'PAYMENT' | 'PREAUTHORIZATION', input: CardPresentInput, card: { bin: string; last4: string }, orderUuid: string): Promise<repo.CardPresentRow> {
+    const original = /^[0-9a-f-]{36}$/i.test(orderUuid) ? await repo.cardPresentOfOrder(this.#db, orderUuid.toLowerCase()) : undefined;
+    if (!original || original.device_id !== device.id) throw notFound(`sca.original_order_uuid: no order ${orderUuid} was taken by this device`);
+    if (original.kind !== kind) throw badRequest(`sca.original_order_uuid: the order is a ${original.kind.toLowerCase()}; repeat it with the same operation`);
+    const current = (await this.deps.payments.getOrder(ctx, original.order_id)).order;
+    if (current.status !== 'AUTHENTICATION_REQUIRED') throw badRequest(`sca.original_order_uuid: the order is ${current.status}, not waiting for strong customer authentication (AUTHENTICATION_REQUIRED)`);
+    if (Number(current.amount) !== input.amount) throw badRequest(`amount ${input.amount} is not the amount of the original order (${current.amount})`);
+    // the currency: the device took the order in its service's currency, which `pay` checked `currency` against
+    if (original.card_bin !== card.bin || original.card_last4 !== card.last4) throw badRequest('card: the repeated payment must present the card of the original order');
+    return original;
   }
 
   /** The payment or pre-authorization of this device with `rrn`. */
@@ -211,7 +228,7 @@ export class CardPresentService {
     const service = await findServiceWithTerminal(this.#db, device.service_id);
     const emv = {
       currency: service?.currency_code ?? null,
-      contactless_cvm_limit: 5000,
+      contactless_cvm_limit: CONTACTLESS_CVM_LIMIT,
       contactless_transaction_limit: 100000,
       pin_block_formats: [0, 4],
       reading_methods: ['ICC', 'NFC', 'MAGNETIC_STRIPE', 'KEY_ENTRY'],

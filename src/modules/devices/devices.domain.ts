@@ -37,38 +37,43 @@ export function deviceTransition(from: ConnectionStatus, event: DeviceEvent): Co
 
 // ---- an operation sent to a device ----------------------------------------------------------------
 
-export const OPERATION_STATUSES = ['QUEUED', 'SENT', 'CARD_READ', 'APPROVED', 'REFUSED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
+export const OPERATION_STATUSES = ['QUEUED', 'SENT', 'CARD_READ', 'AUTHENTICATION_REQUIRED', 'APPROVED', 'REFUSED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 export const OPERATION_EVENTS = [
-  /** The device received the operation (socket). */
+  /** The operation was sent to the device's socket. */
   'DELIVERED',
   /** The device read a card: the gateway is charging it. */
   'CARD_READ',
+  /** The issuer asked for SCA on the terminal (PIN, chip): the device reads the card again. */
+  'SCA_REQUIRED',
   /** The charge was approved. */
   'APPROVED',
   /** The charge was declined. */
   'DECLINED',
   /** The charge failed (processor error, or the card data could not be used). */
   'FAILED',
-  /** The customer cancelled on the device, or the merchant cancelled it (J6) before a card was read. */
+  /** The customer cancelled on the device, or the merchant cancelled it (J6) before a card was charged. */
   'CANCELLED',
-  /** The deadline passed with no card read (the device was offline or did not answer). */
+  /** The deadline passed with no card charged (the device was offline or did not answer). */
   'TIMED_OUT',
 ] as const;
 export type OperationEvent = (typeof OPERATION_EVENTS)[number];
 
 export const FINAL_OPERATION_STATUSES: readonly OperationStatus[] = ['APPROVED', 'REFUSED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
-/** Statuses in which the device may still read a card. */
-export const OPEN_OPERATION_STATUSES: readonly OperationStatus[] = ['QUEUED', 'SENT'];
+/** Statuses in which the device may still read a card (AUTHENTICATION_REQUIRED: read it again, with the SCA asked for). */
+export const OPEN_OPERATION_STATUSES: readonly OperationStatus[] = ['QUEUED', 'SENT', 'AUTHENTICATION_REQUIRED'];
+/** Statuses counted as the device's pending transactions. */
+export const PENDING_OPERATION_STATUSES: readonly OperationStatus[] = ['QUEUED', 'SENT', 'CARD_READ', 'AUTHENTICATION_REQUIRED'];
 
 export const OPERATION_TABLE: Readonly<Record<OperationEvent, Partial<Record<OperationStatus, OperationStatus>>>> = {
   DELIVERED: { QUEUED: 'SENT', SENT: 'SENT' },
-  CARD_READ: { QUEUED: 'CARD_READ', SENT: 'CARD_READ' },
+  CARD_READ: { QUEUED: 'CARD_READ', SENT: 'CARD_READ', AUTHENTICATION_REQUIRED: 'CARD_READ' },
+  SCA_REQUIRED: { CARD_READ: 'AUTHENTICATION_REQUIRED' },
   APPROVED: { CARD_READ: 'APPROVED' },
   DECLINED: { CARD_READ: 'REFUSED' },
-  FAILED: { CARD_READ: 'FAILED', QUEUED: 'FAILED', SENT: 'FAILED' },
-  CANCELLED: { QUEUED: 'CANCELLED', SENT: 'CANCELLED' },
-  TIMED_OUT: { QUEUED: 'TIMED_OUT', SENT: 'TIMED_OUT' },
+  FAILED: { CARD_READ: 'FAILED', QUEUED: 'FAILED', SENT: 'FAILED', AUTHENTICATION_REQUIRED: 'FAILED' },
+  CANCELLED: { QUEUED: 'CANCELLED', SENT: 'CANCELLED', AUTHENTICATION_REQUIRED: 'CANCELLED' },
+  TIMED_OUT: { QUEUED: 'TIMED_OUT', SENT: 'TIMED_OUT', AUTHENTICATION_REQUIRED: 'TIMED_OUT' },
 };
 
 export function operationTransition(from: OperationStatus, event: OperationEvent): OperationStatus {
@@ -85,8 +90,29 @@ export function canOperation(from: OperationStatus, event: OperationEvent): bool
 export function eventForOrder(orderStatus: string): OperationEvent | null {
   if (orderStatus === 'SUCCESS' || orderStatus === 'PENDING_CONFIRMATION' || orderStatus === 'PARTIALLY_REFUNDED' || orderStatus === 'REFUNDED') return 'APPROVED';
   if (orderStatus === 'REFUSED' || orderStatus === 'FRAUD' || orderStatus === 'BLACKLISTED') return 'DECLINED';
+  if (orderStatus === 'AUTHENTICATION_REQUIRED') return 'SCA_REQUIRED';
   if (orderStatus === 'ERROR' || orderStatus === 'EXPIRED' || orderStatus === 'CANCELLED') return 'FAILED';
   return null;
+}
+
+/** POS entry mode (ISO 8583 field 22, first two digits) of a reading method. */
+export const ENTRY_MODES: Readonly<Record<string, string>> = { KEY_ENTRY: '01', BAR_CODE: '03', MAGNETIC_STRIPE: '90', ICC: '05', NFC: '07' };
+
+/** The `pos` of a transaction taken on a device: the device, and the STAN/RRN of a card-present call. */
+export function posOf(
+  device: { id: string; terminal_id: string; mid: string },
+  read: { stan?: string | null; rrn?: string | null; card_reading_method?: string | null },
+): Record<'device_id' | 'tid' | 'mid' | 'stan' | 'rrn' | 'card_reading_method' | 'entry_mode', string | null> {
+  const method = read.card_reading_method ?? null;
+  return {
+    device_id: device.id,
+    tid: device.terminal_id,
+    mid: device.mid,
+    stan: read.stan ?? null,
+    rrn: read.rrn ?? null,
+    card_reading_method: method,
+    entry_mode: method ? ENTRY_MODES[method] ?? null : null,
+  };
 }
 
 // ---- card data reported by a device ---------------------------------------------------------------
@@ -198,7 +224,10 @@ export interface OperationRecord {
   order_id: string;
   amount: number;
   currency: string;
+  description: string;
   status: OperationStatus;
+  /** AUTHENTICATION_REQUIRED: what the issuer asks the terminal for (REQUEST_PIN, SWITCH_INTERFACE). */
+  terminal_action: string | null;
   error: string | null;
   card_bin: string | null;
   card_last4: string | null;
@@ -217,6 +246,7 @@ export function presentOperation(o: OperationRecord) {
     amount: Number(o.amount),
     currency: o.currency,
     status: o.status,
+    terminal_action: o.terminal_action,
     error: o.error,
     card: o.card_last4 ? { bin: o.card_bin, last4: o.card_last4, reading_method: o.card_reading_method } : null,
     deadline_at: o.deadline_at.toISOString(),
@@ -225,3 +255,20 @@ export function presentOperation(o: OperationRecord) {
   };
 }
 export type PresentedOperation = ReturnType<typeof presentOperation>;
+
+/**
+ * The `operation` message a device receives (socket): what to charge, and `terminal_action` when the
+ * issuer asked for SCA and the device must read the card again (with the PIN, or by chip).
+ */
+export function operationMessage(o: OperationRecord) {
+  return {
+    uuid: o.id,
+    kind: o.kind,
+    order_uuid: o.order_id,
+    amount: Number(o.amount),
+    currency: o.currency,
+    description: o.description,
+    status: o.status,
+    terminal_action: o.terminal_action,
+  };
+}

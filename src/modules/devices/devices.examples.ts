@@ -28,6 +28,7 @@ export const OPERATION = {
   amount: 1500,
   currency: 'EUR',
   status: 'QUEUED',
+  terminal_action: null,
   error: null,
   card: null,
   deadline_at: '2026-03-14T09:27:41.312Z',

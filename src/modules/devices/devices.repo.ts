@@ -2,7 +2,7 @@
 import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
-import type { CommunicationType, ConnectionStatus, DeviceRecord, OperationRecord, OperationStatus } from './devices.domain.js';
+import { OPEN_OPERATION_STATUSES, PENDING_OPERATION_STATUSES, type CommunicationType, type ConnectionStatus, type DeviceRecord, type OperationRecord, type OperationStatus } from './devices.domain.js';
 
 export interface DevicesTable {
   id: string;
@@ -54,7 +54,9 @@ export interface DeviceOperationsTable {
   order_id: string;
   amount: ColumnType<number, number, number>;
   currency: string;
+  description: string;
   status: OperationStatus;
+  terminal_action: string | null;
   error: string | null;
   card_bin: string | null;
   card_last4: string | null;
@@ -152,7 +154,7 @@ export async function pendingCounts(db: Executor, deviceIds: string[]): Promise<
     .selectFrom('device_operations')
     .select(['device_id', sql<number>`count(*)::int`.as('n')])
     .where('device_id', 'in', deviceIds)
-    .where('status', 'in', ['QUEUED', 'SENT', 'CARD_READ'])
+    .where('status', 'in', [...PENDING_OPERATION_STATUSES])
     .groupBy('device_id')
     .execute();
   for (const r of rows) out.set(r.device_id, Number(r.n));
@@ -183,12 +185,25 @@ export async function openOperations(db: Executor, deviceId: string): Promise<Op
     .selectFrom('device_operations')
     .selectAll()
     .where('device_id', '=', deviceId)
-    .where('status', 'in', ['QUEUED', 'SENT'])
+    .where('status', 'in', [...OPEN_OPERATION_STATUSES])
     .orderBy(sql`seq`, 'asc')
     .execute() as Promise<OperationRow[]>;
 }
 
-export async function updateOperation(db: Executor, id: string, set: Partial<Pick<OperationRow, 'status' | 'error' | 'card_bin' | 'card_last4' | 'card_reading_method' | 'updated_at'>>): Promise<void> {
+/** Operations not sent yet to any of these devices, oldest first. */
+export async function queuedOperations(db: Executor, deviceIds: string[], limit = 500): Promise<OperationRow[]> {
+  if (deviceIds.length === 0) return [];
+  return db
+    .selectFrom('device_operations')
+    .selectAll()
+    .where('device_id', 'in', deviceIds)
+    .where('status', '=', 'QUEUED')
+    .orderBy(sql`seq`, 'asc')
+    .limit(limit)
+    .execute() as Promise<OperationRow[]>;
+}
+
+export async function updateOperation(db: Executor, id: string, set: Partial<Pick<OperationRow, 'status' | 'error' | 'card_bin' | 'card_last4' | 'card_reading_method' | 'terminal_action' | 'updated_at'>>): Promise<void> {
   await db.updateTable('device_operations').set(set).where('id', '=', id).execute();
 }
 

@@ -29,7 +29,7 @@ export function devicesRoutes(service: DevicesService, payments: Payments) {
         operationId: 'registerDevice',
         summary: 'Register a physical device',
         description:
-          'Registers a payment terminal for one of the merchant\'s services. `SOCKET` devices connect to `GET /device/socket` (WebSocket) with the bearer `token` of the answer, which is shown only here: keep it on the device. ' +
+          'Registers a payment terminal for one of the merchant\'s services. `SOCKET` devices open a WebSocket at `/device/socket` with the bearer `token` of the answer, which is shown only here: keep it on the device. ' +
           '`SIMULATION` (sandbox only) is a virtual terminal that settles every operation 10 seconds after it is sent: amount 100 is cancelled on the terminal, 200 is refused, any other amount is paid. The gateway assigns the `terminal_id` (TID); `mid` is the terminal code of the service.',
         tags, body: S.RegisterBody, response: responses(S.DeviceTokenResponse),
       },
@@ -61,7 +61,7 @@ export function devicesRoutes(service: DevicesService, payments: Payments) {
 
     app.put('/device/:id/enabled', {
       config: { profiles: WRITE },
-      schema: { operationId: 'setDeviceEnabled', summary: 'Enable or disable a device', description: 'A disabled device gets no operations (400) and cannot open its socket.', tags, params: S.DeviceParams, body: S.EnabledBody, response: responses(S.DeviceResponse) },
+      schema: { operationId: 'setDeviceEnabled', summary: 'Enable or disable a device', description: 'A disabled device gets no operations (400) and cannot open its socket; an open one is told (`disabled`) and closed.', tags, params: S.DeviceParams, body: S.EnabledBody, response: responses(S.DeviceResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { device: await service.setEnabled(ctx, req.params.id, req.body.enabled) });
@@ -69,15 +69,16 @@ export function devicesRoutes(service: DevicesService, payments: Payments) {
 
     app.post('/device/:id/token', {
       config: { profiles: WRITE },
-      schema: { operationId: 'rotateDeviceToken', summary: 'Rotate a device\'s token', description: 'Issues a new bearer token for the device (shown once); the old one stops working at once.', tags, params: S.DeviceParams, body: S.TokenBody, response: responses(S.DeviceTokenResponse) },
+      schema: { operationId: 'rotateDeviceToken', summary: 'Rotate a device\'s token', description: 'Issues a new bearer token for the device (shown once); the old one stops working at once and a socket opened with it is closed.', tags, params: S.DeviceParams, body: S.TokenBody, response: responses(S.DeviceTokenResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, await service.rotateToken(ctx, req.params.id));
     });
 
     const sendDescription = (what: string) =>
-      `Creates the order (operative ${what}) and sends the operation to the device; the answer is immediate, with the order not paid yet and the \`operation\` QUEUED (or SENT when the device\'s socket is open). ` +
-      'The device reads the card and the order is paid then; the final state is notified to `url_post`. An operation no card was read for within 120 seconds (merchant clock) fails (TIMED_OUT) and its order is closed (EXPIRED, notified).';
+      `Creates the order (operative ${what}) and sends the operation to the device. The answer is immediate: the order in PENDING_PROCESSOR_RESPONSE with one PENDING transaction (\`authorization\` empty, \`pos\` naming the device), and the \`operation\` QUEUED (or SENT when the device\'s socket is open). ` +
+      'The device reads the card and that transaction is charged; the final state is notified to `url_post`. When the issuer asks for strong customer authentication the order is AUTHENTICATION_REQUIRED until the device reads the card again. ' +
+      'Cancelled on the terminal (or J6): CANCELLED. No card charged within 120 seconds (merchant clock): the operation is TIMED_OUT and the order EXPIRED, notified. In the sandbox a SIMULATION device answers after 10 seconds: amount 100 is cancelled, 200 refused, any other amount paid.';
 
     app.post('/device/payment', {
       config: { profiles: WRITE },
@@ -107,7 +108,7 @@ export function devicesRoutes(service: DevicesService, payments: Payments) {
       config: { profiles: WRITE },
       schema: {
         operationId: 'sendDeviceCancellation', summary: 'J6 Cancel on a device',
-        description: 'An operation the device has not read a card for yet is cancelled (the device is told; the order is closed, EXPIRED and notified). A pre-authorization already taken is released, with the rules of `POST /payment/cancellation`.',
+        description: 'An operation no card was charged for yet is cancelled (the device is told; the order is CANCELLED, its waiting transaction CANCELLED, and notified). A pre-authorization already taken is released, with the rules of `POST /payment/cancellation`. An order sent to another device is 404.',
         tags, body: S.CancelBody, response: responses(S.DeviceOrderResponse),
       },
     }, async (req) => {

@@ -44,7 +44,8 @@ export const DeviceOperation = Type.Object(
     order_uuid: Uuid,
     amount: Type.Integer(),
     currency: Type.String(),
-    status: Type.String({ enum: [...OPERATION_STATUSES], description: 'QUEUED → SENT → CARD_READ → APPROVED/REFUSED/FAILED; or CANCELLED, TIMED_OUT' }),
+    status: Type.String({ enum: [...OPERATION_STATUSES], description: 'QUEUED → SENT → CARD_READ → APPROVED/REFUSED/FAILED; AUTHENTICATION_REQUIRED while the device must read the card again (terminal_action); or CANCELLED, TIMED_OUT' }),
+    terminal_action: Nullable(Type.String({ enum: ['REQUEST_PIN', 'SWITCH_INTERFACE'], description: 'AUTHENTICATION_REQUIRED: the issuer asks for the PIN (REQUEST_PIN) or the chip (SWITCH_INTERFACE)' })),
     error: Nullable(Type.String()),
     card: Nullable(Type.Object({ bin: Nullable(Type.String()), last4: Type.String(), reading_method: Nullable(Type.String()) }, { description: 'the card read: BIN and last 4 only' })),
     deadline_at: Type.String({ description: 'ISO 8601 UTC, merchant clock: the operation fails when no card was read by then' }),
@@ -168,7 +169,10 @@ export const CardPresentBody = Type.Object(
       },
     ),
     device: Type.Object({ serial_number: OptionalText(100), model: OptionalText(100) }),
-    sca: Maybe(Type.Object({ original_order_uuid: Maybe(Uuid) })),
+    sca: Maybe(Type.Object(
+      { original_order_uuid: Maybe(Uuid) },
+      { description: 'the repeat of a payment the issuer asked SCA for: `original_order_uuid` is that order (AUTHENTICATION_REQUIRED), which this call continues' },
+    )),
   },
   { title: 'CardPresentPaymentRequest', examples: [EX.CARD_PRESENT_REQUEST] },
 );

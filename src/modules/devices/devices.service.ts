@@ -4,12 +4,23 @@
  * cancellation). Every charge is a real order created and paid through the payments module's public
  * interface; this module keeps the device, the operation's state and the BIN/last 4 of the card read.
  *
+ * J3/J4 answer at once with the order PENDING_PROCESSOR_RESPONSE and a PENDING transaction waiting for
+ * the device (payments `sendToDevice`); the card the device reads is charged through that transaction.
+ *
  * Schedules are durable jobs on the merchant's clock: the simulated device settles 10 s after the
  * operation was sent (`devices.simulate`); every operation has a deadline (`devices.deadline`) after
  * which an operation no device answered fails and its order is closed, so a device that goes offline
  * mid-operation leaves nothing open.
+ *
+ * Delivery to a socket device: only the process that holds the device's socket talks to it. Whatever
+ * must reach the device (a queued operation, a cancellation, the device disabled or its token rotated)
+ * is a row or a change in the database plus a NOTIFY on `paygate_devices` sent in the same transaction;
+ * every process listening hears it and the one holding the socket acts (devices.socket.ts). The rows are
+ * the truth: a (re)connecting device gets every open operation, and the socket hub looks for queued
+ * operations of its devices periodically, so a lost notification delays delivery, never loses it.
  */
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/errors/errors.js';
@@ -17,7 +28,7 @@ import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job, Reschedule } from '../../platform/jobs/queue.js';
 import { parseFilterDate } from '../../platform/time/format.js';
-import { simulatedDeviceReport, type DeviceOperation, type DeviceReport } from '../../processors/index.js';
+import { simulatedDeviceReport, type DeviceReport } from '../../processors/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OrderResult, Payments } from '../payments/index.js';
 import { findServiceWithTerminal, findTerminal } from '../services/index.js';
@@ -29,13 +40,16 @@ import {
   canOperation,
   deviceTransition,
   eventForOrder,
+  operationMessage,
   operationTransition,
   pinBlockProblem,
+  posOf,
   presentDevice,
   presentOperation,
   readCard,
   type CommunicationType,
   type OperationEvent,
+  type OperationStatus,
   type PresentedDevice,
   type PresentedOperation,
 } from './devices.domain.js';
@@ -43,6 +57,19 @@ import * as repo from './devices.repo.js';
 
 export const SIMULATE_QUEUE = 'devices.simulate';
 export const DEADLINE_QUEUE = 'devices.deadline';
+/** The NOTIFY channel of what must reach a device's socket, in whichever process holds it. */
+export const DEVICE_SIGNAL_CHANNEL = 'paygate_devices';
+
+/** What a process holding a device's socket must do (payload of DEVICE_SIGNAL_CHANNEL, JSON). */
+export type DeviceSignal =
+  /** Operations were queued for the device: send them. */
+  | { device: string; kind: 'operations' }
+  /** Tell the device to stop an operation (cancelled by the merchant, or its deadline passed). */
+  | { device: string; kind: 'cancel'; operation: string }
+  /** The device was disabled, or its token rotated: close its socket. */
+  | { device: string; kind: 'disabled' | 'token_rotated' }
+  /** The device opened a socket on the process `by`: any other process holding one for it closes it (one socket per device). */
+  | { device: string; kind: 'connected'; by: string };
 
 export interface DevicesDeps {
   payments: Payments;
@@ -53,6 +80,8 @@ export interface DevicesDeps {
 export interface DeviceChannel {
   /** Sends a message to the device when its socket is open in this process; false otherwise. */
   send(deviceId: string, message: Record<string, unknown>): boolean;
+  /** Whether the device's socket is open in this process. */
+  holds(deviceId: string): boolean;
 }
 
 export interface RegisterInput {
@@ -94,12 +123,21 @@ export const hashDeviceToken = (token: string) => createHash('sha256').update(to
 const newToken = () => `pgd_${randomBytes(32).toString('base64url')}`;
 
 export class DevicesService {
-  #channel: DeviceChannel = { send: () => false };
+  #channel: DeviceChannel = { send: () => false, holds: () => false };
+  /** Devices by token hash, and the currency of services, for the card-present hot path (PAYGATE_CACHE_TTL_MS). */
+  readonly #byToken = new Map<string, { device: repo.DeviceRow; until: number }>();
+  readonly #currencies = new Map<string, { currency: string | null; until: number }>();
 
   constructor(
     private readonly p: Platform,
     private readonly deps: DevicesDeps,
-  ) {}
+  ) {
+    // a device disabled or its token rotated (devices trigger), a service changed, in any process: drop them
+    p.invalidation?.onInvalidate((table) => {
+      if (table === null || table.endsWith('.devices')) this.#byToken.clear();
+      if (table === null || table.endsWith('.services')) this.#currencies.clear();
+    });
+  }
 
   /** The socket hub of this process. */
   useChannel(channel: DeviceChannel): void {
@@ -202,8 +240,11 @@ export class DevicesService {
   /** Enables or disables a device: a disabled device gets no operations and its socket is refused. */
   async setEnabled(ctx: RequestContext, id: string, enabled: boolean): Promise<PresentedDevice> {
     const d = await this.#owned(ctx, id);
-    await repo.updateDevice(this.#db, d.id, { active: enabled, updated_at: ctx.clock.now() });
-    if (!enabled) this.#channel.send(d.id, { type: 'disabled' });
+    await this.p.database.transaction(async (trx) => {
+      await repo.updateDevice(trx, d.id, { active: enabled, updated_at: ctx.clock.now() });
+      if (!enabled) await this.#signal(trx, { device: d.id, kind: 'disabled' });
+    });
+    this.#byToken.clear();
     return this.get(ctx, id);
   }
 
@@ -211,19 +252,28 @@ export class DevicesService {
   async rotateToken(ctx: RequestContext, id: string): Promise<{ device: PresentedDevice; token: string }> {
     const d = await this.#owned(ctx, id);
     const token = newToken();
-    await repo.updateDevice(this.#db, d.id, { token_hash: hashDeviceToken(token), updated_at: ctx.clock.now() });
+    await this.p.database.transaction(async (trx) => {
+      await repo.updateDevice(trx, d.id, { token_hash: hashDeviceToken(token), updated_at: ctx.clock.now() });
+      // a socket opened with the old token is closed: the device connects again with the new one
+      await this.#signal(trx, { device: d.id, kind: 'token_rotated' });
+    });
+    this.#byToken.clear();
     return { device: await this.get(ctx, id), token };
   }
 
   // ---- merchant → device (J3–J7) ------------------------------------------------------------------
 
   /**
-   * J3/J4: creates the order (payments' public interface) and queues the operation for the device, which
-   * is told at once when its socket is open. The order is paid when the device reports the card.
+   * J3/J4: creates the order (payments' public interface) and sends it to the device: the order is
+   * PENDING_PROCESSOR_RESPONSE with a PENDING transaction from now on, and the operation is queued, its
+   * deadline and (simulated device) its answer scheduled, all in one database transaction. A socket device
+   * is told at once, by whichever process holds its socket. The order is paid when the device reports the
+   * card.
    */
   async send(ctx: RequestContext, kind: 'PAYMENT' | 'PREAUTHORIZATION', input: SendInput): Promise<{ result: OrderResult; device: PresentedDevice; operation: PresentedOperation }> {
     const device = await this.#owned(ctx, input.device);
     if (!device.active) throw badRequest(`The device ${device.id} is disabled`);
+    const currency = (await this.serviceCurrency(device.service_id)) ?? '';
     const orderId = randomUUID();
     const created = await this.deps.payments.create(
       ctx,
@@ -251,8 +301,10 @@ export class DevicesService {
       kind,
       order_id: orderId,
       amount: Number(created.order.amount),
-      currency: (await findServiceWithTerminal(this.#db, device.service_id))?.currency_code ?? '',
+      currency,
+      description: input.description,
       status: 'QUEUED',
+      terminal_action: null,
       error: null,
       card_bin: null,
       card_last4: null,
@@ -261,32 +313,54 @@ export class DevicesService {
       created_at: now,
       updated_at: now,
     };
-    await this.p.database.transaction(async (trx) => {
-      await repo.insertOperation(trx, op);
-      await repo.updateDevice(trx, device.id, { updated_at: now });
-      await this.p.jobs.enqueue(trx, { queue: DEADLINE_QUEUE, payload: { operationId: op.id } satisfies OpPayload, runAt: new Date(realNow.getTime() + OPERATION_TIMEOUT_MS), merchantId: ctx.merchant.id, maxAttempts: 20, dedupeKey: `deadline:${op.id}` });
-      if (device.communication_type === 'SIMULATION') {
-        await this.p.jobs.enqueue(trx, { queue: SIMULATE_QUEUE, payload: { operationId: op.id } satisfies OpPayload, runAt: new Date(realNow.getTime() + SIMULATION_DELAY_MS), merchantId: ctx.merchant.id, maxAttempts: 10, dedupeKey: `simulate:${op.id}` });
-      }
+    const result = await this.deps.payments.sendToDevice(ctx, orderId, {
+      pos: posOf(device, {}),
+      waitUntil: op.deadline_at,
+      within: async (trx) => {
+        await repo.insertOperation(trx, op);
+        await repo.updateDevice(trx, device.id, { updated_at: now });
+        await this.p.jobs.enqueue(trx, { queue: DEADLINE_QUEUE, payload: { operationId: op.id } satisfies OpPayload, runAt: new Date(realNow.getTime() + OPERATION_TIMEOUT_MS), merchantId: ctx.merchant.id, maxAttempts: 20, dedupeKey: `deadline:${op.id}` });
+        if (device.communication_type === 'SIMULATION') {
+          await this.p.jobs.enqueue(trx, { queue: SIMULATE_QUEUE, payload: { operationId: op.id } satisfies OpPayload, runAt: new Date(realNow.getTime() + SIMULATION_DELAY_MS), merchantId: ctx.merchant.id, maxAttempts: 10, dedupeKey: `simulate:${op.id}` });
+        } else {
+          await this.#signal(trx, { device: device.id, kind: 'operations' });
+        }
+      },
     });
-    if (device.communication_type === 'SOCKET') await this.#deliver(device.id, op, input.description);
+    // the socket is open in this process: deliver before answering (other processes hear the NOTIFY)
+    if (this.#channel.holds(device.id)) await this.deliverQueued([device.id]);
     const fresh = (await repo.findOperation(this.#db, op.id))!;
-    return { result: created, device: await this.get(ctx, device.id), operation: presentOperation(fresh) };
+    return { result, device: await this.get(ctx, device.id), operation: presentOperation(fresh) };
   }
 
-  /** Sends an open operation to the device's socket (when open here) and marks it SENT. */
-  async #deliver(deviceId: string, op: repo.OperationRow, description: string | null): Promise<void> {
-    const message: DeviceOperation = { uuid: op.id, kind: op.kind, order_uuid: op.order_id, amount: Number(op.amount), currency: op.currency, description: description ?? '' };
-    if (!this.#channel.send(deviceId, { type: 'operation', operation: message })) return;
-    await this.#apply(op, 'DELIVERED', {});
+  /** Sends `signal` to every process (NOTIFY, delivered when `db`'s transaction commits). */
+  async #signal(db: Executor, signal: DeviceSignal): Promise<void> {
+    await sql`select pg_notify(${DEVICE_SIGNAL_CHANNEL}, ${JSON.stringify(signal)})`.execute(db);
+  }
+
+  /**
+   * Sends the queued operations of these devices whose sockets are open in this process: each is claimed
+   * (QUEUED → SENT, under its row lock) before it is sent, so two processes or two triggers never send
+   * it twice. An operation whose send fails (the socket closed meanwhile) is sent again on reconnection.
+   */
+  async deliverQueued(deviceIds: string[]): Promise<number> {
+    const held = deviceIds.filter((id) => this.#channel.holds(id));
+    let sent = 0;
+    for (const op of await repo.queuedOperations(this.#db, held)) {
+      if (!this.#channel.holds(op.device_id)) continue;
+      const claimed = await this.#apply(op, 'DELIVERED', {}, { onlyFrom: ['QUEUED'] });
+      if (claimed && this.#channel.send(op.device_id, { type: 'operation', operation: operationMessage(claimed) })) sent++;
+    }
+    return sent;
   }
 
   /** Applies an operation event under a row lock; null when the table does not allow it now. */
-  async #apply(op: { id: string; key_id: string }, event: OperationEvent, set: Partial<repo.OperationRow>): Promise<repo.OperationRow | null> {
+  async #apply(op: { id: string; key_id: string }, event: OperationEvent, set: Partial<repo.OperationRow>, opts: { onlyFrom?: OperationStatus[] } = {}): Promise<repo.OperationRow | null> {
     const now = await this.#merchantNow(op); // read before the transaction (one connection on the embedded database)
     return this.p.database.transaction(async (trx) => {
       const locked = await repo.findOperation(trx, op.id, { forUpdate: true });
       if (!locked || !canOperation(locked.status, event)) return null;
+      if (opts.onlyFrom && !opts.onlyFrom.includes(locked.status)) return null;
       const status = operationTransition(locked.status, event);
       await repo.updateOperation(trx, locked.id, { ...set, status, updated_at: now });
       await repo.updateDevice(trx, locked.device_id, { updated_at: now });
@@ -306,8 +380,8 @@ export class DevicesService {
   }
 
   /**
-   * J6: cancels an operation the device has not read a card for yet (its order is closed), or releases
-   * the hold of a pre-authorization the device took.
+   * J6: cancels an operation no card was charged for yet (the device is told; the order is CANCELLED and
+   * notified), or releases the hold of a pre-authorization the device took.
    */
   async cancel(ctx: RequestContext, input: { device: string; order_uuid: string }): Promise<{ result: OrderResult; device: PresentedDevice }> {
     const device = await this.#owned(ctx, input.device);
@@ -316,43 +390,80 @@ export class DevicesService {
     if (op && canOperation(op.status, 'CANCELLED')) {
       const done = await this.#apply(op, 'CANCELLED', { error: 'Cancelled by the merchant' });
       if (done) {
-        this.#channel.send(device.id, { type: 'cancel', operation_uuid: op.id });
-        return { result: await this.#closeOrder(ctx, op.order_id), device: await this.get(ctx, device.id) };
+        await this.#tell({ device: device.id, kind: 'cancel', operation: op.id });
+        return { result: await this.#abandon(ctx, op.order_id, 'CANCELLED', 'Cancelled by the merchant'), device: await this.get(ctx, device.id) };
       }
     }
     return { result: await this.deps.payments.cancel(ctx, { order_uuid: input.order_uuid }), device: await this.get(ctx, device.id) };
   }
 
+  /** A signal outside any business transaction (the socket hub announces connections with it). */
+  async tell(signal: DeviceSignal): Promise<void> {
+    await this.#signal(this.#db, signal);
+  }
+
+  async #tell(signal: DeviceSignal): Promise<void> {
+    await this.#signal(this.#db, signal);
+  }
+
   /** J5: captures the hold of a pre-authorization taken on the device. */
   async confirm(ctx: RequestContext, input: { device: string; order_uuid: string; amount?: number | null }): Promise<{ result: OrderResult; device: PresentedDevice }> {
     const device = await this.#owned(ctx, input.device);
+    await this.#sentTo(ctx, device, input.order_uuid);
     return { result: await this.deps.payments.confirm(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
   }
 
   /** J7: refunds a payment (all of what is left when `amount` is omitted). */
   async refund(ctx: RequestContext, input: { device: string; order_uuid: string; amount?: number | null }): Promise<{ result: OrderResult; device: PresentedDevice }> {
     const device = await this.#owned(ctx, input.device);
+    await this.#sentTo(ctx, device, input.order_uuid);
     return { result: await this.deps.payments.refund(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
   }
 
-  /** Closes an order nobody will pay (EXPIRED, notified); an order already closed is left as it is. */
-  async #closeOrder(ctx: RequestContext, orderId: string): Promise<OrderResult> {
-    const current = await this.deps.payments.getOrder(ctx, orderId);
-    if (current.order.status !== 'CREATED') return current;
-    try {
-      return await this.deps.payments.expireOrder(ctx, orderId);
-    } catch (err) {
-      if (err instanceof ApiError && err.status < 500) return this.deps.payments.getOrder(ctx, orderId);
-      throw err;
-    }
+  /** An order sent to another device of the merchant is not this device's to follow up (404). */
+  async #sentTo(ctx: RequestContext, device: repo.DeviceRow, orderUuid: string): Promise<void> {
+    const op = await this.operationOfOrder(ctx, orderUuid);
+    if (op && op.device_id !== device.id) throw notFound(`The order ${orderUuid} was not sent to the device ${device.id}`);
+  }
+
+  /**
+   * Closes an order no card was charged for (payments voids the waiting transaction; CANCELLED or
+   * EXPIRED, notified); an order whose card is being charged, or already settled, is left as it is.
+   */
+  #abandon(ctx: RequestContext, orderId: string, outcome: 'CANCELLED' | 'ABANDONED', details: string): Promise<OrderResult> {
+    return this.deps.payments.abandonDevicePayment(ctx, orderId, { outcome, details });
   }
 
   // ---- device side --------------------------------------------------------------------------------
 
-  /** The device a bearer token belongs to (any environment), or undefined. */
+  /**
+   * The device a bearer token belongs to (any environment), or undefined. Kept for PAYGATE_CACHE_TTL_MS;
+   * disabling a device or rotating its token drops it at once in every process (the devices trigger of
+   * paygate_invalidate) and in this one before the change is answered.
+   */
   async deviceForToken(token: string): Promise<repo.DeviceRow | undefined> {
     if (!/^pgd_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
-    return repo.findDeviceByTokenHash(this.#db, hashDeviceToken(token));
+    const hash = hashDeviceToken(token);
+    const cached = this.#byToken.get(hash);
+    if (cached && cached.until > Date.now()) return cached.device;
+    const device = await repo.findDeviceByTokenHash(this.#db, hash);
+    if (device && this.p.config.cacheTtlMs > 0) {
+      if (this.#byToken.size > 10_000) this.#byToken.clear();
+      this.#byToken.set(hash, { device, until: Date.now() + this.p.config.cacheTtlMs });
+    }
+    return device;
+  }
+
+  /** The ISO 4217 alpha-3 currency of a service (its terminal's), cached like deviceForToken. */
+  async serviceCurrency(serviceId: string): Promise<string | null> {
+    const cached = this.#currencies.get(serviceId);
+    if (cached && cached.until > Date.now()) return cached.currency;
+    const currency = (await findServiceWithTerminal(this.#db, serviceId))?.currency_code ?? null;
+    if (this.p.config.cacheTtlMs > 0) {
+      if (this.#currencies.size > 10_000) this.#currencies.clear();
+      this.#currencies.set(serviceId, { currency, until: Date.now() + this.p.config.cacheTtlMs });
+    }
+    return currency;
   }
 
   /** The socket of a device opened: ONLINE, configured; what is waiting for it is sent. */
@@ -365,9 +476,15 @@ export class DevicesService {
     return { device: await this.#presentOne(this.#db, fresh), open };
   }
 
-  /** After `connected`: sends each waiting operation. */
+  /**
+   * After `connected`: sends every operation the device may act on (queued ones are claimed first; one
+   * sent before, or waiting for the card again after SCA, is sent again: the device lost it).
+   */
   async deliverWaiting(deviceId: string, open: repo.OperationRow[]): Promise<void> {
-    for (const op of open) await this.#deliver(deviceId, op, null);
+    for (const op of open) {
+      const current = op.status === 'QUEUED' ? await this.#apply(op, 'DELIVERED', {}, { onlyFrom: ['QUEUED'] }) : op;
+      if (current) this.#channel.send(deviceId, { type: 'operation', operation: operationMessage(current) });
+    }
   }
 
   async disconnected(deviceId: string): Promise<void> {
@@ -406,44 +523,64 @@ export class DevicesService {
   }
 
   /**
-   * What a device read for an operation: the card is charged through payments (the order is paid and
-   * the merchant notified there); a cancellation on the terminal closes the order. Track 2 and the PIN
-   * block are used in memory and dropped; the operation keeps the BIN and last 4.
+   * What a device read for an operation: the card is charged through payments, through the transaction
+   * that waited for the device (the order is paid and the merchant notified there); a cancellation on the
+   * terminal closes the order. When the issuer asks for SCA the operation waits (AUTHENTICATION_REQUIRED,
+   * with the terminal action) for the device to read the card again, which continues the same order.
+   * Track 2 and the PIN block are used in memory and dropped; the operation keeps the BIN and last 4.
    */
   async report(deviceId: string, operationId: string, report: DeviceReport): Promise<PresentedOperation> {
     const op = await repo.findOperation(this.#db, operationId);
     if (!op || op.device_id !== deviceId) throw notFound(`The operation ${operationId} was not found`);
     const ctx = await this.deps.merchants.contextForKey(op.key_id);
     if (report.kind === 'CANCELLED') {
-      const done = await this.#apply(op, 'CANCELLED', { error: String(report.reason ?? 'Cancelled on the device').slice(0, 200) });
+      const reason = String(report.reason ?? 'Cancelled on the device').slice(0, 200);
+      const done = await this.#apply(op, 'CANCELLED', { error: reason });
       if (!done) throw conflict(`The operation is ${op.status}: it cannot be cancelled`);
-      await this.#closeOrder(ctx, op.order_id);
+      await this.#abandon(ctx, op.order_id, 'CANCELLED', `Cancelled on the device: ${reason}`);
       return presentOperation(done);
     }
     const card = readCard(report.card ?? {});
     if ('error' in card) throw badRequest(card.error);
     const pinProblem = pinBlockProblem(report.pin ?? null);
     if (pinProblem) throw badRequest(pinProblem);
-    const read = await this.#apply(op, 'CARD_READ', { card_bin: card.bin, card_last4: card.last4, card_reading_method: report.card_reading_method ?? null });
+    const method = report.card_reading_method ?? null;
+    const read = await this.#apply(op, 'CARD_READ', { card_bin: card.bin, card_last4: card.last4, card_reading_method: method, terminal_action: null });
     if (!read) throw conflict(`The operation is ${op.status}: no card can be read for it`);
+    const device = (await repo.findDeviceById(this.#db, deviceId))!;
     let result: OrderResult;
     try {
       result = await this.deps.payments.pay(ctx, op.order_id, {
         channel: 'CARD_PRESENT',
         card: { kind: 'card', holder: 'CARDHOLDER', pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, origin: 'DEVICE', store: false },
+        cardPresent: {
+          readingMethod: method,
+          pinEntered: !!report.pin?.block,
+          pos: posOf(device, { card_reading_method: method }),
+          // the card read again after the issuer asked for SCA continues the same order
+          scaRetry: op.status === 'AUTHENTICATION_REQUIRED',
+        },
       });
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err; // the deadline job settles it from the order
       const failed = await this.#apply(op, 'FAILED', { error: err.details.slice(0, 200) });
-      await this.#closeOrder(ctx, op.order_id);
+      await this.#abandon(ctx, op.order_id, 'ABANDONED', `The card read by the device could not be used: ${err.details}`);
       return presentOperation(failed ?? (await repo.findOperation(this.#db, op.id))!);
     }
-    return presentOperation(await this.#settleFromOrder(op, result.order.status));
+    return presentOperation(await this.#settleFromOrder(op, result));
   }
 
-  async #settleFromOrder(op: repo.OperationRow, orderStatus: string): Promise<repo.OperationRow> {
-    const event = eventForOrder(orderStatus);
-    const done = event ? await this.#apply(op, event, event === 'APPROVED' ? { error: null } : { error: `The order is ${orderStatus}` }) : null;
+  /** The operation takes the outcome of its order (SCA asked for: with the terminal action). */
+  async #settleFromOrder(op: repo.OperationRow, r: OrderResult): Promise<repo.OperationRow> {
+    const status = r.order.status;
+    const event = eventForOrder(status);
+    let set: Partial<repo.OperationRow>;
+    if (event === 'APPROVED') set = { error: null };
+    else if (event === 'SCA_REQUIRED') {
+      const last = [...r.order.transactions].reverse().find((t) => (t as { payment_data?: { terminal_action?: string | null } }).payment_data?.terminal_action);
+      set = { terminal_action: (last as { payment_data?: { terminal_action?: string | null } } | undefined)?.payment_data?.terminal_action ?? 'REQUEST_PIN', error: 'The issuer asks for strong customer authentication on the terminal' };
+    } else set = { error: `The order is ${status}` };
+    const done = event ? await this.#apply(op, event, set) : null;
     return done ?? (await repo.findOperation(this.#db, op.id))!;
   }
 
@@ -458,13 +595,13 @@ export class DevicesService {
   async #simulateJob(job: Job<OpPayload>): Promise<void> {
     const op = await repo.findOperation(this.#db, job.payload.operationId);
     if (!op || !canOperation(op.status, 'CARD_READ')) return;
-    const message: DeviceOperation = { uuid: op.id, kind: op.kind, order_uuid: op.order_id, amount: Number(op.amount), currency: op.currency, description: '' };
-    await this.report(op.device_id, op.id, simulatedDeviceReport(message));
+    await this.report(op.device_id, op.id, simulatedDeviceReport(operationMessage(op)));
   }
 
   /**
-   * The deadline of an operation: an operation no card was read for fails (TIMED_OUT) and its order is
-   * closed; an operation whose charge was interrupted takes the state of its order; an operation that
+   * The deadline of an operation: an operation no card was charged for (waiting for the device, or for
+   * the card again after SCA) fails (TIMED_OUT), the device is told and the order is closed (EXPIRED,
+   * notified); an operation whose charge was interrupted takes the state of its order; an operation that
    * ended (cancelled, failed) gets its order closed if a crash left it open.
    */
   async #deadlineJob(job: Job<OpPayload>): Promise<void | Reschedule> {
@@ -472,27 +609,23 @@ export class DevicesService {
     if (!op) return;
     const ctx = await this.deps.merchants.contextForKey(op.key_id);
     const now = ctx.clock.now();
-    if (op.status === 'QUEUED' || op.status === 'SENT') {
+    if (canOperation(op.status, 'TIMED_OUT')) {
       const left = op.deadline_at.getTime() - now.getTime();
       if (left > 0) return { retryAt: new Date(this.p.clock.now().getTime() + left) };
       const done = await this.#apply(op, 'TIMED_OUT', { error: 'The device did not answer in time' });
       // a card was read meanwhile: its charge decides; look again later in case it was interrupted
       if (!done) return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
-      this.#channel.send(op.device_id, { type: 'cancel', operation_uuid: op.id });
-      await this.#closeOrder(ctx, op.order_id);
+      await this.#tell({ device: op.device_id, kind: 'cancel', operation: op.id });
+      await this.#abandon(ctx, op.order_id, 'ABANDONED', 'The device did not read a card in time');
       return;
     }
     if (op.status === 'CARD_READ') {
-      const order = await this.deps.payments.getOrder(ctx, op.order_id);
-      const settled = await this.#settleFromOrder(op, order.order.status);
+      const settled = await this.#settleFromOrder(op, await this.deps.payments.getOrder(ctx, op.order_id));
       if (settled.status === 'CARD_READ') return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
+      if (settled.status === 'AUTHENTICATION_REQUIRED') return this.#deadlineJob(job); // past the deadline: closes it
       return;
     }
-    if (op.status === 'CANCELLED' || op.status === 'TIMED_OUT' || op.status === 'FAILED') await this.#closeOrder(ctx, op.order_id);
+    if (op.status === 'CANCELLED') await this.#abandon(ctx, op.order_id, 'CANCELLED', op.error ?? 'Cancelled');
+    else if (op.status === 'TIMED_OUT' || op.status === 'FAILED') await this.#abandon(ctx, op.order_id, 'ABANDONED', op.error ?? 'The device did not read a card');
   }
-}
-
-function currencyOfOrder(r: OrderResult): string | null {
-  const c = (r.order as { currency?: unknown }).currency;
-  return typeof c === 'string' && /^[A-Z]{3}$/.test(c) ? c : null;
 }

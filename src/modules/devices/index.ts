@@ -5,16 +5,16 @@
  *   const devices = new DevicesService(p, { payments, merchants });
  *   devices.registerJobs();                               // the simulated device and operation deadlines
  *   registerApi(app, devicesRoutes(devices, payments));  // J1–J7, register, enable, rotate token
- *   installDeviceSocket(app, devices, logger);           // WebSocket /v1/device/socket
+ *   installDeviceSocket(app, devices, platform);         // WebSocket /v1/device/socket, cross-process delivery
  */
-export { DevicesService, SIMULATE_QUEUE, DEADLINE_QUEUE, hashDeviceToken } from './devices.service.js';
-export type { DevicesDeps, DeviceChannel } from './devices.service.js';
+export { DevicesService, SIMULATE_QUEUE, DEADLINE_QUEUE, DEVICE_SIGNAL_CHANNEL, hashDeviceToken } from './devices.service.js';
+export type { DevicesDeps, DeviceChannel, DeviceSignal } from './devices.service.js';
 export { devicesRoutes } from './devices.routes.js';
 export { CardPresentService } from './card-present.service.js';
 export { cardPresentRoutes } from './card-present.routes.js';
-export { installDeviceSocket, SOCKET_PATH } from './devices.socket.js';
+export { installDeviceSocket, SOCKET_PATH, CLOSE_CODES } from './devices.socket.js';
 export {
   DEVICE_TABLE, OPERATION_TABLE, OPERATION_STATUSES, OPERATION_TIMEOUT_MS, SIMULATION_DELAY_MS, COMMUNICATION_TYPES,
-  deviceTransition, operationTransition, canOperation, eventForOrder, readCard, pinBlockProblem,
+  deviceTransition, operationTransition, canOperation, eventForOrder, readCard, pinBlockProblem, posOf, operationMessage,
 } from './devices.domain.js';
 export type { OperationStatus, CommunicationType, PresentedDevice, PresentedOperation } from './devices.domain.js';

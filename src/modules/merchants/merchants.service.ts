@@ -99,10 +99,18 @@ export class MerchantsService {
    * line, a device operation): the same merchant, environment, clock and signature as a request made
    * with that key. A revoked key still acts for what it set up; a deleted merchant does not.
    */
-  async contextForKey(keyId: string): Promise<RequestContext> {
-    const row = await repo.findKeyWithMerchant(this.p.database.db, keyId);
-    if (!row) throw notFound(`The key ${keyId} was not found`);
-    return requestContext(authKeyOf(row), { timezone: this.p.config.timezone, clock: this.p.clock, vault: this.p.vault });
+  async contextForKey(keyId: string, opts: { cached?: boolean } = {}): Promise<RequestContext> {
+    // `cached`: for hot request paths acting for a key (card-present calls with a device token), kept
+    // like the keys of the auth pipeline (a change in any process, or the test clock moving, drops it)
+    const cacheKey = `id:${keyId}`;
+    let key = opts.cached ? this.#cache.get(cacheKey) : undefined;
+    if (!key) {
+      const row = await repo.findKeyWithMerchant(this.p.database.db, keyId);
+      if (!row) throw notFound(`The key ${keyId} was not found`);
+      key = authKeyOf(row);
+      if (opts.cached) this.#cache.set(cacheKey, key);
+    }
+    return requestContext(key, { timezone: this.p.config.timezone, clock: this.p.clock, vault: this.p.vault });
   }
 
   invalidateKeyCache(): void {

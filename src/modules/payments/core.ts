@@ -20,6 +20,8 @@ import type {
   PaymentRequest,
   ProcessorOperation,
   SettledResult,
+  TerminalAction,
+  TerminalRead,
   ThreeDSResult,
   TxError,
 } from '../../processors/index.js';
@@ -123,6 +125,8 @@ export interface PayInput {
    * processor with the payment.
    */
   dcc?: DccChoice | null;
+  /** CARD_PRESENT: what the terminal read (see CardPresentRead). */
+  cardPresent?: CardPresentRead | null;
 }
 
 /** The wallet a card came from (B14). */
@@ -130,6 +134,17 @@ export interface WalletUse {
   wallet: 'GOOGLE_PAY' | 'APPLE_PAY';
   /** B14 `flow`: the payment was made in an app or on the web. */
   flow: 'APP' | 'WEB';
+}
+
+/**
+ * A card read by a physical device. An order sent to the device (PENDING_PROCESSOR_RESPONSE, waiting for
+ * it) is charged through the transaction that waited; `scaRetry` continues an order in
+ * AUTHENTICATION_REQUIRED (the terminal sends the payment again with the PIN, or the card inserted).
+ */
+export interface CardPresentRead extends TerminalRead {
+  /** The transaction's `pos`: where the card was read (device_id, tid, mid, stan, rrn, card_reading_method, entry_mode). */
+  pos: Record<string, string | null>;
+  scaRetry?: boolean;
 }
 
 /**
@@ -203,7 +218,7 @@ export type Started =
 export type Settlement =
   | SettledResult
   | { outcome: 'FAILED'; error: Extract<TxError, 'TIMEOUT' | 'PROCESSOR_ERROR' | 'AUTHENTICATION_FAILED'>; details: string }
-  | { outcome: 'CHALLENGE'; details: string }
+  | { outcome: 'CHALLENGE'; details: string; terminalAction?: TerminalAction }
   | { outcome: 'VOIDED'; details: string };
 
 export interface PaymentsDeps {

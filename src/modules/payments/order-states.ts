@@ -34,6 +34,12 @@ export const ORDER_EVENTS = [
   'THREEDS_COMPLETED',
   /** A card-present operation needs SCA on the terminal (api.md). */
   'SCA_REQUIRED',
+  /** The terminal sends the payment again with the SCA asked for (PIN, chip): the processor is about to be called. */
+  'SCA_RETRIED',
+  /** The customer cancelled on the device, or the merchant cancelled the operation, before a card was charged. */
+  'DEVICE_PAYMENT_CANCELLED',
+  /** The device did not read a usable card before the operation's deadline (offline, walked away, unusable card). */
+  'DEVICE_PAYMENT_ABANDONED',
   /** The processor approved a charge (AUTHORIZATION, PARTIAL_AUTHORIZATION, PAYOUT, TRANSFER). */
   'PAYMENT_APPROVED',
   /** The processor approved a hold (DEFERRED). */
@@ -83,7 +89,6 @@ export const ORDER_TABLE: Readonly<Record<OrderEvent, Partial<Record<OrderStatus
     CREATED: T('PENDING_PROCESSOR_RESPONSE', false),
     REFUSED: T('PENDING_PROCESSOR_RESPONSE', false),
     ERROR: T('PENDING_PROCESSOR_RESPONSE', false),
-    AUTHENTICATION_REQUIRED: T('PENDING_PROCESSOR_RESPONSE', false),
   },
   THREEDS_REQUIRED: {
     CREATED: T('PENDING_3DS_RESPONSE', false),
@@ -99,6 +104,17 @@ export const ORDER_TABLE: Readonly<Record<OrderEvent, Partial<Record<OrderStatus
     REFUSED: T('AUTHENTICATION_REQUIRED', false),
     ERROR: T('AUTHENTICATION_REQUIRED', false),
     PENDING_PROCESSOR_RESPONSE: T('AUTHENTICATION_REQUIRED', false),
+  },
+  SCA_RETRIED: {
+    AUTHENTICATION_REQUIRED: T('PENDING_PROCESSOR_RESPONSE', false),
+  },
+  DEVICE_PAYMENT_CANCELLED: {
+    PENDING_PROCESSOR_RESPONSE: T('CANCELLED', true, false),
+    AUTHENTICATION_REQUIRED: T('CANCELLED', true, false),
+  },
+  DEVICE_PAYMENT_ABANDONED: {
+    PENDING_PROCESSOR_RESPONSE: T('EXPIRED', true, false),
+    AUTHENTICATION_REQUIRED: T('EXPIRED', true, false),
   },
   PAYMENT_APPROVED: {
     PENDING_PROCESSOR_RESPONSE: T('SUCCESS', true, true),

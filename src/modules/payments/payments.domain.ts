@@ -225,6 +225,10 @@ export interface TransactionView {
   error_details: string | null;
   /** The conversion offered with the payment (migration 0820), or null. */
   dcc?: unknown;
+  /** Card-present: where the card was read. */
+  pos?: unknown;
+  /** Card-present: the terminal action the issuer asked for. */
+  payment_data?: unknown;
 }
 
 export interface Zones {
@@ -338,6 +342,9 @@ export function presentTransaction(t: TransactionView, zones: Zones) {
     device: presentDevice(t.device),
     error_details: t.error_details,
     dcc: presentDcc(t.dcc),
+    // card-present transactions only (api.md: "present when paid on a physical device")
+    ...(isObject(t.pos) ? { pos: presentPos(t.pos) } : {}),
+    ...(isObject(t.payment_data) ? { payment_data: { terminal_action: (t.payment_data.terminal_action as string | undefined) ?? null } } : {}),
   };
 }
 
@@ -374,6 +381,24 @@ export function presentListedTransaction(t: ListedTxView, zones: Zones) {
     updated: t.updated_at.toISOString(),
     metadata: nullIfEmpty(t.metadata as Record<string, string> | null),
   };
+}
+
+/** A transaction's `pos`, its fields in a fixed order (stored as jsonb, which keeps no key order). */
+function presentPos(p: Record<string, unknown>) {
+  const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
+  return {
+    device_id: String(p.device_id ?? ''),
+    tid: String(p.tid ?? ''),
+    mid: String(p.mid ?? ''),
+    stan: str(p.stan),
+    rrn: str(p.rrn),
+    card_reading_method: str(p.card_reading_method),
+    entry_mode: str(p.entry_mode),
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0;
 }
 
 /** The Order record of api.md, keys in its order. */

@@ -40,6 +40,16 @@ export const DCC_EXAMPLE = {
   timestamp: '2026-03-14T09:21:08.120Z',
 };
 
+export const POS_EXAMPLE = {
+  device_id: '3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b',
+  tid: '40213377',
+  mid: '999008881',
+  stan: '000123',
+  rrn: '604218377215',
+  card_reading_method: 'NFC',
+  entry_mode: '07',
+};
+
 const urls = (token: string) => ({
   payment_card: `http://127.0.0.1:8080/v1/sandbox/payment/process/${token}`,
   bizum: `http://127.0.0.1:8080/v1/sandbox/payment/bizum/${token}`,

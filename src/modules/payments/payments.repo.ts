@@ -6,6 +6,8 @@ import type { OrderStatus, TxStatus } from './order-states.js';
 import type { Operative, RetryOperation, RetryState, TxOperative } from './payments.domain.js';
 
 type Json = ColumnType<unknown, string | null, string | null>;
+/** A JSON column a new row may leave out (null). */
+type OptionalJson = ColumnType<unknown, string | null | undefined, string | null>;
 
 export interface OrdersTable {
   id: string;
@@ -73,6 +75,12 @@ export interface TransactionsTable {
   created_at: Date;
   updated_at: Date;
   started_at: Date;
+  /** Card-present: where the card was read (device, TID, MID, STAN, RRN, reading method). */
+  pos: OptionalJson;
+  /** Card-present: `{terminal_action}` when the issuer asked for SCA on the terminal. */
+  payment_data: OptionalJson;
+  /** A payment sent to a device: PENDING, waiting for the device to read a card until then (merchant clock). */
+  device_wait_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OrderOperationRetriesTable {
@@ -92,7 +100,15 @@ declare module '../../platform/db/schema.js' {
 }
 
 export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data'> & { threeds_data: unknown; extra_data: unknown };
-export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc'> & { antifraud: unknown; device: unknown; metadata: unknown; dcc?: unknown };
+export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data' | 'device_wait_until'> & {
+  antifraud: unknown;
+  device: unknown;
+  metadata: unknown;
+  dcc?: unknown;
+  pos?: unknown;
+  payment_data?: unknown;
+  device_wait_until?: Date | null;
+};
 
 /** An order with the merchant settings the money paths need (one round trip). */
 export type LockedOrder = OrderRow & {
@@ -295,13 +311,61 @@ export async function updateOrder(trx: Executor, id: string, expected: OrderStat
 export async function insertTransaction(trx: Executor, row: TxRow): Promise<void> {
   await trx
     .insertInto('transactions')
-    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata), dcc: json(row.dcc) })
+    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata), dcc: json(row.dcc), pos: json(row.pos), payment_data: json(row.payment_data) })
     .execute();
+}
+
+/** The PENDING transaction of an order that waits for a physical device to read a card, locked. */
+export async function deviceWaitTransaction(trx: Executor, orderId: string): Promise<TxRow | undefined> {
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'PENDING')
+    .where('device_wait_until', 'is not', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/**
+ * The device read a card for a transaction that waited for it: the transaction becomes the processor call
+ * (its card, risk evaluation, operation and start time), no longer waiting.
+ */
+export async function startDeviceWaitTransaction(
+  trx: Executor,
+  id: string,
+  set: { processor_operation: string; source_id: string | null; source_json: string | null; antifraud: unknown; pos: unknown; customer_ip: string | null; updated_at: Date; started_at: Date },
+): Promise<void> {
+  const res = await trx
+    .updateTable('transactions')
+    .set({ ...set, antifraud: json(set.antifraud), pos: json(set.pos), device_wait_until: null })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('device_wait_until', 'is not', null)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not waiting for a device`);
+}
+
+/**
+ * Transactions still waiting for a device `graceMs` after their deadline (each on its merchant's clock):
+ * the device's own deadline did not close them. The reconciler's backstop.
+ */
+export async function overdueDeviceWaits(db: Executor, realNow: Date, graceMs: number, limit: number): Promise<Array<{ id: string; order_id: string }>> {
+  const { rows } = await sql<{ id: string; order_id: string }>`
+    select t.id, t.order_id from transactions t
+    join orders o on o.id = t.order_id
+    join merchants m on m.id = o.merchant_id
+    where t.status = 'PENDING' and t.device_wait_until is not null
+      and t.device_wait_until + make_interval(secs => ${graceMs}::double precision / 1000.0)
+        <= ${realNow}::timestamptz + make_interval(secs => (case when o.env = 'sandbox' then m.clock_offset_ms else 0 end) / 1000.0)
+    order by t.device_wait_until
+    limit ${limit}`.execute(db);
+  return rows;
 }
 
 
 /** Writes a transaction's status only if it is still PENDING (a transaction settles once). */
-export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata' | 'dcc'>>): Promise<void> {
+export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data'>> & { payment_data?: string | null }): Promise<void> {
   const res = await trx.updateTable('transactions').set(set).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
   if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not PENDING`);
 }
@@ -430,8 +494,9 @@ export interface ListedTxJson {
 export async function listTransactionsJson(db: Executor, f: TxListFilters, zones: { server: string; merchant: string }): Promise<{ rows: ListedTxJson[]; more: boolean; count: number; capped: boolean }> {
   let page = listedTransactions(db, f);
   if (f.afterId) page = page.where(sql<boolean>`(t.created_at, t.id) > (select created_at, id from transactions where id = ${f.afterId})`);
-  // one row of the composite type c3_entry (migration 0861) per transaction: a plain expression, no subplan
-  const entry = sql<string>`row_to_json(row(
+  // rows of the composite types of migration 0861: plain expressions, no subplan
+  const nonEmptyObject = (col: string) => sql`(jsonb_typeof(${sql.ref(col)}) = 'object' and ${sql.ref(col)} <> '{}'::jsonb)`;
+  const entry = sql<string>`left(row_to_json(row(
       t.id,
       ${contractDateSql('t.created_at', zones.server)},
       ${contractDateSql('t.created_at', zones.merchant)},
@@ -445,9 +510,21 @@ export async function listTransactionsJson(db: Executor, f: TxListFilters, zones
         )::c3_antifraud end,
       case when jsonb_typeof(t.device) = 'object' then row(coalesce(t.device->>'fingerprint', ''), coalesce(t.device->>'user_agent', ''))::c3_device end,
       t.error_details,
+      case when jsonb_typeof(t.dcc) = 'object' then row(
+          (t.dcc->'offered') is distinct from 'false'::jsonb, coalesce(t.dcc->'accepted' = 'true'::jsonb, false),
+          coalesce(t.dcc->>'cardholder_currency', ''), coalesce(t.dcc->'cardholder_amount', '0'), coalesce(t.dcc->>'rate', ''),
+          coalesce(t.dcc->>'markup', ''), coalesce(t.dcc->>'source', ''), coalesce(t.dcc->>'timestamp', '')
+        )::c3_dcc end
+    )::c3_tx)::text, -1)
+    || case when ${nonEmptyObject('t.pos')} then ',"pos":' || row_to_json(row(
+          coalesce(t.pos->>'device_id', ''), coalesce(t.pos->>'tid', ''), coalesce(t.pos->>'mid', ''), t.pos->>'stan', t.pos->>'rrn',
+          t.pos->>'card_reading_method', t.pos->>'entry_mode'
+        )::c3_pos)::text else '' end
+    || case when ${nonEmptyObject('t.payment_data')} then ',"payment_data":' || row_to_json(row(t.payment_data->>'terminal_action')::c3_payment_data)::text else '' end
+    || ',' || substr(row_to_json(row(
       t.order_id, t.merchant_id, o.currency_number, o.service_type, o.service_id, o.reference, o.customer_ext_id, o.status,
       to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-    )::c3_entry)::text`;
+    )::c3_order)::text, 2)`;
   const rowsQuery = page
     .innerJoin('orders as o', 'o.id', 't.order_id')
     .select(['t.id', entry.as('j'), 't.metadata'])
@@ -484,6 +561,8 @@ export async function stalePendingTransactions(db: Executor, before: Date, limit
     .select(['id', 'order_id'])
     .where('status', '=', 'PENDING')
     .where('awaiting_3ds', '=', false)
+    // waiting for a device: no processor has it yet (the device's deadline, or overdueDeviceWaits, closes it)
+    .where('device_wait_until', 'is', null)
     .where('started_at', '<', before)
     .orderBy('started_at')
     .limit(limit)

@@ -88,6 +88,26 @@ export const DccSchema = Type.Object(
   { title: 'Dcc', description: 'Dynamic currency conversion: the offer made to the cardholder on the hosted page and their choice. The order is always credited in its own currency', examples: [EX.DCC_EXAMPLE] },
 );
 
+/** Where a card-present transaction's card was read (api.md Transaction `pos`). */
+const TransactionPos = Type.Object(
+  {
+    device_id: Uuid,
+    tid: Type.String({ description: 'the device\'s TID' }),
+    mid: Type.String({ description: 'the device\'s MID' }),
+    stan: Nullable(Type.String({ description: 'the terminal\'s trace number (card-present API); null for a payment sent to the device' })),
+    rrn: Nullable(Type.String({ description: '12 digits assigned by the gateway (card-present API); null for a payment sent to the device' })),
+    card_reading_method: Nullable(Type.String({ description: 'KEY_ENTRY, BAR_CODE, MAGNETIC_STRIPE, ICC or NFC; null until the card is read' })),
+    entry_mode: Nullable(Type.String({ description: 'POS entry mode (ISO 8583 field 22): 01 key entry, 03 bar code, 05 chip, 07 contactless, 90 stripe' })),
+  },
+  { title: 'TransactionPos', description: 'The physical device that read the card of a card-present transaction', examples: [EX.POS_EXAMPLE] },
+);
+
+/** What a card-present transaction asked of the terminal (api.md Transaction `payment_data`). */
+const PaymentData = Type.Object(
+  { terminal_action: Nullable(Type.String({ enum: ['REQUEST_PIN', 'SWITCH_INTERFACE'], description: 'REQUEST_PIN: send the payment again with the PIN; SWITCH_INTERFACE: again with the card inserted (chip)' })) },
+  { title: 'PaymentData', description: 'Strong customer authentication the issuer asked the terminal for', examples: [{ terminal_action: 'REQUEST_PIN' }] },
+);
+
 export const Transaction = Type.Object(
   {
     uuid: Uuid,
@@ -104,6 +124,8 @@ export const Transaction = Type.Object(
     device: Nullable(Device),
     error_details: Nullable(Type.String()),
     dcc: Type.Union([DccSchema, Type.Null()], { description: 'payments: the currency conversion offered with this attempt and the cardholder\'s choice; null when none was offered' }),
+    pos: Type.Optional(TransactionPos),
+    payment_data: Type.Optional(PaymentData),
   },
   { title: 'Transaction', description: 'One operation on an order: a payment attempt, confirmation, cancellation or refund', examples: [EX.TRANSACTION_EXAMPLE] },
 );

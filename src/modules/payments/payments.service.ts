@@ -24,14 +24,16 @@ import { attachMetadata, expireOrder, getOrder, listTransactions, type ListQuery
 import { orderByToken, payByToken, payDirect, payMoto, payOwned, paySingleStep, type DirectInput, type MotoInput, type SingleStepInput } from './operations/pay.js';
 import { payout, type PayoutInput } from './operations/payout.js';
 import { payWallet, type WalletPayment } from './operations/wallet.js';
+import { abandonDeviceWait, startDeviceWait, type AbandonInput, type DeviceWaitInput } from './operations/device.js';
 import { completeAfter3ds, expireKeptCardChallenges, pending3dsCardLast4 } from './operations/threeds.js';
 
 export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
-export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletUse } from './core.js';
+export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletUse, CardPresentRead } from './core.js';
 export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
 export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 export type { WalletPayment } from './operations/wallet.js';
 export type { DccChoice } from './operations/dcc.js';
+export type { AbandonInput, DeviceWaitInput } from './operations/device.js';
 
 /**
  * What other modules may do with payments (subscriptions, campaigns, batch files, devices, risk, payment
@@ -42,8 +44,16 @@ export type { DccChoice } from './operations/dcc.js';
 export interface Payments {
   /** Creates an order, not charged (B1 rules). With `opts.orderId` a retried step finds the order it created. */
   create(ctx: RequestContext, input: NewOrder, opts?: CreateOptions): Promise<CreatedOrder>;
-  /** Pays an order of the caller with a card or a stored source (`channel` MIT for merchant-initiated charges). */
+  /**
+   * Pays an order of the caller with a card or a stored source (`channel` MIT for merchant-initiated
+   * charges). A card read by a device (`channel` CARD_PRESENT with `cardPresent`) charges the order that
+   * waited for the device, or with `cardPresent.scaRetry` continues an order in AUTHENTICATION_REQUIRED.
+   */
   pay(ctx: RequestContext, orderUuid: string, input: PayInput): Promise<OrderResult>;
+  /** J3/J4: the order waits for a physical device (PENDING_PROCESSOR_RESPONSE, a PENDING transaction). */
+  sendToDevice(ctx: RequestContext, orderUuid: string, input: DeviceWaitInput): Promise<OrderResult>;
+  /** No card was charged for an order that waited for a device: it is closed (CANCELLED or EXPIRED, notified). */
+  abandonDevicePayment(ctx: RequestContext, orderUuid: string, input: AbandonInput): Promise<OrderResult>;
   /** B9: captures a DEFERRED order's hold (all or part). */
   confirm(ctx: RequestContext, input: { order_uuid: string; amount?: number | null }): Promise<OrderResult>;
   /** B8: releases a DEFERRED order's hold. */
@@ -85,7 +95,7 @@ export class PaymentsService implements Payments {
   }
 
   pay(ctx: RequestContext, orderUuid: string, input: PayInput): Promise<OrderResult> {
-    return payOwned(this.#core, ctx, orderUuid, () => input);
+    return payOwned(this.#core, ctx, orderUuid, () => input, { fast: input.card.kind === 'source' });
   }
 
   payWallet(ctx: RequestContext, orderUuid: string, input: WalletPayment): Promise<OrderResult> {
@@ -94,6 +104,14 @@ export class PaymentsService implements Payments {
 
   confirm(ctx: RequestContext, input: { order_uuid: string; amount?: number | null }): Promise<OrderResult> {
     return confirm(this.#core, ctx, input);
+  }
+
+  sendToDevice(ctx: RequestContext, orderUuid: string, input: DeviceWaitInput): Promise<OrderResult> {
+    return startDeviceWait(this.#core, ctx, orderUuid, input);
+  }
+
+  abandonDevicePayment(ctx: RequestContext, orderUuid: string, input: AbandonInput): Promise<OrderResult> {
+    return abandonDeviceWait(this.#core, ctx, orderUuid, input);
   }
 
   cancel(ctx: RequestContext, input: { order_uuid: string }): Promise<OrderResult> {

@@ -4,6 +4,13 @@ import { fromStatuses } from '../order-states.js';
 import * as repo from '../payments.repo.js';
 import type { PaymentsCore, Settlement } from '../core.js';
 import { settle } from './settle.js';
+import { abandonLocked } from './device.js';
+
+/**
+ * A payment waiting for a device that its deadline did not close this long after the deadline (merchant
+ * clock) is closed by the reconciler (the devices module's deadline job normally does it at the deadline).
+ */
+export const DEVICE_WAIT_GRACE_MS = 10 * 60_000;
 
 const OPEN_STATUSES = fromStatuses('EXPIRED');
 
@@ -60,6 +67,19 @@ export async function expireDue(core: PaymentsCore, batch = 200): Promise<number
 export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number } = {}): Promise<number> {
   const { p } = core;
   const db = core.db.db;
+  let closed = 0;
+  for (const w of await repo.overdueDeviceWaits(db, p.clock.now(), DEVICE_WAIT_GRACE_MS, 200)) {
+    const done = await core.db.transaction(async (trx) => {
+      const o = await repo.lockOrder(trx, w.order_id);
+      if (!o) return false;
+      await abandonLocked(core, trx, o, { outcome: 'ABANDONED', details: 'The device did not read a card; the payment was closed by the reconciler' });
+      return true;
+    });
+    if (done) {
+      closed++;
+      p.logger.warn({ transaction: w.id, order: w.order_id }, 'reconciler closed a payment still waiting for a device after its deadline');
+    }
+  }
   const before = new Date(p.clock.now().getTime() - (opts.olderThanMs ?? p.config.reconcileAfterMs));
   const stale = await repo.stalePendingTransactions(db, before, 500);
   let settled = 0;
@@ -90,5 +110,5 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
     settled++;
     p.logger.info({ transaction: tx.id, outcome: result.outcome }, 'reconciled a pending transaction');
   }
-  return settled;
+  return settled + closed;
 }

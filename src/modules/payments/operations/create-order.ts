@@ -24,6 +24,8 @@ export interface CreateOptions {
    * order with this uuid already exists for the caller's merchant and environment, it is returned as it is.
    */
   orderId?: string;
+  /** `orderId` was drawn just now (a random uuid no earlier step used): no existing order is looked for. */
+  fresh?: boolean;
 }
 
 export async function resolveService(core: PaymentsCore, ctx: RequestContext, input: NewOrder): Promise<ServiceWithTerminal> {
@@ -127,7 +129,7 @@ export async function insertOrder(
 /** B1: a payment order, not charged. */
 export async function createOrder(core: PaymentsCore, ctx: RequestContext, input: NewOrder, opts: CreateOptions = {}): Promise<CreatedOrder> {
   checkOrderInput(input);
-  if (opts.orderId) {
+  if (opts.orderId && !opts.fresh) {
     const existing = await repo.findOrder(core.db.db, opts.orderId);
     if (existing) {
       if (existing.merchant_id !== ctx.merchant.id || existing.env !== ctx.env) throw conflict(`The order id ${opts.orderId} is taken`);
@@ -145,7 +147,10 @@ export async function createOrder(core: PaymentsCore, ctx: RequestContext, input
     o = await insertOrder(core, core.db.db, ctx, input, service, sourceId, opts.orderId);
   } catch (err) {
     // two retries of the same background step at once: the second finds the first's order
-    if (opts.orderId && isUniqueViolation(err, 'orders_pkey')) return createOrder(core, ctx, input, opts);
+    if (opts.orderId && isUniqueViolation(err, 'orders_pkey')) {
+      if (opts.fresh) throw conflict(`The order id ${opts.orderId} is taken`);
+      return createOrder(core, ctx, input, opts);
+    }
     throw err;
   }
   const extra = input.extra_data === undefined ? undefined : { extra_data: o.extra_data ?? null };

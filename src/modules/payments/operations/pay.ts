@@ -58,8 +58,9 @@ function requirePci(ctx: RequestContext, what: string): void {
 }
 
 /** Pays an order of the caller with `build(order)` (B10, B11, and `pay` of the public interface). */
-export async function payOwned(core: PaymentsCore, ctx: RequestContext, orderId: string, build: (o: repo.LockedOrder) => PayInput): Promise<OrderResult> {
-  const quick = await fastPay(core, ctx, orderId, build);
+export async function payOwned(core: PaymentsCore, ctx: RequestContext, orderId: string, build: (o: repo.LockedOrder) => PayInput, opts: { fast?: boolean } = {}): Promise<OrderResult> {
+  // `fast: false`: the caller knows the fast path cannot take it (card data in the request): no read for nothing
+  const quick = opts.fast === false ? null : await fastPay(core, ctx, orderId, build);
   if (quick) return quick;
   const started = await core.db.transaction(async (trx) => {
     const o = await core.lockOwned(trx, ctx, orderId);
@@ -169,8 +170,21 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const now = core.now(o);
   const expired = await core.expiredOnTheSpot(trx, o, now);
   if (expired) return expired;
-  if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
-  if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
+  // a card read by a device: it charges the transaction that waited for the device (J3, J4), or sends
+  // again a payment the issuer asked SCA for on the terminal (operations/device.ts)
+  const terminal = input.channel === 'CARD_PRESENT' ? input.cardPresent ?? null : null;
+  let event: 'PAYMENT_STARTED' | 'SCA_RETRIED' = 'PAYMENT_STARTED';
+  let waitTx: repo.TxRow | undefined;
+  if (terminal?.scaRetry) {
+    if (o.status !== 'AUTHENTICATION_REQUIRED') throw badRequest(`The order is ${o.status}: only an order waiting for strong customer authentication (AUTHENTICATION_REQUIRED) can be continued`);
+    event = 'SCA_RETRIED';
+  } else if (o.status === 'PENDING_PROCESSOR_RESPONSE' && terminal) {
+    waitTx = await repo.deviceWaitTransaction(trx, o.id);
+    if (!waitTx) throw conflict('A payment of this order is in progress');
+  } else {
+    if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
+    if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
+  }
   if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') throw badRequest(`A ${o.operative} order is paid out with POST /payment/payout`);
   if (input.claim) await input.claim(trx, { id: o.id, merchantId: o.merchant_id, env: o.env });
   const connector = core.deps.processors.forService(o.service_type, o.env);
@@ -230,9 +244,14 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const keep = spec.kind === 'card' && !sourceId && !!input.keepCardFor3ds && input.channel === 'ECOMMERCE';
   if (needs3ds && !sourceId && !keep) throw badRequest('A secure payment needs a stored card to complete 3DS');
   const { txOperative, op } = paymentOperation(o.operative as Operative);
-  const txId = randomUUID();
+  const txId = waitTx?.id ?? randomUUID();
   const realNow = core.p.clock.now();
-  await repo.insertTransaction(trx, {
+  if (waitTx) {
+    await repo.startDeviceWaitTransaction(trx, txId, {
+      processor_operation: op, source_id: sourceId, source_json: sourceJson, antifraud: risk?.antifraud ?? null, pos: terminal?.pos ?? waitTx.pos ?? null,
+      customer_ip: input.customerIp ?? null, updated_at: now, started_at: realNow,
+    });
+  } else await repo.insertTransaction(trx, {
     id: txId,
     order_id: o.id,
     merchant_id: o.merchant_id,
@@ -255,6 +274,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     created_at: now,
     updated_at: now,
     started_at: realNow,
+    pos: terminal?.pos ?? null,
   });
   if (keep) {
     await keptCards.keepCard(trx, core.p.vault, {
@@ -276,7 +296,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     : walletAuthenticated
       ? walletThreedsRecord(input.dpan!, o.secure)
       : input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
-  const started = await core.transition(trx, o, 'PAYMENT_STARTED', threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
+  // an order that waited for a device is PENDING_PROCESSOR_RESPONSE already
+  const started = waitTx ? { order: o } : await core.transition(trx, o, event, threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
   if (refused) {
     const error = risk!.action === 'BLACKLISTED' ? 'BLACKLISTED' : 'FRAUD_SUSPECTED';
     const details = error === 'BLACKLISTED' ? 'Refused by a security list' : `Refused by antifraud (${risk!.antifraud?.triggered_rules.join(', ') ?? ''})`;
@@ -304,6 +325,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       cofTxnid: o.cof_txnid,
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,
+      cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,
     },
   };
 }

@@ -146,6 +146,12 @@ async function settlePayment(
       return { ...base, order: core.present(o, await repo.transactionsOf(trx, o.id)) };
     }
     case 'CHALLENGE': {
+      if (r.terminalAction) {
+        // SCA on the terminal (card-present): this attempt is refused with what the terminal must do;
+        // the terminal sends the payment again (sca.original_order_uuid), a new transaction on the order
+        await core.settleTx(trx, tx, 'DECLINED', { error: 'DENIED', error_details: r.details, payment_data: JSON.stringify({ terminal_action: r.terminalAction }) }, now);
+        return { ...base, order: (await core.transition(trx, o, 'SCA_REQUIRED', extra, now)).presented };
+      }
       await repo.updateTransaction(trx, tx.id, { awaiting_3ds: true, updated_at: now });
       const { presented } = await core.transition(trx, o, 'THREEDS_REQUIRED', { threeds_data: challengeThreedsRecord('PENDING') }, now);
       return { ...base, order: presented, redirect: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'] };
