@@ -90,6 +90,10 @@ export interface Config {
    * loop); 0 runs background work in the API process. The embedded database always runs it in-process.
    */
   workerProcesses: number;
+  /** How often an open event stream (GET /events/stream) looks for new events when nothing woke it, in ms. */
+  eventStreamPollMs: number;
+  /** Event streams one merchant may hold open at once (per process). */
+  eventStreamsPerMerchant: number;
 }
 
 export class ConfigError extends Error {
@@ -245,6 +249,8 @@ export function loadConfig(env: Env = process.env): Config {
     cacheInvalidation: bool('PAYGATE_CACHE_INVALIDATION', true),
     redisUrl,
     workerProcesses: int('PAYGATE_WORKER_PROCESSES', 1, 0, 64),
+    eventStreamPollMs: int('PAYGATE_EVENTS_STREAM_POLL_MS', 5000, 50, 600_000),
+    eventStreamsPerMerchant: int('PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 10, 1, 1000),
   };
   if (config.jobLeaseMs <= config.notificationTimeoutMs) {
     problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
@@ -314,5 +320,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_CACHE_TTL_MS', 'time to live of the in-process caches of keys, merchants and services; changes from any process drop them at once (2000)'],
   ['PAYGATE_CACHE_INVALIDATION', 'listen for changes made by other processes (LISTEN/NOTIFY) and drop the caches at once (true)'],
   ['PAYGATE_REDIS_URL', 'redis://host:port: rate limits shared by every process; unset keeps them per process'],
+  ['PAYGATE_EVENTS_STREAM_POLL_MS', 'an open event stream (GET /events/stream, paygate listen) looks for new events this often when no notification woke it (5000)'],
+  ['PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 'event streams one merchant may hold open at once, per gateway process; more are 429 (10)'],
   ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],
 ];
