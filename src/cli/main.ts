@@ -146,7 +146,8 @@ export function buildCli(): Command {
       await withPlatform(async (p, m) => {
         const merchantRow = await loadMerchantOrFail(p, m, o.merchant);
         const profiles = parseProfiles(o.profile);
-        const issued = await p.database.transaction((trx) => m.merchants.issueKey(trx, merchantRow.id, merchantRow.env, profiles, o.description));
+        const at = new Date(p.clock.now().getTime() + Number(merchantRow.clock_offset_ms)); // the merchant's clock
+        const issued = await p.database.transaction((trx) => m.merchants.issueKey(trx, merchantRow.id, merchantRow.env, profiles, o.description, at));
         const out = { key_id: issued.keyId, client_uuid: merchantRow.id, env: merchantRow.env, api_key: issued.apiKey, signature: issued.signature, profiles: issued.profiles };
         print(!!o.json, out, () => `key ${issued.keyId}\napi key    ${issued.apiKey}\nsignature  ${issued.signature}\nprofiles   ${issued.profiles.join(',')}`);
       });
