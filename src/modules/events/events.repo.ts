@@ -71,7 +71,8 @@ export async function listEvents(
   // the count stops at the cap (or the end of the page): counting every event of a merchant reads them all
   const cap = Math.max(EVENTS_COUNT_CAP, f.offset + f.limit);
   const [rows, total] = await Promise.all([
-    q.select(EVENT_COLUMNS).orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    // ties on created_at (one instant, a frozen test clock) in the order the events were written
+    q.select(EVENT_COLUMNS).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(f.limit).offset(f.offset).execute(),
     db.selectFrom(q.select(sql<number>`1`.as('one')).limit(cap + 1).as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   const n = Number(total.n);
