@@ -220,6 +220,18 @@ describe('GET /events/stream', () => {
     for (const x of [...three, again]) x.close();
   });
 
+  it('a revoked key: its stream ends before the next event, and reconnecting is 401', async () => {
+    const m = await t.merchant();
+    const key = await t.p.database.transaction((trx) => t.m.merchants.issueKey(trx, m.client_uuid, 'sandbox', ['readonly']));
+    const s = await stream({ api_key: key.apiKey });
+    await s.ready();
+    await t.m.merchants.revokeKey(key.keyId);
+    await event(m);
+    await s.ended;
+    expect(s.events()).toEqual([]);
+    expect((await stream({ api_key: key.apiKey })).status).toBe(401);
+  });
+
   it('streams events written by another gateway process on the same database', async () => {
     const peer = await createPeerApp(t);
     try {

@@ -57,7 +57,7 @@ export class EventsService {
     private readonly p: Platform,
     private readonly merchants: MerchantsService,
   ) {
-    this.streams = new EventStreams(p, this);
+    this.streams = new EventStreams(p, this, merchants);
   }
 
   /** Writes a notification event and its delivery job with `trx` (the business transaction). */

@@ -19,6 +19,7 @@ import type { Platform } from '../../platform/index.js';
 import { formatCursor, parseCursor, parseTypes, presentStreamedEvent, sseMessage, type StreamCursor } from './events.domain.js';
 import * as repo from './events.repo.js';
 import type { EventsService } from './events.service.js';
+import type { MerchantsService } from '../merchants/index.js';
 
 export const EVENTS_CHANNEL = 'paygate_events';
 /** A comment line this often keeps idle connections open through proxies. */
@@ -39,6 +40,8 @@ export interface StreamRequest {
 
 interface Stream {
   merchantId: string;
+  /** The key the stream was opened with: revoked, the stream ends. */
+  keyId: string;
   env: Env;
   out: PassThrough;
   cursor: StreamCursor;
@@ -60,6 +63,7 @@ export class EventStreams {
   constructor(
     private readonly p: Platform,
     private readonly events: EventsService,
+    private readonly merchants: MerchantsService,
   ) {}
 
   /** Open streams now (all merchants). */
@@ -97,6 +101,7 @@ export class EventStreams {
     const out = new PassThrough();
     const s: Stream = {
       merchantId: ctx.merchant.id,
+      keyId: ctx.keyId,
       env: ctx.env,
       out,
       cursor,
@@ -111,7 +116,7 @@ export class EventStreams {
     this.#add(s);
     out.on('close', () => this.#remove(s));
     out.on('error', () => this.#remove(s));
-    const heartbeat = setInterval(() => this.#write(s, ': keep-alive\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => void this.#heartbeat(s), HEARTBEAT_MS);
     const poll = setInterval(() => void this.#pump(s), this.p.config.eventStreamPollMs);
     heartbeat.unref();
     poll.unref();
@@ -185,6 +190,26 @@ export class EventStreams {
     s.out.end();
   }
 
+  async #heartbeat(s: Stream): Promise<void> {
+    if (!(await this.#keyStillValid(s))) return;
+    this.#write(s, ': keep-alive\n\n');
+  }
+
+  /** A revoked key's stream ends (its client's reconnection is then refused with 401). */
+  async #keyStillValid(s: Stream): Promise<boolean> {
+    let active = true;
+    try {
+      active = await this.merchants.keyActive(this.p.database.db, s.keyId);
+    } catch {
+      return true; // the database is away: the next look decides
+    }
+    if (!active) {
+      this.#write(s, ': the API key was revoked\n\n');
+      this.#end(s);
+    }
+    return active;
+  }
+
   /** Writes to the client; false when the stream is gone or its buffer is full. */
   #write(s: Stream, text: string): boolean {
     if (s.closed || s.out.destroyed || s.out.writableEnded) return false;
@@ -216,6 +241,7 @@ export class EventStreams {
     for (;;) {
       if (s.closed) return;
       const rows = await repo.eventsAfter(this.p.database.db, s.merchantId, s.env, s.cursor, PAGE);
+      if (rows.some((r) => r.ready) && !(await this.#keyStillValid(s))) return;
       let sent = 0;
       let pending = false;
       for (const row of rows) {

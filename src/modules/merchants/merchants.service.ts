@@ -109,6 +109,12 @@ export class MerchantsService {
     this.#cache.clear();
   }
 
+  /** The key exists and is not revoked (a long-lived request, the event stream, checks it as it goes). */
+  async keyActive(db: Executor, keyId: string): Promise<boolean> {
+    const row = await repo.findKey(db, keyId);
+    return !!row && row.revoked_at === null;
+  }
+
   /**
    * The signature of a key in clear, for validation_hash and the signature header of notifications
    * (which are signed with the key that created the order). Null when the key is unknown.
