@@ -7,8 +7,15 @@
 -- of transactions older than every transaction still running (the snapshot's xmin): those are final, and
 -- any row still to come has a larger txid than any row read. On the embedded database transactions run
 -- one at a time, so this holds trivially there too.
+--
+-- Neither column rewrites a large events table: pg_current_xact_id() is stable, so existing rows take
+-- this migration's transaction id as a stored default; the sequence is only the default of new rows
+-- (existing rows keep a null seq and are never streamed: they are older than any stream's start).
 alter table events add column txid xid8 not null default pg_current_xact_id();
-alter table events add column seq bigserial;
+create sequence events_seq;
+alter table events add column seq bigint;
+alter table events alter column seq set default nextval('events_seq');
+alter sequence events_seq owned by events.seq;
 create index events_stream on events (merchant_id, txid, seq);
 
 -- Listening streams are woken at commit (payload: the merchant), in every process; they also poll.

@@ -150,7 +150,7 @@ export async function eventsAfter(db: Executor, merchantId: string, env: string,
       m.clock_offset_ms as m_offset
     from events e join merchants m on m.id = e.merchant_id
     where e.merchant_id = ${merchantId} and e.env = ${env}
-      and (e.txid, e.seq) > (${after.txid}::xid8, ${after.seq}::bigint)
+      and (e.txid, e.seq) > (${after.txid}::xid8, ${after.seq}::bigint) and e.seq is not null
     order by e.txid, e.seq
     limit ${limit}`.execute(db);
   return rows;
