@@ -1005,6 +1005,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream notifications as they are made (Server-Sent Events)
+         * @description A `text/event-stream` that stays open and sends each notification of the merchant (this environment only) as it is made: the exact body and headers the gateway sends to url_post, signed as delivered, so it can be forwarded to a receiver that verifies as in production (`paygate listen --forward-to URL` does this).
+         *
+         *     The first message is `event: ready` (its `data`: `client_uuid`, `env`, `cursor`, `types`). Then one message per notification: `id` (its position: TXID-SEQ), `event` (its type) and `data`, a StreamedEvent as JSON. A comment line (`: keep-alive`) comes every 15 seconds.
+         *
+         *     ```
+         *     id: 7421-118
+         *     event: ORDER_NOTIFICATION
+         *     data: {"uuid":"b5d7f9a1-…","type":"ORDER_NOTIFICATION",…,"headers":{…},"body":"{\"message\":\"OK\",…}"}
+         *     ```
+         *
+         *     To resume after a lost connection, reconnect with the last `id` received in `Last-Event-ID` (EventSource does it by itself) or `after`: every notification made since is sent, in order, none twice. Notifications made by any gateway or worker process sharing the database are streamed. Without a cursor the stream starts now. At most 10 streams per merchant are open at once by default; more are 429.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/event/{uuid}": {
         parameters: {
             query?: never;
@@ -6254,6 +6284,68 @@ export interface components {
             source_holder_verification?: (boolean | {
                 [key: string]: unknown;
             }) | null | string;
+        };
+        /**
+         * StreamedEvent
+         * @description A notification as the event stream sends it: the request the gateway makes to url_post
+         * @example {
+         *       "uuid": "b5d7f9a1-3c5e-4a7c-9e1b-3d5f7a9c1e3b",
+         *       "type": "ORDER_NOTIFICATION",
+         *       "created": "2026-03-14T10:21:08+0100",
+         *       "env": "sandbox",
+         *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "url": "https://shop.example/paygate/notify",
+         *       "headers": {
+         *         "content-type": "application/json",
+         *         "user-agent": "paygate-notifications/1.0",
+         *         "paygate-signature": "t=1773480068,v1=9478d150f54e774ac01361c4a46381740818da3457d7f4012f69c5ba965a8705",
+         *         "paygate-event": "b5d7f9a1-3c5e-4a7c-9e1b-3d5f7a9c1e3b"
+         *       },
+         *       "body": "{\"message\":\"OK\",\"code\":200,\"current_time\":\"2026-03-14T10:21:08+0100\",\"order\":{\"uuid\":\"3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34\",\"status\":\"SUCCESS\",\"paid\":true,\"amount\":1050},\"client\":{\"uuid\":\"c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d\"},\"validation_hash\":\"ec3a384c3c8db07f86275645d2dc7ecfeb5ccbf46bc21fe2ec8972cb68e01eb7\"}"
+         *     }
+         */
+        StreamedEvent: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /**
+             * @description the event type, also the `event` field of the message: ORDER_NOTIFICATION (an order reached a state that notifies url_post), SUBSCRIPTION_PAYMENT (a subscription charge, to the product notification_url)
+             * @example ORDER_NOTIFICATION
+             */
+            type: string;
+            /**
+             * @description when the event was made (merchant clock), in the server timezone
+             * @example 2026-03-14T10:21:08+0100
+             */
+            created: string;
+            /** @enum {unknown} */
+            env: "sandbox" | "production";
+            order_uuid: string | null;
+            /**
+             * @description where the gateway itself delivers the notification (url_post)
+             * @example https://shop.example/paygate/notify
+             */
+            url: string;
+            /**
+             * @description the headers the notification is sent with: content-type, user-agent, Paygate-Signature (`t=UNIX,v1=HEX`, HMAC-SHA256 keyed by the signature over `t + "." + body`, computed when the event was streamed) and Paygate-Event (the event uuid)
+             * @example {
+             *       "content-type": "application/json",
+             *       "user-agent": "paygate-notifications/1.0",
+             *       "paygate-signature": "t=1773480068,v1=9478d150f54e774ac01361c4a46381740818da3457d7f4012f69c5ba965a8705",
+             *       "paygate-event": "b5d7f9a1-3c5e-4a7c-9e1b-3d5f7a9c1e3b"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * @description the exact body of the notification, as a string: forward these bytes unchanged so `validation_hash` and `Paygate-Signature` verify (`current_time` is the time it was streamed)
+             * @example {"message":"OK","code":200,"current_time":"2026-03-14T10:21:08+0100","order":{"uuid":"3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34","status":"SUCCESS","paid":true,"amount":1050},"client":{"uuid":"c0a8012e-5d6f-4a7b-8c9d-0e1f2a3b4c5d"},"validation_hash":"ec3a384c3c8db07f86275645d2dc7ecfeb5ccbf46bc21fe2ec8972cb68e01eb7"}
+             */
+            body: string;
         };
         /** SubscribeRequest */
         SubscribeRequest: {
@@ -15457,6 +15549,94 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["EventListResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be integer; operative is required",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be integer"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description resume after this event id (the `id` of a message); wins over `Last-Event-ID`. Without either, the stream starts now
+                 * @example 7421-118
+                 */
+                after?: string;
+                /**
+                 * @description only these event types, comma-separated (e.g. `ORDER_NOTIFICATION`); all by default
+                 * @example ORDER_NOTIFICATION
+                 */
+                types?: string;
+            };
+            header?: {
+                /** @description the id of the last message received: the stream resumes after it (browsers' EventSource sends it when it reconnects) */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events; each message's `data` is a StreamedEvent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["StreamedEvent"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

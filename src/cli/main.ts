@@ -18,6 +18,7 @@ import { CHECKOUT_METHODS, presentCheckout } from '../modules/checkouts/index.js
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SCENARIOS, runScenario, type Scenario } from './trigger.js';
+import { ListenError, listen } from './listen.js';
 import { DataDirLockedError, LOCK_FILE, lockHolder } from '../platform/db/lock.js';
 import fs from 'node:fs';
 import { verifyCertificate } from '../modules/campaigns/index.js';
@@ -145,7 +146,8 @@ export function buildCli(): Command {
       await withPlatform(async (p, m) => {
         const merchantRow = await loadMerchantOrFail(p, m, o.merchant);
         const profiles = parseProfiles(o.profile);
-        const issued = await p.database.transaction((trx) => m.merchants.issueKey(trx, merchantRow.id, merchantRow.env, profiles, o.description));
+        const at = new Date(p.clock.now().getTime() + Number(merchantRow.clock_offset_ms)); // the merchant's clock
+        const issued = await p.database.transaction((trx) => m.merchants.issueKey(trx, merchantRow.id, merchantRow.env, profiles, o.description, at));
         const out = { key_id: issued.keyId, client_uuid: merchantRow.id, env: merchantRow.env, api_key: issued.apiKey, signature: issued.signature, profiles: issued.profiles };
         print(!!o.json, out, () => `key ${issued.keyId}\napi key    ${issued.apiKey}\nsignature  ${issued.signature}\nprofiles   ${issued.profiles.join(',')}`);
       });
@@ -436,14 +438,16 @@ export function buildCli(): Command {
     .option('--api-key <key>', 'a sandbox API key (default: $PAYGATE_API_KEY)')
     .option('--signature <signature>', 'its signature (default: $PAYGATE_SIGNATURE)')
     .option('--service <uuid>', 'the service to charge (default: $PAYGATE_SERVICE, else the first EUR service)')
+    .option('--url-post <url>', "the orders' url_post: the gateway notifies it (and paygate listen streams the notifications); default $PAYGATE_URL_POST, else none")
     .option('--json', 'JSON output')
-    .action(async (scenario: string, o: { url?: string; apiKey?: string; signature?: string; service?: string; json?: boolean }) => {
+    .action(async (scenario: string, o: { url?: string; apiKey?: string; signature?: string; service?: string; urlPost?: string; json?: boolean }) => {
       if (!(scenario in SCENARIOS)) throw new ApiError(400, `unknown scenario ${scenario}: one of ${Object.keys(SCENARIOS).join(', ')}`);
       const target = {
         url: o.url ?? process.env.PAYGATE_URL ?? 'http://127.0.0.1:8080',
         apiKey: o.apiKey ?? process.env.PAYGATE_API_KEY ?? '',
         signature: o.signature ?? process.env.PAYGATE_SIGNATURE ?? '',
         service: o.service ?? process.env.PAYGATE_SERVICE ?? null,
+        urlPost: o.urlPost ?? process.env.PAYGATE_URL_POST ?? null,
       };
       if (!target.apiKey || !target.signature) throw new ApiError(400, 'an API key and its signature are needed: --api-key and --signature, or PAYGATE_API_KEY and PAYGATE_SIGNATURE (npm start prints them)');
       const steps = await runScenario(target, scenario as Scenario, (s) => {
@@ -452,6 +456,57 @@ export function buildCli(): Command {
       const last = steps[steps.length - 1].body?.order ?? null;
       if (o.json) print(true, { scenario, steps: steps.map((s) => ({ call: s.call, status: s.status, summary: s.summary })), order: last }, () => '');
       else process.stdout.write(`${scenario}: order ${last?.uuid} is ${last?.status}\n`);
+    });
+
+  program
+    .command('listen')
+    .description("stream a merchant's notifications from a gateway as they are made, print each one, and forward it (same body and signature headers) to a local URL")
+    .option('--url <url>', 'the gateway (default: $PAYGATE_URL, else http://127.0.0.1:8080)')
+    .option('--api-key <key>', 'an API key of the merchant, profile all, payment or readonly (default: $PAYGATE_API_KEY)')
+    .option('--forward-to <url>', 'POST each notification here, with the body and headers the gateway sends (e.g. http://localhost:3000/paygate/notify)')
+    .option('--events <types>', 'only these event types, comma-separated (ORDER_NOTIFICATION, SUBSCRIPTION_PAYMENT); all by default')
+    .option('--after <id>', 'resume after this event id (the id of a --json line); default: from now')
+    .addOption(envOption())
+    .option('--json', 'one JSON object per line: each event with its forward result')
+    .action(async (o: { url?: string; apiKey?: string; forwardTo?: string; events?: string; after?: string; env: Env; json?: boolean }) => {
+      const apiKey = o.apiKey ?? process.env.PAYGATE_API_KEY ?? '';
+      if (!apiKey) throw new ApiError(400, 'an API key is needed: --api-key, or PAYGATE_API_KEY (npm start prints it)');
+      const url = o.url ?? process.env.PAYGATE_URL ?? 'http://127.0.0.1:8080';
+      for (const [name, value] of [['--url', url], ['--forward-to', o.forwardTo]] as const) {
+        if (value === undefined) continue;
+        let ok = false;
+        try {
+          ok = ['http:', 'https:'].includes(new URL(value).protocol);
+        } catch {
+          ok = false;
+        }
+        if (!ok) throw new ApiError(400, `${name} must be an http(s) URL, got "${value}"`);
+      }
+      if (o.after !== undefined && !/^\d{1,20}-\d{1,19}$/.test(o.after)) throw new ApiError(400, `--after must be an event id (TXID-SEQ), got "${o.after}"`);
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        await listen({
+          url,
+          apiKey,
+          env: o.env,
+          forwardTo: o.forwardTo ?? null,
+          types: (o.events ?? '').split(',').map((x) => x.trim().toUpperCase()).filter(Boolean),
+          after: o.after,
+          json: !!o.json,
+          out: (line) => process.stdout.write(`${line}\n`),
+          note: (line) => process.stderr.write(`${line}\n`),
+          signal: stop.signal,
+        });
+      } catch (err) {
+        if (err instanceof ListenError) throw new ApiError(400, err.message);
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     });
 
   return program;

@@ -1,7 +1,8 @@
 /**
  * `paygate trigger <scenario>`: runs a named sandbox scenario against a gateway through its public API
- * (the same calls an integration makes) and reports each step. The merchant's notifications go to its
- * URLs as for any order, so `trigger` is a quick way to exercise an integration's handlers.
+ * (the same calls an integration makes) and reports each step. With `--url-post` the orders notify that
+ * URL as any order does (and `paygate listen` streams those notifications), so `trigger` is a quick way
+ * to exercise an integration's handlers.
  */
 import { TEST_CARDS } from '../processors/index.js';
 
@@ -19,6 +20,8 @@ export interface Target {
   apiKey: string;
   signature: string;
   service?: string | null;
+  /** The orders' url_post: the gateway notifies it (and `paygate listen` streams the notification). */
+  urlPost?: string | null;
 }
 
 export interface Step {
@@ -74,6 +77,7 @@ export async function runScenario(t: Target, scenario: Scenario, report: (s: Ste
     description: `paygate trigger ${scenario}`,
     customer_ext_id: customer,
     ...(t.service ? { service: t.service } : { currency: 'EUR' }),
+    ...(t.urlPost ? { url_post: t.urlPost } : {}),
   });
   const card = await step('store a test card', '/payment-method/card', {
     customer_ext_id: customer,

@@ -106,6 +106,10 @@ export interface Config {
   applePaySandboxRootCa: string | null;
   /** How old the signing time of an Apple Pay token may be, in seconds. */
   applePayMaxTokenAgeS: number;
+  /** How often an open event stream (GET /events/stream) looks for new events when nothing woke it, in ms. */
+  eventStreamPollMs: number;
+  /** Event streams one merchant may hold open at once (per process). */
+  eventStreamsPerMerchant: number;
 }
 
 export class ConfigError extends Error {
@@ -268,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     applePayRootCa: str('PAYGATE_APPLE_PAY_ROOT_CA', null),
     applePaySandboxRootCa: str('PAYGATE_APPLE_PAY_SANDBOX_ROOT_CA', null),
     applePayMaxTokenAgeS: int('PAYGATE_APPLE_PAY_MAX_TOKEN_AGE_S', 300, 10, 86_400),
+    eventStreamPollMs: int('PAYGATE_EVENTS_STREAM_POLL_MS', 5000, 50, 600_000),
+    eventStreamsPerMerchant: int('PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 10, 1, 1000),
   };
   if (config.jobLeaseMs <= config.notificationTimeoutMs) {
     problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
@@ -339,6 +345,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_REDIS_URL', 'redis://host:port: rate limits shared by every process; unset keeps them per process'],
   ['PAYGATE_DEVICE_LISTEN', 'hear at once (LISTEN/NOTIFY) of operations for the device sockets this process holds; false relies on PAYGATE_DEVICE_POLL_MS, e.g. behind a pooler without LISTEN (true)'],
   ['PAYGATE_DEVICE_POLL_MS', 'how often a process looks for queued operations of the device sockets it holds (5000)'],
+  ['PAYGATE_EVENTS_STREAM_POLL_MS', 'an open event stream (GET /events/stream, paygate listen) looks for new events this often when no notification woke it (5000)'],
+  ['PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 'event streams one merchant may hold open at once, per gateway process; more are 429 (10)'],
   ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],
   ['PAYGATE_GOOGLE_PAY_ROOT_KEYS', "Google Pay root signing keys for production (Google's keys.json: a file path or the JSON); unset: no Google Pay in production"],
   ['PAYGATE_GOOGLE_PAY_SANDBOX_ROOT_KEYS', "extra Google Pay root signing keys trusted in the sandbox besides the gateway's own (Google's test keys.json)"],

@@ -4,17 +4,22 @@
  *   (or the window the merchant chose with `?target=`), and the parent page receives the page's height
  *   and the outcome by postMessage; without JavaScript the last page links url_ok with target="_top";
  * - the card-brand logos: the recognised brand is shown in full and the others fade (computed style);
- * - the API reference at /docs renders from the gateway alone (no request to any other origin) and a
- *   request from it reaches the sandbox with a pasted key.
+ * - the API reference at /docs renders from the gateway alone (no request to any other origin), targets
+ *   the sandbox, and its example requests carry the key typed under Authentication and run as shown
+ *   once the signature is pasted.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { TEST_CARDS, createOrder } from '../helpers/payments.js';
+
+const run = promisify(execFile);
 
 /** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
 const CHROMIUM = await chromiumForTests(import.meta.url);
@@ -205,5 +210,33 @@ describe('the API reference at /docs', () => {
     }, a.api_key);
     expect(answer).toMatchObject({ status: 200, body: { message: 'OK' } });
     await page.close();
+  });
+
+  it('targets the sandbox: with the key typed under Authentication, an example request runs as shown once the signature is pasted', async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(`${base}/docs`);
+    await page.getByText('A1 Check authentication').first().waitFor({ timeout: 30_000 });
+    // the first server, selected by default, is the sandbox
+    await page.getByText(`${base}/v1/sandbox`).first().waitFor();
+    // the API key as the Basic user name (the field is an editor, not an <input>)
+    await page.locator('[contenteditable="true"][data-placeholder="janedoe"]').first().click();
+    await page.keyboard.type(a.api_key);
+    await page.getByText('sandbox', { exact: true }).first().click();
+    await page.getByText('Move the sandbox clock forward').first().click();
+    const examples = async () => page.locator('pre, code').evaluateAll((els) => els.map((e) => (e as unknown as { innerText: string }).innerText).filter((x) => x.includes('--request POST') && /\/test-clock \\/.test(x)));
+    await expect.poll(async () => (await examples()).length).toBeGreaterThan(0);
+    const curl = (await examples())[0];
+    expect(curl).toContain(`curl ${base}/v1/sandbox/test-clock`);
+    expect(curl).toContain(`Authorization: Basic ${Buffer.from(`${a.api_key}:`).toString('base64')}`);
+    const example = /"signature": "([0-9a-f]{32})"/.exec(curl)?.[1];
+    expect(example).toBeDefined();
+    await page.close();
+    // as shown: refused, the example's signature is not the merchant's; with the signature pasted: runs
+    const shell = async (cmd: string) => JSON.parse((await run('bash', ['-c', cmd])).stdout);
+    expect(await shell(curl)).toMatchObject({ code: 403 });
+    const before = (await a.api.get('/test-clock')).body.test_clock.offset_seconds;
+    expect(await shell(curl.replace(example!, a.signature))).toMatchObject({ code: 200, test_clock: { offset_seconds: before + 86400 } });
+    expect((await a.api.post('/test-clock/reset', {})).status).toBe(200);
   });
 });

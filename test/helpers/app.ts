@@ -55,9 +55,11 @@ function captureInject(app: FastifyInstance): void {
   if (!captureFile('response')) return;
   const original = app.inject.bind(app) as (...args: unknown[]) => unknown;
   (app as unknown as { inject: unknown }).inject = (...args: unknown[]) => {
-    const opts = args[0] as { payload?: unknown; body?: unknown; method?: string; url?: string } | undefined;
+    const opts = args[0] as { payload?: unknown; body?: unknown; method?: string; url?: string; payloadAsStream?: boolean } | undefined;
     if (args.length !== 1 || !opts || typeof opts !== 'object') return original(...args);
     recordKnownPans(pansInRequest(opts.payload ?? opts.body));
+    // a streamed answer (the event stream) has no body to record here: its reader captures what it reads
+    if (opts.payloadAsStream) return original(opts);
     return (original(opts) as Promise<LightMyRequestResponse>).then((res) => {
       // the API reference (its examples show the sandbox test cards on purpose) is not card data
       if (/^\/(openapi\.json|docs)(\/|$|\?)/.test(String(opts.url ?? ''))) return res;

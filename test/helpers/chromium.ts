@@ -84,17 +84,28 @@ export async function findChromium(): Promise<FoundChromium | null> {
 let found: Promise<FoundChromium | null> | undefined;
 
 /**
+ * What a browser test file does with what was found: use it; without one, skip its tests with a visible
+ * message, or, in CI (CI=true), fail.
+ */
+export function chromiumOrSkip(
+  c: FoundChromium | null,
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+  write: (text: string) => void = (text) => void process.stderr.write(text),
+): FoundChromium | null {
+  if (c) return c;
+  const why =
+    'no Chromium found (set PAYGATE_CHROMIUM_PATH, install Chromium at /usr/bin/chromium, or run `npm install` on Linux x64 for the bundled one)';
+  if (env.CI === 'true' || env.CI === '1') throw new Error(`Browser tests need Chromium in CI: ${why}`);
+  write(`\n  !! SKIPPING the browser tests of ${path.basename(file)}: ${why}.\n\n`);
+  return null;
+}
+
+/**
  * For a browser test file: the Chromium to launch, or null when the file's tests are to be skipped
  * (a message says so). In CI a missing Chromium is an error.
  */
 export function chromiumForTests(file: string): Promise<FoundChromium | null> {
   found ??= findChromium();
-  return found.then((c) => {
-    if (c) return c;
-    const why =
-      'no Chromium found (set PAYGATE_CHROMIUM_PATH, install Chromium at /usr/bin/chromium, or run `npm install` on Linux x64 for the bundled one)';
-    if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`Browser tests need Chromium in CI: ${why}`);
-    process.stderr.write(`\n  !! SKIPPING the browser tests of ${path.basename(file)}: ${why}.\n\n`);
-    return null;
-  });
+  return found.then((c) => chromiumOrSkip(c, file));
 }

@@ -70,10 +70,10 @@ export interface Gateway {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `command` (default: `npm start`) and waits until the gateway listens. */
-export async function startGateway(g: GatewayEnv, command: string[] = ['npm', 'start'], timeoutMs = 90_000): Promise<Gateway> {
+/** Starts `command` (default: `npm start`) in `cwd` (default: the repository) and waits until the gateway listens. */
+export async function startGateway(g: GatewayEnv, command: string[] = ['npm', 'start'], timeoutMs = 90_000, cwd = path.resolve(import.meta.dirname, '../..')): Promise<Gateway> {
   const proc = spawn(command[0], command.slice(1), {
-    cwd: path.resolve(import.meta.dirname, '../..'),
+    cwd,
     env: { ...process.env, ...g.env, PAYGATE_TEST_DB: '', CI: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // its own process group, so a signal reaches npm, tsx and node together (as Ctrl-C does)

@@ -125,7 +125,27 @@ describe('property: random input never causes a 5xx', () => {
             query,
             headers: { ...authFor(r), ...(r.hasBody ? { 'content-type': 'application/json' } : {}) },
             payload: r.hasBody ? JSON.stringify({ signature: a.signature }) : undefined,
+            // a stream route (Server-Sent Events) stays open: answered once its status and headers are
+            // written, its body is an event stream (refusals are still the JSON envelope)
+            ...(r.stream ? { payloadAsStream: true } : {}),
           });
+          if (r.stream) {
+            const body = res.stream();
+            if (res.statusCode === 200) {
+              expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+              body.destroy();
+              return;
+            }
+            const text = await new Promise<string>((resolve, reject) => {
+              let out = '';
+              body.on('data', (c: Buffer) => (out += c));
+              body.on('end', () => resolve(out));
+              body.on('error', reject);
+            });
+            if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${text}`);
+            expectEnvelope4xx(res.statusCode, text, `${r.method} ${r.url} ${JSON.stringify(query)}`);
+            return;
+          }
           if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${res.body}`);
         }),
         { numRuns: 25 },

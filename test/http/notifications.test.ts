@@ -168,4 +168,17 @@ describe('notifications (decisions §7)', () => {
     expect(full.deliveries[0].http_status).toBeNull();
     expect(full.deliveries[0].error).toBeTruthy();
   });
+
+  it('GET /events: events made in the same instant are listed newest first by the order they were written', async () => {
+    const m = await t.merchant();
+    const at = new Date('2031-05-05T10:00:00.000Z');
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push(await t.m.events.enqueueNotification(t.p.database.db, {
+        merchantId: m.client_uuid, env: 'sandbox', orderId: null, keyId: m.key_id, url: `${rx.url}/same`, payload: `{"order":null,"client":{"uuid":"${m.client_uuid}"},"n":${i}}`, retries: false, at,
+      }));
+    }
+    const listed = (await events(m)).events.map((e: { uuid: string }) => e.uuid);
+    expect(listed).toEqual([...ids].reverse());
+  });
 });

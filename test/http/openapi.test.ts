@@ -56,9 +56,9 @@ describe('OpenAPI document', () => {
       const path = r.url.replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
       const op = doc.paths[path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${path}`).toBeDefined();
-      // JSON, or a file the route serves (a batch's results CSV)
+      // JSON, a file the route serves (a batch's results CSV), or the event stream (its messages' data)
       const content = op.responses['200']?.content ?? {};
-      expect(content['application/json']?.schema ?? content['text/csv']?.schema, `${r.method} ${path} 200 schema`).toBeDefined();
+      expect(content['application/json']?.schema ?? content['text/csv']?.schema ?? (r.stream ? content['text/event-stream']?.schema : undefined), `${r.method} ${path} 200 schema`).toBeDefined();
       if (r.hasBody) {
         const body = op.requestBody?.content?.['application/json']?.schema;
         expect(body, `${r.method} ${path} body`).toBeDefined();

@@ -320,7 +320,10 @@ export class BatchService {
       const b = await repo.batchById(trx, id, true);
       if (!b) return;
       const next = batchTransition(b.status, event);
-      if (next) await repo.updateBatch(trx, id, { status: next, ...(next === 'COMPLETED' ? { finished_at: this.p.clock.now() } : {}) });
+      if (!next) return;
+      // finished on the merchant's clock, as the file's other times
+      const offset = next === 'COMPLETED' ? Number((await this.deps.merchants.findMerchant(trx, b.merchant_id))?.clock_offset_ms ?? 0) : 0;
+      await repo.updateBatch(trx, id, { status: next, ...(next === 'COMPLETED' ? { finished_at: new Date(this.p.clock.now().getTime() + offset) } : {}) });
     });
   }
 }

@@ -70,3 +70,94 @@ export function signatureHeader(rawBody: string, signature: string, unixSeconds:
   const v1 = createHmac('sha256', signature).update(`${unixSeconds}.${rawBody}`, 'utf8').digest('hex');
   return `t=${unixSeconds},v1=${v1}`;
 }
+
+// ---- the event stream (GET /events/stream) ------------------------------------------------------------
+
+/**
+ * A position in a merchant's event stream: the transaction that wrote an event and its sequence number.
+ * Events are streamed in that order; a cursor names the last one received. Written `TXID-SEQ`.
+ */
+export interface StreamCursor {
+  txid: string;
+  seq: string;
+}
+
+const XID8_MAX = 18446744073709551615n;
+const BIGINT_MAX = 9223372036854775807n;
+
+export function formatCursor(c: StreamCursor): string {
+  return `${c.txid}-${c.seq}`;
+}
+
+/** Reads a cursor (`Last-Event-ID` or `after`); null when it is not one. */
+export function parseCursor(text: string): StreamCursor | null {
+  const m = /^(\d{1,20})-(\d{1,19})$/.exec(text.trim());
+  if (!m) return null;
+  const txid = BigInt(m[1]);
+  const seq = BigInt(m[2]);
+  if (txid > XID8_MAX || seq > BIGINT_MAX) return null;
+  return { txid: txid.toString(), seq: seq.toString() };
+}
+
+/** Event types a stream passes: every type when the filter is empty. */
+export function parseTypes(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  return [...new Set(text.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean))];
+}
+
+/**
+ * One Server-Sent Events message. `data` is JSON (no raw line breaks); a comment line is `: text`.
+ * Fields are written only when given.
+ */
+export function sseMessage(m: { id?: string; event?: string; data?: string; retryMs?: number }): string {
+  let out = '';
+  if (m.retryMs !== undefined) out += `retry: ${Math.max(0, Math.floor(m.retryMs))}\n`;
+  if (m.id !== undefined) out += `id: ${m.id.replace(/[\r\n]/g, '')}\n`;
+  if (m.event !== undefined) out += `event: ${m.event.replace(/[\r\n]/g, '')}\n`;
+  if (m.data !== undefined) for (const line of m.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+/** What a notification sends: its exact body and headers (the delivery job and the stream share it). */
+export interface RenderedNotification {
+  body: string;
+  headers: Record<string, string>;
+}
+
+export const NOTIFICATION_USER_AGENT = 'paygate-notifications/1.0';
+
+/**
+ * The request a notification makes, at `realNow` (the signature's `t`) with `merchantNow` (the merchant
+ * clock) as `current_time`.
+ */
+export function renderNotification(
+  e: Pick<EventRow, 'id' | 'payload'>,
+  signature: string,
+  merchantNowText: string,
+  realNow: Date,
+): RenderedNotification {
+  const body = notificationBody(e.payload, merchantNowText, validationHash(e.payload, signature));
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': NOTIFICATION_USER_AGENT,
+      'paygate-signature': signatureHeader(body, signature, Math.floor(realNow.getTime() / 1000)),
+      'paygate-event': e.id,
+    },
+  };
+}
+
+/** An event as the stream sends it (the `data` of its message). */
+export function presentStreamedEvent(e: EventRow, serverTimezone: string, rendered: RenderedNotification) {
+  return {
+    uuid: e.id,
+    type: e.type,
+    created: formatContractDate(e.created_at, serverTimezone),
+    env: e.env,
+    order_uuid: e.order_id,
+    url: e.url,
+    headers: rendered.headers,
+    body: rendered.body,
+  };
+}

@@ -19,6 +19,9 @@ export interface EventsTable {
   next_attempt_at: Date | null;
   delivered_at: Date | null;
   created_at: Date;
+  /** The transaction that wrote the event (xid8, as text) and its sequence: the stream's order. */
+  txid: Generated<string>;
+  seq: Generated<string>;
 }
 
 export interface EventAttemptsTable {
@@ -39,19 +42,22 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type EventRow = Omit<EventsTable, 'attempts'> & { attempts: number };
+export type EventRow = Omit<EventsTable, 'attempts' | 'txid' | 'seq'> & { attempts: number };
 export type EventAttemptRow = Omit<EventAttemptsTable, 'id' | 'finished'> & { id: number; finished: boolean };
 
 export async function insertEvent(db: Executor, row: Omit<EventRow, 'attempts'>): Promise<void> {
   await db.insertInto('events').values(row).execute();
 }
 
+/** Every column of an event but its stream position. */
+const EVENT_COLUMNS = ['id', 'merchant_id', 'env', 'type', 'order_id', 'key_id', 'url', 'payload', 'status', 'retries', 'attempts', 'first_attempt_at', 'next_attempt_at', 'delivered_at', 'created_at'] as const;
+
 export async function findEvent(db: Executor, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('events').select(EVENT_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 export async function findEventForUpdate(db: Executor, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return db.selectFrom('events').select(EVENT_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function listEvents(
@@ -65,7 +71,8 @@ export async function listEvents(
   // the count stops at the cap (or the end of the page): counting every event of a merchant reads them all
   const cap = Math.max(EVENTS_COUNT_CAP, f.offset + f.limit);
   const [rows, total] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    // ties on created_at (one instant, a frozen test clock) in the order the events were written
+    q.select(EVENT_COLUMNS).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(f.limit).offset(f.offset).execute(),
     db.selectFrom(q.select(sql<number>`1`.as('one')).limit(cap + 1).as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   const n = Number(total.n);
@@ -97,7 +104,7 @@ export async function findEventForDelivery(db: Executor, id: string): Promise<(E
   return db
     .selectFrom('events as e')
     .innerJoin('merchants as m', 'm.id', 'e.merchant_id')
-    .selectAll('e')
+    .select(EVENT_COLUMNS.map((c) => `e.${c}` as const))
     .select('m.clock_offset_ms as m_offset')
     .where('e.id', '=', id)
     .executeTakeFirst() as Promise<(EventRow & { m_offset: number }) | undefined>;
@@ -121,4 +128,39 @@ export async function finishDelivery(
     )
     update events set status = ${set.status}, delivered_at = ${set.delivered_at}, next_attempt_at = ${set.next_attempt_at}
     where id = ${eventId}`.execute(db);
+}
+
+// ---- the event stream --------------------------------------------------------------------------------
+
+/** An event in stream order, with its position, whether it is final yet, and its merchant's clock. */
+export type StreamRow = EventRow & { txid: string; seq: string; ready: boolean; m_offset: number };
+
+/**
+ * A merchant's events after `after`, in stream order (txid, seq), at most `limit`. `ready` is true for
+ * events written by transactions older than every transaction still running: no event can ever appear
+ * before them any more. The ready ones come first; a stream sends those only and looks again for the
+ * rest (decisions of migrations/0840_event_stream.sql).
+ */
+export async function eventsAfter(db: Executor, merchantId: string, env: string, after: { txid: string; seq: string }, limit: number): Promise<StreamRow[]> {
+  const { rows } = await sql<StreamRow>`
+    select e.id, e.merchant_id, e.env, e.type, e.order_id, e.key_id, e.url, e.payload, e.status, e.retries, e.attempts,
+      e.first_attempt_at, e.next_attempt_at, e.delivered_at, e.created_at,
+      e.txid::text as txid, e.seq::text as seq,
+      e.txid < pg_snapshot_xmin(pg_current_snapshot()) as ready,
+      m.clock_offset_ms as m_offset
+    from events e join merchants m on m.id = e.merchant_id
+    where e.merchant_id = ${merchantId} and e.env = ${env}
+      and (e.txid, e.seq) > (${after.txid}::xid8, ${after.seq}::bigint) and e.seq is not null
+    order by e.txid, e.seq
+    limit ${limit}`.execute(db);
+  return rows;
+}
+
+/**
+ * The head of every stream now: the oldest transaction still running (or the next one). Every event
+ * from it on is still to be streamed; every event before it is already written.
+ */
+export async function streamHead(db: Executor): Promise<{ txid: string; seq: string }> {
+  const { rows } = await sql<{ xmin: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(db);
+  return { txid: rows[0].xmin, seq: '0' };
 }

@@ -1,4 +1,6 @@
 import { EXAMPLE_SIGNATURE, Int, Nullable, OFFSET_MAX, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { toWireJson } from '../../platform/http/json.js';
+import { renderNotification } from './events.domain.js';
 
 const ATTEMPT_EXAMPLE = { attempted_at: '2026-03-14T09:21:08.530Z', http_status: 200, error: null, duration_ms: 84 };
 const EVENT_EXAMPLE = {
@@ -59,3 +61,48 @@ export const EventsResponse = envelope({
   events: Type.Array(Event),
   next_offset: Nullable(Type.Integer({ description: 'offset of the next page; null on the last page' })),
 }, { title: 'EventListResponse' });
+
+// ---- the event stream ---------------------------------------------------------------------------------
+
+const STREAM_PAYLOAD = toWireJson({ order: EVENT_EXAMPLE.payload.order, client: EVENT_EXAMPLE.payload.client });
+const STREAM_CURRENT_TIME = '2026-03-14T10:21:08+0100';
+const STREAM_EXAMPLE_RENDERED = renderNotification({ id: EVENT_EXAMPLE.uuid, payload: STREAM_PAYLOAD }, EXAMPLE_SIGNATURE, STREAM_CURRENT_TIME, new Date('2026-03-14T09:21:08Z'));
+export const STREAMED_EVENT_EXAMPLE = {
+  uuid: EVENT_EXAMPLE.uuid,
+  type: 'ORDER_NOTIFICATION',
+  created: '2026-03-14T10:21:08+0100',
+  env: 'sandbox',
+  order_uuid: EVENT_EXAMPLE.order_uuid,
+  url: EVENT_EXAMPLE.url,
+  headers: STREAM_EXAMPLE_RENDERED.headers,
+  body: STREAM_EXAMPLE_RENDERED.body,
+};
+
+export const StreamedEvent = Type.Object(
+  {
+    uuid: Uuid,
+    type: Type.String({ description: 'the event type, also the `event` field of the message: ORDER_NOTIFICATION (an order reached a state that notifies url_post), SUBSCRIPTION_PAYMENT (a subscription charge, to the product notification_url)', examples: ['ORDER_NOTIFICATION'] }),
+    created: Type.String({ description: 'when the event was made (merchant clock), in the server timezone', examples: ['2026-03-14T10:21:08+0100'] }),
+    env: Type.Enum(['sandbox', 'production']),
+    order_uuid: Nullable(Uuid),
+    url: Type.String({ description: 'where the gateway itself delivers the notification (url_post)', examples: ['https://shop.example/paygate/notify'] }),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description: 'the headers the notification is sent with: content-type, user-agent, Paygate-Signature (`t=UNIX,v1=HEX`, HMAC-SHA256 keyed by the signature over `t + "." + body`, computed when the event was streamed) and Paygate-Event (the event uuid)',
+      examples: [STREAM_EXAMPLE_RENDERED.headers],
+    }),
+    body: Type.String({
+      description: 'the exact body of the notification, as a string: forward these bytes unchanged so `validation_hash` and `Paygate-Signature` verify (`current_time` is the time it was streamed)',
+      examples: [STREAM_EXAMPLE_RENDERED.body],
+    }),
+  },
+  { title: 'StreamedEvent', description: 'A notification as the event stream sends it: the request the gateway makes to url_post', examples: [STREAMED_EVENT_EXAMPLE] },
+);
+
+const CURSOR_PATTERN = '^[0-9]{1,20}-[0-9]{1,19}$';
+export const StreamQuery = Type.Object({
+  after: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'resume after this event id (the `id` of a message); wins over `Last-Event-ID`. Without either, the stream starts now', examples: ['7421-118'] })),
+  types: Type.Optional(Type.String({ maxLength: 500, pattern: '^[A-Za-z_, ]*$', description: 'only these event types, comma-separated (e.g. `ORDER_NOTIFICATION`); all by default', examples: ['ORDER_NOTIFICATION'] })),
+});
+export const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'the id of the last message received: the stream resumes after it (browsers\' EventSource sends it when it reconnects)' })),
+});

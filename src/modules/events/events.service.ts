@@ -17,8 +17,9 @@ import type { Job, Reschedule } from '../../platform/jobs/queue.js';
 import { OutgoingError } from '../../platform/net/outgoing.js';
 import { formatContractDate } from '../../platform/time/format.js';
 import type { MerchantsService } from '../merchants/index.js';
-import { delivered, nextAttemptAt, notificationBody, presentEvent, signatureHeader, validationHash } from './events.domain.js';
+import { delivered, nextAttemptAt, presentEvent, renderNotification, type RenderedNotification } from './events.domain.js';
 import * as repo from './events.repo.js';
+import { EventStreams } from './events.stream.js';
 
 export const DELIVER_QUEUE = 'events.deliver';
 export const ORDER_NOTIFICATION = 'ORDER_NOTIFICATION';
@@ -49,10 +50,15 @@ interface DeliverPayload {
 }
 
 export class EventsService {
+  /** Open event streams (GET /events/stream) of this process. */
+  readonly streams: EventStreams;
+
   constructor(
     private readonly p: Platform,
     private readonly merchants: MerchantsService,
-  ) {}
+  ) {
+    this.streams = new EventStreams(p, this, merchants);
+  }
 
   /** Writes a notification event and its delivery job with `trx` (the business transaction). */
   async enqueueNotification(trx: Executor, n: NewNotification): Promise<string> {
@@ -96,10 +102,7 @@ export class EventsService {
     const offset = Number(e.m_offset);
     const realNow = this.p.clock.now();
     const now = new Date(realNow.getTime() + offset);
-    const signature = e.key_id ? await this.merchants.keySignature(db, e.key_id) : null;
-    const sig = signature?.reveal() ?? '';
-    const body = notificationBody(e.payload, formatContractDate(now, this.p.config.timezone), validationHash(e.payload, sig));
-    const unix = Math.floor(realNow.getTime() / 1000);
+    const { body, headers } = await this.render(e, offset, realNow);
 
     // The attempt is recorded before the request leaves: a process that dies mid-send leaves it visible
     // (as interrupted) and the job, whose lease is just above the timeout, sends again (at least once:
@@ -124,12 +127,7 @@ export class EventsService {
         method: 'POST',
         body,
         env: e.env,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'paygate-notifications/1.0',
-          'paygate-signature': signatureHeader(body, sig, unix),
-          'paygate-event': e.id,
-        },
+        headers,
         timeoutMs: this.p.config.notificationTimeoutMs,
       });
       status = res.status;
@@ -151,6 +149,17 @@ export class EventsService {
     });
     this.p.logger.info({ event: e.id, status, attempt: attempts, delivered: ok }, 'notification attempt');
     if (next) return { retryAt: new Date(realNow.getTime() + (next.getTime() - now.getTime())) };
+  }
+
+  /**
+   * The request an event's notification makes now: its body (with `current_time` on the merchant's clock,
+   * `offsetMs` ahead of the real one, and validation_hash) and headers (`Paygate-Signature` at `realNow`),
+   * signed with the signature of the key that made it. The delivery job and the event stream send these.
+   */
+  async render(e: Pick<repo.EventRow, 'id' | 'payload' | 'key_id'>, offsetMs: number, realNow: Date): Promise<RenderedNotification> {
+    const signature = e.key_id ? await this.merchants.keySignature(this.p.database.db, e.key_id) : null;
+    const merchantNow = new Date(realNow.getTime() + offsetMs);
+    return renderNotification(e, signature?.reveal() ?? '', formatContractDate(merchantNow, this.p.config.timezone), realNow);
   }
 
   // ---- API (decisions §9) --------------------------------------------------------------------------

@@ -117,6 +117,12 @@ export class MerchantsService {
     this.#cache.clear();
   }
 
+  /** The key exists and is not revoked (a long-lived request, the event stream, checks it as it goes). */
+  async keyActive(db: Executor, keyId: string): Promise<boolean> {
+    const row = await repo.findKey(db, keyId);
+    return !!row && row.revoked_at === null;
+  }
+
   /**
    * The signature of a key in clear, for validation_hash and the signature header of notifications
    * (which are signed with the key that created the order). Null when the key is unknown.
@@ -133,8 +139,11 @@ export class MerchantsService {
     return signature;
   }
 
-  /** Issues a new API key and signature for a merchant (shown once; stored hashed and sealed). */
-  async issueKey(trx: Executor, merchantId: string, env: Env, profiles: Profile[], description?: string): Promise<IssuedKey> {
+  /**
+   * Issues a new API key and signature for a merchant (shown once; stored hashed and sealed). `at` is now
+   * on the merchant's clock (default: the real clock, right for production and a clock never moved).
+   */
+  async issueKey(trx: Executor, merchantId: string, env: Env, profiles: Profile[], description?: string, at?: Date): Promise<IssuedKey> {
     if (profiles.length === 0) throw badRequest('at least one profile is needed');
     const keyId = randomUUID();
     const apiKey = randomToken(16);
@@ -150,7 +159,7 @@ export class MerchantsService {
       signature_sealed: this.p.vault.seal(signature, `signature:${keyId}`),
       profiles: normalised,
       description: description ?? null,
-      created_at: this.p.clock.now(),
+      created_at: at ?? this.p.clock.now(),
     });
     return { keyId, apiKey, signature, profiles: normalised };
   }
@@ -162,19 +171,25 @@ export class MerchantsService {
       ? await repo.findKey(db, idOrKey)
       : await repo.findKeyByHash(db, hashKey(idOrKey));
     if (!row) throw notFound('API key not found');
-    await repo.revokeKey(db, row.id, this.p.clock.now());
+    // on the merchant's clock, as every timestamp of its records
+    const owner = await repo.findMerchant(db, row.merchant_id);
+    await repo.revokeKey(db, row.id, new Date(this.p.clock.now().getTime() + Number(owner?.clock_offset_ms ?? 0)));
     this.invalidateKeyCache();
     return row.id;
   }
 
   // ---- merchants -----------------------------------------------------------------------------------
 
-  /** Creates a merchant with an `all` key. Used by D1 and the CLI. */
-  async createMerchant(trx: Tx, env: Env, input: NewMerchant) {
+  /**
+   * Creates a merchant with an `all` key. Used by D1 and the CLI. A sandbox child made by D1 starts on its
+   * parent's clock (`clock`: the parent's now and test-clock offset), so its records and the parent's
+   * share one time line; otherwise the clock is the real one.
+   */
+  async createMerchant(trx: Tx, env: Env, input: NewMerchant, clock?: { now: Date; offsetMs: number }) {
     const tz = input.timezone ?? 'Europe/Madrid';
     const tzProblem = checkTimezone(tz);
     if (tzProblem) throw badRequest(tzProblem);
-    const now = this.p.clock.now();
+    const now = clock?.now ?? this.p.clock.now();
     const row: repo.MerchantRow = {
       id: randomUUID(),
       env,
@@ -191,11 +206,11 @@ export class MerchantsService {
       mcc: input.mcc ?? null,
       address: input.address ?? null,
       phone_number: input.phone_number ?? null,
-      clock_offset_ms: 0,
+      clock_offset_ms: env === 'sandbox' ? (clock?.offsetMs ?? 0) : 0,
       created_at: now,
     };
     await repo.insertMerchant(trx, row);
-    const key = await this.issueKey(trx, row.id, env, ['all'], 'created with the merchant');
+    const key = await this.issueKey(trx, row.id, env, ['all'], 'created with the merchant', now);
     return { merchant: row, key };
   }
 
@@ -204,7 +219,7 @@ export class MerchantsService {
     return this.p.database.transaction(async (trx) => {
       const parentId = input.parent_uuid ?? ctx.merchant.id;
       await this.assertOwns(trx, ctx, parentId, 'parent merchant');
-      const { merchant, key } = await this.createMerchant(trx, ctx.env, { ...input, parent_id: parentId });
+      const { merchant, key } = await this.createMerchant(trx, ctx.env, { ...input, parent_id: parentId }, { now: ctx.clock.now(), offsetMs: ctx.clock.offsetMs });
       return presentMerchant(merchant, ctx.timezone, { apiKey: key.apiKey, signature: key.signature, services: null });
     });
   }
@@ -287,7 +302,8 @@ export class MerchantsService {
         user_group: input.group,
         status: 'ACTIVE',
         password_hash: passwordHash,
-        created_at: this.p.clock.now(),
+        // on the clock of the merchant the user belongs to
+        created_at: new Date(this.p.clock.now().getTime() + Number(owner.clock_offset_ms)),
       };
       try {
         await repo.insertDashboardUser(trx, row);

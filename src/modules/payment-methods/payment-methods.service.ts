@@ -58,7 +58,7 @@ export class PaymentMethodsService {
       if (info.apm === 'BIZUM' && !isRedsysFamily(service.type)) throw badRequest('apms: BIZUM is offered only by services of the REDSYS family');
       if (!names.includes(info.apm)) names.push(info.apm);
     }
-    await this.p.database.transaction((trx) => repo.replaceApms(trx, id, names, this.p.clock.now()));
+    await this.p.database.transaction((trx) => repo.replaceApms(trx, id, names, ctx.clock.now()));
     return this.serviceApms(ctx, id);
   }
 

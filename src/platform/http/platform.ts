@@ -313,6 +313,8 @@ export interface ApiRoute {
   auth: RouteAuth;
   /** The route's own body limit, when it has one (routes that take files); else the app's. */
   bodyLimit?: number;
+  /** The route answers with a stream that stays open (Server-Sent Events). */
+  stream?: boolean;
 }
 
 const apiRoutes = new WeakMap<object, ApiRoute[]>();
@@ -353,7 +355,7 @@ export async function registerApi(
           if (route.config.bodyLimit) route.bodyLimit = route.config.bodyLimit;
           for (const method of [route.method].flat()) {
             if (method === 'HEAD') continue;
-            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, auth: route.config.auth ?? 'key', ...(route.config.bodyLimit ? { bodyLimit: route.config.bodyLimit as number } : {}) });
+            (route.config.page ? pageList : routes).push({ method, url: route.url, env, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, auth: route.config.auth ?? 'key', ...(route.config.bodyLimit ? { bodyLimit: route.config.bodyLimit as number } : {}), ...(route.config.stream ? { stream: true } : {}) });
           }
         });
         await plugin(scope);

@@ -91,6 +91,8 @@ declare module 'fastify' {
     page?: PageRoute;
     /** A write that needs no body and no signature (I1 create company). */
     unsigned?: boolean;
+    /** The route answers with a stream that stays open (Server-Sent Events), not one JSON document. */
+    stream?: boolean;
   }
   interface FastifyRequest {
     ctx: RequestContext | null;
