@@ -42,6 +42,9 @@ export async function startWorker(config: Config, overrides: PlatformOverrides =
   return { platform: p, modules, close };
 }
 
+/** How long a stopping worker may take to finish its jobs and close before it exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 20_000;
+
 export async function runWorker(): Promise<void> {
   let config: Config;
   try {
@@ -65,6 +68,11 @@ export async function runWorker(): Promise<void> {
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      // a shutdown that hangs (a job stuck on a lock, a database gone) must not leave the process behind
+      setTimeout(() => {
+        worker.platform.logger.error({ after_ms: SHUTDOWN_DEADLINE_MS }, 'worker shutdown did not finish in time; exiting');
+        process.exit(1);
+      }, SHUTDOWN_DEADLINE_MS).unref();
       worker.close().then(
         () => process.exit(0),
         (err) => {
@@ -74,7 +82,7 @@ export async function runWorker(): Promise<void> {
       );
     });
   }
-  // supervised by the API process: go when it goes
+  // supervised by the API process: go when it goes (also when it was killed and could not ask)
   process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 

@@ -102,4 +102,20 @@ describe('background work with npm start', () => {
       expect(events.body.events[0]).toMatchObject({ status: 'DELIVERED' });
     }
   });
+
+  it.skipIf(testDbKind() !== 'postgres')('a worker whose API process is killed (kill -9) stops too, leaving no process behind', async () => {
+    const listening = logLines().find((l) => l.msg === 'paygate listening')!;
+    const worker = await eventually('the worker log line', () => logLines().find((l) => l.msg === 'paygate worker started'));
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(worker.pid)).toBe(true);
+    process.kill(listening.pid, 'SIGKILL');
+    await eventually('the worker process to exit', () => !alive(worker.pid), 30_000);
+  });
 });
