@@ -71,13 +71,17 @@ const SIGNATURE_CACHE_MS = 60_000;
 
 export class MerchantsService {
   readonly #cache: KeyCache;
+  /** Keys by id for contextForKey, as fresh as the auth pipeline's (same time to live, same invalidation). */
+  readonly #byId: KeyCache;
   readonly #signatures = new Map<string, { signature: Secret<string>; until: number }>();
 
   constructor(private readonly p: Platform, opts: { keyCacheTtlMs?: number } = {}) {
     this.#cache = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
+    this.#byId = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
     // a key revoked, a merchant or service changed in any process (NOTIFY): drop the cache at once
     p.invalidation?.onInvalidate(() => {
       this.#cache.clear();
+      this.#byId.clear();
       this.#signatures.clear();
     });
   }
@@ -100,13 +104,21 @@ export class MerchantsService {
    * with that key. A revoked key still acts for what it set up; a deleted merchant does not.
    */
   async contextForKey(keyId: string): Promise<RequestContext> {
-    const row = await repo.findKeyWithMerchant(this.p.database.db, keyId);
-    if (!row) throw notFound(`The key ${keyId} was not found`);
-    return requestContext(authKeyOf(row), { timezone: this.p.config.timezone, clock: this.p.clock, vault: this.p.vault });
+    // cached like the keys of requests (a background worker charging 10,000 subscriptions of one key
+    // reads it once): a change in any process drops it at once
+    let key = this.#byId.get(keyId);
+    if (!key) {
+      const row = await repo.findKeyWithMerchant(this.p.database.db, keyId);
+      if (!row) throw notFound(`The key ${keyId} was not found`);
+      key = authKeyOf(row);
+      this.#byId.set(keyId, key);
+    }
+    return requestContext(key, { timezone: this.p.config.timezone, clock: this.p.clock, vault: this.p.vault });
   }
 
   invalidateKeyCache(): void {
     this.#cache.clear();
+    this.#byId.clear();
   }
 
   /**
