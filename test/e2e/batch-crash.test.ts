@@ -4,9 +4,9 @@
  * (a payment the crash cut short before the processor had it is an ERROR transaction, made again on the
  * same order), every outcome is listed, and the results CSV matches the database, counted there.
  *
- * BATCH_CRASH_ROWS sets the number of rows: 10,000 by default on PostgreSQL (about a minute on two busy
- * cores); 4,000 on the embedded database, whose one process and one connection work a file at about half
- * the speed (the full file takes about two and a half minutes there: `BATCH_CRASH_ROWS=10000`).
+ * BATCH_CRASH_ROWS sets the number of rows: 10,000 by default on PostgreSQL (under a minute on two
+ * cores); 4,000 on the embedded database, whose one process and one connection work a file at about a
+ * third of the speed (the full file takes about two minutes there: `BATCH_CRASH_ROWS=10000`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
