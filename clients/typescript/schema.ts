@@ -1900,7 +1900,7 @@ export interface paths {
         };
         /**
          * Read a batch: progress and each line's outcome
-         * @description Counts and progress of the file, and every line with its order and outcome.
+         * @description Counts and progress of the file, and every line with its order and outcome. With `limit`, a page of the lines (and `next_offset`); `limit=0` answers the counts alone, a cheap way to follow a large file.
          */
         get: operations["getBatch"];
         put?: never;
@@ -3045,7 +3045,9 @@ export interface components {
              */
             current_time: string;
             batch: components["schemas"]["Batch"];
+            /** @description the lines in file order: all of them, or the page asked for with `limit` and `offset` */
             lines: components["schemas"]["BatchLine"][];
+            next_offset?: number | null;
         };
         /** BatchSubmittedResponse */
         BatchSubmittedResponse: {
@@ -21614,7 +21616,12 @@ export interface operations {
     };
     getBatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description at most this many lines (0: the counts only, a cheap way to follow progress); absent: every line (integer, 0 to 10000) */
+                limit?: number | string;
+                /** @description lines skipped (with `limit`) (integer, 0 to 10000) */
+                offset?: number | string;
+            };
             header?: never;
             path: {
                 batch_uuid: string;

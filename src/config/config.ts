@@ -54,8 +54,12 @@ export interface Config {
   workers: boolean;
   /** Milliseconds between polls of the job table when idle. */
   jobPollMs: number;
-  /** Jobs claimed per poll. */
+  /** Most jobs claimed in one round trip. */
   jobBatchSize: number;
+  /** Most jobs of the work lane (charges, batch lines, campaigns, sweeps) running at once per process. */
+  jobConcurrency: number;
+  /** Most deliveries (notifications, mail) running at once per process. */
+  deliveryConcurrency: number;
   /** Lease of a claimed job: a job whose worker died runs again after this long. */
   jobLeaseMs: number;
   /** Outgoing e-mail: smtp(s)://user:pass@host:port; null keeps mail in the outbox as undeliverable. */
@@ -249,6 +253,9 @@ export function loadConfig(env: Env = process.env): Config {
     workers: bool('PAYGATE_WORKERS', true),
     jobPollMs: int('PAYGATE_JOB_POLL_MS', 500, 10, 60_000),
     jobBatchSize: int('PAYGATE_JOB_BATCH', 20, 1, 1000),
+    // the embedded database has one connection shared with the API: a few jobs at once leave it room
+    jobConcurrency: int('PAYGATE_JOB_CONCURRENCY', databaseUrl ? 32 : 4, 1, 1000),
+    deliveryConcurrency: int('PAYGATE_DELIVERY_CONCURRENCY', databaseUrl ? 16 : 4, 1, 1000),
     jobLeaseMs: int('PAYGATE_JOB_LEASE_MS', 60_000, 1000, 86_400_000),
     smtpUrl,
     mailFrom: str('PAYGATE_MAIL_FROM', 'paygate <no-reply@paygate.local>')!,
@@ -327,7 +334,9 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_BODY_LIMIT', 'largest JSON body in bytes (1048576)'],
   ['PAYGATE_WORKERS', 'run background workers in this process (true)'],
   ['PAYGATE_JOB_POLL_MS', 'job poll interval when idle (500)'],
-  ['PAYGATE_JOB_BATCH', 'jobs claimed per poll (20)'],
+  ['PAYGATE_JOB_BATCH', 'most jobs claimed in one round trip (20)'],
+  ['PAYGATE_JOB_CONCURRENCY', 'most background jobs (charges, batch lines, campaign messages, sweeps) running at once per process (32 on PostgreSQL, 4 on the embedded database)'],
+  ['PAYGATE_DELIVERY_CONCURRENCY', 'most notification and e-mail deliveries running at once per process, apart from the other jobs (16 on PostgreSQL, 4 on the embedded database)'],
   ['PAYGATE_JOB_LEASE_MS', 'lease of a claimed job: a job whose worker died runs again after this long; running jobs renew it (60000)'],
   ['PAYGATE_SMTP_URL', 'smtp(s)://user:pass@host:port for outgoing e-mail'],
   ['PAYGATE_MAIL_FROM', 'sender of outgoing e-mail'],

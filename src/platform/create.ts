@@ -51,6 +51,8 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     logger,
     pollMs: config.jobPollMs,
     batchSize: config.jobBatchSize,
+    concurrency: config.jobConcurrency,
+    deliveryConcurrency: config.deliveryConcurrency,
     leaseMs: config.jobLeaseMs,
     onJobFinished: (queue, outcome) => metrics.jobsFinished.inc({ queue, outcome }),
   });

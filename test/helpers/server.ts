@@ -1,7 +1,8 @@
 /**
  * Starts the gateway as a user would (`node --import tsx src/server.ts`) on a free port, with its own
- * data directory and, on PostgreSQL, its own schema. The process is the server itself (no wrapper), so
- * a test can kill -9 it.
+ * data directory and, on PostgreSQL, its own schema. The process is the server itself (no wrapper), in a
+ * process group of its own with the worker processes it starts on PostgreSQL, so a test's kill -9 is a
+ * crash of the whole gateway: the API process and its workers die at once, as on a power cut.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { testDatabaseUrl, testDbKind } from './db.js';
 
 export async function freePort(): Promise<number> {
@@ -69,7 +71,7 @@ export async function startGateway(home: GatewayHome, extra: Record<string, stri
   const port = await freePort();
   const env = { ...process.env, ...home.env, PORT: String(port), HOST: '127.0.0.1', ...extra };
   delete (env as Record<string, string | undefined>).PAYGATE_TEST_DB;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: path.resolve(__dirname, '../..') });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: path.resolve(__dirname, '../..'), detached: true });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -92,11 +94,38 @@ export async function startGateway(home: GatewayHome, extra: Record<string, stri
     output: () => out,
     kill: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
-        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        const group = () => {
+          // SIGKILL: the whole process group (the API process and its workers); others: the API process,
+          // which stops its workers itself
+          if (signal !== 'SIGKILL') return;
+          try {
+            process.kill(-proc.pid!, 'SIGKILL');
+          } catch {
+            // the group is gone
+          }
+        };
+        if (proc.exitCode !== null || proc.signalCode !== null) {
+          group();
+          return resolve();
+        }
         proc.once('exit', () => resolve());
-        proc.kill(signal);
+        if (signal === 'SIGKILL') group();
+        else proc.kill(signal);
       }),
   };
+}
+
+/**
+ * The database of a gateway home, to count what the gateway wrote: its schema on PostgreSQL (while the
+ * gateway runs, too), its data directory on the embedded database (only once the gateway has stopped:
+ * one process owns it).
+ */
+export async function homeDatabase(home: GatewayHome): Promise<Database> {
+  if (home.env.DATABASE_URL) {
+    const schema = /search_path=(\S+)/.exec(home.env.PGOPTIONS ?? '')?.[1];
+    return openDatabase({ databaseUrl: home.env.DATABASE_URL, schema, poolSize: 2 });
+  }
+  return openDatabase({ databaseUrl: null, dataDir: home.dataDir, lockHolder: 'test' });
 }
 
 /** A minimal API client for a running gateway (sandbox). */

@@ -50,6 +50,17 @@ describe('H1 payments file', () => {
     expect(s.status, s.raw).toBe(200);
     expect(s.body.batch).toMatchObject({ status: 'COMPLETED', total: 40, pending: 0, succeeded: 36, failed: 4, progress: 100 });
     expect(s.body.batch.finished_at).not.toBeNull();
+    // the counts alone, and pages of the lines
+    const counts = await a.api.get(`/batch/${id}?limit=0`);
+    expect(counts.status, counts.raw).toBe(200);
+    expect(counts.body).toMatchObject({ batch: s.body.batch, lines: [], next_offset: null });
+    const page1 = await a.api.get(`/batch/${id}?limit=15`);
+    expect(page1.body.lines).toEqual(s.body.lines.slice(0, 15));
+    expect(page1.body.next_offset).toBe(15);
+    const last = await a.api.get(`/batch/${id}?limit=15&offset=30`);
+    expect(last.body.lines).toEqual(s.body.lines.slice(30));
+    expect(last.body.next_offset).toBeNull();
+    expect((await a.api.get(`/batch/${id}?limit=-1`)).status).toBe(400);
     for (const l of s.body.lines) {
       const order = await t.p.database.db.selectFrom('orders').select(['amount', 'status', 'customer_ext_id', 'additional']).where('id', '=', l.order_uuid).executeTakeFirstOrThrow();
       expect(await txCount(l.order_uuid)).toBe(1);
@@ -181,6 +192,32 @@ describe('bad input', () => {
     ]);
     expect(await count()).toBe(before);
   });
+
+  it('limits: the largest legal file is read whole (10 MiB, 10,000 rows); a byte or a row more is 400; nothing is stored', async () => {
+    const before = await count();
+    const header = 'AMOUNT,CARD,SERVICE,ADDITIONAL\n';
+    // 10,000 rows with a problem each, padded to just under 10 MiB
+    const pad = Math.floor((10 * 1024 * 1024 - header.length) / 10_000) - '0,x,y,\n'.length;
+    const row = `0,x,y,${'a'.repeat(pad)}\n`;
+    const legal = header + row.repeat(10_000);
+    expect(Buffer.byteLength(legal)).toBeLessThanOrEqual(10 * 1024 * 1024);
+    expect(Buffer.byteLength(legal)).toBeGreaterThan(10 * 1024 * 1024 - 10_000);
+    const big = await a.api.post('/batch/authorizations', { data: b64(legal), filename: 'big.csv' });
+    expect(big.status, big.raw.slice(0, 300)).toBe(422);
+    expect(big.body.errors.length).toBeGreaterThan(0);
+    expect(big.body.errors[0]).toMatchObject({ line: 2 });
+    // every row was read: four problems in each (AMOUNT, CARD, SERVICE, ADDITIONAL longer than 500)
+    expect(big.body.details).toMatch(/^40000 problems in the file/);
+    // one byte more
+    const over = await a.api.post('/batch/authorizations', { data: b64(legal + 'a'.repeat(10 * 1024 * 1024 - Buffer.byteLength(legal) + 1)), filename: 'over.csv' });
+    expect(over.status, over.raw.slice(0, 300)).toBe(400);
+    expect(over.body.details).toMatch(/larger than 10485760 bytes/);
+    // one row more (small rows)
+    const rows = await a.api.post('/batch/refunds', { data: b64(`ORDER_UUID,AMOUNT\n${'00000000-0000-4000-8000-000000000000,1\n'.repeat(10_001)}`), filename: 'rows.csv' });
+    expect(rows.status, rows.raw.slice(0, 300)).toBe(400);
+    expect(rows.body.details).toMatch(/more than 10000 rows/);
+    expect(await count()).toBe(before);
+  }, 120_000);
 
   it('unreadable files and bad fields: 400 with a clear details', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [

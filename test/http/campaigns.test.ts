@@ -155,6 +155,39 @@ describe('G1 by e-mail: 200 rows', () => {
   });
 });
 
+describe('G1 by SMS: 200 rows', () => {
+  it('every row gets an SMS from the sandbox provider with a working link to its own order', async () => {
+    const sms = t.m.links.sms as LogSmsProvider;
+    const before = sms.sent.length;
+    const rows = Array.from({ length: 200 }, (_, i) => `${500 + i},+34612${String(i).padStart(6, '0')},sms-${i}`);
+    const file = csv(`AMOUNT,DESTINATION,CUSTOMER_EXT_ID\n${rows.join('\n')}\n`);
+    const r = await a.api.post('/moto/campaign/file', { description: 'Recibos', expires_at: inDays(7), service_uuid: a.service_uuid, subject: 'Tienda', type: 'PHONE', file, filename: 'recibos.csv' });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.detail).toMatchObject({ type: 'PHONE', entry: 'FILE', paymentCount: 200 });
+    await drain();
+    const sent = sms.sent.slice(before);
+    expect(sent).toHaveLength(200);
+    expect(new Set(sent.map((s) => s.to)).size).toBe(200);
+    const status = await a.api.get(`/moto/campaign/${r.body.detail.uuid}`);
+    expect(status.body.detail.status).toBe('COMPLETED');
+    expect(status.body.progress).toMatchObject({ total: 200, processed: 200, SENT: 200 });
+    const byDest = new Map<string, any>(status.body.payments.map((p: any) => [p.destination, p]));
+    for (const s of sent) {
+      expect(s.sender).toBe('Tienda');
+      const p = byDest.get(s.to);
+      expect(p, s.to).toBeTruthy();
+      expect(linkIn(s.text).startsWith(p.link)).toBe(true);
+    }
+    // one opened: its page is the hosted payment page of that row's order
+    const p42 = byDest.get('+34612000042');
+    expect(p42).toMatchObject({ amount: 542, line: 44, externalID: 'sms-42' });
+    const page = await openLink(linkIn(sent.find((s) => s.to === '+34612000042')!.text));
+    expect(page).toMatch(/\/v1\/sandbox\/payment\/process\//);
+    const order = await a.api.get(`/order/${p42.orderUUID}`);
+    expect(order.body.order).toMatchObject({ amount: 542, customer: 'sms-42', paid: false });
+  }, 120_000);
+});
+
 describe('G2 by SMS and custom delivery', () => {
   it('every SMS carries the link with the merchant name as sender (11 characters at most)', async () => {
     const sms = t.m.links.sms as LogSmsProvider;

@@ -78,6 +78,35 @@ describe('payments public interface', () => {
     expect(bodies.map((x) => x.order.status)).toEqual(['SUCCESS', 'PARTIALLY_REFUNDED']);
   });
 
+  it('create of an existing uuid answers the order and its transactions from one read: never paid false next to a SUCCESS', async () => {
+    const ctx = await t.m.merchants.contextForKey(a.key_id);
+    const source = await storeCard(a, 'sub-3', TEST_CARDS.APPROVED);
+    const input = { amount: 700, operative: 'AUTHORIZATION' as const, secure: false, description: 'recurring', service: a.service_uuid, customer_ext_id: 'sub-3' };
+    // one statement: a payment settling meanwhile is seen whole or not at all (two reads, the order then its
+    // transactions, could see the order before the payment and the transaction after it)
+    const orderId = randomUUID();
+    await t.m.payments.create(ctx, input, { orderId });
+    await t.m.payments.pay(ctx, orderId, { channel: 'MIT', card: { kind: 'source', sourceUuid: source } });
+    const before = t.p.database.stats.roundTrips;
+    const found = await t.m.payments.create(ctx, input, { orderId });
+    expect(t.p.database.stats.roundTrips - before).toBe(1);
+    expect(found.order).toMatchObject({ paid: true, status: 'SUCCESS' });
+    expect(found.order.transactions).toHaveLength(1);
+    // and while payments settle: every answer agrees with itself
+    for (let i = 0; i < 10; i++) {
+      const id = randomUUID();
+      await t.m.payments.create(ctx, input, { orderId: id });
+      const [, ...reads] = await Promise.all([
+        t.m.payments.pay(ctx, id, { channel: 'MIT', card: { kind: 'source', sourceUuid: source } }),
+        ...Array.from({ length: 4 }, () => t.m.payments.create(ctx, input, { orderId: id })),
+      ]);
+      for (const r of reads) {
+        const success = r.order.transactions.some((tx: { status: string }) => tx.status === 'SUCCESS');
+        expect(r.order.paid, JSON.stringify(r.order.transactions)).toBe(success);
+      }
+    }
+  });
+
   it('a declined MIT payment is a REFUSED transaction; another merchant cannot create over or pay the order', async () => {
     const ctx = await t.m.merchants.contextForKey(a.key_id);
     const other = await t.m.merchants.contextForKey(b.key_id);

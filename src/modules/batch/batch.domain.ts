@@ -23,6 +23,14 @@ export function batchTransition(from: BatchStatus, event: BatchEvent): BatchStat
   return BATCH_TABLE[from][event] ?? null;
 }
 
+/** The statuses `event` moves a file out of, and the one status it moves them to (for a guarded update). */
+export function batchMoves(event: BatchEvent): { from: BatchStatus[]; to: BatchStatus } {
+  const from = BATCH_STATUSES.filter((st) => batchTransition(st, event) !== null);
+  const to = new Set(from.map((st) => batchTransition(st, event)!));
+  if (to.size !== 1) throw new Error(`batch event ${event} does not lead to one status`);
+  return { from, to: [...to][0] };
+}
+
 export const LINE_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'] as const;
 export type LineStatus = (typeof LINE_STATUSES)[number];
 /** CLAIM: a worker starts (or, after a crash, restarts) the line; SUCCEED / FAIL: its outcome is known. */
@@ -38,6 +46,16 @@ const LINE_TABLE: Record<LineStatus, Partial<Record<LineEvent, LineStatus>>> = {
 
 export function lineTransition(from: LineStatus, event: LineEvent): LineStatus | null {
   return LINE_TABLE[from][event] ?? null;
+}
+
+/** Where `event` moves a line, for each status it moves one out of (for a guarded update). */
+export function lineMoves(event: LineEvent): Partial<Record<LineStatus, LineStatus>> {
+  const out: Partial<Record<LineStatus, LineStatus>> = {};
+  for (const st of LINE_STATUSES) {
+    const to = lineTransition(st, event);
+    if (to) out[st] = to;
+  }
+  return out;
 }
 
 export const AUTH_REQUIRED = ['AMOUNT', 'CARD', 'SERVICE'] as const;

@@ -62,8 +62,10 @@ export async function batchById(db: Executor, id: string, lock = false): Promise
   return q.executeTakeFirst();
 }
 
-export async function linesOf(db: Executor, batchId: string): Promise<LineRow[]> {
-  return (await db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).orderBy('line').execute()) as LineRow[];
+export async function linesOf(db: Executor, batchId: string, page?: { limit: number; offset: number }): Promise<LineRow[]> {
+  let q = db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).orderBy('line');
+  if (page) q = q.limit(page.limit).offset(page.offset);
+  return (await q.execute()) as LineRow[];
 }
 
 export async function lineById(db: Executor, id: string, lock = false): Promise<LineRow | undefined> {
@@ -74,6 +76,44 @@ export async function lineById(db: Executor, id: string, lock = false): Promise<
 
 export async function updateLine(db: Executor, id: string, set: Partial<Omit<LineRow, 'data'>>): Promise<void> {
   await db.updateTable('batch_lines').set(set).where('id', '=', id).execute();
+}
+
+/** A line claimed by a worker, with what it needs of its file. */
+export type ClaimedLine = LineRow & { key_id: string; kind: BatchKind; batch_status: BatchStatus };
+
+/**
+ * Claims a line in one statement: moves it `from` one of the statuses (the CLAIM transitions of the
+ * line table, as `to[from]`), counts the attempt and returns it with its file's key, kind and status.
+ * Undefined when the line is in no status it can be claimed from (finished).
+ */
+export async function claimLine(db: Executor, id: string, to: Partial<Record<LineStatus, LineStatus>>, at: Date): Promise<ClaimedLine | undefined> {
+  const from = Object.keys(to) as LineStatus[];
+  if (from.length === 0) return undefined;
+  const next = sql.join(from.map((f) => sql`when ${f} then ${to[f]!}`), sql` `);
+  const { rows } = await sql<ClaimedLine>`
+    update batch_lines l set status = case l.status ${next} end, attempts = l.attempts + 1, updated_at = ${at}
+    from batch_files b
+    where l.id = ${id} and b.id = l.batch_id and l.status = any(${from}::text[])
+    returning l.*, b.key_id, b.kind, b.status as batch_status`.execute(db);
+  return rows[0];
+}
+
+/** Moves a file `from` one of the statuses to `to` (guarded: a file already moved is left as it is). */
+export async function moveBatch(db: Executor, id: string, from: BatchStatus[], to: BatchStatus, set: Partial<BatchRow> = {}): Promise<void> {
+  if (from.length === 0) return;
+  await db.updateTable('batch_files').set({ ...set, status: to }).where('id', '=', id).where('status', 'in', from).execute();
+}
+
+/**
+ * Moves a file `from` one of the statuses to `to` when none of its lines is open (PENDING or RUNNING),
+ * in one statement. Run after a line's own outcome is committed, by every line: the last one to commit
+ * sees every line finished.
+ */
+export async function completeIfDone(db: Executor, id: string, from: BatchStatus[], to: BatchStatus, at: Date): Promise<void> {
+  if (from.length === 0) return;
+  await sql`update batch_files set status = ${to}, finished_at = ${at}
+    where id = ${id} and status = any(${from}::text[])
+      and not exists (select 1 from batch_lines where batch_id = ${id} and status in ('PENDING', 'RUNNING'))`.execute(db);
 }
 
 export async function updateBatch(db: Executor, id: string, set: Partial<BatchRow>): Promise<void> {

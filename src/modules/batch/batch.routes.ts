@@ -47,12 +47,12 @@ export function batchRoutes(service: BatchService) {
       schema: {
         operationId: 'getBatch',
         summary: 'Read a batch: progress and each line\'s outcome',
-        description: 'Counts and progress of the file, and every line with its order and outcome.',
-        tags, params: S.BatchParams, response: responses(S.BatchStatus),
+        description: 'Counts and progress of the file, and every line with its order and outcome. With `limit`, a page of the lines (and `next_offset`); `limit=0` answers the counts alone, a cheap way to follow a large file.',
+        tags, params: S.BatchParams, querystring: S.BatchQuery, response: responses(S.BatchStatus),
       },
     }, async (req) => {
       const ctx = ctxOf(req);
-      return ok(ctx, await service.get(ctx, req.params.batch_uuid));
+      return ok(ctx, await service.get(ctx, req.params.batch_uuid, req.query));
     });
 
     app.get('/batch/:batch_uuid/results.csv', {

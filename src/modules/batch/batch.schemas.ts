@@ -1,4 +1,4 @@
-import { EXAMPLE_SIGNATURE, LineProblem, Nullable, OptionalText, Type, envelope, signedBody } from '../../platform/http/schemas.js';
+import { EXAMPLE_SIGNATURE, Int, LineProblem, Nullable, OptionalText, Type, envelope, signedBody } from '../../platform/http/schemas.js';
 import { BATCH_KINDS, BATCH_STATUSES, LINE_STATUSES } from './batch.domain.js';
 
 const Iso = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
@@ -55,7 +55,13 @@ export const BatchSubmitted = envelope({
 
 export const BatchStatus = envelope({
   batch: Batch,
-  lines: Type.Array(BatchLine),
+  lines: Type.Array(BatchLine, { description: 'the lines in file order: all of them, or the page asked for with `limit` and `offset`' }),
+  next_offset: Type.Optional(Nullable(Type.Integer({ description: 'with `limit`: the `offset` of the next page of lines, null after the last' }))),
 }, { title: 'BatchStatusResponse' });
 
 export const BatchParams = Type.Object({ batch_uuid: Type.String({ maxLength: 64 }) });
+
+export const BatchQuery = Type.Object({
+  limit: Type.Optional(Int({ minimum: 0, maximum: 10_000, description: 'at most this many lines (0: the counts only, a cheap way to follow progress); absent: every line' })),
+  offset: Type.Optional(Int({ minimum: 0, maximum: 10_000, default: 0, description: 'lines skipped (with `limit`)' })),
+});

@@ -25,8 +25,9 @@ import type { SourcesService } from '../sources/index.js';
 import {
   AUTH_OPTIONAL,
   AUTH_REQUIRED,
-  batchTransition,
+  batchMoves,
   csvField,
+  lineMoves,
   lineTransition,
   parseAuthRow,
   parseExecuteAt,
@@ -205,12 +206,19 @@ export class BatchService {
     return b;
   }
 
-  async get(ctx: RequestContext, id: string) {
+  async get(ctx: RequestContext, id: string, page: { limit?: number; offset?: number } = {}) {
     const b = await this.#batch(ctx, id);
-    const lines = await repo.linesOf(this.p.database.db, b.id);
-    const counts: Record<LineStatus, number> = { PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0 };
-    for (const l of lines) counts[l.status]++;
-    return { batch: presentBatch(b, counts), lines: lines.map(presentLine) };
+    const db = this.p.database.db;
+    if (page.limit === undefined) {
+      const lines = await repo.linesOf(db, b.id);
+      const counts: Record<LineStatus, number> = { PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0 };
+      for (const l of lines) counts[l.status]++;
+      return { batch: presentBatch(b, counts), lines: lines.map(presentLine) };
+    }
+    const offset = page.offset ?? 0;
+    const [counts, lines] = await Promise.all([repo.counts(db, b.id), page.limit > 0 ? repo.linesOf(db, b.id, { limit: page.limit, offset }) : Promise.resolve([])]);
+    const next = page.limit > 0 && offset + lines.length < b.line_count ? offset + lines.length : null;
+    return { batch: presentBatch(b, counts), lines: lines.map(presentLine), next_offset: next };
   }
 
   async resultsCsv(ctx: RequestContext, id: string): Promise<{ filename: string; body: string }> {
@@ -235,23 +243,23 @@ export class BatchService {
     return this.p.jobs.drain({ queues: [BATCH_QUEUE] });
   }
 
+  /**
+   * Works one line: claims it (one statement), makes its payment or refund through the payments module,
+   * records the outcome (one statement, guarded by the line table) and, when no line is left open,
+   * completes the file (one guarded statement; the last line to finish sees all of them finished).
+   */
   async #work(job: Job<{ id: string }>): Promise<void | Reschedule> {
     const db = this.p.database.db;
-    const claimed = await this.p.database.transaction(async (trx) => {
-      const l = await repo.lineById(trx, job.payload.id, true);
-      if (!l) return null;
-      const next = lineTransition(l.status, 'CLAIM');
-      if (!next) return null;
-      await repo.updateLine(trx, l.id, { status: next, attempts: l.attempts + 1, updated_at: this.p.clock.now() });
-      return { ...l, status: next };
-    });
+    const claimed = await repo.claimLine(db, job.payload.id, lineMoves('CLAIM'), this.p.clock.now());
     if (!claimed) return;
-    const batch = (await repo.batchById(db, claimed.batch_id))!;
-    if (batch.status === 'SCHEDULED') await this.#batchEvent(batch.id, 'START');
-    const ctx = await this.deps.merchants.contextForKey(batch.key_id);
+    if (claimed.batch_status === 'SCHEDULED') {
+      const start = batchMoves('START');
+      await repo.moveBatch(db, claimed.batch_id, start.from, start.to);
+    }
+    const ctx = await this.deps.merchants.contextForKey(claimed.key_id);
     let result: { outcome: 'SUCCEEDED' | 'FAILED'; text: string; error: string | null } | { retryAt: Date };
     try {
-      result = batch.kind === 'AUTHORIZATION' ? await this.#charge(ctx, claimed) : await this.#refund(ctx, claimed);
+      result = claimed.kind === 'AUTHORIZATION' ? await this.#charge(ctx, claimed) : await this.#refund(ctx, claimed);
     } catch (err) {
       if (job.attempts < job.maxAttempts) throw err;
       result = { outcome: 'FAILED', text: 'ERROR', error: String((err as ApiError).details ?? (err as Error).message).slice(0, 500) };
@@ -260,8 +268,9 @@ export class BatchService {
     const event = result.outcome === 'SUCCEEDED' ? 'SUCCEED' : 'FAIL';
     const next = lineTransition(claimed.status, event)!;
     await repo.updateLine(db, claimed.id, { status: next, outcome: result.text, error: result.error, updated_at: ctx.clock.now() });
-    const open = await db.selectFrom('batch_lines').select('id').where('batch_id', '=', batch.id).where('status', 'in', ['PENDING', 'RUNNING']).limit(1).executeTakeFirst();
-    if (!open) await this.#batchEvent(batch.id, 'ALL_DONE');
+    const done = batchMoves('ALL_DONE');
+    // finished on the merchant's clock, as the file's other times
+    await repo.completeIfDone(db, claimed.batch_id, done.from, done.to, ctx.clock.now());
   }
 
   /** H1 line: its order (created once, by its uuid) paid once with the stored card, merchant-initiated. */
@@ -282,11 +291,18 @@ export class BatchService {
       { orderId: l.order_id },
     );
     let order = created.order;
-    // a line worked again finds the transaction it made: the card is never charged twice
-    if (order.transactions.length === 0) {
+    // a line worked again finds the transaction it made: the card is never charged twice. A payment that
+    // failed on our side (ERROR: the processor was not reached, or a crash cut it short and the processor
+    // has no record of it) did not charge the card: the line pays the same order again, a few times.
+    if (order.transactions.length === 0 || retryable(order)) {
       order = (await this.deps.payments.pay(ctx, l.order_id, { channel: 'MIT', card: { kind: 'source', sourceUuid: d.card } })).order;
     }
-    return outcomeOf(order, this.p.clock.now());
+    return outcomeOf(order, this.p.clock.now(), this.#pendingRetryMs());
+  }
+
+  /** A payment PENDING at the processor is looked at again once the reconciler has had time to settle it. */
+  #pendingRetryMs(): number {
+    return Math.min(60_000, this.p.config.reconcileAfterMs + this.p.config.sweepEveryMs);
   }
 
   /** H2 line: one refund, even when the line is worked again after a crash. */
@@ -299,7 +315,7 @@ export class BatchService {
     } else if (refunds.length > l.refunds_before) {
       // the refund was asked for before the crash: its transaction says how it went
       const tx = refunds[refunds.length - 1];
-      if (tx.status === 'PENDING') return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
+      if (tx.status === 'PENDING') return { retryAt: new Date(this.p.clock.now().getTime() + this.#pendingRetryMs()) };
       return tx.status === 'SUCCESS' ? { outcome: 'SUCCEEDED' as const, text: `REFUNDED ${tx.amount}`, error: null } : { outcome: 'FAILED' as const, text: tx.status, error: tx.error };
     }
     try {
@@ -314,30 +330,26 @@ export class BatchService {
       throw err;
     }
   }
-
-  async #batchEvent(id: string, event: 'START' | 'ALL_DONE'): Promise<void> {
-    await this.p.database.transaction(async (trx) => {
-      const b = await repo.batchById(trx, id, true);
-      if (!b) return;
-      const next = batchTransition(b.status, event);
-      if (!next) return;
-      // finished on the merchant's clock, as the file's other times
-      const offset = next === 'COMPLETED' ? Number((await this.deps.merchants.findMerchant(trx, b.merchant_id))?.clock_offset_ms ?? 0) : 0;
-      await repo.updateBatch(trx, id, { status: next, ...(next === 'COMPLETED' ? { finished_at: new Date(this.p.clock.now().getTime() + offset) } : {}) });
-    });
-  }
 }
 
 function refundTxs(o: PresentedOrder) {
   return o.transactions.filter((t) => t.operative === 'REFUND');
 }
 
-function outcomeOf(order: PresentedOrder, now: Date): { outcome: 'SUCCEEDED' | 'FAILED'; text: string; error: string | null } | { retryAt: Date } {
-  const tx = order.transactions.find((t) => t.operative !== 'REFUND') ?? null;
+/** Payments of a line that failed on our side are made again on the same order up to this many times. */
+const ERROR_RETRIES = 3;
+
+function retryable(order: PresentedOrder): boolean {
+  const txs = order.transactions.filter((t) => t.operative !== 'REFUND');
+  return !order.paid && order.status === 'ERROR' && txs.at(-1)?.status === 'ERROR' && txs.length < ERROR_RETRIES;
+}
+
+function outcomeOf(order: PresentedOrder, now: Date, pendingRetryMs: number): { outcome: 'SUCCEEDED' | 'FAILED'; text: string; error: string | null } | { retryAt: Date } {
+  const tx = order.transactions.filter((t) => t.operative !== 'REFUND').at(-1) ?? null;
   if (DONE_ORDER.has(order.status)) return { outcome: 'SUCCEEDED', text: order.status, error: null };
   if (FAILED_ORDER.has(order.status)) return { outcome: 'FAILED', text: order.status, error: tx?.error ?? null };
   // not settled yet (the processor's answer is pending): the line is looked at again later
-  return { retryAt: new Date(now.getTime() + 60_000) };
+  return { retryAt: new Date(now.getTime() + pendingRetryMs) };
 }
 
 export function presentBatch(b: repo.BatchRow, counts: Record<LineStatus, number>) {

@@ -79,7 +79,7 @@ export class CardPresentService {
     if (!device) throw unauthorized('A device bearer token is required');
     if (device.env !== env) throw forbidden(`The device token is not valid in ${env}`);
     if (!device.active) throw forbidden('The device is disabled');
-    const ctx = await this.deps.merchants.contextForKey(device.key_id, { cached: true });
+    const ctx = await this.deps.merchants.contextForKey(device.key_id);
     return { device, ctx };
   }
 

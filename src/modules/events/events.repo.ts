@@ -110,6 +110,34 @@ export async function findEventForDelivery(db: Executor, id: string): Promise<(E
     .executeTakeFirst() as Promise<(EventRow & { m_offset: number }) | undefined>;
 }
 
+/** A PENDING event being delivered: the attempt recorded for it, and the event's count after it. */
+export type BegunDelivery = EventRow & { m_offset: number; attempt_id: number; attempted_at: Date };
+
+/**
+ * Starts a delivery attempt in one statement (one round trip, one commit): locks the event if it is
+ * still PENDING, records the attempt (as interrupted, until the send ends) and counts it on the event.
+ * The attempt's time is `realNow` on the merchant's clock. Undefined when the event is not PENDING.
+ */
+export async function beginDelivery(db: Executor, id: string, realNow: Date, interrupted: string): Promise<BegunDelivery | undefined> {
+  const { rows } = await sql<BegunDelivery>`
+    with e as (
+      select e.id, m.clock_offset_ms as m_offset, ${realNow}::timestamptz + m.clock_offset_ms * interval '1 millisecond' as at
+      from events e join merchants m on m.id = e.merchant_id
+      where e.id = ${id} and e.status = 'PENDING'
+      for update of e
+    ), a as (
+      insert into event_attempts (event_id, attempted_at, http_status, error, duration_ms, finished)
+      select e.id, e.at, null, ${interrupted}, 0, false from e
+      returning id, attempted_at
+    )
+    update events set attempts = events.attempts + 1, first_attempt_at = coalesce(events.first_attempt_at, e.at)
+    from e, a
+    where events.id = e.id
+    returning events.*, e.m_offset, a.id as attempt_id, a.attempted_at`.execute(db);
+  const r = rows[0];
+  return r ? { ...r, attempt_id: Number(r.attempt_id), m_offset: Number(r.m_offset) } : undefined;
+}
+
 /**
  * Finishes a delivery attempt in one statement (one round trip, one commit): the attempt recorded before
  * the send gets its outcome and the event its new state together.

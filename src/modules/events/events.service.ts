@@ -8,6 +8,7 @@
  * merchant, so moving its test clock moves them).
  */
 import { randomUUID } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { notFound } from '../../platform/errors/errors.js';
@@ -89,35 +90,46 @@ export class EventsService {
     return id;
   }
 
+  /**
+   * A notification (its event and its delivery job) as SQL statements to run inside a caller's statement
+   * (data-modifying CTEs), guarded by `when`: a state change and its notification in one round trip. Call
+   * `p.jobs.poke()` after the statement ran.
+   */
+  notificationSql(n: NewNotification, when: RawBuilder<unknown>): RawBuilder<unknown>[] {
+    const id = randomUUID();
+    return [
+      sql`insert into events (id, merchant_id, env, type, order_id, key_id, url, payload, status, retries, first_attempt_at, next_attempt_at, delivered_at, created_at)
+        select ${id}::uuid, ${n.merchantId}::uuid, ${n.env}, ${n.type ?? ORDER_NOTIFICATION}, ${n.orderId}::uuid, ${n.keyId}::uuid, ${n.url}, ${n.payload},
+          'PENDING', ${n.retries}::boolean, null, ${n.at}::timestamptz, null, ${n.at}::timestamptz
+        where ${when}`,
+      this.p.jobs.insertSql(
+        { queue: DELIVER_QUEUE, payload: { eventId: id } satisfies DeliverPayload, merchantId: n.merchantId, maxAttempts: 20, dedupeKey: `event:${id}` },
+        when,
+      ),
+    ];
+  }
+
   registerJobs(): void {
     // a delivery cannot outlive its timeout: a lease just above it frees a dead worker's delivery quickly
-    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job), { leaseMs: this.p.config.notificationTimeoutMs + 5_000 });
+    this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job), { leaseMs: this.p.config.notificationTimeoutMs + 5_000, lane: 'delivery' });
   }
 
   /** One delivery attempt; reschedules itself while retries are left. */
   async #deliverJob(job: Job<DeliverPayload>): Promise<void | Reschedule> {
     const db = this.p.database.db;
-    const e = await repo.findEventForDelivery(db, job.payload.eventId);
-    if (!e || e.status !== 'PENDING') return;
-    const offset = Number(e.m_offset);
     const realNow = this.p.clock.now();
-    const now = new Date(realNow.getTime() + offset);
-    const { body, headers } = await this.render(e, offset, realNow);
-
-    // The attempt is recorded before the request leaves: a process that dies mid-send leaves it visible
-    // (as interrupted) and the job, whose lease is just above the timeout, sends again (at least once:
-    // receivers deduplicate by Paygate-Event).
-    const begun = await this.p.database.transaction(async (trx) => {
-      const fresh = await repo.findEventForUpdate(trx, e.id);
-      if (!fresh || fresh.status !== 'PENDING') return null;
-      const attemptId = await repo.insertAttempt(trx, { event_id: e.id, attempted_at: now, http_status: null, error: INTERRUPTED, duration_ms: 0, finished: false });
-      const attempts = fresh.attempts + 1;
-      const first = fresh.first_attempt_at ?? now;
-      await repo.updateEvent(trx, e.id, { attempts, first_attempt_at: first });
-      return { attemptId, attempts, first };
-    });
-    if (!begun) return;
-    const { attemptId, attempts, first } = begun;
+    // The attempt is recorded before the request leaves (one statement: the event locked if still
+    // PENDING, the attempt inserted as interrupted, the event's count moved): a process that dies
+    // mid-send leaves it visible and the job, whose lease is just above the timeout, sends again (at
+    // least once: receivers deduplicate by Paygate-Event).
+    const e = await repo.beginDelivery(db, job.payload.eventId, realNow, INTERRUPTED);
+    if (!e) return;
+    // the attempt's time on the merchant's clock
+    const now = new Date(e.attempted_at);
+    const { body, headers } = await this.render(e, now.getTime() - realNow.getTime(), realNow);
+    const attemptId = e.attempt_id;
+    const attempts = e.attempts;
+    const first = new Date(e.first_attempt_at ?? now);
 
     const started = Date.now();
     let status: number | null = null;

@@ -71,13 +71,17 @@ const SIGNATURE_CACHE_MS = 60_000;
 
 export class MerchantsService {
   readonly #cache: KeyCache;
+  /** Keys by id for contextForKey, as fresh as the auth pipeline's (same time to live, same invalidation). */
+  readonly #byId: KeyCache;
   readonly #signatures = new Map<string, { signature: Secret<string>; until: number }>();
 
   constructor(private readonly p: Platform, opts: { keyCacheTtlMs?: number } = {}) {
     this.#cache = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
+    this.#byId = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
     // a key revoked, a merchant or service changed in any process (NOTIFY): drop the cache at once
     p.invalidation?.onInvalidate(() => {
       this.#cache.clear();
+      this.#byId.clear();
       this.#signatures.clear();
     });
   }
@@ -99,22 +103,22 @@ export class MerchantsService {
    * line, a device operation): the same merchant, environment, clock and signature as a request made
    * with that key. A revoked key still acts for what it set up; a deleted merchant does not.
    */
-  async contextForKey(keyId: string, opts: { cached?: boolean } = {}): Promise<RequestContext> {
-    // `cached`: for hot request paths acting for a key (card-present calls with a device token), kept
-    // like the keys of the auth pipeline (a change in any process, or the test clock moving, drops it)
-    const cacheKey = `id:${keyId}`;
-    let key = opts.cached ? this.#cache.get(cacheKey) : undefined;
+  async contextForKey(keyId: string): Promise<RequestContext> {
+    // cached like the keys of requests (a background worker charging 10,000 subscriptions of one key
+    // reads it once): a change in any process drops it at once
+    let key = this.#byId.get(keyId);
     if (!key) {
       const row = await repo.findKeyWithMerchant(this.p.database.db, keyId);
       if (!row) throw notFound(`The key ${keyId} was not found`);
       key = authKeyOf(row);
-      if (opts.cached) this.#cache.set(cacheKey, key);
+      this.#byId.set(keyId, key);
     }
     return requestContext(key, { timezone: this.p.config.timezone, clock: this.p.clock, vault: this.p.vault });
   }
 
   invalidateKeyCache(): void {
     this.#cache.clear();
+    this.#byId.clear();
   }
 
   /** The key exists and is not revoked (a long-lived request, the event stream, checks it as it goes). */

@@ -1,5 +1,5 @@
 /** SQL of recurring billing. Every function takes the executor to run on. */
-import { sql, type ColumnType } from 'kysely';
+import { sql, type ColumnType, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { SubscriptionStatus, PaymentStatus } from './subscription-states.js';
@@ -255,6 +255,182 @@ export async function listSubscriptions(db: Executor, owner: Owner, f: Subscript
   const { count } = await q.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
   const rows = await q.selectAll().orderBy('created_at', 'asc').orderBy(sql`seq`, 'asc').limit(f.limit).offset(f.offset).execute();
   return { rows: rows as SubscriptionRow[], count: Number(count) };
+}
+
+// ---- charges ------------------------------------------------------------------------------------------
+
+/** What a charge needs besides the subscription: its payment row (if made), and the names it is notified under. */
+export interface ChargeRow extends SubscriptionRow {
+  payment: PaymentRow | null;
+  plan_external_id: string;
+  product_external_id: string;
+  notification_url: string | null;
+  company_id: string | null;
+}
+
+const PAYMENT_COLUMNS = [
+  'id', 'subscription_id', 'merchant_id', 'env', 'payment_number', 'attempt', 'amount', 'currency', 'status', 'payment_date',
+  'order_id', 'transaction_id', 'source_uuid', 'error', 'charging_until', 'created_at', 'updated_at',
+] as const;
+
+/**
+ * Locks the subscription (FOR UPDATE: every write to it and to its payments happens under this lock) and
+ * reads, in the same statement, the payment row of (number, attempt) and the plan, product and company
+ * its notification names.
+ */
+export async function lockForCharge(trx: Executor, subscriptionId: string, paymentNumber: number, attempt: number): Promise<ChargeRow | undefined> {
+  const row = await trx
+    .selectFrom('subscriptions as s')
+    .innerJoin('subscription_plans as pl', 'pl.id', 's.plan_id')
+    .innerJoin('subscription_products as pr', 'pr.id', 'pl.product_id')
+    .leftJoin('subscription_companies as c', (j) => j.onRef('c.merchant_id', '=', 's.merchant_id').onRef('c.env', '=', 's.env'))
+    .leftJoin('subscription_payments as p', (j) => j.onRef('p.subscription_id', '=', 's.id').on('p.payment_number', '=', paymentNumber).on('p.attempt', '=', attempt))
+    .selectAll('s')
+    .select(['pl.external_id as plan_external_id', 'pr.external_id as product_external_id', 'pr.notification_url', 'c.id as company_id'])
+    .select(PAYMENT_COLUMNS.map((c) => `p.${c} as p_${c}` as const))
+    .where('s.id', '=', subscriptionId)
+    .forUpdate('s')
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const r = row as unknown as Record<string, unknown>;
+  const payment = r.p_id ? (Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, r[`p_${c}`]])) as unknown as PaymentRow) : null;
+  for (const c of PAYMENT_COLUMNS) delete r[`p_${c}`];
+  return { ...(r as unknown as SubscriptionRow), payment, plan_external_id: String(r.plan_external_id), product_external_id: String(r.product_external_id), notification_url: (r.notification_url as string | null) ?? null, company_id: (r.company_id as string | null) ?? null };
+}
+
+/**
+ * The common case of a charge in one statement (no BEGIN, no COMMIT): under the subscription's lock, the
+ * payment row of (number, attempt) is inserted, leased until `until`, when it is the subscription's next
+ * charge and no row exists yet. Returns the subscription (as lockForCharge, without a payment) when it was
+ * inserted; undefined otherwise (the caller takes the transaction path, which finds out why).
+ */
+export async function insertDuePayment(
+  db: Executor,
+  p: { id: string; subscriptionId: string; paymentNumber: number; attempt: number; paymentDate: Date; until: Date; now: Date },
+): Promise<(Omit<ChargeRow, 'payment'> & { version: string }) | undefined> {
+  const { rows } = await sql<Omit<ChargeRow, 'payment'> & { version: string }>`
+    with s as (
+      select *, xmin::text as version from subscriptions where id = ${p.subscriptionId} for update
+    ), ins as (
+      insert into subscription_payments (id, subscription_id, merchant_id, env, payment_number, attempt, amount, currency, status,
+        payment_date, order_id, transaction_id, source_uuid, error, charging_until, created_at, updated_at)
+      select ${p.id}, s.id, s.merchant_id, s.env, ${p.paymentNumber}, ${p.attempt}, s.amount, null, 'CREATED',
+        ${p.paymentDate}, null, null, s.additional_data ->> 'source_uuid', null, ${p.until}, ${p.now}, ${p.now}
+      from s where s.active and s.next_payment_number = ${p.paymentNumber} and s.next_attempt = ${p.attempt}
+      on conflict (subscription_id, payment_number, attempt) do nothing
+      returning id
+    )
+    select s.*, pl.external_id as plan_external_id, pr.external_id as product_external_id, pr.notification_url, c.id as company_id
+    from s
+    join ins on true
+    join subscription_plans pl on pl.id = s.plan_id
+    join subscription_products pr on pr.id = pl.product_id
+    left join subscription_companies c on c.merchant_id = s.merchant_id and c.env = s.env`.execute(db);
+  return rows[0];
+}
+
+/**
+ * Settles a charge in one statement (no BEGIN, no COMMIT), if the subscription is still the row version
+ * `version` read when the charge was claimed and the payment still CREATED: the subscription, the payment,
+ * and `also` (the next charge's job, the notification: statements guarded by `when`, the condition this
+ * function passes them). Returns false when nothing was written (the caller settles under the lock).
+ */
+export async function settleChargeAtVersion(
+  db: Executor,
+  subscriptionId: string,
+  version: string,
+  paymentId: string,
+  pay: Pick<SubscriptionPaymentsTable, 'status' | 'order_id' | 'transaction_id' | 'currency' | 'error' | 'updated_at'>,
+  sub: Pick<SubscriptionsTable, 'status' | 'active' | 'next_charge_date' | 'updated_at'> & { next_payment_number: number; next_attempt: number; total_payment_charged: number },
+  also: (when: RawBuilder<unknown>) => RawBuilder<unknown>[],
+): Promise<boolean> {
+  const when = sql`exists (select 1 from p)`;
+  const extra = also(when).map((q, i) => sql`, ${sql.raw(`x${i}`)} as (${q})`);
+  // both rows locked first (the subscription, then its payment, as the transaction path does), each
+  // checked on its newest version: the subscription unchanged since the claim, the payment unsettled
+  const { rows } = await sql<{ settled: number }>`
+    with ls as (
+      select id from subscriptions where id = ${subscriptionId} and xmin::text = ${version} for update
+    ), lp as (
+      select id from subscription_payments where id = ${paymentId} and status = 'CREATED' and exists (select 1 from ls) for update
+    ), s as (
+      update subscriptions set status = ${sub.status}, active = ${sub.active}, next_charge_date = ${sub.next_charge_date},
+        next_payment_number = ${sub.next_payment_number}, next_attempt = ${sub.next_attempt},
+        total_payment_charged = ${sub.total_payment_charged}, updated_at = ${sub.updated_at}
+      where id = ${subscriptionId} and exists (select 1 from lp)
+      returning id
+    ), p as (
+      update subscription_payments set status = ${pay.status}, order_id = ${pay.order_id}, transaction_id = ${pay.transaction_id},
+        currency = ${pay.currency}, error = ${pay.error}, updated_at = ${pay.updated_at}, charging_until = null
+      where id = ${paymentId} and exists (select 1 from lp)
+      returning id
+    )${sql.join(extra, sql``)}
+    select (select count(*) from p)::int as settled, (select count(*) from s)::int as moved`.execute(db);
+  return rows[0]?.settled === 1;
+}
+
+/**
+ * Inserts the payment row of a charge unless it exists (another run made it after the caller's read);
+ * undefined when it did.
+ */
+export async function insertPayment(trx: Executor, row: Omit<SubscriptionPaymentsTable, 'amount' | 'charging_until'> & { amount: number; charging_until: Date | null }): Promise<PaymentRow | undefined> {
+  return trx
+    .insertInto('subscription_payments')
+    .values(row)
+    .onConflict((oc) => oc.columns(['subscription_id', 'payment_number', 'attempt']).doNothing())
+    .returningAll()
+    .executeTakeFirst() as Promise<PaymentRow | undefined>;
+}
+
+/** The payment row of (subscription, number, attempt), read afresh. */
+export async function paymentOf(db: Executor, subscriptionId: string, paymentNumber: number, attempt: number): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('subscription_payments')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('payment_number', '=', paymentNumber)
+    .where('attempt', '=', attempt)
+    .executeTakeFirst() as Promise<PaymentRow | undefined>;
+}
+
+/**
+ * Leases a CREATED charge to a run until `until`, unless another run holds a live lease (at `now`);
+ * undefined when it was not leased.
+ */
+export async function leasePayment(trx: Executor, id: string, until: Date, now: Date): Promise<PaymentRow | undefined> {
+  return trx
+    .updateTable('subscription_payments')
+    .set({ charging_until: until })
+    .where('id', '=', id)
+    .where('status', '=', 'CREATED')
+    .where((eb) => eb.or([eb('charging_until', 'is', null), eb('charging_until', '<=', now)]))
+    .returningAll()
+    .executeTakeFirst() as Promise<PaymentRow | undefined>;
+}
+
+/**
+ * Settles a charge in one statement: the payment row (still CREATED) and, when given, the subscription.
+ * Returns false when the payment had been settled already (nothing written).
+ */
+export async function settleCharge(
+  trx: Executor,
+  paymentId: string,
+  pay: Partial<Pick<SubscriptionPaymentsTable, 'status' | 'order_id' | 'transaction_id' | 'currency' | 'error' | 'updated_at'>>,
+  subscriptionId: string,
+  sub: (Partial<Pick<SubscriptionsTable, 'status' | 'active' | 'next_charge_date' | 'updated_at'>> & { next_payment_number?: number; next_attempt?: number; total_payment_charged?: number }) | null,
+): Promise<boolean> {
+  const paySet = { ...pay, charging_until: null };
+  const q = trx.with('p', (db) => db.updateTable('subscription_payments').set(paySet).where('id', '=', paymentId).where('status', '=', 'CREATED').returning('id'));
+  if (!sub) {
+    const r = await q.selectFrom('p').select('id').execute();
+    return r.length > 0;
+  }
+  const r = await q
+    .with('s', (db) => db.updateTable('subscriptions').set(sub).where('id', '=', subscriptionId).where((eb) => eb.exists(eb.selectFrom('p').select('id'))).returning('id'))
+    .selectFrom('p')
+    .select('id')
+    .execute();
+  return r.length > 0;
 }
 
 // ---- payments -----------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
- * CSV files sent in a JSON body as base64 (MoTo campaigns, batch files): decoded, checked against the
- * limits and read with csv-parse, each record with the line it starts on. UTF-8, a header row, comma
- * separated, header names case-insensitive, quoted fields allowed.
+ * The one CSV reader of the gateway (MoTo campaigns G1 and batch files H1, H2): files sent in a JSON body
+ * as base64, decoded, checked against the limits (10 MiB, 10,000 rows) and streamed through csv-parse,
+ * each record with the line it starts on. UTF-8, a header row, comma separated, header names
+ * case-insensitive, quoted fields allowed.
  *
  * A file that cannot be read (not base64, not UTF-8 text, not CSV, too large, wrong header) is a 400
  * naming the problem; problems of single rows are the caller's to collect (422 with every line).
@@ -63,33 +64,65 @@ export function decodeBase64File(field: string, value: string, prefix: 'required
   return bytes;
 }
 
-/** Reads a CSV file (see the module comment). Throws 400 when it cannot be read or its header is wrong. */
-export async function readCsv(field: string, bytes: Buffer, spec: CsvSpec): Promise<CsvFile> {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw badRequest(`${field} is not UTF-8 text (a CSV file is expected)`);
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text)) throw badRequest(`${field} is not a CSV file (it contains binary data)`);
+/** Bytes of the file handed to the parser at a time. */
+const CHUNK_BYTES = 64 * 1024;
 
+/**
+ * The decoded text of `bytes`, chunk by chunk: UTF-8 (a byte order mark is dropped), no binary control
+ * characters. Throws a 400 at the first chunk that breaks a rule.
+ */
+function* decodedChunks(field: string, bytes: Buffer): Generator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+    const last = at + CHUNK_BYTES >= bytes.length;
+    let text: string;
+    try {
+      text = decoder.decode(bytes.subarray(at, at + CHUNK_BYTES), { stream: !last });
+    } catch {
+      throw badRequest(`${field} is not UTF-8 text (a CSV file is expected)`);
+    }
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text)) throw badRequest(`${field} is not a CSV file (it contains binary data)`);
+    if (text.length > 0) yield text;
+  }
+}
+
+/**
+ * Reads a CSV file (see the module comment): the decoded bytes stream through csv-parse, each record
+ * with the line it starts on; reading stops as soon as the file breaks a limit (more than
+ * CSV_MAX_ROWS rows), so nothing past it is parsed, and nothing is stored by a caller before the whole
+ * file was read. Throws 400 when it cannot be read or its header is wrong.
+ */
+export async function readCsv(field: string, bytes: Buffer, spec: CsvSpec): Promise<CsvFile> {
+  if (bytes.length > CSV_MAX_BYTES) throw badRequest(`${field} is larger than ${CSV_MAX_BYTES} bytes (10 MiB), the largest file accepted`);
   const records: Array<{ line: number; fields: string[] }> = [];
-  const parser = Readable.from([text]).pipe(
-    parse({ info: true, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: 64 * 1024 }),
-  );
+  const source = Readable.from(decodedChunks(field, bytes));
+  // `to`: the parser stops after the header, the most rows and one more (the sign of too many)
+  const parser = parse({ info: true, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: 64 * 1024, to: CSV_MAX_ROWS + 2 });
+  source.once('error', (err) => parser.destroy(err));
+  source.pipe(parser);
+  // csv-parse's `info.lines` is the line a record ends on, counting every CR and LF inside quoted fields
+  // as a line of its own: a CR LF there counts twice, for that record and every later one
+  let pairsBefore = 0;
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      // `info.lines` is the line the record ends on; a record spanning lines (quoted newline) starts earlier
-      const spanned = item.record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0);
-      records.push({ line: item.info.lines - spanned, fields: item.record });
+      let chars = 0;
+      let pairs = 0;
+      for (const f of item.record) {
+        chars += f.match(/[\r\n]/g)?.length ?? 0;
+        pairs += f.match(/\r\n/g)?.length ?? 0;
+      }
+      records.push({ line: item.info.lines - chars - pairsBefore, fields: item.record });
+      pairsBefore += pairs;
       if (records.length > CSV_MAX_ROWS + 1) throw badRequest(`${field} has more than ${CSV_MAX_ROWS} rows, the most accepted in one file`);
     }
   } catch (err) {
     if ((err as { status?: number }).status === 400) throw err;
     const e = err as { message?: string; lines?: number };
     throw badRequest(`${field} is not a readable CSV file${e.lines ? ` (line ${e.lines})` : ''}: ${String(e.message ?? err).slice(0, 200)}`);
+  } finally {
+    source.destroy();
+    parser.destroy();
   }
   if (records.length === 0) throw badRequest(`${field} is empty: a header row is expected`);
   const header = records[0].fields.map((h) => h.trim().toUpperCase());

@@ -3,7 +3,8 @@
  * behind a mutex: a transaction holds the connection from BEGIN to COMMIT and concurrent requests queue
  * behind it instead of interleaving their statements. Asking for the connection again from inside a
  * transaction's own async context would wait forever; that is a bug in the caller (it used the root
- * database instead of the transaction), so it fails loudly instead of hanging.
+ * database instead of the transaction), so it fails loudly instead of hanging. API requests go before
+ * queued background work (see PriorityMutex).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
@@ -20,25 +21,60 @@ import {
   type QueryResult,
 } from 'kysely';
 
-class Mutex {
-  #tail: Promise<void> = Promise.resolve();
-  #waiting = 0;
+/**
+ * The lock of the one connection, with two waiting lines: API work (requests) and background work (the
+ * job loops, marked with `backgroundScope`). When the connection is released it goes to the API line
+ * first, so a request waits for the transaction in progress, not behind a backlog of background
+ * statements; the background line still gets one turn after every FOREGROUND_BURST grants to the API
+ * line while both wait, so background work goes on under steady API load. Each line is first come,
+ * first served.
+ */
+export class PriorityMutex {
+  static readonly FOREGROUND_BURST = 8;
+  #held = false;
+  readonly #foreground: Array<() => void> = [];
+  readonly #background: Array<() => void> = [];
+  #passedOver = 0;
 
   get waiting(): number {
-    return this.#waiting;
+    return this.#foreground.length + this.#background.length;
   }
 
-  async lock(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((r) => (release = r));
-    const prev = this.#tail;
-    this.#tail = prev.then(() => next);
-    this.#waiting++;
-    await prev;
-    this.#waiting--;
-    return release;
+  lock(background = false): Promise<() => void> {
+    return new Promise((resolve) => {
+      let released = false;
+      const grant = () =>
+        resolve(() => {
+          if (released) return;
+          released = true;
+          this.#next();
+        });
+      if (!this.#held) {
+        this.#held = true;
+        grant();
+      } else (background ? this.#background : this.#foreground).push(grant);
+    });
+  }
+
+  #next(): void {
+    let next: (() => void) | undefined;
+    if (this.#foreground.length > 0 && (this.#background.length === 0 || this.#passedOver < PriorityMutex.FOREGROUND_BURST)) {
+      next = this.#foreground.shift();
+      if (this.#background.length > 0) this.#passedOver++;
+    } else if (this.#background.length > 0) {
+      next = this.#background.shift();
+      this.#passedOver = 0;
+    }
+    if (next) next();
+    else this.#held = false;
   }
 }
+
+/**
+ * Marks the async context of background work (the job loops) on the embedded database: its statements
+ * and transactions wait in the background line of the connection's lock.
+ */
+export const backgroundScope = new AsyncLocalStorage<true>();
 
 /** Marks the async context of a running transaction (set by Database.transaction). */
 export const transactionScope = new AsyncLocalStorage<true>();
@@ -129,7 +165,7 @@ class PGliteConnection implements DatabaseConnection {
 }
 
 class PGliteDriver implements Driver {
-  readonly #mutex = new Mutex();
+  readonly #mutex = new PriorityMutex();
   readonly #connection: PGliteConnection;
   #release: (() => void) | null = null;
 
@@ -149,7 +185,7 @@ class PGliteDriver implements Driver {
     if (transactionScope.getStore()) {
       throw new Error('database used outside its transaction: pass the transaction (trx) down instead of the root db');
     }
-    this.#release = await this.#mutex.lock();
+    this.#release = await this.#mutex.lock(backgroundScope.getStore() === true);
     return this.#connection;
   }
 

@@ -12,9 +12,10 @@
  *   due time with it.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type ColumnType, type Generated } from 'kysely';
+import { sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../db/database.js';
+import { backgroundScope } from '../db/pglite-dialect.js';
 import type { Clock } from '../time/clock.js';
 
 export interface JobsTable {
@@ -81,17 +82,33 @@ export interface JobQueueOptions {
   clock: Clock;
   logger: Logger;
   pollMs: number;
+  /** Most jobs claimed in one round trip. */
   batchSize: number;
+  /**
+   * Most jobs of the work lane running at once in this process (several lines of a batch file or
+   * subscription charges in flight, each waiting on the database or a processor). Default: `batchSize`.
+   */
+  concurrency?: number;
+  /** Most jobs of the delivery lane (notifications, mail) running at once. Default: `concurrency`. */
+  deliveryConcurrency?: number;
   /** Lease of a claimed job; a worker that dies frees its jobs after this long. */
   leaseMs?: number;
   onJobFinished?: (queue: string, outcome: 'done' | 'retry' | 'failed') => void;
 }
+
+/**
+ * The lanes of a worker: each claims only its own queues and has its own bound on jobs in flight, so
+ * a backlog in one (10,000 due charges) never holds back the other (the notifications those charges
+ * cause, or a payment's notification in the meantime).
+ */
+export type Lane = 'work' | 'delivery';
 
 interface Registered {
   handler: JobHandler;
   backoffMs: (attempt: number) => number;
   /** Lease of this queue's jobs (the queue default when absent). */
   leaseMs?: number;
+  lane: Lane;
 }
 
 const defaultBackoff = (attempt: number) => Math.min(3_600_000, 1000 * 2 ** Math.min(attempt, 20));
@@ -102,29 +119,49 @@ interface Schedule {
   next: number;
 }
 
+interface LaneState {
+  name: Lane;
+  limit: number;
+  inFlight: number;
+  /** Wakes the lane's loop (a job finished, new work may be due). */
+  wake: (() => void) | null;
+  /** The last claim came back full: more is due. */
+  more: boolean;
+}
+
 export class JobQueue {
   readonly workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   readonly #handlers = new Map<string, Registered>();
   readonly #schedules: Schedule[] = [];
   readonly #opts: Required<Omit<JobQueueOptions, 'onJobFinished'>> & Pick<JobQueueOptions, 'onJobFinished'>;
+  readonly #lanes: Record<Lane, LaneState>;
   #running = false;
-  #loop: Promise<void> | null = null;
-  #wake: (() => void) | null = null;
+  #loops: Promise<void>[] = [];
   #inFlight = new Set<Promise<void>>();
+  /** Jobs claimed by this process and not finished: id → queue (their leases are renewed together). */
+  readonly #held = new Map<number, string>();
+  #renewal: NodeJS.Timeout | null = null;
 
   constructor(opts: JobQueueOptions) {
-    this.#opts = { leaseMs: 60_000, ...opts };
+    const concurrency = opts.concurrency ?? opts.batchSize;
+    this.#opts = { ...opts, leaseMs: opts.leaseMs ?? 60_000, concurrency, deliveryConcurrency: opts.deliveryConcurrency ?? concurrency };
+    this.#lanes = {
+      work: { name: 'work', limit: Math.max(1, this.#opts.concurrency), inFlight: 0, wake: null, more: false },
+      delivery: { name: 'delivery', limit: Math.max(1, this.#opts.deliveryConcurrency), inFlight: 0, wake: null, more: false },
+    };
   }
 
   /**
    * Registers the handler of `queue`. `leaseMs` is how long a claimed job of this queue stays with its
-   * worker without news: while the handler runs the worker renews the lease (every third of it), so a
-   * long job is never taken over, and a job whose worker died runs again once the lease lapses. Give
-   * queues whose handlers have a known deadline (a notification's timeout) a lease just above it.
+   * worker without news: while the handler runs the worker renews the lease (every third of the
+   * shortest lease, for all its jobs in one statement), so a long job is never taken over, and a job
+   * whose worker died runs again once the lease lapses. Give queues whose handlers have a known deadline
+   * (a notification's timeout) a lease just above it. `lane`: `delivery` for outgoing deliveries
+   * (notifications, mail), `work` (the default) for everything else.
    */
-  register<P>(queue: string, handler: JobHandler<P>, opts: { backoffMs?: (attempt: number) => number; leaseMs?: number } = {}): void {
+  register<P>(queue: string, handler: JobHandler<P>, opts: { backoffMs?: (attempt: number) => number; leaseMs?: number; lane?: Lane } = {}): void {
     if (this.#handlers.has(queue)) throw new Error(`job handler for "${queue}" registered twice`);
-    this.#handlers.set(queue, { handler: handler as JobHandler, backoffMs: opts.backoffMs ?? defaultBackoff, leaseMs: opts.leaseMs });
+    this.#handlers.set(queue, { handler: handler as JobHandler, backoffMs: opts.backoffMs ?? defaultBackoff, leaseMs: opts.leaseMs, lane: opts.lane ?? 'work' });
   }
 
   /** The lease of a claimed job of `queue`, in milliseconds. */
@@ -156,6 +193,22 @@ export class JobQueue {
       await executor.insertInto('jobs').values(values).execute();
     }
     this.poke();
+  }
+
+  /**
+   * The insert of a job as a SQL statement to run inside a caller's statement (a data-modifying CTE), so
+   * a state change and the job it causes are written in one round trip. With `when` (a condition on the
+   * caller's other CTEs) the job is inserted only if it holds. Call `poke()` after the statement ran.
+   */
+  insertSql<P>(opts: EnqueueOptions<P>, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+    const runAt = opts.runAt ?? this.#opts.clock.now();
+    const dedupe = opts.dedupeKey
+      ? sql`on conflict (queue, dedupe_key) where dedupe_key is not null and status in ('pending', 'running') do nothing`
+      : sql``;
+    return sql`insert into jobs (queue, payload, run_at, merchant_id, max_attempts, dedupe_key)
+      select ${opts.queue}, ${JSON.stringify(opts.payload ?? {})}::jsonb, ${runAt}::timestamptz, ${opts.merchantId ?? null}::uuid, ${opts.maxAttempts ?? 10}::int, ${opts.dedupeKey ?? null}::text
+      where ${when}
+      ${dedupe}`;
   }
 
   /** SQL fragment-free variant for bulk use by callers that already build rows. */
@@ -190,69 +243,106 @@ export class JobQueue {
     return Number(res.numUpdatedRows ?? 0);
   }
 
-  /** Wakes the local worker loop (new work may be due). */
+  /** Wakes the local worker loops (new work may be due). */
   poke(): void {
-    const wake = this.#wake;
-    if (wake) setImmediate(wake);
+    for (const lane of Object.values(this.#lanes)) {
+      const wake = lane.wake;
+      if (wake) setImmediate(wake);
+    }
   }
 
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#loop = this.#run();
+    this.#loops = (['work', 'delivery'] as const).map((l) => this.#background(() => this.#run(this.#lanes[l])));
   }
 
   /** Stops claiming and waits for jobs in progress. */
   async stop(): Promise<void> {
     this.#running = false;
-    this.#wake?.();
-    await this.#loop;
+    for (const lane of Object.values(this.#lanes)) lane.wake?.();
+    await Promise.all(this.#loops);
     await Promise.allSettled([...this.#inFlight]);
+    this.#stopRenewal();
   }
 
   /**
-   * Claims and runs due jobs until none is due (or `maxRounds` is reached). Tests and the CLI use it to
-   * drain the queue deterministically without a background loop. Returns the number of jobs run.
+   * Claims and runs due jobs until none is due (or `maxRounds` is reached; `batchSize` jobs claimed per
+   * round). Tests and the CLI use it to drain the queue deterministically without a background loop.
+   * Returns the number of jobs run.
    */
-  async drain(opts: { queues?: string[]; maxRounds?: number } = {}): Promise<number> {
+  async drain(opts: { queues?: string[]; maxRounds?: number; batchSize?: number } = {}): Promise<number> {
     let total = 0;
+    const names = opts.queues ?? [...this.#handlers.keys()];
     for (let round = 0; round < (opts.maxRounds ?? 1000); round++) {
       await this.#enqueueSchedules();
-      const claimed = await this.#claim(opts.queues);
+      const claimed = await this.#background(() => this.#claim(names, opts.batchSize ?? this.#opts.batchSize));
       if (claimed.length === 0) break;
       // one after another, in the order they were due (then enqueued): deterministic for tests
-      for (const j of claimed) await this.#execute(j);
+      for (const j of claimed) await this.#background(() => this.#execute(j));
       total += claimed.length;
     }
     return total;
   }
 
-  async #run(): Promise<void> {
+  /** Jobs of this process in flight, per lane (metrics, tests). */
+  get inFlight(): Record<Lane, number> {
+    return { work: this.#lanes.work.inFlight, delivery: this.#lanes.delivery.inFlight };
+  }
+
+  /**
+   * On the embedded database background work runs in the gateway process, on its one connection: it is
+   * marked so the connection goes to API requests first (see pglite-dialect.ts).
+   */
+  #background<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#opts.database.kind === 'pglite' ? backgroundScope.run(true, fn) : fn();
+  }
+
+  /**
+   * One lane's loop: keeps up to `limit` jobs running, claiming more (at most `batchSize` in one round
+   * trip) as soon as half a batch of slots is free, and sleeps for the poll interval when nothing is due.
+   */
+  async #run(lane: LaneState): Promise<void> {
+    const names = () => [...this.#handlers].filter(([, r]) => r.lane === lane.name).map(([q]) => q);
+    const refill = Math.max(1, Math.min(Math.ceil(this.#opts.batchSize / 2), Math.ceil(lane.limit / 2)));
     while (this.#running) {
-      let claimed: Job[] = [];
-      try {
-        await this.#enqueueSchedules();
-        claimed = await this.#claim();
-      } catch (err) {
-        // the database is away: log once per poll without a stack and try again after the poll interval
-        this.#opts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'job claim failed');
+      const free = lane.limit - lane.inFlight;
+      let claimed: Job[] | null = null;
+      if (free >= refill || (lane.inFlight === 0 && free > 0)) {
+        try {
+          if (lane.name === 'work') await this.#enqueueSchedules();
+          const want = Math.min(free, this.#opts.batchSize);
+          claimed = await this.#claim(names(), want);
+          lane.more = claimed.length === want;
+        } catch (err) {
+          // the database is away: log once per poll without a stack and try again after the poll interval
+          this.#opts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'job claim failed');
+          lane.more = false;
+        }
+        for (const j of claimed ?? []) {
+          lane.inFlight++;
+          // A job whose bookkeeping failed (the database went away) is only logged: its lease lapses and it
+          // runs again; the loop goes on.
+          void this.#track(
+            this.#safeExecute(j).finally(() => {
+              lane.inFlight--;
+              // a free slot: claim again at once only when more is due; otherwise wait for the poll
+              if (lane.more || lane.inFlight === 0) lane.wake?.();
+            }),
+          );
+        }
+        if (claimed && claimed.length > 0 && lane.more && lane.inFlight < lane.limit) continue;
       }
-      if (claimed.length > 0) {
-        // Run the batch, but keep claiming when the batch was full. A job whose bookkeeping failed (the
-        // database went away) is only logged: its lease lapses and it runs again; the loop goes on.
-        const batch = Promise.all(claimed.map((j) => this.#track(this.#safeExecute(j))));
-        if (claimed.length < this.#opts.batchSize) await batch;
-        continue;
-      }
+      // wait: for slots when the lane is full, else for a poke, a finished job or the poll interval
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, this.#opts.pollMs);
         function done() {
           clearTimeout(t);
           resolve();
         }
-        this.#wake = done;
+        lane.wake = done;
       });
-      this.#wake = null;
+      lane.wake = null;
     }
   }
 
@@ -284,9 +374,13 @@ export class JobQueue {
     }
   }
 
-  async #claim(queues?: string[]): Promise<Job[]> {
-    const names = queues ?? [...this.#handlers.keys()];
-    if (names.length === 0) return [];
+  /**
+   * Claims up to `limit` jobs of `names` in one statement: due pending jobs, oldest first, read per queue
+   * from the (queue, run_at, id) index so a long backlog of one queue costs nothing to the others, and
+   * jobs whose worker's lease ran out. SKIP LOCKED: two workers never claim the same job.
+   */
+  async #claim(names: string[], limit: number): Promise<Job[]> {
+    if (names.length === 0 || limit <= 0) return [];
     const now = this.#opts.clock.now();
     const leases: Record<string, number> = {};
     for (const n of names) leases[n] = this.leaseOf(n);
@@ -299,28 +393,83 @@ export class JobQueue {
       merchant_id: string | null;
       run_at: Date;
     }>`
-      update jobs set status = 'running', attempts = attempts + 1, locked_by = ${this.workerId}, locked_until = ${now}::timestamptz + (coalesce((${JSON.stringify(leases)}::jsonb ->> jobs.queue)::float8, ${this.#opts.leaseMs}) * interval '1 millisecond')
-      where id in (
+      with expired as (
         select id from jobs
-        where queue = any(${names}::text[])
-          and ((status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))
-        order by run_at, id
-        limit ${this.#opts.batchSize}
+        where status = 'running' and locked_until < ${now} and queue = any(${names}::text[])
+        order by locked_until
+        limit ${limit}
         for update skip locked
+      ), due as (
+        select j.id, j.run_at from unnest(${names}::text[]) as q(name)
+        cross join lateral (
+          select id, run_at from jobs
+          where queue = q.name and status = 'pending' and run_at <= ${now}
+          order by run_at, id
+          limit ${limit}
+          for update skip locked
+        ) j
+        order by j.run_at, j.id
+        limit ${limit}
+      ), picked as (
+        select id from expired
+        union all
+        (select id from due order by run_at, id limit greatest(0, ${limit} - (select count(*) from expired)))
       )
+      update jobs set status = 'running', attempts = attempts + 1, locked_by = ${this.workerId}, locked_until = ${now}::timestamptz + (coalesce((${JSON.stringify(leases)}::jsonb ->> jobs.queue)::float8, ${this.#opts.leaseMs}) * interval '1 millisecond')
+      where id in (select id from picked)
       returning id, queue, payload, attempts, max_attempts, merchant_id, run_at`.execute(this.#opts.database.db);
-    return rows.map((r) => ({
-      id: Number(r.id),
-      queue: r.queue,
-      payload: r.payload,
-      attempts: r.attempts,
-      maxAttempts: r.max_attempts,
-      merchantId: r.merchant_id,
-      runAt: r.run_at,
-    })).sort((x, y) => x.runAt.getTime() - y.runAt.getTime() || x.id - y.id);
+    const jobs = rows
+      .map((r) => ({
+        id: Number(r.id),
+        queue: r.queue,
+        payload: r.payload,
+        attempts: r.attempts,
+        maxAttempts: r.max_attempts,
+        merchantId: r.merchant_id,
+        runAt: r.run_at,
+      }))
+      .sort((x, y) => x.runAt.getTime() - y.runAt.getTime() || x.id - y.id);
+    for (const j of jobs) this.#held.set(j.id, j.queue);
+    if (jobs.length > 0) this.#startRenewal();
+    return jobs;
+  }
+
+  /**
+   * Renews the leases of every job this process holds, in one statement, every third of the shortest
+   * lease: only a dead worker's jobs are taken over.
+   */
+  #startRenewal(): void {
+    if (this.#renewal) return;
+    const shortest = Math.min(this.#opts.leaseMs, ...[...this.#handlers.values()].map((r) => r.leaseMs ?? this.#opts.leaseMs));
+    const every = Math.max(50, Math.floor(shortest / 3));
+    this.#renewal = setInterval(() => {
+      if (this.#held.size === 0) return this.#stopRenewal();
+      const ids = [...this.#held.keys()];
+      const leases: Record<string, number> = {};
+      for (const q of new Set(this.#held.values())) leases[q] = this.leaseOf(q);
+      const now = this.#opts.clock.now();
+      sql`update jobs set locked_until = ${now}::timestamptz + (coalesce((${JSON.stringify(leases)}::jsonb ->> jobs.queue)::float8, ${this.#opts.leaseMs}) * interval '1 millisecond')
+        where id = any(${ids}::bigint[]) and locked_by = ${this.workerId} and status = 'running'`
+        .execute(this.#opts.database.db)
+        .catch(() => {});
+    }, every);
+    this.#renewal.unref();
+  }
+
+  #stopRenewal(): void {
+    if (this.#renewal) clearInterval(this.#renewal);
+    this.#renewal = null;
   }
 
   async #execute(job: Job): Promise<void> {
+    try {
+      await this.#executeHeld(job);
+    } finally {
+      this.#held.delete(job.id);
+    }
+  }
+
+  async #executeHeld(job: Job): Promise<void> {
     const reg = this.#handlers.get(job.queue);
     const db = this.#opts.database.db;
     const owned = (q: any) => q.where('id', '=', job.id).where('locked_by', '=', this.workerId);
@@ -328,21 +477,8 @@ export class JobQueue {
       await owned(db.updateTable('jobs').set({ status: 'failed', last_error: 'no handler', finished_at: this.#opts.clock.now() })).execute();
       return;
     }
-    // renew the lease while the handler runs, so only a dead worker's job is taken over
-    const leaseMs = this.leaseOf(job.queue);
-    const heartbeat = setInterval(() => {
-      owned(db.updateTable('jobs').set({ locked_until: new Date(this.#opts.clock.now().getTime() + leaseMs) }).where('status', '=', 'running'))
-        .execute()
-        .catch(() => {});
-    }, Math.max(50, Math.floor(leaseMs / 3)));
-    heartbeat.unref();
     try {
-      let result: void | Reschedule;
-      try {
-        result = await reg.handler(job);
-      } finally {
-        clearInterval(heartbeat);
-      }
+      const result: void | Reschedule = await reg.handler(job);
       if (result && 'retryAt' in result) {
         await owned(
           db.updateTable('jobs').set({ status: 'pending', run_at: result.retryAt, locked_by: null, locked_until: null }),

@@ -99,6 +99,6 @@ export class Mailer {
           .execute();
         throw err;
       }
-    });
+    }, { lane: 'delivery' });
   }
 }

@@ -9,6 +9,7 @@ import { currencyByCode, currencyFrom } from '../../../platform/money/currency.j
 import { findDefaultServiceForCurrency, findServiceWithTerminal, type ServiceWithTerminal } from '../../services/index.js';
 import { EXPIRES_IN_DEFAULT } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
+import { orderWithTransactions } from '../fast.repo.js';
 import type { NewOrder, OrderResult, PaymentsCore } from '../core.js';
 import { checkOrderInput, normaliseExtraData } from './input.js';
 
@@ -130,10 +131,13 @@ export async function insertOrder(
 export async function createOrder(core: PaymentsCore, ctx: RequestContext, input: NewOrder, opts: CreateOptions = {}): Promise<CreatedOrder> {
   checkOrderInput(input);
   if (opts.orderId && !opts.fresh) {
-    const existing = await repo.findOrder(core.db.db, opts.orderId);
+    // the order and its transactions in one statement (one snapshot): a payment settling meanwhile is
+    // seen whole or not at all, never a SUCCESS transaction next to `paid: false`
+    const existing = await orderWithTransactions(core.db.db, opts.orderId);
     if (existing) {
-      if (existing.merchant_id !== ctx.merchant.id || existing.env !== ctx.env) throw conflict(`The order id ${opts.orderId} is taken`);
-      return { order: core.present(existing, await repo.transactionsOf(core.db.db, existing.id)), merchantId: existing.merchant_id, redirect: null, failed: null };
+      const o = existing.order;
+      if (o.merchant_id !== ctx.merchant.id || o.env !== ctx.env) throw conflict(`The order id ${opts.orderId} is taken`);
+      return { order: core.present(o, existing.txs), merchantId: o.merchant_id, redirect: null, failed: null };
     }
   }
   assertProcessable(core, ctx.env, null);
