@@ -9,7 +9,6 @@
  *   once the signature is pasted.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';

@@ -26,7 +26,6 @@ afterAll(async () => t?.close());
 
 /** The credentials a route takes: the API key, or (card-present routes) the device token and its ids. */
 const authFor = (r?: { auth: string }) => (r?.auth === 'device' ? { authorization: `Bearer ${device.token}`, ...device.headers } : { authorization: `Bearer ${a.api_key}` });
-const auth = () => authFor();
 const fill = (url: string, value: string) => url.replace(/:[A-Za-z_]+/g, encodeURIComponent(value) || 'x');
 
 function sandboxRoutes() {

@@ -4,7 +4,7 @@
  * payments do; the rules API; cards under suspected fraud (F2); the black-list flag of card listings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_CARDS, advance, storeCard } from '../helpers/payments.js';
 import { cardNumber, direct, freshCard, newList, newService, onPage, single, tx } from '../helpers/risk.js';
 import { useTestSeed } from '../helpers/seed.js';

@@ -1,4 +1,4 @@
-import { EXAMPLE_SIGNATURE, Nullable, OptionalText, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { EXAMPLE_SIGNATURE, OptionalText, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 
 export const SendLinkBody = signedBody({
   order_uuid: Uuid,

@@ -9,7 +9,7 @@ import { BASE_CSS, CARD_FORM_CSS, CARD_FORM_SCRIPT, PAGE_SCRIPT, themeCss } from
 import type { CardFormErrors } from './card.domain.js';
 import { Html, html, jsonForScript, safeUrl, trusted } from './html.js';
 import { CATALOGUES, LANGUAGES, type Language, type MessageKey, type T } from './i18n/index.js';
-import { textOn, type PageMethod } from './pages.domain.js';
+import { textOn } from './pages.domain.js';
 
 export interface PageChrome {
   lang: Language;

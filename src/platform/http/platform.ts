@@ -23,7 +23,7 @@ import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
 import type { Limiter } from './rate-limit.js';
-import type { PageRoute, RequestContext, RouteAuth } from './types.js';
+import type { PageRoute, RouteAuth } from './types.js';
 
 export interface PlatformOptions {
   timezone: string;

@@ -5,16 +5,15 @@
  * operation: a PENDING transaction, the provider's answer outside any transaction, the settlement.
  */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound } from '../../../platform/errors/errors.js';
+import { badRequest, notFound } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import { apmInfo, parsePushPhone, type ApmInfo, type ApmPayoutRequest } from '../../../processors/index.js';
 import { presentSource, sourceAad } from '../../sources/index.js';
-import { canOrder } from '../order-states.js';
 import { paymentOperation } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, Started } from '../core.js';
 import { finishStarted } from './settle.js';
-import type { PayoutInput } from './payout.js';
+import { lockForPayout, type PayoutInput } from './payout.js';
 
 /** How a payout goes: to a card (the existing way), or with an APM that supports payouts. */
 export type PayoutWay = { kind: 'card' } | { kind: 'apm'; apm: ApmInfo };
@@ -65,13 +64,9 @@ export async function payoutApm(core: PaymentsCore, ctx: RequestContext, input: 
     if (!phone) throw badRequest(`phone: not a valid ${info.label} phone number`);
   }
   const started = await core.db.transaction(async (trx): Promise<Started> => {
-    const o = await core.lockOwned(trx, ctx, input.order_uuid);
-    const now = core.now(o);
-    const expired = await core.expiredOnTheSpot(trx, o, now);
-    if (expired) return expired;
-    if (o.operative !== 'PAYOUT' && o.operative !== 'TRANSFER') throw badRequest(`Only PAYOUT and TRANSFER orders are paid out; this order is ${o.operative}`);
-    if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payout of this order is in progress');
-    if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid out`);
+    const locked = await lockForPayout(core, trx, ctx, input.order_uuid);
+    if ('kind' in locked) return locked;
+    const { o, now } = locked;
     const connector = core.deps.processors.forService(o.service_type, o.env);
     if (!connector.apmPayout) throw badRequest(`Payouts with ${info.apm} are not available on services of type ${o.service_type}`);
     const owner = { merchantId: o.merchant_id, env: o.env };

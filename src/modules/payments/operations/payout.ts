@@ -3,6 +3,7 @@
  * or with an APM that supports payouts (payout-apm.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { Tx } from '../../../platform/db/database.js';
 import { badRequest, conflict } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import { presentSource } from '../../sources/index.js';
@@ -24,17 +25,29 @@ export interface PayoutInput {
   phone?: string | null;
 }
 
+/**
+ * Step 1 of every payout (to a card or with an APM): the caller's order, locked, expired on the spot
+ * when its time has come (the Started to answer with), else checked to be a PAYOUT or TRANSFER order
+ * that can be paid out now.
+ */
+export async function lockForPayout(core: PaymentsCore, trx: Tx, ctx: RequestContext, orderUuid: string): Promise<Started | { o: repo.LockedOrder; now: Date }> {
+  const o = await core.lockOwned(trx, ctx, orderUuid);
+  const now = core.now(o);
+  const expired = await core.expiredOnTheSpot(trx, o, now);
+  if (expired) return expired;
+  if (o.operative !== 'PAYOUT' && o.operative !== 'TRANSFER') throw badRequest(`Only PAYOUT and TRANSFER orders are paid out; this order is ${o.operative}`);
+  if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payout of this order is in progress');
+  if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid out`);
+  return { o, now };
+}
+
 export async function payout(core: PaymentsCore, ctx: RequestContext, input: PayoutInput): Promise<OrderResult> {
   const way = await payoutWay(core, ctx, input);
   if (way.kind === 'apm') return payoutApm(core, ctx, input, way.apm);
   const started = await core.db.transaction(async (trx): Promise<Started> => {
-    const o = await core.lockOwned(trx, ctx, input.order_uuid);
-    const now = core.now(o);
-    const expired = await core.expiredOnTheSpot(trx, o, now);
-    if (expired) return expired;
-    if (o.operative !== 'PAYOUT' && o.operative !== 'TRANSFER') throw badRequest(`Only PAYOUT and TRANSFER orders are paid out; this order is ${o.operative}`);
-    if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payout of this order is in progress');
-    if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid out`);
+    const locked = await lockForPayout(core, trx, ctx, input.order_uuid);
+    if ('kind' in locked) return locked;
+    const { o, now } = locked;
     const connector = core.deps.processors.forService(o.service_type, o.env);
     const owner = { merchantId: o.merchant_id, env: o.env };
     const sourceUuid = input.source_uuid ?? input.card_uuid ?? o.source_id;
