@@ -63,31 +63,11 @@ export class EventsService {
 
   /** Writes a notification event and its delivery job with `trx` (the business transaction). */
   async enqueueNotification(trx: Executor, n: NewNotification): Promise<string> {
-    const id = randomUUID();
-    await repo.insertEvent(trx, {
-      id,
-      merchant_id: n.merchantId,
-      env: n.env,
-      type: n.type ?? ORDER_NOTIFICATION,
-      order_id: n.orderId,
-      key_id: n.keyId,
-      url: n.url,
-      payload: n.payload,
-      status: 'PENDING',
-      retries: n.retries,
-      first_attempt_at: null,
-      next_attempt_at: n.at,
-      delivered_at: null,
-      created_at: n.at,
-    });
-    await this.p.jobs.enqueue(trx, {
-      queue: DELIVER_QUEUE,
-      payload: { eventId: id } satisfies DeliverPayload,
-      merchantId: n.merchantId,
-      maxAttempts: 20,
-      dedupeKey: `event:${id}`,
-    });
-    return id;
+    // the event and its delivery job in one statement (one round trip inside the caller's transaction)
+    const [event, job] = this.notificationSql(n, sql`true`);
+    const { rows } = await sql<{ id: string }>`with e as (${event} returning id), j as (${job}) select id from e`.execute(trx);
+    this.p.jobs.poke();
+    return rows[0].id;
   }
 
   /**
