@@ -99,14 +99,34 @@ export async function startGateway(g: GatewayEnv, command: string[] = ['npm', 's
     stderr: () => err,
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (proc.exitCode === null) {
+      const group = -proc.pid!;
+      const alive = () => {
         try {
-          process.kill(-proc.pid!, signal);
+          process.kill(group, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (alive()) {
+        try {
+          process.kill(group, signal);
         } catch {
           /* already gone */
         }
       }
-      return exited;
+      const code = await exited;
+      // npm exits as soon as it relays the signal: wait for the whole group (the gateway and its workers)
+      // to be gone, so a restart never meets the old process still draining on its port
+      const until = Date.now() + 30_000;
+      while (alive()) {
+        if (Date.now() > until) {
+          process.kill(group, 'SIGKILL');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return code;
     },
   };
 }

@@ -9,7 +9,7 @@ import { Secret } from '../../src/platform/security/secret.js';
 import { Vault } from '../../src/platform/security/vault.js';
 import { dropCanary, keyUsage, rewrapAll, valuesUnderKey } from '../../src/platform/security/rotation.js';
 import { sealedColumns } from '../../src/platform/security/sealed-columns.js';
-import { TEST_CARDS } from '../../src/processors/index.js';
+import { SANDBOX_DCC_CARDS, TEST_CARDS } from '../../src/processors/index.js';
 import type { NewCard, Owner } from '../../src/modules/sources/index.js';
 import { verifyVault } from '../../src/platform/create.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
@@ -76,6 +76,16 @@ describe(`key rotation over ${N} stored cards`, () => {
     expect(kept.order.status).toBe('PENDING_3DS_RESPONSE');
     // wallets: the sandbox roots and the merchant's wallet keys, made on first use
     expect((await a.api.get('/wallets')).status).toBe(200);
+    // a DCC offer waiting for the cardholder's choice keeps the card sealed
+    expect((await a.api.put(`/service/${a.service_uuid}`, { is_dcc_allowed: true })).status).toBe(200);
+    const dccOrder = await a.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'dcc offer', service: a.service_uuid });
+    const offer = await t.m.dcc.offer(
+      { id: dccOrder.body.order.uuid, merchantId: a.client_uuid, env: 'sandbox', serviceId: a.service_uuid!, operative: 'AUTHORIZATION', amount: 1000, currency: 'EUR' },
+      { pan: new Secret(SANDBOX_DCC_CARDS.USD), expMonth: 12, expYear: 2031, holder: 'A B' },
+      null,
+      new Date(),
+    );
+    expect(offer).not.toBeNull();
     const usage = await keyUsage(t.p.database);
     for (const c of sealedColumns()) {
       expect(usage.some((u) => u.table === c.table && u.column === c.column && u.keyId === 'rot1'), `${c.table}.${c.column}`).toBe(true);
