@@ -43,7 +43,7 @@ const GATEWAY = process.env.BENCH_ROOT ? 'tsx' : (process.env.BENCH_GATEWAY ?? '
 const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 30_000 });
 type Res = { status: number; body: any };
 
-function spawnServer(cwd: string, args: string[], env: Record<string, string>, ready: (out: string) => number | null): Promise<{ url: string; stop(): Promise<void> }> {
+function spawnServer(cwd: string, args: string[], env: Record<string, string>, ready: (out: string) => number | null): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   return new Promise((resolve, reject) => {
     const proc: ChildProcess = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -55,6 +55,7 @@ function spawnServer(cwd: string, args: string[], env: Record<string, string>, r
         proc.removeAllListeners('exit');
         resolve({
           url: `http://127.0.0.1:${port}`,
+          pid: proc.pid!,
           stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', () => r()), proc.kill('SIGTERM')))),
         });
       }
@@ -106,12 +107,56 @@ interface Stat {
   p50: number;
   p99: number;
   n: number;
+  /** CPU ms per operation of the server's processes and of PostgreSQL, during the phase. */
+  cpuServer?: number;
+  cpuPostgres?: number;
+}
+
+/**
+ * CPU time (user + system, seconds) of a process tree and of every PostgreSQL process, read from /proc
+ * (Linux; 0 elsewhere). Per step, next to the rates: where the work goes (the gateway's process or the
+ * database), which does not depend on how busy the machine is the way rates do.
+ */
+const TICKS = 100;
+function procCpu(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+function allPids(): Array<{ pid: number; ppid: number; comm: string }> {
+  try {
+    return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        return [{ pid: Number(d), ppid: Number(stat.split(') ')[1].split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) }];
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+function cpuSampler(root: number | null): () => { gateway: number; postgres: number } {
+  return () => {
+    const ps = allPids();
+    const tree = new Set(root ? [root] : []);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const p of ps) if (!tree.has(p.pid) && tree.has(p.ppid)) (tree.add(p.pid), (grew = true));
+    }
+    const sum = (pids: number[]) => pids.reduce((n, x) => n + procCpu(x), 0);
+    return { gateway: sum([...tree]), postgres: sum(ps.filter((p) => p.comm === 'postgres').map((p) => p.pid)) };
+  };
 }
 
 const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 /** Runs `work` in CONCURRENCY loops for SECONDS (or until a loop has nothing left to do: returns false). */
-async function phase(seconds: number, work: (c: number, lat: (step: string, fn: () => Promise<void>) => Promise<void>) => Promise<boolean>) {
+async function phase(seconds: number, work: (c: number, lat: (step: string, fn: () => Promise<void>) => Promise<void>) => Promise<boolean>, cpu?: () => { gateway: number; postgres: number }) {
   const lat: Record<string, number[]> = {};
   let done = 0;
   let errors = 0;
@@ -123,6 +168,7 @@ async function phase(seconds: number, work: (c: number, lat: (step: string, fn: 
     (lat[step] ??= []).push(performance.now() - t0);
   };
   const t0 = performance.now();
+  const cpu0 = cpu?.();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async (_, c) => {
       while (Date.now() < end) {
@@ -138,10 +184,15 @@ async function phase(seconds: number, work: (c: number, lat: (step: string, fn: 
   );
   if (done === 0 && firstError) throw firstError;
   const elapsed = (performance.now() - t0) / 1000;
+  const cpu1 = cpu?.();
   const stats: Record<string, Stat> = {};
   for (const [k, v] of Object.entries(lat)) {
     v.sort((a, b) => a - b);
     stats[k] = { rps: v.length / elapsed, p50: pct(v, 50), p99: pct(v, 99), n: v.length };
+    if (cpu0 && cpu1 && done > 0) {
+      stats[k].cpuServer = (1000 * (cpu1.gateway - cpu0.gateway)) / done;
+      stats[k].cpuPostgres = (1000 * (cpu1.postgres - cpu0.postgres)) / done;
+    }
   }
   return { rate: done / elapsed, stats, errors };
 }
@@ -149,7 +200,7 @@ async function phase(seconds: number, work: (c: number, lat: (step: string, fn: 
 type Figures = Record<'create' | 'pay' | 'refund' | 'read' | 'story', Stat>;
 
 /** The four steps alone, then the story. */
-async function measure(t: Target): Promise<Figures> {
+async function measure(t: Target, cpu?: () => { gateway: number; postgres: number }): Promise<Figures> {
   // warm-up: the story for 2 s
   await phase(2, async (c) => {
     const id = await t.create(c);
@@ -164,28 +215,28 @@ async function measure(t: Target): Promise<Figures> {
   const create = await phase(SECONDS, async (c, time) => {
     await time('s', async () => void created[c].push(await t.create(c)));
     return true;
-  });
+  }, cpu);
   const pay = await phase(SECONDS, async (c, time) => {
     const id = created[c].shift();
     if (!id) return false;
     await time('s', () => t.pay(c, id));
     paid[c].push(id);
     return true;
-  });
+  }, cpu);
   const refund = await phase(SECONDS, async (c, time) => {
     const id = paid[c].shift();
     if (!id) return false;
     await time('s', () => t.refund(c, id));
     refunded[c].push(id);
     return true;
-  });
+  }, cpu);
   let k = 0;
   const read = await phase(SECONDS, async (c, time) => {
     const ids = refunded[c].length > 0 ? refunded[c] : paid[c];
     if (ids.length === 0) return false;
     await time('s', () => t.read(c, ids[k++ % ids.length]));
     return true;
-  });
+  }, cpu);
   const story = await phase(SECONDS, async (c, time) => {
     let id = '';
     await time('create', async () => void (id = await t.create(c)));
@@ -193,7 +244,7 @@ async function measure(t: Target): Promise<Figures> {
     await time('refund', () => t.refund(c, id));
     await time('read', () => t.read(c, id));
     return true;
-  });
+  }, cpu);
   const flows = story.stats.create;
   const storyP = (q: 'p50' | 'p99') => ['create', 'pay', 'refund', 'read'].reduce((s, x) => s + story.stats[x][q], 0);
   return {
@@ -201,7 +252,7 @@ async function measure(t: Target): Promise<Figures> {
     pay: pay.stats.s,
     refund: refund.stats.s,
     read: read.stats.s,
-    story: { rps: story.rate, p50: storyP('p50'), p99: storyP('p99'), n: flows?.n ?? 0 },
+    story: { rps: story.rate, p50: storyP('p50'), p99: storyP('p99'), n: flows?.n ?? 0, cpuServer: flows?.cpuServer, cpuPostgres: flows?.cpuPostgres },
   };
 }
 
@@ -241,7 +292,7 @@ function benchBaseline(): Promise<Figures> {
         async read(_c, id) {
           must('read', await call(srv.url, 'GET', `/orders/${id}`, null));
         },
-      });
+      }, cpuSampler(srv.pid));
     } finally {
       await srv.stop();
     }
@@ -322,7 +373,7 @@ async function benchGateway(engine: 'postgres' | 'pglite', urlPost: string | nul
         async read(c, id) {
           must('read order', await call(srv.url, 'GET', `${base}/order/${id}`, m(c).creds));
         },
-      });
+      }, cpuSampler(srv.pid));
     } finally {
       await srv.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -359,7 +410,7 @@ async function main() {
   }
   await rcv?.close();
 
-  const med = (col: string, step: (typeof STEPS)[number], k: keyof Stat) => median(runs.map((x) => x[col][step][k]));
+  const med = (col: string, step: (typeof STEPS)[number], k: keyof Stat) => median(runs.map((x) => x[col][step][k] ?? NaN));
   const ratio = (col: string, step: (typeof STEPS)[number], over = 'baseline') => median(runs.map((x) => (100 * x[col][step].rps) / x[over][step].rps));
   const cpus = os.cpus();
   const lines: string[] = [];
@@ -372,6 +423,13 @@ async function main() {
     const cells = columns.map((c) => `${f(med(c, s, 'rps'))} | ${f(ratio(c, s))}% | ${f(med(c, s, 'p50'))} / ${f(med(c, s, 'p99'))}`);
     lines.push(`| ${LABEL[s]} | ${f(med('baseline', s, 'rps'))} (${f(med('baseline', s, 'p50'))} / ${f(med('baseline', s, 'p99'))}) | ${cells.join(' | ')} |`);
   }
+  lines.push('');
+  lines.push('CPU per operation in ms (medians): the server\'s processes (the gateway: API process and workers) / PostgreSQL\'s (PGlite runs inside the gateway).');
+  lines.push('');
+  lines.push(`| step | baseline | ${columns.join(' | ')} |`);
+  lines.push(`|---|---|${columns.map(() => '---|').join('')}`);
+  const cpuCell = (col: string, s: (typeof STEPS)[number]) => `${f(med(col, s, 'cpuServer'), 2)} / ${f(med(col, s, 'cpuPostgres'), 2)}`;
+  for (const s of STEPS) lines.push(`| ${LABEL[s]} | ${cpuCell('baseline', s)} | ${columns.map((c) => cpuCell(c, s)).join(' | ')} |`);
   lines.push('');
   if (ENGINES.includes('pglite') && ENGINES.includes('postgres')) lines.push(`PGlite story: ${f(ratio('pglite', 'story', 'postgres'))}% of PostgreSQL's.`);
   if (columns.includes('postgres+url_post')) lines.push(`Story with url_post: ${f(ratio('postgres+url_post', 'story', 'postgres'))}% of the story without (${rcv!.count()} notifications received).`);

@@ -44,6 +44,8 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 
 export interface DbStats {
   roundTrips: number;
+  /** When set, the text of every parameterized statement sent is added (tests look at their plans). */
+  statements?: Set<string>;
 }
 
 export interface DatabaseOptions {
@@ -87,6 +89,7 @@ function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolea
   (client as unknown as { query: PgQuery }).query = (...args: unknown[]) => {
     stats.roundTrips++;
     const [text, values] = args;
+    if (stats.statements && typeof text === 'string' && Array.isArray(values) && values.length > 0) stats.statements.add(text);
     if (prepare && typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
       const name = preparedName(text);
       if (name) return original({ name, text, values });

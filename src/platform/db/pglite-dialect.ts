@@ -133,7 +133,7 @@ class PGliteConnection implements DatabaseConnection {
 
   constructor(
     private readonly client: PGlite,
-    private readonly stats: { roundTrips: number },
+    private readonly stats: { roundTrips: number; statements?: Set<string> },
     prepare: boolean,
   ) {
     this.#prepared = prepare ? new PGlitePrepared(client) : null;
@@ -148,6 +148,7 @@ class PGliteConnection implements DatabaseConnection {
       const affected = results.reduce((n, r) => n + (r.affectedRows ?? 0), 0);
       return { rows: (last?.rows ?? []) as R[], numAffectedRows: BigInt(affected) };
     }
+    this.stats.statements?.add(compiled.sql);
     const name = this.#prepared ? preparedName(compiled.sql) : null;
     const res = name
       ? await this.#prepared!.query<R>(name, compiled.sql, compiled.parameters)
