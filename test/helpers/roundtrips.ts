@@ -20,11 +20,11 @@ export interface RoundTrips {
 /** What each step may cost at most. */
 export const ROUND_TRIP_TARGETS: RoundTrips = {
   'create order': 1,
-  'direct payment': 4,
+  'direct payment': 3,
   'partial refund': 4,
   'read order': 1,
   // the notification (its event and delivery job, one statement) is written in the settling transaction
-  'direct payment (url_post)': 7,
+  'direct payment (url_post)': 6,
 };
 
 async function counted<T>(t: TestApp, fn: () => Promise<T>): Promise<{ value: T; n: number }> {

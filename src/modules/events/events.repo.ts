@@ -1,5 +1,5 @@
 /** SQL of events (notifications) and their delivery attempts. */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env, Generated } from '../../platform/db/schema.js';
 
@@ -148,12 +148,13 @@ export async function finishDelivery(
   outcome: { http_status: number | null; error: string | null; duration_ms: number },
   eventId: string,
   set: Pick<EventRow, 'status' | 'delivered_at' | 'next_attempt_at'>,
+  job: RawBuilder<unknown>,
 ): Promise<void> {
   await sql`with attempt as (
       update event_attempts set http_status = ${outcome.http_status}, error = ${outcome.error},
         duration_ms = ${outcome.duration_ms}, finished = true
       where id = ${attemptId}
-    )
+    ), job as (${job})
     update events set status = ${set.status}, delivered_at = ${set.delivered_at}, next_attempt_at = ${set.next_attempt_at}
     where id = ${eventId}`.execute(db);
 }

@@ -14,7 +14,7 @@ import type { Env } from '../../platform/db/schema.js';
 import { notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
-import type { Job, Reschedule } from '../../platform/jobs/queue.js';
+import type { Finished, Job } from '../../platform/jobs/queue.js';
 import { OutgoingError } from '../../platform/net/outgoing.js';
 import { formatContractDate } from '../../platform/time/format.js';
 import type { MerchantsService } from '../merchants/index.js';
@@ -95,7 +95,7 @@ export class EventsService {
   }
 
   /** One delivery attempt; reschedules itself while retries are left. */
-  async #deliverJob(job: Job<DeliverPayload>): Promise<void | Reschedule> {
+  async #deliverJob(job: Job<DeliverPayload>): Promise<void | Finished> {
     const db = this.p.database.db;
     const realNow = this.p.clock.now();
     // The attempt is recorded before the request leaves (one statement: the event locked if still
@@ -133,14 +133,19 @@ export class EventsService {
     const ok = delivered(status);
     // A manual resend of an event whose schedule is over does not restart the schedule.
     const next = ok ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
-    // one statement (one round trip, one commit): the attempt's outcome and the event's new state together
-    await repo.finishDelivery(db, attemptId, { http_status: status, error, duration_ms: duration }, e.id, {
-      status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED',
-      delivered_at: ok ? now : null,
-      next_attempt_at: next,
-    });
+    const retryAt = next ? new Date(realNow.getTime() + (next.getTime() - now.getTime())) : null;
+    // one statement (one round trip, one commit): the attempt's outcome, the event's new state and the
+    // delivery job done (or due again at the next attempt) together
+    await repo.finishDelivery(
+      db,
+      attemptId,
+      { http_status: status, error, duration_ms: duration },
+      e.id,
+      { status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED', delivered_at: ok ? now : null, next_attempt_at: next },
+      this.p.jobs.finishSql(job, retryAt),
+    );
     this.p.logger.info({ event: e.id, status, attempt: attempts, delivered: ok }, 'notification attempt');
-    if (next) return { retryAt: new Date(realNow.getTime() + (next.getTime() - now.getTime())) };
+    return { finished: retryAt ? 'retry' : 'done' };
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import { markPaidCteSql } from '../sources/index.js';
+import { markPaidCteSql, sourceJsonSql } from '../sources/index.js';
 import type { FollowUpOrder, LockedOrder, TxRow } from './payments.repo.js';
 
 /** An order as read by the fast path, with its row version. */
@@ -53,10 +53,23 @@ function txFromJson(j: Record<string, unknown>): TxRow {
  * work of a payment). test/db/prepared-statements.test.ts holds their generic plans to the key.
  */
 
-/** An order of a merchant with its version, not locked. */
-export async function readOrder(db: Executor, id: string, merchantId: string): Promise<VersionedOrder | undefined> {
-  const { rows } = await db.executeQuery<VersionedOrder>(
-    CompiledQuery.raw(`select ${ORDER_WITH_MERCHANT} from orders o join merchants m on m.id = o.merchant_id where o.id = $1`, [id]),
+/**
+ * An order of a merchant with its version, not locked, and in the same round trip the stored card a
+ * payment of it would use: `cardId` when given (a uuid), else the order's own source. The card comes
+ * as sourceJsonSql's JSON (checked against its owner by the caller, with sourceFromJson), or null.
+ */
+export async function readOrder(
+  db: Executor,
+  id: string,
+  merchantId: string,
+  cardId: string | null = null,
+): Promise<(VersionedOrder & { card: Record<string, unknown> | null }) | undefined> {
+  const { rows } = await db.executeQuery<VersionedOrder & { card: Record<string, unknown> | null }>(
+    CompiledQuery.raw(
+      `select ${ORDER_WITH_MERCHANT}, ${sourceJsonSql('coalesce($2::uuid, o.source_id)')} as card
+      from orders o join merchants m on m.id = o.merchant_id where o.id = $1`,
+      [id, cardId],
+    ),
   );
   return rows[0]?.merchant_id === merchantId ? rows[0] : undefined;
 }

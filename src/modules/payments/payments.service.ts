@@ -95,7 +95,7 @@ export class PaymentsService implements Payments {
   }
 
   pay(ctx: RequestContext, orderUuid: string, input: PayInput): Promise<OrderResult> {
-    return payOwned(this.#core, ctx, orderUuid, () => input, { fast: input.card.kind === 'source' });
+    return payOwned(this.#core, ctx, orderUuid, () => input, { fast: input.card.kind === 'source', card: input.card.kind === 'source' ? input.card.sourceUuid : null });
   }
 
   payWallet(ctx: RequestContext, orderUuid: string, input: WalletPayment): Promise<OrderResult> {

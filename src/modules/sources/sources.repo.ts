@@ -76,6 +76,32 @@ export async function findOwnedSource(db: Executor, owner: Owner, id: string, op
 }
 
 /**
+ * A source with its customer as one JSON value, looked up by its primary key alone (`idExpr`, SQL of a
+ * uuid): a scalar subquery for a caller's statement that needs the card along with its own row (the
+ * fast payment path reads the order and its card in one round trip). Read it with `sourceFromJson`.
+ */
+export function sourceJsonSql(idExpr: string): string {
+  return `(select row_to_json(x) from (
+      select s.*, c.external_id as customer_ext_id, c.token as customer_token
+      from sources s join customers c on c.id = s.customer_id where s.id = ${idExpr}
+    ) x)`;
+}
+
+/** The row of `sourceJsonSql` if it is a live source of `owner` (what findOwnedSource returns), else undefined. */
+export function sourceFromJson(j: Record<string, unknown> | null | undefined, owner: Owner): SourceWithCustomer | undefined {
+  if (!j || j.merchant_id !== owner.merchantId || j.env !== owner.env || j.deleted_at !== null) return undefined;
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+  return {
+    ...(j as unknown as SourceWithCustomer),
+    ...(j.seq !== undefined && j.seq !== null ? { seq: String(j.seq) } : {}),
+    created_at: new Date(j.created_at as string),
+    validation_date: date(j.validation_date),
+    first_paid_at: date(j.first_paid_at),
+    deleted_at: null,
+  } as SourceWithCustomer;
+}
+
+/**
  * Every live source of a customer, oldest first (decisions §10: in the order they were created).
  * `seq` (insertion order, not declared to Kysely: never written) orders sources stored in the same
  * millisecond (a batch, parallel requests) exactly.

@@ -64,7 +64,15 @@ export class PermanentJobError extends Error {
   }
 }
 
-export type JobHandler<P = any> = (job: Job<P>) => Promise<void | Reschedule>;
+/**
+ * Returned by a handler whose last statement already finished the job (it included `finishSql`): the
+ * queue writes nothing more for it (one round trip and one commit fewer per job).
+ */
+export interface Finished {
+  finished: 'done' | 'retry';
+}
+
+export type JobHandler<P = any> = (job: Job<P>) => Promise<void | Reschedule | Finished>;
 
 export interface EnqueueOptions<P = unknown> {
   queue: string;
@@ -209,6 +217,19 @@ export class JobQueue {
       select ${opts.queue}, ${JSON.stringify(opts.payload ?? {})}::jsonb, ${runAt}::timestamptz, ${opts.merchantId ?? null}::uuid, ${opts.maxAttempts ?? 10}::int, ${opts.dedupeKey ?? null}::text
       where ${when}
       ${dedupe}`;
+  }
+
+  /**
+   * The job's completion as SQL for a handler's last statement (a data-modifying CTE): done, or pending
+   * again at `retryAt`; only while this process still holds it. The handler then returns
+   * `{ finished: retryAt ? 'retry' : 'done' }`.
+   */
+  finishSql(job: Job, retryAt: Date | null): RawBuilder<unknown> {
+    return retryAt
+      ? sql`update jobs set status = 'pending', run_at = ${retryAt}::timestamptz, locked_by = null, locked_until = null
+          where id = ${job.id} and locked_by = ${this.workerId}`
+      : sql`update jobs set status = 'done', finished_at = ${this.#opts.clock.now()}::timestamptz, locked_until = null, last_error = null
+          where id = ${job.id} and locked_by = ${this.workerId}`;
   }
 
   /** SQL fragment-free variant for bulk use by callers that already build rows. */
@@ -478,8 +499,10 @@ export class JobQueue {
       return;
     }
     try {
-      const result: void | Reschedule = await reg.handler(job);
-      if (result && 'retryAt' in result) {
+      const result: void | Reschedule | Finished = await reg.handler(job);
+      if (result && 'finished' in result) {
+        this.#opts.onJobFinished?.(job.queue, result.finished);
+      } else if (result && 'retryAt' in result) {
         await owned(
           db.updateTable('jobs').set({ status: 'pending', run_at: result.retryAt, locked_by: null, locked_until: null }),
         ).execute();

@@ -58,9 +58,16 @@ function requirePci(ctx: RequestContext, what: string): void {
 }
 
 /** Pays an order of the caller with `build(order)` (B10, B11, and `pay` of the public interface). */
-export async function payOwned(core: PaymentsCore, ctx: RequestContext, orderId: string, build: (o: repo.LockedOrder) => PayInput, opts: { fast?: boolean } = {}): Promise<OrderResult> {
-  // `fast: false`: the caller knows the fast path cannot take it (card data in the request): no read for nothing
-  const quick = opts.fast === false ? null : await fastPay(core, ctx, orderId, build);
+export async function payOwned(
+  core: PaymentsCore,
+  ctx: RequestContext,
+  orderId: string,
+  build: (o: repo.LockedOrder) => PayInput,
+  opts: { fast?: boolean; card?: string | null } = {},
+): Promise<OrderResult> {
+  // `fast: false`: the caller knows the fast path cannot take it (card data in the request): no read for nothing.
+  // `card`: the stored card the request names (the fast path reads it with the order), null: the order's own
+  const quick = opts.fast === false ? null : await fastPay(core, ctx, orderId, build, opts.card ?? null);
   if (quick) return quick;
   const started = await core.db.transaction(async (trx) => {
     const o = await core.lockOwned(trx, ctx, orderId);
@@ -75,7 +82,7 @@ export function payDirect(core: PaymentsCore, ctx: RequestContext, input: Direct
     const sourceUuid = input.card_uuid ?? input.source_uuid ?? o.source_id;
     if (!sourceUuid) throw badRequest('card_uuid is required (the order has no source_uuid)');
     return { channel: 'ECOMMERCE', card: { kind: 'source', sourceUuid }, customerIp: input.customer_ip ?? null };
-  });
+  }, { card: input.card_uuid ?? input.source_uuid ?? null });
 }
 
 /** B11: MoTo payment (PCI merchants), with card data or a stored card; exempt from SCA. */
@@ -105,7 +112,7 @@ export function payMoto(core: PaymentsCore, ctx: RequestContext, input: MotoInpu
         }
       : { kind: 'source', sourceUuid: sourceUuid! },
     cvv: input.card_cvv ?? null,
-  }));
+  }), { fast: !hasCard, card: sourceUuid });
 }
 
 /** B3: creates the order, stores the card and pays, in one request (PCI merchants). */
