@@ -3,6 +3,7 @@ import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { CheckoutRecord, Customization } from './checkouts.domain.js';
+import { isUuid } from '../../platform/ids.js';
 
 export interface CheckoutsTable {
   id: string;
@@ -40,7 +41,7 @@ export async function insertCheckout(db: Executor, row: CheckoutRow): Promise<vo
 
 /** A checkout of `owner`; undefined for unknown ids and other merchants' (or environments') checkouts. */
 export async function findCheckout(db: Executor, owner: Owner, id: string, opts: { forUpdate?: boolean } = {}): Promise<CheckoutRow | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   let q = db.selectFrom('checkouts').selectAll().where('id', '=', id.toLowerCase()).where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env);
   if (opts.forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();

@@ -3,6 +3,7 @@ import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
+import { isUuid } from '../../platform/ids.js';
 
 registerSealedColumn({ table: 'customer_accounts', idColumn: 'id', column: 'account_number_sealed', aad: (id) => `account:${id}` });
 registerSealedColumn({ table: 'customer_profiles', idColumn: 'customer_id', column: 'social_security_number_sealed', aad: (id) => `ssn:${id}` });
@@ -183,7 +184,6 @@ export async function lockCustomer(db: Executor, id: string): Promise<void> {
   await db.selectFrom('customers').select('id').where('id', '=', id).forUpdate().execute();
 }
 
-const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 // ---- accounts ---------------------------------------------------------------------------------------
 

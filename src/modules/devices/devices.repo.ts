@@ -3,6 +3,7 @@ import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { OPEN_OPERATION_STATUSES, PENDING_OPERATION_STATUSES, type CommunicationType, type ConnectionStatus, type DeviceRecord, type OperationRecord, type OperationStatus } from './devices.domain.js';
+import { UUID_RE as UUID } from '../../platform/ids.js';
 
 export interface DevicesTable {
   id: string;
@@ -82,7 +83,6 @@ export interface Owner {
 export type DeviceRow = DeviceRecord & { env: Env; token_hash: string; key_id: string };
 export type OperationRow = OperationRecord & { merchant_id: string; env: Env; key_id: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function insertDevice(db: Executor, row: DeviceRow): Promise<void> {
   await db.insertInto('devices').values({ ...row, properties: JSON.stringify(row.properties), status: JSON.stringify(row.status) }).execute();

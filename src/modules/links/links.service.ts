@@ -15,6 +15,7 @@ import { DEFAULT_TEMPLATES, type TemplatesService } from '../templates/index.js'
 import { emailHtml, emailText, parseDestination, smsSender, smsText, type LinkContent } from './links.domain.js';
 import * as repo from './links.repo.js';
 import type { SmsProvider } from './sms.js';
+import { UUID_RE as UUID } from '../../platform/ids.js';
 
 export interface SendLinkInput {
   order_uuid: string;
@@ -25,7 +26,6 @@ export interface SendLinkInput {
 }
 
 const PAYABLE = new Set(['CREATED', 'REFUSED', 'ERROR']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class LinksService {
   constructor(

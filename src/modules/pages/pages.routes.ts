@@ -26,8 +26,8 @@ import { currencyByCode } from '../../platform/money/currency.js';
 import { APM_VALUES, SANDBOX_PUSH_PHONES } from '../payment-methods/index.js';
 import { walletPage, walletSection, type WalletButton } from './wallet-view.js';
 import type { Wallet } from '../wallets/index.js';
+import { UUID_RE as UUID } from '../../platform/ids.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type PageKind = 'process' | 'tokenized' | 'bizum' | 'checkout' | 'apm' | 'wallet' | 'dcc';
 

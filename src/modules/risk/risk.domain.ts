@@ -10,6 +10,7 @@ import currencyCodes from 'currency-codes';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { Secret } from '../../platform/security/secret.js';
 import { parsePan } from '../sources/index.js';
+import { isUuid } from '../../platform/ids.js';
 
 export type Result<T> = { ok: T } | { error: string };
 
@@ -159,7 +160,7 @@ export function parseItem(
       return { ok: { type, matchKey: key(type, p), shown: p, bin: null, last4: null } };
     }
     case 'CARD_UUID':
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) return { error: 'value must be the uuid of a stored card' };
+      if (!isUuid(v)) return { error: 'value must be the uuid of a stored card' };
       return { ok: { type, matchKey: '', shown: v.toLowerCase(), bin: null, last4: null } };
     default:
       return { error: `type must be one of ${ITEM_TYPES.join(', ')}` };

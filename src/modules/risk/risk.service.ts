@@ -37,6 +37,7 @@ import {
   type VelocityRule,
 } from './risk.domain.js';
 import * as repo from './risk.repo.js';
+import { isUuid } from '../../platform/ids.js';
 
 export interface RiskDeps {
   sources: SourcesService;
@@ -215,7 +216,7 @@ export class RiskService implements RiskEvaluator {
     const keys = new Set<string>();
     for (const v of values) {
       const t = v.trim();
-      if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) {
+      if (isUuid(t)) {
         // an item's uuid, or the stored card a CARD_UUID item was added with (no look-up per value)
         ids.push(t.toLowerCase());
         continue;

@@ -4,6 +4,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
 import type { Owner } from '../customers/index.js';
+import { isUuid } from '../../platform/ids.js';
 
 registerSealedColumn({ table: 'sources', idColumn: 'id', column: 'number_sealed', aad: (id) => `source:${id}` });
 
@@ -50,7 +51,7 @@ export type SourceRow = Omit<SourcesTable, 'created_at'> & { created_at: Date };
 /** A source with its customer's external id. */
 export type SourceWithCustomer = SourceRow & { customer_ext_id: string; customer_token: string };
 
-export const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+export { isUuid };
 
 export async function insertSource(db: Executor, row: SourceRow): Promise<void> {
   await db.insertInto('sources').values(row).execute();

@@ -3,6 +3,7 @@ import { sql, type ColumnType, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { SubscriptionStatus, PaymentStatus } from './subscription-states.js';
+import { isUuid } from '../../platform/ids.js';
 
 export interface SubscriptionCompaniesTable {
   id: string;
@@ -114,8 +115,7 @@ export type SubscriptionRow = Omit<SubscriptionsTable, 'amount' | 'additional_da
 };
 export type PaymentRow = Omit<SubscriptionPaymentsTable, 'amount' | 'charging_until'> & { amount: string; charging_until?: Date | null };
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (v: string) => UUID_RE.test(v);
+export { isUuid };
 
 // ---- company ------------------------------------------------------------------------------------------
 

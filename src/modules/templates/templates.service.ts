@@ -18,6 +18,7 @@ import {
   type TemplateType,
 } from './templates.domain.js';
 import * as repo from './templates.repo.js';
+import { UUID_RE as UUID } from '../../platform/ids.js';
 
 export interface TemplateInput {
   name?: string;
@@ -28,7 +29,6 @@ export interface TemplateInput {
   default?: boolean | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function unwrap<T>(c: Checked<T>): T {
   if ('error' in c) throw badRequest(c.error);

@@ -10,6 +10,7 @@
 import { parse } from 'csv-parse';
 import { Readable } from 'node:stream';
 import { badRequest } from '../errors/errors.js';
+import { UUID_RE } from '../ids.js';
 
 /** Largest CSV file accepted, decoded. */
 export const CSV_MAX_BYTES = 10 * 1024 * 1024;
@@ -185,4 +186,4 @@ export function csvUrl(v: string | undefined): string | null | 'invalid' {
   }
 }
 
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { UUID_RE };

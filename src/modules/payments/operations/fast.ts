@@ -22,6 +22,7 @@ import type { Executor } from '../../../platform/db/database.js';
 import type { OrderResult, PayInput, PaymentsCore, RiskCheck, RiskVerdict } from '../core.js';
 import { exemptionRecord } from './input.js';
 import { callProcessor, settle } from './settle.js';
+import { isUuid } from '../../../platform/ids.js';
 
 /** Thrown inside a fast-path transaction to roll it back and take the ordinary path. */
 const FALLBACK = Symbol('fallback');
@@ -41,8 +42,6 @@ async function attemptAsync<T>(fn: () => Promise<T>): Promise<T | null> {
     return null;
   }
 }
-
-const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 function withoutVersion<T extends { version: string }>(o: T): Omit<T, 'version'> {
   const { version: _v, ...rest } = o;
