@@ -3,7 +3,8 @@
  * its lines (one transition table each), the columns, the checks of one row, and `execute_at`.
  */
 import { AMOUNT_MAX } from '../../platform/http/schemas.js';
-import { csvAmount, csvUrl, UUID_RE, type LineError } from '../../platform/csv/csv.js';
+import { csvAmount, csvUrl, type LineError } from '../../platform/csv/csv.js';
+import { UUID_RE } from '../../platform/ids.js';
 import { zonedTimeToUtc } from '../../platform/time/format.js';
 
 export const BATCH_KINDS = ['AUTHORIZATION', 'REFUND'] as const;

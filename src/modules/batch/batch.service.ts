@@ -13,7 +13,8 @@
  * sees whether its refund was made.
  */
 import { randomUUID } from 'node:crypto';
-import { decodeBase64File, readCsv, UUID_RE, type CsvRow, type LineError } from '../../platform/csv/csv.js';
+import { decodeBase64File, readCsv, type CsvRow, type LineError } from '../../platform/csv/csv.js';
+import { UUID_RE } from '../../platform/ids.js';
 import { ApiError, badRequest, notFound, unprocessable } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';

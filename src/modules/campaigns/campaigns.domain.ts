@@ -3,7 +3,8 @@
  * each), what a campaign row is (CSV or JSON), and when its links expire.
  */
 import { AMOUNT_MAX } from '../../platform/http/schemas.js';
-import { csvAmount, csvBool, csvUrl, UUID_RE, type LineError } from '../../platform/csv/csv.js';
+import { csvAmount, csvBool, csvUrl, type LineError } from '../../platform/csv/csv.js';
+import { UUID_RE } from '../../platform/ids.js';
 import { zonedTimeToUtc } from '../../platform/time/format.js';
 import { parseDestination } from '../links/index.js';
 

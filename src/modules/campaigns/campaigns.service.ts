@@ -8,7 +8,8 @@
  * and then shows the order's hosted payment page.
  */
 import { randomUUID } from 'node:crypto';
-import { CSV_MAX_ROWS, decodeBase64File, readCsv, UUID_RE, type LineError } from '../../platform/csv/csv.js';
+import { CSV_MAX_ROWS, decodeBase64File, readCsv, type LineError } from '../../platform/csv/csv.js';
+import { UUID_RE } from '../../platform/ids.js';
 import { badRequest, gone, notFound, unprocessable } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';

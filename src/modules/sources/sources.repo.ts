@@ -51,7 +51,6 @@ export type SourceRow = Omit<SourcesTable, 'created_at'> & { created_at: Date };
 /** A source with its customer's external id. */
 export type SourceWithCustomer = SourceRow & { customer_ext_id: string; customer_token: string };
 
-export { isUuid };
 
 export async function insertSource(db: Executor, row: SourceRow): Promise<void> {
   await db.insertInto('sources').values(row).execute();

@@ -115,7 +115,6 @@ export type SubscriptionRow = Omit<SubscriptionsTable, 'amount' | 'additional_da
 };
 export type PaymentRow = Omit<SubscriptionPaymentsTable, 'amount' | 'charging_until'> & { amount: string; charging_until?: Date | null };
 
-export { isUuid };
 
 // ---- company ------------------------------------------------------------------------------------------
 

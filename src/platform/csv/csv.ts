@@ -10,7 +10,6 @@
 import { parse } from 'csv-parse';
 import { Readable } from 'node:stream';
 import { badRequest } from '../errors/errors.js';
-import { UUID_RE } from '../ids.js';
 
 /** Largest CSV file accepted, decoded. */
 export const CSV_MAX_BYTES = 10 * 1024 * 1024;
@@ -186,4 +185,3 @@ export function csvUrl(v: string | undefined): string | null | 'invalid' {
   }
 }
 
-export { UUID_RE };
