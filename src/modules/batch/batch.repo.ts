@@ -68,12 +68,6 @@ export async function linesOf(db: Executor, batchId: string, page?: { limit: num
   return (await q.execute()) as LineRow[];
 }
 
-export async function lineById(db: Executor, id: string, lock = false): Promise<LineRow | undefined> {
-  let q = db.selectFrom('batch_lines').selectAll().where('id', '=', id);
-  if (lock) q = q.forUpdate();
-  return (await q.executeTakeFirst()) as LineRow | undefined;
-}
-
 export async function updateLine(db: Executor, id: string, set: Partial<Omit<LineRow, 'data'>>): Promise<void> {
   await db.updateTable('batch_lines').set(set).where('id', '=', id).execute();
 }
@@ -114,10 +108,6 @@ export async function completeIfDone(db: Executor, id: string, from: BatchStatus
   await sql`update batch_files set status = ${to}, finished_at = ${at}
     where id = ${id} and status = any(${from}::text[])
       and not exists (select 1 from batch_lines where batch_id = ${id} and status in ('PENDING', 'RUNNING'))`.execute(db);
-}
-
-export async function updateBatch(db: Executor, id: string, set: Partial<BatchRow>): Promise<void> {
-  await db.updateTable('batch_files').set(set).where('id', '=', id).execute();
 }
 
 export async function counts(db: Executor, batchId: string): Promise<Record<LineStatus, number>> {

@@ -246,8 +246,9 @@ export class BatchService {
 
   /**
    * Works one line: claims it (one statement), makes its payment or refund through the payments module,
-   * records the outcome (one statement, guarded by the line table) and, when no line is left open,
-   * completes the file (one guarded statement; the last line to finish sees all of them finished).
+   * records the outcome (one statement; a line worked again finds the same order, so it records the
+   * same outcome) and, when no line is left open, completes the file (one guarded statement; the last
+   * line to finish sees all of them finished).
    */
   async #work(job: Job<{ id: string }>): Promise<void | Reschedule> {
     const db = this.p.database.db;

@@ -390,7 +390,7 @@ export class DevicesService {
     if (op && canOperation(op.status, 'CANCELLED')) {
       const done = await this.#apply(op, 'CANCELLED', { error: 'Cancelled by the merchant' });
       if (done) {
-        await this.#tell({ device: device.id, kind: 'cancel', operation: op.id });
+        await this.tell({ device: device.id, kind: 'cancel', operation: op.id });
         return { result: await this.#abandon(ctx, op.order_id, 'CANCELLED', 'Cancelled by the merchant'), device: await this.get(ctx, device.id) };
       }
     }
@@ -399,10 +399,6 @@ export class DevicesService {
 
   /** A signal outside any business transaction (the socket hub announces connections with it). */
   async tell(signal: DeviceSignal): Promise<void> {
-    await this.#signal(this.#db, signal);
-  }
-
-  async #tell(signal: DeviceSignal): Promise<void> {
     await this.#signal(this.#db, signal);
   }
 
@@ -615,7 +611,7 @@ export class DevicesService {
       const done = await this.#apply(op, 'TIMED_OUT', { error: 'The device did not answer in time' });
       // a card was read meanwhile: its charge decides; look again later in case it was interrupted
       if (!done) return { retryAt: new Date(this.p.clock.now().getTime() + 60_000) };
-      await this.#tell({ device: op.device_id, kind: 'cancel', operation: op.id });
+      await this.tell({ device: op.device_id, kind: 'cancel', operation: op.id });
       await this.#abandon(ctx, op.order_id, 'ABANDONED', 'The device did not read a card in time');
       return;
     }

@@ -218,10 +218,6 @@ export async function findSubscription(db: Executor, owner: Owner, id: string, o
   return q.executeTakeFirst() as Promise<SubscriptionRow | undefined>;
 }
 
-export async function lockSubscriptionById(db: Executor, id: string): Promise<SubscriptionRow | undefined> {
-  return db.selectFrom('subscriptions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst() as Promise<SubscriptionRow | undefined>;
-}
-
 export async function updateSubscription(
   db: Executor,
   id: string,
@@ -433,34 +429,6 @@ export async function settleCharge(
 }
 
 // ---- payments -----------------------------------------------------------------------------------------
-
-/** Inserts the payment of (subscription, number, attempt) unless it exists; returns the one stored. */
-export async function claimPayment(db: Executor, row: Omit<SubscriptionPaymentsTable, 'amount' | 'charging_until'> & { amount: number }): Promise<PaymentRow> {
-  await db
-    .insertInto('subscription_payments')
-    .values(row)
-    .onConflict((oc) => oc.columns(['subscription_id', 'payment_number', 'attempt']).doNothing())
-    .execute();
-  return db
-    .selectFrom('subscription_payments')
-    .selectAll()
-    .where('subscription_id', '=', row.subscription_id)
-    .where('payment_number', '=', row.payment_number)
-    .where('attempt', '=', row.attempt)
-    .executeTakeFirstOrThrow() as Promise<PaymentRow>;
-}
-
-export async function lockPayment(db: Executor, id: string): Promise<PaymentRow | undefined> {
-  return db.selectFrom('subscription_payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst() as Promise<PaymentRow | undefined>;
-}
-
-export async function updatePayment(
-  db: Executor,
-  id: string,
-  set: Partial<Pick<SubscriptionPaymentsTable, 'status' | 'order_id' | 'transaction_id' | 'currency' | 'source_uuid' | 'error' | 'updated_at'>> & { charging_until?: Date | null },
-): Promise<void> {
-  await db.updateTable('subscription_payments').set(set).where('id', '=', id).execute();
-}
 
 export async function findPayment(db: Executor, owner: Owner, id: string): Promise<PaymentRow | undefined> {
   if (!isUuid(id)) return undefined;
