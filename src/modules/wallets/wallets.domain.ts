@@ -118,8 +118,3 @@ export function parseMerchantIdentifier(v: unknown): string | null {
 export function replayId(id: string): string | null {
   return /^[\x21-\x7e]{1,500}$/.test(id) ? id : null;
 }
-
-/** Until when a Google Pay message may be used: its expiration. An Apple token: signing time plus the window. */
-export function usableUntil(w: { messageExpiration?: Date; signingTime?: Date }, windowMs: number): Date {
-  return w.messageExpiration ?? new Date(w.signingTime!.getTime() + windowMs);
-}

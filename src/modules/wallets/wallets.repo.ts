@@ -2,7 +2,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
-import { PG_UNIQUE_VIOLATION, pgCode } from '../../platform/errors/errors.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
 import type { Wallet } from './wallets.domain.js';
 
@@ -89,11 +88,6 @@ export async function insertKey(db: Executor, row: WalletKeyRow): Promise<void> 
   await db.insertInto('wallet_keys').values(row).execute();
 }
 
-export async function deleteKey(db: Executor, owner: { merchantId: string; env: Env }, id: string): Promise<number> {
-  const r = await db.deleteFrom('wallet_keys').where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
-
 /**
  * Records the use of a token (in the transaction that starts its payment). False when the token was
  * used before (the row exists): the caller refuses it and the transaction rolls back.
@@ -151,4 +145,3 @@ export async function replaceServiceWallets(trx: Executor, serviceId: string, wa
   await trx.insertInto('service_wallets').values(wallets.map((wallet) => ({ service_id: serviceId, wallet, created_at: at }))).execute();
 }
 
-export const isUniqueViolation = (err: unknown) => pgCode(err) === PG_UNIQUE_VIOLATION;

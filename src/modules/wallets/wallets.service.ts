@@ -23,7 +23,8 @@ import type { WalletAvailability } from '../checkouts/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OrderResult, PaymentsService } from '../payments/index.js';
 import type { ServicesService } from '../services/index.js';
-import { pemCertificates } from './asn1.js';
+import { isUniqueViolation } from '../../platform/db/database.js';
+import { certificatePem, pemCertificates } from './asn1.js';
 import { merchantIdHashOf, openApplePayToken, publicKeyHashOf, type ApplePayDecrypted } from './applepay.js';
 import { openGooglePayToken, type GooglePayDecrypted, type GoogleRootKey } from './googlepay.js';
 import {
@@ -200,7 +201,7 @@ export class WalletsService {
     try {
       await repo.insertKey(this.p.database.db, row);
     } catch (err) {
-      if (repo.isUniqueViolation(err)) throw conflict('This payment processing certificate is already configured');
+      if (isUniqueViolation(err)) throw conflict('This payment processing certificate is already configured');
       throw err;
     }
     return row;
@@ -287,7 +288,12 @@ export class WalletsService {
       throw badRequest('private_key must be a PEM private key (PKCS#8 or SEC1)');
     }
     if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw badRequest('private_key must be an EC P-256 key');
-    const certSpki = cert.publicKey.export({ type: 'spki', format: 'der' });
+    let certSpki: Buffer;
+    try {
+      certSpki = cert.publicKey.export({ type: 'spki', format: 'der' });
+    } catch {
+      throw badRequest('certificate: its public key is not supported (an EC P-256 key is expected)');
+    }
     const keySpki = createPublicKeyOf(key);
     if (!certSpki.equals(keySpki)) throw badRequest('private_key does not belong to the certificate');
     let identifier: string;
@@ -300,7 +306,7 @@ export class WalletsService {
       identifier = `sha256:${idHash.toString('hex')}`;
     }
     const pkcs8 = key.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const certPem = `-----BEGIN CERTIFICATE-----\n${certs[0].toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+    const certPem = certificatePem(certs[0]);
     const row = await this.#insertAppleKey(ownerOf(ctx), identifier, certPem, pkcs8, false);
     return this.#presentKey(row);
   }
