@@ -1,5 +1,5 @@
 /**
- * The money path's database round trips stay at or under their targets (a payment ≤ 4, a refund ≤ 4, a
+ * The money path's database round trips stay at or under their targets (a payment ≤ 3, a refund ≤ 4, a
  * read 1): counted statements, not time. A change that adds a query to a hot step fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -72,9 +72,11 @@ describe('stored cards in payments', () => {
   it('B15 payout without source_uuid uses the customer\'s card with the newest successful payment', async () => {
     const first = await store(a, 'payee', TEST_CARDS.APPROVED);
     const second = await store(a, 'payee', TEST_CARDS.NON_3DS_OK);
+    const paidWith: Record<string, string> = {};
     for (const card of [second, first]) {
       const o = await order(a, { customer_ext_id: 'payee' });
       expect((await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card.uuid })).body.order.status).toBe('SUCCESS');
+      paidWith[card.uuid] = o.uuid;
     }
     const p = await order(a, { customer_ext_id: 'payee', operative: 'PAYOUT' });
     const r = await a.api.post('/payment/payout', { order_uuid: p.uuid });
@@ -87,6 +89,17 @@ describe('stored cards in payments', () => {
     const r2 = await a.api.post('/payment/payout', { order_uuid: p2.uuid });
     expect(r2.status, r2.raw).toBe(200);
     expect(r2.body.order.transactions.at(-1).source.uuid).toBe(second.uuid);
+    // a refund of the first card's payment and a payout named to the first card are not payments with
+    // it (both successful transactions carry the card): the newest paid card is still the second
+    const refund = await a.api.post('/payment/refund', { order_uuid: paidWith[first.uuid], amount: 100 });
+    expect(refund.status, refund.raw).toBe(200);
+    const named = await order(a, { customer_ext_id: 'payee', operative: 'PAYOUT' });
+    const toFirst = await a.api.post('/payment/payout', { order_uuid: named.uuid, source_uuid: first.uuid });
+    expect(toFirst.body.order?.status, toFirst.raw).toBe('SUCCESS');
+    const p3 = await order(a, { customer_ext_id: 'payee', operative: 'PAYOUT' });
+    const r3 = await a.api.post('/payment/payout', { order_uuid: p3.uuid });
+    expect(r3.status, r3.raw).toBe(200);
+    expect(r3.body.order.transactions.at(-1).source.uuid).toBe(second.uuid);
     // a customer without a paid card has nothing to pay out to
     const none = await order(a, { customer_ext_id: 'nobody-paid', operative: 'PAYOUT' });
     expect((await a.api.post('/payment/payout', { order_uuid: none.uuid })).status).toBeGreaterThanOrEqual(400);

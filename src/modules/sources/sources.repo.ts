@@ -188,7 +188,8 @@ export async function setValidated(db: Executor, id: string, at: Date, serviceId
 /**
  * The card of a customer with the newest successful payment (B15), found from the payments themselves
  * (the card row does not record each use): among the customer's live cards that were ever paid with, the
- * one whose newest successful transaction is the latest.
+ * one whose newest successful payment (an authorization or a pre-authorization: not a refund,
+ * confirmation, cancellation or payout that carries the card) is the latest.
  */
 export async function findLastPaidCard(db: Executor, owner: Owner, customerExtId: string): Promise<SourceWithCustomer | undefined> {
   return withCustomer(db)
@@ -198,7 +199,7 @@ export async function findLastPaidCard(db: Executor, owner: Owner, customerExtId
     .where('s.type', '=', 'card')
     .where('s.deleted_at', 'is', null)
     .where('s.first_paid_at', 'is not', null)
-    .orderBy(sql`(select max(t.seq) from transactions t where t.source_id = s.id and t.status = 'SUCCESS')`, (ob) => ob.desc().nullsLast())
+    .orderBy(sql`(select max(t.seq) from transactions t where t.source_id = s.id and t.status = 'SUCCESS' and t.operative in ('AUTHORIZATION', 'DEFERRED'))`, (ob) => ob.desc().nullsLast())
     .orderBy('s.created_at', 'desc')
     .orderBy(sql`s.seq`, 'desc')
     .limit(1)

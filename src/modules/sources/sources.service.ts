@@ -277,8 +277,9 @@ export class SourcesService {
 
   /**
    * A successful payment with the source: it becomes valid (validation_date set if it was not), its
-   * last successful use is recorded (what B15 payouts choose by), and `serviceId` becomes its
-   * tokenization service unless it has one. Call in the payment's transaction.
+   * first successful payment is recorded (B15 payouts choose the card by its newest payment, read
+   * from the transactions), and `serviceId` becomes its tokenization service unless it has one. The
+   * row is written only when one of these changes. Call in the payment's transaction.
    */
   async markValidated(trx: Executor, sourceId: string, at: Date, serviceId: string | null = null): Promise<void> {
     await repo.markPaid(trx, sourceId, at, serviceId);
