@@ -1024,7 +1024,7 @@ export interface paths {
          *     data: {"uuid":"b5d7f9a1-…","type":"ORDER_NOTIFICATION",…,"headers":{…},"body":"{\"message\":\"OK\",…}"}
          *     ```
          *
-         *     To resume after a lost connection, reconnect with the last `id` received in `Last-Event-ID` (EventSource does it by itself) or `after`: every notification made since is sent, in order, none twice. Notifications made by any gateway or worker process sharing the database are streamed. Without a cursor the stream starts now. At most 10 streams per merchant are open at once by default; more are 429.
+         *     To resume after a lost connection, reconnect with the last `id` received in `Last-Event-ID` (EventSource does it by itself) or `after`: every notification made since is sent, in order, none twice. Notifications made by any gateway or worker process sharing the database are streamed. Without a cursor the stream starts now. At most 10 streams per merchant are open at once in each gateway process by default; more are 429.
          */
         get: operations["streamEvents"];
         put?: never;

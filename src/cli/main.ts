@@ -22,6 +22,7 @@ import { ListenError, listen } from './listen.js';
 import { DataDirLockedError, LOCK_FILE, lockHolder } from '../platform/db/lock.js';
 import fs from 'node:fs';
 import { verifyCertificate } from '../modules/campaigns/index.js';
+import { parseCursor } from '../modules/events/index.js';
 import { addKeyToRingFile, keySourceOf, newKeyId, removeKeyFromRingFile } from '../platform/security/vault.js';
 import { dropCanary, keyUsage, rewrapAll, valuesUnderKey } from '../platform/security/rotation.js';
 
@@ -482,7 +483,7 @@ export function buildCli(): Command {
         }
         if (!ok) throw new ApiError(400, `${name} must be an http(s) URL, got "${value}"`);
       }
-      if (o.after !== undefined && !/^\d{1,20}-\d{1,19}$/.test(o.after)) throw new ApiError(400, `--after must be an event id (TXID-SEQ), got "${o.after}"`);
+      if (o.after !== undefined && !parseCursor(o.after)) throw new ApiError(400, `--after must be an event id (TXID-SEQ), got "${o.after}"`);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);

@@ -139,10 +139,13 @@ describe('GET /events/stream', () => {
     expect((await fresh.waitEvents(1)).map((x) => data(x).uuid)).toEqual([d]);
     // ids grow in the order events are streamed, and resuming from the last one brings nothing back
     const ids = byHeader.events().map((x) => x.id!);
+    expect(ids).toHaveLength(3); // none twice
     expect(new Set(ids).size).toBe(3);
     const e = await event(m);
     const last = await stream(m, { query: `?after=${ids[2]}` });
     expect((await last.waitEvents(1)).map((x) => data(x).uuid)).toEqual([e]);
+    expect((await byHeader.waitEvents(4)).map((x) => data(x).uuid)).toEqual([b, c, d, e]);
+    expect(byHeader.events()).toHaveLength(4);
     for (const s of [byHeader, fresh, last]) s.close();
   });
 

@@ -45,10 +45,6 @@ declare module '../../platform/db/schema.js' {
 export type EventRow = Omit<EventsTable, 'attempts' | 'txid' | 'seq'> & { attempts: number };
 export type EventAttemptRow = Omit<EventAttemptsTable, 'id' | 'finished'> & { id: number; finished: boolean };
 
-export async function insertEvent(db: Executor, row: Omit<EventRow, 'attempts'>): Promise<void> {
-  await db.insertInto('events').values(row).execute();
-}
-
 /** Every column of an event but its stream position. */
 const EVENT_COLUMNS = ['id', 'merchant_id', 'env', 'type', 'order_id', 'key_id', 'url', 'payload', 'status', 'retries', 'attempts', 'first_attempt_at', 'next_attempt_at', 'delivered_at', 'created_at'] as const;
 
@@ -71,8 +67,9 @@ export async function listEvents(
   // the count stops at the cap (or the end of the page): counting every event of a merchant reads them all
   const cap = Math.max(EVENTS_COUNT_CAP, f.offset + f.limit);
   const [rows, total] = await Promise.all([
-    // ties on created_at (one instant, a frozen test clock) in the order the events were written
-    q.select(EVENT_COLUMNS).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(f.limit).offset(f.offset).execute(),
+    // ties on created_at (one instant, a frozen test clock) in the order the events were written; events
+    // older than the event stream have no seq and tie on their id
+    q.select(EVENT_COLUMNS).orderBy('created_at', 'desc').orderBy('seq', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
     db.selectFrom(q.select(sql<number>`1`.as('one')).limit(cap + 1).as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   const n = Number(total.n);
@@ -86,28 +83,8 @@ export async function listAttempts(db: Executor, eventId: string): Promise<Event
   return db.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
 }
 
-export async function insertAttempt(db: Executor, row: Omit<EventAttemptRow, 'id'>): Promise<number> {
-  const r = await db.insertInto('event_attempts').values(row).returning('id').executeTakeFirstOrThrow();
-  return Number(r.id);
-}
-
-export async function finishAttempt(db: Executor, id: number, set: { http_status: number | null; error: string | null; duration_ms: number }): Promise<void> {
-  await db.updateTable('event_attempts').set({ ...set, finished: true }).where('id', '=', id).execute();
-}
-
 export async function updateEvent(db: Executor, id: string, set: Partial<EventRow>): Promise<void> {
   await db.updateTable('events').set(set).where('id', '=', id).execute();
-}
-
-/** An event with its merchant's test-clock offset (one read at the start of a delivery). */
-export async function findEventForDelivery(db: Executor, id: string): Promise<(EventRow & { m_offset: number }) | undefined> {
-  return db
-    .selectFrom('events as e')
-    .innerJoin('merchants as m', 'm.id', 'e.merchant_id')
-    .select(EVENT_COLUMNS.map((c) => `e.${c}` as const))
-    .select('m.clock_offset_ms as m_offset')
-    .where('e.id', '=', id)
-    .executeTakeFirst() as Promise<(EventRow & { m_offset: number }) | undefined>;
 }
 
 /** A PENDING event being delivered: the attempt recorded for it, and the event's count after it. */

@@ -41,7 +41,7 @@ export function eventsRoutes(service: EventsService) {
           'data: {"uuid":"b5d7f9a1-…","type":"ORDER_NOTIFICATION",…,"headers":{…},"body":"{\\"message\\":\\"OK\\",…}"}',
           '```',
           '',
-          'To resume after a lost connection, reconnect with the last `id` received in `Last-Event-ID` (EventSource does it by itself) or `after`: every notification made since is sent, in order, none twice. Notifications made by any gateway or worker process sharing the database are streamed. Without a cursor the stream starts now. At most 10 streams per merchant are open at once by default; more are 429.',
+          'To resume after a lost connection, reconnect with the last `id` received in `Last-Event-ID` (EventSource does it by itself) or `after`: every notification made since is sent, in order, none twice. Notifications made by any gateway or worker process sharing the database are streamed. Without a cursor the stream starts now. At most 10 streams per merchant are open at once in each gateway process by default; more are 429.',
         ].join('\n'),
         tags: ['events'],
         querystring: S.StreamQuery,

@@ -89,14 +89,11 @@ export class EventStreams {
         });
       }
     }
-    if (this.#stopped) throw tooManyRequests('The gateway is shutting down; reconnect in a moment', 2);
-    const limit = this.p.config.eventStreamsPerMerchant;
-    const set = this.#byMerchant.get(ctx.merchant.id);
-    if (set && set.size >= limit) {
-      throw tooManyRequests(`This merchant already has ${limit} event streams open (PAYGATE_EVENTS_STREAMS_PER_MERCHANT); close one or retry later`, 5);
-    }
+    this.#admit(ctx.merchant.id);
     cursor ??= await repo.streamHead(this.p.database.db);
     await this.#listen();
+    // again after the waits: streams opened meanwhile count, and a gateway closing meanwhile adds none
+    this.#admit(ctx.merchant.id);
 
     const out = new PassThrough();
     const s: Stream = {
@@ -153,6 +150,15 @@ export class EventStreams {
   }
 
   // ---- internals ----------------------------------------------------------------------------------------
+
+  /** Throws 429 when the gateway is closing or the merchant has its most streams open in this process. */
+  #admit(merchantId: string): void {
+    if (this.#stopped) throw tooManyRequests('The gateway is shutting down; reconnect in a moment', 2);
+    const limit = this.p.config.eventStreamsPerMerchant;
+    if ((this.#byMerchant.get(merchantId)?.size ?? 0) >= limit) {
+      throw tooManyRequests(`This merchant already has ${limit} event streams open (PAYGATE_EVENTS_STREAMS_PER_MERCHANT); close one or retry later`, 5);
+    }
+  }
 
   /** One listening connection per process, opened with the first stream. */
   async #listen(): Promise<void> {
