@@ -128,6 +128,11 @@ describe('stored cards in payments', () => {
     expect((await a.api.post('/payment', { amount: 100, operative: 'AUTHORIZATION', secure: false, description: 'x', service: a.service_uuid, source_uuid: other.uuid })).status).toBe(404);
     const o = await order(a, { customer_ext_id: 'gone' });
     expect((await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: other.uuid })).status).toBe(404);
+    // an order with no customer: only the card's owner stops it (the fast path reads the card with the order)
+    const open = await order(a, { customer_ext_id: undefined });
+    const foreign = await a.api.post('/payment/direct', { order_uuid: open.uuid, card_uuid: other.uuid.toUpperCase() });
+    expect(foreign.status, foreign.raw).toBe(404);
+    expect((await a.api.get(`/order/${open.uuid}`)).body.order.transactions).toEqual([]);
     expect((await a.api.delete('/payment-method/card', { source_uuid: card.uuid, customer_external_id: 'gone' })).status).toBe(200);
     expect((await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card.uuid })).status).toBe(404);
   });

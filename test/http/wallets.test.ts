@@ -317,6 +317,12 @@ describe('B14 refuses', () => {
     const r = await pay(other, { order_uuid: plain.uuid, wallet: 'GOOGLEPAY', payload: (await googleToken(other)).token });
     expect(r.status).toBe(400);
     expect(r.body.details).toMatch(/does not offer Google Pay/);
+    // a valid token with a bad flow or customer_ip: refused for those, naming them
+    for (const [field, value] of [['flow', 'TV'], ['customer_ip', 'x']] as const) {
+      const r = await pay(a, { order_uuid: o.uuid, wallet: 'GOOGLEPAY', payload: (await googleToken(a)).token, [field]: value });
+      expect(r.status, r.raw).toBe(400);
+      expect(r.body.details, r.raw).toMatch(new RegExp(field));
+    }
     // flow: empty means absent
     const ok = await pay(a, { order_uuid: o.uuid, wallet: 'GOOGLEPAY', payload: (await googleToken(a)).token, flow: '', customer_ip: '' });
     expect(ok.status, ok.raw).toBe(200);

@@ -72,7 +72,12 @@ export async function findOwnedSource(db: Executor, owner: Owner, id: string, op
   let q = withCustomer(db).where('s.id', '=', id.toLowerCase());
   if (opts.forUpdate) q = q.forUpdate('s');
   const row = await q.executeTakeFirst();
-  return row && row.merchant_id === owner.merchantId && row.env === owner.env && row.deleted_at === null ? row : undefined;
+  return row && isLiveOf(row, owner) ? row : undefined;
+}
+
+/** A source `owner` may use: its own, in its environment, not deleted. */
+function isLiveOf(row: { merchant_id?: unknown; env?: unknown; deleted_at?: unknown }, owner: Owner): boolean {
+  return row.merchant_id === owner.merchantId && row.env === owner.env && row.deleted_at === null;
 }
 
 /**
@@ -89,7 +94,7 @@ export function sourceJsonSql(idExpr: string): string {
 
 /** The row of `sourceJsonSql` if it is a live source of `owner` (what findOwnedSource returns), else undefined. */
 export function sourceFromJson(j: Record<string, unknown> | null | undefined, owner: Owner): SourceWithCustomer | undefined {
-  if (!j || j.merchant_id !== owner.merchantId || j.env !== owner.env || j.deleted_at !== null) return undefined;
+  if (!j || !isLiveOf(j, owner)) return undefined;
   const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return {
     ...(j as unknown as SourceWithCustomer),
