@@ -38,7 +38,7 @@ async function genericPlan(text: string): Promise<string> {
 /** Indexes whose scan is bounded by nature: the transactions of one order (a handful). */
 const BOUNDED = ['using transactions_order on '];
 
-/** A key looked up through something else: an `id = $n` (or `*_id = $n` of a unique key) that is only a filter. */
+/** A primary key looked up through something else: an `id = $n` that is only a filter of another scan. */
 function keyFilters(plan: string): string[] {
   const lines = plan.split('\n');
   const bad: string[] = [];

@@ -22,6 +22,7 @@ import {
   type MerchantCategory,
 } from './merchants.domain.js';
 import * as repo from './merchants.repo.js';
+import { merchantClock } from '../../platform/time/clock.js';
 
 export interface NewMerchant {
   name: string;
@@ -177,7 +178,7 @@ export class MerchantsService {
     if (!row) throw notFound('API key not found');
     // on the merchant's clock, as every timestamp of its records
     const owner = await repo.findMerchant(db, row.merchant_id);
-    await repo.revokeKey(db, row.id, new Date(this.p.clock.now().getTime() + Number(owner?.clock_offset_ms ?? 0)));
+    await repo.revokeKey(db, row.id, merchantClock(this.p.clock, Number(owner?.clock_offset_ms ?? 0)).now());
     this.invalidateKeyCache();
     return row.id;
   }
@@ -307,7 +308,7 @@ export class MerchantsService {
         status: 'ACTIVE',
         password_hash: passwordHash,
         // on the clock of the merchant the user belongs to
-        created_at: new Date(this.p.clock.now().getTime() + Number(owner.clock_offset_ms)),
+        created_at: merchantClock(this.p.clock, Number(owner.clock_offset_ms)).now(),
       };
       try {
         await repo.insertDashboardUser(trx, row);
@@ -360,7 +361,7 @@ export class MerchantsService {
       return next;
     });
     this.invalidateKeyCache();
-    return { offsetMs, now: new Date(this.p.clock.now().getTime() + offsetMs) };
+    return { offsetMs, now: merchantClock(this.p.clock, offsetMs).now() };
   }
 
   /**

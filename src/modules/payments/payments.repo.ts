@@ -417,16 +417,6 @@ export interface TxListFilters {
   countCap: number;
 }
 
-export type ListedTx = TxRow & {
-  o_currency_number: string;
-  o_service_id: string;
-  o_service_type: string;
-  o_reference: string | null;
-  o_customer_ext_id: string | null;
-  o_status: string;
-  o_env: Env;
-};
-
 /** The position of a transaction in the C3 order (created_at, id); undefined when unknown. */
 export async function transactionPosition(db: Executor, id: string): Promise<{ created_at: Date } | undefined> {
   return db.selectFrom('transactions').select('created_at').where('id', '=', id).executeTakeFirst();
