@@ -97,6 +97,39 @@ describe('durable jobs', () => {
     expect((await status('t.later'))[0].status).toBe('done');
   });
 
+  it('a handler finishes its job in its own statement (finishSql), only while it still holds the job', async () => {
+    const q = queue();
+    const runs: number[] = [];
+    q.register<{ n: number }>('t.finish', async (j) => {
+      runs.push(j.payload.n);
+      if (j.payload.n === 3) {
+        // the lease was lost meanwhile: another process holds the job now, so this finish writes nothing
+        await tdb.database.db.updateTable('jobs').set({ locked_by: 'another' }).where('id', '=', j.id).execute();
+      }
+      const retryAt = j.payload.n === 2 && runs.filter((n) => n === 2).length === 1 ? new Date(now.getTime() + 60_000) : null;
+      await sql`with j as (${q.finishSql(j, retryAt)}) select 1`.execute(tdb.database.db);
+      return { finished: retryAt ? 'retry' : 'done' };
+    });
+    for (const n of [1, 2, 3]) await q.enqueue(tdb.database.db, { queue: 't.finish', payload: { n } });
+    await q.drain();
+    const rows = async () =>
+      (await tdb.database.db.selectFrom('jobs').select(['payload', 'status', 'run_at', 'locked_by', 'finished_at']).where('queue', '=', 't.finish').execute())
+        .map((r) => ({ ...r, n: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload).n as number }))
+        .sort((a, b) => a.n - b.n);
+    let [one, two, three] = await rows();
+    expect(one).toMatchObject({ status: 'done', locked_by: expect.anything() });
+    expect(one.finished_at).not.toBeNull();
+    expect(two).toMatchObject({ status: 'pending', locked_by: null });
+    expect(new Date(two.run_at).getTime()).toBe(now.getTime() + 60_000);
+    expect(three).toMatchObject({ status: 'running', locked_by: 'another', finished_at: null });
+    now = new Date(now.getTime() + 61_000);
+    await q.drain();
+    [, two] = await rows();
+    expect(two.status).toBe('done');
+    // the third ran again too: its lease had run out with it unfinished
+    expect(runs.sort()).toEqual([1, 2, 2, 3, 3]);
+  });
+
   it('a job claimed by a worker that died is claimed again when its lease runs out', async () => {
     const q = queue();
     let runs = 0;
