@@ -149,8 +149,7 @@ export type StreamRow = EventRow & { txid: string; seq: string; ready: boolean; 
  */
 export async function eventsAfter(db: Executor, merchantId: string, env: string, after: { txid: string; seq: string }, limit: number): Promise<StreamRow[]> {
   const { rows } = await sql<StreamRow>`
-    select e.id, e.merchant_id, e.env, e.type, e.order_id, e.key_id, e.url, e.payload, e.status, e.retries, e.attempts,
-      e.first_attempt_at, e.next_attempt_at, e.delivered_at, e.created_at,
+    select ${sql.raw(EVENT_COLUMNS.map((c) => `e.${c}`).join(', '))},
       e.txid::text as txid, e.seq::text as seq,
       e.txid < pg_snapshot_xmin(pg_current_snapshot()) as ready,
       m.clock_offset_ms as m_offset

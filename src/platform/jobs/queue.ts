@@ -184,22 +184,7 @@ export class JobQueue {
 
   /** Adds a job using `executor` (pass the business transaction). */
   async enqueue<P>(executor: Executor, opts: EnqueueOptions<P>): Promise<void> {
-    const runAt = opts.runAt ?? this.#opts.clock.now();
-    const values = {
-      queue: opts.queue,
-      payload: JSON.stringify(opts.payload ?? {}),
-      run_at: runAt,
-      merchant_id: opts.merchantId ?? null,
-      max_attempts: opts.maxAttempts ?? 10,
-      dedupe_key: opts.dedupeKey ?? null,
-    };
-    if (opts.dedupeKey) {
-      await sql`insert into jobs (queue, payload, run_at, merchant_id, max_attempts, dedupe_key)
-        values (${values.queue}, ${values.payload}::jsonb, ${values.run_at}, ${values.merchant_id}, ${values.max_attempts}, ${values.dedupe_key})
-        on conflict (queue, dedupe_key) where dedupe_key is not null and status in ('pending', 'running') do nothing`.execute(executor);
-    } else {
-      await executor.insertInto('jobs').values(values).execute();
-    }
+    await this.insertSql(opts).execute(executor);
     this.poke();
   }
 
