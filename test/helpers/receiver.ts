@@ -13,18 +13,21 @@ export interface Receiver {
   received: Received[];
   /** Status codes of the next answers (then 200). */
   script: number[];
+  /** The status code of every answer to a path (before the script). */
+  byPath: Map<string, number>;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const script: number[] = [];
+  const byPath = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = script.shift() ?? 200;
+      res.statusCode = byPath.get(req.url ?? '/') ?? script.shift() ?? 200;
       res.end('ok');
     });
   });
@@ -34,6 +37,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}`,
     received,
     script,
+    byPath,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -91,49 +91,68 @@ export async function updateEvent(db: Executor, id: string, set: Partial<EventRo
 export type BegunDelivery = EventRow & { m_offset: number; attempt_id: number; attempted_at: Date };
 
 /**
- * Starts a delivery attempt in one statement (one round trip, one commit): locks the event if it is
- * still PENDING, records the attempt (as interrupted, until the send ends) and counts it on the event.
- * The attempt's time is `realNow` on the merchant's clock. Undefined when the event is not PENDING.
+ * Starts delivery attempts in one statement (one round trip, one commit, however many events): locks
+ * each event that is still PENDING (in id order), records its attempt (as interrupted, until the send
+ * ends) and counts it on the event. An attempt's time is `realNow` on its merchant's clock. The result
+ * has one entry per id, undefined for an event that is not PENDING.
  */
-export async function beginDelivery(db: Executor, id: string, realNow: Date, interrupted: string): Promise<BegunDelivery | undefined> {
+export async function beginDeliveries(db: Executor, ids: string[], realNow: Date, interrupted: string): Promise<Array<BegunDelivery | undefined>> {
   const { rows } = await sql<BegunDelivery>`
     with e as (
       select e.id, m.clock_offset_ms as m_offset, ${realNow}::timestamptz + m.clock_offset_ms * interval '1 millisecond' as at
       from events e join merchants m on m.id = e.merchant_id
-      where e.id = ${id} and e.status = 'PENDING'
+      where e.id = any(${ids}::uuid[]) and e.status = 'PENDING'
+      order by e.id
       for update of e
     ), a as (
       insert into event_attempts (event_id, attempted_at, http_status, error, duration_ms, finished)
       select e.id, e.at, null, ${interrupted}, 0, false from e
-      returning id, attempted_at
+      returning id, event_id, attempted_at
     )
     update events set attempts = events.attempts + 1, first_attempt_at = coalesce(events.first_attempt_at, e.at)
-    from e, a
+    from e join a on a.event_id = e.id
     where events.id = e.id
     returning events.*, e.m_offset, a.id as attempt_id, a.attempted_at`.execute(db);
-  const r = rows[0];
-  return r ? { ...r, attempt_id: Number(r.attempt_id), m_offset: Number(r.m_offset) } : undefined;
+  const byId = new Map(rows.map((r) => [r.id, { ...r, attempt_id: Number(r.attempt_id), m_offset: Number(r.m_offset) }]));
+  return ids.map((id) => byId.get(id));
+}
+
+/** The end of one delivery attempt: its outcome and the event's new state. */
+export interface FinishedDelivery {
+  attemptId: number;
+  outcome: { http_status: number | null; error: string | null; duration_ms: number };
+  eventId: string;
+  set: Pick<EventRow, 'status' | 'delivered_at' | 'next_attempt_at'>;
 }
 
 /**
- * Finishes a delivery attempt in one statement (one round trip, one commit): the attempt recorded before
- * the send gets its outcome and the event its new state together.
+ * Finishes delivery attempts in one statement (one round trip, one commit): each attempt recorded before
+ * its send gets its outcome and its event the new state, together with `jobs` (the delivery jobs' own
+ * completion, `JobQueue.finishManySql`).
  */
-export async function finishDelivery(
-  db: Executor,
-  attemptId: number,
-  outcome: { http_status: number | null; error: string | null; duration_ms: number },
-  eventId: string,
-  set: Pick<EventRow, 'status' | 'delivered_at' | 'next_attempt_at'>,
-  job: RawBuilder<unknown>,
-): Promise<void> {
-  await sql`with attempt as (
-      update event_attempts set http_status = ${outcome.http_status}, error = ${outcome.error},
-        duration_ms = ${outcome.duration_ms}, finished = true
-      where id = ${attemptId}
-    ), job as (${job})
-    update events set status = ${set.status}, delivered_at = ${set.delivered_at}, next_attempt_at = ${set.next_attempt_at}
-    where id = ${eventId}`.execute(db);
+export async function finishDeliveries(db: Executor, done: FinishedDelivery[], jobs: RawBuilder<unknown>): Promise<void> {
+  const rows = JSON.stringify(
+    done.map((d) => ({
+      attempt_id: d.attemptId,
+      http_status: d.outcome.http_status,
+      error: d.outcome.error,
+      duration_ms: d.outcome.duration_ms,
+      event_id: d.eventId,
+      status: d.set.status,
+      delivered_at: d.set.delivered_at,
+      next_attempt_at: d.set.next_attempt_at,
+    })),
+  );
+  // the keys as arrays too: a plan made for any number of rows still finds them by primary key
+  await sql`with f as (
+      select * from jsonb_to_recordset(${rows}::jsonb) as f(attempt_id bigint, http_status int, error text, duration_ms int,
+        event_id uuid, status text, delivered_at timestamptz, next_attempt_at timestamptz)
+    ), attempt as (
+      update event_attempts set http_status = f.http_status, error = f.error, duration_ms = f.duration_ms, finished = true
+      from f where event_attempts.id = any(${done.map((d) => d.attemptId)}::bigint[]) and event_attempts.id = f.attempt_id
+    ), job as (${jobs})
+    update events set status = f.status, delivered_at = f.delivered_at, next_attempt_at = f.next_attempt_at
+    from f where events.id = any(${done.map((d) => d.eventId)}::uuid[]) and events.id = f.event_id`.execute(db);
 }
 
 // ---- the event stream --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Finished, Job } from '../../platform/jobs/queue.js';
 import { OutgoingError } from '../../platform/net/outgoing.js';
+import { Coalescer } from '../../platform/db/coalesce.js';
 import { formatContractDate } from '../../platform/time/format.js';
 import type { MerchantsService } from '../merchants/index.js';
 import { delivered, nextAttemptAt, presentEvent, renderNotification, type RenderedNotification } from './events.domain.js';
@@ -89,6 +90,30 @@ export class EventsService {
     ];
   }
 
+  /**
+   * The beginnings and ends of the deliveries in flight, each group of one turn of the event loop in one
+   * statement: with many notifications going out, a delivery costs the database a share of two round
+   * trips and two commits instead of two of each.
+   */
+  readonly #begin = new Coalescer<string, { e: repo.BegunDelivery | undefined; realNow: Date }>(async (ids) => {
+    const realNow = this.p.clock.now();
+    const out: Array<{ e: repo.BegunDelivery | undefined; realNow: Date }> = [];
+    // an id twice (a job taken over while its first run still goes on) gets an attempt of its own, after
+    for (const round of rounds(ids)) {
+      const begun = await repo.beginDeliveries(this.p.database.db, round.map((r) => ids[r]), realNow, INTERRUPTED);
+      round.forEach((r, k) => (out[r] = { e: begun[k], realNow }));
+    }
+    return out;
+  });
+
+  readonly #finish = new Coalescer<repo.FinishedDelivery & { job: Job; retryAt: Date | null }, void>(async (items) => {
+    for (const round of rounds(items.map((i) => i.eventId))) {
+      const group = round.map((r) => items[r]);
+      await repo.finishDeliveries(this.p.database.db, group, this.p.jobs.finishManySql(group));
+    }
+    return items.map(() => undefined);
+  });
+
   registerJobs(): void {
     // a delivery cannot outlive its timeout: a lease just above it frees a dead worker's delivery quickly
     this.p.jobs.register<DeliverPayload>(DELIVER_QUEUE, (job) => this.#deliverJob(job), { leaseMs: this.p.config.notificationTimeoutMs + 5_000, lane: 'delivery' });
@@ -96,13 +121,12 @@ export class EventsService {
 
   /** One delivery attempt; reschedules itself while retries are left. */
   async #deliverJob(job: Job<DeliverPayload>): Promise<void | Finished> {
-    const db = this.p.database.db;
-    const realNow = this.p.clock.now();
-    // The attempt is recorded before the request leaves (one statement: the event locked if still
-    // PENDING, the attempt inserted as interrupted, the event's count moved): a process that dies
+    // The attempt is recorded before the request leaves (one statement, shared with the deliveries
+    // beginning with it: the event locked if still PENDING, the attempt inserted as interrupted, the
+    // event's count moved): a process that dies
     // mid-send leaves it visible and the job, whose lease is just above the timeout, sends again (at
     // least once: receivers deduplicate by Paygate-Event).
-    const e = await repo.beginDelivery(db, job.payload.eventId, realNow, INTERRUPTED);
+    const { e, realNow } = await this.#begin.add(job.payload.eventId);
     if (!e) return;
     // the attempt's time on the merchant's clock
     const now = new Date(e.attempted_at);
@@ -134,16 +158,16 @@ export class EventsService {
     // A manual resend of an event whose schedule is over does not restart the schedule.
     const next = ok ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
     const retryAt = next ? new Date(realNow.getTime() + (next.getTime() - now.getTime())) : null;
-    // one statement (one round trip, one commit): the attempt's outcome, the event's new state and the
-    // delivery job done (or due again at the next attempt) together
-    await repo.finishDelivery(
-      db,
+    // one statement (one round trip, one commit, shared with the deliveries ending with it): the
+    // attempt's outcome, the event's new state and the delivery job done (or due again) together
+    await this.#finish.add({
       attemptId,
-      { http_status: status, error, duration_ms: duration },
-      e.id,
-      { status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED', delivered_at: ok ? now : null, next_attempt_at: next },
-      this.p.jobs.finishSql(job, retryAt),
-    );
+      outcome: { http_status: status, error, duration_ms: duration },
+      eventId: e.id,
+      set: { status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED', delivered_at: ok ? now : null, next_attempt_at: next },
+      job,
+      retryAt,
+    });
     this.p.logger.info({ event: e.id, status, attempt: attempts, delivered: ok }, 'notification attempt');
     return { finished: retryAt ? 'retry' : 'done' };
   }
@@ -210,4 +234,17 @@ export class EventsService {
     this.p.jobs.poke();
     return this.get(ctx, id);
   }
+}
+
+/** Positions of `ids` in groups without a repeated id, in order: each repeat goes to a later group. */
+function rounds(ids: string[]): number[][] {
+  const out: number[][] = [];
+  const seen: Array<Set<string>> = [];
+  ids.forEach((id, i) => {
+    let k = 0;
+    while (seen[k]?.has(id)) k++;
+    (seen[k] ??= new Set()).add(id);
+    (out[k] ??= []).push(i);
+  });
+  return out;
 }

@@ -210,11 +210,22 @@ export class JobQueue {
    * `{ finished: retryAt ? 'retry' : 'done' }`.
    */
   finishSql(job: Job, retryAt: Date | null): RawBuilder<unknown> {
-    return retryAt
-      ? sql`update jobs set status = 'pending', run_at = ${retryAt}::timestamptz, locked_by = null, locked_until = null
-          where id = ${job.id} and locked_by = ${this.workerId}`
-      : sql`update jobs set status = 'done', finished_at = ${this.#opts.clock.now()}::timestamptz, locked_until = null, last_error = null
-          where id = ${job.id} and locked_by = ${this.workerId}`;
+    return this.finishManySql([{ job, retryAt }]);
+  }
+
+  /** `finishSql` of several jobs in one statement (handlers whose last statements run together). */
+  finishManySql(jobs: Array<{ job: Job; retryAt: Date | null }>): RawBuilder<unknown> {
+    const ids = jobs.map((j) => j.job.id);
+    const retryAt = jobs.map((j) => j.retryAt?.toISOString() ?? null);
+    return sql`update jobs set
+        status = case when f.retry_at is null then 'done' else 'pending' end,
+        run_at = coalesce(f.retry_at, jobs.run_at),
+        finished_at = case when f.retry_at is null then ${this.#opts.clock.now()}::timestamptz else jobs.finished_at end,
+        locked_by = case when f.retry_at is null then jobs.locked_by end,
+        locked_until = null,
+        last_error = case when f.retry_at is null then null else jobs.last_error end
+      from unnest(${ids}::bigint[], ${retryAt}::timestamptz[]) as f(id, retry_at)
+      where jobs.id = any(${ids}::bigint[]) and jobs.id = f.id and jobs.locked_by = ${this.workerId}`;
   }
 
   /** SQL fragment-free variant for bulk use by callers that already build rows. */
@@ -274,18 +285,21 @@ export class JobQueue {
 
   /**
    * Claims and runs due jobs until none is due (or `maxRounds` is reached; `batchSize` jobs claimed per
-   * round). Tests and the CLI use it to drain the queue deterministically without a background loop.
+   * round). Tests and the CLI use it to drain the queue deterministically without a background loop;
+   * `concurrent` runs each round's jobs together, as a lane does.
    * Returns the number of jobs run.
    */
-  async drain(opts: { queues?: string[]; maxRounds?: number; batchSize?: number } = {}): Promise<number> {
+  async drain(opts: { queues?: string[]; maxRounds?: number; batchSize?: number; concurrent?: boolean } = {}): Promise<number> {
     let total = 0;
     const names = opts.queues ?? [...this.#handlers.keys()];
     for (let round = 0; round < (opts.maxRounds ?? 1000); round++) {
       await this.#enqueueSchedules();
       const claimed = await this.#background(() => this.#claim(names, opts.batchSize ?? this.#opts.batchSize));
       if (claimed.length === 0) break;
-      // one after another, in the order they were due (then enqueued): deterministic for tests
-      for (const j of claimed) await this.#background(() => this.#execute(j));
+      // one after another, in the order they were due (then enqueued): deterministic for tests; or all
+      // of a round at once, as a lane runs them (`concurrent`)
+      if (opts.concurrent) await this.#background(() => Promise.all(claimed.map((j) => this.#execute(j))));
+      else for (const j of claimed) await this.#background(() => this.#execute(j));
       total += claimed.length;
     }
     return total;
