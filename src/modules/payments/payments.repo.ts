@@ -560,15 +560,15 @@ export async function stalePendingTransactions(db: Executor, before: Date, limit
 }
 
 /**
- * Open orders whose expiry has passed (`due_at`: the expiry on the real clock, kept in step with the
- * merchant's test clock), locked with SKIP LOCKED so several workers share the sweep. Indexable: a range
- * scan of the partial index of open orders.
+ * Open orders whose expiry has passed (`open_due_at`: the expiry on the real clock, kept in step with the
+ * merchant's test clock, while the order is open), locked with SKIP LOCKED so several workers share the
+ * sweep. Indexable: a range scan of the partial index of open orders (migration 0870).
  */
 export async function lockDueOrders(trx: Executor, statuses: OrderStatus[], realNow: Date, limit: number): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
     select o.id from orders o
-    where o.status = any(${statuses}::text[]) and o.due_at <= ${realNow}
-    order by o.due_at
+    where o.open_due_at <= ${realNow} and o.status = any(${statuses}::text[])
+    order by o.open_due_at
     limit ${limit}
     for update of o skip locked`.execute(trx);
   return rows.map((r) => r.id);
@@ -583,9 +583,9 @@ export async function expireDueQuietly(db: Executor, statuses: OrderStatus[], re
   const { rows } = await sql<{ id: string }>`
     with due as (
       select o.id from orders o
-      where o.status = any(${statuses}::text[]) and o.due_at <= ${realNow} and o.url_post is null
+      where o.open_due_at <= ${realNow} and o.status = any(${statuses}::text[]) and o.url_post is null
         and not exists (select 1 from transactions t where t.order_id = o.id and t.status = 'PENDING' and t.awaiting_3ds)
-      order by o.due_at
+      order by o.open_due_at
       limit ${limit}
       for update of o skip locked
     )
