@@ -10,7 +10,9 @@
  * net, every `PAYGATE_EVENTS_STREAM_POLL_MS`. An idle stream costs one indexed query per poll and a
  * comment line every 15 seconds that keeps proxies from closing it.
  */
+import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import { sql } from 'kysely';
 import type { Env } from '../../platform/db/schema.js';
 import { badRequest, tooManyRequests } from '../../platform/errors/errors.js';
 import { toWireJson } from '../../platform/http/json.js';
@@ -28,6 +30,8 @@ const HEARTBEAT_MS = 15_000;
 const PAGE = 100;
 /** What a client waits before reconnecting (the `retry` field). */
 const RETRY_MS = 2_000;
+/** A process's registration as a listener for a merchant lapses this long after its last renewal. */
+const LISTENER_TTL_S = 60;
 
 export interface StreamRequest {
   /** `Last-Event-ID` header. */
@@ -59,6 +63,9 @@ export class EventStreams {
   readonly #byMerchant = new Map<string, Set<Stream>>();
   #listening: Promise<(() => Promise<void>) | null> | null = null;
   #stopped = false;
+  /** This process in event_stream_listeners. */
+  readonly #listenerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  #renewal: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly p: Platform,
@@ -110,7 +117,8 @@ export class EventStreams {
       recheckMs: 25,
       timers: [],
     };
-    this.#add(s);
+    // the merchant's first stream in this process: from now on its events wake this process
+    if (this.#add(s)) await this.#register([s.merchantId]);
     out.on('close', () => this.#remove(s));
     out.on('error', () => this.#remove(s));
     const heartbeat = setInterval(() => void this.#heartbeat(s), HEARTBEAT_MS);
@@ -135,6 +143,9 @@ export class EventStreams {
   async closeAll(): Promise<void> {
     this.#stopped = true;
     for (const set of [...this.#byMerchant.values()]) for (const s of [...set]) this.#end(s);
+    if (this.#renewal) clearInterval(this.#renewal);
+    this.#renewal = null;
+    await sql`delete from event_stream_listeners where listener = ${this.#listenerId}`.execute(this.p.database.db).catch(() => {});
     const stop = await this.#listening?.catch(() => null);
     this.#listening = null;
     await stop?.().catch(() => {});
@@ -175,10 +186,34 @@ export class EventStreams {
     await this.#listening;
   }
 
-  #add(s: Stream): void {
+  /**
+   * Registers this process as listening for `merchantIds` (the events trigger NOTIFYs only for merchants
+   * someone listens for), and keeps renewing the registrations while streams are open; expired rows of
+   * any process are removed on the way. A failure is only logged: the streams still poll.
+   */
+  async #register(merchantIds: string[]): Promise<void> {
+    if (merchantIds.length === 0) return;
+    try {
+      await sql`delete from event_stream_listeners where expires_at < now()`.execute(this.p.database.db);
+      await sql`insert into event_stream_listeners (merchant_id, listener, expires_at)
+        select m, ${this.#listenerId}, now() + make_interval(secs => ${LISTENER_TTL_S}) from unnest(${merchantIds}::uuid[]) as m
+        on conflict (merchant_id, listener) do update set expires_at = excluded.expires_at`.execute(this.p.database.db);
+    } catch (err) {
+      this.p.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'event stream: cannot register for new events; polling only');
+    }
+    if (!this.#renewal && !this.#stopped) {
+      this.#renewal = setInterval(() => void this.#register([...this.#byMerchant.keys()]), (LISTENER_TTL_S * 1000) / 3);
+      this.#renewal.unref();
+    }
+  }
+
+  /** Adds a stream; true when it is its merchant's first here. */
+  #add(s: Stream): boolean {
     let set = this.#byMerchant.get(s.merchantId);
+    const first = !set;
     if (!set) this.#byMerchant.set(s.merchantId, (set = new Set()));
     set.add(s);
+    return first;
   }
 
   #remove(s: Stream): void {
@@ -188,7 +223,18 @@ export class EventStreams {
     if (s.recheck) clearTimeout(s.recheck);
     const set = this.#byMerchant.get(s.merchantId);
     set?.delete(s);
-    if (set && set.size === 0) this.#byMerchant.delete(s.merchantId);
+    if (set && set.size === 0) {
+      this.#byMerchant.delete(s.merchantId);
+      // the merchant's last stream here: no more wake-ups for it (a stream opening meanwhile registers
+      // again; the renewal puts back any merchant that still has streams)
+      void sql`delete from event_stream_listeners where merchant_id = ${s.merchantId} and listener = ${this.#listenerId}`
+        .execute(this.p.database.db)
+        .catch(() => {});
+    }
+    if (this.#byMerchant.size === 0 && this.#renewal) {
+      clearInterval(this.#renewal);
+      this.#renewal = null;
+    }
   }
 
   #end(s: Stream): void {
