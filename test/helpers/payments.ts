@@ -47,3 +47,19 @@ export async function advance(m: TestMerchant, seconds: number) {
   const r = await m.api.post('/test-clock', { advance_seconds: seconds });
   expect(r.status, r.raw).toBe(200);
 }
+
+/**
+ * The calendar day `days` after the merchant's today on its test clock (YYYY-MM-DD). Dates the API takes
+ * (initial_date, expires_at) are days in the merchant's timezone on its clock: a day computed from the
+ * real clock in UTC is one day off between midnight in Madrid and midnight in UTC, and further off once
+ * the merchant's clock has moved. (`current_time` is in the server's timezone, which is the test
+ * merchants' timezone too.)
+ */
+export async function merchantDay(m: TestMerchant, days: number): Promise<string> {
+  const r = await m.api.get('/test-clock');
+  expect(r.status, r.raw).toBe(200);
+  const today = String(r.body.test_clock.current_time).slice(0, 10);
+  const d = new Date(`${today}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { payOnPage } from '../helpers/pages.js';
-import { advance } from '../helpers/payments.js';
+import { advance, merchantDay } from '../helpers/payments.js';
 import { LogSmsProvider } from '../../src/modules/links/index.js';
 import { verifyCertificate } from '../../src/modules/campaigns/index.js';
 import { PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
@@ -311,7 +311,12 @@ describe('G2 by SMS and custom delivery', () => {
 });
 
 describe('bad input', () => {
-  const base = () => ({ description: 'x', expires_at: inDays(4), service_uuid: a.service_uuid, subject: 'S', type: 'MAIL' });
+  // four days ahead of the merchant's clock, which earlier tests moved
+  let later = '';
+  beforeAll(async () => {
+    later = await merchantDay(a, 4);
+  });
+  const base = () => ({ description: 'x', expires_at: later, service_uuid: a.service_uuid, subject: 'S', type: 'MAIL' });
 
   it('rows with problems: 422 listing each line, nothing created', async () => {
     const count = async () => Number((await t.p.database.db.selectFrom('moto_campaigns').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);

@@ -12,7 +12,7 @@ import { JobQueue } from '../../src/platform/jobs/queue.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { DELIVER_QUEUE } from '../../src/modules/events/index.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
-import { TEST_CARDS, storeCard } from '../helpers/payments.js';
+import { TEST_CARDS, merchantDay, storeCard } from '../helpers/payments.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let t: TestApp;
@@ -295,7 +295,7 @@ describe('schedule', () => {
     const m = await t.merchant();
     const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'later-1');
     const pl = await plan(m, { interval_type: 'DAILY', interval: 2 });
-    const tomorrow = new Date(Date.now() + 3 * 86400_000).toISOString().slice(0, 10);
+    const tomorrow = await merchantDay(m, 3);
     const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'later-1', payment_attempts_limit: 1, initial_date: tomorrow, total_payment_number: 2, additional_data: { source_uuid: card } }));
     expect(sub).toMatchObject({ status: 'CREATED', payment_id: null });
     await advanceDays(m, 4);
