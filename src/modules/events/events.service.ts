@@ -123,9 +123,8 @@ export class EventsService {
   async #deliverJob(job: Job<DeliverPayload>): Promise<void | Finished> {
     // The attempt is recorded before the request leaves (one statement, shared with the deliveries
     // beginning with it: the event locked if still PENDING, the attempt inserted as interrupted, the
-    // event's count moved): a process that dies
-    // mid-send leaves it visible and the job, whose lease is just above the timeout, sends again (at
-    // least once: receivers deduplicate by Paygate-Event).
+    // event's count moved): a process that dies mid-send leaves it visible and the job, whose lease is
+    // just above the timeout, sends again (at least once: receivers deduplicate by Paygate-Event).
     const { e, realNow } = await this.#begin.add(job.payload.eventId);
     if (!e) return;
     // the attempt's time on the merchant's clock
