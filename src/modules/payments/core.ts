@@ -5,6 +5,7 @@
  *
  * Internal to the payments module: other modules use the public interface of index.ts.
  */
+import type { RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { notFound } from '../../platform/errors/errors.js';
@@ -343,7 +344,19 @@ export class PaymentsCore {
 
   /** Enqueues the order's notification (url_post) in `trx`. */
   async notify(trx: Tx, o: repo.LockedOrder, presented: PresentedOrder, now: Date): Promise<void> {
-    await this.deps.events.enqueueNotification(trx, {
+    await this.deps.events.enqueueNotification(trx, this.#notification(o, presented, now));
+  }
+
+  /**
+   * `notify` as statements to run inside the caller's statement, guarded by `when` (events'
+   * notificationSql). Call `p.jobs.poke()` once the statement ran.
+   */
+  notificationSql(o: repo.LockedOrder, presented: PresentedOrder, now: Date, when: RawBuilder<unknown>): RawBuilder<unknown>[] {
+    return this.deps.events.notificationSql(this.#notification(o, presented, now), when);
+  }
+
+  #notification(o: repo.LockedOrder, presented: PresentedOrder, now: Date) {
+    return {
       merchantId: o.merchant_id,
       env: o.env,
       orderId: o.id,
@@ -352,7 +365,7 @@ export class PaymentsCore {
       payload: hashedPart({ order: presented, client: { uuid: o.merchant_id } }),
       retries: o.m_resend,
       at: now,
-    });
+    };
   }
 
   async settleTx(trx: Tx, tx: Pick<repo.TxRow, 'id' | 'status'>, event: TxEvent, set: Partial<repo.TxRow>, now: Date): Promise<void> {

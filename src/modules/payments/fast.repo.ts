@@ -6,9 +6,9 @@
  * When the version changed (another request got there first) nothing is written and the caller falls
  * back to the ordinary path, which locks and decides again.
  */
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import { markPaidCteSql, sourceJsonSql } from '../sources/index.js';
+import { markPaidCte, sourceJsonSql } from '../sources/index.js';
 import type { FollowUpOrder, LockedOrder, TxRow } from './payments.repo.js';
 
 /** An order as read by the fast path, with its row version. */
@@ -41,6 +41,7 @@ function txFromJson(j: Record<string, unknown>): TxRow {
     created_at: new Date(j.created_at as string),
     updated_at: new Date(j.updated_at as string),
     started_at: new Date(j.started_at as string),
+    device_wait_until: j.device_wait_until == null ? null : new Date(j.device_wait_until as string),
   };
 }
 
@@ -136,7 +137,7 @@ export interface StartOrder {
 }
 
 // (the order's merchant was checked when its version was read: the version guard keeps it the same row)
-const START_SQL = `with o as (
+const START_CTES = `with o as (
     select id from orders where id = $1 and xmin::text = $3 for update
   ), t as (
     insert into transactions (id, order_id, merchant_id, operative, processor_operation, amount, status, error, auth_code,
@@ -144,7 +145,7 @@ const START_SQL = `with o as (
       created_at, updated_at, started_at)
     select $4::uuid, o.id, $2::uuid, $5::text, $6::text, $7::bigint, 'PENDING', 'NONE', '', null, $8::uuid, $9::text, $22::jsonb, null,
       null, $10::text, false, $11::jsonb, $12::timestamptz, $12::timestamptz, $13::timestamptz from o
-    returning order_id
+    returning *
   ), u as (
     update orders set status = $14::text, paid = $15::boolean, source_id = $16::uuid, ip = $17::text,
       threeds_data = case when $18::boolean then $19::jsonb else threeds_data end,
@@ -153,24 +154,52 @@ const START_SQL = `with o as (
       updated_at = $12::timestamptz
     where id = (select order_id from t)
     returning xmin::text as version
-  )
+  )`;
+
+const START_SQL = `${START_CTES}
   select version from u`;
 
+// the same, with the order's transactions as they are after it (the new one included, oldest first) and
+// the row versions of the others, in id order: what a settle that notifies predicts its answer from
+const START_TXS_SQL = `${START_CTES}
+  select u.version,
+    (select coalesce(string_agg(x.xmin::text, ',' order by x.id), '') from transactions x where x.order_id = $1) as others,
+    (select json_agg(r order by r.created_at, r.id) from (select * from t union all select * from transactions x where x.order_id = $1) r) as txs
+  from u`;
+
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+const startParams = (orderId: string, version: string, tx: StartTx, o: StartOrder) => [
+  orderId, tx.merchantId, version, tx.id, tx.operative, tx.processorOperation, tx.amount, tx.sourceId, tx.sourceJson, tx.customerIp,
+  json(tx.metadata), tx.now, tx.realNow, o.status, o.paid, o.sourceId, o.ip, o.threedsData !== undefined, json(o.threedsData),
+  o.reserve, o.busy, json(tx.antifraud),
+];
 
 /**
  * Step 1 in one statement: the PENDING transaction and the order's next state, if the order is still
  * at `version`. Returns the order's new version, or null when nothing was written.
  */
 export async function startStep(db: Executor, orderId: string, version: string, tx: StartTx, o: StartOrder): Promise<string | null> {
-  const { rows } = await db.executeQuery<{ version: string }>(
-    CompiledQuery.raw(START_SQL, [
-      orderId, tx.merchantId, version, tx.id, tx.operative, tx.processorOperation, tx.amount, tx.sourceId, tx.sourceJson, tx.customerIp,
-      json(tx.metadata), tx.now, tx.realNow, o.status, o.paid, o.sourceId, o.ip, o.threedsData !== undefined, json(o.threedsData),
-      o.reserve, o.busy, json(tx.antifraud),
-    ]),
-  );
+  const { rows } = await db.executeQuery<{ version: string }>(CompiledQuery.raw(START_SQL, startParams(orderId, version, tx, o)));
   return rows[0]?.version ?? null;
+}
+
+/** What step 1 read back for a settle that notifies (settleApprovedNotifying). */
+export interface Started {
+  version: string;
+  /** The order's transactions after step 1, the new PENDING one included, oldest first. */
+  txs: TxRow[];
+  /** The row versions of the order's other transactions, in id order (the settle's guard). */
+  others: string;
+}
+
+/** startStep, also reading back the order's transactions (in the same statement). */
+export async function startStepWithTxs(db: Executor, orderId: string, version: string, tx: StartTx, o: StartOrder): Promise<Started | null> {
+  const { rows } = await db.executeQuery<{ version: string; others: string; txs: Array<Record<string, unknown>> }>(
+    CompiledQuery.raw(START_TXS_SQL, startParams(orderId, version, tx, o)),
+  );
+  const r = rows[0];
+  return r ? { version: r.version, others: r.others, txs: r.txs.map(txFromJson) } : null;
 }
 
 /** What an approved step 3 writes. null: the column is left as it is. */
@@ -195,45 +224,89 @@ export interface ApprovedSettle {
   now: Date;
 }
 
-const SETTLE_SQL = `with o as (
-    select id from orders where id = $1 and xmin::text = $2 for update
-  ), t as (
-    update transactions set status = $4::text, auth_code = $5::text, processor_id = $6::text, amount = coalesce($7::bigint, amount),
-      awaiting_3ds = false, updated_at = $8::timestamptz
-    where id = $3::uuid and exists (select 1 from o)
-      -- the guards as one expression the planner cannot match to the partial index of PENDING
-      -- transactions: the row is found by its key, whatever the statistics (see the top of this file)
-      and case when order_id = $1 and status = 'PENDING' and not awaiting_3ds then true else false end
-    returning *
-  ), u as (
-    update orders set status = $9::text, paid = $10::boolean, authorized = coalesce($11::bigint, authorized),
-      captured = coalesce($12::bigint, captured), safe = coalesce($13::boolean, safe), refunded = coalesce($14::bigint, refunded),
-      refund_reserved = refund_reserved - $15::bigint, busy_tx_id = case when $16::boolean then null else busy_tx_id end,
-      updated_at = $8::timestamptz
-    where id = (select order_id from t)
-    returning id
-  ), s as (
-    ${markPaidCteSql({ id: '$17::uuid', at: '$8::timestamptz', serviceId: '$18::uuid', when: 'exists (select 1 from u)' })}
-  ), k as (
-    delete from threeds_card_sessions where transaction_id = $3::uuid and exists (select 1 from u)
-  )
-  select * from t where exists (select 1 from u)
-  union all
-  select * from transactions where order_id = $1 and id <> $3::uuid and exists (select 1 from u)
-  order by created_at, id`;
+/**
+ * Step 3 of an approved operation as one statement, if the order is still at `version` and the
+ * transaction still PENDING (and, with `others`, the order's other transactions still at those row
+ * versions): the transaction, the order, the stored card's use, the kept 3DS card gone, and `also`
+ * (statements of other modules, guarded by the `when` they are given), then `tail`.
+ */
+function settleSql<R>(
+  orderId: string,
+  version: string,
+  txId: string,
+  s: ApprovedSettle,
+  others: string | null,
+  also: (when: RawBuilder<unknown>) => RawBuilder<unknown>[],
+  tail: RawBuilder<unknown>,
+): RawBuilder<R> {
+  const when = sql`exists (select 1 from u)`;
+  const guard = others === null
+    ? sql``
+    : sql`and (select coalesce(string_agg(x.xmin::text, ',' order by x.id), '') from transactions x where x.order_id = ${orderId}::uuid and x.id <> ${txId}::uuid) = ${others}::text`;
+  const extra = also(when).map((q, i) => sql`, ${sql.raw(`x${i}`)} as (${q})`);
+  return sql<R>`with o as (
+      select id from orders where id = ${orderId}::uuid and xmin::text = ${version}::text ${guard} for update
+    ), t as (
+      update transactions set status = ${s.txStatus}::text, auth_code = ${s.authCode}::text, processor_id = ${s.processorId}::text,
+        amount = coalesce(${s.txAmount}::bigint, amount), awaiting_3ds = false, updated_at = ${s.now}::timestamptz
+      where id = ${txId}::uuid and exists (select 1 from o)
+        -- the guards as one expression the planner cannot match to the partial index of PENDING
+        -- transactions: the row is found by its key, whatever the statistics (see the top of this file)
+        and case when order_id = ${orderId}::uuid and status = 'PENDING' and not awaiting_3ds then true else false end
+      returning *
+    ), u as (
+      update orders set status = ${s.orderStatus}::text, paid = ${s.paid}::boolean, authorized = coalesce(${s.authorized}::bigint, authorized),
+        captured = coalesce(${s.captured}::bigint, captured), safe = coalesce(${s.safe}::boolean, safe), refunded = coalesce(${s.refunded}::bigint, refunded),
+        refund_reserved = refund_reserved - ${s.release}::bigint, busy_tx_id = case when ${s.clearBusy}::boolean then null else busy_tx_id end,
+        updated_at = ${s.now}::timestamptz
+      where id = (select order_id from t)
+      returning id
+    ), s as (
+      ${markPaidCte({ id: s.sourceId, at: s.now, serviceId: s.serviceId, when })}
+    ), k as (
+      delete from threeds_card_sessions where transaction_id = ${txId}::uuid and ${when}
+    )${sql.join(extra, sql``)}
+    ${tail}`;
+}
 
 /**
- * Step 3 of an approved operation in one statement, if the order is still at `version` and the
- * transaction still PENDING: the transaction, the order, the stored card's use, the kept 3DS card gone.
- * Returns the order's transactions as they are now, or null when nothing was written.
+ * Step 3 of an approved operation in one statement (settleSql). Returns the order's transactions as they
+ * are now, or null when nothing was written.
  */
 export async function settleApproved(db: Executor, orderId: string, version: string, txId: string, s: ApprovedSettle): Promise<TxRow[] | null> {
-  const { rows } = await db.executeQuery<TxRow>(
-    CompiledQuery.raw(SETTLE_SQL, [
-      orderId, version, txId, s.txStatus, s.authCode, s.processorId, s.txAmount, s.now, s.orderStatus, s.paid, s.authorized, s.captured,
-      s.safe, s.refunded, s.release, s.clearBusy, s.sourceId, s.serviceId,
-    ]),
-  );
+  const tail = sql`select * from t where exists (select 1 from u)
+    union all
+    select * from transactions where order_id = ${orderId}::uuid and id <> ${txId}::uuid and exists (select 1 from u)
+    order by created_at, id`;
+  const { rows } = await settleSql<TxRow>(orderId, version, txId, s, null, () => [], tail).execute(db);
   return rows.length > 0 ? rows.map((r) => ({ ...r, amount: Number(r.amount) })) : null;
 }
 
+/**
+ * Step 3 of an approved operation that sends a notification, in one statement with it: the settle of
+ * settleApproved and `notification` (the events module's statements, given the condition they must
+ * hold to), written only if the order's other transactions are still at the row versions `others` that
+ * step 1 read back, so that the answer and the notification predicted from step 1's transactions
+ * (`predictSettled`) are what the database now holds. True when it was written.
+ */
+export async function settleApprovedNotifying(
+  db: Executor,
+  orderId: string,
+  version: string,
+  txId: string,
+  others: string,
+  s: ApprovedSettle,
+  notification: (when: RawBuilder<unknown>) => RawBuilder<unknown>[],
+): Promise<boolean> {
+  const { rows } = await settleSql<{ n: number }>(orderId, version, txId, s, others, notification, sql`select count(*)::int as n from u`).execute(db);
+  return rows[0]?.n === 1;
+}
+
+/** The order's transactions once `txId` (PENDING in `txs`) is settled as `s` writes it. */
+export function predictSettled(txs: TxRow[], txId: string, s: ApprovedSettle): TxRow[] {
+  return txs.map((t) =>
+    t.id === txId
+      ? { ...t, status: s.txStatus as TxRow['status'], auth_code: s.authCode, processor_id: s.processorId, amount: s.txAmount ?? t.amount, awaiting_3ds: false, updated_at: s.now }
+      : t,
+  );
+}

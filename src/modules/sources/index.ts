@@ -34,7 +34,7 @@ export { sourcesRoutes } from './sources.routes.js';
 export { presentSource, presentListedSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnValid, SOURCE_TYPES } from './sources.domain.js';
 export type { SourceType } from './sources.domain.js';
 export type { SourceRow, SourceWithCustomer } from './sources.repo.js';
-export { markPaidCteSql, sourceJsonSql, sourceFromJson } from './sources.repo.js';
+export { markPaidCte, sourceJsonSql, sourceFromJson } from './sources.repo.js';
 export { SourceSchema } from './sources.schemas.js';
 export { SOURCE_EXAMPLE } from './sources.examples.js';
 export type { Owner } from '../customers/index.js';

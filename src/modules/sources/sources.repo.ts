@@ -1,5 +1,5 @@
 /** SQL of stored payment methods (sources). Every function takes the executor to run on. */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
@@ -158,28 +158,22 @@ export async function isCustomerSource(db: Executor, customerId: string, id: str
  * share a card never wait on its row).
  */
 export async function markPaid(db: Executor, id: string, at: Date, serviceId: string | null = null): Promise<void> {
-  await sql`update sources
-    set validation_date = coalesce(validation_date, ${at}),
-        first_paid_at = coalesce(first_paid_at, ${at}),
-        tokenization_service_id = coalesce(tokenization_service_id, ${serviceId}::uuid)
-    where id = ${id}
-      and (validation_date is null or first_paid_at is null or (tokenization_service_id is null and ${serviceId}::uuid is not null))`.execute(db);
+  await markPaidCte({ id, at, serviceId, when: sql`true` }).execute(db);
 }
 
 /**
  * `markPaid` as the body of a data-modifying CTE, for a caller that settles a payment in one statement:
- * `id`, `at`, `serviceId` are the placeholders (e.g. `$18::uuid`) of its values and `when` a condition
- * of the caller's statement that must hold for the write. The row is written only when something in it
- * changes (in practice: the card's first successful payment).
+ * `when` is a condition of the caller's statement that must hold for the write. The row is written only
+ * when something in it changes (in practice: the card's first successful payment).
  */
-export function markPaidCteSql(p: { id: string; at: string; serviceId: string; when: string }): string {
-  return `update sources
-    set validation_date = coalesce(validation_date, ${p.at}),
-        first_paid_at = coalesce(first_paid_at, ${p.at}),
-        tokenization_service_id = coalesce(tokenization_service_id, ${p.serviceId})
-    where id = ${p.id} and ${p.when}
+export function markPaidCte(p: { id: string | null; at: Date; serviceId: string | null; when: RawBuilder<unknown> }): RawBuilder<unknown> {
+  return sql`update sources
+    set validation_date = coalesce(validation_date, ${p.at}::timestamptz),
+        first_paid_at = coalesce(first_paid_at, ${p.at}::timestamptz),
+        tokenization_service_id = coalesce(tokenization_service_id, ${p.serviceId}::uuid)
+    where id = ${p.id}::uuid and ${p.when}
       and (validation_date is null or first_paid_at is null
-        or (tokenization_service_id is null and ${p.serviceId} is not null))`;
+        or (tokenization_service_id is null and ${p.serviceId}::uuid is not null))`;
 }
 
 /** Validated at storage or revalidated: the validation date moves to `at`; the first validating service is kept. */

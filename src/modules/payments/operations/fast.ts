@@ -19,7 +19,7 @@ import { paymentOperation, refundEventFor, retryWaitSeconds, type Operative, typ
 import * as fast from '../fast.repo.js';
 import type * as repo from '../payments.repo.js';
 import type { Executor } from '../../../platform/db/database.js';
-import type { OrderResult, PayInput, PaymentsCore, RiskCheck, RiskVerdict } from '../core.js';
+import type { OrderResult, PayInput, PaymentsCore, PresentedOrder, RiskCheck, RiskVerdict } from '../core.js';
 import { exemptionRecord } from './input.js';
 import { callProcessor, settle } from './settle.js';
 import { isUuid } from '../../../platform/ids.js';
@@ -138,9 +138,9 @@ async function payFast(
     updated_at: now,
   };
   const start = (db: Executor, antifraud: unknown) =>
-    fast.startStep(
+    startStep(
       db,
-      o.id,
+      o,
       read.version,
       {
         id: txId, merchantId: o.merchant_id, operative: txOperative, processorOperation: op, amount: Number(o.amount), sourceId: loaded.sourceId,
@@ -149,7 +149,7 @@ async function payFast(
       },
       { status: afterStart.status, paid: afterStart.paid, sourceId: afterStart.source_id, ip: afterStart.ip, threedsData: threedsRecord, reserve: 0, busy: false },
     );
-  let version: string | null;
+  let version: StartedStep | null;
   if (quickVerdict) {
     // one statement: the risk verdict needed no database
     version = await start(db, quickVerdict.antifraud);
@@ -210,7 +210,7 @@ type Approved = Extract<ProcessorResult, { outcome: 'APPROVED' }>;
 async function settleFast(
   core: PaymentsCore,
   o: repo.LockedOrder,
-  version: string,
+  started: StartedStep,
   txId: string,
   r: Approved,
   event: OrderEvent,
@@ -240,20 +240,34 @@ async function settleFast(
     updated_at: now,
   };
   const notify = t.notify && !!o.url_post;
-  const done = notify
-    ? await core.db.transaction(async (trx) => {
-        const txs = await fast.settleApproved(trx, o.id, version, txId, settled);
-        if (!txs) return null;
-        const presented = core.present(next, txs);
-        await core.notify(trx, next, presented, now);
-        return presented;
-      })
-    : await (async () => {
-        const txs = await fast.settleApproved(core.db.db, o.id, version, txId, settled);
-        return txs ? core.present(next, txs) : null;
-      })();
+  let done: PresentedOrder | null = null;
+  if (!notify) {
+    const txs = await fast.settleApproved(core.db.db, o.id, started.version, txId, settled);
+    done = txs ? core.present(next, txs) : null;
+  } else if (started.txs) {
+    // the answer (and the notification's order) from step 1's transactions with this one settled: the
+    // statement writes only if the others are still as step 1 read them
+    const presented = core.present(next, fast.predictSettled(started.txs, txId, settled));
+    const written = await fast.settleApprovedNotifying(core.db.db, o.id, started.version, txId, started.others, settled, (when) =>
+      core.notificationSql(next, presented, now, when),
+    );
+    if (written) {
+      core.p.jobs.poke();
+      done = presented;
+    }
+  }
   if (!done) return settle(core, o.id, txId, r, { safe: set.safe ?? undefined });
   return { order: done, merchantId: o.merchant_id, redirect: null, failed: null };
+}
+
+/** Step 1's result: the order's new version, and for an order with url_post what a notifying settle needs. */
+type StartedStep = { version: string; txs: null; others: null } | fast.Started;
+
+/** Step 1 (fast.startStep), reading back the order's transactions when its settle may notify (url_post). */
+async function startStep(db: Executor, o: repo.LockedOrder, version: string, tx: fast.StartTx, set: fast.StartOrder): Promise<StartedStep | null> {
+  if (o.url_post) return fast.startStepWithTxs(db, o.id, version, tx, set);
+  const v = await fast.startStep(db, o.id, version, tx, set);
+  return v === null ? null : { version: v, txs: null, others: null };
 }
 
 /** B8, B9, B12 on the fast path. `decide` gives the amount or throws (then the ordinary path answers). */
@@ -291,9 +305,9 @@ async function followUpFast(
   const txId = randomUUID();
   const processorOp: ProcessorOperation = op === 'REFUND' ? 'refund' : op === 'CONFIRMATION' ? 'capture' : 'cancel';
   const refund = op === 'REFUND';
-  const newVersion = await fast.startStep(
+  const newVersion = await startStep(
     db,
-    o.id,
+    o,
     version,
     {
       id: txId, merchantId: o.merchant_id, operative: op as TxOperative, processorOperation: processorOp, amount, sourceId: original.source_id,
