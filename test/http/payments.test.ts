@@ -84,6 +84,20 @@ describe('B1 create order', () => {
 });
 
 describe('C2 read order', () => {
+  it('an order answer is the wire serialization of its fields, byte for byte (key order, escapes)', async () => {
+    const o = await createOrder(a, { additional: 'Zoë/€ 😀', description: 'a/b' });
+    const card = await storeCard(t, a);
+    const paid = await a.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card });
+    const read = await a.api.get(`/order/${o.uuid}`);
+    for (const r of [paid, read]) {
+      expect(r.status, r.raw).toBe(200);
+      expect(Object.keys(r.body)).toEqual(['message', 'code', 'current_time', 'order', 'client', 'validation_hash']);
+      expect(r.raw).toBe(toWireJson(r.body));
+      expect(r.raw).toContain('Zo\\u00eb\\/\\u20ac \\ud83d\\ude00');
+      expect(r.body.validation_hash).toBe(hashOf(r.body, a.signature));
+    }
+  });
+
   it('reads its own order; another merchant gets 404', async () => {
     const o = await createOrder(a);
     const r = await a.api.get(`/order/${o.uuid}`);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { toWireJson } from '../../src/platform/http/json.js';
+import { toWireJson, toWireJsonAround } from '../../src/platform/http/json.js';
 import { useTestSeed } from '../helpers/seed.js';
 
 useTestSeed(import.meta.url);
@@ -48,4 +48,18 @@ describe('wire serializer (decisions §1)', () => {
       { numRuns: 500 },
     );
   });
+
+  it('toWireJsonAround gives the bytes of toWireJson of the whole object, for any parts (run seed)', () => {
+    const key = fc.string({ minLength: 1, maxLength: 6 });
+    const part = (prefix: string) => fc.dictionary(key.map((k) => `${prefix}${k}`), fc.jsonValue(), { minKeys: 1, maxKeys: 4 });
+    fc.assert(
+      fc.property(part('h'), part('i'), part('t'), (head, inner, tail) => {
+        expect(toWireJsonAround(head, toWireJson(inner), tail)).toBe(toWireJson({ ...head, ...inner, ...tail }));
+      }),
+      { numRuns: 300 },
+    );
+    expect(() => toWireJsonAround({}, '{"a":1}', { b: 2 })).toThrow();
+    expect(() => toWireJsonAround({ a: 1 }, '{}', { b: 2 })).toThrow();
+  });
 });
+

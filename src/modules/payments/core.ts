@@ -10,6 +10,8 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
+import { okEnvelope } from '../../platform/http/envelope.js';
+import { toWireJsonAround } from '../../platform/http/json.js';
 import type { Platform } from '../../platform/index.js';
 import type { Secret } from '../../platform/security/secret.js';
 import type {
@@ -306,6 +308,16 @@ export class PaymentsCore {
       ...(extra ?? {}),
       validation_hash: validationHash(serialized, this.signature(ctx).reveal()),
     };
+  }
+
+  /**
+   * The whole 200 answer of `respond`'s fields as wire JSON, the hashed part serialized once (for the
+   * hash and for the body): what the reply serializer would send for `ok(ctx, respond(ctx, r))`.
+   */
+  respondWire(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }): string {
+    const serialized = hashedPart({ order: r.order, client: { uuid: r.merchantId } });
+    const hash = validationHash(serialized, this.signature(ctx).reveal());
+    return toWireJsonAround(okEnvelope({ now: ctx.clock.now(), timezone: ctx.timezone }, {}), serialized, { validation_hash: hash });
   }
 
   signature(ctx: RequestContext): Secret<string> {

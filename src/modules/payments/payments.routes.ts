@@ -38,6 +38,8 @@ const secret = (v: string | undefined | null) => (v === undefined || v === null 
  * `details` (and `url`), the order fields as on a 200, and no Location header.
  */
 export function answer(reply: FastifyReply, ctx: RequestContext, service: PaymentsService, r: OrderResult) {
+  // the common answer: the order serialized once, for its validation_hash and for the body
+  if (!r.failed && !r.redirect) return reply.type('application/json; charset=utf-8').send(service.respondWire(ctx, r));
   const fields = service.respond(ctx, r);
   if (r.failed) throw new ApiError(402, r.failed, { extra: fields });
   if (r.redirect) {

@@ -79,6 +79,8 @@ export interface Payments {
   payWallet(ctx: RequestContext, orderUuid: string, input: WalletPayment): Promise<OrderResult>;
   /** The envelope fields of an order-bearing answer (`order`, `client`, `validation_hash`). */
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }): ReturnType<PaymentsCore['respond']>;
+  /** `ok(ctx, respond(ctx, r))` as the wire JSON of the 200 answer, the hashed part serialized once. */
+  respondWire(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }): string;
 }
 
 export class PaymentsService implements Payments {
@@ -128,6 +130,10 @@ export class PaymentsService implements Payments {
 
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }) {
     return this.#core.respond(ctx, r, extra);
+  }
+
+  respondWire(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }) {
+    return this.#core.respondWire(ctx, r);
   }
 
   startApm(ctx: RequestContext, orderUuid: string, input: StartApmInput): Promise<ApmStarted> {

@@ -42,3 +42,17 @@ export function toWireJsonWithRawArray(value: Record<string, unknown>, key: stri
   if (at < 0) throw new Error(`${key} not found in the serialized value`);
   return `${text.slice(0, at + marker.length - 1)}${escapeJsonText(rawItems)}${text.slice(at + marker.length - 1)}`;
 }
+
+/**
+ * `toWireJson({ ...head, ...inner, ...tail })` where `inner` is given already serialized (`innerWire`,
+ * the wire text of a non-empty object): an answer whose middle was serialized once for a hash is not
+ * serialized again. `head` and `tail` must be non-empty and share no key with `inner`.
+ */
+export function toWireJsonAround(head: Record<string, unknown>, innerWire: string, tail: Record<string, unknown>): string {
+  const h = toWireJson(head);
+  const t = toWireJson(tail);
+  if (h.length < 3 || t.length < 3 || innerWire.length < 3 || innerWire[0] !== '{' || innerWire[innerWire.length - 1] !== '}') {
+    throw new Error('toWireJsonAround needs three non-empty objects');
+  }
+  return `${h.slice(0, -1)},${innerWire.slice(1, -1)},${t.slice(1)}`;
+}
