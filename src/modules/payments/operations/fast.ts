@@ -2,7 +2,8 @@
  * The fast path of the money steps: the same decisions as the ordinary path (pay.ts, follow-up.ts,
  * settle.ts), taken on an order read without a lock, then written in one statement per step that locks
  * the order and writes only if it is still the version that was read (fast.repo.ts). A payment is then
- * 3 round trips (read the order with its card, start, settle), a refund 3.
+ * 3 round trips (read the order with its card, start, settle), a refund 3, with or without a
+ * notification (written by the settling statement).
  *
  * Whatever the fast path does not cover goes the ordinary way, with no write done: a step whose checks
  * fail (the ordinary path gives the error), an expired order, 3-D Secure, card data in the request, a
