@@ -137,7 +137,7 @@ export interface StartOrder {
 }
 
 // (the order's merchant was checked when its version was read: the version guard keeps it the same row)
-const START_CTES = `with o as (
+const startCtes = (returning: string) => `with o as (
     select id from orders where id = $1 and xmin::text = $3 for update
   ), t as (
     insert into transactions (id, order_id, merchant_id, operative, processor_operation, amount, status, error, auth_code,
@@ -145,7 +145,7 @@ const START_CTES = `with o as (
       created_at, updated_at, started_at)
     select $4::uuid, o.id, $2::uuid, $5::text, $6::text, $7::bigint, 'PENDING', 'NONE', '', null, $8::uuid, $9::text, $22::jsonb, null,
       null, $10::text, false, $11::jsonb, $12::timestamptz, $12::timestamptz, $13::timestamptz from o
-    returning *
+    returning ${returning}
   ), u as (
     update orders set status = $14::text, paid = $15::boolean, source_id = $16::uuid, ip = $17::text,
       threeds_data = case when $18::boolean then $19::jsonb else threeds_data end,
@@ -156,12 +156,12 @@ const START_CTES = `with o as (
     returning xmin::text as version
   )`;
 
-const START_SQL = `${START_CTES}
+const START_SQL = `${startCtes('order_id')}
   select version from u`;
 
 // the same, with the order's transactions as they are after it (the new one included, oldest first) and
 // the row versions of the others, in id order: what a settle that notifies predicts its answer from
-const START_TXS_SQL = `${START_CTES}
+const START_TXS_SQL = `${startCtes('*')}
   select u.version,
     (select coalesce(string_agg(x.xmin::text, ',' order by x.id), '') from transactions x where x.order_id = $1) as others,
     (select json_agg(r order by r.created_at, r.id) from (select * from t union all select * from transactions x where x.order_id = $1) r) as txs
@@ -228,7 +228,8 @@ export interface ApprovedSettle {
  * Step 3 of an approved operation as one statement, if the order is still at `version` and the
  * transaction still PENDING (and, with `others`, the order's other transactions still at those row
  * versions): the transaction, the order, the stored card's use, the kept 3DS card gone, and `also`
- * (statements of other modules, guarded by the `when` they are given), then `tail`.
+ * (statements of other modules, guarded by the `when` they are given), then `tail`. Without `others`
+ * the settled transaction's whole row is kept for `tail` (as `t`); with it, only its order.
  */
 function settleSql<R>(
   orderId: string,
@@ -253,7 +254,7 @@ function settleSql<R>(
         -- the guards as one expression the planner cannot match to the partial index of PENDING
         -- transactions: the row is found by its key, whatever the statistics (see the top of this file)
         and case when order_id = ${orderId}::uuid and status = 'PENDING' and not awaiting_3ds then true else false end
-      returning *
+      returning ${sql.raw(others === null ? '*' : 'order_id')}
     ), u as (
       update orders set status = ${s.orderStatus}::text, paid = ${s.paid}::boolean, authorized = coalesce(${s.authorized}::bigint, authorized),
         captured = coalesce(${s.captured}::bigint, captured), safe = coalesce(${s.safe}::boolean, safe), refunded = coalesce(${s.refunded}::bigint, refunded),
