@@ -17,7 +17,8 @@
  * Settings (environment): BENCH_CONCURRENCY (32), BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_MERCHANTS (8),
  * BENCH_ENGINES (postgres,pglite), BENCH_URL_POST (true), BENCH_GATEWAY (dist: the compiled build; tsx:
  * the sources), BENCH_ROOT (another checkout to measure, e.g. an older commit; run with tsx),
- * BENCH_GATEWAY_NODE_ARGS (extra node options for the gateway process, e.g. `--cpu-prof --cpu-prof-dir=prof`),
+ * BENCH_GATEWAY_NODE_ARGS (node options for the gateway process besides those `npm start` gives it, read from
+ * package.json; e.g. `--cpu-prof --cpu-prof-dir=prof`),
  * TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test). Prints a Markdown report.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -39,6 +40,13 @@ const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5
 const HERE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const ROOT = path.resolve(process.env.BENCH_ROOT ?? HERE);
 const GATEWAY = process.env.BENCH_ROOT ? 'tsx' : (process.env.BENCH_GATEWAY ?? 'dist');
+
+/** The node options `npm start` runs the gateway with (package.json), so the bench runs it the same way. */
+const START_NODE_ARGS: string[] = (() => {
+  const start: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts?.start ?? '';
+  const m = / node ((?:--\S+ )*)dist\/server\.js/.exec(start);
+  return m ? m[1].split(' ').filter(Boolean) : [];
+})();
 
 const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 30_000 });
 type Res = { status: number; body: any };
@@ -330,7 +338,7 @@ async function benchGateway(engine: 'postgres' | 'pglite', urlPost: string | nul
       env.DATABASE_URL = PG_URL;
       env.PGOPTIONS = `-c search_path=${schema}`;
     }
-    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const nodeArgs = [...START_NODE_ARGS, ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const args = [...nodeArgs, ...(GATEWAY === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])];
     const srv = await spawnServer(ROOT, args, env, (out) => (/PAYGATE_SERVICE=/.test(out) ? Number(env.PORT) : null));
     try {
