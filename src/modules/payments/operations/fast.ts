@@ -150,14 +150,14 @@ async function payFast(
       },
       { status: afterStart.status, paid: afterStart.paid, sourceId: afterStart.source_id, ip: afterStart.ip, threedsData: threedsRecord, reserve: 0, busy: false },
     );
-  let version: StartedStep | null;
+  let step1: StartedStep | null;
   if (quickVerdict) {
     // one statement: the risk verdict needed no database
-    version = await start(db, quickVerdict.antifraud);
+    step1 = await start(db, quickVerdict.antifraud);
   } else {
     // risk reads and records (velocity, cards seen) in the transaction that starts the payment; a
     // verdict other than PROCEED, or a race, rolls it all back and the ordinary path decides again
-    version = await core.db
+    step1 = await core.db
       .transaction(async (trx) => {
         const verdict = await risk!.evaluate(trx, check);
         if (verdict.action !== 'PROCEED') throw FALLBACK;
@@ -170,7 +170,7 @@ async function payFast(
         throw err;
       });
   }
-  if (version === null) return null;
+  if (step1 === null) return null;
 
   const request: PaymentRequest = {
     reference: txId,
@@ -189,7 +189,7 @@ async function payFast(
   const result = await callProcessor(connector, op, request);
   if (result.outcome !== 'APPROVED') return settle(core, o.id, txId, result, { safe: false });
   const deferred = txOperative === 'DEFERRED';
-  return settleFast(core, afterStart, version, txId, result, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
+  return settleFast(core, afterStart, step1, txId, result, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
     txAmount: result.amount,
     authorized: result.amount,
     captured: deferred ? 0 : result.amount,
@@ -306,7 +306,7 @@ async function followUpFast(
   const txId = randomUUID();
   const processorOp: ProcessorOperation = op === 'REFUND' ? 'refund' : op === 'CONFIRMATION' ? 'capture' : 'cancel';
   const refund = op === 'REFUND';
-  const newVersion = await startStep(
+  const step1 = await startStep(
     db,
     o,
     version,
@@ -317,7 +317,7 @@ async function followUpFast(
     },
     { status: o.status, paid: o.paid, sourceId: o.source_id, ip: o.ip, reserve: refund ? amount : 0, busy: !refund },
   );
-  if (newVersion === null) return null;
+  if (step1 === null) return null;
   const afterStart: repo.LockedOrder = refund
     ? { ...o, refund_reserved: Number(o.refund_reserved) + amount, updated_at: now }
     : { ...o, busy_tx_id: txId, updated_at: now };
@@ -330,11 +330,11 @@ async function followUpFast(
   const base = { txAmount: null, authorized: null, safe: null, sourceId: null, serviceId: null } as const;
   if (refund) {
     const refunded = Number(o.refunded) + amount;
-    return settleFast(core, afterStart, newVersion, txId, result, refundEventFor({ captured: Number(o.captured) }, refunded), {
+    return settleFast(core, afterStart, step1, txId, result, refundEventFor({ captured: Number(o.captured) }, refunded), {
       ...base, captured: null, refunded, release: amount, clearBusy: false,
     });
   }
-  return settleFast(core, afterStart, newVersion, txId, result, op === 'CONFIRMATION' ? 'CONFIRMED' : 'CANCELLED', {
+  return settleFast(core, afterStart, step1, txId, result, op === 'CONFIRMATION' ? 'CONFIRMED' : 'CANCELLED', {
     ...base, captured: op === 'CONFIRMATION' ? amount : null, refunded: null, release: 0, clearBusy: true,
   });
 }
