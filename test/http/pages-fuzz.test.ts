@@ -76,7 +76,8 @@ describe('page routes', () => {
     for (const r of routes) {
       await fc.assert(
         fc.asyncProperty(
-          fc.oneof(fc.constantFrom(...tokens), fc.string({ maxLength: 60 }), fc.stringMatching(/^[0-9a-f]{40}$/)),
+          // (a token of dots would be a path segment `.` or `..`, which URL parsing resolves to another route)
+          fc.oneof(fc.constantFrom(...tokens), fc.string({ maxLength: 60 }).filter((x) => !/^\.+$/.test(x)), fc.stringMatching(/^[0-9a-f]{40}$/)),
           fc.dictionary(fc.constantFrom('lang', 'apm', 'method', 'template', 'result', 'wait', 'x'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('en', 'BIZUM', 'IDEAL', 'MBWAY', 'MULTIBANCO', 'card', 'ok', 'ko', '1', '<script>'))),
           async (token, query) => {
             const res = await t.app.inject({ method: 'GET', url: r.url.replace(':token', encodeURIComponent(token) || 'x'), query });
