@@ -3,8 +3,9 @@
  * settles it (no transaction around them): the answer and the notified order are predicted from the
  * order's transactions as step 1 read them back, and the statement writes only if the order's other
  * transactions are still at those row versions. Here: the predicted answer is what the database then
- * holds (an order with a refused attempt, metadata on it, a payment and two refunds), and a change to
- * another transaction between step 1 and the settle makes the settle write nothing.
+ * holds (an order with a refused attempt, metadata on it, a payment and two refunds; a confirmation and
+ * a cancellation), and a change to another transaction between step 1 and the settle makes the settle
+ * write nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,27 @@ describe('the notification written by the settling statement', () => {
     await t.p.jobs.drain();
     const mine = rx.received.filter((r) => r.path === `/settle-${m.client_uuid}`).map((r) => JSON.parse(r.body).order);
     expect(mine).toEqual(answers);
+  });
+
+  it('a confirmation and a cancellation of deferred payments notify the order as then stored', async () => {
+    const m = await t.merchant({ isPci: true });
+    const card = await storeCard(t, m);
+    const path = `/deferred-${m.client_uuid}`;
+    for (const [op, status] of [['confirmation', 'SUCCESS'], ['cancellation', 'CANCELLED']] as const) {
+      const order = await createOrder(m, { operative: 'DEFERRED', url_post: `${rx.url}${path}` });
+      const paid = await m.api.post('/payment/direct', { order_uuid: order.uuid, card_uuid: card });
+      expect(paid.status, paid.raw).toBe(200);
+      expect(paid.body.order.status).toBe('PENDING_CONFIRMATION');
+      await t.p.jobs.drain();
+      rx.received.length = 0;
+      const r = await counted(() => m.api.post(`/payment/${op}`, { order_uuid: order.uuid }));
+      expect(r.value.status, r.value.raw).toBe(200);
+      expect(r.value.body.order.status).toBe(status);
+      expect(r.n).toBeLessThanOrEqual(3);
+      expect(r.value.body.order).toEqual(await readOrder(m, order.uuid));
+      await t.p.jobs.drain();
+      expect(rx.received.filter((x) => x.path === path).map((x) => JSON.parse(x.body).order)).toEqual([r.value.body.order]);
+    }
   });
 
   it('writes nothing when another transaction of the order changed after step 1', async () => {
