@@ -26,10 +26,23 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; n: number }> {
+/**
+ * Runs an API call and tells whether it took the fast path with the notification in the settling
+ * statement (that statement was sent), and its round trips: 3, or one or two more when a cache entry of
+ * the caller's key or service lapsed in between (2 s); the settle in a transaction of its own took 6,
+ * the ordinary path more.
+ */
+async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; n: number; inSettle: boolean }> {
+  const seen = new Set<string>();
+  t.p.database.stats.statements = seen;
   const before = t.p.database.stats.roundTrips;
-  const value = await fn();
-  return { value, n: t.p.database.stats.roundTrips - before };
+  try {
+    const value = await fn();
+    const inSettle = [...seen].some((q) => q.includes('string_agg(x.xmin::text') && q.includes('insert into events'));
+    return { value, n: t.p.database.stats.roundTrips - before, inSettle };
+  } finally {
+    delete t.p.database.stats.statements;
+  }
 }
 
 async function readOrder(m: TestMerchant, id: string) {
@@ -57,14 +70,16 @@ describe('the notification written by the settling statement', () => {
     const paid = await counted(() => m.api.post('/payment/direct', { order_uuid: order.uuid, card_uuid: card }));
     expect(paid.value.status, paid.value.raw).toBe(200);
     expect(paid.value.body.order.status).toBe('SUCCESS');
-    // the fast path's three statements: read, start, settle with the notification
-    expect(paid.n).toBeLessThanOrEqual(3);
+    // the fast path: read, start, settle with the notification
+    expect(paid.inSettle).toBe(true);
+    expect(paid.n).toBeLessThanOrEqual(5);
     expect(paid.value.body.order).toEqual(await readOrder(m, order.uuid));
     answers.push(paid.value.body.order);
     for (const amount of [300, 200]) {
       const refund = await counted(() => m.api.post('/payment/refund', { order_uuid: order.uuid, amount }));
       expect(refund.value.status, refund.value.raw).toBe(200);
-      expect(refund.n).toBeLessThanOrEqual(3);
+      expect(refund.inSettle).toBe(true);
+      expect(refund.n).toBeLessThanOrEqual(5);
       expect(refund.value.body.order).toEqual(await readOrder(m, order.uuid));
       answers.push(refund.value.body.order);
     }
@@ -91,7 +106,8 @@ describe('the notification written by the settling statement', () => {
       const r = await counted(() => m.api.post(`/payment/${op}`, { order_uuid: order.uuid }));
       expect(r.value.status, r.value.raw).toBe(200);
       expect(r.value.body.order.status).toBe(status);
-      expect(r.n).toBeLessThanOrEqual(3);
+      expect(r.inSettle).toBe(true);
+      expect(r.n).toBeLessThanOrEqual(5);
       expect(r.value.body.order).toEqual(await readOrder(m, order.uuid));
       await t.p.jobs.drain();
       expect(rx.received.filter((x) => x.path === path).map((x) => JSON.parse(x.body).order)).toEqual([r.value.body.order]);
