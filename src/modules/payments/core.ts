@@ -301,13 +301,13 @@ export class PaymentsCore {
   /** Envelope fields of an order-bearing response, hashed with the caller's signature. */
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }) {
     const client = { uuid: r.merchantId };
-    const serialized = hashedPart({ order: r.order, client, ...(extra ?? {}) });
-    return {
-      order: r.order,
-      client,
-      ...(extra ?? {}),
-      validation_hash: validationHash(serialized, this.signature(ctx).reveal()),
-    };
+    return { order: r.order, client, ...(extra ?? {}), validation_hash: this.#hashed(ctx, { order: r.order, client, ...(extra ?? {}) }).hash };
+  }
+
+  /** The hashed part of an answer as sent (wire JSON) and its validation_hash with the caller's signature. */
+  #hashed(ctx: RequestContext, part: Parameters<typeof hashedPart>[0]): { serialized: string; hash: string } {
+    const serialized = hashedPart(part);
+    return { serialized, hash: validationHash(serialized, this.signature(ctx).reveal()) };
   }
 
   /**
@@ -315,8 +315,7 @@ export class PaymentsCore {
    * hash and for the body): what the reply serializer would send for `ok(ctx, respond(ctx, r))`.
    */
   respondWire(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }): string {
-    const serialized = hashedPart({ order: r.order, client: { uuid: r.merchantId } });
-    const hash = validationHash(serialized, this.signature(ctx).reveal());
+    const { serialized, hash } = this.#hashed(ctx, { order: r.order, client: { uuid: r.merchantId } });
     return toWireJsonAround(okEnvelope({ now: ctx.clock.now(), timezone: ctx.timezone }, {}), serialized, { validation_hash: hash });
   }
 
