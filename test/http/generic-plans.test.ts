@@ -2,7 +2,7 @@
  * Statements run as named prepared statements, and PostgreSQL may settle on a generic plan for one while
  * its tables are small (a new database warming up) and keep it until the next ANALYZE. A lookup by
  * primary key must stay one whatever the statistics: here every statement of the common flows (orders,
- * payments, refunds, deferred capture, cards, reads) has its generic plan made on small tables, and none
+ * payments, refunds, with and without url_post, deferred capture, cards, reads) has its generic plan made on small tables, and none
  * may find a row by another index (or a sequential scan) and then filter on the key — the plan that once
  * read all of a merchant's orders for every payment.
  */
@@ -69,6 +69,10 @@ describe('generic plans of prepared statements on small tables', () => {
         const d = await createOrder(a, { customer_ext_id: 'plans', operative: 'DEFERRED' });
         expect((await a.api.post('/payment/direct', { order_uuid: d.uuid, card_uuid: card })).status).toBe(200);
         expect((await a.api.post(i % 2 ? '/payment/confirmation' : '/payment/cancellation', { order_uuid: d.uuid })).status).toBe(200);
+        // an order with url_post: step 1 reads its transactions back, the settle writes the notification
+        const n = await createOrder(a, { customer_ext_id: 'plans', url_post: 'https://merchant.example/notify' });
+        expect((await a.api.post('/payment/direct', { order_uuid: n.uuid, card_uuid: card })).body.order.status).toBe('SUCCESS');
+        expect((await a.api.post('/payment/refund', { order_uuid: n.uuid, amount: 100 })).status).toBe(200);
         await paidOrder(t, a, { customer_ext_id: 'plans' });
         expect((await a.api.get('/orders', { limit: '10' })).status).toBe(200);
         expect((await a.api.get(`/customer/plans/sources`)).status).toBe(200);
@@ -81,6 +85,8 @@ describe('generic plans of prepared statements on small tables', () => {
       delete t.p.database.stats.statements;
     }
     expect(seen.size).toBeGreaterThan(10);
+    // the url_post order's settle, with its notification, is among them
+    expect([...seen].some((q) => q.includes('insert into events') && q.includes('string_agg(x.xmin::text'))).toBe(true);
     const problems: string[] = [];
     for (const text of seen) {
       const plan = await genericPlan(text);
