@@ -484,14 +484,17 @@ export interface ListedTxJson {
 export async function listTransactionsJson(db: Executor, f: TxListFilters, zones: { server: string; merchant: string }): Promise<{ rows: ListedTxJson[]; more: boolean; count: number; capped: boolean }> {
   let page = listedTransactions(db, f);
   if (f.afterId) page = page.where(sql<boolean>`(t.created_at, t.id) > (select created_at, id from transactions where id = ${f.afterId})`);
-  // rows of the composite types of migration 0861: plain expressions, no subplan
+  // rows of the composite types of migrations 0861 and 0880: plain expressions, no subplan
   const nonEmptyObject = (col: string) => sql`(jsonb_typeof(${sql.ref(col)}) = 'object' and ${sql.ref(col)} <> '{}'::jsonb)`;
+  // the card snapshot as stored (compact JSON written by the application), spliced in without a parse
   const entry = sql<string>`left(row_to_json(row(
       t.id,
       ${contractDateSql('t.created_at', zones.server)},
       ${contractDateSql('t.created_at', zones.merchant)},
-      t.operative, t.amount, t.auth_code, t.processor_id, t.status, t.error,
-      case when t.source_json is null or t.source_json = '{}' then null else t.source_json::json end,
+      t.operative, t.amount, t.auth_code, t.processor_id, t.status, t.error
+    )::c3_tx_head)::text, -1)
+    || ',"source":' || case when t.source_json is null or t.source_json = '{}' then 'null' else t.source_json end
+    || ',' || left(substr(row_to_json(row(
       case when jsonb_typeof(t.antifraud) = 'object' then row(
           coalesce(t.antifraud->>'evaluation', ''),
           coalesce(t.antifraud->'score', '0'), coalesce(t.antifraud->'risk_score', '0'), coalesce(t.antifraud->'fraud_score', '0'),
@@ -505,7 +508,7 @@ export async function listTransactionsJson(db: Executor, f: TxListFilters, zones
           coalesce(t.dcc->>'cardholder_currency', ''), coalesce(t.dcc->'cardholder_amount', '0'), coalesce(t.dcc->>'rate', ''),
           coalesce(t.dcc->>'markup', ''), coalesce(t.dcc->>'source', ''), coalesce(t.dcc->>'timestamp', '')
         )::c3_dcc end
-    )::c3_tx)::text, -1)
+    )::c3_tx_tail)::text, 2), -1)
     || case when ${nonEmptyObject('t.pos')} then ',"pos":' || row_to_json(row(
           coalesce(t.pos->>'device_id', ''), coalesce(t.pos->>'tid', ''), coalesce(t.pos->>'mid', ''), t.pos->>'stan', t.pos->>'rrn',
           t.pos->>'card_reading_method', t.pos->>'entry_mode'
