@@ -34,6 +34,8 @@ function keyFromPoint(b64: string): KeyObject {
 export interface GoogleMessage {
   messageId?: string;
   messageExpiration?: Date;
+  /** messageExpiration as sent, instead of `messageExpiration` (a value no Date can hold, say). */
+  messageExpirationText?: string;
   pan?: string;
   expirationMonth?: number;
   expirationYear?: number;
@@ -57,13 +59,13 @@ export class TestGooglePay {
    * `opts` bend it the ways the tests need: an expired intermediate key, another signing root, a
    * corrupted MAC tag under a valid signature.
    */
-  token(p: { recipientId: string; merchantPublicKey: string; now: Date; message?: GoogleMessage }, opts: { intermediateExpiration?: Date; rootKey?: KeyObject; corruptTag?: boolean } = {}) {
+  token(p: { recipientId: string; merchantPublicKey: string; now: Date; message?: GoogleMessage }, opts: { intermediateExpiration?: Date; intermediateExpirationText?: string; rootKey?: KeyObject; corruptTag?: boolean } = {}) {
     const m = p.message ?? {};
     const messageId = m.messageId ?? `msg-${randomBytes(12).toString('hex')}`;
     const intermediate = generateKeyPairSync('ec', P256);
     const signedKey = JSON.stringify({
       keyValue: intermediate.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-      keyExpiration: String((opts.intermediateExpiration ?? new Date(p.now.getTime() + 86400_000)).getTime()),
+      keyExpiration: opts.intermediateExpirationText ?? String((opts.intermediateExpiration ?? new Date(p.now.getTime() + 86400_000)).getTime()),
     });
     const keySignature = sign('sha256', lengthPrefixed('Google', 'ECv2', signedKey), opts.rootKey ?? this.root.privateKey).toString('base64');
     const authMethod = m.authMethod ?? 'CRYPTOGRAM_3DS';
@@ -79,7 +81,7 @@ export class TestGooglePay {
     }
     const plaintext = JSON.stringify({
       ...(m.gatewayMerchantId ? { gatewayMerchantId: m.gatewayMerchantId } : {}),
-      messageExpiration: String((m.messageExpiration ?? new Date(p.now.getTime() + 3600_000)).getTime()),
+      messageExpiration: m.messageExpirationText ?? String((m.messageExpiration ?? new Date(p.now.getTime() + 3600_000)).getTime()),
       messageId,
       paymentMethod: 'CARD',
       paymentMethodDetails: details,

@@ -101,6 +101,14 @@ describe('Google Pay ECv2 tokens that are refused', () => {
     expect(refused(() => open(token, { now: new Date(NOW.getTime() + 3600_000) }))).toMatch(/expired/);
   });
 
+  it('an expiration past the last instant a date can hold is refused, not taken for the future', () => {
+    // 9,999,999,999,999,999 ms has the 16 digits allowed but no Date holds it (the last is 8.64e15 ms)
+    expect(refused(() => open(build({ messageExpirationText: '9999999999999999' }).token))).toMatch(/messageExpiration is out of range/);
+    expect(refused(() => open(build({}, { intermediateExpirationText: '9999999999999999' }).token))).toMatch(/keyExpiration is out of range/);
+    // the last instant a Date holds is still a time
+    expect(() => open(build({ messageExpirationText: '8640000000000000' }).token)).not.toThrow();
+  });
+
   it('other protocol versions and malformed tokens', () => {
     const { token } = build();
     expect(refused(() => open({ ...token, protocolVersion: 'ECv1' }))).toMatch(/ECv2 only/);

@@ -96,7 +96,11 @@ function parseJson(v: string, what: string): Record<string, unknown> {
 function millis(v: unknown, what: string): Date {
   const s = typeof v === 'number' ? String(v) : v;
   if (typeof s !== 'string' || !/^[0-9]{1,16}$/.test(s)) fail(`${what} is not a time in milliseconds`);
-  return new Date(Number(s));
+  // 16 digits reach past the last instant a Date holds (8.64e15 ms): an invalid Date compares as neither
+  // past nor future, so it would pass for a time not yet reached
+  const d = new Date(Number(s));
+  if (Number.isNaN(d.getTime())) fail(`${what} is out of range`);
+  return d;
 }
 
 function ecdsaVerify(data: Buffer, signatureB64: string, key: KeyObject): boolean {
