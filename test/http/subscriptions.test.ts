@@ -2,10 +2,11 @@
  * Recurring billing (section I): products, plans and subscriptions over HTTP, and their charges driven
  * by the sandbox test clock: one real order per period (never two, however often the charge runs),
  * anchored months, retries of a declined card and cancellation at the attempts limit, trials, cancel,
- * FAILED_NOTIFICATION, signed notifications to the product's notification_url, and bad input.
+ * FAILED_NOTIFICATION, signed notifications to the product's notification_url, a subscription changed
+ * during its charge (settled under the lock), and bad input.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import { CHARGE_QUEUE, chargeOrderId } from '../../src/modules/subscriptions/index.js';
 import { JobQueue } from '../../src/platform/jobs/queue.js';
@@ -350,6 +351,49 @@ describe('schedule', () => {
     expect(await ordersOfCustomer('racer')).toBe(2);
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions t join orders o on o.id = t.order_id where o.customer_ext_id = 'racer'`.execute(t.p.database.db);
     expect(rows[0].n).toBe(2);
+  });
+});
+
+describe('a subscription changed while its charge is paid', () => {
+  it('the one-statement settle writes nothing and the charge is settled under the lock: paid once, the next charge scheduled once', async () => {
+    const m = await t.merchant();
+    const card = await storeCard(t, m, TEST_CARDS.APPROVED, 'changed-mid');
+    const pl = await plan(m, { interval_type: 'DAILY' });
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: pl.plan, customer: 'changed-mid', payment_attempts_limit: 2, additional_data: { source_uuid: card } }));
+    expect(sub.status).toBe('PAID');
+    await drain();
+    // between the claim of payment 2 (one statement, which reads the subscription's row version) and its
+    // settle, the subscription's row gets a new version, as any change to it would give it
+    const create = t.m.payments.create.bind(t.m.payments);
+    let changed = 0;
+    const spy = vi.spyOn(t.m.payments, 'create').mockImplementation(async (...args: Parameters<typeof create>) => {
+      await sql`update subscriptions set updated_at = updated_at where id = ${sub.subscription}`.execute(t.p.database.db);
+      changed++;
+      return create(...args);
+    });
+    const seen = new Set<string>();
+    t.p.database.stats.statements = seen;
+    try {
+      await ok(m.api.post('/test-clock', { advance_seconds: 86400 + 60 }));
+      await drain();
+    } finally {
+      delete t.p.database.stats.statements;
+      spy.mockRestore();
+    }
+    expect(changed).toBe(1);
+    const statements = [...seen];
+    // the guarded settle was sent, then the lock of the transaction path (the claim took none)
+    expect(statements.some((q) => q.includes('with ls as') && q.includes('xmin::text'))).toBe(true);
+    expect(statements.some((q) => q.includes('"subscription_companies"') && /for update/i.test(q))).toBe(true);
+    const two = await subscription(m, sub.subscription);
+    expect(two.payments.map((p: any) => [p.payment_number, p.attempt, p.status])).toEqual([[1, 1, 'PAID'], [2, 1, 'PAID']]);
+    expect(two.total_payment_charged).toBe(2);
+    // payment 3 is scheduled once and charged once, a day later
+    await advanceDays(m, 1);
+    const s = await subscription(m, sub.subscription);
+    expect(s.payments.map((p: any) => [p.payment_number, p.attempt, p.status])).toEqual([[1, 1, 'PAID'], [2, 1, 'PAID'], [3, 1, 'PAID']]);
+    expect(s.total_payment_charged).toBe(3);
+    expect(await ordersOfCustomer('changed-mid')).toBe(3);
   });
 });
 
