@@ -2,9 +2,9 @@
  * Statements run as named prepared statements, and PostgreSQL may settle on a generic plan for one while
  * its tables are small (a new database warming up) and keep it until the next ANALYZE. A lookup by
  * primary key must stay one whatever the statistics: here every statement of the common flows (orders,
- * payments, refunds, with and without url_post, deferred capture, cards, reads) has its generic plan made on small tables, and none
- * may find a row by another index (or a sequential scan) and then filter on the key — the plan that once
- * read all of a merchant's orders for every payment.
+ * payments, refunds, with and without url_post, deferred capture, cards, reads) has its generic plan
+ * made on small tables, and none may find a row by another index (or a sequential scan) and then filter
+ * on the key — the plan that once read all of a merchant's orders for every payment.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -62,4 +62,3 @@ describe('wire serializer (decisions §1)', () => {
     expect(() => toWireJsonAround({ a: 1 }, '{}', { b: 2 })).toThrow();
   });
 });
-
