@@ -78,6 +78,8 @@ export interface DpanData {
 export interface TerminalRef {
   serviceType: string;
   terminalId: string | null;
+  /** The service the request goes through (real connectors find its terminal and credentials). */
+  serviceId?: string | null;
   /** Opened terminal credentials, for real connectors (the simulator ignores them). */
   credentials?: Record<string, string> | null;
 }
@@ -297,7 +299,8 @@ export interface VerifyHolderRequest extends Base {
 
 /** What a money operation came to. */
 export type ProcessorResult =
-  | { outcome: 'APPROVED'; authorization: string; processorId: string; amount: number }
+  /** `cofTxnid`: the network transaction id of a stored credential, kept on the order (`cof_txnid`). */
+  | { outcome: 'APPROVED'; authorization: string; processorId: string; amount: number; cofTxnid?: string | null }
   | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
   /**
    * Strong customer authentication is needed first (soft decline). Card-present payments carry the

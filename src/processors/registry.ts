@@ -1,8 +1,8 @@
 /**
  * Connectors by service type. Sandbox services of every type run on the simulator (decisions §5).
- * Production services use the connector registered for their type; this codebase has no real
- * connector yet, so production uses the simulator only when PAYGATE_PRODUCTION_SIMULATOR is set, and
- * otherwise answers 503 for a payment on a type without a connector.
+ * Production services use the connector registered for their type (the REDSYS family: the Redsys
+ * connector); a type without one answers 503. PAYGATE_PRODUCTION_SIMULATOR (staging only) serves every
+ * production service from the simulator instead, so no real money moves.
  *
  * Every connector the registry hands out is wrapped in a deadline: a call that does not answer within
  * the processor timeout (or that throws) comes back as UNKNOWN, never as an exception, so callers
@@ -109,12 +109,21 @@ export class ProcessorRegistry {
     return env === 'sandbox' || this.#production.has(serviceType) || !!this.#opts.productionSimulator;
   }
 
+  /** The service types production has a connector for, by connector name. */
+  productionConnectors(): Map<string, string> {
+    return new Map([...this.#production].map(([type, c]) => [type, c.name]));
+  }
+
+  /** The registered production connector of a type (unguarded), if any. */
+  connectorOf(serviceType: string): Connector | null {
+    return this.#production.get(serviceType) ?? null;
+  }
+
   /** The connector for a service type in an environment; 503 when production has none. */
   forService(serviceType: string, env: Env): Connector {
-    if (env === 'sandbox') return this.#guardedSimulator;
+    if (env === 'sandbox' || this.#opts.productionSimulator) return this.#guardedSimulator;
     const c = this.#guardedProduction.get(serviceType);
     if (c) return c;
-    if (this.#opts.productionSimulator) return this.#guardedSimulator;
     throw unavailable(`No processor connector is configured for services of type ${serviceType} in production`);
   }
 

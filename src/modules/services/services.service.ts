@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import { currencyFrom } from '../../platform/money/currency.js';
 import type { MerchantsService } from '../merchants/index.js';
+import { redsysTerminalProblems } from '../../processors/redsys/index.js';
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
 
@@ -56,6 +57,12 @@ export class ServicesService {
     }
     const creds = validateCredentials(input.type, input.credentials);
     if ('error' in creds) throw badRequest(creds.error);
+    // production terminals of the REDSYS family are used by the Redsys connector: their merchant code,
+    // keys and terminal numbers must be what Redsys issues (sandbox terminals run on the simulator)
+    if (owner.env === 'production' && isRedsysFamily(input.type) && creds.ok) {
+      const problems = redsysTerminalProblems(code, creds.ok);
+      if (problems.length > 0) throw badRequest(`The ${input.type} terminal is not usable with Redsys: ${problems.join('; ')}`);
+    }
     const id = randomUUID();
     const row: repo.TerminalRow = {
       id,
@@ -190,6 +197,28 @@ export class ServicesService {
       if (Object.keys(set).length > 0) await repo.updateService(trx, s.id, set);
       return presentService({ ...s, ...set }, ctx.timezone);
     });
+  }
+
+  readonly #processorTerminals = new Map<string, { at: number; value: { code: string | null; credentials: Credentials | null } | null }>();
+
+  /**
+   * The terminal a processor request goes through (by terminal, or by the service linked to it): its
+   * code and opened credentials, for real connectors only. Kept for PAYGATE_CACHE_TTL_MS.
+   */
+  async processorTerminal(ref: { terminalId?: string | null; serviceId?: string | null }): Promise<{ code: string | null; credentials: Credentials | null } | null> {
+    const key = ref.terminalId ? `t:${ref.terminalId}` : ref.serviceId ? `s:${ref.serviceId}` : null;
+    if (!key) return null;
+    const now = Date.now();
+    const hit = this.#processorTerminals.get(key);
+    if (hit && now - hit.at < this.p.config.cacheTtlMs) return hit.value;
+    const db = this.p.database.db;
+    let terminalId = ref.terminalId ?? null;
+    if (!terminalId && ref.serviceId) terminalId = (await repo.findService(db, ref.serviceId))?.terminal_id ?? null;
+    const t = terminalId ? await repo.findTerminal(db, terminalId) : undefined;
+    const value = t ? { code: t.code, credentials: this.openCredentials(t) } : null;
+    if (this.#processorTerminals.size > 10_000) this.#processorTerminals.clear();
+    this.#processorTerminals.set(key, { at: now, value });
+    return value;
   }
 
   /** Terminal credentials in clear, for processors only. */

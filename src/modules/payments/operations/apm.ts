@@ -37,7 +37,7 @@ export async function payApmByToken(core: PaymentsCore, token: string, input: { 
     await core.transition(trx, o, 'PAYMENT_STARTED', { ip: input.customerIp ?? o.ip }, now);
     return {
       kind: 'call', orderId: o.id, txId, op: 'apmPayment', connector, safe: false,
-      request: { reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, apm: input.apm, phone: input.phone },
+      request: { reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency, apm: input.apm, phone: input.phone },
     };
   });
   return finishStarted(core, started);
@@ -118,7 +118,7 @@ export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<re
     return {
       kind: 'apm' as const, o, txId, record, connector,
       request: {
-        reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency,
+        reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency,
         apm: info.apm, kind: info.kind, phone: input.phone ?? null, description: o.description, returnUrl: orderUrls(core.p.config.publicUrl, o.env, o.token).payment_card,
       } satisfies ApmStartRequest,
     };
@@ -174,7 +174,7 @@ export async function completeApm(core: PaymentsCore, o: repo.LockedOrder, actio
   const connector = core.deps.processors.forService(o.service_type, o.env);
   if (!connector.apmComplete) throw badRequest(`${p.record.apm} is not available on services of type ${o.service_type}`);
   const result = await connector.apmComplete({
-    reference: p.tx.id, terminal: { serviceType: o.service_type, terminalId: null }, now,
+    reference: p.tx.id, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now,
     amount: Number(p.tx.amount), currency: o.currency, apm: p.record.apm, processorId: p.tx.processor_id, action,
   });
   return settle(core, o.id, p.tx.id, result);

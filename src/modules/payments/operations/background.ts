@@ -95,7 +95,7 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
       result = { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id };
     } else if (o.m_autorecover) {
       const connector = core.deps.processors.forService(o.service_type, o.env);
-      const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null } });
+      const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } });
       if (found.found === true) result = found.result;
       else if (found.found === false) result = { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor has no record of the operation: it did not happen' };
       else {

@@ -174,7 +174,7 @@ async function payFast(
 
   const request: PaymentRequest = {
     reference: txId,
-    terminal: { serviceType: o.service_type, terminalId: null },
+    terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
     now,
     amount: Number(o.amount),
     currency: o.currency,
@@ -187,7 +187,8 @@ async function payFast(
     dynamicDescriptor: o.dynamic_descriptor,
   };
   const result = await callProcessor(connector, op, request);
-  if (result.outcome !== 'APPROVED') return settle(core, o.id, txId, result, { safe: false });
+  // an answer with a stored credential's transaction id (cof_txnid) writes it through the ordinary settle
+  if (result.outcome !== 'APPROVED' || result.cofTxnid) return settle(core, o.id, txId, result, { safe: false });
   const deferred = txOperative === 'DEFERRED';
   return settleFast(core, afterStart, step1, txId, result, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
     txAmount: result.amount,
@@ -322,7 +323,7 @@ async function followUpFast(
     ? { ...o, refund_reserved: Number(o.refund_reserved) + amount, updated_at: now }
     : { ...o, busy_tx_id: txId, updated_at: now };
   const request: FollowUpRequest = {
-    reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount, currency: o.currency,
+    reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount, currency: o.currency,
     original: { reference: original.id, processorId: original.processor_id, authorization: original.auth_code },
   };
   const result = await callProcessor(connector, processorOp, request);

@@ -24,7 +24,7 @@ export async function completeAfter3ds(core: PaymentsCore, token: string, opts: 
   const { o, tx, card, now } = prep;
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
-  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
+  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
   if (auth.outcome === 'UNKNOWN' || auth.outcome === 'CHALLENGE_REQUIRED') throw unavailable('The 3DS server did not answer; try again');
   const record = threedsRecordOf(auth.threeds, 'CHALLENGE', true);
   if (auth.outcome === 'FAILED') {
@@ -45,7 +45,7 @@ export async function tryFrictionless(core: PaymentsCore, orderId: string, exemp
   const { o, tx, card, now } = prep;
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
-  const auth = await connector.authenticate({ reference: `${tx.id}:areq`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, initial: true, exemption });
+  const auth = await connector.authenticate({ reference: `${tx.id}:areq`, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency, card: cardData, initial: true, exemption });
   if (auth.outcome === 'UNKNOWN' || auth.outcome === 'CHALLENGE_REQUIRED') return null;
   // transStatus I: the issuer acknowledged the exemption; the payment goes without authentication
   const exempted = auth.threeds.transStatus === 'I';
@@ -93,7 +93,7 @@ async function authorizeAfter3ds(core: PaymentsCore, w: Waiting, cardData: CardD
   });
   const result = await callProcessor(connector, op, {
     reference: tx.id,
-    terminal: { serviceType: o.service_type, terminalId: null },
+    terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
     now,
     amount: Number(o.amount),
     currency: o.currency,
