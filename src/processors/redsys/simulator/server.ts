@@ -112,6 +112,11 @@ export class RedsysSimulator {
   /** Requests received per endpoint. */
   readonly calls = { trataPeticion: 0, iniciaPeticion: 0, query: 0, realizarPago: 0 };
   #url = '';
+  /**
+   * Called after an operation was processed and before its answer is written (tests: a gateway killed
+   * between Redsys's answer and its own settle).
+   */
+  beforeAnswer: ((endpoint: string, params: Record<string, unknown>) => Promise<void>) | null = null;
 
   constructor(opts: RedsysSimulatorOptions) {
     this.#opts = opts;
@@ -191,6 +196,7 @@ export class RedsysSimulator {
       const out = this.#rest(endpoint, body);
       if (fault?.kind === 'drop') return void req.socket.destroy();
       if (fault?.kind === 'hang') return void this.#hanging.add(res);
+      if (this.beforeAnswer && typeof out.answer.Ds_MerchantParameters === 'string') await this.beforeAnswer(endpoint, decodeParameters(out.answer.Ds_MerchantParameters));
       let answer = out.answer;
       if (fault?.kind === 'tamper' && 'Ds_MerchantParameters' in answer) {
         const params = decodeParameters(answer.Ds_MerchantParameters as string);
@@ -198,7 +204,7 @@ export class RedsysSimulator {
         params.Ds_Amount = String(Number(params.Ds_Amount ?? 0) + 1);
         answer = { ...answer, Ds_MerchantParameters: Buffer.from(JSON.stringify(params)).toString('base64') };
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       if (out.notify) {
         const sending = this.#notify(out.notify.url, out.notify.fuc, out.notify.terminal, out.notify.version, out.notify.params);
         this.#sending.add(sending);
