@@ -187,8 +187,7 @@ async function payFast(
     dynamicDescriptor: o.dynamic_descriptor,
   };
   const result = await callProcessor(connector, op, request);
-  // an answer with a stored credential's transaction id (cof_txnid) writes it through the ordinary settle
-  if (result.outcome !== 'APPROVED' || result.cofTxnid) return settle(core, o.id, txId, result, { safe: false });
+  if (result.outcome !== 'APPROVED') return settle(core, o.id, txId, result, { safe: false });
   const deferred = txOperative === 'DEFERRED';
   return settleFast(core, afterStart, step1, txId, result, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
     txAmount: result.amount,
@@ -200,6 +199,7 @@ async function payFast(
     clearBusy: false,
     sourceId: loaded.sourceId,
     serviceId: o.service_id,
+    cofTxnid: result.cofTxnid ?? null,
   });
 }
 
@@ -239,6 +239,7 @@ async function settleFast(
     ...(set.refunded !== null ? { refunded: set.refunded } : {}),
     refund_reserved: Number(o.refund_reserved) - set.release,
     ...(set.clearBusy ? { busy_tx_id: null } : {}),
+    ...(set.cofTxnid ? { cof_txnid: set.cofTxnid } : {}),
     updated_at: now,
   };
   const notify = t.notify && !!o.url_post;
