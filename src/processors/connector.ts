@@ -339,6 +339,50 @@ export type VerifyHolderResult =
   | { outcome: 'DONE'; result: HolderMatch }
   | { outcome: 'UNKNOWN'; details: string };
 
+/** What the cardholder's browser tells an issuer's 3-D Secure server (EMV 3DS browser data). */
+export interface BrowserInfo {
+  acceptHeader: string;
+  userAgent: string;
+  javaEnabled: boolean;
+  javascriptEnabled: boolean;
+  /** BCP 47 (`es-ES`). */
+  language: string;
+  colorDepth: number;
+  screenHeight: number;
+  screenWidth: number;
+  /** Minutes between UTC and local time (JavaScript's getTimezoneOffset()). */
+  tz: number;
+}
+
+/** The first step of acquirer-side 3-D Secure: run the issuer's 3DS method first, or authenticate now. */
+export type ThreeDSStart =
+  /** Post `data` as `threeDSMethodData` to `url` in a hidden frame; the issuer then posts to the method notification URL. */
+  | { outcome: 'METHOD'; url: string; data: string }
+  | { outcome: 'READY' }
+  /** Refused, or no answer (the payment stays waiting for 3-D Secure). */
+  | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string }
+  | { outcome: 'UNKNOWN'; details: string };
+
+/** A payment's result after acquirer-side authentication, or the ACS challenge to show first. */
+export type ThreeDSPayment =
+  /** The browser posts `creq` to `acsUrl`; the ACS posts `cres` back to the challenge notification URL. */
+  | { outcome: 'ACS_CHALLENGE'; acsUrl: string; creq: string }
+  /** The payment's result; `threeds`: how the cardholder was authenticated (null when not known). */
+  | { outcome: 'RESULT'; result: ProcessorResult; threeds: ThreeDSResult | null; flow: 'FRICTIONLESS' | 'CHALLENGE' };
+
+/**
+ * Acquirer-side EMV 3-D Secure 2: the acquirer runs the authentication and authorizes the payment in the
+ * same exchange (card configuration, the 3DS method in the browser, authentication with the browser's
+ * data, then frictionless approval or the ACS challenge, then the final call). The payment request is the
+ * one the payment would be (`reference` the transaction). Connectors without it use `authenticate`.
+ */
+export interface AcquirerThreeDS {
+  start(req: PaymentRequest & { preauthorization: boolean }, urls: { methodNotification: string }): Promise<ThreeDSStart>;
+  authenticate(req: PaymentRequest & { preauthorization: boolean }, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null): Promise<ThreeDSPayment>;
+  /** The ACS's answer (`cres`, as the browser posted it) turns into the payment's result. */
+  complete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment>;
+}
+
 /** A processor connector. */
 export interface Connector {
   readonly name: string;
@@ -372,6 +416,8 @@ export interface Connector {
   apmComplete?(req: ApmCompleteRequest): Promise<ProcessorResult>;
   /** A payout with an APM (to a phone or a bank account); absent when the connector offers none. */
   apmPayout?(req: ApmPayoutRequest): Promise<ProcessorResult>;
+  /** Acquirer-side 3-D Secure (the acquirer authenticates and authorizes); absent: `authenticate` is used. */
+  threeds?: AcquirerThreeDS;
 }
 
 /** Thrown by a connector (or the deadline around it) when no answer came in time. */

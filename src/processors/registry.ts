@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
+import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
 import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
 
@@ -74,6 +74,16 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): C
     ...(inner.apmStart ? { apmStart: (r: ApmStartRequest) => call('apmStart', () => inner.apmStart!(r), unknown) } : {}),
     ...(inner.apmComplete ? { apmComplete: (r: ApmCompleteRequest) => call('apmComplete', () => inner.apmComplete!(r), unknown) } : {}),
     ...(inner.apmPayout ? { apmPayout: (r: ApmPayoutRequest) => call('apmPayout', () => inner.apmPayout!(r), unknown) } : {}),
+    ...(inner.threeds
+      ? {
+          threeds: {
+            start: (r, urls) => call('threedsStart', () => inner.threeds!.start(r, urls), unknown),
+            authenticate: (r, browser, urls, method) =>
+              call('threedsAuthenticate', () => inner.threeds!.authenticate(r, browser, urls, method), (details) => ({ outcome: 'RESULT' as const, result: unknown(details), threeds: null, flow: 'FRICTIONLESS' as const })),
+            complete: (r, cres) => call('threedsComplete', () => inner.threeds!.complete(r, cres), (details) => ({ outcome: 'RESULT' as const, result: unknown(details), threeds: null, flow: 'CHALLENGE' as const })),
+          } satisfies AcquirerThreeDS,
+        }
+      : {}),
   };
 }
 

@@ -14,7 +14,12 @@ import type { Logger } from 'pino';
 import type { Executor } from '../../platform/db/database.js';
 import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
 import type {
+  AcquirerThreeDS,
   AuthenticateRequest,
+  BrowserInfo,
+  ThreeDSPayment,
+  ThreeDSResult,
+  ThreeDSStart,
   AuthenticationResult,
   Connector,
   FollowUpRequest,
@@ -45,7 +50,7 @@ import {
   type TxType,
 } from './mapping.js';
 import { queryRequestXml, readQueryAnswer } from './query.js';
-import { findCof, findOperation, keepCof, recordOperation, type RedsysOperation } from './redsys.repo.js';
+import { findCof, findOperation, keepCof, recordOperation, saveEmv3ds, type RedsysOperation } from './redsys.repo.js';
 import { openMessage, signMessage } from './signature.js';
 
 export const REDSYS_PRODUCTION_URL = 'https://sis.redsys.es';
@@ -149,7 +154,7 @@ export class RedsysConnector implements Connector {
       return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through Redsys e-commerce terminals', processorId: null };
     }
     const op = await recordOperation(this.#o.db(), {
-      reference: req.reference, merchantCode: terminal.fuc, terminal: terminal[lane].terminal, type, amount: req.amount, currency: req.currency, originalReference: null,
+      reference: req.reference, merchantCode: terminal.fuc, terminal: terminal[lane].terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: refOf(req.terminal),
     });
     const ref: OrderRef = { fuc: terminal.fuc, terminal: terminal[lane].terminal, order: op.order };
     const db = this.#o.db();
@@ -190,7 +195,7 @@ export class RedsysConnector implements Connector {
       return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `The payment went through Redsys terminal ${original.terminal}, which this service's terminal no longer has`, processorId: null };
     }
     const op = await recordOperation(this.#o.db(), {
-      reference: req.reference, merchantCode: original.merchantCode, terminal: original.terminal, order: original.order, type, amount: req.amount, currency: req.currency, originalReference: original.reference,
+      reference: req.reference, merchantCode: original.merchantCode, terminal: original.terminal, order: original.order, type, amount: req.amount, currency: req.currency, originalReference: original.reference, terminalRef: refOf(req.terminal),
     });
     const ref: OrderRef = { fuc: original.merchantCode, terminal: original.terminal, order: original.order };
     return (await this.#operation(terminal, lane, op, followUpParameters(ref, type, req.amount, req.currency), type, req.amount)).result;
@@ -257,7 +262,7 @@ export class RedsysConnector implements Connector {
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
     const terminal = await this.#o.terminals(req.terminal);
     const op = await recordOperation(this.#o.db(), {
-      reference: req.reference, merchantCode: terminal.fuc, terminal: terminal.nonSecure.terminal, type: TX_TYPE.AUTHORIZATION, amount: 0, currency: req.currency, originalReference: null,
+      reference: req.reference, merchantCode: terminal.fuc, terminal: terminal.nonSecure.terminal, type: TX_TYPE.AUTHORIZATION, amount: 0, currency: req.currency, originalReference: null, terminalRef: refOf(req.terminal),
     });
     const ref: OrderRef = { fuc: terminal.fuc, terminal: terminal.nonSecure.terminal, order: op.order };
     const { result: r } = await this.#operation(terminal, 'nonSecure', op, verificationParameters(ref, req.currency, req.card), TX_TYPE.AUTHORIZATION, 0);
@@ -267,10 +272,113 @@ export class RedsysConnector implements Connector {
     return r;
   }
 
+  /** EMV 3-D Secure 2 through Redsys (REST): iniciaPeticion, then trataPeticion with the browser's data, then the challenge's answer. */
+  readonly threeds: AcquirerThreeDS = {
+    start: (req, urls) => this.#threedsStart(req, urls),
+    authenticate: (req, browser, urls, method) => this.#threedsAuthenticate(req, browser, urls, method),
+    complete: (req, cres) => this.#threedsComplete(req, cres),
+  };
+
+  /** The payment of a 3DS exchange: recorded under its order number on the secure terminal. */
+  async #threedsPayment(req: PaymentRequest & { preauthorization: boolean }) {
+    const terminal = await this.#o.terminals(req.terminal);
+    const type = req.preauthorization ? TX_TYPE.PREAUTHORIZATION : TX_TYPE.AUTHORIZATION;
+    const op = await recordOperation(this.#o.db(), {
+      reference: req.reference, merchantCode: terminal.fuc, terminal: terminal.secure.terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: refOf(req.terminal),
+    });
+    const ref: OrderRef = { fuc: terminal.fuc, terminal: terminal.secure.terminal, order: op.order };
+    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: 'ECOMMERCE' });
+    return { terminal, type, op, ref, params };
+  }
+
+  async #threedsStart(req: PaymentRequest & { preauthorization: boolean }, urls: { methodNotification: string }): Promise<ThreeDSStart> {
+    const { terminal, op, params } = await this.#threedsPayment(req);
+    const sent = await this.#post('/sis/rest/iniciaPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: { threeDSInfo: 'CardData' } }, op.order);
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'error') {
+      const r = resultOfErrorCode(sent.code);
+      return { outcome: 'DECLINED', error: r.outcome === 'DECLINED' ? r.error : 'PROCESSOR_ERROR', details: r.outcome === 'DECLINED' ? r.details : 'refused' };
+    }
+    const emv = sent.params.Ds_EMV3DS as Record<string, unknown> | undefined;
+    const transId = typeof emv?.threeDSServerTransID === 'string' ? emv.threeDSServerTransID : null;
+    const protocolVersion = typeof emv?.protocolVersion === 'string' ? emv.protocolVersion : null;
+    if (!transId || !protocolVersion || !protocolVersion.startsWith('2.')) {
+      return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Redsys: the card does not support EMV 3-D Secure 2' };
+    }
+    await saveEmv3ds(this.#o.db(), op.reference, { transId, protocolVersion });
+    const methodUrl = typeof emv?.threeDSMethodURL === 'string' && /^https?:\/\//.test(emv.threeDSMethodURL) ? emv.threeDSMethodURL : null;
+    if (!methodUrl) return { outcome: 'READY' };
+    const data = Buffer.from(JSON.stringify({ threeDSServerTransID: transId, threeDSMethodNotificationURL: urls.methodNotification })).toString('base64url');
+    return { outcome: 'METHOD', url: methodUrl, data };
+  }
+
+  /** Reads a trataPeticion answer of a 3DS exchange: the ACS challenge, or the payment's result. */
+  #threedsAnswer(sent: Sent, x: { type: TxType; ref: OrderRef; amount: number; protocolVersion: string; flow: 'FRICTIONLESS' | 'CHALLENGE'; fingerprint: string; cardFirst: boolean }): Promise<ThreeDSPayment> | ThreeDSPayment {
+    if (sent.kind === 'unknown') return { outcome: 'RESULT', result: { outcome: 'UNKNOWN', details: sent.details }, threeds: null, flow: x.flow };
+    if (sent.kind === 'error') return { outcome: 'RESULT', result: resultOfErrorCode(sent.code), threeds: null, flow: x.flow };
+    const emv = sent.params.Ds_EMV3DS as Record<string, unknown> | undefined;
+    if (emv?.threeDSInfo === 'ChallengeRequest' && typeof emv.acsURL === 'string' && typeof emv.creq === 'string' && /^https?:\/\//.test(emv.acsURL)) {
+      return { outcome: 'ACS_CHALLENGE', acsUrl: emv.acsURL, creq: emv.creq };
+    }
+    const { result, facts } = resultOfAnswer(sent.params, { ref: x.ref, type: x.type, amount: x.amount });
+    const secure = facts.securePayment === '2' || facts.securePayment === '1';
+    const threeds: ThreeDSResult = { version: x.protocolVersion, transStatus: secure ? 'Y' : 'N', eci: typeof sent.params.Ds_ECI === 'string' ? sent.params.Ds_ECI : null, cavv: null, dsTransId: null };
+    if (result.outcome === 'CHALLENGE') {
+      // a soft decline after authentication: not asked again
+      const r = refusalOf('0195');
+      return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.ref.order }, threeds, flow: x.flow };
+    }
+    const finish = async (): Promise<ThreeDSPayment> => {
+      if (result.outcome === 'APPROVED' && facts.cofTxnid) {
+        await keepCof(this.#o.db(), x.ref.fuc, x.fingerprint, facts.cofTxnid);
+        return { outcome: 'RESULT', result: { ...result, cofTxnid: facts.cofTxnid }, threeds, flow: x.flow };
+      }
+      return { outcome: 'RESULT', result, threeds, flow: x.flow };
+    };
+    return finish();
+  }
+
+  async #threedsAuthenticate(req: PaymentRequest & { preauthorization: boolean }, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null): Promise<ThreeDSPayment> {
+    const { terminal, type, op, ref, params } = await this.#threedsPayment(req);
+    const session = (await findOperation(this.#o.db(), op.reference))?.emv3ds ?? null;
+    if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'FRICTIONLESS' };
+    const emv = {
+      threeDSInfo: 'AuthenticationData',
+      protocolVersion: session.protocolVersion,
+      browserAcceptHeader: browser.acceptHeader,
+      browserUserAgent: browser.userAgent,
+      browserJavaEnabled: browser.javaEnabled,
+      browserJavascriptEnabled: browser.javascriptEnabled,
+      browserLanguage: browser.language,
+      browserColorDepth: String(browser.colorDepth),
+      browserScreenHeight: String(browser.screenHeight),
+      browserScreenWidth: String(browser.screenWidth),
+      browserTZ: String(browser.tz),
+      threeDSServerTransID: session.transId,
+      notificationURL: urls.challengeNotification,
+      threeDSCompInd: methodCompleted === null ? 'U' : methodCompleted ? 'Y' : 'N',
+    };
+    const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
+    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'FRICTIONLESS', fingerprint: this.#o.fingerprint(req.card.pan.reveal()), cardFirst: true });
+  }
+
+  async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment> {
+    const { terminal, type, op, ref, params } = await this.#threedsPayment(req);
+    const session = (await findOperation(this.#o.db(), op.reference))?.emv3ds ?? null;
+    if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'CHALLENGE' };
+    const emv = { threeDSInfo: 'ChallengeResponse', protocolVersion: session.protocolVersion, cres };
+    const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
+    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint: this.#o.fingerprint(req.card.pan.reveal()), cardFirst: true });
+  }
+
   /** Redsys does not compare holder names. */
   async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
     return { outcome: 'UNKNOWN', details: 'Redsys does not offer holder verification' };
   }
+}
+
+function refOf(t: TerminalRef) {
+  return { serviceType: t.serviceType, serviceId: t.serviceId ?? null, terminalId: t.terminalId ?? null };
 }
 
 /** Sanity of a code in logs and errors (never a secret). */

@@ -4,6 +4,7 @@
  * transaction, and never while a request to Redsys is in flight.
  */
 import { randomInt } from 'node:crypto';
+import type { ColumnType, Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 
 export interface RedsysOperationsTable {
@@ -16,6 +17,15 @@ export interface RedsysOperationsTable {
   currency: string;
   original_reference: string | null;
   created_at: Date | undefined;
+  /** The EMV 3DS session of a payment (migration 0921). */
+  emv3ds: ColumnType<Emv3dsSession | null, string | null, string | null>;
+  /** The TerminalRef the operation went through (a notification finds its key with it). */
+  terminal_ref: ColumnType<{ serviceId?: string | null; terminalId?: string | null; serviceType?: string } | null, string | null, string | null>;
+}
+
+export interface Emv3dsSession {
+  transId: string;
+  protocolVersion: string;
 }
 
 export interface RedsysCofTable {
@@ -41,6 +51,8 @@ export interface RedsysOperation {
   amount: number;
   currency: string;
   originalReference: string | null;
+  emv3ds?: Emv3dsSession | null;
+  terminalRef?: { serviceId?: string | null; terminalId?: string | null; serviceType?: string } | null;
 }
 
 const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -52,7 +64,9 @@ export function newOrderNumber(rand: (max: number) => number = randomInt): strin
   return s;
 }
 
-function toOperation(r: RedsysOperationsTable): RedsysOperation {
+type OperationRow = Selectable<RedsysOperationsTable>;
+
+function toOperation(r: OperationRow): RedsysOperation {
   return {
     reference: r.reference,
     merchantCode: r.merchant_code,
@@ -62,6 +76,8 @@ function toOperation(r: RedsysOperationsTable): RedsysOperation {
     amount: Number(r.amount),
     currency: r.currency,
     originalReference: r.original_reference,
+    emv3ds: r.emv3ds ?? null,
+    terminalRef: r.terminal_ref ?? null,
   };
 }
 
@@ -100,6 +116,8 @@ export async function recordOperation(
         currency: op.currency,
         original_reference: op.originalReference,
         created_at: undefined,
+        emv3ds: null,
+        terminal_ref: op.terminalRef ? JSON.stringify(op.terminalRef) : null,
       })
       .onConflict((oc) => oc.doNothing())
       .returningAll()
@@ -121,4 +139,9 @@ export async function findCof(db: Executor, merchantCode: string, cardFingerprin
 /** Keeps the first network transaction id of a card (a later one does not replace it). */
 export async function keepCof(db: Executor, merchantCode: string, cardFingerprint: string, cofTxnid: string): Promise<void> {
   await db.insertInto('redsys_cof').values({ merchant_code: merchantCode, card_fingerprint: cardFingerprint, cof_txnid: cofTxnid, updated_at: undefined }).onConflict((oc) => oc.doNothing()).execute();
+}
+
+/** Keeps the EMV 3DS session of a payment (card configuration answered). */
+export async function saveEmv3ds(db: Executor, reference: string, session: Emv3dsSession): Promise<void> {
+  await db.updateTable('redsys_operations').set({ emv3ds: JSON.stringify(session) }).where('reference', '=', reference).execute();
 }
