@@ -121,6 +121,8 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
     logger: p.logger.child({ connector: 'redsys' }),
     fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+    // where Redsys posts its signed notifications (Bizum's result; card payments' results too)
+    notificationUrl: `${p.config.publicUrl}/v1/processor/redsys/notification`,
   });
   for (const type of REDSYS_FAMILY) processors.register(type, redsys);
 }

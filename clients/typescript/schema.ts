@@ -1323,6 +1323,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/processor/{connector}/redirect/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's payment page (form POST)
+         * @description For a started payment whose provider's page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.
+         */
+        get: operations["showProviderRedirect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor/{connector}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A processor's notification
+         * @description Where a processor posts its signed notifications of an operation's outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal's key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).
+         */
+        post: operations["receiveProcessorNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/bizum/{token}": {
         parameters: {
             query?: never;
@@ -17285,6 +17325,69 @@ export interface operations {
             };
             /** @description A page explaining the problem */
             "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showProviderRedirect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connector: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receiveProcessorNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };

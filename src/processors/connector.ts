@@ -243,7 +243,13 @@ export type ApmStartResult =
    * where the customer approves (null: the sandbox bank page of the order). `voucher`: voucher APMs.
    * `expiresAt`: after it, an unfinished payment is refused.
    */
-  | { outcome: 'PENDING'; processorId: string; redirectUrl: string | null; voucher: ApmVoucher | null; expiresAt: Date }
+  | {
+      outcome: 'PENDING';
+      processorId: string;
+      redirectUrl: string | null;
+      voucher: ApmVoucher | null;
+      expiresAt: Date;
+    }
   | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
   | { outcome: 'UNKNOWN'; details: string };
 
@@ -418,6 +424,26 @@ export interface Connector {
   apmPayout?(req: ApmPayoutRequest): Promise<ProcessorResult>;
   /** Acquirer-side 3-D Secure (the acquirer authenticates and authorizes); absent: `authenticate` is used. */
   threeds?: AcquirerThreeDS;
+  /** Signed notifications of the processor (absent: it sends none the gateway reads). */
+  notification?: NotifyingConnector['notification'];
+  /**
+   * Redirect APMs whose provider page expects a form POST: the form the customer's browser posts for a
+   * started payment (by our reference); null when there is none. The gateway's redirect page posts it.
+   */
+  apmRedirectForm?(reference: string): Promise<{ url: string; fields: Record<string, string> } | null>;
+}
+
+/** What a processor's signed notification said about an operation we sent. */
+export type NotificationResult =
+  /** `reference`: our operation (the transaction); `result`: its final outcome, verified. */
+  | { outcome: 'SETTLE'; reference: string; result: SettledResult }
+  /** Not for us, not verifiable, or nothing final: nothing to do (the reason is logged). */
+  | { outcome: 'IGNORED'; reason: string };
+
+/** Connectors whose processor sends signed notifications of operations' outcomes (webhooks). */
+export interface NotifyingConnector {
+  /** Verifies a notification (its form or JSON fields as received) and says what it settles. */
+  notification(fields: Record<string, string>): Promise<NotificationResult>;
 }
 
 /** Thrown by a connector (or the deadline around it) when no answer came in time. */

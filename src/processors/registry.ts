@@ -74,6 +74,10 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): C
     ...(inner.apmStart ? { apmStart: (r: ApmStartRequest) => call('apmStart', () => inner.apmStart!(r), unknown) } : {}),
     ...(inner.apmComplete ? { apmComplete: (r: ApmCompleteRequest) => call('apmComplete', () => inner.apmComplete!(r), unknown) } : {}),
     ...(inner.apmPayout ? { apmPayout: (r: ApmPayoutRequest) => call('apmPayout', () => inner.apmPayout!(r), unknown) } : {}),
+    ...(inner.apmRedirectForm ? { apmRedirectForm: (ref: string) => call('apmRedirectForm', () => inner.apmRedirectForm!(ref), () => null) } : {}),
+    ...(inner.notification
+      ? { notification: (f: Record<string, string>) => call('notification', () => inner.notification!(f), (details) => ({ outcome: 'IGNORED' as const, reason: details })) }
+      : {}),
     ...(inner.threeds
       ? {
           threeds: {
@@ -122,6 +126,12 @@ export class ProcessorRegistry {
   /** The service types production has a connector for, by connector name. */
   productionConnectors(): Map<string, string> {
     return new Map([...this.#production].map(([type, c]) => [type, c.name]));
+  }
+
+  /** A production connector by its name (`redsys`), guarded, for its notifications; null when none. */
+  connectorNamed(name: string): Connector | null {
+    for (const [type, c] of this.#production) if (c.name === name) return this.#guardedProduction.get(type) ?? null;
+    return null;
   }
 
   /** The registered production connector of a type (unguarded), if any. */

@@ -56,7 +56,12 @@ const REDSYS_KEY = 'sq7HjrUOBfKmC576ILgskD5srU870gJ7';
 const REDSYS_KEY_NOT_SECURE = 'Mk9m98IfEblmPfrpsawt7BmxObt98Jev';
 
 export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HMAC_SHA256_V1' | 'HMAC_SHA512_V2' } = {}): ConnectorHarness & { sim: RedsysSimulator } {
-  const sim = new RedsysSimulator({ merchants: { '999008881': { '001': { key: REDSYS_KEY }, '002': { key: REDSYS_KEY_NOT_SECURE } } }, latencyMs: opts.latencyMs });
+  const sim = new RedsysSimulator({
+    merchants: { '999008881': { '001': { key: REDSYS_KEY }, '002': { key: REDSYS_KEY_NOT_SECURE } } },
+    latencyMs: opts.latencyMs,
+    // the tests' gateways trust proxies: as behind the TLS proxy of a production gateway
+    notifyHeaders: { 'x-forwarded-proto': 'https' },
+  });
   let url = '';
   return {
     name: 'redsys',

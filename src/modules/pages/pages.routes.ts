@@ -18,7 +18,7 @@ import { chooseLanguage, formatMoney, localeOf, translator, type Language, type 
 import { PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
 import { cardFormRoutes } from './card-form.routes.js';
-import { acsPage, acsRedirectPage, threedsMethodDonePage, threedsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
+import { acsPage, acsRedirectPage, providerRedirectPage, threedsMethodDonePage, threedsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 import { barcodeSvg, qrSvg } from './codes.js';
 import { dccPage } from './dcc.view.js';
 import { firstChoice } from '../dcc/index.js';
@@ -550,6 +550,47 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
       const out = await service.submitChallenge(o, body, locate(o, q));
       return afterSubmit(req, reply, o, q, out, 'tokenized');
+    });
+
+    // ---- processors' own pages and notifications (Bizum through Redsys) --------------------------------------
+
+    const processorParams = { type: 'object', properties: { connector: { type: 'string', maxLength: 40 }, reference: { type: 'string', maxLength: 100 } }, required: ['connector', 'reference'] };
+    const notificationParams = { type: 'object', properties: { connector: { type: 'string', maxLength: 40 } }, required: ['connector'] };
+
+    scope.get('/processor/:connector/redirect/:reference', {
+      config: PAGE_CONFIG,
+      schema: {
+        operationId: 'showProviderRedirect', summary: 'A provider\'s payment page (form POST)', tags: ['pages'], security: [],
+        description: 'For a started payment whose provider\'s page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.',
+        params: processorParams,
+        response: { 200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    }, async (req, reply) => {
+      const { connector, reference } = req.params as { connector: string; reference: string };
+      const form = /^[0-9a-f-]{36}$/.test(reference) ? await service.apmRedirectForm(connector, reference) : null;
+      if (!form) return html(reply, 404, renderError(req, reply, { status: 404, details: 'unknown payment' }));
+      const lang = chooseLanguage(null, req.headers['accept-language']);
+      const nonce = randomBytes(16).toString('base64');
+      secure(req, reply, contentSecurityPolicy({ nonce, imgOrigins: [], formTargets: [originOf(form.url)].filter((x): x is string => !!x), frameAncestors: "'none'" }));
+      const chrome: PageChrome = { lang, t: translator(lang), nonce, env: envOf(req), template: DEFAULT_TEMPLATES.PAYMENT_CARD, langHref: null };
+      return html(reply, 200, providerRedirectPage(chrome, form));
+    });
+
+    scope.post('/processor/:connector/notification', {
+      config: PAGE_CONFIG,
+      schema: {
+        operationId: 'receiveProcessorNotification', summary: 'A processor\'s notification', tags: ['pages'], security: [],
+        description: 'Where a processor posts its signed notifications of an operation\'s outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal\'s key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).',
+        params: notificationParams,
+        consumes: ['application/x-www-form-urlencoded'],
+        response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    }, async (req, reply) => {
+      const { connector } = req.params as { connector: string };
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, body) : 'ignored';
+      secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
+      return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
 
     // ---- B5: Bizum -------------------------------------------------------------------------------------------

@@ -274,6 +274,17 @@ export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; 
   return layout(chrome, { title: t('acs.title'), summary: p.summary, body, className: 'acs', extraScript: "document.getElementById('threeds-acs').submit();" });
 }
 
+/** A provider's payment page that expects a form POST (Bizum through Redsys): the page posts it. */
+export function providerRedirectPage(chrome: PageChrome, p: { url: string; fields: Record<string, string> }): string {
+  const { t } = chrome;
+  const body = html`<h1>${t('bizum.title')}</h1>
+<form method="post" action="${safeUrl(p.url)}" id="provider-redirect">
+${Object.entries(p.fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<div class="actions"><button type="submit">${t('action.continue')}</button></div>
+</form>`;
+  return layout(chrome, { title: t('bizum.title'), summary: null, body, extraScript: "document.getElementById('provider-redirect').submit();" });
+}
+
 /** The Bizum page (B5): the phone number of the paying account. */
 export function bizumPage(chrome: PageChrome, p: { summary: OrderSummary; action: string; formNonce: string; phone: string; error: MessageKey | null; notice: 'refused' | null }): string {
   const { t } = chrome;

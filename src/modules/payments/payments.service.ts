@@ -22,6 +22,7 @@ import { createOrder, type CreatedOrder, type CreateOptions } from './operations
 import { cancel, confirm, refund } from './operations/follow-up.js';
 import { attachMetadata, expireOrder, getOrder, listTransactions, type ListQuery } from './operations/orders.js';
 import type { BrowserInfo } from '../../processors/index.js';
+import { apmRedirectForm, processorNotification } from './operations/notifications.js';
 import { orderByToken, payByToken, payDirect, payMoto, payOwned, paySingleStep, type DirectInput, type MotoInput, type SingleStepInput } from './operations/pay.js';
 import { payout, type PayoutInput } from './operations/payout.js';
 import { payWallet, type WalletPayment } from './operations/wallet.js';
@@ -197,6 +198,16 @@ export class PaymentsService implements Payments {
     return completeAfter3ds(this.#core, token, opts);
   }
 
+  /** A processor's signed notification (webhook): settles the transaction it names, once. */
+  processorNotification(connectorName: string, fields: Record<string, string>) {
+    return processorNotification(this.#core, connectorName, fields);
+  }
+
+  /** The form a started redirect APM payment posts to the provider's page, or null. */
+  apmRedirectForm(connectorName: string, reference: string) {
+    return apmRedirectForm(this.#core, connectorName, reference);
+  }
+
   /** Whether an order's processor runs 3-D Secure itself (EMV 3DS 2 through the acquirer). */
   hasAcquirerThreeds(o: { service_type: string; env: 'sandbox' | 'production' }): boolean {
     return hasAcquirerThreeds(this.#core, o);
@@ -217,7 +228,7 @@ export class PaymentsService implements Payments {
     return acquirerThreedsComplete(this.#core, token, cres);
   }
 
-  payApmByToken(token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult> {
+  payApmByToken(token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult & { goto?: string | null }> {
     return payApmByToken(this.#core, token, input);
   }
 

@@ -15,6 +15,9 @@ import type { Executor } from '../../platform/db/database.js';
 import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
 import type {
   AcquirerThreeDS,
+  ApmStartRequest,
+  ApmStartResult,
+  NotificationResult,
   AuthenticateRequest,
   BrowserInfo,
   ThreeDSPayment,
@@ -36,6 +39,7 @@ import type {
 } from '../connector.js';
 import { normaliseCode, refusalOf } from './codes.js';
 import {
+  bizumRedirectParameters,
   followUpParameters,
   laneFor,
   paymentParameters,
@@ -50,8 +54,8 @@ import {
   type TxType,
 } from './mapping.js';
 import { queryRequestXml, readQueryAnswer } from './query.js';
-import { findCof, findOperation, keepCof, recordOperation, saveEmv3ds, type RedsysOperation } from './redsys.repo.js';
-import { openMessage, signMessage } from './signature.js';
+import { findCof, findOperation, keepCof, operationsOfOrder, recordOperation, saveEmv3ds, type RedsysOperation } from './redsys.repo.js';
+import { decodeParameters, openMessage, safeDecodeURIComponent, signMessage } from './signature.js';
 
 export const REDSYS_PRODUCTION_URL = 'https://sis.redsys.es';
 export const REDSYS_TEST_URL = 'https://sis-t.redsys.es:25443';
@@ -69,6 +73,8 @@ export interface RedsysConnectorOptions {
   logger?: Logger;
   /** The keyed fingerprint of a card number (never the number itself is stored). */
   fingerprint: (pan: string) => string;
+  /** The gateway's URL for Redsys's notifications (DS_MERCHANT_MERCHANTURL); null: none asked for. */
+  notificationUrl?: string | null;
 }
 
 type Sent =
@@ -161,7 +167,7 @@ export class RedsysConnector implements Connector {
     const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
     // a merchant-initiated payment quotes the network transaction id of the card's first payment
     const cofTxnid = req.channel === 'MIT' ? req.cofTxnid || (await findCof(db, terminal.fuc, fingerprint)) : null;
-    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: req.channel, cofTxnid, threeds: req.threeds ?? null });
+    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: req.channel, cofTxnid, threeds: req.threeds ?? null, merchantUrl: this.#o.notificationUrl ?? null });
     const { result, facts } = await this.#operation(terminal, lane, op, params, type, req.amount);
     if (result.outcome !== 'APPROVED') return result;
     if (req.channel === 'ECOMMERCE' && facts?.cofTxnid) {
@@ -369,6 +375,76 @@ export class RedsysConnector implements Connector {
     const emv = { threeDSInfo: 'ChallengeResponse', protocolVersion: session.protocolVersion, cres };
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
     return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint: this.#o.fingerprint(req.card.pan.reveal()), cardFirst: true });
+  }
+
+  /**
+   * Bizum through Redsys: the redirect payment page with `PAYMETHODS=z`. The customer pays on Redsys's
+   * page; Redsys's signed notification settles the payment (`notification`).
+   */
+  async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
+    if (req.apm !== 'BIZUM') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `${req.apm} is not offered through Redsys`, processorId: null };
+    if (!this.#o.notificationUrl) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Bizum through Redsys needs the gateway\'s public URL for its notification', processorId: null };
+    const terminal = await this.#o.terminals(req.terminal);
+    const back = req.returnUrl ?? this.#o.notificationUrl;
+    const op = await recordOperation(this.#o.db(), {
+      reference: req.reference, merchantCode: terminal.fuc, terminal: terminal.secure.terminal, type: TX_TYPE.AUTHORIZATION, amount: req.amount, currency: req.currency, originalReference: null,
+      terminalRef: { ...refOf(req.terminal), bizumBack: back },
+    });
+    return {
+      outcome: 'PENDING',
+      processorId: op.order,
+      // the gateway's page that posts the signed form to Redsys's payment page (apmRedirectForm)
+      redirectUrl: this.#o.notificationUrl.replace(/\/notification$/, `/redirect/${encodeURIComponent(op.reference)}`),
+      voucher: null,
+      expiresAt: new Date(req.now.getTime() + 30 * 60_000),
+    };
+  }
+
+  /** The signed form of a Bizum payment for Redsys's payment page (`realizarPago`), rebuilt from the operation. */
+  async apmRedirectForm(reference: string): Promise<{ url: string; fields: Record<string, string> } | null> {
+    const op = await findOperation(this.#o.db(), reference);
+    if (!op || !op.terminalRef?.bizumBack || !this.#o.notificationUrl) return null;
+    const terminal = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'REDSYSPSD2', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    const key = terminal.secure.terminal === op.terminal ? terminal.secure.key : terminal.nonSecure.key;
+    const ref: OrderRef = { fuc: op.merchantCode, terminal: op.terminal, order: op.order };
+    const params = bizumRedirectParameters(ref, op.amount, op.currency, { merchantUrl: this.#o.notificationUrl, urlOk: op.terminalRef.bizumBack, urlKo: op.terminalRef.bizumBack });
+    return { url: `${this.#o.baseUrl}/sis/realizarPago`, fields: { ...signMessage(terminal.version, key, params, op.order) } };
+  }
+
+  /**
+   * A notification Redsys posted to the gateway: the operation is found by merchant code, order number
+   * and type; the signature is verified with that terminal's key before anything else is read.
+   */
+  async notification(fields: Record<string, string>): Promise<NotificationResult> {
+    let unverified: Record<string, unknown>;
+    try {
+      unverified = decodeParameters(fields.Ds_MerchantParameters ?? '');
+    } catch {
+      return { outcome: 'IGNORED', reason: 'not a Redsys notification' };
+    }
+    const fuc = typeof unverified.Ds_MerchantCode === 'string' ? safeDecodeURIComponent(unverified.Ds_MerchantCode) : '';
+    const order = typeof unverified.Ds_Order === 'string' ? safeDecodeURIComponent(unverified.Ds_Order) : '';
+    const type = typeof unverified.Ds_TransactionType === 'string' ? safeDecodeURIComponent(unverified.Ds_TransactionType) : '';
+    if (!/^\d{9}$/.test(fuc) || !/^\d{4}[0-9A-Za-z]{0,8}$/.test(order)) return { outcome: 'IGNORED', reason: 'no merchant code or order number' };
+    const ops = (await operationsOfOrder(this.#o.db(), fuc, order)).filter((o) => o.type === type);
+    const op = ops.at(-1);
+    if (!op || !op.terminalRef) return { outcome: 'IGNORED', reason: 'no operation of ours under this order number' };
+    let terminal: RedsysTerminal;
+    try {
+      terminal = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'REDSYSPSD2', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    } catch (err) {
+      return { outcome: 'IGNORED', reason: (err as Error).message };
+    }
+    const key = terminal.secure.terminal === op.terminal ? terminal.secure.key : terminal.nonSecure.key;
+    const opened = openMessage(key, fields);
+    if (!opened.ok) {
+      this.#o.logger?.error({ order, reason: opened.reason }, 'redsys: notification refused (signature not verified)');
+      return { outcome: 'IGNORED', reason: `signature not verified: ${opened.reason}` };
+    }
+    const { result } = resultOfAnswer(opened.params, { ref: { fuc: op.merchantCode, terminal: op.terminal, order: op.order }, type: op.type as TxType, amount: op.amount });
+    if (result.outcome === 'UNKNOWN') return { outcome: 'IGNORED', reason: result.details };
+    if (result.outcome === 'CHALLENGE') return { outcome: 'IGNORED', reason: 'a soft decline: the payment goes on with authentication' };
+    return { outcome: 'SETTLE', reference: op.reference, result };
   }
 
   /** Redsys does not compare holder names. */

@@ -20,7 +20,15 @@ export interface RedsysOperationsTable {
   /** The EMV 3DS session of a payment (migration 0921). */
   emv3ds: ColumnType<Emv3dsSession | null, string | null, string | null>;
   /** The TerminalRef the operation went through (a notification finds its key with it). */
-  terminal_ref: ColumnType<{ serviceId?: string | null; terminalId?: string | null; serviceType?: string } | null, string | null, string | null>;
+  terminal_ref: ColumnType<TerminalRefRecord | null, string | null, string | null>;
+}
+
+/** The terminal an operation went through; a Bizum redirect also keeps where the customer comes back. */
+export interface TerminalRefRecord {
+  serviceId?: string | null;
+  terminalId?: string | null;
+  serviceType?: string;
+  bizumBack?: string;
 }
 
 export interface Emv3dsSession {
@@ -52,7 +60,7 @@ export interface RedsysOperation {
   currency: string;
   originalReference: string | null;
   emv3ds?: Emv3dsSession | null;
-  terminalRef?: { serviceId?: string | null; terminalId?: string | null; serviceType?: string } | null;
+  terminalRef?: TerminalRefRecord | null;
 }
 
 const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -14,7 +14,17 @@ import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { finishStarted, settle } from './settle.js';
 
-export async function payApmByToken(core: PaymentsCore, token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult> {
+export async function payApmByToken(core: PaymentsCore, token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult & { goto?: string | null }> {
+  // a processor that takes the APM on its own page (Bizum through Redsys: a redirect, settled by its
+  // notification) starts the payment there; the customer goes to the provider's page
+  const found = await repo.findOrderByToken(core.db.db, token);
+  if (found) {
+    const c = core.deps.processors.forService(found.service_type, found.env);
+    if (!c.apmPayment && c.apmStart) {
+      const r = await startApm(core, (trx) => repo.lockOrderByToken(trx, token), { apm: input.apm, phone: input.phone, customerIp: input.customerIp ?? null });
+      return { ...r, goto: r.apm?.redirect_url ?? null };
+    }
+  }
   const started = await core.db.transaction(async (trx): Promise<Started> => {
     const o = await repo.lockOrderByToken(trx, token);
     if (!o) throw notFound('The order was not found');
@@ -136,7 +146,7 @@ export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<re
   }
   const record: ApmRecord = {
     ...begun.record,
-    ...(info.kind === 'redirect' ? { redirect_url: answer.redirectUrl ?? sandboxApmUrl(core.p.config.publicUrl, o.env, 'bank', o.token) } : {}),
+    ...(info.kind === 'redirect' || answer.redirectUrl ? { redirect_url: answer.redirectUrl ?? sandboxApmUrl(core.p.config.publicUrl, o.env, 'bank', o.token) } : {}),
     ...(answer.voucher ? { voucher: answer.voucher } : {}),
     expires_at: answer.expiresAt.toISOString(),
   };

@@ -37,6 +37,8 @@ export interface RedsysSimulatorOptions {
   /** Send signed notifications to DS_MERCHANT_MERCHANTURL after REST operations (default true). */
   notifyRest?: boolean;
   clock?: () => Date;
+  /** Extra headers of the notifications it posts (tests: the TLS proxy's `x-forwarded-proto` in front of a gateway). */
+  notifyHeaders?: Record<string, string>;
 }
 
 export type RedsysFaultKind = 'lost' | 'drop' | 'tamper' | 'hang';
@@ -395,7 +397,7 @@ export class RedsysSimulator {
     const body = { Ds_SignatureVersion: version, Ds_MerchantParameters: merchantParameters, Ds_Signature: signature };
     const sent: SentNotification = { url, order, status: null, error: null, body };
     try {
-      const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(), headersTimeout: 10_000, bodyTimeout: 10_000 });
+      const res = await request(url, { method: 'POST', headers: { ...this.#opts.notifyHeaders, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(), headersTimeout: 10_000, bodyTimeout: 10_000 });
       await res.body.dump();
       sent.status = res.statusCode;
     } catch (err) {
