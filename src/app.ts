@@ -125,6 +125,16 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     notificationUrl: `${p.config.publicUrl}/v1/processor/redsys/notification`,
   });
   for (const type of REDSYS_FAMILY) processors.register(type, redsys);
+  services.credentialTester = async (type, code, credentials, currency) => {
+    if (!(REDSYS_FAMILY as readonly string[]).includes(type)) return null;
+    let terminal;
+    try {
+      terminal = redsysTerminalOf(code, credentials);
+    } catch (err) {
+      return [(err as Error).message];
+    }
+    return redsys.testCredentials(terminal, currency);
+  };
 }
 
 /** Registers the background jobs of every module. */

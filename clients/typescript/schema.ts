@@ -3953,6 +3953,7 @@ export interface components {
             credentials?: {
                 [key: string]: string | number | boolean;
             } | null;
+            test_credentials?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
         };
         /**
          * Customer

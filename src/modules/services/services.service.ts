@@ -33,9 +33,17 @@ export interface NewTerminal {
   dcc_allowed?: boolean | null;
   is_cof_disabled_by_default?: boolean | null;
   credentials?: unknown;
+  /** Try the credentials against the processor before creating the terminal (production). */
+  test_credentials?: boolean | null;
 }
 
+/** Tries a terminal's credentials against its processor; returns the problems found (empty: usable). */
+export type CredentialTester = (type: string, code: string | null, credentials: Credentials, currency: string) => Promise<string[] | null>;
+
 export class ServicesService {
+  /** Set by the app: the processors' credential tests (a type without one: null). */
+  credentialTester: CredentialTester | null = null;
+
   constructor(
     private readonly p: Platform,
     private readonly merchants: MerchantsService,
@@ -124,6 +132,17 @@ export class ServicesService {
   // ---- API ----------------------------------------------------------------------------------------
 
   async createTerminal(ctx: RequestContext, input: NewTerminal & { parent_uuid?: string | null }) {
+    // the credentials are tried before the terminal is written, outside any transaction
+    if (input.test_credentials && ctx.env === 'production') {
+      const creds = validateCredentials(input.type, input.credentials);
+      if ('error' in creds) throw badRequest(creds.error);
+      const currency = currencyFrom(input.currency_code);
+      const problems = creds.ok && currency && this.credentialTester
+        ? await this.credentialTester(input.type, input.code === undefined || input.code === null ? null : String(input.code), creds.ok, currency.code)
+        : null;
+      if (problems === null) throw badRequest(`test_credentials: terminals of type ${input.type} cannot be tested (no connector)`);
+      if (problems.length > 0) throw badRequest(`The credentials were refused by the processor: ${problems.join('; ')}`);
+    }
     return this.p.database.transaction(async (trx) => {
       const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
       const row = await this.createTerminalFor(trx, owner, input, owner.id === ctx.merchant.id ? ctx.clock.now() : undefined);

@@ -54,7 +54,7 @@ import {
   type TxType,
 } from './mapping.js';
 import { queryRequestXml, readQueryAnswer } from './query.js';
-import { findCof, findOperation, keepCof, operationsOfOrder, recordOperation, saveEmv3ds, type RedsysOperation } from './redsys.repo.js';
+import { findCof, findOperation, keepCof, newOrderNumber, operationsOfOrder, recordOperation, saveEmv3ds, type RedsysOperation } from './redsys.repo.js';
 import { decodeParameters, openMessage, safeDecodeURIComponent, signMessage } from './signature.js';
 
 export const REDSYS_PRODUCTION_URL = 'https://sis.redsys.es';
@@ -445,6 +445,33 @@ export class RedsysConnector implements Connector {
     if (result.outcome === 'UNKNOWN') return { outcome: 'IGNORED', reason: result.details };
     if (result.outcome === 'CHALLENGE') return { outcome: 'IGNORED', reason: 'a soft decline: the payment goes on with authentication' };
     return { outcome: 'SETTLE', reference: op.reference, result };
+  }
+
+  /**
+   * Tests a terminal's credentials against Redsys without moving money: for each of its two terminals, a
+   * signed refund of 1 cent under a fresh order number that no payment has. Redsys answers that there is
+   * nothing to refund (SIS0054) when the merchant code, terminal and key are right; SIS0042 when the key
+   * (or the signature version) is wrong; SIS0026 when the merchant code or terminal is unknown. Returns
+   * the problems in words an operator can act on (empty: both terminals answered as expected).
+   */
+  async testCredentials(terminal: RedsysTerminal, currency: string): Promise<string[]> {
+    const problems: string[] = [];
+    for (const [lane, label] of [['secure', 'terminal_secure'], ['nonSecure', 'terminal_not_secure']] as const) {
+      const keys = terminal[lane];
+      const order = newOrderNumber();
+      const params = followUpParameters({ fuc: terminal.fuc, terminal: keys.terminal, order }, TX_TYPE.REFUND, 1, currency);
+      const sent = await this.#post('/sis/rest/trataPeticionREST', keys, terminal.version, params, order);
+      if (sent.kind === 'unknown') {
+        problems.push(`${label} ${keys.terminal}: ${sent.details}`);
+        continue;
+      }
+      const code = sent.kind === 'error' ? normaliseCode(sent.code) : normaliseCode(sent.params.Ds_Response);
+      // "nothing to refund under this order number": merchant code, terminal and key are right
+      if (code === 'SIS0054' || code === '9054' || code === 'SIS0056' || code === '9056') continue;
+      const r = refusalOf(code ?? 'unreadable');
+      problems.push(`${label} ${keys.terminal}: ${r.details}`);
+    }
+    return problems;
   }
 
   /** Redsys does not compare holder names. */
