@@ -6,8 +6,9 @@
  *
  * The gateway (the compiled build, as `npm start` runs it) runs on PostgreSQL in production mode with
  * PAYGATE_REDSYS_URL pointing at the simulator, which runs in this process. Each client pays B10 direct
- * payments with stored cards (one card per payment, so antifraud's per-card counts stay low) of
- * its own customer, on orders created before the timed phase.
+ * payments (the money path's fast path) with cards and orders stored before the timed phase, one card
+ * per payment (antifraud counts payments per card); BENCH_STEP=single-step pays B3 single-step payments
+ * (the order, the stored card and the payment in one request, a new card each time) instead.
  *
  * For comparison each run also measures the same gateway with the in-process sandbox simulator answering
  * after the same latency (PAYGATE_PRODUCTION_SIMULATOR): what the connector itself costs.

@@ -319,7 +319,7 @@ export class RedsysConnector implements Connector {
   }
 
   /** Reads a trataPeticion answer of a 3DS exchange: the ACS challenge, or the payment's result. */
-  #threedsAnswer(sent: Sent, x: { type: TxType; ref: OrderRef; amount: number; protocolVersion: string; flow: 'FRICTIONLESS' | 'CHALLENGE'; fingerprint: string; cardFirst: boolean }): Promise<ThreeDSPayment> | ThreeDSPayment {
+  #threedsAnswer(sent: Sent, x: { type: TxType; ref: OrderRef; amount: number; protocolVersion: string; flow: 'FRICTIONLESS' | 'CHALLENGE'; fingerprint: string }): Promise<ThreeDSPayment> | ThreeDSPayment {
     if (sent.kind === 'unknown') return { outcome: 'RESULT', result: { outcome: 'UNKNOWN', details: sent.details }, threeds: null, flow: x.flow };
     if (sent.kind === 'error') return { outcome: 'RESULT', result: resultOfErrorCode(sent.code), threeds: null, flow: x.flow };
     const emv = sent.params.Ds_EMV3DS as Record<string, unknown> | undefined;
@@ -365,7 +365,7 @@ export class RedsysConnector implements Connector {
       threeDSCompInd: methodCompleted === null ? 'U' : methodCompleted ? 'Y' : 'N',
     };
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
-    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'FRICTIONLESS', fingerprint: this.#o.fingerprint(req.card.pan.reveal()), cardFirst: true });
+    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'FRICTIONLESS', fingerprint: this.#o.fingerprint(req.card.pan.reveal()) });
   }
 
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment> {
@@ -374,7 +374,7 @@ export class RedsysConnector implements Connector {
     if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'CHALLENGE' };
     const emv = { threeDSInfo: 'ChallengeResponse', protocolVersion: session.protocolVersion, cres };
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
-    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint: this.#o.fingerprint(req.card.pan.reveal()), cardFirst: true });
+    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint: this.#o.fingerprint(req.card.pan.reveal()) });
   }
 
   /**
