@@ -81,7 +81,7 @@ function production(url: string, creds: { api_key: string; signature: string }) 
 }
 
 describe('kill -9 between the Redsys answer and the settle', () => {
-  it('after the restart the payment is settled once, from Redsys\'s query service', async () => {
+  it('after the restart the payment is settled once, from Redsys\'s query service', { timeout: 240_000 }, async () => {
     const merchant = await productionMerchant();
     gw = await startGateway(home);
     let api = production(gw.url, merchant);
@@ -133,5 +133,10 @@ describe('kill -9 between the Redsys answer and the settle', () => {
     const notified = rx.received.filter((r) => r.path === '/crash').map((r) => JSON.parse(r.body));
     expect(notified.map((n: any) => n.order?.status ?? n.status)).toEqual(['SUCCESS']);
     expect((await api.get('/orders')).body.transactions).toHaveLength(1);
+    // the gateway says at start which service types production can take, and which answer 503
+    const warned = /production payments of these service types answer 503 \(no connector\): ([A-Z0-9, ]+)/.exec(gw.output());
+    expect(warned, gw.output()).not.toBeNull();
+    expect(warned![1].split(', ')).toContain('CHECKOUT');
+    expect(warned![1].split(', ')).not.toContain('REDSYSPSD2');
   });
 });
