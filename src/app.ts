@@ -32,6 +32,9 @@ import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
+import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
+import { OutgoingClient, OutgoingPolicy } from './platform/net/outgoing.js';
+import { REDSYS_FAMILY } from './modules/services/index.js';
 
 export interface Modules {
   processors: ProcessorRegistry;
@@ -67,6 +70,7 @@ export function buildModules(p: Platform): Modules {
   });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
+  registerConnectors(p, processors, services);
   const customers = new CustomersService(p);
   // risk screens cards before sources stores them, and reads stored cards: built right after sources
   let risk: RiskService | null = null;
@@ -95,6 +99,42 @@ export function buildModules(p: Platform): Modules {
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
+}
+
+/**
+ * The production connectors, by service type: the REDSYS family speaks Redsys (PAYGATE_REDSYS_URL).
+ * The connector's HTTP client is the gateway's outgoing client, allowed to reach exactly the configured
+ * Redsys host (the operator named it) besides what PAYGATE_OUTGOING_ALLOW allows.
+ */
+function registerConnectors(p: Platform, processors: ProcessorRegistry, services: ServicesService): void {
+  const redsysHost = new URL(p.config.redsysUrl).hostname.replace(/^\[|\]$/g, '');
+  const http = new OutgoingClient({ policy: new OutgoingPolicy({ allow: [...p.config.outgoingAllow, redsysHost], sandboxLoopback: false }) });
+  const redsys = new RedsysConnector({
+    baseUrl: p.config.redsysUrl,
+    http,
+    db: () => p.database.db,
+    terminals: async (ref) => {
+      const t = await services.processorTerminal(ref);
+      return redsysTerminalOf(t?.code ?? null, t?.credentials ?? null);
+    },
+    // the HTTP deadline falls just inside the registry's deadline around the whole call
+    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
+    logger: p.logger.child({ connector: 'redsys' }),
+    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+    // where Redsys posts its signed notifications (Bizum's result; card payments' results too)
+    notificationUrl: `${p.config.publicUrl}/v1/processor/redsys/notification`,
+  });
+  for (const type of REDSYS_FAMILY) processors.register(type, redsys);
+  services.credentialTester = async (type, code, credentials, currency) => {
+    if (!(REDSYS_FAMILY as readonly string[]).includes(type)) return null;
+    let terminal;
+    try {
+      terminal = redsysTerminalOf(code, credentials);
+    } catch (err) {
+      return [(err as Error).message];
+    }
+    return redsys.testCredentials(terminal, currency);
+  };
 }
 
 /** Registers the background jobs of every module. */

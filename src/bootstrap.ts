@@ -2,6 +2,7 @@
  * A ready-to-use sandbox merchant: merchant, `all` key and signature, a simulator terminal and an
  * enabled service. `npm start` creates one on first start; `paygate merchant create` creates more.
  */
+import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Modules } from './app.js';
@@ -32,6 +33,8 @@ export interface CreateMerchantOptions {
   /** Create a terminal and an enabled service (default true). */
   withService?: boolean;
   serviceType?: string;
+  /** The terminal's code and credentials (e.g. a Redsys merchant code and keys); generated when absent. */
+  terminal?: { code: string | null; credentials: Record<string, string> | null };
 }
 
 export async function createMerchantWithService(p: Platform, m: Modules, o: CreateMerchantOptions = {}): Promise<CreatedMerchant> {
@@ -52,10 +55,16 @@ export async function createMerchantWithService(p: Platform, m: Modules, o: Crea
         type,
         currency_code: o.currency ?? 'EUR',
         description: `${env} terminal (simulated processor)`,
-        code: type === 'REDSYSPSD2' ? '1' : null,
-        credentials:
-          type === 'REDSYSPSD2'
-            ? { key_secure: randomToken(), key_not_secure: randomToken(), terminal_secure: '1', terminal_not_secure: '2' }
+        // production REDSYSPSD2 terminals carry values of Redsys's formats (a merchant code of 9 digits,
+        // keys of 24 bytes in base64), as their validation asks; they are placeholders until the
+        // merchant's own are set
+        code: o.terminal ? o.terminal.code : type === 'REDSYSPSD2' ? (env === 'production' ? String(randomInt(100_000_000, 999_999_999)) : '1') : null,
+        credentials: o.terminal
+          ? o.terminal.credentials
+          : type === 'REDSYSPSD2'
+            ? env === 'production'
+              ? { key_secure: randomBytes(24).toString('base64'), key_not_secure: randomBytes(24).toString('base64'), terminal_secure: '001', terminal_not_secure: '002' }
+              : { key_secure: randomToken(), key_not_secure: randomToken(), terminal_secure: '1', terminal_not_secure: '2' }
             : type === 'CREDORAX'
               ? { merchant_id: randomToken(4), signing_api_key: randomToken() }
               : null,

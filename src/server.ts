@@ -7,7 +7,9 @@ import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { loadConfig, ConfigError, configWarnings, type Config } from './config/config.js';
 import { DataDirLockedError } from './platform/db/lock.js';
-import { buildApp, buildModules, readTls, registerJobs } from './app.js';
+import { buildApp, buildModules, readTls, registerJobs, type Modules } from './app.js';
+import type { Platform } from './platform/index.js';
+import { SERVICE_TYPES } from './modules/services/index.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
@@ -37,6 +39,23 @@ export interface StartOptions {
    * processes (PAYGATE_WORKER_PROCESSES); default: as PAYGATE_WORKERS says.
    */
   backgroundInProcess?: boolean;
+}
+
+/**
+ * Which service types production can process, and how: the connector of each type that has one, the
+ * simulator for every type under PAYGATE_PRODUCTION_SIMULATOR, and the types that answer 503.
+ */
+export function logProductionConnectors(p: Platform, modules: Modules): void {
+  const connectors = modules.processors.productionConnectors();
+  if (p.config.productionSimulator) {
+    p.logger.warn('PAYGATE_PRODUCTION_SIMULATOR is on: every production service is served by the simulator (staging only: no real money moves)');
+    return;
+  }
+  const byConnector: Record<string, string[]> = {};
+  for (const [type, name] of connectors) (byConnector[name] ??= []).push(type);
+  const without = SERVICE_TYPES.filter((t) => !connectors.has(t));
+  p.logger.info({ connectors: byConnector, redsys_url: connectors.size > 0 ? p.config.redsysUrl : undefined }, `production connectors: ${Object.entries(byConnector).map(([n, t]) => `${n} for ${t.join(', ')}`).join('; ')}`);
+  p.logger.warn({ service_types: without }, `production payments of these service types answer 503 (no connector): ${without.join(', ')}`);
 }
 
 export async function startServer(config: Config, overrides: PlatformOverrides = {}, opts: StartOptions = {}) {
@@ -83,6 +102,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
         'Use it on a trusted network or in a container only; production routes still require HTTPS.',
     );
   }
+  logProductionConnectors(p, modules);
   if (created) process.stdout.write(credentialsBanner(created, baseUrl) + '\n');
   p.logger.info({ url: baseUrl, database: p.database.kind }, 'paygate listening');
 

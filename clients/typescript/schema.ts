@@ -1263,6 +1263,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/tokenized/{token}/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * EMV 3-D Secure: the browser's data
+         * @description The 3DS page of an order whose processor runs EMV 3-D Secure 2 itself posts the browser's data (screen, time zone, language, whether the 3DS method ran); the processor approves frictionlessly (303 to url_ok or url_ko) or asks for the ACS challenge (a page that sends the customer to the issuer's ACS). Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["submitThreeDSBrowserData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/tokenized/{token}/method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * EMV 3-D Secure: the 3DS method is done
+         * @description The issuer's 3DS method posts `threeDSMethodData` here in the hidden frame of the 3DS page once it ran; the answer tells the page to go on. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["threeDSMethodNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/tokenized/{token}/cres": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * EMV 3-D Secure: the ACS challenge's answer
+         * @description The issuer's ACS posts `cres` here when the cardholder finished the challenge; the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        post: operations["threeDSChallengeResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor/{connector}/redirect/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's payment page (form POST)
+         * @description For a started payment whose provider's page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.
+         */
+        get: operations["showProviderRedirect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor/{connector}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A processor's notification
+         * @description Where a processor posts its signed notifications of an operation's outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal's key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).
+         */
+        post: operations["receiveProcessorNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/bizum/{token}": {
         parameters: {
             query?: never;
@@ -3853,6 +3953,7 @@ export interface components {
             credentials?: {
                 [key: string]: string | number | boolean;
             } | null;
+            test_credentials?: (boolean | (0 | 1) | ("true" | "false" | "1" | "0")) | null | string;
         };
         /**
          * Customer
@@ -17078,6 +17179,216 @@ export interface operations {
             };
             /** @description A page explaining the problem */
             "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    submitThreeDSBrowserData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    threeDSMethodNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    threeDSChallengeResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showProviderRedirect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connector: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receiveProcessorNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -460,6 +460,34 @@ export function buildCli(): Command {
     });
 
   program
+    .command('redsys-simulator')
+    .description('run the Redsys simulator (its REST, 3-D Secure, Bizum and query services) for demos: point PAYGATE_REDSYS_URL at the URL it prints')
+    .option('--port <n>', 'port to listen on', '9443')
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--merchant-code <fuc>', 'the merchant code (FUC) it knows', '999008881')
+    .option('--key <base64>', "the terminals' key (Redsys's public test key by default)", 'sq7HjrUOBfKmC576ILgskD5srU870gJ7')
+    .option('--terminals <list>', 'terminal numbers, comma-separated (secure, non-secure)', '001,002')
+    .option('--latency-ms <n>', 'delay before every answer', '0')
+    .action(async (o: { port: string; host: string; merchantCode: string; key: string; terminals: string; latencyMs: string }) => {
+      if (!/^\d{9}$/.test(o.merchantCode)) throw new ApiError(400, '--merchant-code must be 9 digits');
+      const terminals = o.terminals.split(',').map((t) => t.trim().padStart(3, '0'));
+      if (terminals.some((t) => !/^\d{3}$/.test(t))) throw new ApiError(400, '--terminals must be numbers of 1 to 3 digits');
+      const { RedsysSimulator } = await import('../processors/redsys/simulator/server.js');
+      const sim = new RedsysSimulator({
+        merchants: { [o.merchantCode]: Object.fromEntries(terminals.map((t) => [t, { key: o.key }])) },
+        latencyMs: Number(o.latencyMs) || 0,
+      });
+      const url = await sim.listen(Number(o.port), o.host);
+      const credentials = { terminal_secure: terminals[0], key_secure: o.key, terminal_not_secure: terminals[1] ?? terminals[0], key_not_secure: o.key };
+      process.stdout.write(`Redsys simulator at ${url}\n  PAYGATE_REDSYS_URL=${url}\n  terminal code ${o.merchantCode}, credentials ${JSON.stringify(credentials)}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sim.close();
+    });
+
+  program
     .command('listen')
     .description("stream a merchant's notifications from a gateway as they are made, print each one, and forward it (same body and signature headers) to a local URL")
     .option('--url <url>', 'the gateway (default: $PAYGATE_URL, else http://127.0.0.1:8080)')

@@ -77,8 +77,10 @@ export interface Config {
   processorTimeoutMs: number;
   /** Latency the sandbox processor adds to every answer, in milliseconds. */
   simulatorLatencyMs: number;
-  /** Production services without a real connector use the simulator (for staging setups only). */
+  /** Production services use the simulator instead of their connector (for staging setups only). */
   productionSimulator: boolean;
+  /** Base URL of Redsys (the REDSYS-family connector): production https://sis.redsys.es, test https://sis-t.redsys.es:25443. */
+  redsysUrl: string;
   /** A transaction PENDING longer than this (milliseconds) is settled by the reconciler. */
   reconcileAfterMs: number;
   /** How often the reconciler and the order-expiry sweep run, in milliseconds. */
@@ -227,6 +229,15 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpUrl = str('PAYGATE_SMTP_URL', null);
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
 
+  let redsysUrl = str('PAYGATE_REDSYS_URL', 'https://sis.redsys.es')!;
+  try {
+    const u = new URL(redsysUrl);
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || u.search || u.hash) throw new Error('url');
+    redsysUrl = redsysUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PAYGATE_REDSYS_URL must be an http(s) base URL without credentials or query (got "${redsysUrl}")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -266,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     processorTimeoutMs: int('PAYGATE_PROCESSOR_TIMEOUT_MS', 30_000, 10, 600_000),
     simulatorLatencyMs: int('PAYGATE_SIMULATOR_LATENCY_MS', 0, 0, 600_000),
     productionSimulator: bool('PAYGATE_PRODUCTION_SIMULATOR', false),
+    redsysUrl,
     reconcileAfterMs: int('PAYGATE_RECONCILE_AFTER_MS', 120_000, 100, 86_400_000),
     sweepEveryMs: int('PAYGATE_SWEEP_EVERY_MS', 10_000, 100, 3_600_000),
     cacheTtlMs: int('PAYGATE_CACHE_TTL_MS', 2000, 0, 3_600_000),
@@ -346,7 +358,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_BOOTSTRAP_SANDBOX', 'create and print a sandbox merchant on first start (true)'],
   ['PAYGATE_PROCESSOR_TIMEOUT_MS', 'deadline of one processor call; past it the operation is reconciled later (30000)'],
   ['PAYGATE_SIMULATOR_LATENCY_MS', 'latency of the sandbox processor (0)'],
-  ['PAYGATE_PRODUCTION_SIMULATOR', 'production services without a connector use the simulator: staging only (false)'],
+  ['PAYGATE_PRODUCTION_SIMULATOR', 'production services use the simulator instead of their connector: staging only, no real money moves (false)'],
+  ['PAYGATE_REDSYS_URL', 'base URL of Redsys for REDSYS-family services; the test environment is https://sis-t.redsys.es:25443 (https://sis.redsys.es)'],
   ['PAYGATE_RECONCILE_AFTER_MS', 'a transaction PENDING this long is settled by the reconciler (120000)'],
   ['PAYGATE_SWEEP_EVERY_MS', 'interval of the reconciler and order-expiry sweeps (10000)'],
   ['PAYGATE_CACHE_TTL_MS', 'time to live of the in-process caches of keys, merchants and services; changes from any process drop them at once (2000)'],

@@ -78,6 +78,8 @@ export interface DpanData {
 export interface TerminalRef {
   serviceType: string;
   terminalId: string | null;
+  /** The service the request goes through (real connectors find its terminal and credentials). */
+  serviceId?: string | null;
   /** Opened terminal credentials, for real connectors (the simulator ignores them). */
   credentials?: Record<string, string> | null;
 }
@@ -241,7 +243,13 @@ export type ApmStartResult =
    * where the customer approves (null: the sandbox bank page of the order). `voucher`: voucher APMs.
    * `expiresAt`: after it, an unfinished payment is refused.
    */
-  | { outcome: 'PENDING'; processorId: string; redirectUrl: string | null; voucher: ApmVoucher | null; expiresAt: Date }
+  | {
+      outcome: 'PENDING';
+      processorId: string;
+      redirectUrl: string | null;
+      voucher: ApmVoucher | null;
+      expiresAt: Date;
+    }
   | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
   | { outcome: 'UNKNOWN'; details: string };
 
@@ -297,7 +305,8 @@ export interface VerifyHolderRequest extends Base {
 
 /** What a money operation came to. */
 export type ProcessorResult =
-  | { outcome: 'APPROVED'; authorization: string; processorId: string; amount: number }
+  /** `cofTxnid`: the network transaction id of a stored credential, kept on the order (`cof_txnid`). */
+  | { outcome: 'APPROVED'; authorization: string; processorId: string; amount: number; cofTxnid?: string | null }
   | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string; processorId: string | null }
   /**
    * Strong customer authentication is needed first (soft decline). Card-present payments carry the
@@ -336,6 +345,50 @@ export type VerifyHolderResult =
   | { outcome: 'DONE'; result: HolderMatch }
   | { outcome: 'UNKNOWN'; details: string };
 
+/** What the cardholder's browser tells an issuer's 3-D Secure server (EMV 3DS browser data). */
+export interface BrowserInfo {
+  acceptHeader: string;
+  userAgent: string;
+  javaEnabled: boolean;
+  javascriptEnabled: boolean;
+  /** BCP 47 (`es-ES`). */
+  language: string;
+  colorDepth: number;
+  screenHeight: number;
+  screenWidth: number;
+  /** Minutes between UTC and local time (JavaScript's getTimezoneOffset()). */
+  tz: number;
+}
+
+/** The first step of acquirer-side 3-D Secure: run the issuer's 3DS method first, or authenticate now. */
+export type ThreeDSStart =
+  /** Post `data` as `threeDSMethodData` to `url` in a hidden frame; the issuer then posts to the method notification URL. */
+  | { outcome: 'METHOD'; url: string; data: string }
+  | { outcome: 'READY' }
+  /** Refused, or no answer (the payment stays waiting for 3-D Secure). */
+  | { outcome: 'DECLINED'; error: Exclude<TxError, 'NONE'>; details: string }
+  | { outcome: 'UNKNOWN'; details: string };
+
+/** A payment's result after acquirer-side authentication, or the ACS challenge to show first. */
+export type ThreeDSPayment =
+  /** The browser posts `creq` to `acsUrl`; the ACS posts `cres` back to the challenge notification URL. */
+  | { outcome: 'ACS_CHALLENGE'; acsUrl: string; creq: string }
+  /** The payment's result; `threeds`: how the cardholder was authenticated (null when not known). */
+  | { outcome: 'RESULT'; result: ProcessorResult; threeds: ThreeDSResult | null; flow: 'FRICTIONLESS' | 'CHALLENGE' };
+
+/**
+ * Acquirer-side EMV 3-D Secure 2: the acquirer runs the authentication and authorizes the payment in the
+ * same exchange (card configuration, the 3DS method in the browser, authentication with the browser's
+ * data, then frictionless approval or the ACS challenge, then the final call). The payment request is the
+ * one the payment would be (`reference` the transaction). Connectors without it use `authenticate`.
+ */
+export interface AcquirerThreeDS {
+  start(req: PaymentRequest & { preauthorization: boolean }, urls: { methodNotification: string }): Promise<ThreeDSStart>;
+  authenticate(req: PaymentRequest & { preauthorization: boolean }, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null): Promise<ThreeDSPayment>;
+  /** The ACS's answer (`cres`, as the browser posted it) turns into the payment's result. */
+  complete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment>;
+}
+
 /** A processor connector. */
 export interface Connector {
   readonly name: string;
@@ -369,6 +422,28 @@ export interface Connector {
   apmComplete?(req: ApmCompleteRequest): Promise<ProcessorResult>;
   /** A payout with an APM (to a phone or a bank account); absent when the connector offers none. */
   apmPayout?(req: ApmPayoutRequest): Promise<ProcessorResult>;
+  /** Acquirer-side 3-D Secure (the acquirer authenticates and authorizes); absent: `authenticate` is used. */
+  threeds?: AcquirerThreeDS;
+  /** Signed notifications of the processor (absent: it sends none the gateway reads). */
+  notification?: NotifyingConnector['notification'];
+  /**
+   * Redirect APMs whose provider page expects a form POST: the form the customer's browser posts for a
+   * started payment (by our reference); null when there is none. The gateway's redirect page posts it.
+   */
+  apmRedirectForm?(reference: string): Promise<{ url: string; fields: Record<string, string> } | null>;
+}
+
+/** What a processor's signed notification said about an operation we sent. */
+export type NotificationResult =
+  /** `reference`: our operation (the transaction); `result`: its final outcome, verified. */
+  | { outcome: 'SETTLE'; reference: string; result: SettledResult }
+  /** Not for us, not verifiable, or nothing final: nothing to do (the reason is logged). */
+  | { outcome: 'IGNORED'; reason: string };
+
+/** Connectors whose processor sends signed notifications of operations' outcomes (webhooks). */
+export interface NotifyingConnector {
+  /** Verifies a notification (its form or JSON fields as received) and says what it settles. */
+  notification(fields: Record<string, string>): Promise<NotificationResult>;
 }
 
 /** Thrown by a connector (or the deadline around it) when no answer came in time. */

@@ -1,8 +1,8 @@
 /**
  * Connectors by service type. Sandbox services of every type run on the simulator (decisions §5).
- * Production services use the connector registered for their type; this codebase has no real
- * connector yet, so production uses the simulator only when PAYGATE_PRODUCTION_SIMULATOR is set, and
- * otherwise answers 503 for a payment on a type without a connector.
+ * Production services use the connector registered for their type (the REDSYS family: the Redsys
+ * connector); a type without one answers 503. PAYGATE_PRODUCTION_SIMULATOR (staging only) serves every
+ * production service from the simulator instead, so no real money moves.
  *
  * Every connector the registry hands out is wrapped in a deadline: a call that does not answer within
  * the processor timeout (or that throws) comes back as UNKNOWN, never as an exception, so callers
@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
+import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
 import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
 
@@ -74,6 +74,20 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): C
     ...(inner.apmStart ? { apmStart: (r: ApmStartRequest) => call('apmStart', () => inner.apmStart!(r), unknown) } : {}),
     ...(inner.apmComplete ? { apmComplete: (r: ApmCompleteRequest) => call('apmComplete', () => inner.apmComplete!(r), unknown) } : {}),
     ...(inner.apmPayout ? { apmPayout: (r: ApmPayoutRequest) => call('apmPayout', () => inner.apmPayout!(r), unknown) } : {}),
+    ...(inner.apmRedirectForm ? { apmRedirectForm: (ref: string) => call('apmRedirectForm', () => inner.apmRedirectForm!(ref), () => null) } : {}),
+    ...(inner.notification
+      ? { notification: (f: Record<string, string>) => call('notification', () => inner.notification!(f), (details) => ({ outcome: 'IGNORED' as const, reason: details })) }
+      : {}),
+    ...(inner.threeds
+      ? {
+          threeds: {
+            start: (r, urls) => call('threedsStart', () => inner.threeds!.start(r, urls), unknown),
+            authenticate: (r, browser, urls, method) =>
+              call('threedsAuthenticate', () => inner.threeds!.authenticate(r, browser, urls, method), (details) => ({ outcome: 'RESULT' as const, result: unknown(details), threeds: null, flow: 'FRICTIONLESS' as const })),
+            complete: (r, cres) => call('threedsComplete', () => inner.threeds!.complete(r, cres), (details) => ({ outcome: 'RESULT' as const, result: unknown(details), threeds: null, flow: 'CHALLENGE' as const })),
+          } satisfies AcquirerThreeDS,
+        }
+      : {}),
   };
 }
 
@@ -109,12 +123,27 @@ export class ProcessorRegistry {
     return env === 'sandbox' || this.#production.has(serviceType) || !!this.#opts.productionSimulator;
   }
 
+  /** The service types production has a connector for, by connector name. */
+  productionConnectors(): Map<string, string> {
+    return new Map([...this.#production].map(([type, c]) => [type, c.name]));
+  }
+
+  /** A production connector by its name (`redsys`), guarded, for its notifications; null when none. */
+  connectorNamed(name: string): Connector | null {
+    for (const [type, c] of this.#production) if (c.name === name) return this.#guardedProduction.get(type) ?? null;
+    return null;
+  }
+
+  /** The registered production connector of a type (unguarded), if any. */
+  connectorOf(serviceType: string): Connector | null {
+    return this.#production.get(serviceType) ?? null;
+  }
+
   /** The connector for a service type in an environment; 503 when production has none. */
   forService(serviceType: string, env: Env): Connector {
-    if (env === 'sandbox') return this.#guardedSimulator;
+    if (env === 'sandbox' || this.#opts.productionSimulator) return this.#guardedSimulator;
     const c = this.#guardedProduction.get(serviceType);
     if (c) return c;
-    if (this.#opts.productionSimulator) return this.#guardedSimulator;
     throw unavailable(`No processor connector is configured for services of type ${serviceType} in production`);
   }
 

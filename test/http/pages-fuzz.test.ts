@@ -55,6 +55,7 @@ describe('page routes', () => {
       'GET /v1/sandbox/payment/process/:token',
       'GET /v1/sandbox/payment/tokenized/:token',
       'GET /v1/sandbox/payment/wallet/:token',
+      'GET /v1/sandbox/processor/:connector/redirect/:reference',
       'GET /v1/sandbox/sandbox-apm/bank/:token',
       'GET /v1/sandbox/sandbox-apm/phone/:token',
       'POST /v1/sandbox/card-form/:token',
@@ -63,7 +64,11 @@ describe('page routes', () => {
       'POST /v1/sandbox/payment/dcc/:token',
       'POST /v1/sandbox/payment/process/:token',
       'POST /v1/sandbox/payment/tokenized/:token',
+      'POST /v1/sandbox/payment/tokenized/:token/authenticate',
+      'POST /v1/sandbox/payment/tokenized/:token/cres',
+      'POST /v1/sandbox/payment/tokenized/:token/method',
       'POST /v1/sandbox/payment/wallet/:token',
+      'POST /v1/sandbox/processor/:connector/notification',
       'POST /v1/sandbox/sandbox-apm/bank/:token',
       'POST /v1/sandbox/sandbox-apm/phone/:token',
       'POST /v1/sandbox/sandbox-apm/voucher/:token',
@@ -98,7 +103,7 @@ describe('page routes', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom(...tokens),
-          fc.dictionary(fc.constantFrom('nonce', 'holder', 'number', 'expiry', 'cvv', 'phone', 'result', 'x'), fc.string({ maxLength: 40 })),
+          fc.dictionary(fc.constantFrom('nonce', 'holder', 'number', 'expiry', 'cvv', 'phone', 'result', 'cres', 'method', 'js', 'tz', 'x'), fc.string({ maxLength: 40 })),
           fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain'),
           async (token, fields, type) => {
             const payload = type === 'application/json' ? JSON.stringify(fields) : new URLSearchParams(fields).toString();

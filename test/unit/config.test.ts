@@ -29,6 +29,13 @@ describe('configuration', () => {
     }
   });
 
+  it('PAYGATE_REDSYS_URL: the production host by default, any http(s) base URL, nothing else', () => {
+    expect(loadConfig({}).redsysUrl).toBe('https://sis.redsys.es');
+    expect(loadConfig({ PAYGATE_REDSYS_URL: 'https://sis-t.redsys.es:25443/' }).redsysUrl).toBe('https://sis-t.redsys.es:25443');
+    expect(() => loadConfig({ PAYGATE_REDSYS_URL: 'ftp://sis.redsys.es' })).toThrow(/PAYGATE_REDSYS_URL/);
+    expect(() => loadConfig({ PAYGATE_REDSYS_URL: 'https://user:pw@sis.redsys.es' })).toThrow(/PAYGATE_REDSYS_URL/);
+  });
+
   it('reads trusted proxies as a list', () => {
     expect(loadConfig({ PAYGATE_TRUST_PROXY: '10.0.0.1, 10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.0/8']);
     expect(loadConfig({ PAYGATE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);

@@ -77,7 +77,7 @@ export function originOf(url: string | null | undefined): string | null {
  * the template's logo origin, forms only to the gateway and to the redirect targets the form may end
  * on (Chromium checks form-action on redirects), framing as the merchant allows.
  */
-export function contentSecurityPolicy(p: { nonce: string; imgOrigins: string[]; formTargets: string[]; frameAncestors: string; connect?: string[] }): string {
+export function contentSecurityPolicy(p: { nonce: string; imgOrigins: string[]; formTargets: string[]; frameAncestors: string; connect?: string[]; frames?: string[] }): string {
   const uniq = (xs: string[]) => [...new Set(xs)];
   return [
     "default-src 'none'",
@@ -90,6 +90,7 @@ export function contentSecurityPolicy(p: { nonce: string; imgOrigins: string[]; 
     `connect-src ${p.connect && p.connect.length > 0 ? uniq(p.connect).join(' ') : "'none'"}`,
     "font-src 'none'",
     "object-src 'none'",
+    ...(p.frames && p.frames.length > 0 ? [`frame-src ${uniq(p.frames).join(' ')}`] : []),
   ].join('; ');
 }
 

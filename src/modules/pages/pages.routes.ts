@@ -18,7 +18,7 @@ import { chooseLanguage, formatMoney, localeOf, translator, type Language, type 
 import { PAID_STATUSES, checkoutMethods, contentSecurityPolicy, destinationAfter, originOf, statusOfView, type Destination, type PageView } from './pages.domain.js';
 import type { PageOrder, PagesService, SubmitOutcome } from './pages.service.js';
 import { cardFormRoutes } from './card-form.routes.js';
-import { acsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
+import { acsPage, acsRedirectPage, providerRedirectPage, threedsMethodDonePage, threedsPage, apmStartPage, apmWaitPage, bizumPage, cardPage, checkoutPage, sandboxApmPage, statusPage, type ApmView, type LeaveTarget, type OrderSummary, type PageChrome } from './views.js';
 import { barcodeSvg, qrSvg } from './codes.js';
 import { dccPage } from './dcc.view.js';
 import { firstChoice } from '../dcc/index.js';
@@ -160,7 +160,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
     cardFormRoutes(scope, service, opts);
 
     /** Everything a page response needs besides its body. */
-    async function chromeFor(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind): Promise<PageChrome> {
+    async function chromeFor(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery, kind: PageKind, extra: { formTargets?: string[]; frames?: string[] } = {}): Promise<PageChrome> {
       // the DCC offer screen has its own template type (the order's dcc_template_uuid)
       const [template, ancestors] = await Promise.all([kind === 'dcc' ? service.dccTemplate(o) : service.template(o, q.template), service.frameAncestors(o)]);
       const nonce = randomBytes(16).toString('base64');
@@ -170,8 +170,9 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         contentSecurityPolicy({
           nonce,
           imgOrigins: template.logoUrl ? [logoOrigin(template.logoUrl)] : [],
-          formTargets: [originOf(o.urlOk), originOf(o.urlKo)].filter((x): x is string => !!x),
+          formTargets: [originOf(o.urlOk), originOf(o.urlKo), ...(extra.formTargets ?? [])].filter((x): x is string => !!x),
           frameAncestors: frameAncestorsDirective(ancestors),
+          frames: extra.frames,
         }),
       );
       const path = pathOf(o.env, kind, o.token);
@@ -468,6 +469,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         }
       }
       if (o.view.kind !== 'pending3ds') return stateView(req, reply, o, q, o.view, 'tokenized');
+      if (o.acquirerThreeds) return renderAcquirerThreeds(req, reply, o, q);
       const chrome = await chromeFor(req, reply, o, q, 'tokenized');
       return html(reply, 200, acsPage(chrome, {
         summary: summaryOf(o, q.lang),
@@ -475,6 +477,67 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         formNonce: service.issueNonce(o.token, 'acs'),
         last4: (await service.last4For3ds(o)) ?? '••••',
       }));
+    });
+
+    // ---- B7 with a processor that runs EMV 3-D Secure 2 itself: 3DS method, browser data, ACS challenge ------
+
+    const threedsPath = (o: PageOrder) => pathOf(o.env, 'tokenized', o.token);
+
+    async function renderAcquirerThreeds(req: FastifyRequest, reply: FastifyReply, o: PageOrder, q: PageQuery) {
+      const start = await service.threedsStart(o, `${service.publicUrl}${threedsPath(o)}/method`);
+      if ('ended' in start) return reply.code(303).header('Location', locate(o, q)({ to: 'page', result: null })).header('Cache-Control', 'no-store').send();
+      const methodOrigin = start.method ? originOf(start.method.url) : null;
+      const chrome = await chromeFor(req, reply, o, q, 'tokenized', methodOrigin ? { formTargets: [methodOrigin], frames: [methodOrigin, "'self'"] } : {});
+      return html(reply, 200, threedsPage(chrome, {
+        summary: summaryOf(o, q.lang),
+        last4: (await service.last4For3ds(o)) ?? '••••',
+        action: withQuery(`${threedsPath(o)}/authenticate`, { lang: q.lang, template: q.template, target: q.target }),
+        formNonce: service.issueNonce(o.token, 'threeds'),
+        method: start.method,
+        methodTimeoutMs: 10_000,
+      }));
+    }
+
+    scope.post('/payment/tokenized/:token/authenticate', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('submitThreeDSBrowserData', 'EMV 3-D Secure: the browser\'s data', 'The 3DS page of an order whose processor runs EMV 3-D Secure 2 itself posts the browser\'s data (screen, time zone, language, whether the 3DS method ran); the processor approves frictionlessly (303 to url_ok or url_ko) or asks for the ACS challenge (a page that sends the customer to the issuer\'s ACS).', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v ?? '');
+      const out = await service.threedsAuthenticate(
+        o, body, { accept: header(req.headers.accept), userAgent: header(req.headers['user-agent']) },
+        `${service.publicUrl}${threedsPath(o)}/cres`, locate(o, q), withQuery(threedsPath(o), { lang: q.lang, template: q.template, target: q.target }),
+      );
+      if (out.kind === 'challenge') {
+        const acsOrigin = originOf(out.acsUrl);
+        const chrome = await chromeFor(req, reply, o, q, 'tokenized', acsOrigin ? { formTargets: [acsOrigin] } : {});
+        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq }));
+      }
+      return afterSubmit(req, reply, o, q, out, 'tokenized');
+    });
+
+    scope.post('/payment/tokenized/:token/method', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('threeDSMethodNotification', 'EMV 3-D Secure: the 3DS method is done', 'The issuer\'s 3DS method posts `threeDSMethodData` here in the hidden frame of the 3DS page once it ran; the answer tells the page to go on.', true),
+    }, async (req, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      secure(req, reply, contentSecurityPolicy({ nonce, imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'self'" }));
+      return html(reply, 200, threedsMethodDonePage(nonce));
+    });
+
+    scope.post('/payment/tokenized/:token/cres', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('threeDSChallengeResult', 'EMV 3-D Secure: the ACS challenge\'s answer', 'The issuer\'s ACS posts `cres` here when the cardholder finished the challenge; the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.', true),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const out = await service.threedsComplete(o, body, locate(o, q));
+      return afterSubmit(req, reply, o, q, out, 'tokenized');
     });
 
     scope.post('/payment/tokenized/:token', {
@@ -487,6 +550,47 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
       const out = await service.submitChallenge(o, body, locate(o, q));
       return afterSubmit(req, reply, o, q, out, 'tokenized');
+    });
+
+    // ---- processors' own pages and notifications (Bizum through Redsys) --------------------------------------
+
+    const processorParams = { type: 'object', properties: { connector: { type: 'string', maxLength: 40 }, reference: { type: 'string', maxLength: 100 } }, required: ['connector', 'reference'] };
+    const notificationParams = { type: 'object', properties: { connector: { type: 'string', maxLength: 40 } }, required: ['connector'] };
+
+    scope.get('/processor/:connector/redirect/:reference', {
+      config: PAGE_CONFIG,
+      schema: {
+        operationId: 'showProviderRedirect', summary: 'A provider\'s payment page (form POST)', tags: ['pages'], security: [],
+        description: 'For a started payment whose provider\'s page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.',
+        params: processorParams,
+        response: { 200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    }, async (req, reply) => {
+      const { connector, reference } = req.params as { connector: string; reference: string };
+      const form = /^[0-9a-f-]{36}$/.test(reference) ? await service.apmRedirectForm(connector, reference) : null;
+      if (!form) return html(reply, 404, renderError(req, reply, { status: 404, details: 'unknown payment' }));
+      const lang = chooseLanguage(null, req.headers['accept-language']);
+      const nonce = randomBytes(16).toString('base64');
+      secure(req, reply, contentSecurityPolicy({ nonce, imgOrigins: [], formTargets: [originOf(form.url)].filter((x): x is string => !!x), frameAncestors: "'none'" }));
+      const chrome: PageChrome = { lang, t: translator(lang), nonce, env: envOf(req), template: DEFAULT_TEMPLATES.PAYMENT_CARD, langHref: null };
+      return html(reply, 200, providerRedirectPage(chrome, form));
+    });
+
+    scope.post('/processor/:connector/notification', {
+      config: PAGE_CONFIG,
+      schema: {
+        operationId: 'receiveProcessorNotification', summary: 'A processor\'s notification', tags: ['pages'], security: [],
+        description: 'Where a processor posts its signed notifications of an operation\'s outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal\'s key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).',
+        params: notificationParams,
+        consumes: ['application/x-www-form-urlencoded'],
+        response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    }, async (req, reply) => {
+      const { connector } = req.params as { connector: string };
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+      const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, body) : 'ignored';
+      secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
+      return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
 
     // ---- B5: Bizum -------------------------------------------------------------------------------------------

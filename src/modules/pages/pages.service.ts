@@ -39,6 +39,8 @@ export interface PageOrder {
   merchantId: string;
   merchantName: string;
   serviceId: string;
+  /** The order's processor runs EMV 3-D Secure itself (the 3DS page runs its steps). */
+  acquirerThreeds: boolean;
   status: OrderStatus;
   operative: string;
   amount: number;
@@ -71,7 +73,7 @@ export const FORM_TTL_MS = 2 * 3600_000;
 /** How long a repeated post waits for the first one to finish. */
 const DUPLICATE_WAIT_MS = 15_000;
 
-export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm' | 'wallet' | 'dcc';
+export type FormPurpose = 'card' | 'acs' | 'bizum' | 'card-form' | 'apm' | 'sandbox-apm' | 'wallet' | 'dcc' | 'threeds';
 
 export type SubmitOutcome =
   | { kind: 'redirect'; destination: Destination }
@@ -143,6 +145,7 @@ export class PagesService {
       merchantId: row.merchant_id,
       merchantName: merchant?.name ?? '',
       serviceId: row.service_id,
+      acquirerThreeds: this.#acquirerThreeds(row.service_type, row.env),
       status,
       operative: row.operative,
       amount: Number(row.amount),
@@ -375,6 +378,97 @@ export class PagesService {
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err;
       // the order changed meanwhile (or the card is gone): the page shows the order as it is now
+    }
+  }
+
+  /** A processor's notification (webhook) posted to the gateway. */
+  async processorNotification(connector: string, body: Record<string, unknown>): Promise<'settled' | 'already-settled' | 'ignored'> {
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && v.length <= 64 * 1024) fields[k] = v;
+    return this.deps.payments.processorNotification(connector, fields);
+  }
+
+  /** The form the customer's browser posts to a redirect APM provider's page, or null. */
+  apmRedirectForm(connector: string, reference: string) {
+    return this.deps.payments.apmRedirectForm(connector, reference);
+  }
+
+  /** The gateway's public base URL (absolute URLs given to the issuer's 3DS servers). */
+  get publicUrl(): string {
+    return this.p.config.publicUrl;
+  }
+
+  #acquirerThreeds(serviceType: string, env: Env): boolean {
+    try {
+      return this.deps.payments.hasAcquirerThreeds({ service_type: serviceType, env });
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- EMV 3-D Secure 2 through the acquirer (B7 when the processor authenticates itself) -------------------
+
+  /** Step 1: card configuration; the 3DS method to run, or the payment already ended (card without 3DS 2). */
+  async threedsStart(o: PageOrder, methodNotification: string): Promise<{ method: { url: string; data: string } | null } | { ended: true }> {
+    const r = await this.deps.payments.acquirerThreedsStart(o.token, { methodNotification });
+    return 'done' in r ? { ended: true } : r;
+  }
+
+  /** Step 2: the browser's data posted by the 3DS page; the payment's result, or the ACS challenge to show. */
+  async threedsAuthenticate(
+    o: PageOrder,
+    body: Record<string, unknown>,
+    headers: { accept: string; userAgent: string },
+    challengeNotification: string,
+    locate: (d: Destination) => string,
+    threedsPage: string,
+  ): Promise<SubmitOutcome | { kind: 'challenge'; acsUrl: string; creq: string }> {
+    const nonce = this.verifyNonce(o.token, 'threeds', body.nonce);
+    if (!nonce) return { kind: 'error', status: 400 };
+    const seen = await repo.location(this.p.database.db, nonce);
+    if (seen !== undefined) return { kind: 'duplicate', location: seen ?? (await this.#whereFirstWent(nonce)) };
+    if (o.view.kind !== 'pending3ds') return { kind: 'state' };
+    const num = (v: unknown, max: number) => {
+      const n = Number(v);
+      return Number.isInteger(n) && Math.abs(n) <= max ? n : 0;
+    };
+    const browser = {
+      acceptHeader: headers.accept.slice(0, 2048) || 'text/html',
+      userAgent: headers.userAgent.slice(0, 2048) || 'unknown',
+      javaEnabled: body.java === 'true',
+      javascriptEnabled: body.js === 'true',
+      language: typeof body.language === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(body.language) ? body.language : 'es-ES',
+      colorDepth: num(body.color_depth, 64) || 24,
+      screenHeight: num(body.screen_height, 100_000),
+      screenWidth: num(body.screen_width, 100_000),
+      tz: num(body.tz, 1440),
+    };
+    const method = body.method === 'Y' ? true : body.method === 'N' ? false : null;
+    let challenge: { acsUrl: string; creq: string } | null = null;
+    const outcome = await this.#once(o, nonce, async () => {
+      const r = await this.deps.payments.acquirerThreedsAuthenticate(o.token, browser, { challengeNotification }, method);
+      if ('challenge' in r) {
+        challenge = r.challenge;
+        // the same form posted again finds the 3DS page (the challenge is still pending)
+        return { goto: threedsPage };
+      }
+      return r.done;
+    }, locate);
+    if (challenge) return { kind: 'challenge', ...(challenge as { acsUrl: string; creq: string }) };
+    return outcome;
+  }
+
+  /** Step 3: the ACS posted the challenge's answer (cres) back; the payment's result. */
+  async threedsComplete(o: PageOrder, body: Record<string, unknown>, locate: (d: Destination) => string): Promise<SubmitOutcome> {
+    const cres = typeof body.cres === 'string' ? body.cres : typeof body.cRes === 'string' ? body.cRes : null;
+    if (!cres || cres.length > 8192 || !/^[A-Za-z0-9+/_=-]+$/.test(cres)) return { kind: 'error', status: 400 };
+    if (o.view.kind !== 'pending3ds') return { kind: 'state' };
+    try {
+      const r = await this.deps.payments.acquirerThreedsComplete(o.token, cres);
+      if ('challenge' in r) return { kind: 'error', status: 502 };
+      return { kind: 'redirect', destination: destinationAfter(r.done.order.status as OrderStatus, { ok: o.urlOk, ko: o.urlKo }) };
+    } catch (err) {
+      return this.#fromError(err);
     }
   }
 

@@ -102,7 +102,7 @@ function foot(chrome: PageChrome, cardNote: boolean): Html {
 }
 
 /** The whole document. */
-export function layout(chrome: PageChrome, p: { title: string; summary: OrderSummary | null; body: Html; refreshSeconds?: number; script?: boolean; className?: string; cardNote?: boolean; outcome?: Record<string, unknown> }): string {
+export function layout(chrome: PageChrome, p: { title: string; summary: OrderSummary | null; body: Html; refreshSeconds?: number; script?: boolean; className?: string; cardNote?: boolean; outcome?: Record<string, unknown>; extraScript?: string }): string {
   const accent = chrome.template.buttonColor;
   const css = themeCss({ accent, accentText: textOn(accent), bg: chrome.template.backgroundColor, dark: chrome.theme === 'dark', font: chrome.font ?? null });
   const doc = html`<!doctype html>
@@ -128,6 +128,7 @@ ${foot(chrome, !!p.cardNote)}
 ${p.script ? html`<script type="application/json" id="pg-messages">${jsonForScript(scriptMessages(chrome.lang))}</script>` : ''}
 ${p.outcome ? html`<script type="application/json" id="pg-outcome">${jsonForScript(p.outcome)}</script>` : ''}
 <script nonce="${chrome.nonce}">${trusted(PAGE_SCRIPT)}</script>
+${p.extraScript ? html`<script nonce="${chrome.nonce}">${trusted(p.extraScript)}</script>` : ''}
 </body>
 </html>
 `;
@@ -211,6 +212,77 @@ export function acsPage(chrome: PageChrome, p: { summary: OrderSummary; action: 
 <div class="actions"><button type="submit" name="result" value="approve">${t('acs.approve')}</button><button type="submit" name="result" value="fail" class="secondary">${t('acs.fail')}</button></div>
 </form>`;
   return layout(chrome, { title: t('acs.title'), summary: p.summary, body, script: true, className: 'acs', cardNote: true });
+}
+
+/**
+ * EMV 3-D Secure 2 through the acquirer (B7 with a processor that authenticates itself): the issuer's 3DS
+ * method runs in a hidden frame (when the card has one), the page reads the browser's data (screen,
+ * time zone, language) and posts them; without JavaScript the customer presses the button.
+ */
+export function threedsPage(chrome: PageChrome, p: { summary: OrderSummary; last4: string; action: string; formNonce: string; method: { url: string; data: string } | null; methodTimeoutMs: number }): string {
+  const { t } = chrome;
+  const body = html`<div class="bank">${LOCK}<span>${t('acs.title')}</span></div>
+<h1>${t('acs.title')}</h1>
+<p>${t('acs.text', { amount: p.summary.amount, merchant: p.summary.merchant, last4: p.last4 })}</p>
+${p.method ? html`<iframe name="threeds-method" id="threeds-method" title="3-D Secure" hidden></iframe>
+<form id="threeds-method-form" method="post" action="${safeUrl(p.method.url)}" target="threeds-method"><input type="hidden" name="threeDSMethodData" value="${p.method.data}"></form>` : ''}
+<form method="post" action="${safeUrl(p.action)}" id="threeds-browser" data-method="${p.method ? 'pending' : 'none'}" data-timeout="${String(p.methodTimeoutMs)}">
+<input type="hidden" name="nonce" value="${p.formNonce}">
+<input type="hidden" name="method" value="${p.method ? 'N' : 'U'}">
+<input type="hidden" name="js" value="false">
+<input type="hidden" name="java" value="false">
+<input type="hidden" name="language" value="">
+<input type="hidden" name="color_depth" value="24">
+<input type="hidden" name="screen_height" value="0">
+<input type="hidden" name="screen_width" value="0">
+<input type="hidden" name="tz" value="0">
+<div class="actions"><button type="submit" id="threeds-continue">${t('action.continue')}</button></div>
+</form>`;
+  return layout(chrome, { title: t('acs.title'), summary: p.summary, body, className: 'acs', cardNote: true, extraScript: THREEDS_BROWSER_SCRIPT });
+}
+
+/**
+ * Reads the browser's data into the 3DS form, runs the 3DS method (the frame's page tells us when the
+ * issuer is done, or the timeout passes), then submits.
+ */
+const THREEDS_BROWSER_SCRIPT = `(function(){
+var f=document.getElementById('threeds-browser');if(!f)return;
+function set(n,v){f.elements[n].value=String(v);}
+set('js','true');set('java',navigator.javaEnabled?String(!!navigator.javaEnabled()):'false');
+set('language',navigator.language||'');set('color_depth',screen.colorDepth||24);
+set('screen_height',screen.height||0);set('screen_width',screen.width||0);set('tz',new Date().getTimezoneOffset());
+var sent=false;function go(){if(sent)return;sent=true;f.submit();}
+if(f.getAttribute('data-method')!=='pending'){go();return;}
+window.addEventListener('message',function(e){if(e.origin===location.origin&&e.data==='paygate:3ds-method'){set('method','Y');go();}});
+setTimeout(go,Number(f.getAttribute('data-timeout'))||10000);
+document.getElementById('threeds-method-form').submit();
+})();`;
+
+/** The issuer's 3DS method is done (it posted to the gateway in the hidden frame): tell the page. */
+export function threedsMethodDonePage(nonce: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>3-D Secure</title></head><body><script nonce="${nonce}">parent.postMessage('paygate:3ds-method', location.origin);</script></body></html>`;
+}
+
+/** The ACS challenge: the page posts `creq` to the issuer's ACS (by script; otherwise the button). */
+export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; acsUrl: string; creq: string }): string {
+  const { t } = chrome;
+  const body = html`<h1>${t('acs.title')}</h1>
+<form method="post" action="${safeUrl(p.acsUrl)}" id="threeds-acs">
+<input type="hidden" name="creq" value="${p.creq}">
+<div class="actions"><button type="submit">${t('action.continue')}</button></div>
+</form>`;
+  return layout(chrome, { title: t('acs.title'), summary: p.summary, body, className: 'acs', extraScript: "document.getElementById('threeds-acs').submit();" });
+}
+
+/** A provider's payment page that expects a form POST (Bizum through Redsys): the page posts it. */
+export function providerRedirectPage(chrome: PageChrome, p: { url: string; fields: Record<string, string> }): string {
+  const { t } = chrome;
+  const body = html`<h1>${t('bizum.title')}</h1>
+<form method="post" action="${safeUrl(p.url)}" id="provider-redirect">
+${Object.entries(p.fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<div class="actions"><button type="submit">${t('action.continue')}</button></div>
+</form>`;
+  return layout(chrome, { title: t('bizum.title'), summary: null, body, extraScript: "document.getElementById('provider-redirect').submit();" });
 }
 
 /** The Bizum page (B5): the phone number of the paying account. */

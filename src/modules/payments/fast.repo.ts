@@ -221,6 +221,8 @@ export interface ApprovedSettle {
   /** The stored card the payment used: marked paid (sources) when set. */
   sourceId: string | null;
   serviceId: string | null;
+  /** A stored credential's network transaction id the processor gave (the order's cof_txnid), or null. */
+  cofTxnid?: string | null;
   now: Date;
 }
 
@@ -259,7 +261,7 @@ function settleSql<R>(
       update orders set status = ${s.orderStatus}::text, paid = ${s.paid}::boolean, authorized = coalesce(${s.authorized}::bigint, authorized),
         captured = coalesce(${s.captured}::bigint, captured), safe = coalesce(${s.safe}::boolean, safe), refunded = coalesce(${s.refunded}::bigint, refunded),
         refund_reserved = refund_reserved - ${s.release}::bigint, busy_tx_id = case when ${s.clearBusy}::boolean then null else busy_tx_id end,
-        updated_at = ${s.now}::timestamptz
+        cof_txnid = coalesce(${s.cofTxnid ?? null}::text, cof_txnid), updated_at = ${s.now}::timestamptz
       where id = (select order_id from t)
       returning id
     ), s as (

@@ -21,11 +21,13 @@ import { completeApm, payApmByToken, pendingApm, startApm, type ApmRecord, type 
 import { createOrder, type CreatedOrder, type CreateOptions } from './operations/create-order.js';
 import { cancel, confirm, refund } from './operations/follow-up.js';
 import { attachMetadata, expireOrder, getOrder, listTransactions, type ListQuery } from './operations/orders.js';
+import type { BrowserInfo } from '../../processors/index.js';
+import { apmRedirectForm, processorNotification } from './operations/notifications.js';
 import { orderByToken, payByToken, payDirect, payMoto, payOwned, paySingleStep, type DirectInput, type MotoInput, type SingleStepInput } from './operations/pay.js';
 import { payout, type PayoutInput } from './operations/payout.js';
 import { payWallet, type WalletPayment } from './operations/wallet.js';
 import { abandonDeviceWait, startDeviceWait, type AbandonInput, type DeviceWaitInput } from './operations/device.js';
-import { completeAfter3ds, expireKeptCardChallenges, pending3dsCardLast4 } from './operations/threeds.js';
+import { acquirerThreedsAuthenticate, acquirerThreedsComplete, acquirerThreedsStart, completeAfter3ds, expireKeptCardChallenges, hasAcquirerThreeds, pending3dsCardLast4 } from './operations/threeds.js';
 
 export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
 export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletUse, CardPresentRead } from './core.js';
@@ -196,7 +198,37 @@ export class PaymentsService implements Payments {
     return completeAfter3ds(this.#core, token, opts);
   }
 
-  payApmByToken(token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult> {
+  /** A processor's signed notification (webhook): settles the transaction it names, once. */
+  processorNotification(connectorName: string, fields: Record<string, string>) {
+    return processorNotification(this.#core, connectorName, fields);
+  }
+
+  /** The form a started redirect APM payment posts to the provider's page, or null. */
+  apmRedirectForm(connectorName: string, reference: string) {
+    return apmRedirectForm(this.#core, connectorName, reference);
+  }
+
+  /** Whether an order's processor runs 3-D Secure itself (EMV 3DS 2 through the acquirer). */
+  hasAcquirerThreeds(o: { service_type: string; env: 'sandbox' | 'production' }): boolean {
+    return hasAcquirerThreeds(this.#core, o);
+  }
+
+  /** Acquirer-side 3-D Secure, step 1: the 3DS method to run in the browser, or none. */
+  acquirerThreedsStart(token: string, urls: { methodNotification: string }) {
+    return acquirerThreedsStart(this.#core, token, urls);
+  }
+
+  /** Step 2: authentication with the browser's data: the payment's result, or the ACS challenge. */
+  acquirerThreedsAuthenticate(token: string, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null) {
+    return acquirerThreedsAuthenticate(this.#core, token, browser, urls, methodCompleted);
+  }
+
+  /** Step 3: the ACS's answer (cres): the payment's result. */
+  acquirerThreedsComplete(token: string, cres: string) {
+    return acquirerThreedsComplete(this.#core, token, cres);
+  }
+
+  payApmByToken(token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult & { goto?: string | null }> {
     return payApmByToken(this.#core, token, input);
   }
 

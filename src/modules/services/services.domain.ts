@@ -24,7 +24,7 @@ interface CredentialRule {
 
 /** Terminal credentials for the types api.md shows. Other types take any flat object of strings. */
 export const CREDENTIAL_RULES: Partial<Record<ServiceType, CredentialRule>> = {
-  REDSYSPSD2: { required: ['key_secure', 'key_not_secure', 'terminal_secure', 'terminal_not_secure'], optional: [] },
+  REDSYSPSD2: { required: ['key_secure', 'key_not_secure', 'terminal_secure', 'terminal_not_secure'], optional: ['signature_version'] },
   CREDORAX: {
     required: ['merchant_id', 'signing_api_key'],
     optional: ['sub_merchant_id', 'merchant_id_amex', 'signing_api_key_amex', 'target_mid_amex', 'sub_merchant_phone_amex'],

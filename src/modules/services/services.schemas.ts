@@ -73,8 +73,9 @@ export const CreateTerminalBody = signedBody({
   dcc_allowed: Maybe(Bool()),
   is_cof_disabled_by_default: Maybe(Bool()),
   credentials: Type.Optional(Nullable(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
-    description: 'depends on type: REDSYSPSD2 key_secure, key_not_secure, terminal_secure, terminal_not_secure; CREDORAX merchant_id, signing_api_key (+ optional sub_merchant_id and the *_amex keys)',
+    description: 'depends on type: REDSYSPSD2 key_secure, key_not_secure, terminal_secure, terminal_not_secure (+ optional signature_version: HMAC_SHA256_V1, the default, or HMAC_SHA512_V2; the merchant code in `code`); CREDORAX merchant_id, signing_api_key (+ optional sub_merchant_id and the *_amex keys)',
   }))),
+  test_credentials: Maybe(Bool({ description: 'production terminals of a type with a connector (REDSYSPSD2): before the terminal is created, its credentials are tried against the processor without moving money; a problem (e.g. Redsys SIS0042, a wrong key) is a 400 naming it' })),
 }, { title: 'CreateTerminalRequest', examples: [EX.CREATE_TERMINAL_REQUEST] });
 
 export const ServiceParams = Type.Object({ service_uuid: Uuid });

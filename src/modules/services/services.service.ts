@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import { currencyFrom } from '../../platform/money/currency.js';
 import type { MerchantsService } from '../merchants/index.js';
+import { redsysTerminalProblems } from '../../processors/redsys/index.js';
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
 
@@ -32,9 +33,17 @@ export interface NewTerminal {
   dcc_allowed?: boolean | null;
   is_cof_disabled_by_default?: boolean | null;
   credentials?: unknown;
+  /** Try the credentials against the processor before creating the terminal (production). */
+  test_credentials?: boolean | null;
 }
 
+/** Tries a terminal's credentials against its processor; returns the problems found (empty: usable). */
+export type CredentialTester = (type: string, code: string | null, credentials: Credentials, currency: string) => Promise<string[] | null>;
+
 export class ServicesService {
+  /** Set by the app: the processors' credential tests (a type without one: null). */
+  credentialTester: CredentialTester | null = null;
+
   constructor(
     private readonly p: Platform,
     private readonly merchants: MerchantsService,
@@ -56,6 +65,12 @@ export class ServicesService {
     }
     const creds = validateCredentials(input.type, input.credentials);
     if ('error' in creds) throw badRequest(creds.error);
+    // production terminals of the REDSYS family are used by the Redsys connector: their merchant code,
+    // keys and terminal numbers must be what Redsys issues (sandbox terminals run on the simulator)
+    if (owner.env === 'production' && isRedsysFamily(input.type) && creds.ok) {
+      const problems = redsysTerminalProblems(code, creds.ok);
+      if (problems.length > 0) throw badRequest(`The ${input.type} terminal is not usable with Redsys: ${problems.join('; ')}`);
+    }
     const id = randomUUID();
     const row: repo.TerminalRow = {
       id,
@@ -117,6 +132,17 @@ export class ServicesService {
   // ---- API ----------------------------------------------------------------------------------------
 
   async createTerminal(ctx: RequestContext, input: NewTerminal & { parent_uuid?: string | null }) {
+    // the credentials are tried before the terminal is written, outside any transaction
+    if (input.test_credentials && ctx.env === 'production') {
+      const creds = validateCredentials(input.type, input.credentials);
+      if ('error' in creds) throw badRequest(creds.error);
+      const currency = currencyFrom(input.currency_code);
+      const problems = creds.ok && currency && this.credentialTester
+        ? await this.credentialTester(input.type, input.code === undefined || input.code === null ? null : String(input.code), creds.ok, currency.code)
+        : null;
+      if (problems === null) throw badRequest(`test_credentials: terminals of type ${input.type} cannot be tested (no connector)`);
+      if (problems.length > 0) throw badRequest(`The credentials were refused by the processor: ${problems.join('; ')}`);
+    }
     return this.p.database.transaction(async (trx) => {
       const owner = await this.merchants.assertOwns(trx, ctx, input.parent_uuid ?? ctx.merchant.id);
       const row = await this.createTerminalFor(trx, owner, input, owner.id === ctx.merchant.id ? ctx.clock.now() : undefined);
@@ -190,6 +216,28 @@ export class ServicesService {
       if (Object.keys(set).length > 0) await repo.updateService(trx, s.id, set);
       return presentService({ ...s, ...set }, ctx.timezone);
     });
+  }
+
+  readonly #processorTerminals = new Map<string, { at: number; value: { code: string | null; credentials: Credentials | null } | null }>();
+
+  /**
+   * The terminal a processor request goes through (by terminal, or by the service linked to it): its
+   * code and opened credentials, for real connectors only. Kept for PAYGATE_CACHE_TTL_MS.
+   */
+  async processorTerminal(ref: { terminalId?: string | null; serviceId?: string | null }): Promise<{ code: string | null; credentials: Credentials | null } | null> {
+    const key = ref.terminalId ? `t:${ref.terminalId}` : ref.serviceId ? `s:${ref.serviceId}` : null;
+    if (!key) return null;
+    const now = Date.now();
+    const hit = this.#processorTerminals.get(key);
+    if (hit && now - hit.at < this.p.config.cacheTtlMs) return hit.value;
+    const db = this.p.database.db;
+    let terminalId = ref.terminalId ?? null;
+    if (!terminalId && ref.serviceId) terminalId = (await repo.findService(db, ref.serviceId))?.terminal_id ?? null;
+    const t = terminalId ? await repo.findTerminal(db, terminalId) : undefined;
+    const value = t ? { code: t.code, credentials: this.openCredentials(t) } : null;
+    if (this.#processorTerminals.size > 10_000) this.#processorTerminals.clear();
+    this.#processorTerminals.set(key, { at: now, value });
+    return value;
   }
 
   /** Terminal credentials in clear, for processors only. */

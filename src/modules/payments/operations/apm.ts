@@ -14,7 +14,17 @@ import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { finishStarted, settle } from './settle.js';
 
-export async function payApmByToken(core: PaymentsCore, token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult> {
+export async function payApmByToken(core: PaymentsCore, token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult & { goto?: string | null }> {
+  // a processor that takes the APM on its own page (Bizum through Redsys: a redirect, settled by its
+  // notification) starts the payment there; the customer goes to the provider's page
+  const found = await repo.findOrderByToken(core.db.db, token);
+  if (found) {
+    const c = core.deps.processors.forService(found.service_type, found.env);
+    if (!c.apmPayment && c.apmStart) {
+      const r = await startApm(core, (trx) => repo.lockOrderByToken(trx, token), { apm: input.apm, phone: input.phone, customerIp: input.customerIp ?? null });
+      return { ...r, goto: r.apm?.redirect_url ?? null };
+    }
+  }
   const started = await core.db.transaction(async (trx): Promise<Started> => {
     const o = await repo.lockOrderByToken(trx, token);
     if (!o) throw notFound('The order was not found');
@@ -37,7 +47,7 @@ export async function payApmByToken(core: PaymentsCore, token: string, input: { 
     await core.transition(trx, o, 'PAYMENT_STARTED', { ip: input.customerIp ?? o.ip }, now);
     return {
       kind: 'call', orderId: o.id, txId, op: 'apmPayment', connector, safe: false,
-      request: { reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, apm: input.apm, phone: input.phone },
+      request: { reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency, apm: input.apm, phone: input.phone },
     };
   });
   return finishStarted(core, started);
@@ -118,7 +128,7 @@ export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<re
     return {
       kind: 'apm' as const, o, txId, record, connector,
       request: {
-        reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency,
+        reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency,
         apm: info.apm, kind: info.kind, phone: input.phone ?? null, description: o.description, returnUrl: orderUrls(core.p.config.publicUrl, o.env, o.token).payment_card,
       } satisfies ApmStartRequest,
     };
@@ -136,7 +146,7 @@ export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<re
   }
   const record: ApmRecord = {
     ...begun.record,
-    ...(info.kind === 'redirect' ? { redirect_url: answer.redirectUrl ?? sandboxApmUrl(core.p.config.publicUrl, o.env, 'bank', o.token) } : {}),
+    ...(info.kind === 'redirect' || answer.redirectUrl ? { redirect_url: answer.redirectUrl ?? sandboxApmUrl(core.p.config.publicUrl, o.env, 'bank', o.token) } : {}),
     ...(answer.voucher ? { voucher: answer.voucher } : {}),
     expires_at: answer.expiresAt.toISOString(),
   };
@@ -174,7 +184,7 @@ export async function completeApm(core: PaymentsCore, o: repo.LockedOrder, actio
   const connector = core.deps.processors.forService(o.service_type, o.env);
   if (!connector.apmComplete) throw badRequest(`${p.record.apm} is not available on services of type ${o.service_type}`);
   const result = await connector.apmComplete({
-    reference: p.tx.id, terminal: { serviceType: o.service_type, terminalId: null }, now,
+    reference: p.tx.id, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now,
     amount: Number(p.tx.amount), currency: o.currency, apm: p.record.apm, processorId: p.tx.processor_id, action,
   });
   return settle(core, o.id, p.tx.id, result);

@@ -92,10 +92,14 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
     if (apm?.expires_at) {
       // a started APM payment waits for the customer (bank page, phone, voucher) until its expiry
       if (core.now(o).getTime() < Date.parse(apm.expires_at)) continue;
-      result = { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id };
+      // a provider that can be asked (autorecover) may have the payment done although its notification was lost
+      const found = o.m_autorecover
+        ? await core.deps.processors.forService(o.service_type, o.env).lookup({ reference: tx.id, operation: 'apmStart', terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } })
+        : null;
+      result = found?.found === true ? found.result : { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id };
     } else if (o.m_autorecover) {
       const connector = core.deps.processors.forService(o.service_type, o.env);
-      const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null } });
+      const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } });
       if (found.found === true) result = found.result;
       else if (found.found === false) result = { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor has no record of the operation: it did not happen' };
       else {

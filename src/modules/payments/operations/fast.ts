@@ -174,7 +174,7 @@ async function payFast(
 
   const request: PaymentRequest = {
     reference: txId,
-    terminal: { serviceType: o.service_type, terminalId: null },
+    terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
     now,
     amount: Number(o.amount),
     currency: o.currency,
@@ -199,6 +199,7 @@ async function payFast(
     clearBusy: false,
     sourceId: loaded.sourceId,
     serviceId: o.service_id,
+    cofTxnid: result.cofTxnid ?? null,
   });
 }
 
@@ -238,6 +239,7 @@ async function settleFast(
     ...(set.refunded !== null ? { refunded: set.refunded } : {}),
     refund_reserved: Number(o.refund_reserved) - set.release,
     ...(set.clearBusy ? { busy_tx_id: null } : {}),
+    ...(set.cofTxnid ? { cof_txnid: set.cofTxnid } : {}),
     updated_at: now,
   };
   const notify = t.notify && !!o.url_post;
@@ -322,7 +324,7 @@ async function followUpFast(
     ? { ...o, refund_reserved: Number(o.refund_reserved) + amount, updated_at: now }
     : { ...o, busy_tx_id: txId, updated_at: now };
   const request: FollowUpRequest = {
-    reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount, currency: o.currency,
+    reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount, currency: o.currency,
     original: { reference: original.id, processorId: original.processor_id, authorization: original.auth_code },
   };
   const result = await callProcessor(connector, processorOp, request);

@@ -46,7 +46,7 @@ async function startFollowUp(core: PaymentsCore, ctx: RequestContext, orderId: s
     if (op === 'REFUND') await repo.updateOrder(trx, o.id, o.status, { refund_reserved: Number(o.refund_reserved) + amount, updated_at: now });
     else await repo.updateOrder(trx, o.id, o.status, { busy_tx_id: txId, updated_at: now });
     const request: FollowUpRequest = {
-      reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount, currency: o.currency,
+      reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount, currency: o.currency,
       original: { reference: original.id, processorId: original.processor_id, authorization: original.auth_code },
     };
     return { orderId: o.id, txId, processorOp, connector, request };

@@ -320,7 +320,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     safe: (!!input.threeds && ['Y', 'A'].includes(input.threeds.transStatus)) || walletAuthenticated,
     request: {
       reference: txId,
-      terminal: { serviceType: o.service_type, terminalId: null },
+      terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
       now,
       amount: Number(o.amount),
       currency: o.currency,

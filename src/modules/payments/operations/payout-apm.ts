@@ -98,7 +98,7 @@ export async function payoutApm(core: PaymentsCore, ctx: RequestContext, input: 
     });
     await core.transition(trx, o, 'PAYMENT_STARTED', sourceId ? { source_id: sourceId } : {}, now, { present: false });
     const request: ApmPayoutRequest = {
-      reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency,
+      reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency,
       apm: info.apm, kind: info.kind, phone, iban, holder, description: o.description,
     };
     return { kind: 'call', orderId: o.id, txId, op: 'apmPayout', connector, safe: false, request };

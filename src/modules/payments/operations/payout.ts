@@ -73,7 +73,7 @@ export async function payout(core: PaymentsCore, ctx: RequestContext, input: Pay
     return {
       kind: 'call', orderId: o.id, txId, op, connector, safe: false,
       request: {
-        reference: txId, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency,
+        reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency,
         card: { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder }, channel: 'MIT',
       },
     };

@@ -124,6 +124,8 @@ async function settlePayment(
       await core.settleTx(trx, tx, 'APPROVED', { auth_code: r.authorization, processor_id: r.processorId, amount: r.amount }, now);
       const deferred = tx.operative === 'DEFERRED';
       if (tx.source_id) await core.deps.sources.markValidated(trx, tx.source_id, now, o.service_id);
+      // the network transaction id of a stored credential, as the processor gave it (cof_txnid)
+      if (r.cofTxnid) extra.cof_txnid = r.cofTxnid;
       const { presented } = await core.transition(trx, o, deferred ? 'DEFERRED_APPROVED' : 'PAYMENT_APPROVED', {
         ...extra,
         authorized: r.amount,

@@ -5,7 +5,7 @@
 import { ApiError, badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
 import type { Tx } from '../../../platform/db/database.js';
 import type { Secret } from '../../../platform/security/secret.js';
-import type { CardData, ThreeDSResult } from '../../../processors/index.js';
+import type { AcquirerThreeDS, BrowserInfo, CardData, PaymentRequest, ThreeDSPayment, ThreeDSResult } from '../../../processors/index.js';
 import { challengeThreedsRecord, paymentOperation } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
@@ -24,7 +24,7 @@ export async function completeAfter3ds(core: PaymentsCore, token: string, opts: 
   const { o, tx, card, now } = prep;
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
-  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
+  const auth = await connector.authenticate({ reference: `${tx.id}:3ds`, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency, card: cardData, challenge: opts.challenge ?? null });
   if (auth.outcome === 'UNKNOWN' || auth.outcome === 'CHALLENGE_REQUIRED') throw unavailable('The 3DS server did not answer; try again');
   const record = threedsRecordOf(auth.threeds, 'CHALLENGE', true);
   if (auth.outcome === 'FAILED') {
@@ -45,7 +45,7 @@ export async function tryFrictionless(core: PaymentsCore, orderId: string, exemp
   const { o, tx, card, now } = prep;
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const cardData: CardData = { pan: card.pan, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: null, holder: card.holder };
-  const auth = await connector.authenticate({ reference: `${tx.id}:areq`, terminal: { serviceType: o.service_type, terminalId: null }, now, amount: Number(o.amount), currency: o.currency, card: cardData, initial: true, exemption });
+  const auth = await connector.authenticate({ reference: `${tx.id}:areq`, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency, card: cardData, initial: true, exemption });
   if (auth.outcome === 'UNKNOWN' || auth.outcome === 'CHALLENGE_REQUIRED') return null;
   // transStatus I: the issuer acknowledged the exemption; the payment goes without authentication
   const exempted = auth.threeds.transStatus === 'I';
@@ -93,7 +93,7 @@ async function authorizeAfter3ds(core: PaymentsCore, w: Waiting, cardData: CardD
   });
   const result = await callProcessor(connector, op, {
     reference: tx.id,
-    terminal: { serviceType: o.service_type, terminalId: null },
+    terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
     now,
     amount: Number(o.amount),
     currency: o.currency,
@@ -139,4 +139,82 @@ export async function expireKeptCardChallenges(core: PaymentsCore, limit = 200):
     await core.db.transaction((trx) => keptCards.dropCard(trx, s.transaction_id));
   }
   return settled;
+}
+
+// ---- acquirer-side EMV 3-D Secure 2 (the processor authenticates and authorizes in one exchange) ------------
+
+/** Whether the order's processor runs 3-D Secure itself (then the 3DS page runs its steps). */
+export function hasAcquirerThreeds(core: PaymentsCore, o: { service_type: string; env: repo.LockedOrder['env'] }): boolean {
+  return !!core.deps.processors.forService(o.service_type, o.env).threeds;
+}
+
+function acquirerRequest(w: Waiting, card: CardData): PaymentRequest & { preauthorization: boolean } {
+  const { o, tx, now } = w;
+  return {
+    reference: tx.id,
+    terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
+    now,
+    amount: Number(o.amount),
+    currency: o.currency,
+    card,
+    channel: 'ECOMMERCE',
+    customerIp: tx.customer_ip,
+    dcc: dccDataOf(tx.dcc),
+    preauthorization: o.operative === 'DEFERRED',
+  };
+}
+
+async function acquirerWaiting(core: PaymentsCore, token: string): Promise<{ w: Waiting; threeds: AcquirerThreeDS; req: PaymentRequest & { preauthorization: boolean } }> {
+  const w = await waiting3ds(core, (trx) => repo.lockOrderByToken(trx, token));
+  if ('expired' in w) throw new ApiError(400, 'The order has expired');
+  const threeds = core.deps.processors.forService(w.o.service_type, w.o.env).threeds;
+  if (!threeds) throw badRequest('The processor of this order does not run 3-D Secure itself');
+  const card: CardData = { pan: w.card.pan, expiryMonth: w.card.expMonth, expiryYear: w.card.expYear, cvv: null, holder: w.card.holder };
+  return { w, threeds, req: acquirerRequest(w, card) };
+}
+
+/**
+ * Step 1 of acquirer-side 3-D Secure (card configuration): the 3DS method the page runs in a hidden
+ * frame, or none. A card that cannot be authenticated fails the payment (AUTHENTICATION_FAILED).
+ */
+export async function acquirerThreedsStart(core: PaymentsCore, token: string, urls: { methodNotification: string }): Promise<{ method: { url: string; data: string } | null } | { done: OrderResult }> {
+  const { w, threeds, req } = await acquirerWaiting(core, token);
+  const r = await threeds.start(req, urls);
+  if (r.outcome === 'UNKNOWN') throw unavailable('The 3-D Secure server did not answer; try again');
+  if (r.outcome === 'DECLINED') {
+    return { done: await settle(core, w.o.id, w.tx.id, { outcome: 'FAILED', error: 'AUTHENTICATION_FAILED', details: r.details }, { threedsData: challengeThreedsRecord('U') }) };
+  }
+  return { method: r.outcome === 'METHOD' ? { url: r.url, data: r.data } : null };
+}
+
+/**
+ * Steps 2 and 3: the processor may authorize the payment in this exchange, so the transaction waits for
+ * the processor first (a crash leaves it to the reconciler); an ACS challenge puts it back to wait for
+ * 3-D Secure, a result settles it with what the authentication was.
+ */
+async function acquirerPay(core: PaymentsCore, token: string, call: (t: AcquirerThreeDS, req: PaymentRequest & { preauthorization: boolean }) => Promise<ThreeDSPayment>): Promise<{ challenge: { acsUrl: string; creq: string } } | { done: OrderResult }> {
+  const { w, threeds, req } = await acquirerWaiting(core, token);
+  const { o, tx } = w;
+  await core.db.transaction(async (trx) => {
+    const locked = await repo.lockOrder(trx, o.id);
+    if (!locked || locked.status !== 'PENDING_3DS_RESPONSE') throw conflict('The order changed while 3-D Secure was completed');
+    await repo.updateTransaction(trx, tx.id, { awaiting_3ds: false, started_at: core.p.clock.now(), updated_at: core.now(locked) });
+    await core.transition(trx, locked, 'THREEDS_COMPLETED', {}, core.now(locked), { present: false });
+  });
+  const r = await call(threeds, req);
+  if (r.outcome === 'ACS_CHALLENGE') {
+    await settle(core, o.id, tx.id, { outcome: 'CHALLENGE', details: 'The issuer asks for the ACS challenge' });
+    return { challenge: { acsUrl: r.acsUrl, creq: r.creq } };
+  }
+  const authenticated = !!r.threeds && ['Y', 'A'].includes(r.threeds.transStatus);
+  const record = r.threeds ? threedsRecordOf(r.threeds, r.flow, true) : undefined;
+  return { done: await settle(core, o.id, tx.id, r.result, { safe: authenticated, ...(record ? { threedsData: record } : {}) }) };
+}
+
+export function acquirerThreedsAuthenticate(core: PaymentsCore, token: string, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null) {
+  return acquirerPay(core, token, (t, req) => t.authenticate(req, browser, urls, methodCompleted));
+}
+
+export function acquirerThreedsComplete(core: PaymentsCore, token: string, cres: string) {
+  return acquirerPay(core, token, (t, req) => t.complete(req, cres));
 }

@@ -1,0 +1,153 @@
+/**
+ * Redsys answer codes and our transaction errors (pure).
+ *
+ * `Ds_Response` is a number of up to 4 digits: 0000–0099 approve a payment or pre-authorization, 0900 a
+ * refund or confirmation, 0400 a cancellation; everything else is a refusal, whose reason we keep in
+ * `error_details` with the code. `SIS0xxx` codes are protocol errors (in `errorCode`, or as `Ds_Response`
+ * 9xxx for the same number); `XML0xxx` are errors of the query service.
+ */
+import type { TxError } from '../connector.js';
+
+export type Refusal = { error: Exclude<TxError, 'NONE'>; details: string };
+
+/** Refusal codes documented by Redsys, with what they mean. */
+const RESPONSE_REFUSALS: Record<number, Refusal> = {
+  101: { error: 'EXPIRED_CARD', details: 'expired card' },
+  102: { error: 'FRAUD_SUSPECTED', details: 'card under a temporary exception or suspected of fraud' },
+  104: { error: 'DENIED', details: 'operation not allowed for this card or terminal' },
+  106: { error: 'DENIED', details: 'card blocked: too many wrong PIN entries' },
+  107: { error: 'DENIED', details: 'contact the card issuer' },
+  109: { error: 'PROCESSOR_ERROR', details: 'invalid merchant or terminal identification' },
+  110: { error: 'DENIED', details: 'invalid amount' },
+  114: { error: 'DENIED', details: 'the card does not support this operation' },
+  116: { error: 'INSUFFICIENT_FUNDS', details: 'insufficient funds' },
+  118: { error: 'INVALID_CARD', details: 'card not registered' },
+  125: { error: 'INVALID_CARD', details: 'card not effective' },
+  129: { error: 'DENIED', details: 'CVV check failed' },
+  167: { error: 'FRAUD_SUSPECTED', details: 'contact the card issuer: suspected fraud' },
+  172: { error: 'DENIED', details: 'declined, do not retry' },
+  173: { error: 'DENIED', details: 'declined, do not retry without updating the card data' },
+  174: { error: 'DENIED', details: 'declined, do not retry before 72 hours' },
+  180: { error: 'INVALID_CARD', details: 'card not supported by the terminal' },
+  181: { error: 'DENIED', details: 'card blocked for credit operations' },
+  182: { error: 'DENIED', details: 'card blocked for debit operations' },
+  184: { error: 'AUTHENTICATION_FAILED', details: 'the cardholder was not authenticated' },
+  190: { error: 'DENIED', details: 'declined by the issuer without a reason' },
+  191: { error: 'INVALID_CARD', details: 'wrong expiry date' },
+  195: { error: 'AUTHENTICATION_FAILED', details: 'strong customer authentication required (soft decline)' },
+  201: { error: 'EXPIRED_CARD', details: 'expired card (retain card)' },
+  202: { error: 'FRAUD_SUSPECTED', details: 'card under a temporary exception or suspected of fraud (retain card)' },
+  204: { error: 'DENIED', details: 'operation not allowed (retain card)' },
+  207: { error: 'DENIED', details: 'contact the card issuer (retain card)' },
+  208: { error: 'FRAUD_SUSPECTED', details: 'card reported lost' },
+  209: { error: 'FRAUD_SUSPECTED', details: 'card reported stolen' },
+  280: { error: 'DENIED', details: 'CVV error (retain card)' },
+  290: { error: 'DENIED', details: 'declined by the issuer (retain card)' },
+  904: { error: 'PROCESSOR_ERROR', details: 'merchant not registered or misconfigured at the acquirer' },
+  909: { error: 'PROCESSOR_ERROR', details: 'system error at the acquirer' },
+  912: { error: 'PROCESSOR_ERROR', details: 'issuer unavailable' },
+  913: { error: 'PROCESSOR_ERROR', details: 'duplicate order number' },
+  944: { error: 'PROCESSOR_ERROR', details: 'wrong session' },
+  950: { error: 'DENIED', details: 'refund not allowed' },
+  9912: { error: 'PROCESSOR_ERROR', details: 'issuer unavailable' },
+  9915: { error: 'DENIED', details: 'the customer cancelled the payment' },
+};
+
+/** SIS protocol errors worth a precise explanation (the others are named by their code). */
+const SIS_REFUSALS: Record<string, Refusal> = {
+  SIS0007: { error: 'PROCESSOR_ERROR', details: 'the message sent to Redsys is not correct' },
+  SIS0026: { error: 'PROCESSOR_ERROR', details: 'unknown merchant code (FUC) or terminal' },
+  SIS0027: { error: 'PROCESSOR_ERROR', details: 'the currency does not match the terminal' },
+  SIS0028: { error: 'PROCESSOR_ERROR', details: 'the merchant or terminal is deactivated' },
+  SIS0040: { error: 'PROCESSOR_ERROR', details: 'the terminal has no payment method' },
+  SIS0041: { error: 'PROCESSOR_ERROR', details: 'signature error: check the terminal key' },
+  SIS0042: { error: 'PROCESSOR_ERROR', details: 'signature error: check the terminal key and the signature version' },
+  SIS0051: { error: 'PROCESSOR_ERROR', details: 'duplicate order number' },
+  SIS0054: { error: 'PROCESSOR_ERROR', details: 'no payment to refund under this order number' },
+  SIS0055: { error: 'PROCESSOR_ERROR', details: 'more than one payment under this order number' },
+  SIS0056: { error: 'PROCESSOR_ERROR', details: 'the payment to refund is not authorized' },
+  SIS0057: { error: 'PROCESSOR_ERROR', details: 'the refund exceeds the amount that can be refunded' },
+  SIS0059: { error: 'PROCESSOR_ERROR', details: 'no pre-authorization to confirm under this order number' },
+  SIS0060: { error: 'PROCESSOR_ERROR', details: 'the pre-authorization is already confirmed' },
+  SIS0061: { error: 'PROCESSOR_ERROR', details: 'the pre-authorization to confirm is not authorized' },
+  SIS0062: { error: 'PROCESSOR_ERROR', details: 'the confirmation exceeds the pre-authorized amount' },
+  SIS0063: { error: 'INVALID_CARD', details: 'invalid card number' },
+  SIS0064: { error: 'INVALID_CARD', details: 'wrong card number length' },
+  SIS0065: { error: 'INVALID_CARD', details: 'the card number is not numeric' },
+  SIS0066: { error: 'INVALID_CARD', details: 'wrong expiry month' },
+  SIS0069: { error: 'INVALID_CARD', details: 'wrong expiry year' },
+  SIS0071: { error: 'EXPIRED_CARD', details: 'expired card' },
+  SIS0072: { error: 'PROCESSOR_ERROR', details: 'the operation cannot be cancelled' },
+  SIS0078: { error: 'DENIED', details: 'operation not allowed for this card' },
+  SIS0093: { error: 'INVALID_CARD', details: 'card not found in the range table' },
+  SIS0094: { error: 'AUTHENTICATION_FAILED', details: 'the card was not authenticated as 3-D Secure' },
+  SIS0218: { error: 'PROCESSOR_ERROR', details: 'the terminal does not accept host-to-host (REST) operations' },
+  SIS0252: { error: 'DENIED', details: 'the merchant does not allow sending the card' },
+  SIS0253: { error: 'INVALID_CARD', details: 'the card does not pass the check digit (Luhn)' },
+  SIS0256: { error: 'PROCESSOR_ERROR', details: 'the merchant cannot do pre-authorizations' },
+  SIS0257: { error: 'DENIED', details: 'the card does not allow pre-authorizations' },
+  SIS0261: { error: 'DENIED', details: 'refused by the acquirer\'s restriction limits' },
+  SIS0274: { error: 'PROCESSOR_ERROR', details: 'unknown or unaccepted type of operation' },
+  SIS0292: { error: 'PROCESSOR_ERROR', details: 'no pre-authorization to cancel under this order number' },
+  SIS0429: { error: 'PROCESSOR_ERROR', details: 'signature version error: the terminal uses another signature version' },
+  SIS0432: { error: 'PROCESSOR_ERROR', details: 'the terminal\'s FUC does not match the merchant' },
+  SIS0616: { error: 'PROCESSOR_ERROR', details: 'invalid SCA exemption (EXCEP_SCA) for this operation' },
+  SIS0617: { error: 'PROCESSOR_ERROR', details: 'a merchant-initiated payment needs the stored-credential data (COF_TXNID)' },
+  SIS0653: { error: 'PROCESSOR_ERROR', details: 'incomplete 3-D Secure browser data' },
+};
+
+/** The code as Redsys writes it: 4 digits (`0101`), or SIS0xxx / XML0xxx. */
+export function normaliseCode(raw: unknown): string | null {
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0) return String(raw).padStart(4, '0');
+  if (typeof raw !== 'string') return null;
+  const s = raw.trim();
+  if (/^\d{1,4}$/.test(s)) return s.padStart(4, '0');
+  if (/^(SIS|XML)\d{4}$/i.test(s)) return s.toUpperCase();
+  return null;
+}
+
+/** The operation a `Ds_Response` answers, for its approval code. */
+export type CodeKind = 'payment' | 'refund' | 'confirmation' | 'cancellation';
+
+/** Whether `Ds_Response` approves an operation of this kind. */
+export function isApproval(code: string, kind: CodeKind): boolean {
+  if (!/^\d{4}$/.test(code)) return false;
+  const n = Number(code);
+  if (kind === 'payment') return n <= 99;
+  if (kind === 'cancellation') return n === 400 || n === 900;
+  return n === 900;
+}
+
+/** The soft decline: strong customer authentication is needed (authenticate, then send again). */
+export const SOFT_DECLINE = '0195';
+
+/**
+ * Our error for a refusal code (`Ds_Response` other than an approval, a SIS or XML code), with a
+ * clear explanation that names the code. Every code has one: unknown codes are DENIED (issuer codes)
+ * or PROCESSOR_ERROR (protocol codes), named as such.
+ */
+export function refusalOf(code: string): Refusal {
+  const sis = /^SIS(\d{4})$/.exec(code);
+  if (sis) {
+    const known = SIS_REFUSALS[code];
+    return known ? { error: known.error, details: `Redsys ${code}: ${known.details}` } : { error: 'PROCESSOR_ERROR', details: `Redsys ${code}: protocol error` };
+  }
+  if (/^XML\d{4}$/.test(code)) return { error: 'PROCESSOR_ERROR', details: `Redsys ${code}: query service error` };
+  if (!/^\d{4}$/.test(code)) return { error: 'PROCESSOR_ERROR', details: `Redsys: unreadable answer code "${code.slice(0, 20)}"` };
+  const n = Number(code);
+  const known = RESPONSE_REFUSALS[n];
+  if (known) return { error: known.error, details: `Redsys ${code}: ${known.details}` };
+  // 9xxx is the SIS error of the same number (9042 = SIS0042)
+  if (n >= 9000) {
+    const asSis = `SIS0${code.slice(1)}`;
+    const s = SIS_REFUSALS[asSis];
+    return { error: s?.error ?? 'PROCESSOR_ERROR', details: `Redsys ${code} (${asSis}): ${s?.details ?? 'protocol error'}` };
+  }
+  if (n <= 99) return { error: 'PROCESSOR_ERROR', details: `Redsys ${code}: an approval code where a refusal was expected` };
+  if (n >= 900) return { error: 'PROCESSOR_ERROR', details: `Redsys ${code}: acquirer error` };
+  return { error: 'DENIED', details: `Redsys ${code}: declined by the issuer` };
+}
+
+/** Documented codes, for the "Going live" page and tests: every one of them maps. */
+export const DOCUMENTED_RESPONSE_CODES: readonly number[] = Object.keys(RESPONSE_REFUSALS).map(Number);
+export const DOCUMENTED_SIS_CODES: readonly string[] = Object.keys(SIS_REFUSALS);

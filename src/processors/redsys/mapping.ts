@@ -1,0 +1,225 @@
+/**
+ * The Redsys mapping (pure: no IO, no clock, no randomness). Our processor-neutral requests become
+ * `Ds_MerchantParameters` objects; Redsys's verified answer parameters become our results.
+ *
+ * Which terminal: customer-initiated payments go through the secure (3-D Secure) terminal; MoTo and
+ * merchant-initiated payments through the non-secure one; a follow-up (confirmation, cancellation,
+ * refund) through the terminal of the payment it refers to, under that payment's order number.
+ */
+import { currencyByCode } from '../../platform/money/currency.js';
+import type { CardData, PaymentRequest, ProcessorResult, SettledResult, ThreeDSResult } from '../connector.js';
+import { isApproval, normaliseCode, refusalOf, SOFT_DECLINE, type CodeKind } from './codes.js';
+import { safeDecodeURIComponent, type SignatureVersion } from './signature.js';
+
+/** Transaction types (`DS_MERCHANT_TRANSACTIONTYPE`). */
+export const TX_TYPE = {
+  AUTHORIZATION: '0',
+  PREAUTHORIZATION: '1',
+  CONFIRMATION: '2',
+  REFUND: '3',
+  CANCELLATION: '9',
+} as const;
+export type TxType = (typeof TX_TYPE)[keyof typeof TX_TYPE];
+
+export interface RedsysTerminalKeys {
+  /** 3 digits as Redsys numbers terminals (`001`). */
+  terminal: string;
+  key: string;
+}
+
+/** A REDSYSPSD2 terminal as the connector uses it (opened credentials). */
+export interface RedsysTerminal {
+  /** The merchant code (FUC), 9 digits. */
+  fuc: string;
+  secure: RedsysTerminalKeys;
+  nonSecure: RedsysTerminalKeys;
+  version: SignatureVersion;
+}
+
+export type Lane = 'secure' | 'nonSecure';
+
+/** The terminal of a payment: secure for the customer's payments, non-secure for MoTo and MIT. */
+export function laneFor(channel: PaymentRequest['channel']): Lane {
+  return channel === 'MOTO' || channel === 'MIT' ? 'nonSecure' : 'secure';
+}
+
+/** Where an operation goes: merchant code, terminal and order number. */
+export interface OrderRef {
+  fuc: string;
+  terminal: string;
+  order: string;
+}
+
+/** The numeric ISO 4217 code Redsys wants (`978`). */
+export function currencyNumber(alpha: string): string {
+  const c = currencyByCode(alpha);
+  if (!c) throw new Error(`not an ISO 4217 currency: ${alpha}`);
+  return c.number;
+}
+
+/** `DS_MERCHANT_EXPIRYDATE`: YYMM. */
+export function expiryYYMM(card: Pick<CardData, 'expiryMonth' | 'expiryYear'>): string {
+  return `${String(card.expiryYear % 100).padStart(2, '0')}${String(card.expiryMonth).padStart(2, '0')}`;
+}
+
+function base(ref: OrderRef, type: TxType, amount: number, currency: string): Record<string, string> {
+  return {
+    DS_MERCHANT_ORDER: ref.order,
+    DS_MERCHANT_MERCHANTCODE: ref.fuc,
+    DS_MERCHANT_TERMINAL: ref.terminal,
+    DS_MERCHANT_TRANSACTIONTYPE: type,
+    DS_MERCHANT_AMOUNT: String(amount),
+    DS_MERCHANT_CURRENCY: currencyNumber(currency),
+  };
+}
+
+export interface PaymentParametersInput {
+  ref: OrderRef;
+  type: typeof TX_TYPE.AUTHORIZATION | typeof TX_TYPE.PREAUTHORIZATION;
+  amount: number;
+  currency: string;
+  card: CardData;
+  channel: PaymentRequest['channel'];
+  /** MIT: the network transaction id of the first payment. */
+  cofTxnid?: string | null;
+  /** An authentication done elsewhere (an external MPI's `threeds_data`). */
+  threeds?: ThreeDSResult | null;
+  /** The gateway's notification URL (Redsys posts the signed result there too). */
+  merchantUrl?: string | null;
+}
+
+/**
+ * A payment with card data (authorization `0`, pre-authorization `1`), host to host.
+ * - ECOMMERCE: the first use of a stored credential (`COF_INI=S`, `COF_TYPE=C`), so the answer carries
+ *   the network transaction id later merchant-initiated payments quote.
+ * - MIT: `COF_INI=N`, `COF_TXNID` (when known), `EXCEP_SCA=MIT`, `DIRECTPAYMENT=true`.
+ * - MOTO: `DIRECTPAYMENT=moto` (no authentication).
+ */
+export function paymentParameters(i: PaymentParametersInput): Record<string, unknown> {
+  const p: Record<string, unknown> = {
+    ...base(i.ref, i.type, i.amount, i.currency),
+    DS_MERCHANT_PAN: i.card.pan.reveal().replace(/\s+/g, ''),
+    DS_MERCHANT_EXPIRYDATE: expiryYYMM(i.card),
+  };
+  if (i.card.cvv) p.DS_MERCHANT_CVV2 = i.card.cvv.reveal();
+  if (i.channel === 'MOTO') p.DS_MERCHANT_DIRECTPAYMENT = 'moto';
+  else if (i.channel === 'MIT') {
+    p.DS_MERCHANT_COF_INI = 'N';
+    if (i.cofTxnid) p.DS_MERCHANT_COF_TXNID = i.cofTxnid;
+    p.DS_MERCHANT_EXCEP_SCA = 'MIT';
+    p.DS_MERCHANT_DIRECTPAYMENT = 'true';
+  } else {
+    p.DS_MERCHANT_COF_INI = 'S';
+    p.DS_MERCHANT_COF_TYPE = 'C';
+  }
+  if (i.threeds && i.channel === 'ECOMMERCE') {
+    // an authentication the merchant did with its own 3DS server
+    p.DS_MERCHANT_EMV3DS = {
+      threeDSInfo: 'AuthenticationData',
+      protocolVersion: i.threeds.version,
+      transStatus: i.threeds.transStatus,
+      ...(i.threeds.eci ? { eci: i.threeds.eci } : {}),
+      ...(i.threeds.cavv ? { authenticationValue: i.threeds.cavv } : {}),
+      ...(i.threeds.dsTransId ? { dsTransID: i.threeds.dsTransId } : {}),
+    };
+  }
+  if (i.merchantUrl) p.DS_MERCHANT_MERCHANTURL = i.merchantUrl;
+  return p;
+}
+
+/** A confirmation (`2`), refund (`3`) or cancellation (`9`) under the original payment's order number. */
+export function followUpParameters(ref: OrderRef, type: typeof TX_TYPE.CONFIRMATION | typeof TX_TYPE.REFUND | typeof TX_TYPE.CANCELLATION, amount: number, currency: string): Record<string, unknown> {
+  return base(ref, type, amount, currency);
+}
+
+/**
+ * Card verification: an authorization of amount 0 on the non-secure terminal (`DIRECTPAYMENT=true`),
+ * which checks that the card exists and can be charged without moving money.
+ */
+export function verificationParameters(ref: OrderRef, currency: string, card: CardData): Record<string, unknown> {
+  const p: Record<string, unknown> = {
+    ...base(ref, TX_TYPE.AUTHORIZATION, 0, currency),
+    DS_MERCHANT_PAN: card.pan.reveal().replace(/\s+/g, ''),
+    DS_MERCHANT_EXPIRYDATE: expiryYYMM(card),
+    DS_MERCHANT_DIRECTPAYMENT: 'true',
+  };
+  if (card.cvv) p.DS_MERCHANT_CVV2 = card.cvv.reveal();
+  return p;
+}
+
+/** A Bizum payment through the redirect page: `PAYMETHODS=z`, authorization, the gateway's URLs. */
+export function bizumRedirectParameters(ref: OrderRef, amount: number, currency: string, urls: { merchantUrl: string; urlOk: string; urlKo: string }): Record<string, unknown> {
+  return {
+    ...base(ref, TX_TYPE.AUTHORIZATION, amount, currency),
+    DS_MERCHANT_PAYMETHODS: 'z',
+    DS_MERCHANT_MERCHANTURL: urls.merchantUrl,
+    DS_MERCHANT_URLOK: urls.urlOk,
+    DS_MERCHANT_URLKO: urls.urlKo,
+  };
+}
+
+/** What kind of approval code an operation expects. */
+export function codeKindOf(type: TxType): CodeKind {
+  switch (type) {
+    case TX_TYPE.CONFIRMATION:
+      return 'confirmation';
+    case TX_TYPE.REFUND:
+      return 'refund';
+    case TX_TYPE.CANCELLATION:
+      return 'cancellation';
+    default:
+      return 'payment';
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? safeDecodeURIComponent(v) : typeof v === 'number' ? String(v) : null);
+
+/** What the connector learned from an answer, besides the result. */
+export interface AnswerFacts {
+  /** The network transaction id a merchant-initiated payment quotes later (`Ds_Merchant_Cof_Txnid`). */
+  cofTxnid: string | null;
+  /** `Ds_SecurePayment`: 0 not secure, 1 3-D Secure 1, 2 EMV 3-D Secure 2. */
+  securePayment: string | null;
+}
+
+/**
+ * The result of a verified answer (or notification) for an operation we sent. Checks first that it
+ * answers that operation (order number, merchant code, terminal, amount): an answer for something else
+ * is UNKNOWN. `0195` on a payment is the soft decline (CHALLENGE).
+ */
+export function resultOfAnswer(
+  params: Record<string, unknown>,
+  expect: { ref: OrderRef; type: TxType; amount: number },
+): { result: ProcessorResult; facts: AnswerFacts } {
+  const facts: AnswerFacts = { cofTxnid: str(params.Ds_Merchant_Cof_Txnid), securePayment: str(params.Ds_SecurePayment) };
+  const order = str(params.Ds_Order);
+  const fuc = str(params.Ds_MerchantCode);
+  const terminal = str(params.Ds_Terminal);
+  if (order !== expect.ref.order) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered for another order number' }, facts };
+  if (fuc !== null && fuc !== expect.ref.fuc) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered for another merchant code' }, facts };
+  if (terminal !== null && Number(terminal) !== Number(expect.ref.terminal)) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered for another terminal' }, facts };
+  const type = str(params.Ds_TransactionType);
+  if (type !== null && type !== expect.type) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered for another type of operation' }, facts };
+  const code = normaliseCode(params.Ds_Response);
+  if (code === null) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered without a result code' }, facts };
+  const processorId = expect.ref.order;
+  if (isApproval(code, codeKindOf(expect.type))) {
+    const amountRaw = str(params.Ds_Amount);
+    const amount = amountRaw !== null && /^\d+$/.test(amountRaw) ? Number(amountRaw) : expect.amount;
+    if (amount !== expect.amount) return { result: { outcome: 'UNKNOWN', details: `Redsys approved ${amount}, not the ${expect.amount} asked for` }, facts };
+    const authorization = (str(params.Ds_AuthorisationCode) ?? '').trim();
+    return { result: { outcome: 'APPROVED', authorization: authorization || code, processorId, amount }, facts };
+  }
+  if (code === SOFT_DECLINE && codeKindOf(expect.type) === 'payment') {
+    return { result: { outcome: 'CHALLENGE', details: 'Redsys 0195: the issuer requires strong customer authentication' }, facts };
+  }
+  const r = refusalOf(code);
+  return { result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId }, facts };
+}
+
+/** The result of an `{"errorCode": "SIS0xxx"}` answer: nothing was done. */
+export function resultOfErrorCode(errorCode: unknown): SettledResult {
+  const code = normaliseCode(errorCode) ?? String(errorCode ?? '').slice(0, 20);
+  const r = refusalOf(code);
+  return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: null };
+}

@@ -1,0 +1,566 @@
+/**
+ * The Redsys simulator: a separate HTTP server that speaks Redsys's protocol byte for byte, for the
+ * tests and for demos (`npx paygate redsys-simulator`, then PAYGATE_REDSYS_URL=http://127.0.0.1:PORT).
+ *
+ *  - `POST /sis/rest/trataPeticionREST` and `POST /sis/rest/iniciaPeticionREST`: signed JSON messages
+ *    (HMAC_SHA256_V1 and HMAC_SHA512_V2), answered signed with the request's version, or
+ *    `{"errorCode": "SIS0xxx"}` (SIS0026 unknown merchant or terminal, SIS0042 bad signature, ...);
+ *  - orders kept per merchant code, terminal and order number: a refund needs an approved payment, a
+ *    confirmation an approved pre-authorization, amounts are capped (rules.ts);
+ *  - EMV 3-D Secure 2: card configuration (iniciaPeticion), a 3DS method page, frictionless or challenge
+ *    answers per test card, an ACS challenge page that posts `cres` to the merchant's notification URL,
+ *    and the final call;
+ *  - the redirect payment page `POST /sis/realizarPago` (Bizum with `PAYMETHODS=z`), which signs and
+ *    posts the notification to `DS_MERCHANT_MERCHANTURL` and sends the customer to URLOK / URLKO;
+ *  - the query service `POST /apl02/services/SerClsWSConsulta` (SOAP `consultaOperaciones`);
+ *  - signed notifications of REST operations to `DS_MERCHANT_MERCHANTURL`;
+ *  - latency (`latencyMs`) and faults for tests: `lost` (never processed, the connection dropped),
+ *    `drop` (processed, the answer lost), `tamper` (processed, the answer's parameters altered after
+ *    signing), `hang` (processed, answered only when the simulator closes).
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { readQueryRequest } from '../query.js';
+import { decodeBase64Any, decodeParameters, openMessage, sign, signMessage, type SignatureVersion } from '../signature.js';
+import { decideFollowUp, decidePayment, threedsPathOf, type Decision, type SimOrder } from './rules.js';
+
+export interface RedsysSimTerminal {
+  key: string;
+}
+
+export interface RedsysSimulatorOptions {
+  /** Merchant codes (FUC) and their terminals (3 digits) with their keys. */
+  merchants: Record<string, Record<string, RedsysSimTerminal>>;
+  latencyMs?: number;
+  /** Send signed notifications to DS_MERCHANT_MERCHANTURL after REST operations (default true). */
+  notifyRest?: boolean;
+  clock?: () => Date;
+  /** Extra headers of the notifications it posts (tests: the TLS proxy's `x-forwarded-proto` in front of a gateway). */
+  notifyHeaders?: Record<string, string>;
+}
+
+export type RedsysFaultKind = 'lost' | 'drop' | 'tamper' | 'hang';
+export interface RedsysFault {
+  kind: RedsysFaultKind;
+  /** Which endpoint (default: trataPeticion). */
+  endpoint?: 'trataPeticion' | 'iniciaPeticion' | 'query';
+  times?: number;
+}
+
+interface KeptOrder extends SimOrder {
+  fuc: string;
+  terminal: string;
+  order: string;
+  authCode: string;
+  securePayment: string;
+  cofTxnid: string | null;
+  /** The operations done under this number, in order (for the query service). */
+  operations: Array<{ type: string; amount: number; code: string; authCode: string; at: Date }>;
+}
+
+interface ThreeDSSession {
+  fuc: string;
+  terminal: string;
+  order: string;
+  pan: string;
+  acsTransID: string;
+  notificationURL: string | null;
+  methodDone: boolean;
+  challengeResult: 'Y' | 'N' | null;
+}
+
+interface BizumSession {
+  fuc: string;
+  terminalDisplay: string;
+  terminal: string;
+  order: string;
+  amount: number;
+  currency: string;
+  version: SignatureVersion;
+  merchantUrl: string | null;
+  urlOk: string | null;
+  urlKo: string | null;
+}
+
+export interface SentNotification {
+  url: string;
+  order: string;
+  status: number | null;
+  error: string | null;
+  body: Record<string, string>;
+}
+
+const pad3 = (t: string) => (/^\d{1,3}$/.test(t) ? t.padStart(3, '0') : t);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const b64urlJson = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+export class RedsysSimulator {
+  latencyMs: number;
+  readonly #opts: RedsysSimulatorOptions;
+  readonly #server: http.Server;
+  readonly #orders = new Map<string, KeptOrder>();
+  readonly #threeds = new Map<string, ThreeDSSession>();
+  readonly #bizum = new Map<string, BizumSession>();
+  readonly #faults: Array<RedsysFault & { left: number }> = [];
+  readonly #hanging = new Set<http.ServerResponse>();
+  readonly #sending = new Set<Promise<SentNotification>>();
+  /** Notifications sent (tests read them). */
+  readonly notifications: SentNotification[] = [];
+  /** The last REST requests received, as sent (tests check them with other implementations). */
+  readonly requests: Array<{ endpoint: string; body: Record<string, unknown> }> = [];
+  /** Requests received per endpoint. */
+  readonly calls = { trataPeticion: 0, iniciaPeticion: 0, query: 0, realizarPago: 0 };
+  #url = '';
+  /**
+   * Called after an operation was processed and before its answer is written (tests: a gateway killed
+   * between Redsys's answer and its own settle).
+   */
+  beforeAnswer: ((endpoint: string, params: Record<string, unknown>) => Promise<void>) | null = null;
+
+  constructor(opts: RedsysSimulatorOptions) {
+    this.#opts = opts;
+    this.latencyMs = opts.latencyMs ?? 0;
+    this.#server = http.createServer((req, res) => {
+      this.#handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    });
+    this.#server.keepAliveTimeout = 60_000;
+  }
+
+  /** Listens; returns the base URL (PAYGATE_REDSYS_URL). */
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(port, host, resolve));
+    const a = this.#server.address() as AddressInfo;
+    this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${a.port}`;
+    return this.#url;
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.#hanging) res.destroy();
+    this.#hanging.clear();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** Resolves when every notification sent so far has been delivered (or failed). */
+  async notificationsSent(): Promise<void> {
+    while (this.#sending.size > 0) await Promise.allSettled([...this.#sending]);
+  }
+
+  injectFault(f: RedsysFault): void {
+    this.#faults.push({ ...f, left: f.times ?? 1 });
+  }
+
+  /** The order kept under a number (tests). */
+  order(fuc: string, terminal: string, order: string): Readonly<KeptOrder> | undefined {
+    return this.#orders.get(`${fuc}:${pad3(terminal)}:${order}`);
+  }
+
+  get orderCount(): number {
+    return this.#orders.size;
+  }
+
+  #now(): Date {
+    return this.#opts.clock?.() ?? new Date();
+  }
+
+  #takeFault(endpoint: 'trataPeticion' | 'iniciaPeticion' | 'query'): RedsysFault | null {
+    const i = this.#faults.findIndex((f) => (f.endpoint ?? 'trataPeticion') === endpoint);
+    if (i < 0) return null;
+    const f = this.#faults[i];
+    if (--f.left <= 0) this.#faults.splice(i, 1);
+    return f;
+  }
+
+  #key(fuc: string, terminal: string): string | null {
+    return this.#opts.merchants[fuc]?.[pad3(terminal)]?.key ?? null;
+  }
+
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const path = (req.url ?? '/').split('?')[0];
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    if (req.method === 'POST' && (path === '/sis/rest/trataPeticionREST' || path === '/sis/rest/iniciaPeticionREST')) {
+      const endpoint = path.endsWith('trataPeticionREST') ? 'trataPeticion' : 'iniciaPeticion';
+      this.calls[endpoint]++;
+      const fault = this.#takeFault(endpoint);
+      if (fault?.kind === 'lost') return void req.socket.destroy();
+      const out = this.#rest(endpoint, body);
+      if (fault?.kind === 'drop') return void req.socket.destroy();
+      if (fault?.kind === 'hang') return void this.#hanging.add(res);
+      if (this.beforeAnswer && typeof out.answer.Ds_MerchantParameters === 'string') await this.beforeAnswer(endpoint, decodeParameters(out.answer.Ds_MerchantParameters));
+      let answer = out.answer;
+      if (fault?.kind === 'tamper' && 'Ds_MerchantParameters' in answer) {
+        const params = decodeParameters(answer.Ds_MerchantParameters as string);
+        params.Ds_Response = '0000';
+        params.Ds_Amount = String(Number(params.Ds_Amount ?? 0) + 1);
+        answer = { ...answer, Ds_MerchantParameters: Buffer.from(JSON.stringify(params)).toString('base64') };
+      }
+      if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      if (out.notify) {
+        const sending = this.#notify(out.notify.url, out.notify.fuc, out.notify.terminal, out.notify.version, out.notify.params);
+        this.#sending.add(sending);
+        void sending.finally(() => this.#sending.delete(sending));
+      }
+      return;
+    }
+    if (req.method === 'POST' && path === '/apl02/services/SerClsWSConsulta') {
+      this.calls.query++;
+      const fault = this.#takeFault('query');
+      if (fault?.kind === 'lost' || fault?.kind === 'drop') return void req.socket.destroy();
+      if (fault?.kind === 'hang') return void this.#hanging.add(res);
+      res.writeHead(200, { 'content-type': 'text/xml;charset=utf-8' }).end(this.#query(body));
+      return;
+    }
+    if (req.method === 'POST' && path === '/sis/realizarPago') {
+      this.calls.realizarPago++;
+      return this.#redirectPage(new URLSearchParams(body), res);
+    }
+    if (req.method === 'POST' && path === '/sim/bizum') return this.#bizumAnswer(new URLSearchParams(body), res);
+    if (req.method === 'POST' && path === '/sim/3ds-method') return this.#methodPage(new URLSearchParams(body), res);
+    if (req.method === 'POST' && path === '/sim/acs') return this.#acsPage(new URLSearchParams(body), res);
+    if (req.method === 'POST' && path === '/sim/acs/answer') return this.#acsAnswer(new URLSearchParams(body), res);
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  }
+
+  // ---- REST -----------------------------------------------------------------------------------------
+
+  #rest(endpoint: 'trataPeticion' | 'iniciaPeticion', body: string): { answer: Record<string, unknown>; notify?: { url: string; fuc: string; terminal: string; version: SignatureVersion; params: Record<string, unknown> } } {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      return { answer: { errorCode: 'SIS0007' } };
+    }
+    this.requests.push({ endpoint, body: msg });
+    if (this.requests.length > 100) this.requests.shift();
+    let params: Record<string, unknown>;
+    try {
+      params = decodeParameters(String(msg.Ds_MerchantParameters ?? ''));
+    } catch {
+      return { answer: { errorCode: 'SIS0007' } };
+    }
+    const fuc = String(params.DS_MERCHANT_MERCHANTCODE ?? '');
+    const terminalRaw = String(params.DS_MERCHANT_TERMINAL ?? '');
+    const order = String(params.DS_MERCHANT_ORDER ?? '');
+    if (!/^\d{9}$/.test(fuc)) return { answer: { errorCode: fuc ? 'SIS0009' : 'SIS0008' } };
+    if (!/^\d{1,3}$/.test(terminalRaw)) return { answer: { errorCode: terminalRaw ? 'SIS0011' : 'SIS0010' } };
+    if (!/^\d{4}[0-9A-Za-z]{0,8}$/.test(order)) return { answer: { errorCode: order ? 'SIS0075' : 'SIS0074' } };
+    const key = this.#key(fuc, terminalRaw);
+    if (!key) return { answer: { errorCode: 'SIS0026' } };
+    const opened = openMessage(key, msg);
+    if (!opened.ok) return { answer: { errorCode: opened.reason.startsWith('unknown Ds_SignatureVersion') ? 'SIS0429' : 'SIS0042' } };
+    const version = opened.version;
+    const terminal = pad3(terminalRaw);
+    const type = String(params.DS_MERCHANT_TRANSACTIONTYPE ?? '');
+    const amountRaw = String(params.DS_MERCHANT_AMOUNT ?? '');
+    if (!/^\d{1,12}$/.test(amountRaw)) return { answer: { errorCode: 'SIS0018' } };
+    const amount = Number(amountRaw);
+    const currency = String(params.DS_MERCHANT_CURRENCY ?? '');
+    if (!/^\d{3}$/.test(currency)) return { answer: { errorCode: 'SIS0015' } };
+    const common = { Ds_Order: order, Ds_MerchantCode: fuc, Ds_Terminal: terminalRaw, Ds_TransactionType: type };
+    const signed = (p: Record<string, unknown>) => signMessage(version, key, p, order) as unknown as Record<string, unknown>;
+    const emv = (params.DS_MERCHANT_EMV3DS ?? null) as Record<string, unknown> | null;
+
+    if (endpoint === 'iniciaPeticion') {
+      if (type !== '0' && type !== '1') return { answer: { errorCode: 'SIS0274' } };
+      const pan = String(params.DS_MERCHANT_PAN ?? '');
+      if (!pan) return { answer: { errorCode: 'SIS0063' } };
+      if (!emv || emv.threeDSInfo !== 'CardData') return { answer: signed({ ...common, Ds_Card_PSD2: 'Y' }) };
+      const transId = randomUUID();
+      const path = threedsPathOf(pan);
+      this.#threeds.set(transId, { fuc, terminal, order, pan, acsTransID: randomUUID(), notificationURL: null, methodDone: false, challengeResult: null });
+      return {
+        answer: signed({
+          ...common,
+          Ds_EMV3DS: { protocolVersion: '2.1.0', threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.#url}/sim/3ds-method` } : {}) },
+          Ds_Card_PSD2: 'Y',
+        }),
+      };
+    }
+
+    // trataPeticion
+    const k = `${fuc}:${terminal}:${order}`;
+    const kept = this.#orders.get(k);
+    const merchantUrl = typeof params.DS_MERCHANT_MERCHANTURL === 'string' ? params.DS_MERCHANT_MERCHANTURL : null;
+    const notifyOf = (answerParams: Record<string, unknown>) =>
+      merchantUrl && this.#opts.notifyRest !== false ? { url: merchantUrl, fuc, terminal, version, params: answerParams } : undefined;
+
+    if (type === '2' || type === '3' || type === '9') {
+      const d = decideFollowUp(kept, type, amount, currency);
+      if ('error' in d) return { answer: { errorCode: d.error } };
+      const authCode = kept!.authCode;
+      if (type === '2') kept!.confirmed = amount;
+      if (type === '3') kept!.refunded += amount;
+      if (type === '9') kept!.cancelled = true;
+      kept!.operations.push({ type, amount, code: d.code, authCode, at: this.#now() });
+      const p = { ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_Response: d.code, Ds_AuthorisationCode: authCode, Ds_SecurePayment: '0', Ds_Language: '1', Ds_MerchantData: '' };
+      return { answer: signed(p), notify: notifyOf(p) };
+    }
+    if (type !== '0' && type !== '1') return { answer: { errorCode: 'SIS0274' } };
+    if (kept && kept.approved) return { answer: { errorCode: 'SIS0051' } };
+
+    let authenticated = false;
+    let authenticationFailed = false;
+    let secure = '0';
+    const pan = String(params.DS_MERCHANT_PAN ?? '');
+    if (emv && typeof emv.threeDSInfo === 'string') {
+      if (emv.threeDSInfo === 'AuthenticationData' && typeof emv.threeDSServerTransID === 'string') {
+        const s = this.#threeds.get(emv.threeDSServerTransID);
+        if (!s || s.order !== order || s.fuc !== fuc) return { answer: { errorCode: 'SIS0081' } };
+        if (emv.browserJavascriptEnabled === undefined || typeof emv.notificationURL !== 'string' || typeof emv.browserAcceptHeader !== 'string' || typeof emv.browserUserAgent !== 'string') {
+          return { answer: { errorCode: 'SIS0653' } };
+        }
+        if (threedsPathOf(s.pan).challenge) {
+          s.notificationURL = emv.notificationURL;
+          const creq = b64urlJson({ threeDSServerTransID: emv.threeDSServerTransID, acsTransID: s.acsTransID, messageType: 'CReq', messageVersion: '2.1.0', challengeWindowSize: '05' });
+          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '2.1.0', acsURL: `${this.#url}/sim/acs`, creq } }) };
+        }
+        authenticated = true;
+        secure = '2';
+      } else if (emv.threeDSInfo === 'ChallengeResponse' && typeof emv.cres === 'string') {
+        let cres: Record<string, unknown>;
+        try {
+          cres = JSON.parse(decodeBase64Any(emv.cres).toString('utf8')) as Record<string, unknown>;
+        } catch {
+          return { answer: { errorCode: 'SIS0081' } };
+        }
+        const s = this.#threeds.get(String(cres.threeDSServerTransID ?? ''));
+        if (!s || s.order !== order || s.challengeResult === null || cres.transStatus !== s.challengeResult) return { answer: { errorCode: 'SIS0081' } };
+        this.#threeds.delete(String(cres.threeDSServerTransID));
+        authenticated = s.challengeResult === 'Y';
+        authenticationFailed = !authenticated;
+        secure = authenticated ? '2' : '0';
+      } else if (emv.threeDSInfo === 'AuthenticationData' && typeof emv.transStatus === 'string') {
+        // an authentication done by the merchant's own 3DS server
+        authenticated = emv.transStatus === 'Y' || emv.transStatus === 'A';
+        authenticationFailed = !authenticated;
+        secure = authenticated ? '2' : '0';
+      } else return { answer: { errorCode: 'SIS0653' } };
+    }
+    const directPayment = typeof params.DS_MERCHANT_DIRECTPAYMENT === 'string' ? params.DS_MERCHANT_DIRECTPAYMENT : null;
+    const d: Decision = decidePayment({
+      pan,
+      expiry: String(params.DS_MERCHANT_EXPIRYDATE ?? ''),
+      cvv: typeof params.DS_MERCHANT_CVV2 === 'string' ? params.DS_MERCHANT_CVV2 : null,
+      directPayment,
+      excepSca: typeof params.DS_MERCHANT_EXCEP_SCA === 'string' ? params.DS_MERCHANT_EXCEP_SCA : null,
+      cofIni: typeof params.DS_MERCHANT_COF_INI === 'string' ? params.DS_MERCHANT_COF_INI : null,
+      cofTxnid: typeof params.DS_MERCHANT_COF_TXNID === 'string' ? params.DS_MERCHANT_COF_TXNID : null,
+      authenticated,
+      authenticationFailed,
+      now: this.#now(),
+    });
+    if (!pan) return { answer: { errorCode: 'SIS0063' } };
+    if ('error' in d) return { answer: { errorCode: d.error } };
+    const approved = Number(d.code) <= 99;
+    const authCode = approved ? String(randomInt(100000, 999999)) : '';
+    const cofTxnid = approved && params.DS_MERCHANT_COF_INI === 'S' ? String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)) : null;
+    const order_: KeptOrder = {
+      fuc, terminal, order, type: type as '0' | '1', amount, currency, approved, confirmed: 0, refunded: 0, cancelled: false, authCode, securePayment: secure,
+      cofTxnid, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
+    };
+    this.#orders.set(k, order_);
+    const p: Record<string, unknown> = {
+      Ds_Amount: String(amount), Ds_Currency: currency, ...common, Ds_SecurePayment: secure, Ds_Response: d.code, Ds_AuthorisationCode: authCode,
+      Ds_Language: '1', Ds_Card_Country: '724', Ds_Card_Brand: pan.startsWith('5') ? '2' : '1', Ds_Card_PSD2: 'Y', Ds_ProcessedPayMethod: '3', Ds_MerchantData: '',
+      ...(cofTxnid ? { Ds_Merchant_Cof_Txnid: cofTxnid } : {}),
+    };
+    return { answer: signed(p), notify: notifyOf(p) };
+  }
+
+  // ---- notifications ----------------------------------------------------------------------------------
+
+  /** Posts a signed notification (form fields; URL-safe base64, URL-encoded values) to the merchant. */
+  async #notify(url: string, fuc: string, terminal: string, version: SignatureVersion, params: Record<string, unknown>): Promise<SentNotification> {
+    const key = this.#key(fuc, terminal)!;
+    const now = this.#now();
+    const two = (n: number) => String(n).padStart(2, '0');
+    const p = {
+      Ds_Date: encodeURIComponent(`${two(now.getUTCDate())}/${two(now.getUTCMonth() + 1)}/${now.getUTCFullYear()}`),
+      Ds_Hour: encodeURIComponent(`${two(now.getUTCHours())}:${two(now.getUTCMinutes())}`),
+      ...params,
+    };
+    const merchantParameters = Buffer.from(JSON.stringify(p)).toString('base64url');
+    const order = String(params.Ds_Order);
+    const signature = Buffer.from(sign(version, key, order, merchantParameters).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('base64url');
+    const body = { Ds_SignatureVersion: version, Ds_MerchantParameters: merchantParameters, Ds_Signature: signature };
+    const sent: SentNotification = { url, order, status: null, error: null, body };
+    try {
+      const res = await request(url, { method: 'POST', headers: { ...this.#opts.notifyHeaders, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(), headersTimeout: 10_000, bodyTimeout: 10_000 });
+      await res.body.dump();
+      sent.status = res.statusCode;
+    } catch (err) {
+      sent.error = (err as Error).message;
+    }
+    this.notifications.push(sent);
+    return sent;
+  }
+
+  /** Sends again the notification of an order's last operation (tests: a late notification). */
+  async renotify(fuc: string, terminal: string, order: string, url: string): Promise<SentNotification | null> {
+    const o = this.#orders.get(`${fuc}:${pad3(terminal)}:${order}`);
+    if (!o) return null;
+    const last = o.operations[o.operations.length - 1];
+    return this.#notify(url, fuc, o.terminal, 'HMAC_SHA256_V1', {
+      Ds_Amount: String(last.amount), Ds_Currency: o.currency, Ds_Order: order, Ds_MerchantCode: fuc, Ds_Terminal: String(Number(o.terminal)), Ds_TransactionType: last.type,
+      Ds_SecurePayment: o.securePayment, Ds_Response: last.code, Ds_AuthorisationCode: last.authCode, Ds_Language: '1', Ds_MerchantData: '',
+    });
+  }
+
+  // ---- query service ------------------------------------------------------------------------------------
+
+  #query(body: string): string {
+    const wrap = (inner: string) =>
+      '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>' +
+      `<p231:consultaOperacionesResponse xmlns:p231="http://webservices.apl02.redsys.es"><consultaOperacionesReturn>${esc(inner)}</consultaOperacionesReturn></p231:consultaOperacionesResponse></soapenv:Body></soapenv:Envelope>`;
+    const error = (code: string) => wrap(`<Messages><Version Ds_Version="0.0"><Message><ErrorMsg><Ds_ErrorCode>${code}</Ds_ErrorCode></ErrorMsg></Message></Version></Messages>`);
+    const q = readQueryRequest(body);
+    if (!q) return error('XML0001');
+    const key = this.#key(q.fuc, q.terminal);
+    if (!key) return error('XML0028');
+    if (q.signature !== sign('HMAC_SHA256_V1', key, q.order, q.version)) return error('XML0023');
+    const o = this.#orders.get(`${q.fuc}:${pad3(q.terminal)}:${q.order}`);
+    const op = o?.operations.filter((x) => x.type === q.type).at(-1);
+    if (!o || !op) return error('XML0024');
+    const d = op.at;
+    const two = (n: number) => String(n).padStart(2, '0');
+    return wrap(
+      '<Messages><Version Ds_Version="0.0"><Message><Response Ds_Version="0.0">' +
+        `<Ds_MerchantCode>${q.fuc}</Ds_MerchantCode><Ds_Terminal>${Number(q.terminal)}</Ds_Terminal><Ds_Order>${q.order}</Ds_Order>` +
+        `<Ds_TransactionType>${op.type}</Ds_TransactionType><Ds_Date>${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}</Ds_Date><Ds_Hour>${two(d.getUTCHours())}:${two(d.getUTCMinutes())}</Ds_Hour>` +
+        `<Ds_Amount>${op.amount}</Ds_Amount><Ds_Currency>${o.currency}</Ds_Currency><Ds_SecurePayment>${o.securePayment}</Ds_SecurePayment><Ds_State>F</Ds_State>` +
+        `<Ds_Response>${op.code}</Ds_Response><Ds_AuthorisationCode>${op.authCode}</Ds_AuthorisationCode>` +
+        '</Response></Message></Version></Messages>',
+    );
+  }
+
+  // ---- pages: 3DS method, ACS challenge, redirect payment (Bizum) -------------------------------------------
+
+  #html(res: http.ServerResponse, title: string, body: string, status = 200): void {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${body}</body></html>`);
+  }
+
+  /** The issuer's 3DS method: fingerprinting, then it tells the merchant it ran (posts threeDSMethodData back). */
+  #methodPage(form: URLSearchParams, res: http.ServerResponse): void {
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(decodeBase64Any(form.get('threeDSMethodData') ?? '').toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return this.#html(res, '3DS method', '<p>bad threeDSMethodData</p>', 400);
+    }
+    const s = this.#threeds.get(String(data.threeDSServerTransID ?? ''));
+    if (s) s.methodDone = true;
+    const back = String(data.threeDSMethodNotificationURL ?? '');
+    if (!/^https?:\/\//.test(back)) return this.#html(res, '3DS method', '<p>no notification URL</p>', 400);
+    this.#html(
+      res,
+      '3DS method',
+      `<form id="f" method="post" action="${esc(back)}"><input type="hidden" name="threeDSMethodData" value="${esc(form.get('threeDSMethodData') ?? '')}"></form><script>document.getElementById('f').submit()</script>`,
+    );
+  }
+
+  /** The ACS challenge page: the cardholder authenticates or not. */
+  #acsPage(form: URLSearchParams, res: http.ServerResponse): void {
+    const creq = form.get('creq') ?? '';
+    let c: Record<string, unknown>;
+    try {
+      c = JSON.parse(decodeBase64Any(creq).toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return this.#html(res, 'ACS', '<p>bad creq</p>', 400);
+    }
+    const s = this.#threeds.get(String(c.threeDSServerTransID ?? ''));
+    if (!s || c.acsTransID !== s.acsTransID) return this.#html(res, 'ACS', '<p>unknown transaction</p>', 400);
+    this.#html(
+      res,
+      'Redsys simulator: 3-D Secure',
+      `<h1>3-D Secure challenge (simulated issuer)</h1><p>Card ending ${esc(s.pan.slice(-4))}</p>` +
+        `<form method="post" action="/sim/acs/answer"><input type="hidden" name="creq" value="${esc(creq)}">` +
+        '<button name="result" value="Y" id="acs-authenticate">Authenticate</button> <button name="result" value="N" id="acs-fail">Fail authentication</button></form>',
+    );
+  }
+
+  /** The cardholder answered: the ACS posts `cres` to the merchant's notification URL. */
+  #acsAnswer(form: URLSearchParams, res: http.ServerResponse): void {
+    let c: Record<string, unknown>;
+    try {
+      c = JSON.parse(decodeBase64Any(form.get('creq') ?? '').toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return this.#html(res, 'ACS', '<p>bad creq</p>', 400);
+    }
+    const s = this.#threeds.get(String(c.threeDSServerTransID ?? ''));
+    if (!s || !s.notificationURL) return this.#html(res, 'ACS', '<p>unknown transaction</p>', 400);
+    const ok = form.get('result') === 'Y' && s.pan !== '5150796024238164';
+    s.challengeResult = ok ? 'Y' : 'N';
+    const cres = b64urlJson({ threeDSServerTransID: c.threeDSServerTransID, acsTransID: s.acsTransID, messageType: 'CRes', messageVersion: '2.1.0', transStatus: s.challengeResult });
+    this.#html(
+      res,
+      'ACS',
+      `<form id="f" method="post" action="${esc(s.notificationURL)}"><input type="hidden" name="cres" value="${esc(cres)}"></form><script>document.getElementById('f').submit()</script>`,
+    );
+  }
+
+  /** The redirect payment page (`realizarPago`): Bizum (`PAYMETHODS=z`). */
+  #redirectPage(form: URLSearchParams, res: http.ServerResponse): void {
+    const msg = { Ds_SignatureVersion: form.get('Ds_SignatureVersion'), Ds_MerchantParameters: form.get('Ds_MerchantParameters'), Ds_Signature: form.get('Ds_Signature') };
+    let params: Record<string, unknown>;
+    try {
+      params = decodeParameters(String(msg.Ds_MerchantParameters ?? ''));
+    } catch {
+      return this.#html(res, 'Redsys', '<p>SIS0007</p>', 400);
+    }
+    const fuc = String(params.DS_MERCHANT_MERCHANTCODE ?? '');
+    const terminalRaw = String(params.DS_MERCHANT_TERMINAL ?? '');
+    const key = this.#key(fuc, terminalRaw);
+    if (!key) return this.#html(res, 'Redsys', '<p>SIS0026</p>', 400);
+    const opened = openMessage(key, msg);
+    if (!opened.ok) return this.#html(res, 'Redsys', '<p>SIS0042</p>', 400);
+    if (params.DS_MERCHANT_PAYMETHODS !== 'z') return this.#html(res, 'Redsys', '<p>only Bizum (PAYMETHODS=z) is simulated on this page</p>', 400);
+    const order = String(params.DS_MERCHANT_ORDER ?? '');
+    if (this.#orders.get(`${fuc}:${pad3(terminalRaw)}:${order}`)?.approved) return this.#html(res, 'Redsys', '<p>SIS0051</p>', 400);
+    const session = randomUUID();
+    this.#bizum.set(session, {
+      fuc, terminalDisplay: terminalRaw, terminal: pad3(terminalRaw), order, amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY),
+      version: opened.version, merchantUrl: (params.DS_MERCHANT_MERCHANTURL as string) ?? null, urlOk: (params.DS_MERCHANT_URLOK as string) ?? null, urlKo: (params.DS_MERCHANT_URLKO as string) ?? null,
+    });
+    this.#html(
+      res,
+      'Bizum (Redsys simulator)',
+      `<h1>Bizum</h1><p>Amount: ${(Number(params.DS_MERCHANT_AMOUNT) / 100).toFixed(2)}</p><form method="post" action="/sim/bizum"><input type="hidden" name="session" value="${session}">` +
+        '<label>Phone <input name="phone" id="bizum-phone" value="700000000"></label> <button name="action" value="pay" id="bizum-pay">Pay</button> <button name="action" value="refuse" id="bizum-refuse">Refuse</button></form>',
+    );
+  }
+
+  async #bizumAnswer(form: URLSearchParams, res: http.ServerResponse): Promise<void> {
+    const s = this.#bizum.get(form.get('session') ?? '');
+    if (!s) return this.#html(res, 'Bizum', '<p>unknown session</p>', 400);
+    this.#bizum.delete(form.get('session')!);
+    const phone = (form.get('phone') ?? '').replace(/\D/g, '');
+    const paid = form.get('action') === 'pay' && phone !== '700000001' && /^[67]\d{8}$/.test(phone);
+    const code = paid ? '0000' : form.get('action') === 'pay' ? '0190' : '9915';
+    const authCode = paid ? String(randomInt(100000, 999999)) : '';
+    this.#orders.set(`${s.fuc}:${s.terminal}:${s.order}`, {
+      fuc: s.fuc, terminal: s.terminal, order: s.order, type: '0', amount: s.amount, currency: s.currency, approved: paid, confirmed: 0, refunded: 0, cancelled: false,
+      authCode, securePayment: '0', cofTxnid: null, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.#now() }],
+    });
+    if (s.merchantUrl) {
+      await this.#notify(s.merchantUrl, s.fuc, s.terminal, s.version, {
+        Ds_Amount: String(s.amount), Ds_Currency: s.currency, Ds_Order: s.order, Ds_MerchantCode: s.fuc, Ds_Terminal: s.terminalDisplay, Ds_TransactionType: '0',
+        Ds_SecurePayment: '0', Ds_Response: code, Ds_AuthorisationCode: authCode, Ds_Language: '1', Ds_MerchantData: '', Ds_ProcessedPayMethod: '68',
+      });
+    }
+    const back = paid ? s.urlOk : s.urlKo;
+    if (back) res.writeHead(303, { location: back }).end();
+    else this.#html(res, 'Bizum', paid ? '<p>Paid</p>' : '<p>Not paid</p>');
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Conformance of the production connectors, through the public API in production mode: the same
+ * scenarios run against every connector of test/helpers/connectors.ts, each on its protocol simulator
+ * (a separate HTTP server), on both databases. Authorization, pre-authorization with a partial
+ * confirmation, cancellation, partial and full refunds, a stored-card payment (B10), MoTo (B11),
+ * merchant-initiated charges (a subscription, a batch line) carrying the first payment's cof_txnid,
+ * declines with their errors, an answer that cannot be trusted (PENDING, then settled by the reconciler),
+ * an answer lost (PENDING, settled once), payouts, card verification.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { CHARGE_QUEUE } from '../../src/modules/subscriptions/index.js';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { storeCard } from '../helpers/payments.js';
+import { CONNECTOR_HARNESSES, type ConnectorHarness } from '../helpers/connectors.js';
+
+describe.each(CONNECTOR_HARNESSES.map((make) => [make().name, make] as const))('%s connector', (_name, make) => {
+  let h: ConnectorHarness;
+  let t: TestApp;
+  let m: TestMerchant;
+  let n = 0;
+
+  beforeAll(async () => {
+    h = make();
+    await h.start();
+    t = await createTestApp(h.env());
+    m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+    await t.p.database.db.updateTable('merchants').set({ autorecover_transactions: true }).where('id', '=', m.client_uuid).execute();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await h?.close();
+  });
+
+  async function ok(p: Promise<{ status: number; raw: string; body: any }>, status = 200) {
+    const r = await p;
+    expect(r.status, r.raw).toBe(status);
+    return r.body;
+  }
+  const customer = () => `cust-${++n}`;
+  const card = (pan: string) => ({ card_holder: 'Ana Pérez', card_pan: pan, card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' });
+  const order = (fields: Record<string, unknown> = {}) =>
+    ok(m.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'conformance', service: m.service_uuid, customer_ext_id: customer(), ...fields })).then((b) => b.order);
+  const singleStep = (pan: string, fields: Record<string, unknown> = {}) =>
+    m.api.post('/payment/single-step', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'conformance', service: m.service_uuid, customer_ext_id: customer(), ...card(pan), ...fields });
+
+  it('the production service goes through the connector, not the sandbox simulator', async () => {
+    const before = h.paymentCalls();
+    const sandboxCalls = t.m.processors.simulator.callCount('authorize');
+    const o = (await ok(singleStep(h.cards.approved()))).order;
+    expect(o).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(h.paymentCalls()).toBe(before + 1);
+    expect(t.m.processors.simulator.callCount('authorize')).toBe(sandboxCalls);
+  });
+
+  it('authorization (B3): SUCCESS with the authorization code and processor id; the first payment keeps cof_txnid', async () => {
+    const o = (await ok(singleStep(h.cards.approved()))).order;
+    expect(o).toMatchObject({ status: 'SUCCESS', paid: true, amount: 1000 });
+    expect(o.transactions).toHaveLength(1);
+    expect(o.transactions[0]).toMatchObject({ operative: 'AUTHORIZATION', status: 'SUCCESS', amount: 1000, error: 'NONE' });
+    expect(o.transactions[0].authorization).toMatch(/\S/);
+    if (h.storedCredentials) expect(o.cof_txnid).toMatch(/\S/);
+  });
+
+  it('pre-authorization, partial confirmation, then a cancellation of another one', async () => {
+    const pre = (await ok(singleStep(h.cards.approved(), { operative: 'DEFERRED' }))).order;
+    expect(pre.status).toBe('PENDING_CONFIRMATION');
+    const confirmed = (await ok(m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 600 }))).order;
+    expect(confirmed).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(confirmed.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'SUCCESS', amount: 600 });
+    const other = (await ok(singleStep(h.cards.approved(), { operative: 'DEFERRED' }))).order;
+    const cancelled = (await ok(m.api.post('/payment/cancellation', { order_uuid: other.uuid }))).order;
+    expect(cancelled.status).toBe('CANCELLED');
+    expect(cancelled.transactions.at(-1)).toMatchObject({ operative: 'CANCELLATION', status: 'SUCCESS' });
+  });
+
+  it('partial and full refunds', async () => {
+    const o = (await ok(singleStep(h.cards.approved()))).order;
+    const part = (await ok(m.api.post('/payment/refund', { order_uuid: o.uuid, amount: 300 }))).order;
+    expect(part).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 300 });
+    const rest = (await ok(m.api.post('/payment/refund', { order_uuid: o.uuid, amount: 700 }))).order;
+    expect(rest).toMatchObject({ status: 'REFUNDED', refunded: 1000 });
+    expect(rest.transactions.map((x: any) => [x.operative, x.status, x.amount])).toEqual([['AUTHORIZATION', 'SUCCESS', 1000], ['REFUND', 'SUCCESS', 300], ['REFUND', 'SUCCESS', 700]]);
+    // nothing left
+    expect((await m.api.post('/payment/refund', { order_uuid: o.uuid, amount: 1 })).status).toBe(400);
+  });
+
+  it('a payment with a stored card (B10) and a MoTo payment (B11), which needs no authentication', async () => {
+    const c = customer();
+    const source = await storeCard(t, m, h.cards.approved(), c);
+    const o = await order({ customer_ext_id: c });
+    const paid = (await ok(m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source }))).order;
+    expect(paid).toMatchObject({ status: 'SUCCESS', paid: true });
+    const moto = await order();
+    const r = (await ok(m.api.post('/payment/moto', { order_uuid: moto.uuid, method: 'PHONE', ...card(h.cards.softDecline) }))).order;
+    expect(r).toMatchObject({ status: 'SUCCESS', paid: true });
+  });
+
+  it('merchant-initiated: a subscription charge and a batch line quote the first payment\'s cof_txnid', async () => {
+    const c = customer();
+    const first = (await ok(singleStep(h.cards.approved(), { customer_ext_id: c }))).order;
+    const source = first.transactions[0].source.uuid as string;
+    if (h.storedCredentials) expect(first.cof_txnid).toMatch(/\S/);
+    await ok(m.api.post('/subscriptions/product', { name: `P ${c}`, external_id: `prod-${c}` }));
+    await ok(m.api.post('/subscriptions/plan', { name: `Plan ${c}`, external_id: `plan-${c}`, product: `prod-${c}`, amount: 990, interval: 1, interval_type: 'MONTHLY' }));
+    const sub = await ok(m.api.post('/subscriptions/subscription', { plan: `plan-${c}`, customer: c, payment_attempts_limit: 1, additional_data: { source_uuid: source } }));
+    expect(sub).toMatchObject({ status: 'PAID', amount: 990 });
+    await t.p.jobs.drain({ queues: [CHARGE_QUEUE] });
+    const { rows } = await sql<{ id: string; cof_txnid: string | null; status: string }>`select id, cof_txnid, status from orders where customer_ext_id = ${c} and id <> ${first.uuid}`.execute(t.p.database.db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'SUCCESS' });
+    if (h.storedCredentials) expect(rows[0].cof_txnid).toBe(first.cof_txnid);
+
+    const file = Buffer.from(`amount,card,customer_external_id,service,additional,url_post\n450,${source},${c},${m.service_uuid},batch line,\n`).toString('base64');
+    const batch = (await ok(m.api.post('/batch/authorizations', { data: file, filename: 'lines.csv' }))).batch;
+    await t.m.batch.drain();
+    const line = (await ok(m.api.get(`/batch/${batch.uuid}`))).lines[0];
+    expect(line).toMatchObject({ status: 'SUCCEEDED', outcome: 'SUCCESS', amount: 450 });
+    const lineOrder = (await ok(m.api.get(`/order/${line.order_uuid}`))).order;
+    if (h.storedCredentials) expect(lineOrder.cof_txnid).toBe(first.cof_txnid);
+  });
+
+  it('declines carry their error and a clear error_details', async () => {
+    const refused = (await ok(singleStep(h.cards.refused.pan))).order;
+    expect(refused.status).toBe('REFUSED');
+    expect(refused.transactions[0]).toMatchObject({ status: 'REFUSED', error: h.cards.refused.error });
+    expect(refused.transactions[0].error_details).toMatch(/\S{6}/);
+    const poor = (await ok(singleStep(h.cards.insufficientFunds))).order;
+    expect(poor.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'INSUFFICIENT_FUNDS' });
+  });
+
+  it('an answer that fails verification is never a success: PENDING, then settled by the reconciler from the processor', async () => {
+    h.fault('tampered');
+    const r = await ok(singleStep(h.cards.refused.pan));
+    expect(r.order).toMatchObject({ status: 'PENDING_PROCESSOR_RESPONSE', paid: false });
+    expect(r.order.transactions[0].status).toBe('PENDING');
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    const after = (await ok(m.api.get(`/order/${r.order.uuid}`))).order;
+    expect(after.status).toBe('REFUSED');
+    expect(after.transactions[0]).toMatchObject({ status: 'REFUSED', error: h.cards.refused.error });
+  });
+
+  it('an answer lost after the processor charged: PENDING, resolved once by the reconciler; a request never received is ERROR', async () => {
+    const c = customer();
+    const source = await storeCard(t, m, h.cards.approved(), c);
+    const o = await order({ customer_ext_id: c });
+    h.fault('answer-lost');
+    const r = (await ok(m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source }))).order;
+    expect(r).toMatchObject({ status: 'PENDING_PROCESSOR_RESPONSE', paid: false });
+    // a second try while the first is unresolved is refused: the processor is not asked twice
+    const calls = h.paymentCalls();
+    expect((await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source })).status).toBe(409);
+    expect(h.paymentCalls()).toBe(calls);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    const after = (await ok(m.api.get(`/order/${o.uuid}`))).order;
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(after.transactions).toHaveLength(1);
+    expect(after.transactions[0].status).toBe('SUCCESS');
+
+    const lost = await order({ customer_ext_id: c });
+    h.fault('request-lost');
+    await ok(m.api.post('/payment/direct', { order_uuid: lost.uuid, card_uuid: source }));
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    expect((await ok(m.api.get(`/order/${lost.uuid}`))).order.transactions[0]).toMatchObject({ status: 'ERROR', error: 'TIMEOUT' });
+  });
+
+  it('payouts: done where the processor offers them, otherwise refused with a clear reason and nothing sent', async () => {
+    const c = customer();
+    await ok(singleStep(h.cards.approved(), { customer_ext_id: c }));
+    const o = await order({ operative: 'PAYOUT', customer_ext_id: c, amount: 300 });
+    const calls = h.paymentCalls();
+    const r = (await ok(m.api.post('/payment/payout', { order_uuid: o.uuid }))).order;
+    if (h.payouts) expect(r.status).toBe('SUCCESS');
+    else {
+      expect(r.transactions[0]).toMatchObject({ operative: 'PAYOUT', status: 'REFUSED', error: 'PROCESSOR_ERROR' });
+      expect(r.transactions[0].error_details).toMatch(/not offered/);
+      expect(h.paymentCalls()).toBe(calls);
+    }
+  });
+
+  it('card verification when a card is stored with validate', async () => {
+    const good = await m.api.post('/payment-method/card', { customer_ext_id: customer(), ...card(h.cards.approved()), validate: true, service: m.service_uuid });
+    expect(good.status, good.raw).toBe(200);
+    expect(good.body.Source.validation_date).not.toBeNull();
+    const bad = await m.api.post('/payment-method/card', { customer_ext_id: customer(), ...card(h.cards.refused.pan), validate: true, service: m.service_uuid });
+    expect(bad.status, bad.raw).toBe(400);
+    expect(bad.body.details).toMatch(h.cards.refused.error);
+  });
+});
