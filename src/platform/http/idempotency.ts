@@ -96,6 +96,25 @@ export class IdempotencyStore {
       .execute();
   }
 
+  /**
+   * `finish` again, in the background, after it failed because the database went away (a failover
+   * while the answer was being sent): every half second to 5 s until it is written or the key's lock
+   * lapses. Without it a retry of the request would meet 409 (in flight) until the lock lapses, and the
+   * answer of a request that did its work would not be replayed.
+   */
+  finishLater(merchantId: string, key: string, status: number, body: string, onGiveUp?: (err: unknown) => void): void {
+    const deadline = Date.now() + LOCK_MS;
+    let delay = 500;
+    const attempt = () => {
+      this.finish(merchantId, key, status, body).catch((err) => {
+        if (Date.now() + delay >= deadline) return onGiveUp?.(err);
+        setTimeout(attempt, delay).unref();
+        delay = Math.min(5000, delay * 2);
+      });
+    };
+    setTimeout(attempt, delay).unref();
+  }
+
   /** Deletes records past their 24 hours. */
   async purge(): Promise<number> {
     const res = await this.database.db
