@@ -359,7 +359,7 @@ export async function databaseAnswers(database: Database, timeoutMs: number): Pr
 export interface DatabaseState {
   /** True when the database takes writes now. */
   ready: boolean;
-  /** Why not, when not: `database unavailable`, `database is a standby`, `no synchronous standby`. */
+  /** Why not, when not: `database unavailable`, `database is a standby`, `database is read-only`, `no synchronous standby`. */
   status: string;
 }
 
@@ -383,13 +383,15 @@ export async function databaseState(database: Database, timeoutMs: number): Prom
             () => ({ ready: true, status: 'ready' }),
             () => unavailable,
           )
-        : sql<{ standby: boolean; names: string; synced: number; hidden: number }>`
-            select pg_is_in_recovery() as standby, current_setting('synchronous_standby_names') as names,
+        : sql<{ standby: boolean; readonly: boolean; names: string; synced: number; hidden: number }>`
+            select pg_is_in_recovery() as standby, current_setting('default_transaction_read_only')::bool as readonly,
+              current_setting('synchronous_standby_names') as names,
               (select count(*) from pg_stat_replication where sync_state in ('sync', 'quorum'))::int as synced,
               (select count(*) from pg_stat_replication where sync_state is null)::int as hidden`
             .execute(database.db)
             .then(({ rows: [r] }) => {
               if (r.standby) return { ready: false, status: 'database is a standby (read-only)' };
+              if (r.readonly) return { ready: false, status: 'database is read-only (being promoted or demoted)' };
               const needed = synchronousStandbysNeeded(r.names);
               if (needed > 0 && r.hidden === 0 && r.synced < needed) return { ready: false, status: 'no synchronous standby: writes wait' };
               return { ready: true, status: 'ready' };

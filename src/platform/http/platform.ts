@@ -213,6 +213,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       return replayRaw(reply, outcome.status, outcome.body);
     }
     req.idempotency = { merchantId: req.ctx.merchant.id, key };
+    req.ctx.idempotencyKey = key;
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
