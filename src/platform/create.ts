@@ -77,6 +77,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     : null;
   const reads = new ReadRouting({ primary: database, replica, maxLagMs: config.readMaxLagMs, logger });
   reads.start();
+  metrics.watchReads(reads);
   return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation, reads };
 }
 

@@ -211,6 +211,27 @@ function followStream(base: string, apiKey: string) {
   return { ids, reconnects: () => reconnects, close: async () => (ctl.abort(), await done.catch(() => {}), await streamAgent.destroy().catch(() => {})) };
 }
 
+// ---- reads from a standby -------------------------------------------------------------------------------
+
+/** Waits until every gateway node's API process sends lists to the standby (its metrics say so). */
+async function readsOnStandby(s: ClusterState, ms = 30_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  let states: string[] = [];
+  while (Date.now() < deadline) {
+    states = await Promise.all(
+      s.gateways.map(async (g) => {
+        const text = await fetch(`${g.url}/metrics`).then((r) => r.text(), () => '');
+        const inUse = /^paygate_read_standby_in_use (\d)/m.exec(text)?.[1] ?? '?';
+        const stale = /^paygate_read_standby_staleness_seconds (\S+)/m.exec(text)?.[1] ?? '-';
+        return `node ${g.n}: standby ${inUse === '1' ? 'in use' : 'not in use'}, at most ${stale} s behind`;
+      }),
+    );
+    if (states.every((x) => x.includes('standby in use'))) break;
+    await sleep(500);
+  }
+  return states;
+}
+
 // ---- the load ------------------------------------------------------------------------------------------
 
 interface OrderRecord {
@@ -518,6 +539,10 @@ async function main(): Promise<number> {
       cards.push(first.body.order.transactions[0].source.uuid);
     }
     const stream = followStream(s.gatewayUrl, m.body.client.api_key);
+    {
+      const states = await readsOnStandby(s);
+      check(states.every((x) => x.includes('standby in use')), `lists read from a standby within the bound (${states.join('; ')})`);
+    }
 
     // 1. the primary's data node, kill -9
     {
@@ -552,6 +577,10 @@ async function main(): Promise<number> {
       check(down.length > 0, `primary failover: /readyz answered 503 while there was no primary (${down.length} samples)`);
       check(last.every((x) => x === 200), `primary failover: /readyz answers 200 on every node afterwards (${last.join(', ')})`);
       const totals = await verify({ name: 'primary failover', s, api, merchantId, load, receiver, stream, since });
+      const states = await readsOnStandby(s);
+      check(states.every((x) => x.includes('standby in use')), `primary failover: lists read from the remaining standby again (${states.join('; ')})`);
+      const list = await api.call('GET', '/orders?limit=5');
+      check(list.status === 200 && Array.isArray(list.body?.transactions), `primary failover: the order list answers (${list.status})`);
       results.primary = { ...totals, unavailable_s: window.windowMs / 1000, promoted_after_s: (promotedAt - load.faultAt) / 1000, formation: await formationState(s) };
     }
 

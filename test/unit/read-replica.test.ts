@@ -111,6 +111,21 @@ describe('reads that may be stale', () => {
     expect(r.staleness).toBe(0);
   });
 
+  it('are reported in the metrics: standby in use and how stale it may be', async () => {
+    const { Metrics } = await import('../../src/platform/metrics.js');
+    const { r, state, advance } = scripted();
+    const metrics = new Metrics();
+    metrics.watchReads(r);
+    expect(await metrics.registry.metrics()).toMatch(/^paygate_read_standby_in_use 0$/m);
+    await r.check();
+    state.primary = '0/200';
+    advance(1500);
+    await r.check();
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^paygate_read_standby_in_use 1$/m);
+    expect(text).toMatch(/^paygate_read_standby_staleness_seconds 1\.5$/m);
+  });
+
   it('read WAL positions as byte counts', () => {
     expect(lsnBytes('0/10')).toBe(16n);
     expect(lsnBytes('1/0')).toBe(4294967296n);
