@@ -295,9 +295,9 @@ async function runLoad(opts: {
         }, `o-${id}`);
         nonEnvelope.push(...created.nonEnvelope);
         if (created.status !== 200) {
-          if (created.status === 409 && /already exists/.test(String(created.body?.details))) {
-            // the order was created but the answer was lost (its node died) and the key's lock lapsed: the
-            // reference keeps it from being created twice
+          if (created.lost || (created.status === 409 && /already exists/.test(String(created.body?.details)))) {
+            // the order was created but the answer was lost (its node died): the key (or, for an order
+            // created before keys were marked, its reference) keeps it from being created twice
             lostAnswers.push(`create ${id}`);
             continue;
           }
