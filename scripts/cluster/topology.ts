@@ -627,6 +627,27 @@ export async function stopCluster(dir = DEFAULT_DIR): Promise<boolean> {
       // no pid file: not running
     }
   }
+  // a postmaster killed with -9 leaves its socket and lock file in the system's socket directory: remove
+  // ours (their lock names a data directory of this cluster and a process that is gone)
+  for (const sockDir of ['/var/run/postgresql', '/run/postgresql', os.tmpdir()]) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(sockDir).filter((n) => /^\.s\.PGSQL\.\d+\.lock$/.test(n));
+    } catch {
+      continue;
+    }
+    for (const lockName of names) {
+      const lockPath = path.join(sockDir, lockName);
+      try {
+        const [pid, dataDir] = fs.readFileSync(lockPath, 'utf8').split('\n');
+        if (!dataDir?.startsWith(dir + path.sep) || alive(Number(pid))) continue;
+        fs.rmSync(lockPath, { force: true });
+        fs.rmSync(lockPath.replace(/\.lock$/, ''), { force: true });
+      } catch {
+        // not ours, or gone
+      }
+    }
+  }
   fs.rmSync(dir, { recursive: true, force: true });
   return true;
 }
