@@ -414,8 +414,9 @@ defaults
 listen postgres_primary
   mode tcp
   bind 127.0.0.1:${s.basePort + 10}
-  timeout client 1h
-  timeout server 1h
+  # long: the gateway's listening connections (LISTEN) are idle for long; its pool closes idle ones itself
+  timeout client 24h
+  timeout server 24h
   option tcp-check
   tcp-check connect
   tcp-check send-binary ${primaryCheck}
@@ -428,8 +429,9 @@ listen postgres_standby
   mode tcp
   bind 127.0.0.1:${s.basePort + 11}
   balance leastconn
-  timeout client 1h
-  timeout server 1h
+  # long: the gateway's listening connections (LISTEN) are idle for long; its pool closes idle ones itself
+  timeout client 24h
+  timeout server 24h
   option tcp-check
   tcp-check connect
   tcp-check send-binary ${standbyCheck}
