@@ -29,7 +29,7 @@ import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-m
 import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { DccService } from './modules/dcc/index.js';
 import { readMigrations } from './platform/db/migrate.js';
-import { databaseAnswers } from './platform/db/database.js';
+import { databaseState } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
@@ -66,6 +66,7 @@ export function buildModules(p: Platform): Modules {
     timeoutMs: p.config.processorTimeoutMs,
     simulatorLatencyMs: p.config.simulatorLatencyMs,
     productionSimulator: p.config.productionSimulator,
+    simulatorUrl: p.config.simulatorUrl,
     logger: p.logger,
   });
   const merchants = new MerchantsService(p);
@@ -273,12 +274,12 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   // liveness: the process runs (never touches the database, so an orchestrator does not restart a
   // healthy process because PostgreSQL is away)
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  // readiness: 200 only while the database answers (within the connect timeout) and is migrated
+  // readiness: 200 only while the database answers (within the connect timeout), takes writes (the
+  // primary, with its synchronous standbys) and is migrated
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     reply.header('Cache-Control', 'no-store');
-    if (!(await databaseAnswers(p.database, config.dbConnectTimeoutMs))) {
-      return reply.code(503).send({ status: 'database unavailable', database: p.database.kind });
-    }
+    const state = await databaseState(p.database, config.dbConnectTimeoutMs);
+    if (!state.ready) return reply.code(503).send({ status: state.status, database: p.database.kind });
     try {
       const rows = await p.database.db.selectFrom('schema_migrations').select('version').execute();
       const applied = new Set(rows.map((r) => r.version));

@@ -116,6 +116,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     await app.close();
     await p.jobs.stop();
     await p.invalidation.stop();
+    await p.reads.stop();
     await p.database.close();
   };
   return { app, platform: p, modules, baseUrl, close };

@@ -35,6 +35,7 @@ export async function startWorker(config: Config, overrides: PlatformOverrides =
       p.logger.info('worker shutting down');
       await p.jobs.stop();
       await p.invalidation.stop();
+      await p.reads.stop();
       await p.database.close();
     })();
     return closing;

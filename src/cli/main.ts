@@ -96,6 +96,23 @@ export function buildCli(): Command {
       await runWorker();
     });
 
+  program
+    .command('simulator')
+    .description('run the processor simulator as a service of its own, shared by several gateway processes (PAYGATE_SIMULATOR_URL); staging and tests only')
+    .option('--host <host>', 'listen address', '127.0.0.1')
+    .option('--port <port>', 'listen port', '8090')
+    .option('--latency-ms <ms>', 'delay of every answer', '0')
+    .action(async (o: { host: string; port: string; latencyMs: string }) => {
+      const { startSimulatorService } = await import('../processors/simulator-service.js');
+      const svc = await startSimulatorService({ host: o.host, port: Number(o.port), latencyMs: Number(o.latencyMs) });
+      process.stdout.write(`processor simulator listening on ${svc.url} (PAYGATE_SIMULATOR_URL=${svc.url})\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await svc.close();
+    });
+
   const merchant = program.command('merchant').description('merchants (clients)');
   merchant
     .command('create')

@@ -21,6 +21,12 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** PostgreSQL: named prepared statements for parameterized queries. */
   dbPrepare: boolean;
+  /** A standby (or a proxy of standbys) for reads that may be stale: lists, exports, analytics. */
+  readDatabaseUrl: string | null;
+  /** Reads go to the standby only while it is at most this far behind the primary, in milliseconds. */
+  readMaxLagMs: number;
+  /** PAYGATE_SIMULATOR_URL: the simulator runs as a service of its own, shared by every gateway process. */
+  simulatorUrl: string | null;
   /** Directory for the embedded database and local key files. */
   dataDir: string;
   /** TLS certificate and key (PEM files). When both are set the listener speaks HTTPS. */
@@ -171,6 +177,14 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const readDatabaseUrl = str('PAYGATE_READ_DATABASE_URL', null);
+  if (readDatabaseUrl !== null && !/^postgres(ql)?:\/\//.test(readDatabaseUrl)) {
+    problems.push('PAYGATE_READ_DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (readDatabaseUrl !== null && databaseUrl === null) problems.push('PAYGATE_READ_DATABASE_URL needs DATABASE_URL (the embedded database has no standby)');
+  const simulatorUrl = str('PAYGATE_SIMULATOR_URL', null);
+  if (simulatorUrl !== null && !/^https?:\/\/[^/]+/.test(simulatorUrl)) problems.push('PAYGATE_SIMULATOR_URL must be an http(s) URL');
+
   const dataDir = path.resolve(str('PAYGATE_DATA_DIR', './data')!);
   const tlsCertFile = str('PAYGATE_TLS_CERT', null);
   const tlsKeyFile = str('PAYGATE_TLS_KEY', null);
@@ -245,6 +259,9 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
     dbConnectTimeoutMs: int('PAYGATE_DB_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
     dbPrepare: bool('PAYGATE_DB_PREPARE', true),
+    readDatabaseUrl,
+    readMaxLagMs: int('PAYGATE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
+    simulatorUrl: simulatorUrl?.replace(/\/+$/, '') ?? null,
     dataDir,
     tlsCertFile,
     tlsKeyFile,
@@ -329,6 +346,9 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_DB_POOL_SIZE', 'PostgreSQL connections per process (20)'],
   ['PAYGATE_DB_CONNECT_TIMEOUT_MS', 'wait for a new PostgreSQL connection; past it requests answer 503 (5000)'],
   ['PAYGATE_DB_PREPARE', 'PostgreSQL and the embedded database: send parameterized statements as named prepared statements (true)'],
+  ['PAYGATE_READ_DATABASE_URL', 'postgres://... of a standby for reads that may be stale (order lists, exports); unset: the primary'],
+  ['PAYGATE_READ_MAX_LAG_MS', 'reads use the standby only while it is at most this far behind the primary (5000)'],
+  ['PAYGATE_SIMULATOR_URL', 'http://... of a shared processor simulator (paygate simulator); unset: each process simulates in memory'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],
   ['PAYGATE_TLS_CERT / PAYGATE_TLS_KEY', 'PEM files; when set the listener speaks HTTPS'],
   ['PAYGATE_TRUST_PROXY', 'false | true | comma list of proxy addresses/CIDRs (false)'],

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { JobQueue } from './jobs/queue.js';
 import { CacheInvalidation } from './db/invalidation.js';
+import { ReadRouting } from './db/read-replica.js';
 import { createLogger } from './logging.js';
 import { Mailer } from './mail/outbox.js';
 import { Metrics } from './metrics.js';
@@ -63,7 +64,21 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
   });
   const invalidation = new CacheInvalidation();
   if (config.cacheInvalidation) await invalidation.start(database, logger);
-  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation };
+  const replica = config.readDatabaseUrl
+    ? await openDatabase({
+        databaseUrl: config.readDatabaseUrl,
+        poolSize: config.dbPoolSize,
+        connectTimeoutMs: config.dbConnectTimeoutMs,
+        onConnectionError: (err) => logger.warn({ err: err.message }, 'read standby connection lost'),
+        prepare: config.dbPrepare,
+        schema: o.schema,
+        lazy: true,
+      })
+    : null;
+  const reads = new ReadRouting({ primary: database, replica, maxLagMs: config.readMaxLagMs, logger });
+  reads.start();
+  metrics.watchReads(reads);
+  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation, reads };
 }
 
 /** Checks after migrations that the configured vault keys are the ones that sealed existing data. */

@@ -1,4 +1,5 @@
 /** What every module receives: the platform services, built once by the server. */
+import type { ReadRouting } from './db/read-replica.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from './db/database.js';
@@ -23,4 +24,6 @@ export interface Platform {
   outgoing: OutgoingClient;
   /** Drops the in-process caches when keys, merchants or services change in any process. */
   invalidation: CacheInvalidation;
+  /** Where reads that may be stale go (lists, exports, analytics): a fresh standby, else the primary. */
+  reads: ReadRouting;
 }

@@ -17,7 +17,33 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Where reads that may be stale go (set by `watchReads`). */
+  #reads: { usingReplica: boolean; staleness: number | null } | null = null;
+  readonly readStandby = new client.Gauge({
+    name: 'paygate_read_standby_in_use',
+    help: 'Reads that may be stale (lists) go to the standby now (1) or to the primary (0)',
+    registers: [this.registry],
+    collect: () => {
+      this.readStandby.set(this.#reads?.usingReplica ? 1 : 0);
+    },
+  });
+  readonly readStandbyStaleness = new client.Gauge({
+    name: 'paygate_read_standby_staleness_seconds',
+    help: 'How old the standby used for lists may be, at most (absent without a standby or before it was first found fresh)',
+    registers: [this.registry],
+    collect: () => {
+      const s = this.#reads?.staleness;
+      this.readStandbyStaleness.reset();
+      if (s !== null && s !== undefined) this.readStandbyStaleness.set(s / 1000);
+    },
+  });
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'paygate_' });
+  }
+
+  /** Reports the read routing of this process (PAYGATE_READ_DATABASE_URL). */
+  watchReads(reads: { usingReplica: boolean; staleness: number | null }): void {
+    this.#reads = reads;
   }
 }

@@ -14,6 +14,7 @@ import { unavailable } from '../platform/errors/errors.js';
 import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
 import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
+import { RemoteSimulatorConnector } from './simulator-service.js';
 
 /** Service types whose processors capture a pre-authorization only in full. */
 export const NO_PARTIAL_CAPTURE: ReadonlySet<string> = new Set(['PAYGATEAPM', 'PAYSHOP', 'EUPAGO', 'SAFETYPAY']);
@@ -25,6 +26,11 @@ export interface RegistryOptions {
   simulatorLatencyMs?: number;
   /** Production falls back to the simulator for types without a connector. */
   productionSimulator?: boolean;
+  /**
+   * The simulator service shared by every process (PAYGATE_SIMULATOR_URL); unset: the simulator runs in
+   * this process (its memory of operations dies with it).
+   */
+  simulatorUrl?: string | null;
   logger?: Logger;
 }
 
@@ -105,7 +111,8 @@ export class ProcessorRegistry {
   constructor(opts: RegistryOptions) {
     this.#opts = opts;
     this.simulator = new SimulatorConnector({ latencyMs: opts.simulatorLatencyMs ?? 0 });
-    this.#guardedSimulator = guarded(this.simulator, opts.timeoutMs, opts.logger);
+    const simulator = opts.simulatorUrl ? new RemoteSimulatorConnector(opts.simulatorUrl) : this.simulator;
+    this.#guardedSimulator = guarded(simulator, opts.timeoutMs, opts.logger);
   }
 
   get timeoutMs(): number {

@@ -179,6 +179,7 @@ export async function createPeerApp(t: TestApp, env: Record<string, string> = {}
       await app.close();
       await p.jobs.stop();
       await p.invalidation.stop();
+      await p.reads.stop();
       if (database !== t.db.database) await database.close();
     },
   };

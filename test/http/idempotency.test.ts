@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { createOrder } from '../helpers/payments.js';
@@ -52,6 +52,33 @@ describe('Idempotency-Key (decisions §9)', () => {
     const retried = await a.api.post('/client', body('idem-three'), { 'idempotency-key': 'k-3' });
     expect(retried.status).toBe(200);
     expect(await countMerchants('idem-three')).toBe(1);
+  });
+
+  it('an answer whose record could not be written (the database went away) is recorded once the database is back', async () => {
+    const { IdempotencyStore } = await import('../../src/platform/http/idempotency.js');
+    // a database that fails its next two uses, as during a failover
+    let failures = 2;
+    const flaky = {
+      ...t.p.database,
+      get db() {
+        if (failures > 0) {
+          failures--;
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        }
+        return t.p.database.db;
+      },
+    };
+    const store = new IdempotencyStore(flaky as typeof t.p.database, () => new Date());
+    const fp = t.p.vault.fingerprint('idempotency', 'POST /v1/sandbox/anything\n{}');
+    await new IdempotencyStore(t.p.database, () => new Date()).begin(a.client_uuid, 'k-later', fp);
+    await expect(store.finish(a.client_uuid, 'k-later', 200, '{"ok":1}')).rejects.toThrow(/Connection terminated/);
+    store.finishLater(a.client_uuid, 'k-later', 200, '{"ok":1}');
+    await vi.waitFor(async () => {
+      const row = await t.p.database.db.selectFrom('idempotency_keys').selectAll().where('key', '=', 'k-later').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: 'done', response_status: 200, response_body: '{"ok":1}' });
+    }, { timeout: 10_000, interval: 100 });
+    // a retry is replayed, not run again
+    expect(await store.begin(a.client_uuid, 'k-later', fp)).toEqual({ kind: 'replay', status: 200, body: '{"ok":1}' });
   });
 
   it('keys are per merchant; errors other than 5xx are replayed too', async () => {

@@ -187,7 +187,7 @@ export class EventsService {
   async list(ctx: RequestContext, q: { order_uuid?: string; status?: string; limit?: number; offset?: number }) {
     const limit = q.limit ?? 100;
     const offset = q.offset ?? 0;
-    const { rows, count, capped } = await repo.listEvents(this.p.database.db, ctx.merchant.id, { orderId: q.order_uuid, status: q.status, limit, offset });
+    const { rows, count, capped } = await repo.listEvents(this.p.reads.db, ctx.merchant.id, { orderId: q.order_uuid, status: q.status, limit, offset });
     return {
       count,
       count_capped: capped,

@@ -120,6 +120,8 @@ export interface StartTx {
   metadata: unknown;
   now: Date;
   realNow: Date;
+  /** The request's Idempotency-Key (none: null): marked `committed` with the PENDING transaction. */
+  idempotencyKey?: string | null;
 }
 
 /** What step 1 writes on the order besides the transaction. */
@@ -154,6 +156,9 @@ const startCtes = (returning: string) => `with o as (
       updated_at = $12::timestamptz
     where id = (select order_id from t)
     returning xmin::text as version
+  ), k as (
+    update idempotency_keys set status = 'committed'
+    where $23::text is not null and merchant_id = $2::uuid and key = $23::text and status = 'in_flight' and exists (select 1 from t)
   )`;
 
 const START_SQL = `${startCtes('order_id')}
@@ -172,7 +177,7 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
 const startParams = (orderId: string, version: string, tx: StartTx, o: StartOrder) => [
   orderId, tx.merchantId, version, tx.id, tx.operative, tx.processorOperation, tx.amount, tx.sourceId, tx.sourceJson, tx.customerIp,
   json(tx.metadata), tx.now, tx.realNow, o.status, o.paid, o.sourceId, o.ip, o.threedsData !== undefined, json(o.threedsData),
-  o.reserve, o.busy, json(tx.antifraud),
+  o.reserve, o.busy, json(tx.antifraud), tx.idempotencyKey ?? null,
 ];
 
 /**

@@ -11,6 +11,7 @@
  * of CREATED (under a row lock) moves the subscription on, schedules the next charge and notifies.
  */
 import { randomUUID } from 'node:crypto';
+import { IdempotencyStore } from '../../platform/http/idempotency.js';
 import type { Executor } from '../../platform/db/database.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
@@ -373,6 +374,9 @@ export class SubscriptionsService {
         updated_at: now,
       });
       await this.p.jobs.enqueue(trx, this.#chargeJob(ctx, { subscriptionId: id, paymentNumber: 1, attempt: 1, keyId: ctx.keyId }, first));
+      // with an Idempotency-Key: a retry whose answer was lost never subscribes (and charges) twice
+      const committed = IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey);
+      if (committed) await committed.execute(trx);
       return c;
     });
 

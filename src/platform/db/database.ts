@@ -70,6 +70,11 @@ export interface DatabaseOptions {
    * (PAYGATE_DB_PREPARE).
    */
   prepare?: boolean;
+  /**
+   * Do not check the connection at open (a standby for reads: the process starts while it is away,
+   * and reads use the primary until it answers).
+   */
+  lazy?: boolean;
 }
 
 export { preparedName } from './prepared.js';
@@ -86,17 +91,53 @@ function instrumentClient(client: pg.PoolClient, stats: DbStats, prepare: boolea
   if (marked.__paygate) return;
   marked.__paygate = true;
   const original = client.query.bind(client) as PgQuery;
-  (client as unknown as { query: PgQuery }).query = (...args: unknown[]) => {
-    stats.roundTrips++;
+  const send = (...args: unknown[]) => {
     const [text, values] = args;
-    if (stats.statements && typeof text === 'string' && Array.isArray(values) && values.length > 0) stats.statements.add(text);
     if (prepare && typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
       const name = preparedName(text);
       if (name) return original({ name, text, values });
     }
     return original(...args);
   };
+  (client as unknown as { query: PgQuery }).query = (...args: unknown[]) => {
+    stats.roundTrips++;
+    const [text, values] = args;
+    if (stats.statements && typeof text === 'string' && Array.isArray(values) && values.length > 0) stats.statements.add(text);
+    const result = send(...args);
+    // A connection that reached a server which cannot take writes (a standby, a primary being demoted)
+    // is of no further use: it is marked, and closed when it goes back to the pool (after its
+    // transaction's rollback), so the next request opens a new connection, which the proxy sends to
+    // the current primary.
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      (result as Promise<unknown>).then(undefined, (err) => {
+        if (isWrongServer(err)) (client as WrongServerMark).__paygateWrongServer = true;
+      });
+    }
+    return result;
+  };
 }
+
+type WrongServerMark = { __paygateWrongServer?: boolean };
+
+/** Closes a marked connection as it is released: the pool then drops it instead of keeping it idle. */
+function dropWrongServer(client: pg.PoolClient): void {
+  if ((client as WrongServerMark).__paygateWrongServer) void client.end().catch(() => {});
+}
+
+/** The server answered but cannot serve this connection's writes: it is (or is becoming) a standby. */
+export function isWrongServer(err: unknown): boolean {
+  const code = pgCode(err);
+  return code === PG_READ_ONLY_TRANSACTION || code === PG_CANNOT_CONNECT_NOW;
+}
+
+const PG_READ_ONLY_TRANSACTION = '25006';
+const PG_CANNOT_CONNECT_NOW = '57P03';
+
+/**
+ * TCP keepalive on every PostgreSQL connection, so a connection whose server vanished without closing
+ * it (a machine lost, a network cut) is found dead by the operating system instead of waiting forever.
+ */
+const KEEPALIVE = { keepAlive: true, keepAliveInitialDelayMillis: 10_000 } as const;
 
 function wrap(kind: Database['kind'], db: Db, stats: DbStats, onClose: () => Promise<void>, listen?: Database['listen'], lock?: DataDirLock): Database {
   return {
@@ -133,6 +174,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       max: opts.poolSize ?? 20,
       options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+      ...KEEPALIVE,
     });
     // A dropped connection must never crash the process. pg emits 'error' on the client whose socket
     // died: the pool listens only while a client is idle, so a client checked out by a request or a
@@ -146,8 +188,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     });
     const prepare = opts.prepare ?? true;
     pool.on('connect', (client) => instrumentClient(client, stats, prepare));
+    // 'release' is emitted before the pool decides to keep the client: an ended client is dropped
+    pool.on('release', (_err: Error | undefined, client: pg.PoolClient) => dropWrongServer(client));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    await sql`select 1`.execute(db);
+    if (!opts.lazy) await sql`select 1`.execute(db);
     const listeners = new Set<() => Promise<void>>();
     const listen = async (channel: string, onMessage: (payload: string | null) => void) => {
       const stop = await listenPostgres(opts.databaseUrl!, channel, onMessage);
@@ -230,7 +274,7 @@ async function listenPostgres(connectionString: string, channel: string, onMessa
   let delay = 100;
   const ident = '"' + channel.replace(/"/g, '""') + '"';
   const connect = async (first: boolean): Promise<void> => {
-    const c = new pg.Client({ connectionString });
+    const c = new pg.Client({ connectionString, ...KEEPALIVE });
     c.on('notification', (n) => {
       if (n.channel === channel) onMessage(n.payload ?? '');
     });
@@ -309,19 +353,61 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 
 /** Answers whether the database answers a query within `timeoutMs` (readiness). */
 export async function databaseAnswers(database: Database, timeoutMs: number): Promise<boolean> {
+  return (await databaseState(database, timeoutMs)).ready;
+}
+
+export interface DatabaseState {
+  /** True when the database takes writes now. */
+  ready: boolean;
+  /** Why not, when not: `database unavailable`, `database is a standby`, `database is read-only`, `no synchronous standby`. */
+  status: string;
+}
+
+/**
+ * What readiness reports. On PostgreSQL, besides answering within `timeoutMs`, the server must take
+ * writes: not a standby (a proxy that has not yet noticed a failover), and, when it requires
+ * synchronous standbys (`synchronous_standby_names`), with enough of them connected, since otherwise
+ * every commit waits for one to come back. Standbys the connection's role may not see (without
+ * `pg_monitor`) are not counted against it.
+ */
+export async function databaseState(database: Database, timeoutMs: number): Promise<DatabaseState> {
   let timer: NodeJS.Timeout | undefined;
+  const unavailable: DatabaseState = { ready: false, status: 'database unavailable' };
   try {
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
+    const timeout = new Promise<DatabaseState>((resolve) => {
+      timer = setTimeout(() => resolve(unavailable), timeoutMs);
     });
-    const probe = sql`select 1`.execute(database.db).then(
-      () => true,
-      () => false,
-    );
+    const probe: Promise<DatabaseState> =
+      database.kind === 'pglite'
+        ? sql`select 1`.execute(database.db).then(
+            () => ({ ready: true, status: 'ready' }),
+            () => unavailable,
+          )
+        : sql<{ standby: boolean; readonly: boolean; names: string; synced: number; hidden: number }>`
+            select pg_is_in_recovery() as standby, current_setting('default_transaction_read_only')::bool as readonly,
+              current_setting('synchronous_standby_names') as names,
+              (select count(*) from pg_stat_replication where sync_state in ('sync', 'quorum'))::int as synced,
+              (select count(*) from pg_stat_replication where sync_state is null)::int as hidden`
+            .execute(database.db)
+            .then(({ rows: [r] }) => {
+              if (r.standby) return { ready: false, status: 'database is a standby (read-only)' };
+              if (r.readonly) return { ready: false, status: 'database is read-only (being promoted or demoted)' };
+              const needed = synchronousStandbysNeeded(r.names);
+              if (needed > 0 && r.hidden === 0 && r.synced < needed) return { ready: false, status: 'no synchronous standby: writes wait' };
+              return { ready: true, status: 'ready' };
+            }, () => unavailable);
     return await Promise.race([probe, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** How many synchronous standbys a commit waits for, from `synchronous_standby_names` (0: none). */
+export function synchronousStandbysNeeded(names: string): number {
+  const s = names.trim();
+  if (s === '') return 0;
+  const m = /^(?:(?:ANY|FIRST)\s+)?(\d+)\s*\(/i.exec(s);
+  return m ? Number(m[1]) : 1;
 }
 
 /** True when `err` is a unique violation on the named constraint (or any, when none is named). */

@@ -5,9 +5,11 @@
  *
  * Server errors (5xx) and rate-limit answers are not stored: the operation may not have happened and
  * the client should be able to retry with the same key. A request that died mid-flight frees its key
- * when its lock expires.
+ * when its lock expires. Except once a money step of the request committed its first write (a PENDING
+ * transaction, the processor about to be called): the key is then `committed` and never run again; a
+ * retry whose answer was lost meets 409 and reads the order, which the reconciler settles.
  */
-import { sql, type ColumnType } from 'kysely';
+import { sql, type ColumnType, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import { badRequest, conflict, unprocessable } from '../errors/errors.js';
 
@@ -15,7 +17,7 @@ export interface IdempotencyKeysTable {
   merchant_id: string;
   key: string;
   request_fingerprint: string;
-  status: 'in_flight' | 'done';
+  status: 'in_flight' | 'committed' | 'done';
   response_status: number | null;
   response_body: string | null;
   locked_until: Date;
@@ -74,7 +76,26 @@ export class IdempotencyStore {
     if (existing.status === 'in_flight') {
       throw conflict('A request with this Idempotency-Key is still being processed');
     }
+    if (existing.status === 'committed') {
+      // it changed something (a payment or refund started) and its answer was lost (the database or the
+      // gateway failed meanwhile): never done twice; its outcome is on the resource
+      throw conflict(
+        'The request with this Idempotency-Key was carried out but its answer was lost (the database or the gateway node failed meanwhile); it is not run again: read the order to see its outcome',
+      );
+    }
     return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
+  }
+
+  /**
+   * A statement (a CTE of the first commit of a money step) recording that the request of `key` has
+   * changed something: from then on the key is never run again, even when the request dies before it
+   * answers (a 5xx answer no longer frees it, nor does its lock lapsing). `when` ties it to the step's
+   * own write (e.g. \`exists (select 1 from t)\`). Nothing when the request sent no key.
+   */
+  static committedSql(merchantId: string, key: string | null | undefined, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> | null {
+    if (!key) return null;
+    return sql`update idempotency_keys set status = 'committed'
+      where merchant_id = ${merchantId}::uuid and key = ${key}::text and status = 'in_flight' and ${when}`;
   }
 
   /** Records the response of a request started with `begin`. */
@@ -94,6 +115,25 @@ export class IdempotencyStore {
       .where('merchant_id', '=', merchantId)
       .where('key', '=', key)
       .execute();
+  }
+
+  /**
+   * `finish` again, in the background, after it failed because the database went away (a failover
+   * while the answer was being sent): every half second to 5 s until it is written or the key's lock
+   * lapses. Without it a retry of the request would meet 409 (in flight) until the lock lapses, and the
+   * answer of a request that did its work would not be replayed.
+   */
+  finishLater(merchantId: string, key: string, status: number, body: string, onGiveUp?: (err: unknown) => void): void {
+    const deadline = Date.now() + LOCK_MS;
+    let delay = 500;
+    const attempt = () => {
+      this.finish(merchantId, key, status, body).catch((err) => {
+        if (Date.now() + delay >= deadline) return onGiveUp?.(err);
+        setTimeout(attempt, delay).unref();
+        delay = Math.min(5000, delay * 2);
+      });
+    };
+    setTimeout(attempt, delay).unref();
   }
 
   /** Deletes records past their 24 hours. */

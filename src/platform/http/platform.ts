@@ -213,6 +213,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       return replayRaw(reply, outcome.status, outcome.body);
     }
     req.idempotency = { merchantId: req.ctx.merchant.id, key };
+    req.ctx.idempotencyKey = key;
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -223,8 +224,13 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
         await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
       } catch (err) {
         // the answer is true whatever happens to its record (the database went away after the work
-        // committed): send it; the key stays in flight until its lock lapses
-        req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency record not written');
+        // committed): send it, and write the record once the database is back (the key stays in flight
+        // until then, or until its lock lapses)
+        req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency record not written; trying again in the background');
+        const status = reply.statusCode;
+        opts.idempotency.finishLater(merchantId, key, status, typeof payload === 'string' ? payload : '', (e) =>
+          req.log.error({ err: e instanceof Error ? e.message : String(e) }, 'idempotency record not written before its lock lapsed'),
+        );
       }
     }
     return payload;

@@ -59,6 +59,12 @@ export interface RequestContext {
   clock: MerchantClock;
   /** The signature paired with the key, needed for validation_hash. Decrypted on demand. */
   signature(): Secret<string>;
+  /**
+   * The request's Idempotency-Key, when it sent one. A money step records in its first commit that the
+   * key's request has changed something (`IdempotencyStore.committedSql`), so a retry after a lost
+   * answer is never done a second time.
+   */
+  idempotencyKey?: string | null;
 }
 
 /** How a route authenticates. */

@@ -1,5 +1,6 @@
 /** B1: a payment order, created and not charged (also the first half of B3 and the orders other modules create). */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import type { Executor } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { Env } from '../../../platform/db/schema.js';
@@ -117,8 +118,16 @@ export async function insertOrder(
     updated_at: now,
   };
   try {
-    // B1 outside a transaction goes through the group commit; B3 inserts within its transaction.
-    if (executor === core.db.db) await core.orderInserts.insert(row);
+    // B1 outside a transaction goes through the group commit; B3 inserts within its transaction. With an
+    // Idempotency-Key, B1 inserts with the key's mark in one transaction: a retry whose answer was lost
+    // (a failover, a node killed) never creates the order twice.
+    const committed = executor === core.db.db ? IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey) : null;
+    if (committed) {
+      await core.db.transaction(async (trx) => {
+        await repo.insertOrder(trx, row);
+        await committed.execute(trx);
+      });
+    } else if (executor === core.db.db) await core.orderInserts.insert(row);
     else await repo.insertOrder(executor, row);
   } catch (err) {
     if (isUniqueViolation(err, 'orders_merchant_reference')) throw conflict(`An order with reference "${input.reference}" already exists`);

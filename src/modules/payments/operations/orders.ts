@@ -80,7 +80,8 @@ export async function listTransactions(core: PaymentsCore, ctx: RequestContext, 
     if (!id) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
     afterId = id;
   }
-  const db = core.db.db;
+  // a list may be a little stale: a fresh standby serves it when one is configured (PAYGATE_READ_DATABASE_URL)
+  const db = core.p.reads.db;
   if (afterId && !(await repo.transactionPosition(db, afterId))) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
   const ids = await core.deps.merchants.selfAndDescendantIds(db, ctx.merchant.id);
   const zones = { server: ctx.timezone, merchant: tz };

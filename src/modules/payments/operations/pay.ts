@@ -4,6 +4,7 @@
  * transaction that locks the order: checks, the card, a PENDING transaction, the order's next status.
  */
 import { randomUUID } from 'node:crypto';
+import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import type { Tx } from '../../../platform/db/database.js';
 import { badRequest, conflict, notFound } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
@@ -71,7 +72,11 @@ export async function payOwned(
   if (quick) return quick;
   const started = await core.db.transaction(async (trx) => {
     const o = await core.lockOwned(trx, ctx, orderId);
-    return startPayment(core, trx, o, build(o));
+    const s = await startPayment(core, trx, o, build(o));
+    // the request's key is never run again once this commits (its answer may be lost after the call)
+    const committed = IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey);
+    if (committed) await committed.execute(trx);
+    return s;
   });
   return finishStarted(core, started);
 }
