@@ -28,6 +28,7 @@ import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptio
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { DccService } from './modules/dcc/index.js';
+import { DashboardService, installDashboardApi, installDashboardApp } from './modules/dashboard/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
@@ -54,6 +55,7 @@ export interface Modules {
   paymentMethods: PaymentMethodsService;
   wallets: WalletsService;
   dcc: DccService;
+  dashboard: DashboardService;
   idempotency: IdempotencyStore;
 }
 
@@ -93,8 +95,9 @@ export function buildModules(p: Platform): Modules {
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
+  const dashboard = new DashboardService(p, { merchants, payments, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, dashboard, idempotency };
 }
 
 /** Registers the background jobs of every module. */
@@ -111,6 +114,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.batch.registerJobs();
   m.subscriptions.registerJobs();
   m.wallets.registerJobs();
+  m.dashboard.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -281,6 +285,11 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
   installDeviceSocket(app, m.devices, p);
+
+  // ---- the merchant dashboard: its JSON API (session cookies, never an API key) ---------------------
+  await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now() });
+  // ---- and its web app (dist/dashboard, built by `npm start` and the test set-up) --------------------
+  await installDashboardApp(app);
 
   await app.ready();
   return app;

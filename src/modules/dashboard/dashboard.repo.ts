@@ -1,0 +1,175 @@
+/** SQL of the dashboard: sessions, sign-in failures, the audit log, saved views. */
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../platform/db/database.js';
+import type { ColumnType, Env } from '../../platform/db/schema.js';
+import type { FailureState, Stage } from './dashboard.domain.js';
+
+export interface DashboardSessionsTable {
+  token_hash: string;
+  user_id: string;
+  stage: Stage;
+  env: Env;
+  merchant_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+  end_reason: string | null;
+}
+
+export interface DashboardSigninFailuresTable {
+  key: string;
+  failures: number;
+  window_started_at: Date;
+  locked_until: Date | null;
+}
+
+export interface DashboardAuditTable {
+  id: ColumnType<string, never, never>;
+  merchant_id: string | null;
+  user_id: string | null;
+  username: string | null;
+  action: string;
+  target: string | null;
+  details: ColumnType<unknown, string | null, never>;
+  ip: string | null;
+  created_at: Date;
+}
+
+export interface DashboardSavedViewsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  filters: ColumnType<unknown, string, string>;
+  created_at: Date;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    dashboard_sessions: DashboardSessionsTable;
+    dashboard_signin_failures: DashboardSigninFailuresTable;
+    dashboard_audit: DashboardAuditTable;
+    dashboard_saved_views: DashboardSavedViewsTable;
+  }
+}
+
+export type SessionRow = Selectable<DashboardSessionsTable>;
+export type AuditRow = Selectable<DashboardAuditTable>;
+
+// ---- sessions ----------------------------------------------------------------------------------------
+
+export async function insertSession(db: Executor, row: SessionRow): Promise<void> {
+  await db.insertInto('dashboard_sessions').values(row).execute();
+}
+
+export async function findSession(db: Executor, tokenHash: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('dashboard_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Marks the session used now (at most once a few seconds is enough for the idle timeout). */
+export async function touchSession(db: Executor, tokenHash: string, now: Date): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ last_seen_at: now }).where('token_hash', '=', tokenHash).where('ended_at', 'is', null).execute();
+}
+
+export async function updateSession(db: Executor, tokenHash: string, set: Partial<Pick<SessionRow, 'env' | 'merchant_id' | 'stage'>>): Promise<void> {
+  await db.updateTable('dashboard_sessions').set(set).where('token_hash', '=', tokenHash).where('ended_at', 'is', null).execute();
+}
+
+export async function endSession(db: Executor, tokenHash: string, now: Date, reason: string): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ ended_at: now, end_reason: reason }).where('token_hash', '=', tokenHash).where('ended_at', 'is', null).execute();
+}
+
+/** Ends every open session of a user (sign out everywhere, a disabled user, a new password). */
+export async function endUserSessions(db: Executor, userId: string, now: Date, reason: string, except?: string): Promise<number> {
+  let q = db.updateTable('dashboard_sessions').set({ ended_at: now, end_reason: reason }).where('user_id', '=', userId).where('ended_at', 'is', null);
+  if (except) q = q.where('token_hash', '<>', except);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows ?? 0);
+}
+
+/** Sessions ended or past their absolute end for a day are deleted (their sign-ins stay in the audit). */
+export async function purgeSessions(db: Executor, before: Date): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where((eb) => eb.or([eb('ended_at', '<', before), eb('expires_at', '<', before)])).execute();
+}
+
+// ---- sign-in failures --------------------------------------------------------------------------------
+
+export async function failureStates(db: Executor, keys: string[]): Promise<Map<string, FailureState>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.selectFrom('dashboard_signin_failures').selectAll().where('key', 'in', keys).execute();
+  return new Map(rows.map((r) => [r.key, r]));
+}
+
+export async function saveFailureState(db: Executor, key: string, s: FailureState): Promise<void> {
+  await db
+    .insertInto('dashboard_signin_failures')
+    .values({ key, ...s })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ failures: s.failures, window_started_at: s.window_started_at, locked_until: s.locked_until }))
+    .execute();
+}
+
+export async function clearFailures(db: Executor, keys: string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.deleteFrom('dashboard_signin_failures').where('key', 'in', keys).execute();
+}
+
+export async function purgeFailures(db: Executor, before: Date): Promise<void> {
+  await db
+    .deleteFrom('dashboard_signin_failures')
+    .where('window_started_at', '<', before)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', before)]))
+    .execute();
+}
+
+// ---- audit -------------------------------------------------------------------------------------------
+
+export interface NewAudit {
+  merchant_id: string | null;
+  user_id: string | null;
+  username: string | null;
+  action: string;
+  target: string | null;
+  details: Record<string, unknown> | null;
+  ip: string | null;
+  created_at: Date;
+}
+
+export async function insertAudit(db: Executor, a: NewAudit): Promise<void> {
+  await db.insertInto('dashboard_audit').values({ ...a, details: a.details ? JSON.stringify(a.details) : null }).execute();
+}
+
+export async function listAudit(db: Executor, merchantIds: string[], q: { before?: string; limit: number; userId?: string; action?: string }): Promise<AuditRow[]> {
+  if (merchantIds.length === 0) return [];
+  let s = db.selectFrom('dashboard_audit').selectAll().where('merchant_id', 'in', merchantIds);
+  if (q.before) s = s.where('id', '<', q.before as never);
+  if (q.userId) s = s.where('user_id', '=', q.userId);
+  if (q.action) s = s.where('action', '=', q.action);
+  return s.orderBy('id', 'desc').limit(q.limit).execute();
+}
+
+// ---- saved views ---------------------------------------------------------------------------------------
+
+export async function listViews(db: Executor, userId: string) {
+  return db.selectFrom('dashboard_saved_views').selectAll().where('user_id', '=', userId).orderBy('name').limit(100).execute();
+}
+
+export async function countViews(db: Executor, userId: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from dashboard_saved_views where user_id = ${userId}`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+export async function upsertView(db: Executor, row: { id: string; user_id: string; name: string; filters: unknown; created_at: Date }) {
+  return db
+    .insertInto('dashboard_saved_views')
+    .values({ ...row, filters: JSON.stringify(row.filters) })
+    .onConflict((oc) => oc.columns(['user_id', 'name']).doUpdateSet({ filters: JSON.stringify(row.filters) }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteView(db: Executor, userId: string, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('dashboard_saved_views').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows ?? 0) > 0;
+}

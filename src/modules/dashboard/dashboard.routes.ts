@@ -1,0 +1,453 @@
+/**
+ * HTTP of the dashboard's JSON API, under /dashboard/api. Every route names what it needs in
+ * `config.dashboard`: `public` (the sign-in), the sign-in `stages` it serves (ACTIVE by default) and the
+ * `permission` of the role table the user's group must hold. One hook checks all of it on every request,
+ * with the session cookie and, on every change, the CSRF token. Thin routes: one service call each.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cookie from '@fastify/cookie';
+import { forbidden, notFound } from '../../platform/errors/errors.js';
+import { okEnvelope } from '../../platform/http/envelope.js';
+import { plainHttpAllowed } from '../../platform/http/platform.js';
+import { responses } from '../../platform/http/schemas.js';
+import { PAYABLE, orderUrls, type OrderSearchRow, type OrderFilters } from '../payments/index.js';
+import type { Permission, Stage } from './dashboard.domain.js';
+import type { DashSession, DashboardService } from './dashboard.service.js';
+import * as S from './dashboard.schemas.js';
+
+export interface DashboardRoute {
+  /** no session needed (the sign-in) */
+  public?: boolean;
+  /** the sign-in stages the route serves (default: ACTIVE only) */
+  stages?: Stage[];
+  /** what the user's group must be allowed (ROLES); none: any signed-in user */
+  permission?: Permission;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on every route of the dashboard's JSON API. */
+    dashboard?: DashboardRoute;
+  }
+  interface FastifyRequest {
+    dash: DashSession | null;
+    dashToken: string | null;
+  }
+}
+
+export const DASHBOARD_API_PREFIX = '/dashboard/api';
+const COOKIE = 'paygate_dashboard';
+const SECURE_COOKIE = '__Host-paygate_dashboard';
+const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface DashboardRouteInfo {
+  method: string;
+  url: string;
+  hasBody: boolean;
+  dashboard: DashboardRoute;
+  csv?: boolean;
+}
+const registered = new WeakMap<object, DashboardRouteInfo[]>();
+
+/** Every route of the dashboard API registered on an app (tests walk them: roles, fuzz, schemas). */
+export function listDashboardRoutes(app: FastifyInstance): DashboardRouteInfo[] {
+  return registered.get(app) ?? [];
+}
+
+function tokenOf(req: FastifyRequest): string | undefined {
+  return req.cookies?.[SECURE_COOKIE] ?? req.cookies?.[COOKIE];
+}
+
+/** The session cookie: HttpOnly, SameSite=Strict, Secure over HTTPS (`__Host-` then), scoped to /dashboard. */
+function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string | null) {
+  const secure = req.protocol === 'https';
+  const name = secure ? SECURE_COOKIE : COOKIE;
+  // __Host- cookies must have Path=/ (and no Domain); the plain one is kept to /dashboard
+  const base = { httpOnly: true, sameSite: 'strict' as const, secure, path: secure ? '/' : '/dashboard' };
+  if (token === null) {
+    reply.clearCookie(name, base);
+    return;
+  }
+  reply.setCookie(name, token, base);
+}
+
+function caller(req: FastifyRequest) {
+  const ua = req.headers['user-agent'];
+  return { ip: req.ip ?? null, userAgent: typeof ua === 'string' ? ua : null };
+}
+
+function dash(req: FastifyRequest): DashSession {
+  if (!req.dash) throw new Error('dashboard route without a session');
+  return req.dash;
+}
+
+function presentRow(r: OrderSearchRow) {
+  let src: Record<string, unknown> | null = null;
+  try {
+    src = r.pay_source ? (JSON.parse(r.pay_source) as Record<string, unknown>) : null;
+  } catch {
+    src = null;
+  }
+  const last4 = src && typeof src.last4 === 'string' ? src.last4 : null;
+  return {
+    uuid: r.id,
+    created_at: r.created_at.toISOString(),
+    status: r.status,
+    operative: r.operative,
+    amount: Number(r.amount),
+    currency: r.currency,
+    refunded: Number(r.refunded),
+    captured: Number(r.captured),
+    reference: r.reference,
+    customer: r.customer_ext_id,
+    description: r.description,
+    service_uuid: r.service_id,
+    method: src && typeof src.object === 'string' ? src.object : null,
+    card: last4 ? { bin: src!.bin === null || src!.bin === undefined ? null : String(src!.bin), last4, brand: typeof src!.brand === 'string' ? src!.brand : '' } : null,
+  };
+}
+
+/**
+ * One CSV line (RFC 4180): fields with a comma, quote or line break are quoted. A text that a spreadsheet
+ * would run as a formula (=, +, -, @ first, unless it is a number) gets a leading apostrophe.
+ */
+export function csvLine(fields: string[]): string {
+  return fields
+    .map((f) => {
+      const v = /^[=+\-@\t\r]/.test(f) && !/^[+-]?\d+(\.\d+)?$/.test(f) ? `'${f}` : f;
+      return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+    })
+    .join(',');
+}
+
+/** The columns of the CSV export: what a reconciliation needs, one line per order. */
+export const CSV_COLUMNS = [
+  'uuid', 'created_at', 'updated_at', 'status', 'operative', 'amount', 'currency', 'authorized', 'captured', 'refunded', 'paid', 'secure',
+  'reference', 'customer', 'description', 'service_uuid', 'method', 'card_bin', 'card_last4', 'card_brand', 'authorization', 'processor_id',
+  'last_payment_status', 'last_payment_error', 'transactions',
+] as const;
+
+function csvRow(r: OrderSearchRow): string {
+  const p = presentRow(r);
+  return csvLine([
+    r.id, r.created_at.toISOString(), r.updated_at.toISOString(), r.status, r.operative, String(Number(r.amount)), r.currency,
+    String(Number(r.authorized)), String(Number(r.captured)), String(Number(r.refunded)), String(r.paid), String(r.secure),
+    r.reference ?? '', r.customer_ext_id ?? '', r.description, r.service_id, p.method ?? '', p.card?.bin ?? '', p.card?.last4 ?? '', p.card?.brand ?? '',
+    r.pay_auth_code ?? '', r.pay_processor_id ?? '', r.pay_status ?? '', r.pay_error ?? '', String(r.tx_count),
+  ]);
+}
+
+function filtersOf(q: Record<string, unknown>): OrderFilters {
+  const f: OrderFilters = {};
+  for (const k of ['status', 'operative'] as const) if (Array.isArray(q[k]) && (q[k] as string[]).length > 0) f[k] = q[k] as string[];
+  for (const k of ['from', 'to', 'service', 'customer', 'reference', 'last4', 'method', 'q'] as const) if (typeof q[k] === 'string' && q[k] !== '') f[k] = q[k] as string;
+  for (const k of ['amount_min', 'amount_max'] as const) if (typeof q[k] === 'number') f[k] = q[k] as number;
+  return f;
+}
+
+export interface DashboardRouteOptions {
+  timezone: string;
+  publicUrl: string;
+  sandboxHttpAnyAddress: boolean;
+  now: () => Date;
+}
+
+/** Registers the dashboard's JSON API under /dashboard/api on `app`. */
+export async function installDashboardApi(app: FastifyInstance, service: DashboardService, opts: DashboardRouteOptions): Promise<void> {
+  const list: DashboardRouteInfo[] = [];
+  registered.set(app, list);
+  await app.register(dashboardRoutes(service, opts, list), { prefix: DASHBOARD_API_PREFIX });
+}
+
+function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions, list: DashboardRouteInfo[]) {
+  const time = () => ({ now: opts.now(), timezone: opts.timezone });
+  const done = <T extends Record<string, unknown>>(fields: T) => okEnvelope(time(), fields);
+
+  return async (scope: FastifyInstance) => {
+    await scope.register(cookie);
+    scope.decorateRequest('dash', null);
+    scope.decorateRequest('dashToken', null);
+    scope.addHook('onRoute', (route) => {
+      const d = route.config?.dashboard;
+      if (!d) throw new Error(`dashboard route ${route.method} ${route.url} must declare config.dashboard`);
+      for (const method of [route.method].flat()) {
+        if (method === 'HEAD') continue;
+        list.push({ method, url: route.url, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, dashboard: d, ...(route.url.endsWith('.csv') ? { csv: true } : {}) });
+      }
+    });
+
+    // HTTPS outside loopback, the session, the stage, the role, and the CSRF token of every change
+    scope.addHook('onRequest', async (req, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      if (req.protocol !== 'https' && !plainHttpAllowed('sandbox', req.socket?.localAddress, opts.sandboxHttpAnyAddress)) {
+        throw forbidden('HTTPS is required');
+      }
+      const d = req.routeOptions.config?.dashboard;
+      if (!d) return;
+      if (WRITE.has(req.method)) {
+        // a change from another site: refused whatever it carries (SameSite cookies and the CSRF token too)
+        const origin = req.headers.origin;
+        if (origin && origin !== 'null') {
+          let host = '';
+          try {
+            host = new URL(origin).host;
+          } catch {
+            host = '';
+          }
+          if (host !== req.host) throw forbidden('Changes to the dashboard are accepted from the dashboard\'s own pages only');
+        } else if (origin === 'null') {
+          throw forbidden('Changes to the dashboard are accepted from the dashboard\'s own pages only');
+        }
+      }
+      if (d.public) return;
+      const token = tokenOf(req);
+      const s = await service.resolve(token, caller(req));
+      const stages = d.stages ?? ['ACTIVE'];
+      if (!stages.includes(s.session.stage)) {
+        throw forbidden(s.session.stage === 'PASSWORD_CHANGE' ? 'Change your password first' : s.session.stage === 'TOTP' ? 'Enter the code of your authenticator app first' : 'Not available once signed in');
+      }
+      if (WRITE.has(req.method)) {
+        const given = req.headers['x-csrf-token'];
+        service.checkCsrf(token!, Array.isArray(given) ? given[0] : given);
+      }
+      if (d.permission) service.authorize(s, d.permission);
+      req.dash = s;
+      req.dashToken = token!;
+    });
+
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const ANY_STAGE: Stage[] = ['PASSWORD_CHANGE', 'TOTP', 'ACTIVE'];
+
+    // ---- sessions ------------------------------------------------------------------------------------
+
+    app.post('/session', {
+      config: { dashboard: { public: true } },
+      schema: { body: S.SignInBody, response: responses(S.SessionResponse) },
+    }, async (req, reply) => {
+      const c = caller(req);
+      const { token } = await service.signIn(req.body, c);
+      setSessionCookie(req, reply, token);
+      const s = await service.resolve(token, c);
+      return done(await service.me(s, token));
+    });
+
+    app.get('/session', {
+      config: { dashboard: { stages: ANY_STAGE } },
+      schema: { response: responses(S.SessionResponse) },
+    }, async (req) => done(await service.me(dash(req), req.dashToken!)));
+
+    app.delete('/session', {
+      config: { dashboard: { stages: ANY_STAGE } },
+      schema: { response: responses(S.EmptyResponse) },
+    }, async (req, reply) => {
+      await service.signOut(dash(req));
+      setSessionCookie(req, reply, null);
+      return done({});
+    });
+
+    app.post('/session/everywhere', {
+      config: { dashboard: {} },
+      schema: { response: responses(S.SignedOutResponse) },
+    }, async (req, reply) => {
+      const n = await service.signOutEverywhere(dash(req));
+      setSessionCookie(req, reply, null);
+      return done({ sessions_ended: n });
+    });
+
+    app.post('/session/password', {
+      config: { dashboard: { stages: ['PASSWORD_CHANGE', 'ACTIVE'] } },
+      schema: { body: S.ChangePasswordBody, response: responses(S.SessionResponse) },
+    }, async (req, reply) => {
+      const c = caller(req);
+      const { token } = await service.changePassword(dash(req), req.body, c);
+      setSessionCookie(req, reply, token);
+      return done(await service.me(await service.resolve(token, c), token));
+    });
+
+    app.put('/session/env', {
+      config: { dashboard: {} },
+      schema: { body: S.EnvBody, response: responses(S.SessionResponse) },
+    }, async (req) => {
+      await service.switchEnv(dash(req), req.body.env);
+      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+    });
+
+    app.put('/session/merchant', {
+      config: { dashboard: {} },
+      schema: { body: S.MerchantBody, response: responses(S.SessionResponse) },
+    }, async (req) => {
+      await service.switchMerchant(dash(req), req.body.merchant_uuid);
+      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+    });
+
+    app.put('/session/language', {
+      config: { dashboard: { stages: ANY_STAGE } },
+      schema: { body: S.LanguageBody, response: responses(S.SessionResponse) },
+    }, async (req) => {
+      await service.setLanguage(dash(req), req.body.language);
+      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+    });
+
+    // ---- payments ------------------------------------------------------------------------------------
+
+    app.get('/orders', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { querystring: S.OrdersQuery, response: responses(S.OrdersResponse) },
+    }, async (req) => {
+      const { limit, cursor, ...rest } = req.query;
+      const r = await service.listOrders(dash(req), filtersOf(rest), { limit: limit ?? 50, cursor });
+      return done({ orders: r.rows.map(presentRow), next_cursor: r.next_cursor });
+    });
+
+    app.get('/orders/export.csv', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { querystring: S.OrdersQuery },
+    }, async (req, reply) => {
+      const { limit: _l, cursor: _c, ...rest } = req.query;
+      const { pages } = await service.eachOrder(dash(req), filtersOf(rest));
+      async function* lines() {
+        yield `${csvLine([...CSV_COLUMNS])}\r\n`;
+        for await (const page of pages) yield page.map((r) => `${csvRow(r)}\r\n`).join('');
+      }
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="payments-${opts.now().toISOString().slice(0, 10)}.csv"`)
+        .send(Readable.from(lines()));
+    });
+
+    app.get('/orders/:uuid', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { params: S.OrderParams, response: responses(S.OrderDetailResponse) },
+    }, async (req) => {
+      const s = dash(req);
+      const r = await service.order(s, req.params.uuid);
+      const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
+      return done({ order: r.order, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null });
+    });
+
+    app.post('/orders/:uuid/refund', {
+      config: { dashboard: { permission: 'payments.refund' } },
+      schema: { params: S.OrderParams, body: S.AmountBody, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.refund(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
+
+    app.post('/orders/:uuid/confirm', {
+      config: { dashboard: { permission: 'payments.capture' } },
+      schema: { params: S.OrderParams, body: S.AmountBody, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.confirm(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
+
+    app.post('/orders/:uuid/cancel', {
+      config: { dashboard: { permission: 'payments.capture' } },
+      schema: { params: S.OrderParams, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.cancel(dash(req), req.params.uuid)).order }));
+
+    app.post('/orders/:uuid/expire', {
+      config: { dashboard: { permission: 'payments.expire' } },
+      schema: { params: S.OrderParams, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.expire(dash(req), req.params.uuid)).order }));
+
+    app.put('/transactions/:uuid/metadata', {
+      config: { dashboard: { permission: 'payments.metadata' } },
+      schema: { params: S.OrderParams, body: S.MetadataBody, response: responses(S.MetadataResponse) },
+    }, async (req) => done(await service.metadata(dash(req), req.params.uuid, req.body.metadata)));
+
+    app.post('/notifications/:uuid/resend', {
+      config: { dashboard: { permission: 'notifications.resend' } },
+      schema: { params: S.OrderParams, response: responses(S.NotificationResponse) },
+    }, async (req) => done({ notification: await service.resendNotification(dash(req), req.params.uuid) }));
+
+    // ---- saved views -----------------------------------------------------------------------------------
+
+    const presentView = (v: { id: string; name: string; filters: unknown }) => ({ uuid: v.id, name: v.name, filters: v.filters as Record<string, unknown> });
+
+    app.get('/views', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { response: responses(S.ViewsResponse) },
+    }, async (req) => done({ views: (await service.listViews(dash(req))).map(presentView) }));
+
+    app.post('/views', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { body: S.ViewBody, response: responses(S.ViewResponse) },
+    }, async (req) => done({ view: presentView(await service.saveView(dash(req), req.body.name, req.body.filters)) }));
+
+    app.delete('/views/:uuid', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.deleteView(dash(req), req.params.uuid);
+      return done({});
+    });
+  };
+}
+
+// ---- the web app ---------------------------------------------------------------------------------------
+
+/**
+ * The dashboard's pages: its own script and styles only, talking to this origin only, never framed.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Where the built web app is: beside the bundle (dist/server.js → dist/dashboard) or dist/ of the sources. */
+export function findDashboardBuild(): string | null {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, 'dashboard'), path.resolve(here, '../../../dist/dashboard'), path.resolve('dist/dashboard')];
+  return candidates.find((d) => fs.existsSync(path.join(d, 'index.html'))) ?? null;
+}
+
+const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>paygate dashboard</title>
+<p>The dashboard web app has not been built. <code>npm start</code> builds it; or run <code>node scripts/build-dashboard.mjs</code>.</p></html>`;
+
+/** Serves the web app at /dashboard: its files, and its page for every path of the app (it routes itself). */
+export async function installDashboardApp(app: FastifyInstance): Promise<void> {
+  await app.register(async (scope) => {
+    const dir = () => findDashboardBuild();
+    const page = (reply: FastifyReply) => {
+      const d = dir();
+      reply.header('Content-Security-Policy', DASHBOARD_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin').header('Cache-Control', 'no-cache');
+      if (!d) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
+      return reply.type('text/html; charset=utf-8').send(fs.readFileSync(path.join(d, 'index.html')));
+    };
+    scope.get('/dashboard', { schema: { hide: true } }, async (_req, reply) => page(reply));
+    scope.get('/dashboard/*', { schema: { hide: true } }, async (req, reply) => {
+      const rest = (req.params as { '*': string })['*'] ?? '';
+      if (rest === 'api' || rest.startsWith('api/')) throw notFound(`No route ${req.method} ${req.url.split('?')[0]}`);
+      if (rest.startsWith('assets/') || /^[\w.-]+\.(svg|png|ico|txt|webmanifest)$/.test(rest)) {
+        const d = dir();
+        const file = d ? path.resolve(d, rest) : null;
+        if (!d || !file || !file.startsWith(d + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound(`No file ${rest}`);
+        const type = MIME[path.extname(file)] ?? 'application/octet-stream';
+        // hashed names: cached for good
+        if (rest.startsWith('assets/')) reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+        return reply.type(type).header('Content-Security-Policy', DASHBOARD_CSP).send(fs.createReadStream(file));
+      }
+      return page(reply);
+    });
+  });
+}
+
+const MIME: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+};

@@ -1,0 +1,126 @@
+/**
+ * TypeBox schemas of the dashboard's JSON API (/dashboard/api). Answers use the API's envelope
+ * (`message`, `code`, `current_time`) and its error envelope, so the web app reads one error format:
+ * the contract's `details` of a refused refund is shown as the API gives it.
+ */
+import { Nullable, Type, Uuid, envelope } from '../../platform/http/schemas.js';
+import { OrderSchema } from '../payments/index.js';
+import { EventSchema } from '../events/index.js';
+import { LANGUAGES, PERMISSIONS, type Permission } from './dashboard.domain.js';
+
+const Env = Type.Union([Type.Literal('sandbox'), Type.Literal('production')]);
+const Stage = Type.Union([Type.Literal('PASSWORD_CHANGE'), Type.Literal('TOTP'), Type.Literal('ACTIVE')]);
+const Language = Type.Unsafe<(typeof LANGUAGES)[number]>({ type: 'string', enum: [...LANGUAGES] });
+
+export const SignInBody = Type.Object({
+  login: Type.String({ minLength: 1, maxLength: 254, description: 'username or e-mail' }),
+  password: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const ChangePasswordBody = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 200 }),
+  new_password: Type.String({ minLength: 1, maxLength: 400 }),
+});
+
+export const EnvBody = Type.Object({ env: Env });
+export const MerchantBody = Type.Object({ merchant_uuid: Uuid });
+export const LanguageBody = Type.Object({ language: Language });
+
+const Me = {
+  user: Type.Object({
+    uuid: Uuid,
+    username: Type.String(),
+    email: Type.String(),
+    language: Type.String(),
+    group: Type.String(),
+    totp_enabled: Type.Boolean(),
+  }),
+  stage: Stage,
+  csrf_token: Type.String({ description: 'send it as X-CSRF-Token on every change' }),
+  env: Env,
+  envs: Type.Array(Env, { description: 'the environments the user has a merchant in' }),
+  merchant: Type.Object({ uuid: Uuid, name: Type.String(), timezone: Type.String() }),
+  merchants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), parent_uuid: Nullable(Uuid) }), { description: 'the merchants the user may look at in this environment' }),
+  permissions: Type.Array(Type.Unsafe<Permission>({ type: 'string', enum: [...PERMISSIONS] }), { description: 'what the user\'s group may do (the role table)' }),
+  idle_timeout_s: Type.Integer(),
+};
+export const SessionResponse = envelope(Me);
+export const EmptyResponse = envelope({});
+export const SignedOutResponse = envelope({ sessions_ended: Type.Integer() });
+
+// ---- payments ---------------------------------------------------------------------------------------------
+
+const List = (t: ReturnType<typeof Type.String>) => Type.Optional(Type.Array(t, { maxItems: 20, description: 'repeat the parameter for several values' }));
+
+export const OrdersQuery = Type.Object({
+  status: List(Type.String({ maxLength: 40 })),
+  operative: List(Type.String({ maxLength: 40 })),
+  from: Type.Optional(Type.String({ maxLength: 40, description: 'created at or after: YYYY-MM-DD or ISO 8601' })),
+  to: Type.Optional(Type.String({ maxLength: 40, description: 'created before: YYYY-MM-DD or ISO 8601' })),
+  amount_min: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999_999 })),
+  amount_max: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999_999 })),
+  service: Type.Optional(Type.String({ maxLength: 36 })),
+  customer: Type.Optional(Type.String({ maxLength: 255 })),
+  reference: Type.Optional(Type.String({ maxLength: 255 })),
+  last4: Type.Optional(Type.String({ maxLength: 4 })),
+  method: Type.Optional(Type.String({ maxLength: 40 })),
+  q: Type.Optional(Type.String({ maxLength: 255, description: 'an order or transaction uuid, a reference, a customer id or the last 4 digits of a card' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+const Card = Type.Object({ bin: Nullable(Type.String()), last4: Type.String(), brand: Type.String() });
+
+export const OrderRow = Type.Object({
+  uuid: Uuid,
+  created_at: Type.String({ description: 'ISO 8601 UTC (the merchant clock)' }),
+  status: Type.String(),
+  operative: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  refunded: Type.Integer(),
+  captured: Type.Integer(),
+  reference: Nullable(Type.String()),
+  customer: Nullable(Type.String()),
+  description: Type.String(),
+  service_uuid: Uuid,
+  method: Nullable(Type.String({ description: 'the `object` of the last payment attempt\'s source: CARD, BIZUM, ...' })),
+  card: Nullable(Card),
+});
+
+export const OrdersResponse = envelope({ orders: Type.Array(OrderRow), next_cursor: Nullable(Type.String()) });
+
+export const OrderParams = Type.Object({ uuid: Uuid });
+
+export const OrderDetailResponse = envelope({
+  order: OrderSchema,
+  notifications: Type.Array(EventSchema),
+  payment_url: Nullable(Type.String({ description: 'the hosted payment page of an order that can still be paid' })),
+});
+
+export const OrderActionResponse = envelope({ order: OrderSchema });
+export const AmountBody = Type.Object({ amount: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 999_999_999_999 }))) });
+export const MetadataBody = Type.Object({
+  metadata: Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ maxLength: 500 }), { maxProperties: 20 }),
+});
+export const MetadataResponse = envelope({ transaction_uuid: Uuid, metadata: Type.Record(Type.String(), Type.String()) });
+export const NotificationResponse = envelope({ notification: EventSchema });
+
+const Filters = Type.Object({
+  status: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: 20 })),
+  operative: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: 20 })),
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+  amount_min: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999_999 })),
+  amount_max: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999_999 })),
+  service: Type.Optional(Type.String({ maxLength: 36 })),
+  customer: Type.Optional(Type.String({ maxLength: 255 })),
+  reference: Type.Optional(Type.String({ maxLength: 255 })),
+  last4: Type.Optional(Type.String({ maxLength: 4 })),
+  method: Type.Optional(Type.String({ maxLength: 40 })),
+  q: Type.Optional(Type.String({ maxLength: 255 })),
+});
+const View = Type.Object({ uuid: Uuid, name: Type.String(), filters: Filters });
+export const ViewBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }), filters: Filters });
+export const ViewsResponse = envelope({ views: Type.Array(View) });
+export const ViewResponse = envelope({ view: View });

@@ -1,0 +1,382 @@
+/**
+ * Use cases of the dashboard: sign-in and sessions for the D3 users, and the staff's actions, each one a
+ * call to the same module service the merchant API calls (a refund here is the B12 refund), recorded in
+ * the audit log. The dashboard holds no business rule of its own beyond who may do what (ROLES).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Platform } from '../../platform/index.js';
+import type { Executor } from '../../platform/db/database.js';
+import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import { hashPassword, needsRehash, safeEqual, sha256Hex, verifyPassword } from '../../platform/security/hashing.js';
+import type { MerchantsService, DashboardUserRow } from '../merchants/index.js';
+import type { PaymentsService, OrderFilters } from '../payments/index.js';
+import type { EventsService } from '../events/index.js';
+import {
+  afterFailure,
+  can,
+  defaultEnv,
+  lockedForSeconds,
+  passwordProblem,
+  permissionsOf,
+  sessionEnd,
+  stageAfterPassword,
+  twinOf,
+  type Env,
+  type Permission,
+  type Stage,
+} from './dashboard.domain.js';
+import * as repo from './dashboard.repo.js';
+
+export interface DashboardDeps {
+  merchants: MerchantsService;
+  payments: PaymentsService;
+  events: EventsService;
+}
+
+/** What a request of a signed-in user carries. */
+export interface DashSession {
+  tokenHash: string;
+  session: repo.SessionRow;
+  user: DashboardUserRow;
+  /** the merchant looked at, and its environment */
+  merchantId: string;
+  env: Env;
+  ip: string | null;
+}
+
+export interface Caller {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** A password that no user has: unknown names take as long to refuse as wrong passwords. */
+let decoyHash: Promise<string> | null = null;
+
+export class DashboardService {
+  constructor(
+    private readonly p: Platform,
+    private readonly deps: DashboardDeps,
+  ) {}
+
+  get #db() {
+    return this.p.database.db;
+  }
+
+  get limits() {
+    return { idleMs: this.p.config.dashboardIdleMinutes * 60_000, absoluteMs: this.p.config.dashboardSessionMinutes * 60_000 };
+  }
+
+  /** The CSRF token of a session: derived from its secret token, so it needs no storage. */
+  csrfOf(token: string): string {
+    return this.p.vault.fingerprint('dashboard-csrf', token);
+  }
+
+  // ---- sign-in ----------------------------------------------------------------------------------------
+
+  /**
+   * Username (or e-mail) and password. Failures are counted per user, per name typed and per address;
+   * a locked key is refused before the password is looked at. A new session is always made (the token a
+   * browser had before is never kept: no session fixation).
+   */
+  async signIn(input: { login: string; password: string }, caller: Caller): Promise<{ token: string; stage: Stage; user: DashboardUserRow }> {
+    const now = this.p.clock.now();
+    const login = input.login.trim();
+    const user = await this.deps.merchants.dashboardUserForSignIn(login);
+    const keys = [`login:${login.toLowerCase()}`, ...(user ? [`user:${user.id}`] : [])];
+    const ipKey = caller.ip ? `ip:${caller.ip}` : null;
+    const states = await repo.failureStates(this.#db, ipKey ? [...keys, ipKey] : keys);
+    const userWait = Math.max(...keys.map((k) => lockedForSeconds(states.get(k), now)));
+    const ipWait = ipKey ? lockedForSeconds(states.get(ipKey), now) : 0;
+    if (userWait > 0 || ipWait > 0) {
+      await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.locked', login, { by: userWait > 0 ? 'user' : 'address' }, caller.ip);
+      throw this.#locked(userWait > 0 ? 'user' : 'address', Math.max(userWait, ipWait));
+    }
+    const ok = user ? await verifyPassword(input.password, user.password_hash) : (await verifyPassword(input.password, await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), false);
+    if (!ok) {
+      const policy = (limit: number) => ({ limit, windowMs: this.p.config.dashboardLockoutMinutes * 60_000 });
+      let lockedBy: 'user' | 'address' | null = null;
+      for (const k of keys) {
+        const next = afterFailure(states.get(k), now, policy(this.p.config.dashboardLockoutFailures));
+        await repo.saveFailureState(this.#db, k, next);
+        if (next.locked_until) lockedBy = 'user';
+      }
+      if (ipKey) {
+        const next = afterFailure(states.get(ipKey), now, policy(this.p.config.dashboardLockoutFailuresPerAddress));
+        await repo.saveFailureState(this.#db, ipKey, next);
+        if (next.locked_until) lockedBy ??= 'address';
+      }
+      await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.failed', login, lockedBy ? { locked: lockedBy } : null, caller.ip);
+      if (lockedBy) throw this.#locked(lockedBy, this.p.config.dashboardLockoutMinutes * 60);
+      throw unauthorized('The username or password is not right');
+    }
+    if (user!.status !== 'ACTIVE') {
+      await this.#audit(user!, user!.merchant_id, 'signin.disabled', login, null, caller.ip);
+      throw forbidden('This user is disabled: ask a manager of your merchant');
+    }
+    await repo.clearFailures(this.#db, keys);
+    if (needsRehash(user!.password_hash)) await this.deps.merchants.updateDashboardUser(this.#db, user!.id, { password_hash: await hashPassword(input.password) });
+    const stage = stageAfterPassword(user!);
+    const token = await this.#newSession(user!, stage, caller, now);
+    await this.#audit(user!, user!.merchant_id, stage === 'ACTIVE' ? 'signin' : 'signin.password', null, { stage }, caller.ip);
+    return { token, stage, user: user! };
+  }
+
+  #locked(by: 'user' | 'address', seconds: number): ApiError {
+    const minutes = Math.max(1, Math.ceil(seconds / 60));
+    return tooManyRequests(
+      by === 'user'
+        ? `Too many failed sign-ins for this user: it is locked for ${minutes} minute${minutes === 1 ? '' : 's'}. Try again later or reset the password.`
+        : `Too many failed sign-ins from this address: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      seconds,
+    );
+  }
+
+  async #newSession(user: DashboardUserRow, stage: Stage, caller: Caller, now: Date, keep?: { env: Env; merchantId: string }): Promise<string> {
+    const env = keep?.env ?? defaultEnv(user);
+    const merchantId = keep?.merchantId ?? twinOf(user, env) ?? user.merchant_id;
+    const token = randomBytes(32).toString('base64url');
+    await repo.insertSession(this.#db, {
+      token_hash: sha256Hex(token),
+      user_id: user.id,
+      stage,
+      env,
+      merchant_id: merchantId,
+      ip: caller.ip,
+      user_agent: caller.userAgent?.slice(0, 300) ?? null,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(now.getTime() + this.limits.absoluteMs),
+      ended_at: null,
+      end_reason: null,
+    });
+    return token;
+  }
+
+  /**
+   * The session of a cookie's token, or an error saying why there is none (401). A disabled user's
+   * session ends here, at its next request.
+   */
+  async resolve(token: string | undefined, caller: Caller): Promise<DashSession> {
+    if (!token || token.length > 100) throw unauthorized('Sign in to the dashboard first');
+    const tokenHash = sha256Hex(token);
+    const session = await repo.findSession(this.#db, tokenHash);
+    if (!session) throw unauthorized('Sign in to the dashboard first');
+    const now = this.p.clock.now();
+    const end = sessionEnd(session, now, this.limits);
+    if (end) {
+      if (end !== 'ENDED') await repo.endSession(this.#db, tokenHash, now, end);
+      throw unauthorized(end === 'IDLE' ? 'Your session ended after a while without use: sign in again' : 'Your session has ended: sign in again');
+    }
+    const user = await this.deps.merchants.dashboardUser(this.#db, session.user_id);
+    if (!user || user.status !== 'ACTIVE') {
+      await repo.endSession(this.#db, tokenHash, now, 'USER_DISABLED');
+      throw unauthorized('This user is disabled: the session has ended');
+    }
+    if (now.getTime() - session.last_seen_at.getTime() > 5_000) await repo.touchSession(this.#db, tokenHash, now);
+    return { tokenHash, session, user, merchantId: session.merchant_id, env: session.env, ip: caller.ip };
+  }
+
+  /** Throws 403 unless the user's group may do `permission`. */
+  authorize(s: DashSession, permission: Permission): void {
+    if (!can(s.user.user_group, permission)) {
+      throw forbidden(`Your group (${s.user.user_group}) may not do this (${permission})`);
+    }
+  }
+
+  /** Checks a change's CSRF token against the session's, in constant time. */
+  checkCsrf(token: string, given: string | undefined): void {
+    if (!given || !safeEqual(given, this.csrfOf(token))) {
+      throw forbidden('The request lacks the dashboard\'s CSRF token (X-CSRF-Token): reload the page');
+    }
+  }
+
+  /** The first password change: a new password, then a new session (the old one ends). */
+  async changePassword(s: DashSession, input: { current_password: string; new_password: string }, caller: Caller): Promise<{ token: string; stage: Stage }> {
+    const user = s.user;
+    if (!(await verifyPassword(input.current_password, user.password_hash))) throw badRequest('The current password is not right');
+    const problem = passwordProblem(input.new_password, user);
+    if (problem) throw badRequest(problem);
+    if (await verifyPassword(input.new_password, user.password_hash)) throw badRequest('The new password must differ from the current one');
+    const now = this.p.clock.now();
+    const hash = await hashPassword(input.new_password);
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { password_hash: hash, must_change_password: false, password_changed_at: now });
+      // every other session of the user ends with the old password
+      await repo.endUserSessions(trx, user.id, now, 'PASSWORD_CHANGED');
+    });
+    const updated = (await this.deps.merchants.dashboardUser(this.#db, user.id))!;
+    const stage: Stage = 'ACTIVE';
+    const token = await this.#newSession(updated, stage, caller, now, { env: s.env, merchantId: s.merchantId });
+    await this.#audit(updated, updated.merchant_id, 'password.changed', null, null, caller.ip);
+    return { token, stage };
+  }
+
+  async signOut(s: DashSession): Promise<void> {
+    await repo.endSession(this.#db, s.tokenHash, this.p.clock.now(), 'SIGNED_OUT');
+    await this.#audit(s.user, s.merchantId, 'signout', null, null, s.ip);
+  }
+
+  /** Ends every session of the user, this one included. */
+  async signOutEverywhere(s: DashSession): Promise<number> {
+    const n = await repo.endUserSessions(this.#db, s.user.id, this.p.clock.now(), 'SIGNED_OUT_EVERYWHERE');
+    await this.#audit(s.user, s.merchantId, 'signout.everywhere', null, { sessions: n }, s.ip);
+    return n;
+  }
+
+  // ---- who is signed in, and where --------------------------------------------------------------------
+
+  /** Merchants the user may look at in the session's environment: its own twin and its descendants. */
+  async merchantsOf(user: DashboardUserRow, env: Env) {
+    const own = twinOf(user, env);
+    if (!own) return [];
+    const ids = await this.deps.merchants.selfAndDescendantIds(this.#db, own);
+    const out: { uuid: string; name: string; parent_uuid: string | null }[] = [];
+    for (const id of ids.slice(0, 200)) {
+      const m = await this.deps.merchants.findMerchant(this.#db, id);
+      if (m) out.push({ uuid: m.id, name: m.name, parent_uuid: m.parent_id });
+    }
+    return out;
+  }
+
+  async me(s: DashSession, token: string) {
+    const merchant = await this.deps.merchants.findMerchant(this.#db, s.merchantId);
+    return {
+      user: { uuid: s.user.id, username: s.user.username, email: s.user.email, language: s.user.language, group: s.user.user_group, totp_enabled: !!s.user.totp_enabled_at },
+      stage: s.session.stage,
+      csrf_token: this.csrfOf(token),
+      env: s.env,
+      envs: (['sandbox', 'production'] as const).filter((e) => twinOf(s.user, e) !== null),
+      merchant: { uuid: s.merchantId, name: merchant?.name ?? '', timezone: merchant?.timezone ?? 'Europe/Madrid' },
+      merchants: s.session.stage === 'ACTIVE' ? await this.merchantsOf(s.user, s.env) : [],
+      permissions: s.session.stage === 'ACTIVE' ? permissionsOf(s.user.user_group) : [],
+      idle_timeout_s: this.limits.idleMs / 1000,
+    };
+  }
+
+  /** Switches the session to the user's twin of another environment (never mixing the two). */
+  async switchEnv(s: DashSession, env: Env): Promise<void> {
+    const twin = twinOf(s.user, env);
+    if (!twin) throw badRequest(`You have no ${env} merchant`);
+    await repo.updateSession(this.#db, s.tokenHash, { env, merchant_id: twin });
+    await this.#audit(s.user, twin, 'switch.env', env, null, s.ip);
+  }
+
+  /** A partner's user looks at one of its child merchants (or back at its own). */
+  async switchMerchant(s: DashSession, merchantId: string): Promise<void> {
+    const own = twinOf(s.user, s.env);
+    const allowed = own ? await this.deps.merchants.selfAndDescendantIds(this.#db, own) : [];
+    if (!allowed.includes(merchantId.toLowerCase())) throw notFound(`The merchant ${merchantId} was not found`);
+    await repo.updateSession(this.#db, s.tokenHash, { merchant_id: merchantId.toLowerCase() });
+    await this.#audit(s.user, merchantId.toLowerCase(), 'switch.merchant', merchantId.toLowerCase(), null, s.ip);
+  }
+
+  async setLanguage(s: DashSession, language: string): Promise<void> {
+    await this.deps.merchants.updateDashboardUser(this.#db, s.user.id, { language });
+  }
+
+  // ---- payments -----------------------------------------------------------------------------------------
+
+  /** The caller context of the merchant looked at: what the API's services take. */
+  ctx(s: DashSession): Promise<RequestContext> {
+    return this.deps.merchants.dashboardContext(s.merchantId);
+  }
+
+  async listOrders(s: DashSession, f: OrderFilters, page: { limit: number; cursor?: string }) {
+    const ctx = await this.ctx(s);
+    return { ctx, ...(await this.deps.payments.searchOrders(ctx, f, page)) };
+  }
+
+  async eachOrder(s: DashSession, f: OrderFilters) {
+    const ctx = await this.ctx(s);
+    await this.#audit(s.user, s.merchantId, 'payments.export', null, { filters: f }, s.ip);
+    return { ctx, pages: this.deps.payments.eachOrder(ctx, f) };
+  }
+
+  async order(s: DashSession, orderId: string) {
+    const ctx = await this.ctx(s);
+    const r = await this.deps.payments.getOrder(ctx, orderId);
+    const events = await this.deps.events.list(ctx, { order_uuid: r.order.uuid, limit: 50 });
+    const notifications = [];
+    for (const e of events.events) notifications.push(await this.deps.events.get(ctx, e.uuid));
+    return { ctx, order: r.order, notifications };
+  }
+
+  /** An action on an order: the API's service, audited whatever its outcome. */
+  async act<T>(s: DashSession, action: string, target: string, details: Record<string, unknown> | null, run: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    const ctx = await this.ctx(s);
+    try {
+      const out = await run(ctx);
+      await this.#audit(s.user, s.merchantId, action, target, details, s.ip);
+      return out;
+    } catch (err) {
+      if (err instanceof ApiError) await this.#audit(s.user, s.merchantId, `${action}.refused`, target, { ...(details ?? {}), status: err.status, details: err.details }, s.ip);
+      throw err;
+    }
+  }
+
+  refund(s: DashSession, orderId: string, amount: number | null) {
+    return this.act(s, 'order.refund', orderId, { amount }, (ctx) => this.deps.payments.refund(ctx, { order_uuid: orderId, amount }));
+  }
+
+  confirm(s: DashSession, orderId: string, amount: number | null) {
+    return this.act(s, 'order.confirm', orderId, { amount }, (ctx) => this.deps.payments.confirm(ctx, { order_uuid: orderId, amount }));
+  }
+
+  cancel(s: DashSession, orderId: string) {
+    return this.act(s, 'order.cancel', orderId, null, (ctx) => this.deps.payments.cancel(ctx, { order_uuid: orderId }));
+  }
+
+  expire(s: DashSession, orderId: string) {
+    return this.act(s, 'order.expire', orderId, null, (ctx) => this.deps.payments.expireOrder(ctx, orderId));
+  }
+
+  metadata(s: DashSession, txId: string, metadata: Record<string, string>) {
+    return this.act(s, 'transaction.metadata', txId, { keys: Object.keys(metadata) }, (ctx) => this.deps.payments.attachMetadata(ctx, txId, metadata));
+  }
+
+  resendNotification(s: DashSession, eventId: string) {
+    return this.act(s, 'notification.resend', eventId, null, (ctx) => this.deps.events.resend(ctx, eventId));
+  }
+
+  // ---- saved views ----------------------------------------------------------------------------------------
+
+  listViews(s: DashSession) {
+    return repo.listViews(this.#db, s.user.id);
+  }
+
+  async saveView(s: DashSession, name: string, filters: OrderFilters) {
+    if ((await repo.countViews(this.#db, s.user.id)) >= 50) throw badRequest('At most 50 saved views per user');
+    return repo.upsertView(this.#db, { id: randomUUID(), user_id: s.user.id, name, filters, created_at: this.p.clock.now() });
+  }
+
+  async deleteView(s: DashSession, id: string) {
+    if (!(await repo.deleteView(this.#db, s.user.id, id))) throw notFound(`The view ${id} was not found`);
+  }
+
+  // ---- audit ----------------------------------------------------------------------------------------------
+
+  async #audit(user: DashboardUserRow | null, merchantId: string | null, action: string, target: string | null, details: Record<string, unknown> | null, ip: string | null, db: Executor = this.#db) {
+    await repo.insertAudit(db, {
+      merchant_id: merchantId,
+      user_id: user?.id ?? null,
+      username: user?.username ?? null,
+      action,
+      target: target?.slice(0, 200) ?? null,
+      details,
+      ip,
+      created_at: this.p.clock.now(),
+    });
+  }
+
+  // ---- background -----------------------------------------------------------------------------------------
+
+  registerJobs(): void {
+    this.p.jobs.register('dashboard.purge', async () => {
+      const dayAgo = new Date(this.p.clock.now().getTime() - 86400_000);
+      await repo.purgeSessions(this.#db, dayAgo);
+      await repo.purgeFailures(this.#db, dayAgo);
+    });
+    this.p.jobs.every('dashboard.purge', 3600_000);
+  }
+}
