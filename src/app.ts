@@ -287,7 +287,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   installDeviceSocket(app, m.devices, p);
 
   // ---- the merchant dashboard: its JSON API (session cookies, never an API key) ---------------------
-  await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now() });
+  await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now(), livePollMs: Math.min(config.eventStreamPollMs, 3000) });
   // ---- and its web app (dist/dashboard, built by `npm start` and the test set-up) --------------------
   await installDashboardApp(app);
 

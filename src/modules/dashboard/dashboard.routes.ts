@@ -13,6 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import { forbidden, notFound } from '../../platform/errors/errors.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
+import { currencyByNumber } from '../../platform/money/currency.js';
 import { plainHttpAllowed } from '../../platform/http/platform.js';
 import { responses } from '../../platform/http/schemas.js';
 import { PAYABLE, orderUrls, type OrderSearchRow, type OrderFilters } from '../payments/index.js';
@@ -51,6 +52,7 @@ export interface DashboardRouteInfo {
   hasBody: boolean;
   dashboard: DashboardRoute;
   csv?: boolean;
+  stream?: boolean;
 }
 const registered = new WeakMap<object, DashboardRouteInfo[]>();
 
@@ -155,6 +157,8 @@ export interface DashboardRouteOptions {
   publicUrl: string;
   sandboxHttpAnyAddress: boolean;
   now: () => Date;
+  /** how often the live stream looks for new orders and checks the session, in ms */
+  livePollMs: number;
 }
 
 /** Registers the dashboard's JSON API under /dashboard/api on `app`. */
@@ -177,7 +181,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       if (!d) throw new Error(`dashboard route ${route.method} ${route.url} must declare config.dashboard`);
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue;
-        list.push({ method, url: route.url, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, dashboard: d, ...(route.url.endsWith('.csv') ? { csv: true } : {}) });
+        list.push({ method, url: route.url, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, dashboard: d, ...(route.url.endsWith('.csv') ? { csv: true } : {}), ...(route.config?.stream ? { stream: true } : {}) });
       }
     });
 
@@ -327,7 +331,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       const s = dash(req);
       const r = await service.order(s, req.params.uuid);
       const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
-      return done({ order: r.order, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null });
+      return done({ order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null });
     });
 
     app.post('/orders/:uuid/refund', {
@@ -360,6 +364,20 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { params: S.OrderParams, response: responses(S.NotificationResponse) },
     }, async (req) => done({ notification: await service.resendNotification(dash(req), req.params.uuid) }));
 
+    app.get('/live', {
+      config: { dashboard: { permission: 'payments.read' }, stream: true },
+      exposeHeadRoute: false,
+      schema: {},
+    }, async (req, reply) => {
+      const body = await service.live(dash(req), req.dashToken!, caller(req), opts.livePollMs);
+      return reply
+        .header('Content-Type', 'text/event-stream; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('X-Accel-Buffering', 'no')
+        .header('Connection', 'close')
+        .send(body as never);
+    });
+
     // ---- saved views -----------------------------------------------------------------------------------
 
     const presentView = (v: { id: string; name: string; filters: unknown }) => ({ uuid: v.id, name: v.name, filters: v.filters as Record<string, unknown> });
@@ -387,12 +405,13 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
 // ---- the web app ---------------------------------------------------------------------------------------
 
 /**
- * The dashboard's pages: its own script and styles only, talking to this origin only, never framed.
+ * The dashboard's pages: its own script only, talking to this origin only, never framed. Styles may also
+ * be set inline (the dialogs' scroll lock adds a small style element).
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",

@@ -94,6 +94,7 @@ export const OrderParams = Type.Object({ uuid: Uuid });
 
 export const OrderDetailResponse = envelope({
   order: OrderSchema,
+  currency: Type.String({ description: 'the order\'s currency, ISO 4217 alpha-3 (the order carries the numeric code)' }),
   notifications: Type.Array(EventSchema),
   payment_url: Nullable(Type.String({ description: 'the hosted payment page of an order that can still be paid' })),
 });

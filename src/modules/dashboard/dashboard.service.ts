@@ -4,6 +4,8 @@
  * the audit log. The dashboard holds no business rule of its own beyond who may do what (ROLES).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { sql } from 'kysely';
 import type { Platform } from '../../platform/index.js';
 import type { Executor } from '../../platform/db/database.js';
 import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/errors/errors.js';
@@ -337,6 +339,66 @@ export class DashboardService {
 
   resendNotification(s: DashSession, eventId: string) {
     return this.act(s, 'notification.resend', eventId, null, (ctx) => this.deps.events.resend(ctx, eventId));
+  }
+
+  /**
+   * Live updates of the payments list, as Server-Sent Events: `change` whenever the merchant's event
+   * stream (the API's `GET /events/stream` machinery: woken by the database when a notification is
+   * made) has something, or a new order appeared (looked for every `pollMs`). Only the word `change`
+   * goes out: the page reads the list again through its own route and role. The stream ends with the
+   * session.
+   */
+  async live(s: DashSession, token: string, caller: Caller, pollMs: number): Promise<PassThrough> {
+    const ctx = await this.ctx(s);
+    const out = new PassThrough();
+    let closed = false;
+    let upstream: PassThrough | null = null;
+    let last = await this.#newestOrder(s.merchantId);
+    const send = (event: string) => {
+      if (!closed) out.write(`event: ${event}\ndata: {}\n\n`);
+    };
+    const stop = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      upstream?.destroy();
+      out.end();
+    };
+    try {
+      upstream = await this.deps.events.streams.openStream(ctx, {});
+      upstream.on('data', (chunk: Buffer) => {
+        // anything but the stream's own `ready` message and keep-alive comments is a notification
+        if (/^event: (?!ready)/m.test(chunk.toString('utf8'))) send('change');
+      });
+      upstream.on('error', () => undefined);
+      // the gateway is closing its streams: this one ends too (the page reconnects)
+      upstream.on('close', stop);
+    } catch {
+      // too many streams open for this merchant: new orders are still found by polling
+      upstream = null;
+    }
+    const timer = setInterval(async () => {
+      try {
+        await this.resolve(token, caller);
+        const newest = await this.#newestOrder(s.merchantId);
+        if (newest !== last) {
+          last = newest;
+          send('change');
+        } else if (!closed) out.write(': keep-alive\n\n');
+      } catch {
+        stop();
+      }
+    }, pollMs);
+    timer.unref();
+    out.on('close', stop);
+    out.write('retry: 3000\n');
+    send('ready');
+    return out;
+  }
+
+  async #newestOrder(merchantId: string): Promise<string> {
+    const { rows } = await sql<{ at: Date | null }>`select max(created_at) as at from orders where merchant_id = ${merchantId}`.execute(this.#db);
+    return rows[0]?.at ? new Date(rows[0].at).toISOString() : '';
   }
 
   // ---- saved views ----------------------------------------------------------------------------------------
