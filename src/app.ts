@@ -10,6 +10,7 @@ import { IdempotencyStore } from './platform/http/idempotency.js';
 import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
 import { limiterFromConfig, type Limiter } from './platform/http/rate-limit.js';
+import { installRequestLog } from './platform/http/request-log.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
@@ -175,6 +176,11 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   opts.instrument?.(app);
+  // ---- the API request log (redacted bodies) the dashboard's developers section shows ----------------
+  if (config.requestLog) {
+    installRequestLog(app, m.dashboard.requestLog, () => p.clock.now());
+    app.addHook('onClose', async () => m.dashboard.requestLog.flush());
+  }
 
   // ---- security headers on every answer ------------------------------------------------------------
   app.addHook('onSend', async (req, reply, payload) => {
@@ -287,7 +293,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   installDeviceSocket(app, m.devices, p);
 
   // ---- the merchant dashboard: its JSON API (session cookies, never an API key) ---------------------
-  await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now(), livePollMs: Math.min(config.eventStreamPollMs, 3000) });
+  await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now(), livePollMs: Math.min(config.eventStreamPollMs, 3000), requestLogDays: config.requestLogDays });
   // ---- and its web app (dist/dashboard, built by `npm start` and the test set-up) --------------------
   await installDashboardApp(app);
 

@@ -10,6 +10,7 @@ import { LANGS, LangContext, translator, useT, type Lang } from './i18n';
 import { navigate, usePath } from './router';
 import { Payments } from './pages/Payments';
 import { OrderDetail } from './pages/OrderDetail';
+import { Developers } from './pages/Developers';
 
 function useSession() {
   return useQuery<Me | null>({
@@ -171,8 +172,10 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   };
   const can = (p: string) => me.permissions.includes(p);
   const orderMatch = /^\/payments\/([0-9a-f-]{36})/.exec(path);
+  const devMatch = /^\/developers(?:\/(keys|deliveries|requests))?/.exec(path);
   let page: ReactNode;
-  if (orderMatch && can('payments.read')) page = <OrderDetail key={`${me.merchant.uuid}-${orderMatch[1]}`} me={me} uuid={orderMatch[1]} />;
+  if (devMatch && can('developers.read')) page = <Developers key={`${me.env}-${me.merchant.uuid}`} me={me} tab={(devMatch[1] as 'keys' | 'deliveries' | 'requests') ?? 'keys'} />;
+  else if (orderMatch && can('payments.read')) page = <OrderDetail key={`${me.merchant.uuid}-${orderMatch[1]}`} me={me} uuid={orderMatch[1]} />;
   else if (can('payments.read')) page = <Payments key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else page = <p className="card">{me.user.group}</p>;
   return (
@@ -226,6 +229,13 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
               <li>
                 <a href="/dashboard/payments" aria-current={path.startsWith('/payments') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/payments'); }}>
                   {t('nav.payments')}
+                </a>
+              </li>
+            )}
+            {can('developers.read') && (
+              <li>
+                <a href="/dashboard/developers/keys" aria-current={path.startsWith('/developers') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/developers/keys'); }}>
+                  {t('nav.developers')}
                 </a>
               </li>
             )}

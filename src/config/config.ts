@@ -124,6 +124,10 @@ export interface Config {
   dashboardLockoutFailuresPerAddress: number;
   /** Dashboard: how long a lockout lasts (and the window failures are counted in), in minutes. */
   dashboardLockoutMinutes: number;
+  /** Keep a log of every API request (redacted bodies) for the dashboard's developers section. */
+  requestLog: boolean;
+  /** Days the API request log is kept before the pruning job deletes it. */
+  requestLogDays: number;
 }
 
 export class ConfigError extends Error {
@@ -296,6 +300,8 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardLockoutFailures: int('PAYGATE_DASHBOARD_LOCKOUT_FAILURES', 5, 1, 1000),
     dashboardLockoutFailuresPerAddress: int('PAYGATE_DASHBOARD_LOCKOUT_FAILURES_PER_ADDRESS', 30, 1, 100_000),
     dashboardLockoutMinutes: int('PAYGATE_DASHBOARD_LOCKOUT_MINUTES', 15, 1, 1440),
+    requestLog: bool('PAYGATE_REQUEST_LOG', true),
+    requestLogDays: int('PAYGATE_REQUEST_LOG_DAYS', 7, 1, 365),
   };
   if (config.jobLeaseMs <= config.notificationTimeoutMs) {
     problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
@@ -374,6 +380,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_DASHBOARD_LOCKOUT_FAILURES', 'failed dashboard sign-ins of one user before it is locked for PAYGATE_DASHBOARD_LOCKOUT_MINUTES (5)'],
   ['PAYGATE_DASHBOARD_LOCKOUT_FAILURES_PER_ADDRESS', 'failed dashboard sign-ins from one client address before it is locked (30)'],
   ['PAYGATE_DASHBOARD_LOCKOUT_MINUTES', 'how long a dashboard lockout lasts, and the window failures are counted in (15)'],
+  ['PAYGATE_REQUEST_LOG', 'keep a log of every API request, bodies redacted, for the dashboard\'s developers section (true)'],
+  ['PAYGATE_REQUEST_LOG_DAYS', 'days the API request log is kept; older entries are pruned hourly (7)'],
   ['PAYGATE_EVENTS_STREAM_POLL_MS', 'an open event stream (GET /events/stream, paygate listen) looks for new events this often when no notification woke it (5000)'],
   ['PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 'event streams one merchant may hold open at once, per gateway process; more are 429 (10)'],
   ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],

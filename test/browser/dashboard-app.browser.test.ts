@@ -226,6 +226,46 @@ describe('the dashboard in a browser', () => {
     expect((page as any).errors).toEqual([]);
   });
 
+  it('the request log shows an API refund and the card payment before it, card data redacted, found by request id', async () => {
+    const paid = await a.api.post('/payment/single-step', {
+      amount: 3000, operative: 'AUTHORIZATION', secure: false, customer_ext_id: 'cust-7', service: a.service_uuid, description: 'API refund',
+      card_holder: 'Ana Pérez', card_pan: TEST_CARDS.APPROVED, card_expiry_month: '12', card_expiry_year: '30', card_cvv: '321',
+    });
+    expect(paid.status, paid.raw).toBe(200);
+    const order = paid.body.order as { uuid: string };
+    const payId = String(paid.headers['x-request-id']);
+    const refund = await a.api.post('/payment/refund', { order_uuid: order.uuid, amount: 700 }, { 'idempotency-key': 'browser-refund-1' });
+    expect(refund.status, refund.raw).toBe(200);
+    const refundId = String(refund.headers['x-request-id']);
+    await page.goto(`${base}/dashboard/developers/requests`);
+    await page.getByLabel('Request id').fill(refundId);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('[data-testid=requests] tbody tr').count()).toBe(1);
+    await page.locator('[data-testid=requests] tbody tr button').click();
+    const body = await page.getByTestId('request-body').textContent();
+    expect(body).toContain('"amount": 700');
+    expect(body).toContain('"signature": "[REDACTED]"');
+    expect(await page.getByTestId('request-detail').textContent()).toContain('browser-refund-1');
+    await axe(page, 'request log');
+    await shot(page, 'dashboard-request-log.png');
+    // the payment's own request: its card number and CVV are not there
+    await page.getByLabel('Request id').fill(payId);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('[data-testid=requests] tbody tr td:last-child').first().textContent()).toBe(payId);
+    await page.locator('[data-testid=requests] tbody tr button').click();
+    await expect.poll(() => page.getByTestId('request-body').textContent()).toContain('"card_pan": "[REDACTED]"');
+    const text = (await page.content());
+    expect(text).not.toContain(TEST_CARDS.APPROVED);
+    expect(text).toContain('"card_cvv": "[REDACTED]"');
+    // the API keys page: the merchant's key by its prefix, never the dashboard's own
+    await page.goto(`${base}/dashboard/developers/keys`);
+    await page.getByText(`${a.api_key.slice(0, 6)}…`).waitFor();
+    await axe(page, 'API keys');
+    await page.goto(`${base}/dashboard/developers/deliveries`);
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    await axe(page, 'deliveries');
+  });
+
   it('sandbox and production are never mixed', async () => {
     const sb = await pay(a, { reference: 'ONLY-SANDBOX' });
     const pr = await pay(prod, { reference: 'ONLY-PRODUCTION' });

@@ -50,6 +50,7 @@ interface Detail {
   currency: string;
   notifications: Notification[];
   payment_url: string | null;
+  requests: { uuid: string; method: string; path: string; status: number; request_id: string; created_at: string }[];
 }
 
 const PAYMENTS = new Set(['AUTHORIZATION', 'DEFERRED', 'PAYOUT']);
@@ -68,7 +69,7 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   };
   if (q.isPending) return <p>{t('loading')}</p>;
   if (q.isError) return <div role="alert" className="error">{(q.error as Error).message}</div>;
-  const { order, currency, notifications, payment_url } = q.data;
+  const { order, currency, notifications, payment_url, requests } = q.data;
   const m = (v: number) => money(v, currency, lang);
   const payment = [...order.transactions].reverse().find((x) => PAYMENTS.has(x.operative));
   const approved = order.transactions.find((x) => PAYMENTS.has(x.operative) && x.status === 'SUCCESS');
@@ -197,6 +198,23 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
                   <li key={i}>{d.attempted_at} · HTTP {d.http_status ?? '—'} {d.error ? `· ${d.error}` : ''} · {d.duration_ms} ms</li>
                 ))}
               </ul>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="card" aria-labelledby="requests-title">
+        <h2 id="requests-title">{t('order.requests')}</h2>
+        <ul className="attempts small" data-testid="order-requests">
+          {requests.map((r) => (
+            <li key={r.uuid}>
+              <span className="mono">{r.created_at.slice(0, 19).replace('T', ' ')}</span> · {r.method} <span className="mono break">{r.path}</span> ·{' '}
+              <span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span> ·{' '}
+              {can('developers.read') ? (
+                <a href={`/dashboard/developers/requests`} onClick={(e) => { e.preventDefault(); navigate('/developers/requests'); }} className="mono">{r.request_id}</a>
+              ) : (
+                <span className="mono">{r.request_id}</span>
+              )}
             </li>
           ))}
         </ul>

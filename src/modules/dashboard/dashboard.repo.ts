@@ -173,3 +173,80 @@ export async function deleteView(db: Executor, userId: string, id: string): Prom
   const r = await db.deleteFrom('dashboard_saved_views').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows ?? 0) > 0;
 }
+
+// ---- API request log -------------------------------------------------------------------------------------
+
+export interface RequestLogsTable {
+  id: string;
+  merchant_id: string;
+  env: Env;
+  key_id: string | null;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  idempotency_key: string | null;
+  request_id: string;
+  order_id: string | null;
+  request_body: string | null;
+  response_body: string | null;
+  created_at: Date;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    request_logs: RequestLogsTable;
+  }
+}
+
+export type RequestLogRow = Selectable<RequestLogsTable>;
+
+export async function insertRequestLogs(db: Executor, rows: RequestLogRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('request_logs').values(rows).execute();
+}
+
+export interface RequestLogQuery {
+  requestId?: string;
+  orderId?: string;
+  status?: 'ok' | 'error';
+  method?: string;
+  /** keyset: entries before this one (created_at, id) */
+  before?: { at: Date; id: string };
+  limit: number;
+}
+
+const SUMMARY = ['id', 'key_id', 'method', 'path', 'status', 'duration_ms', 'idempotency_key', 'request_id', 'order_id', 'created_at'] as const;
+
+export async function listRequestLogs(db: Executor, merchantId: string, q: RequestLogQuery) {
+  let s = db.selectFrom('request_logs').select(SUMMARY).where('merchant_id', '=', merchantId);
+  if (q.requestId) s = s.where('request_id', '=', q.requestId);
+  if (q.orderId) s = s.where('order_id', '=', q.orderId);
+  if (q.status === 'ok') s = s.where('status', '<', 400);
+  if (q.status === 'error') s = s.where('status', '>=', 400);
+  if (q.method) s = s.where('method', '=', q.method);
+  if (q.before) s = s.where(sql<boolean>`(created_at, id) < (${q.before.at}, ${q.before.id})`);
+  return s.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+}
+
+export async function findRequestLog(db: Executor, merchantId: string, id: string): Promise<RequestLogRow | undefined> {
+  return db.selectFrom('request_logs').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Deletes entries older than `before`, at most `limit` at a time; returns how many went. */
+export async function pruneRequestLogs(db: Executor, before: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with gone as (delete from request_logs where id in (select id from request_logs where created_at < ${before} limit ${limit}) returning 1)
+    select count(*)::int as n from gone`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/** When each key was last used (from the request log). */
+export async function lastUse(db: Executor, keyIds: string[]): Promise<Map<string, Date>> {
+  const out = new Map<string, Date>();
+  for (const id of keyIds) {
+    const r = await db.selectFrom('request_logs').select('created_at').where('key_id', '=', id).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    if (r) out.set(id, r.created_at);
+  }
+  return out;
+}

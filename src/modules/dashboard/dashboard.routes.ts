@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
-import { forbidden, notFound } from '../../platform/errors/errors.js';
+import { badRequest, forbidden, notFound } from '../../platform/errors/errors.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
 import { plainHttpAllowed } from '../../platform/http/platform.js';
@@ -159,6 +159,8 @@ export interface DashboardRouteOptions {
   now: () => Date;
   /** how often the live stream looks for new orders and checks the session, in ms */
   livePollMs: number;
+  /** days the API request log is kept */
+  requestLogDays: number;
 }
 
 /** Registers the dashboard's JSON API under /dashboard/api on `app`. */
@@ -331,7 +333,8 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       const s = dash(req);
       const r = await service.order(s, req.params.uuid);
       const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
-      return done({ order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null });
+      const requests = (await service.requests(s, { orderId: r.order.uuid, limit: 50 })).map((x) => ({ uuid: x.id, method: x.method, path: x.path, status: x.status, request_id: x.request_id, created_at: x.created_at.toISOString() }));
+      return done({ order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests });
     });
 
     app.post('/orders/:uuid/refund', {
@@ -376,6 +379,67 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
         .header('X-Accel-Buffering', 'no')
         .header('Connection', 'close')
         .send(body as never);
+    });
+
+    // ---- developers ------------------------------------------------------------------------------------
+
+    app.get('/developers/keys', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { response: responses(S.KeysResponse) },
+    }, async (req) => done({ keys: await service.keys(dash(req)) }));
+
+    app.post('/developers/keys', {
+      config: { dashboard: { permission: 'developers.keys' } },
+      schema: { body: S.CreateKeyBody, response: responses(S.CreatedKeyResponse) },
+    }, async (req) => done(await service.createKey(dash(req), req.body)));
+
+    app.post('/developers/keys/:uuid/revoke', {
+      config: { dashboard: { permission: 'developers.keys' } },
+      schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.revokeKey(dash(req), req.params.uuid);
+      return done({});
+    });
+
+    app.get('/developers/deliveries', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { querystring: S.DeliveriesQuery, response: responses(S.DeliveriesResponse) },
+    }, async (req) => done(await service.deliveries(dash(req), { ...req.query, limit: req.query.limit ?? 50 })));
+
+    const presentRequest = (x: { id: string; key_id: string | null; method: string; path: string; status: number; duration_ms: number; idempotency_key: string | null; request_id: string; order_id: string | null; created_at: Date }) => ({
+      uuid: x.id, key_uuid: x.key_id, method: x.method, path: x.path, status: x.status, duration_ms: x.duration_ms, idempotency_key: x.idempotency_key,
+      request_id: x.request_id, order_uuid: x.order_id, created_at: x.created_at.toISOString(),
+    });
+
+    app.get('/developers/requests', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { querystring: S.RequestsQuery, response: responses(S.RequestsResponse) },
+    }, async (req) => {
+      const q = req.query;
+      const limit = q.limit ?? 50;
+      let before: { at: Date; id: string } | undefined;
+      if (q.cursor) {
+        const m = /^r1:(\d{4}-\d\d-\d\dT[\d:.]+Z):([0-9a-f-]{36})$/.exec(Buffer.from(q.cursor, 'base64url').toString('utf8'));
+        if (!m) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
+        before = { at: new Date(m[1]), id: m[2] };
+      }
+      const rows = await service.requests(dash(req), { requestId: q.request_id, orderId: q.order_uuid, status: q.status, method: q.method, before, limit: limit + 1 });
+      const more = rows.length > limit;
+      const page = more ? rows.slice(0, limit) : rows;
+      const last = page[page.length - 1];
+      return done({
+        requests: page.map(presentRequest),
+        next_cursor: more ? Buffer.from(`r1:${last.created_at.toISOString()}:${last.id}`).toString('base64url') : null,
+        retention_days: opts.requestLogDays,
+      });
+    });
+
+    app.get('/developers/requests/:uuid', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { params: S.RequestParams, response: responses(S.RequestResponse) },
+    }, async (req) => {
+      const x = await service.request(dash(req), req.params.uuid);
+      return done({ request: { ...presentRequest(x), request_body: x.request_body, response_body: x.response_body } });
     });
 
     // ---- saved views -----------------------------------------------------------------------------------

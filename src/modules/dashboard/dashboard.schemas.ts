@@ -97,6 +97,7 @@ export const OrderDetailResponse = envelope({
   currency: Type.String({ description: 'the order\'s currency, ISO 4217 alpha-3 (the order carries the numeric code)' }),
   notifications: Type.Array(EventSchema),
   payment_url: Nullable(Type.String({ description: 'the hosted payment page of an order that can still be paid' })),
+  requests: Type.Array(Type.Object({ uuid: Uuid, method: Type.String(), path: Type.String(), status: Type.Integer(), request_id: Type.String(), created_at: Type.String() }), { description: 'the API requests that touched the order (the request log)' }),
 });
 
 export const OrderActionResponse = envelope({ order: OrderSchema });
@@ -125,3 +126,64 @@ const View = Type.Object({ uuid: Uuid, name: Type.String(), filters: Filters });
 export const ViewBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }), filters: Filters });
 export const ViewsResponse = envelope({ views: Type.Array(View) });
 export const ViewResponse = envelope({ view: View });
+
+// ---- developers -------------------------------------------------------------------------------------------
+
+const Key = Type.Object({
+  uuid: Uuid,
+  prefix: Type.String({ description: 'the first 6 characters of the key' }),
+  profiles: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  created_at: Type.String(),
+  revoked_at: Nullable(Type.String()),
+  last_used_at: Nullable(Type.String({ description: 'the last request the key made, from the request log' })),
+});
+export const KeysResponse = envelope({ keys: Type.Array(Key) });
+export const CreateKeyBody = Type.Object({
+  profiles: Type.Array(Type.String({ maxLength: 40 }), { minItems: 1, maxItems: 10 }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+});
+export const CreatedKeyResponse = envelope({
+  uuid: Uuid,
+  api_key: Type.String({ description: 'shown this once: it is stored hashed' }),
+  signature: Type.String({ description: 'shown this once: it is stored sealed' }),
+  profiles: Type.Array(Type.String()),
+});
+
+export const DeliveriesQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('PENDING'), Type.Literal('DELIVERED'), Type.Literal('FAILED')])),
+  order_uuid: Type.Optional(Uuid),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+});
+export const DeliveriesResponse = envelope({ count: Type.Integer(), count_capped: Type.Boolean(), events: Type.Array(EventSchema), next_offset: Nullable(Type.Integer()) });
+
+const RequestSummary = Type.Object({
+  uuid: Uuid,
+  key_uuid: Nullable(Uuid),
+  method: Type.String(),
+  path: Type.String(),
+  status: Type.Integer(),
+  duration_ms: Type.Integer(),
+  idempotency_key: Nullable(Type.String()),
+  request_id: Type.String(),
+  order_uuid: Nullable(Uuid),
+  created_at: Type.String(),
+});
+export const RequestsQuery = Type.Object({
+  request_id: Type.Optional(Type.String({ maxLength: 100 })),
+  order_uuid: Type.Optional(Uuid),
+  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])),
+  method: Type.Optional(Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)))),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+});
+export const RequestsResponse = envelope({ requests: Type.Array(RequestSummary), next_cursor: Nullable(Type.String()), retention_days: Type.Integer() });
+export const RequestResponse = envelope({
+  request: Type.Object({
+    ...RequestSummary.properties,
+    request_body: Nullable(Type.String({ description: 'as sent, with card numbers, CVVs, PIN blocks, signatures and keys redacted' })),
+    response_body: Nullable(Type.String({ description: 'as answered, redacted the same way' })),
+  }),
+});
+export const RequestParams = Type.Object({ uuid: Uuid });

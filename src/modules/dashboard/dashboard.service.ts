@@ -29,6 +29,8 @@ import {
   type Stage,
 } from './dashboard.domain.js';
 import * as repo from './dashboard.repo.js';
+import type { RequestLogEntry, RequestLogSink } from '../../platform/http/request-log.js';
+import { isProfile, type Profile } from '../../platform/http/types.js';
 
 export interface DashboardDeps {
   merchants: MerchantsService;
@@ -55,11 +57,70 @@ export interface Caller {
 /** A password that no user has: unknown names take as long to refuse as wrong passwords. */
 let decoyHash: Promise<string> | null = null;
 
+/**
+ * Where the platform's request-log hook puts its entries: kept in memory and written in batches (one
+ * statement for many requests), off the request's path. Readers flush first, so what was answered is
+ * there when a developer looks. An entry still in memory when the process dies is lost (a log, not a
+ * record of money).
+ */
+export class RequestLogStore implements RequestLogSink {
+  #buffer: repo.RequestLogRow[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly p: Platform) {}
+
+  record(e: RequestLogEntry): void {
+    this.#buffer.push({
+      id: randomUUID(),
+      merchant_id: e.merchantId,
+      env: e.env,
+      key_id: e.keyId,
+      method: e.method,
+      path: e.path,
+      status: e.status,
+      duration_ms: e.durationMs,
+      idempotency_key: e.idempotencyKey,
+      request_id: e.requestId,
+      order_id: e.orderId,
+      request_body: e.requestBody,
+      response_body: e.responseBody,
+      created_at: e.at,
+    });
+    if (this.#buffer.length >= 200) void this.flush();
+    else if (!this.#timer) {
+      this.#timer = setTimeout(() => void this.flush(), 1000);
+      this.#timer.unref();
+    }
+  }
+
+  /** Writes what is buffered (and waits for writes under way). */
+  flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const rows = this.#buffer;
+    this.#buffer = [];
+    this.#writing = this.#writing.then(async () => {
+      if (rows.length === 0) return;
+      try {
+        await repo.insertRequestLogs(this.p.database.db, rows);
+      } catch (err) {
+        this.p.logger.warn({ err: err instanceof Error ? err.message : String(err), entries: rows.length }, 'request log entries not written');
+      }
+    });
+    return this.#writing;
+  }
+}
+
 export class DashboardService {
+  readonly requestLog: RequestLogStore;
+
   constructor(
     private readonly p: Platform,
     private readonly deps: DashboardDeps,
-  ) {}
+  ) {
+    this.requestLog = new RequestLogStore(p);
+  }
 
   get #db() {
     return this.p.database.db;
@@ -401,6 +462,62 @@ export class DashboardService {
     return rows[0]?.at ? new Date(rows[0].at).toISOString() : '';
   }
 
+  // ---- developers -----------------------------------------------------------------------------------------
+
+  async keys(s: DashSession) {
+    const keys = await this.deps.merchants.listKeys(this.#db, s.merchantId);
+    await this.requestLog.flush();
+    const used = await repo.lastUse(this.#db, keys.map((k) => k.id));
+    return keys.map((k) => ({
+      uuid: k.id,
+      prefix: k.key_prefix,
+      profiles: k.profiles,
+      description: k.description,
+      created_at: k.created_at.toISOString(),
+      revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+      last_used_at: used.get(k.id)?.toISOString() ?? null,
+    }));
+  }
+
+  /** A new API key and signature for the merchant looked at: shown once, stored hashed and sealed. */
+  async createKey(s: DashSession, input: { profiles: string[]; description?: string | null }) {
+    const profiles: Profile[] = [];
+    for (const p of input.profiles) {
+      if (!isProfile(p)) throw badRequest(`unknown profile "${p}"`);
+      profiles.push(p);
+    }
+    const ctx = await this.ctx(s);
+    const issued = await this.p.database.transaction((trx) => this.deps.merchants.issueKey(trx, s.merchantId, s.env, profiles, input.description ?? undefined, ctx.clock.now()));
+    await this.#audit(s.user, s.merchantId, 'key.create', issued.keyId, { profiles: issued.profiles }, s.ip);
+    return { uuid: issued.keyId, api_key: issued.apiKey, signature: issued.signature, profiles: issued.profiles };
+  }
+
+  async revokeKey(s: DashSession, keyId: string) {
+    const keys = await this.deps.merchants.listKeys(this.#db, s.merchantId);
+    const key = keys.find((k) => k.id === keyId.toLowerCase());
+    if (!key) throw notFound(`The API key ${keyId} was not found`);
+    if (key.revoked_at) throw badRequest('This API key is already revoked');
+    await this.deps.merchants.revokeKey(key.id);
+    await this.#audit(s.user, s.merchantId, 'key.revoke', key.id, { prefix: key.key_prefix }, s.ip);
+  }
+
+  async deliveries(s: DashSession, q: { status?: string; limit?: number; offset?: number; order_uuid?: string }) {
+    const ctx = await this.ctx(s);
+    return this.deps.events.list(ctx, q);
+  }
+
+  async requests(s: DashSession, q: repo.RequestLogQuery) {
+    await this.requestLog.flush();
+    return repo.listRequestLogs(this.#db, s.merchantId, q);
+  }
+
+  async request(s: DashSession, id: string) {
+    await this.requestLog.flush();
+    const r = await repo.findRequestLog(this.#db, s.merchantId, id);
+    if (!r) throw notFound(`The request ${id} was not found`);
+    return r;
+  }
+
   // ---- saved views ----------------------------------------------------------------------------------------
 
   listViews(s: DashSession) {
@@ -440,5 +557,21 @@ export class DashboardService {
       await repo.purgeFailures(this.#db, dayAgo);
     });
     this.p.jobs.every('dashboard.purge', 3600_000);
+    // the API request log is kept PAYGATE_REQUEST_LOG_DAYS days
+    this.p.jobs.register('request_logs.prune', async () => {
+      await this.pruneRequestLogs();
+    });
+    this.p.jobs.every('request_logs.prune', 3600_000);
+  }
+
+  /** Deletes request log entries older than the retention; returns how many went. */
+  async pruneRequestLogs(): Promise<number> {
+    const before = new Date(this.p.clock.now().getTime() - this.p.config.requestLogDays * 86400_000);
+    let total = 0;
+    for (;;) {
+      const n = await repo.pruneRequestLogs(this.#db, before, 5000);
+      total += n;
+      if (n < 5000) return total;
+    }
   }
 }
