@@ -11,6 +11,7 @@ import { navigate, usePath } from './router';
 import { Payments } from './pages/Payments';
 import { OrderDetail } from './pages/OrderDetail';
 import { Developers } from './pages/Developers';
+import { Audit, Users } from './pages/Users';
 
 function useSession() {
   return useQuery<Me | null>({
@@ -174,7 +175,9 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   const orderMatch = /^\/payments\/([0-9a-f-]{36})/.exec(path);
   const devMatch = /^\/developers(?:\/(keys|deliveries|requests))?/.exec(path);
   let page: ReactNode;
-  if (devMatch && can('developers.read')) page = <Developers key={`${me.env}-${me.merchant.uuid}`} me={me} tab={(devMatch[1] as 'keys' | 'deliveries' | 'requests') ?? 'keys'} />;
+  if (path.startsWith('/users') && can('users.manage')) page = <Users key={`${me.env}-${me.merchant.uuid}`} me={me} />;
+  else if (path.startsWith('/audit') && can('audit.read')) page = <Audit key={`${me.env}-${me.merchant.uuid}`} me={me} />;
+  else if (devMatch && can('developers.read')) page = <Developers key={`${me.env}-${me.merchant.uuid}`} me={me} tab={(devMatch[1] as 'keys' | 'deliveries' | 'requests') ?? 'keys'} />;
   else if (orderMatch && can('payments.read')) page = <OrderDetail key={`${me.merchant.uuid}-${orderMatch[1]}`} me={me} uuid={orderMatch[1]} />;
   else if (can('payments.read')) page = <Payments key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else page = <p className="card">{me.user.group}</p>;
@@ -236,6 +239,20 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
               <li>
                 <a href="/dashboard/developers/keys" aria-current={path.startsWith('/developers') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/developers/keys'); }}>
                   {t('nav.developers')}
+                </a>
+              </li>
+            )}
+            {can('users.manage') && (
+              <li>
+                <a href="/dashboard/users" aria-current={path.startsWith('/users') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/users'); }}>
+                  {t('nav.users')}
+                </a>
+              </li>
+            )}
+            {can('audit.read') && (
+              <li>
+                <a href="/dashboard/audit" aria-current={path.startsWith('/audit') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/audit'); }}>
+                  {t('nav.audit')}
                 </a>
               </li>
             )}

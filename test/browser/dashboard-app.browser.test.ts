@@ -283,6 +283,24 @@ describe('the dashboard in a browser', () => {
     await page.getByTestId('env-sandbox').click();
   });
 
+  it('users and audit: a manager invites a user and sees it, and every sign-in and action in the audit log', async () => {
+    await page.goto(`${base}/dashboard/users`);
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await page.getByLabel('User', { exact: true }).fill('browser.invited');
+    await page.getByLabel('E-mail', { exact: true }).fill('invited@verde.example');
+    await page.locator('label', { hasText: 'Group' }).locator('select').first().selectOption('VIEWER');
+    await page.getByRole('button', { name: 'Invite a user' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Yes, do it' }).click();
+    await page.locator('[data-testid=users] tr', { hasText: 'browser.invited' }).waitFor();
+    await axe(page, 'users');
+    await shot(page, 'dashboard-users.png');
+    await page.goto(`${base}/dashboard/audit`);
+    await page.locator('[data-testid=audit] tr', { hasText: 'user.invite' }).first().waitFor();
+    expect(await page.locator('[data-testid=audit]').textContent()).toContain('order.refund');
+    await axe(page, 'audit');
+    await shot(page, 'dashboard-audit.png');
+  });
+
   it('speaks ES, EN and PT', async () => {
     await page.goto(`${base}/dashboard/payments`);
     for (const [lang, heading, exp] of [['ES', 'Pagos', 'Exportar CSV'], ['PT', 'Pagamentos', 'Exportar CSV'], ['EN', 'Payments', 'Export CSV']] as const) {

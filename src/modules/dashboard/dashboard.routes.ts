@@ -442,6 +442,61 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       return done({ request: { ...presentRequest(x), request_body: x.request_body, response_body: x.response_body } });
     });
 
+    // ---- users and audit ---------------------------------------------------------------------------------
+
+    app.get('/users', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { response: responses(S.UsersResponse) },
+    }, async (req) => done({ users: await service.users(dash(req)) }));
+
+    app.post('/users', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { body: S.InviteBody, response: responses(S.InvitedResponse) },
+    }, async (req) => done({ uuid: await service.invite(dash(req), req.body) }));
+
+    app.put('/users/:uuid', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { params: S.OrderParams, body: S.UpdateUserBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.updateUser(dash(req), req.params.uuid, req.body);
+      return done({});
+    });
+
+    const presentAudit = (a: { id: string; created_at: Date; user_id: string | null; username: string | null; action: string; target: string | null; details: unknown; ip: string | null; merchant_id: string | null }) => ({
+      id: String(a.id), created_at: a.created_at.toISOString(), user_uuid: a.user_id, username: a.username, action: a.action, target: a.target, details: a.details ?? null, ip: a.ip, merchant_uuid: a.merchant_id,
+    });
+
+    app.get('/audit', {
+      config: { dashboard: { permission: 'audit.read' } },
+      schema: { querystring: S.AuditQuery, response: responses(S.AuditResponse) },
+    }, async (req) => {
+      const limit = req.query.limit ?? 100;
+      const rows = await service.audit(dash(req), { before: req.query.cursor, limit: limit + 1, user: req.query.user, action: req.query.action });
+      const more = rows.length > limit;
+      const page = more ? rows.slice(0, limit) : rows;
+      return done({ entries: page.map(presentAudit), next_cursor: more ? String(page[page.length - 1].id) : null });
+    });
+
+    app.get('/audit/export.csv', {
+      config: { dashboard: { permission: 'audit.read' } },
+      schema: { querystring: S.AuditQuery },
+    }, async (req, reply) => {
+      const pages = service.eachAudit(dash(req), { user: req.query.user, action: req.query.action });
+      async function* lines() {
+        yield `${csvLine(['id', 'created_at', 'username', 'user_uuid', 'action', 'target', 'ip', 'merchant_uuid', 'details'])}\r\n`;
+        for await (const page of pages) {
+          yield page.map((a) => {
+            const p = presentAudit(a);
+            return `${csvLine([p.id, p.created_at, p.username ?? '', p.user_uuid ?? '', p.action, p.target ?? '', p.ip ?? '', p.merchant_uuid ?? '', p.details === null ? '' : JSON.stringify(p.details)])}\r\n`;
+          }).join('');
+        }
+      }
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="audit-${opts.now().toISOString().slice(0, 10)}.csv"`)
+        .send(Readable.from(lines()));
+    });
+
     // ---- saved views -----------------------------------------------------------------------------------
 
     const presentView = (v: { id: string; name: string; filters: unknown }) => ({ uuid: v.id, name: v.name, filters: v.filters as Record<string, unknown> });

@@ -6,7 +6,7 @@
 import { Nullable, Type, Uuid, envelope } from '../../platform/http/schemas.js';
 import { OrderSchema } from '../payments/index.js';
 import { EventSchema } from '../events/index.js';
-import { LANGUAGES, PERMISSIONS, type Permission } from './dashboard.domain.js';
+import { GROUPS, LANGUAGES, PERMISSIONS, type Permission } from './dashboard.domain.js';
 
 const Env = Type.Union([Type.Literal('sandbox'), Type.Literal('production')]);
 const Stage = Type.Union([Type.Literal('PASSWORD_CHANGE'), Type.Literal('TOTP'), Type.Literal('ACTIVE')]);
@@ -187,3 +187,50 @@ export const RequestResponse = envelope({
   }),
 });
 export const RequestParams = Type.Object({ uuid: Uuid });
+
+// ---- users and audit --------------------------------------------------------------------------------------
+
+const GroupSchema = Type.Unsafe<(typeof GROUPS)[number]>({ type: 'string', enum: [...GROUPS], description: 'the D3 group' });
+const UserRow = Type.Object({
+  uuid: Uuid,
+  username: Type.String(),
+  email: Type.String(),
+  language: Type.String(),
+  group: Type.String(),
+  status: Type.String(),
+  merchant_uuid: Uuid,
+  totp_enabled: Type.Boolean(),
+  must_change_password: Type.Boolean(),
+  created_at: Type.String(),
+});
+export const UsersResponse = envelope({ users: Type.Array(UserRow) });
+export const InviteBody = Type.Object({
+  username: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9._@+-]+$' }),
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  language: Language,
+  group: GroupSchema,
+});
+export const InvitedResponse = envelope({ uuid: Uuid });
+export const UpdateUserBody = Type.Object({
+  group: Type.Optional(GroupSchema),
+  status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
+}, { minProperties: 1 });
+
+export const AuditQuery = Type.Object({
+  user: Type.Optional(Uuid),
+  action: Type.Optional(Type.String({ maxLength: 60 })),
+  cursor: Type.Optional(Type.String({ maxLength: 30, pattern: '^[0-9]+$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+});
+const AuditRow = Type.Object({
+  id: Type.String(),
+  created_at: Type.String(),
+  user_uuid: Nullable(Uuid),
+  username: Nullable(Type.String()),
+  action: Type.String({ description: 'signin, signin.failed, order.refund, user.invite, key.create, …' }),
+  target: Nullable(Type.String()),
+  details: Type.Unknown(),
+  ip: Nullable(Type.String()),
+  merchant_uuid: Nullable(Uuid),
+});
+export const AuditResponse = envelope({ entries: Type.Array(AuditRow), next_cursor: Nullable(Type.String()) });

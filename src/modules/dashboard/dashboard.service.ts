@@ -518,6 +518,74 @@ export class DashboardService {
     return r;
   }
 
+  // ---- users and audit ------------------------------------------------------------------------------------
+
+  /** The merchant looked at and its children (whose users and audit a manager sees). */
+  async #scope(s: DashSession): Promise<string[]> {
+    return this.deps.merchants.selfAndDescendantIds(this.#db, s.merchantId);
+  }
+
+  async users(s: DashSession) {
+    const scope = await this.#scope(s);
+    const rows = await this.deps.merchants.listDashboardUsers(this.#db, scope);
+    return rows.map((u) => ({
+      uuid: u.id,
+      username: u.username,
+      email: u.email,
+      language: u.language,
+      group: u.user_group,
+      status: u.status,
+      merchant_uuid: u.merchant_id,
+      totp_enabled: !!u.totp_enabled_at,
+      must_change_password: u.must_change_password,
+      created_at: u.created_at.toISOString(),
+    }));
+  }
+
+  /** Invites a user: D3 itself (the generated password goes by e-mail through the outbox, never shown here). */
+  async invite(s: DashSession, input: { username: string; email: string; language: string; group: string }) {
+    const ctx = await this.ctx(s);
+    const r = await this.deps.merchants.createUser(ctx, { ...input, environment: s.env === 'sandbox' ? 'SANDBOX' : 'PRODUCTION', send_email_with_credentials: true });
+    await this.#audit(s.user, s.merchantId, 'user.invite', r.user.uuid, { username: input.username, group: input.group }, s.ip);
+    return r.user.uuid;
+  }
+
+  async #target(s: DashSession, userId: string) {
+    const scope = new Set(await this.#scope(s));
+    const u = await this.deps.merchants.dashboardUser(this.#db, userId.toLowerCase());
+    if (!u || ![u.merchant_id, u.client_sandbox_id, u.client_production_id].some((id) => id && scope.has(id))) throw notFound(`The user ${userId} was not found`);
+    return u;
+  }
+
+  /** Changes a user's group or status; a disabled user's sessions end at once. Not one's own. */
+  async updateUser(s: DashSession, userId: string, input: { group?: string; status?: 'ACTIVE' | 'DISABLED' }) {
+    const u = await this.#target(s, userId);
+    if (u.id === s.user.id) throw badRequest('You cannot change your own group or status: ask another manager');
+    const now = this.p.clock.now();
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, u.id, { ...(input.group ? { user_group: input.group } : {}), ...(input.status ? { status: input.status } : {}) });
+      if (input.status === 'DISABLED') await repo.endUserSessions(trx, u.id, now, 'USER_DISABLED');
+    });
+    await this.#audit(s.user, s.merchantId, 'user.update', u.id, { username: u.username, ...input }, s.ip);
+  }
+
+  async audit(s: DashSession, q: { before?: string; limit: number; user?: string; action?: string }) {
+    return repo.listAudit(this.#db, await this.#scope(s), { before: q.before, limit: q.limit, userId: q.user, action: q.action });
+  }
+
+  async *eachAudit(s: DashSession, q: { user?: string; action?: string }) {
+    const scope = await this.#scope(s);
+    await this.#audit(s.user, s.merchantId, 'audit.export', null, q.user || q.action ? { ...q } : null, s.ip);
+    let before: string | undefined;
+    for (;;) {
+      const rows = await repo.listAudit(this.#db, scope, { before, limit: 500, userId: q.user, action: q.action });
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < 500) return;
+      before = String(rows[rows.length - 1].id);
+    }
+  }
+
   // ---- saved views ----------------------------------------------------------------------------------------
 
   listViews(s: DashSession) {
