@@ -12,6 +12,7 @@ import { Payments } from './pages/Payments';
 import { OrderDetail } from './pages/OrderDetail';
 import { Developers } from './pages/Developers';
 import { Audit, Users } from './pages/Users';
+import { Account } from './pages/Account';
 
 function useSession() {
   return useQuery<Me | null>({
@@ -37,9 +38,12 @@ export function App() {
   useEffect(() => {
     document.documentElement.lang = lang.toLowerCase();
   }, [lang]);
+  const path = usePath();
   let body: ReactNode;
   if (session.isPending) body = <p className="center">{ctx.t('loading')}</p>;
+  else if (!session.data && path.startsWith('/reset')) body = <ResetPassword token={new URLSearchParams(window.location.search).get('token') ?? ''} />;
   else if (!session.data) body = <SignIn onLang={setChosen} />;
+  else if (session.data.stage === 'TOTP') body = <SecondFactor />;
   else if (session.data.stage === 'PASSWORD_CHANGE') body = <ChangePassword />;
   else body = <Layout me={session.data} onLang={setChosen} />;
   return <LangContext.Provider value={ctx}>{body}</LangContext.Provider>;
@@ -105,6 +109,96 @@ function SignIn({ onLang }: { onLang: (l: Lang) => void }) {
         </label>
         {error && <div role="alert" className="error">{error}</div>}
         <button className="primary" type="submit" disabled={submit.isPending}>{t('signin.submit')}</button>
+        <ForgotPassword />
+      </form>
+    </main>
+  );
+}
+
+function ForgotPassword() {
+  const { t } = useT();
+  const [open, setOpen] = useState(false);
+  const [login, setLogin] = useState('');
+  const [sent, setSent] = useState(false);
+  if (!open) return <button type="button" className="link" onClick={() => setOpen(true)}>{t('reset.forgot')}</button>;
+  return (
+    <div className="forgot">
+      <h2>{t('reset.title')}</h2>
+      <p className="small">{t('reset.intro')}</p>
+      <label>{t('signin.login')}<input value={login} onChange={(e) => setLogin(e.target.value)} /></label>
+      {sent ? <div role="status" className="notice">{t('reset.sent')}</div> : (
+        <button type="button" className="secondary" disabled={!login.trim()} onClick={async () => { await api('POST', '/password-reset', { login }).catch(() => undefined); setSent(true); }}>{t('reset.send')}</button>
+      )}
+    </div>
+  );
+}
+
+function ResetPassword({ token }: { token: string }) {
+  const { t } = useT();
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const onSubmit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    if (f.get('new_password') !== f.get('repeat')) return setError(t('password.mismatch'));
+    try {
+      await api('POST', '/password-reset/confirm', { token, new_password: String(f.get('new_password')) });
+      setDone(true);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.details : t('error.network'));
+    }
+  };
+  return (
+    <main className="auth">
+      <form className="card auth-card" onSubmit={onSubmit}>
+        <h1>{t('reset.title')}</h1>
+        {done ? (
+          <>
+            <div role="status" className="notice">{t('reset.done')}</div>
+            <a href="/dashboard" onClick={(e) => { e.preventDefault(); navigate('/'); }}>{t('reset.back')}</a>
+          </>
+        ) : (
+          <>
+            <label>{t('password.new')}<input name="new_password" type="password" autoComplete="new-password" minLength={12} required /></label>
+            <label>{t('password.repeat')}<input name="repeat" type="password" autoComplete="new-password" minLength={12} required /></label>
+            {error && <div role="alert" className="error">{error}</div>}
+            <button className="primary" type="submit">{t('reset.save')}</button>
+          </>
+        )}
+      </form>
+    </main>
+  );
+}
+
+function SecondFactor() {
+  const { t } = useT();
+  const qc = useQueryClient();
+  const [recovery, setRecovery] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const onSubmit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const value = String(new FormData(e.currentTarget).get('code') ?? '').trim();
+    setError(null);
+    try {
+      const me = await api<Me>('POST', '/session/totp', recovery ? { recovery_code: value } : { code: value });
+      setCsrf(me.csrf_token);
+      qc.setQueryData(['session'], me);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.details : t('error.network'));
+    }
+  };
+  return (
+    <main className="auth">
+      <form className="card auth-card" onSubmit={onSubmit}>
+        <h1>{t('totp.step_title')}</h1>
+        <p>{t('totp.step_intro')}</p>
+        <label>
+          {recovery ? t('totp.recovery_code') : t('totp.code')}
+          <input key={String(recovery)} name="code" inputMode={recovery ? 'text' : 'numeric'} autoComplete="one-time-code" required />
+        </label>
+        {error && <div role="alert" className="error">{error}</div>}
+        <button className="primary" type="submit">{t('totp.verify')}</button>
+        {!recovery && <button type="button" className="link" onClick={() => setRecovery(true)}>{t('totp.use_recovery')}</button>}
       </form>
     </main>
   );
@@ -175,7 +269,8 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   const orderMatch = /^\/payments\/([0-9a-f-]{36})/.exec(path);
   const devMatch = /^\/developers(?:\/(keys|deliveries|requests))?/.exec(path);
   let page: ReactNode;
-  if (path.startsWith('/users') && can('users.manage')) page = <Users key={`${me.env}-${me.merchant.uuid}`} me={me} />;
+  if (path.startsWith('/account')) page = <Account me={me} />;
+  else if (path.startsWith('/users') && can('users.manage')) page = <Users key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else if (path.startsWith('/audit') && can('audit.read')) page = <Audit key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else if (devMatch && can('developers.read')) page = <Developers key={`${me.env}-${me.merchant.uuid}`} me={me} tab={(devMatch[1] as 'keys' | 'deliveries' | 'requests') ?? 'keys'} />;
   else if (orderMatch && can('payments.read')) page = <OrderDetail key={`${me.merchant.uuid}-${orderMatch[1]}`} me={me} uuid={orderMatch[1]} />;
@@ -219,7 +314,7 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
             </label>
           )}
           <LanguageSelect onLang={onLang} signedIn />
-          <span className="who" title={me.user.email}>{me.user.username} · {me.user.group}</span>
+          <a className="who" href="/dashboard/account" title={me.user.email} onClick={(e) => { e.preventDefault(); navigate('/account'); }}>{me.user.username} · {me.user.group}</a>
           <button type="button" className="link" onClick={() => signOut(false)}>{t('user.signout')}</button>
           <button type="button" className="link" onClick={() => signOut(true)}>{t('user.signout_all')}</button>
         </div>
@@ -242,6 +337,11 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
                 </a>
               </li>
             )}
+            <li>
+              <a href="/dashboard/account" aria-current={path.startsWith('/account') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/account'); }}>
+                {t('nav.account')}
+              </a>
+            </li>
             {can('users.manage') && (
               <li>
                 <a href="/dashboard/users" aria-current={path.startsWith('/users') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/users'); }}>

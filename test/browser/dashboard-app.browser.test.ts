@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { generate } from 'otplib';
 import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
@@ -313,6 +314,42 @@ describe('the dashboard in a browser', () => {
     // the choice is the user's: kept for the next sign-in
     const row = await t.p.database.db.selectFrom('dashboard_users').select('language').where('username', '=', manager.username).executeTakeFirstOrThrow();
     expect(row.language).toBe('EN');
+  });
+});
+
+describe('two-factor sign-in', () => {
+  it('enrols with the QR code and a first code, gets recovery codes once, then signs in with a code', async () => {
+    const u = await createUser(a, 'USER', { language: 'EN' });
+    const { ctx, page } = await newPage();
+    await signIn(page, u);
+    await page.goto(`${base}/dashboard/account`);
+    await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+    const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
+    expect(await page.getByRole('img', { name: /QR code/ }).getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await axe(page, 'two-factor enrolment');
+    await shot(page, 'dashboard-2fa-enrol.png');
+    await page.getByLabel('Code of the app').fill(await generate({ secret }));
+    await page.getByRole('button', { name: 'Turn on', exact: true }).click();
+    await page.getByTestId('recovery-codes').waitFor();
+    expect(await page.locator('[data-testid=recovery-codes] li').count()).toBe(10);
+    await page.getByRole('button', { name: 'I have kept them' }).click();
+    await page.getByText('On: signing in asks for a code').waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    // the next sign-in asks for a code after the password
+    await page.getByLabel('Username or e-mail').fill(u.username);
+    await page.getByLabel('Password').fill(u.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Enter your code' }).waitFor();
+    await axe(page, 'two-factor step');
+    await shot(page, 'dashboard-2fa-signin.png');
+    await page.getByLabel('Code of the app').fill('000000');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not right/);
+    // the next time step's code (the current one was used to turn it on)
+    await page.getByLabel('Code of the app').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('orders').waitFor();
+    await ctx.close();
   });
 });
 

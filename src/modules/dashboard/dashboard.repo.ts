@@ -3,6 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { ColumnType, Env } from '../../platform/db/schema.js';
 import type { FailureState, Stage } from './dashboard.domain.js';
+import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
 
 export interface DashboardSessionsTable {
   token_hash: string;
@@ -249,4 +250,75 @@ export async function lastUse(db: Executor, keyIds: string[]): Promise<Map<strin
     if (r) out.set(id, r.created_at);
   }
   return out;
+}
+
+// ---- two-factor recovery codes and password resets ----------------------------------------------------
+
+// the TOTP secret of a dashboard user is sealed with the user's id (`totp:<user uuid>`)
+registerSealedColumn({ table: 'dashboard_users', idColumn: 'id', column: 'totp_secret_sealed', aad: (id) => `totp:${id}` });
+
+export interface DashboardRecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: Date | null;
+  created_at: Date;
+}
+
+export interface DashboardPasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface DB {
+    dashboard_recovery_codes: DashboardRecoveryCodesTable;
+    dashboard_password_resets: DashboardPasswordResetsTable;
+  }
+}
+
+export async function replaceRecoveryCodes(db: Executor, userId: string, hashes: string[], now: Date): Promise<void> {
+  await db.deleteFrom('dashboard_recovery_codes').where('user_id', '=', userId).execute();
+  if (hashes.length > 0) await db.insertInto('dashboard_recovery_codes').values(hashes.map((code_hash) => ({ user_id: userId, code_hash, used_at: null, created_at: now }))).execute();
+}
+
+/** Uses a recovery code: true once per code. */
+export async function useRecoveryCode(db: Executor, userId: string, hash: string, now: Date): Promise<boolean> {
+  const r = await db.updateTable('dashboard_recovery_codes').set({ used_at: now }).where('user_id', '=', userId).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows ?? 0) === 1;
+}
+
+export async function recoveryCodesLeft(db: Executor, userId: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from dashboard_recovery_codes where user_id = ${userId} and used_at is null`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/** Moves the user's last accepted TOTP step forward; false when `step` is not after it (a replay). */
+export async function advanceTotpStep(db: Executor, userId: string, step: number): Promise<boolean> {
+  const r = await sql`update dashboard_users set totp_last_step = ${step} where id = ${userId} and (totp_last_step is null or totp_last_step < ${step})`.execute(db);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+export async function insertPasswordReset(db: Executor, row: DashboardPasswordResetsTable): Promise<void> {
+  await db.insertInto('dashboard_password_resets').values(row).execute();
+}
+
+export async function recentResets(db: Executor, userId: string, since: Date): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from dashboard_password_resets where user_id = ${userId} and created_at > ${since}`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/** Takes a reset token: its user when it is unused and unexpired (then it is used). */
+export async function takePasswordReset(db: Executor, tokenHash: string, now: Date): Promise<string | null> {
+  const r = await db
+    .updateTable('dashboard_password_resets')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return r?.user_id ?? null;
 }

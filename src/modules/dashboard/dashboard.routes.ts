@@ -275,6 +275,50 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       return done(await service.me(await service.resolve(token, c), token));
     });
 
+    app.post('/session/totp', {
+      config: { dashboard: { stages: ['TOTP'] } },
+      schema: { body: S.TotpSignInBody, response: responses(S.SessionResponse) },
+    }, async (req, reply) => {
+      const c = caller(req);
+      const { token } = await service.signInTotp(dash(req), req.body, c);
+      setSessionCookie(req, reply, token);
+      return done(await service.me(await service.resolve(token, c), token));
+    });
+
+    app.post('/account/totp/setup', {
+      config: { dashboard: {} },
+      schema: { response: responses(S.TotpSetupResponse) },
+    }, async (req) => done(await service.totpSetup(dash(req))));
+
+    app.post('/account/totp/enable', {
+      config: { dashboard: {} },
+      schema: { body: S.TotpEnableBody, response: responses(S.RecoveryCodesResponse) },
+    }, async (req) => done({ recovery_codes: await service.totpEnable(dash(req), req.body.code) }));
+
+    app.post('/account/totp/disable', {
+      config: { dashboard: {} },
+      schema: { body: S.TotpDisableBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.totpDisable(dash(req), req.body);
+      return done({});
+    });
+
+    app.post('/password-reset', {
+      config: { dashboard: { public: true } },
+      schema: { body: S.ResetRequestBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.requestReset(req.body.login, caller(req));
+      return done({});
+    });
+
+    app.post('/password-reset/confirm', {
+      config: { dashboard: { public: true } },
+      schema: { body: S.ResetConfirmBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.confirmReset(req.body, caller(req));
+      return done({});
+    });
+
     app.put('/session/env', {
       config: { dashboard: {} },
       schema: { body: S.EnvBody, response: responses(S.SessionResponse) },

@@ -234,3 +234,20 @@ const AuditRow = Type.Object({
   merchant_uuid: Nullable(Uuid),
 });
 export const AuditResponse = envelope({ entries: Type.Array(AuditRow), next_cursor: Nullable(Type.String()) });
+
+// ---- two-factor and password reset ----------------------------------------------------------------------
+
+export const TotpSignInBody = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 10, description: 'the 6 digits of the authenticator app' })),
+  recovery_code: Type.Optional(Type.String({ maxLength: 20, description: 'one of the recovery codes, instead' })),
+}, { minProperties: 1 });
+export const TotpSetupResponse = envelope({
+  secret: Type.String({ description: 'base32, for typing into the app' }),
+  otpauth_uri: Type.String(),
+  qr_code: Type.String({ description: 'the URI as a QR code, a PNG data URL' }),
+});
+export const TotpEnableBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 10 }) });
+export const RecoveryCodesResponse = envelope({ recovery_codes: Type.Array(Type.String(), { description: 'shown this once; each works once' }) });
+export const TotpDisableBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 200 }), code: Type.String({ minLength: 1, maxLength: 20 }) });
+export const ResetRequestBody = Type.Object({ login: Type.String({ minLength: 1, maxLength: 254 }) });
+export const ResetConfirmBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }), new_password: Type.String({ minLength: 1, maxLength: 400 }) });

@@ -23,12 +23,15 @@ import {
   permissionsOf,
   sessionEnd,
   stageAfterPassword,
+  stageAfterTotp,
   twinOf,
   type Env,
   type Permission,
   type Stage,
 } from './dashboard.domain.js';
 import * as repo from './dashboard.repo.js';
+import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
+import QRCode from 'qrcode';
 import type { RequestLogEntry, RequestLogSink } from '../../platform/http/request-log.js';
 import { isProfile, type Profile } from '../../platform/http/types.js';
 
@@ -52,6 +55,30 @@ export interface DashSession {
 export interface Caller {
   ip: string | null;
   userAgent: string | null;
+}
+
+/** How long a password reset link works. */
+const RESET_TTL_MS = 30 * 60_000;
+
+/** A recovery code: 10 characters of an unambiguous alphabet, shown as two groups of 5. */
+function recoveryCode(): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const bytes = randomBytes(10);
+  const raw = [...bytes].map((b) => alphabet[b % 32]).join('');
+  return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+}
+
+function normaliseRecovery(code: string): string {
+  return code.toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
+
+function resetEmail(language: string, username: string, link: string) {
+  const texts: Record<string, { subject: string; body: string }> = {
+    ES: { subject: 'Restablece tu contraseña de paygate', body: `Hola ${username},\n\nPara elegir una contraseña nueva abre este enlace (vale 30 minutos y una sola vez):\n\n${link}\n\nSi no lo has pedido tú, ignora este mensaje.\n` },
+    EN: { subject: 'Reset your paygate password', body: `Hello ${username},\n\nTo choose a new password open this link (it works for 30 minutes, once):\n\n${link}\n\nIf you did not ask for it, ignore this message.\n` },
+    PT: { subject: 'Redefina a sua palavra-passe paygate', body: `Olá ${username},\n\nPara escolher uma palavra-passe nova abra esta ligação (válida 30 minutos, uma só vez):\n\n${link}\n\nSe não foi você que pediu, ignore esta mensagem.\n` },
+  };
+  return texts[language] ?? texts.EN;
 }
 
 /** A password that no user has: unknown names take as long to refuse as wrong passwords. */
@@ -285,6 +312,139 @@ export class DashboardService {
     const n = await repo.endUserSessions(this.#db, s.user.id, this.p.clock.now(), 'SIGNED_OUT_EVERYWHERE');
     await this.#audit(s.user, s.merchantId, 'signout.everywhere', null, { sessions: n }, s.ip);
     return n;
+  }
+
+  // ---- two-factor (TOTP) -----------------------------------------------------------------------------
+
+  /** Starts enrolment: a new secret (sealed, not in force until a code proves it) and its otpauth URI. */
+  async totpSetup(s: DashSession) {
+    if (s.user.totp_enabled_at) throw badRequest('Two-factor sign-in is already on: turn it off first to enrol again');
+    const secret = generateSecret();
+    await this.deps.merchants.updateDashboardUser(this.#db, s.user.id, { totp_secret_sealed: this.p.vault.seal(secret, `totp:${s.user.id}`), totp_last_step: null });
+    const uri = generateURI({ issuer: 'paygate', label: s.user.username, secret });
+    return { secret, otpauth_uri: uri, qr_code: await QRCode.toDataURL(uri, { margin: 1, width: 220 }) };
+  }
+
+  async #checkTotp(user: DashboardUserRow, code: string): Promise<boolean> {
+    if (!user.totp_secret_sealed || !/^\d{6}$/.test(code)) return false;
+    const secret = this.p.vault.open(user.totp_secret_sealed, `totp:${user.id}`).reveal();
+    const r = await verifyTotp({ secret, token: code, epoch: Math.floor(this.p.clock.now().getTime() / 1000), epochTolerance: 30 });
+    if (!r.valid || !('timeStep' in r)) return false;
+    // a code is good once
+    return repo.advanceTotpStep(this.#db, user.id, Number(r.timeStep));
+  }
+
+  /** Ends enrolment with a code from the app: two-factor is on, and the recovery codes are given once. */
+  async totpEnable(s: DashSession, code: string) {
+    const user = (await this.deps.merchants.dashboardUser(this.#db, s.user.id))!;
+    if (user.totp_enabled_at) throw badRequest('Two-factor sign-in is already on');
+    if (!user.totp_secret_sealed) throw badRequest('Start the enrolment first');
+    if (!(await this.#checkTotp(user, code))) throw badRequest('The code is not right: check the time of your phone and enter the current code');
+    const now = this.p.clock.now();
+    const codes = Array.from({ length: 10 }, () => recoveryCode());
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { totp_enabled_at: now });
+      await repo.replaceRecoveryCodes(trx, user.id, codes.map((c) => sha256Hex(normaliseRecovery(c))), now);
+    });
+    await this.#audit(user, s.merchantId, 'totp.enabled', null, null, s.ip);
+    return codes;
+  }
+
+  /** Turns two-factor off (the password and a current code, or a recovery code, are needed). */
+  async totpDisable(s: DashSession, input: { password: string; code: string }) {
+    const user = (await this.deps.merchants.dashboardUser(this.#db, s.user.id))!;
+    if (!user.totp_enabled_at) throw badRequest('Two-factor sign-in is off');
+    if (!(await verifyPassword(input.password, user.password_hash))) throw badRequest('The password is not right');
+    const now = this.p.clock.now();
+    const ok = (await this.#checkTotp(user, input.code)) || (await repo.useRecoveryCode(this.#db, user.id, sha256Hex(normaliseRecovery(input.code)), now));
+    if (!ok) throw badRequest('The code is not right');
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { totp_enabled_at: null, totp_secret_sealed: null, totp_last_step: null });
+      await repo.replaceRecoveryCodes(trx, user.id, [], now);
+    });
+    await this.#audit(user, s.merchantId, 'totp.disabled', null, null, s.ip);
+  }
+
+  /**
+   * The second step of a sign-in: a code of the authenticator app or a recovery code. Failures count
+   * toward the user's lockout. A new session replaces the half-signed-in one.
+   */
+  async signInTotp(s: DashSession, input: { code?: string; recovery_code?: string }, caller: Caller): Promise<{ token: string; stage: Stage }> {
+    const now = this.p.clock.now();
+    const key = `user:${s.user.id}`;
+    const states = await repo.failureStates(this.#db, [key]);
+    const wait = lockedForSeconds(states.get(key), now);
+    if (wait > 0) throw this.#locked('user', wait);
+    const user = s.user;
+    let ok = false;
+    let how = 'totp';
+    if (input.code) ok = await this.#checkTotp(user, input.code.trim());
+    else if (input.recovery_code) {
+      how = 'recovery_code';
+      ok = await repo.useRecoveryCode(this.#db, user.id, sha256Hex(normaliseRecovery(input.recovery_code)), now);
+    }
+    if (!ok) {
+      const next = afterFailure(states.get(key), now, { limit: this.p.config.dashboardLockoutFailures, windowMs: this.p.config.dashboardLockoutMinutes * 60_000 });
+      await repo.saveFailureState(this.#db, key, next);
+      await this.#audit(user, user.merchant_id, 'signin.totp_failed', null, { how }, caller.ip);
+      if (next.locked_until) throw this.#locked('user', this.p.config.dashboardLockoutMinutes * 60);
+      throw unauthorized('The code is not right');
+    }
+    await repo.clearFailures(this.#db, [key]);
+    await repo.endSession(this.#db, s.tokenHash, now, 'SECOND_FACTOR_DONE');
+    const stage = stageAfterTotp(user);
+    const token = await this.#newSession(user, stage, caller, now, { env: s.env, merchantId: s.merchantId });
+    const left = how === 'recovery_code' ? await repo.recoveryCodesLeft(this.#db, user.id) : null;
+    await this.#audit(user, user.merchant_id, stage === 'ACTIVE' ? 'signin' : 'signin.password', null, { second_factor: how, ...(left !== null ? { recovery_codes_left: left } : {}) }, caller.ip);
+    return { token, stage };
+  }
+
+  // ---- password reset by e-mail -------------------------------------------------------------------------
+
+  /**
+   * Sends a reset link to the user a sign-in name names (through the outbox, in the user's language).
+   * Answers the same whether or not the user exists; at most 3 links per user an hour.
+   */
+  async requestReset(login: string, caller: Caller): Promise<void> {
+    const user = await this.deps.merchants.dashboardUserForSignIn(login.trim());
+    const now = this.p.clock.now();
+    if (!user || user.status !== 'ACTIVE') {
+      await this.#audit(null, null, 'password.reset_unknown', login.trim().slice(0, 100), null, caller.ip);
+      return;
+    }
+    if ((await repo.recentResets(this.#db, user.id, new Date(now.getTime() - 3600_000))) >= 3) {
+      await this.#audit(user, user.merchant_id, 'password.reset_throttled', null, null, caller.ip);
+      return;
+    }
+    const token = randomBytes(32).toString('base64url');
+    const link = `${this.p.config.publicUrl}/dashboard/reset?token=${token}`;
+    const mail = resetEmail(user.language, user.username, link);
+    await this.p.database.transaction(async (trx) => {
+      await repo.insertPasswordReset(trx, { token_hash: sha256Hex(token), user_id: user.id, created_at: now, expires_at: new Date(now.getTime() + RESET_TTL_MS), used_at: null });
+      await this.p.mailer.queue(trx, { merchantId: user.merchant_id, to: user.email, subject: mail.subject, text: mail.body });
+    });
+    await this.#audit(user, user.merchant_id, 'password.reset_requested', null, null, caller.ip);
+  }
+
+  /** Sets a new password with a reset link's token (once, within its time); every session ends. */
+  async confirmReset(input: { token: string; new_password: string }, caller: Caller): Promise<void> {
+    const now = this.p.clock.now();
+    const userId = await repo.takePasswordReset(this.#db, sha256Hex(input.token), now);
+    if (!userId) throw badRequest('This reset link is not valid any more: ask for a new one');
+    const user = (await this.deps.merchants.dashboardUser(this.#db, userId))!;
+    const problem = passwordProblem(input.new_password, user);
+    if (problem) {
+      // the link stays good for another try
+      await this.#db.updateTable('dashboard_password_resets').set({ used_at: null }).where('token_hash', '=', sha256Hex(input.token)).execute();
+      throw badRequest(problem);
+    }
+    const hash = await hashPassword(input.new_password);
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { password_hash: hash, must_change_password: false, password_changed_at: now });
+      await repo.endUserSessions(trx, user.id, now, 'PASSWORD_RESET');
+      await repo.clearFailures(trx, [`user:${user.id}`, `login:${user.username.toLowerCase()}`, `login:${user.email.toLowerCase()}`]);
+    });
+    await this.#audit(user, user.merchant_id, 'password.reset', null, null, caller.ip);
   }
 
   // ---- who is signed in, and where --------------------------------------------------------------------

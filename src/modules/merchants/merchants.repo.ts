@@ -56,6 +56,8 @@ export interface DashboardUsersTable {
   password_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   totp_secret_sealed: ColumnType<string | null, string | null | undefined, string | null>;
   totp_enabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The last TOTP time step accepted (a code is good once). */
+  totp_last_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
 }
 
 declare module '../../platform/db/schema.js' {
@@ -68,7 +70,7 @@ declare module '../../platform/db/schema.js' {
 
 export type MerchantRow = Omit<MerchantsTable, 'created_at'> & { created_at: Date };
 export type ApiKeyRow = Omit<ApiKeysTable, 'created_at' | 'internal'> & { created_at: Date; internal?: boolean };
-export type DashboardUserRow = Omit<DashboardUsersTable, 'created_at' | 'must_change_password' | 'password_changed_at' | 'totp_secret_sealed' | 'totp_enabled_at'> & {
+export type DashboardUserRow = Omit<DashboardUsersTable, 'created_at' | 'must_change_password' | 'password_changed_at' | 'totp_secret_sealed' | 'totp_enabled_at' | 'totp_last_step'> & {
   created_at: Date;
   must_change_password?: boolean;
   password_changed_at?: Date | null;
@@ -227,6 +229,7 @@ export async function updateDashboardUser(
     password_changed_at?: Date | null;
     totp_secret_sealed?: string | null;
     totp_enabled_at?: Date | null;
+    totp_last_step?: number | null;
   },
 ): Promise<void> {
   await db.updateTable('dashboard_users').set(set).where('id', '=', id).execute();
