@@ -360,8 +360,12 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     }, async (req, reply) => {
       const { limit: _l, cursor: _c, ...rest } = req.query;
       const { pages } = await service.eachOrder(dash(req), filtersOf(rest));
+      // the first page is read before the answer starts, so a filter the search refuses is a 400
+      const first = await pages.next();
       async function* lines() {
         yield `${csvLine([...CSV_COLUMNS])}\r\n`;
+        if (first.done) return;
+        yield first.value.map((r) => `${csvRow(r)}\r\n`).join('');
         for await (const page of pages) yield page.map((r) => `${csvRow(r)}\r\n`).join('');
       }
       return reply
