@@ -53,6 +53,8 @@ export interface DashboardRouteInfo {
   dashboard: DashboardRoute;
   csv?: boolean;
   stream?: boolean;
+  /** the route's schemas (its OpenAPI operation is built from them) */
+  schema: { body?: unknown; querystring?: unknown; params?: unknown; response?: Record<string, unknown> };
 }
 const registered = new WeakMap<object, DashboardRouteInfo[]>();
 
@@ -183,7 +185,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       if (!d) throw new Error(`dashboard route ${route.method} ${route.url} must declare config.dashboard`);
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue;
-        list.push({ method, url: route.url, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, dashboard: d, ...(route.url.endsWith('.csv') ? { csv: true } : {}), ...(route.config?.stream ? { stream: true } : {}) });
+        list.push({ method, url: route.url, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, dashboard: d, ...(route.url.endsWith('.csv') ? { csv: true } : {}), ...(route.config?.stream ? { stream: true } : {}), schema: (route.schema ?? {}) as DashboardRouteInfo['schema'] });
       }
     });
 
