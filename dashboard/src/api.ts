@@ -88,6 +88,7 @@ export interface Filters {
   amount_min?: number;
   amount_max?: number;
   customer?: string;
+  email?: string;
   reference?: string;
   last4?: string;
   method?: string;

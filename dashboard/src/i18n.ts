@@ -1,7 +1,7 @@
 /**
  * The dashboard's words in English, Spanish and Portuguese (the D3 languages). The user's language comes
- * from their D3 record and is switched in the header; every key exists in every language (a unit test
- * holds it).
+ * from their D3 record and is switched in the header; every key exists in every language (their type
+ * holds it: `tsc -p dashboard` fails on a missing one).
  */
 import { createContext, useContext } from 'react';
 
@@ -41,6 +41,7 @@ const EN = {
   'payments.amount_min': 'Minimum amount',
   'payments.amount_max': 'Maximum amount',
   'payments.customer': 'Customer',
+  'payments.email': 'Customer e-mail',
   'payments.reference': 'Reference',
   'payments.last4': 'Card last 4',
   'payments.method': 'Payment method',
@@ -207,6 +208,7 @@ const ES: Record<Key, string> = {
   'payments.amount_min': 'Importe mínimo',
   'payments.amount_max': 'Importe máximo',
   'payments.customer': 'Cliente',
+  'payments.email': 'E-mail del cliente',
   'payments.reference': 'Referencia',
   'payments.last4': 'Últimos 4 de la tarjeta',
   'payments.method': 'Método de pago',
@@ -371,6 +373,7 @@ const PT: Record<Key, string> = {
   'payments.amount_min': 'Montante mínimo',
   'payments.amount_max': 'Montante máximo',
   'payments.customer': 'Cliente',
+  'payments.email': 'E-mail do cliente',
   'payments.reference': 'Referência',
   'payments.last4': 'Últimos 4 do cartão',
   'payments.method': 'Método de pagamento',

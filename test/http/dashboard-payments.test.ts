@@ -94,6 +94,16 @@ describe('the payments list', () => {
     expect((await manager.get('/orders', { from: 'yesterday' })).status).toBe(400);
   });
 
+  it('filters by the customer\'s e-mail (its profile)', async () => {
+    await a.api.post('/customer', { customer_ext_id: 'bob' });
+    const prof = await a.api.post('/customer/profile', { external_id: 'bob', first_name: 'Bob', last_name: 'Ruiz', email: 'Bob@Shop.example' });
+    expect(prof.status, prof.raw).toBe(200);
+    const r = await manager.get('/orders', { email: 'bob@shop.example' });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.orders.map((o: any) => o.uuid)).toEqual([p2.uuid]);
+    expect((await manager.get('/orders', { email: 'nobody@shop.example' })).body.orders).toEqual([]);
+  });
+
   it('pages by cursor without gaps or repeats', async () => {
     for (let i = 0; i < 5; i++) await createOrder(a, { reference: `PAGE-${i}`, customer_ext_id: 'pager' });
     const seen: string[] = [];

@@ -41,6 +41,7 @@ function readForm(form: HTMLFormElement): Filters {
     amount_min: units('amount_min'),
     amount_max: units('amount_max'),
     customer: s('customer'),
+    email: s('email'),
     reference: s('reference'),
     last4: s('last4'),
     method: s('method'),
@@ -147,6 +148,7 @@ export function Payments({ me }: { me: Me }) {
             <label>{t('payments.amount_min')}<input name="amount_min" inputMode="decimal" /></label>
             <label>{t('payments.amount_max')}<input name="amount_max" inputMode="decimal" /></label>
             <label>{t('payments.customer')}<input name="customer" defaultValue={filters.customer} /></label>
+            <label>{t('payments.email')}<input name="email" type="email" defaultValue={filters.email} /></label>
             <label>{t('payments.reference')}<input name="reference" defaultValue={filters.reference} /></label>
             <label>{t('payments.last4')}<input name="last4" inputMode="numeric" pattern="[0-9]{4}" maxLength={4} defaultValue={filters.last4} /></label>
           </div>

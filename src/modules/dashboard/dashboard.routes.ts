@@ -16,9 +16,9 @@ import { okEnvelope } from '../../platform/http/envelope.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
 import { plainHttpAllowed } from '../../platform/http/platform.js';
 import { responses } from '../../platform/http/schemas.js';
-import { PAYABLE, orderUrls, type OrderSearchRow, type OrderFilters } from '../payments/index.js';
+import { PAYABLE, orderUrls, type OrderSearchRow } from '../payments/index.js';
 import type { Permission, Stage } from './dashboard.domain.js';
-import type { DashSession, DashboardService } from './dashboard.service.js';
+import type { DashFilters, DashSession, DashboardService } from './dashboard.service.js';
 import * as S from './dashboard.schemas.js';
 
 export interface DashboardRoute {
@@ -146,10 +146,10 @@ function csvRow(r: OrderSearchRow): string {
   ]);
 }
 
-function filtersOf(q: Record<string, unknown>): OrderFilters {
-  const f: OrderFilters = {};
+function filtersOf(q: Record<string, unknown>): DashFilters {
+  const f: DashFilters = {};
   for (const k of ['status', 'operative'] as const) if (Array.isArray(q[k]) && (q[k] as string[]).length > 0) f[k] = q[k] as string[];
-  for (const k of ['from', 'to', 'service', 'customer', 'reference', 'last4', 'method', 'q'] as const) if (typeof q[k] === 'string' && q[k] !== '') f[k] = q[k] as string;
+  for (const k of ['from', 'to', 'service', 'customer', 'email', 'reference', 'last4', 'method', 'q'] as const) if (typeof q[k] === 'string' && q[k] !== '') f[k] = q[k] as string;
   for (const k of ['amount_min', 'amount_max'] as const) if (typeof q[k] === 'number') f[k] = q[k] as number;
   return f;
 }

@@ -14,6 +14,7 @@ import { hashPassword, needsRehash, safeEqual, sha256Hex, verifyPassword } from 
 import type { MerchantsService, DashboardUserRow } from '../merchants/index.js';
 import type { PaymentsService, OrderFilters } from '../payments/index.js';
 import type { EventsService } from '../events/index.js';
+import { externalIdsByEmail } from '../customers/index.js';
 import {
   afterFailure,
   can,
@@ -51,6 +52,9 @@ export interface DashSession {
   env: Env;
   ip: string | null;
 }
+
+/** The payments list's filters: the search's, plus the customer's e-mail (found in the customers' profiles). */
+export type DashFilters = Omit<OrderFilters, 'customers_in'> & { email?: string };
 
 export interface Caller {
   ip: string | null;
@@ -505,15 +509,21 @@ export class DashboardService {
     return this.deps.merchants.dashboardContext(s.merchantId);
   }
 
-  async listOrders(s: DashSession, f: OrderFilters, page: { limit: number; cursor?: string }) {
-    const ctx = await this.ctx(s);
-    return { ctx, ...(await this.deps.payments.searchOrders(ctx, f, page)) };
+  async #filters(s: DashSession, f: DashFilters): Promise<OrderFilters> {
+    const { email, ...rest } = f;
+    if (!email) return rest;
+    return { ...rest, customers_in: await externalIdsByEmail(this.#db, s.merchantId, email) };
   }
 
-  async eachOrder(s: DashSession, f: OrderFilters) {
+  async listOrders(s: DashSession, f: DashFilters, page: { limit: number; cursor?: string }) {
+    const ctx = await this.ctx(s);
+    return { ctx, ...(await this.deps.payments.searchOrders(ctx, await this.#filters(s, f), page)) };
+  }
+
+  async eachOrder(s: DashSession, f: DashFilters) {
     const ctx = await this.ctx(s);
     await this.#audit(s.user, s.merchantId, 'payments.export', null, { filters: f }, s.ip);
-    return { ctx, pages: this.deps.payments.eachOrder(ctx, f) };
+    return { ctx, pages: this.deps.payments.eachOrder(ctx, await this.#filters(s, f)) };
   }
 
   async order(s: DashSession, orderId: string) {
@@ -752,7 +762,7 @@ export class DashboardService {
     return repo.listViews(this.#db, s.user.id);
   }
 
-  async saveView(s: DashSession, name: string, filters: OrderFilters) {
+  async saveView(s: DashSession, name: string, filters: DashFilters) {
     if ((await repo.countViews(this.#db, s.user.id)) >= 50) throw badRequest('At most 50 saved views per user');
     return repo.upsertView(this.#db, { id: randomUUID(), user_id: s.user.id, name, filters, created_at: this.p.clock.now() });
   }

@@ -19,6 +19,8 @@ export interface OrderFilters {
   amount_max?: number;
   service?: string;
   customer?: string;
+  /** any of these customers (the dashboard's e-mail filter: the customers whose profile has it) */
+  customers_in?: string[];
   reference?: string;
   last4?: string;
   /** the `object` of a transaction's source: CARD, BANK_ACCOUNT, PAYPAL, BIZUM, ... */
@@ -90,6 +92,7 @@ function conditions(ctx: RequestContext, f: OrderFilters): RawBuilder<unknown>[]
     c.push(sql`o.service_id = ${f.service}`);
   }
   if (f.customer) c.push(sql`o.customer_ext_id = ${f.customer}`);
+  if (f.customers_in) c.push(f.customers_in.length === 0 ? sql`false` : sql`o.customer_ext_id in (${sql.join(f.customers_in)})`);
   if (f.reference) c.push(sql`o.reference = ${f.reference}`);
   if (f.last4) {
     if (!/^\d{4}$/.test(f.last4)) throw badRequest('last4 must be 4 digits');
