@@ -16,6 +16,12 @@ describe('request log redaction', () => {
     });
   });
 
+  it('redacts the named fields whatever their value (a mistyped card number is still one)', () => {
+    expect(redactValue({ card_pan: '4548812049400005', card_cvv: '12', pin: '1234', track2: 'x' })).toEqual({ card_pan: '[REDACTED]', card_cvv: '[REDACTED]', pin: '[REDACTED]', track2: '[REDACTED]' });
+    // absent values stay absent
+    expect(redactValue({ card_cvv: null, signature: '' })).toEqual({ card_cvv: null, signature: '' });
+  });
+
   it('redacts a card number wherever it hides: free text, spaced or dashed, a JSON number', () => {
     expect(redactPans('card 4548 8120 4940 0004 ok')).toBe('card [REDACTED] ok');
     expect(redactPans('5555-5555-5555-4444')).toBe('[REDACTED]');
