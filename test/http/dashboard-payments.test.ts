@@ -104,6 +104,38 @@ describe('the payments list', () => {
     expect((await manager.get('/orders', { email: 'nobody@shop.example' })).body.orders).toEqual([]);
   });
 
+  it('searches a last 4 that thousands of payments share (walked newest first) the same as a rare one', async () => {
+    // 2,100 copies of a paid order on a Mastercard ending 5100, cloned in SQL as the gateway writes them
+    const m = await t.merchant({ name: 'Busy card', isPci: true });
+    const seed = await payWith(m, '5105105105105100', { reference: 'BUSY-SEED' });
+    const db = t.p.database.db;
+    const cols = (await sql<{ c: string }>`select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as c
+      from information_schema.columns where table_schema = current_schema() and table_name = 'orders' and is_generated = 'NEVER'`.execute(db)).rows[0].c;
+    await sql`
+      with so as (select to_jsonb(o) - 'reference' as j from orders o where id = ${seed.uuid}),
+      st as (select to_jsonb(x) as j from transactions x where order_id = ${seed.uuid}),
+      gen as materialized (select gen_random_uuid() as oid, gen_random_uuid() as tid, now() - (g || ' minutes')::interval as at from generate_series(1, 2100) g),
+      ins as (${sql.raw(`insert into orders (${cols}) select ${cols.split(', ').map((c) => `r.${c}`).join(', ')}`)} from gen, so,
+        lateral jsonb_populate_record(null::orders, so.j || jsonb_build_object('id', oid, 'token', md5(oid::text), 'created_at', at, 'updated_at', at)) r returning id)
+      insert into transactions select r.* from gen, st, lateral jsonb_populate_record(null::transactions, st.j || jsonb_build_object('id', tid, 'order_id', oid, 'created_at', at, 'updated_at', at, 'started_at', at)) r`.execute(db);
+    const rare = await payWith(m, TEST_CARDS.APPROVED, { reference: 'BUSY-RARE' });
+    const mgr = await signedIn(t.app, await createUser(m, 'MANAGER'));
+    const page1 = await mgr.get('/orders', { last4: '5100', limit: '50' });
+    expect(page1.status, page1.raw).toBe(200);
+    expect(page1.body.orders).toHaveLength(50);
+    // newest first: the seed (made now) then the copies, one a minute back
+    expect(page1.body.orders[0].uuid).toBe(seed.uuid);
+    const times = page1.body.orders.map((o: any) => o.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(page1.body.orders.every((o: any) => o.card.last4 === '5100')).toBe(true);
+    const page2 = await mgr.get('/orders', { last4: '5100', limit: '50', cursor: page1.body.next_cursor });
+    expect(page2.body.orders.map((o: any) => o.uuid)).not.toContain(page1.body.orders[49].uuid);
+    expect(page2.body.orders[0].created_at < page1.body.orders[49].created_at).toBe(true);
+    expect((await mgr.get('/orders', { q: '5100', limit: '3' })).body.orders[0].uuid).toBe(seed.uuid);
+    expect((await mgr.get('/orders', { last4: '0004' })).body.orders.map((o: any) => o.uuid)).toEqual([rare.uuid]);
+    expect((await mgr.get('/orders', { q: '0004' })).body.orders.map((o: any) => o.uuid)).toEqual([rare.uuid]);
+  });
+
   it('pages by cursor without gaps or repeats', async () => {
     for (let i = 0; i < 5; i++) await createOrder(a, { reference: `PAGE-${i}`, customer_ext_id: 'pager' });
     const seen: string[] = [];

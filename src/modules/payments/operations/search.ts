@@ -77,7 +77,7 @@ function isoDate(name: string, v: string | undefined): Date | undefined {
 }
 
 /** The WHERE conditions of the filters (the merchant's own orders only). */
-function conditions(ctx: RequestContext, f: OrderFilters): RawBuilder<unknown>[] {
+function conditions(ctx: RequestContext, f: OrderFilters, dense: Set<string>): RawBuilder<unknown>[] {
   const c: RawBuilder<unknown>[] = [sql`o.merchant_id = ${ctx.merchant.id}`, sql`o.env = ${ctx.env}`];
   if (f.status && f.status.length > 0) c.push(sql`o.status in (${sql.join(f.status)})`);
   if (f.operative && f.operative.length > 0) c.push(sql`o.operative in (${sql.join(f.operative)})`);
@@ -96,7 +96,7 @@ function conditions(ctx: RequestContext, f: OrderFilters): RawBuilder<unknown>[]
   if (f.reference) c.push(sql`o.reference = ${f.reference}`);
   if (f.last4) {
     if (!/^\d{4}$/.test(f.last4)) throw badRequest('last4 must be 4 digits');
-    c.push(lastFour(ctx, f.last4));
+    c.push(lastFour(ctx, f.last4, dense.has(f.last4)));
   }
   if (f.method) {
     // the `object` of the transaction's source: CARD, BANK_ACCOUNT, PAYPAL, BIZUM, ...
@@ -105,19 +105,45 @@ function conditions(ctx: RequestContext, f: OrderFilters): RawBuilder<unknown>[]
   const q = f.q?.trim();
   if (q) {
     if (UUID.test(q)) {
-      c.push(sql`(o.id = ${q.toLowerCase()} or o.id in (select t.order_id from transactions t where t.id = ${q.toLowerCase()} and t.merchant_id = ${ctx.merchant.id}))`);
+      // the order, or the order of the transaction: a two-row list looked up by primary key
+      c.push(sql`o.id in (select ${q.toLowerCase()}::uuid union all select t.order_id from transactions t where t.id = ${q.toLowerCase()} and t.merchant_id = ${ctx.merchant.id})`);
     } else if (/^\d{4}$/.test(q)) {
-      c.push(sql`(${lastFour(ctx, q)} or o.reference = ${q} or o.customer_ext_id = ${q})`);
+      c.push(dense.has(q)
+        ? sql`(${lastFour(ctx, q, true)} or o.reference = ${q} or o.customer_ext_id = ${q})`
+        : sql`o.id in (select t.order_id from transactions t where t.merchant_id = ${ctx.merchant.id} and t.source_json is not null and (t.source_json::jsonb->>'last4') = ${q}
+            union select x.id from orders x where x.merchant_id = ${ctx.merchant.id} and (x.reference = ${q} or x.customer_ext_id = ${q}))`);
     } else {
-      c.push(sql`(o.reference = ${q} or o.customer_ext_id = ${q})`);
+      c.push(sql`o.id in (select x.id from orders x where x.merchant_id = ${ctx.merchant.id} and x.reference = ${q} union all select x.id from orders x where x.merchant_id = ${ctx.merchant.id} and x.customer_ext_id = ${q})`);
     }
   }
   return c;
 }
 
-/** Orders with a transaction on a card ending in `last4` (index transactions_merchant_last4). */
-function lastFour(ctx: RequestContext, last4: string): RawBuilder<unknown> {
+/**
+ * Orders with a transaction on a card ending in `last4`. Few such transactions (index
+ * transactions_merchant_last4): their orders, gathered first. Many (a card the merchant sees all day): the
+ * orders are walked newest first and each one's transactions looked at (a subquery per row, which the
+ * planner does not flatten), so a page stops after its last match instead of gathering every match.
+ */
+function lastFour(ctx: RequestContext, last4: string, dense: boolean): RawBuilder<unknown> {
+  if (dense) return sql`(select true from transactions t where t.order_id = o.id and t.source_json is not null and (t.source_json::jsonb->>'last4') = ${last4} limit 1)`;
   return sql`o.id in (select t.order_id from transactions t where t.merchant_id = ${ctx.merchant.id} and t.source_json is not null and (t.source_json::jsonb->>'last4') = ${last4})`;
+}
+
+/** Past this many transactions on one last 4, a search by it walks the orders instead (see lastFour). */
+const DENSE_LAST4 = 2000;
+
+/** The last-4 values of a search that many transactions of the merchant share. */
+async function denseLast4(core: PaymentsCore, ctx: RequestContext, f: OrderFilters): Promise<Set<string>> {
+  const values = [f.last4, f.q?.trim()].filter((v): v is string => !!v && /^\d{4}$/.test(v));
+  const out = new Set<string>();
+  for (const v of new Set(values)) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from (select 1 from transactions t where t.merchant_id = ${ctx.merchant.id} and t.source_json is not null
+        and (t.source_json::jsonb->>'last4') = ${v} limit ${DENSE_LAST4}) x`.execute(core.db.db);
+    if ((rows[0]?.n ?? 0) >= DENSE_LAST4) out.add(v);
+  }
+  return out;
 }
 
 function selectRows(where: RawBuilder<unknown>, limit: number) {
@@ -142,7 +168,7 @@ export const SEARCH_LIMIT_MAX = 200;
 /** One page of orders matching `f`, newest first; `next_cursor` continues it. */
 export async function searchOrders(core: PaymentsCore, ctx: RequestContext, f: OrderFilters, page: { limit: number; cursor?: string }) {
   if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > SEARCH_LIMIT_MAX) throw badRequest(`limit must be from 1 to ${SEARCH_LIMIT_MAX}`);
-  const c = conditions(ctx, f);
+  const c = conditions(ctx, f, await denseLast4(core, ctx, f));
   if (page.cursor) {
     const after = decodeOrderCursor(page.cursor);
     if (!after) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
