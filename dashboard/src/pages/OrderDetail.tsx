@@ -93,7 +93,7 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
         <h2 id="actions-title">{t('order.actions')}</h2>
         <div className="action-row">
           {can('payments.refund') && approved && left > 0 && (
-            <RefundAction uuid={order.uuid} left={left} m={m} onDone={refresh} />
+            <RefundAction uuid={order.uuid} left={left} currency={currency} m={m} onDone={refresh} />
           )}
           {can('payments.capture') && deferredHeld && (
             <ConfirmDialog
@@ -223,10 +223,19 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   );
 }
 
-function RefundAction({ uuid, left, m, onDone }: { uuid: string; left: number; m: (v: number) => string; onDone: () => Promise<void> }) {
+/** Minor units of a currency (EUR 2, JPY 0). */
+function digitsOf(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+function RefundAction({ uuid, left, currency, m, onDone }: { uuid: string; left: number; currency: string; m: (v: number) => string; onDone: () => Promise<void> }) {
   const { t } = useT();
   const [value, setValue] = useState('');
-  const minor = value.trim() === '' ? null : Math.round(Number(value.replace(',', '.')) * 100);
+  const minor = value.trim() === '' ? null : Math.round(Number(value.replace(',', '.')) * 10 ** digitsOf(currency));
   return (
     <ConfirmDialog
       testId="refund-dialog"
