@@ -353,6 +353,33 @@ describe('two-factor sign-in', () => {
   });
 });
 
+describe('password reset', () => {
+  it('asks for a link from the sign-in page, and sets a new password from the link', async () => {
+    const u = await createUser(a, 'VIEWER', { language: 'ES' });
+    const { ctx, page } = await newPage();
+    await page.goto(`${base}/dashboard`);
+    await page.getByRole('button', { name: 'Forgot your password?' }).click();
+    await page.locator('.forgot input').fill(u.username);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByText('If that user exists').waitFor();
+    await axe(page, 'forgot password');
+    const mail = await t.p.database.db.selectFrom('mail_outbox').select(['id', 'body_sealed']).where('recipient', '=', u.email).executeTakeFirstOrThrow();
+    const body = JSON.parse(t.p.vault.open(mail.body_sealed, `mail:${mail.id}`).reveal()).text as string;
+    const link = /(http\S+\/dashboard\/reset\?token=\S+)/.exec(body)![1];
+    expect(body).toContain('Para elegir una contraseña nueva');
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await axe(page, 'reset password');
+    await page.getByLabel('New password', { exact: true }).fill('a reset passphrase 2026');
+    await page.getByLabel('Repeat the new password').fill('a reset passphrase 2026');
+    await page.getByRole('button', { name: 'Save the new password' }).click();
+    await page.getByText('Your password is changed').waitFor();
+    u.password = 'a reset passphrase 2026';
+    await signIn(page, u, { changePassword: false });
+    await ctx.close();
+  });
+});
+
 describe('roles and the phone layout', () => {
   it('a VIEWER sees the payment but no refund button, and the API refuses the refund', async () => {
     const viewer = await createUser(a, 'VIEWER', { language: 'ES' });
