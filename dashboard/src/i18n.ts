@@ -170,6 +170,8 @@ const EN = {
   'reset.save': 'Save the new password',
   'reset.done': 'Your password is changed: sign in with it.',
   'reset.back': 'Back to sign in',
+  'account.change_password': 'Change my password',
+  'account.password_changed': 'Your password is changed; your other sessions have ended.',
   'loading': 'Loading…',
 } as const;
 
@@ -337,6 +339,8 @@ const ES: Record<Key, string> = {
   'reset.save': 'Guardar la contraseña nueva',
   'reset.done': 'Tu contraseña ha cambiado: entra con ella.',
   'reset.back': 'Volver a entrar',
+  'account.change_password': 'Cambiar mi contraseña',
+  'account.password_changed': 'Tu contraseña ha cambiado; tus otras sesiones han terminado.',
   'loading': 'Cargando…',
 };
 
@@ -502,6 +506,8 @@ const PT: Record<Key, string> = {
   'reset.save': 'Guardar a palavra-passe nova',
   'reset.done': 'A sua palavra-passe foi alterada: entre com ela.',
   'reset.back': 'Voltar a entrar',
+  'account.change_password': 'Alterar a minha palavra-passe',
+  'account.password_changed': 'A sua palavra-passe foi alterada; as suas outras sessões terminaram.',
   'loading': 'A carregar…',
 };
 

@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, type Me } from '../api';
+import { ApiError, api, setCsrf, type Me } from '../api';
 import { useT } from '../i18n';
 
 export function Account({ me }: { me: Me }) {
@@ -66,6 +66,43 @@ export function Account({ me }: { me: Me }) {
         )}
         {error && <div role="alert" className="error">{error}</div>}
       </div>
+      <ChangePasswordCard />
     </section>
+  );
+}
+
+/** A new password: the other sessions of the user end, this one goes on with a new token. */
+function ChangePasswordCard() {
+  const { t } = useT();
+  const qc = useQueryClient();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const save = async () => {
+    if (next !== repeat) return setMessage({ ok: false, text: t('password.mismatch') });
+    try {
+      const me = await api<Me>('POST', '/session/password', { current_password: current, new_password: next });
+      setCsrf(me.csrf_token);
+      qc.setQueryData(['session'], me);
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+      setMessage({ ok: true, text: t('account.password_changed') });
+    } catch (err) {
+      setMessage({ ok: false, text: err instanceof ApiError ? err.details : t('error.network') });
+    }
+  };
+  return (
+    <div className="card">
+      <h2>{t('account.change_password')}</h2>
+      <div className="filter-grid">
+        <label>{t('password.current')}<input type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} /></label>
+        <label>{t('password.new')}<input type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} /></label>
+        <label>{t('password.repeat')}<input type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} /></label>
+      </div>
+      <button type="button" className="secondary" disabled={!current || !next} onClick={save}>{t('account.change_password')}</button>
+      {message && <div role={message.ok ? 'status' : 'alert'} className={message.ok ? 'notice' : 'error'}>{message.text}</div>}
+    </div>
   );
 }
