@@ -201,6 +201,16 @@ describe('sessions end', () => {
     expect(r2.body.details).toMatch(/has ended/);
   });
 
+  it('a password changed later ends the user\'s other sessions; this one goes on', async () => {
+    const u = await createUser(a, 'VIEWER');
+    const here = await signedIn(t.app, u);
+    const there = await signedIn(t.app, u);
+    const r = await here.post('/session/password', { current_password: u.password, new_password: 'yet another long passphrase' });
+    expect(r.status, r.raw).toBe(200);
+    expect((await here.get('/session')).status).toBe(200);
+    expect((await there.get('/session')).status).toBe(401);
+  });
+
   it('signs out here, and everywhere', async () => {
     const u = await createUser(a, 'VIEWER');
     const one = await signedIn(t.app, u);
