@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
-import { createUser, signedIn, type DashClient } from '../helpers/dashboard.js';
+import { DashClient, createUser, signedIn } from '../helpers/dashboard.js';
 import { TEST_CARDS, createOrder, paidOrder } from '../helpers/payments.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -248,6 +248,30 @@ describe('the order detail and its actions', () => {
       expect(r.status, `${method} ${path}`).toBe(403);
     }
     expect((await a.api.get(`/order/${order.uuid}`)).body.order.refunded).toBe(0);
+  });
+});
+
+describe('card numbers typed into the dashboard', () => {
+  it('are refused in any field of a change, and kept out of the audit log when searched or typed at sign-in', async () => {
+    const order = await payWith(a, TEST_CARDS.APPROVED);
+    const tx = order.transactions[0].uuid;
+    const meta = await manager.put(`/transactions/${tx}/metadata`, { metadata: { note: `card ${TEST_CARDS.APPROVED}` } });
+    expect(meta.status).toBe(400);
+    expect(meta.body.details).toMatch(/metadata\.note must not contain a card number/);
+    expect(meta.raw).not.toContain(TEST_CARDS.APPROVED);
+    const view = await manager.post('/views', { name: 'by card', filters: { q: '4548 8120 4940 0004' } });
+    expect(view.status).toBe(400);
+    // a search by a whole card number finds nothing and leaves no card number behind
+    const csv = await t.app.inject({ method: 'GET', url: `/dashboard/api/orders/export.csv?q=${TEST_CARDS.APPROVED}`, headers: { cookie: manager.cookieHeader(), 'x-forwarded-proto': 'https' } });
+    expect(csv.statusCode).toBe(200);
+    // typed as a user name at sign-in: refused before anything is looked up or recorded
+    const signIn = await new DashClient(t.app).signIn(TEST_CARDS.APPROVED, 'whatever');
+    expect(signIn.status).toBe(400);
+    const audit = await sql<{ t: string }>`select concat(target, details::text) as t from dashboard_audit`.execute(t.p.database.db);
+    expect(audit.rows.length).toBeGreaterThan(0);
+    for (const r of audit.rows) expect(r.t ?? '').not.toContain(TEST_CARDS.APPROVED);
+    const views = await sql<{ t: string }>`select filters::text as t from dashboard_saved_views`.execute(t.p.database.db);
+    for (const r of views.rows) expect(r.t).not.toMatch(/4548 ?8120 ?4940 ?0004/);
   });
 });
 

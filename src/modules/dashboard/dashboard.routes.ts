@@ -13,6 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import { badRequest, forbidden, notFound } from '../../platform/errors/errors.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
+import { findCardNumberInText } from '../../platform/http/pan-guard.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
 import { plainHttpAllowed } from '../../platform/http/platform.js';
 import { responses } from '../../platform/http/schemas.js';
@@ -226,6 +227,14 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       if (d.permission) service.authorize(s, d.permission);
       req.dash = s;
       req.dashToken = token!;
+    });
+
+    // a card number never reaches the dashboard's tables: any string of a change that carries one is 400
+    // (the API's free-text guard, over every field: names, metadata, saved filters, passwords)
+    scope.addHook('preValidation', async (req) => {
+      if (!WRITE.has(req.method)) return;
+      const hit = findCardNumberInText(req.body, '', true);
+      if (hit) throw badRequest(`${hit} must not contain a card number (a 13 to 19 digit number that passes the Luhn check)`);
     });
 
     const app = scope.withTypeProvider<TypeBoxTypeProvider>();

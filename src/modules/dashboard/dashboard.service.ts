@@ -33,7 +33,7 @@ import {
 import * as repo from './dashboard.repo.js';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import QRCode from 'qrcode';
-import type { RequestLogEntry, RequestLogSink } from '../../platform/http/request-log.js';
+import { redactPans, redactValue, type RequestLogEntry, type RequestLogSink } from '../../platform/http/request-log.js';
 import { isProfile, type Profile } from '../../platform/http/types.js';
 
 export interface DashboardDeps {
@@ -779,8 +779,9 @@ export class DashboardService {
       user_id: user?.id ?? null,
       username: user?.username ?? null,
       action,
-      target: target?.slice(0, 200) ?? null,
-      details,
+      // what staff typed (a name at sign-in, the filters of an export) is kept without card numbers
+      target: target === null ? null : redactPans(target.slice(0, 200)),
+      details: details === null ? null : (redactValue(details) as Record<string, unknown>),
       ip,
       created_at: this.p.clock.now(),
     });
