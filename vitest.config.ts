@@ -54,7 +54,7 @@ export default defineConfig(async () => {
   projects.push({ extends: true, test: { name: 'scan', include: ['test/scan/**/*.test.ts'], sequence: { groupOrder: 1 } } });
   return {
     test: {
-      globalSetup: ['test/scan/global-setup.ts'],
+      globalSetup: ['test/scan/global-setup.ts', 'test/helpers/dashboard-build.ts'],
       testTimeout: 60_000,
       hookTimeout: 120_000,
       projects,

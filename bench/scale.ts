@@ -230,6 +230,55 @@ await time('customer sources (10,000 cards), limit 100', one, '/customer/bench-c
 const sp = JSON.parse((await request('GET', '/customer/bench-customer/sources?status=ALL&limit=100', one)).body);
 if (sp.next_cursor) await time('customer sources, limit 100, next page by cursor', one, `/customer/bench-customer/sources?status=ALL&limit=100&cursor=${sp.next_cursor}`, srcRows);
 
+// ---- the dashboard's payments list (its own session, its filters and keyset pages) ------------------------
+const dashBase = base.replace(/\/v1\/sandbox$/, '/dashboard/api');
+const user = await ok('POST', '/client/user', one, { email: 'bench@shop.example', username: `bench-${schema}`, language: 'EN', environment: 'SANDBOX', send_email_with_credentials: false, group: 'VIEWER' });
+await db.updateTable('dashboard_users').set({ must_change_password: false }).where('id', '=', user.user.uuid).execute();
+let dashCookie = '';
+function dashRequest(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${dashBase}${path}`, {
+      method,
+      agent,
+      headers: { ...(dashCookie ? { cookie: dashCookie } : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      const set = res.headers['set-cookie'];
+      if (set) dashCookie = String(set[0]).split(';')[0];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+const signIn = await dashRequest('POST', '/session', { login: user.user.username, password: user.password });
+if (signIn.status !== 200) throw new Error(`dashboard sign-in: ${signIn.status} ${signIn.body}`);
+async function timeDash(route: string, path: string) {
+  await dashRequest('GET', path); // warm-up
+  const times: number[] = [];
+  let last: { status: number; body: string } | null = null;
+  for (let i = 0; i < RUNS; i++) {
+    const s = performance.now();
+    last = await dashRequest('GET', path);
+    times.push(performance.now() - s);
+    if (last.status !== 200) throw new Error(`${path}: ${last.status} ${last.body.slice(0, 300)}`);
+  }
+  const body = JSON.parse(last!.body);
+  results.push({ route, median: median(times), p95: Math.max(...times), rows: body.orders.length, bytes: Buffer.byteLength(last!.body) });
+  return body;
+}
+const from30 = new Date(Date.now() - 30 * 86400_000).toISOString();
+const firstDash = await timeDash('dashboard /orders, newest 50', '/orders');
+await timeDash('dashboard /orders, newest 50, 2nd page by cursor', `/orders?cursor=${firstDash.next_cursor}`);
+await timeDash('dashboard /orders?status=SUCCESS&from=30 days ago, 50', `/orders?status=SUCCESS&from=${from30}`);
+await timeDash('dashboard /orders, amount 500–1500 and 30 days, 50', `/orders?amount_min=500&amount_max=1500&from=${from30}`);
+await timeDash('dashboard /orders?status=REFUNDED (none match), 50', '/orders?status=REFUNDED');
+await timeDash('dashboard /orders?customer=bench-customer, 50', '/orders?customer=bench-customer');
+await timeDash('dashboard /orders?last4=0004 (every order), 50', '/orders?last4=0004');
+await timeDash('dashboard /orders?q=<order uuid>', `/orders?q=${someOrder}`);
+
 // ---- the expiry sweep on a backlog, and the money path on the big database ---------------------------------------------
 const s0 = performance.now();
 const expired = await m.payments.expireDue();

@@ -4,6 +4,8 @@
  * src/cli/main.ts → dist/cli.js (and the worker process src/worker.ts → dist/worker.js), bundled by esbuild (our code in one file each; packages stay in
  * node_modules), with source maps. The page scripts read at start are copied to dist/client.
  * `npm start` runs it first (a fraction of a second); `npm run dev` runs the sources through tsx.
+ * It also builds the dashboard web app into dist/dashboard when its sources changed
+ * (scripts/build-dashboard.mjs).
  *
  *   node scripts/build.mjs            build
  *   node scripts/build.mjs --if-stale build only when a source is newer than the build (bin/paygate.js)
@@ -11,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildDashboard } from './build-dashboard.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -50,4 +53,5 @@ export async function build() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (!process.argv.includes('--if-stale') || isStale()) await build();
+  await buildDashboard();
 }

@@ -6,9 +6,15 @@ import { createPlatform } from '../src/platform/create.js';
 import { createLogger } from '../src/platform/logging.js';
 import { Vault } from '../src/platform/security/vault.js';
 import type { Database } from '../src/platform/db/database.js';
+import { dashboardOpenApi } from '../src/modules/dashboard/dashboard.openapi.js';
 
 /** The document as served at /openapi.json, for the default public URL. */
 export async function generateOpenApi(database: Database): Promise<unknown> {
+  return (await generateDocuments(database)).api;
+}
+
+/** Both documents: the merchant API's, and the dashboard's internal API's (docs/dashboard-openapi.json). */
+export async function generateDocuments(database: Database): Promise<{ api: unknown; dashboard: unknown }> {
   const config = loadConfig({ PAYGATE_LOG_LEVEL: 'silent', PAYGATE_WORKERS: 'false' });
   const p = await createPlatform(config, {
     database,
@@ -17,8 +23,9 @@ export async function generateOpenApi(database: Database): Promise<unknown> {
   });
   const app = await buildApp(p, buildModules(p));
   const doc = app.swagger();
+  const dashboard = dashboardOpenApi(app, config.publicUrl);
   await app.close();
-  return doc;
+  return { api: doc, dashboard };
 }
 
 export function stableJson(doc: unknown): string {

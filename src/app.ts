@@ -10,6 +10,7 @@ import { IdempotencyStore } from './platform/http/idempotency.js';
 import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
 import { limiterFromConfig, type Limiter } from './platform/http/rate-limit.js';
+import { installRequestLog } from './platform/http/request-log.js';
 import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js';
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
@@ -28,6 +29,7 @@ import { SubscriptionsService, subscriptionsRoutes } from './modules/subscriptio
 import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-methods/index.js';
 import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { DccService } from './modules/dcc/index.js';
+import { DashboardService, installDashboardApi, installDashboardApp } from './modules/dashboard/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseState } from './platform/db/database.js';
 import { rewrapAll } from './platform/security/rotation.js';
@@ -57,6 +59,7 @@ export interface Modules {
   paymentMethods: PaymentMethodsService;
   wallets: WalletsService;
   dcc: DccService;
+  dashboard: DashboardService;
   idempotency: IdempotencyStore;
 }
 
@@ -98,8 +101,9 @@ export function buildModules(p: Platform): Modules {
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
+  const dashboard = new DashboardService(p, { merchants, payments, events });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, dashboard, idempotency };
 }
 
 /**
@@ -152,6 +156,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.batch.registerJobs();
   m.subscriptions.registerJobs();
   m.wallets.registerJobs();
+  m.dashboard.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -212,6 +217,11 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   });
 
   opts.instrument?.(app);
+  // ---- the API request log (redacted bodies) the dashboard's developers section shows ----------------
+  if (config.requestLog) {
+    installRequestLog(app, m.dashboard.requestLog, () => p.clock.now());
+    app.addHook('onClose', async () => m.dashboard.requestLog.flush());
+  }
 
   // ---- security headers on every answer ------------------------------------------------------------
   app.addHook('onSend', async (req, reply, payload) => {
@@ -322,6 +332,11 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
   installDeviceSocket(app, m.devices, p);
+
+  // ---- the merchant dashboard: its JSON API (session cookies, never an API key) ---------------------
+  await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now(), livePollMs: Math.min(config.eventStreamPollMs, 3000), requestLogDays: config.requestLogDays });
+  // ---- and its web app (dist/dashboard, built by `npm start` and the test set-up) --------------------
+  await installDashboardApp(app);
 
   await app.ready();
   return app;

@@ -122,6 +122,20 @@ export interface Config {
   eventStreamPollMs: number;
   /** Event streams one merchant may hold open at once (per process). */
   eventStreamsPerMerchant: number;
+  /** Dashboard: a session unused this long ends, in minutes. */
+  dashboardIdleMinutes: number;
+  /** Dashboard: a session ends this long after its sign-in whatever its use, in minutes. */
+  dashboardSessionMinutes: number;
+  /** Dashboard: failed sign-ins of one user (or one name typed) before it is locked. */
+  dashboardLockoutFailures: number;
+  /** Dashboard: failed sign-ins from one address before it is locked. */
+  dashboardLockoutFailuresPerAddress: number;
+  /** Dashboard: how long a lockout lasts (and the window failures are counted in), in minutes. */
+  dashboardLockoutMinutes: number;
+  /** Keep a log of every API request (redacted bodies) for the dashboard's developers section. */
+  requestLog: boolean;
+  /** Days the API request log is kept before the pruning job deletes it. */
+  requestLogDays: number;
 }
 
 export class ConfigError extends Error {
@@ -310,6 +324,13 @@ export function loadConfig(env: Env = process.env): Config {
     applePayMaxTokenAgeS: int('PAYGATE_APPLE_PAY_MAX_TOKEN_AGE_S', 300, 10, 86_400),
     eventStreamPollMs: int('PAYGATE_EVENTS_STREAM_POLL_MS', 5000, 50, 600_000),
     eventStreamsPerMerchant: int('PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 10, 1, 1000),
+    dashboardIdleMinutes: int('PAYGATE_DASHBOARD_IDLE_MINUTES', 30, 1, 7 * 1440),
+    dashboardSessionMinutes: int('PAYGATE_DASHBOARD_SESSION_MINUTES', 720, 5, 30 * 1440),
+    dashboardLockoutFailures: int('PAYGATE_DASHBOARD_LOCKOUT_FAILURES', 5, 1, 1000),
+    dashboardLockoutFailuresPerAddress: int('PAYGATE_DASHBOARD_LOCKOUT_FAILURES_PER_ADDRESS', 30, 1, 100_000),
+    dashboardLockoutMinutes: int('PAYGATE_DASHBOARD_LOCKOUT_MINUTES', 15, 1, 1440),
+    requestLog: bool('PAYGATE_REQUEST_LOG', true),
+    requestLogDays: int('PAYGATE_REQUEST_LOG_DAYS', 7, 1, 365),
   };
   if (config.jobLeaseMs <= config.notificationTimeoutMs) {
     problems.push('PAYGATE_JOB_LEASE_MS must be greater than PAYGATE_NOTIFICATION_TIMEOUT_MS (a delivery in progress must not be claimed again)');
@@ -387,6 +408,13 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_REDIS_URL', 'redis://host:port: rate limits shared by every process; unset keeps them per process'],
   ['PAYGATE_DEVICE_LISTEN', 'hear at once (LISTEN/NOTIFY) of operations for the device sockets this process holds; false relies on PAYGATE_DEVICE_POLL_MS, e.g. behind a pooler without LISTEN (true)'],
   ['PAYGATE_DEVICE_POLL_MS', 'how often a process looks for queued operations of the device sockets it holds (5000)'],
+  ['PAYGATE_DASHBOARD_IDLE_MINUTES', 'a dashboard session unused this long ends (30)'],
+  ['PAYGATE_DASHBOARD_SESSION_MINUTES', 'a dashboard session ends this long after its sign-in, used or not (720)'],
+  ['PAYGATE_DASHBOARD_LOCKOUT_FAILURES', 'failed dashboard sign-ins of one user before it is locked for PAYGATE_DASHBOARD_LOCKOUT_MINUTES (5)'],
+  ['PAYGATE_DASHBOARD_LOCKOUT_FAILURES_PER_ADDRESS', 'failed dashboard sign-ins from one client address before it is locked (30)'],
+  ['PAYGATE_DASHBOARD_LOCKOUT_MINUTES', 'how long a dashboard lockout lasts, and the window failures are counted in (15)'],
+  ['PAYGATE_REQUEST_LOG', 'keep a log of every API request, bodies redacted, for the dashboard\'s developers section (true)'],
+  ['PAYGATE_REQUEST_LOG_DAYS', 'days the API request log is kept; older entries are pruned hourly (7)'],
   ['PAYGATE_EVENTS_STREAM_POLL_MS', 'an open event stream (GET /events/stream, paygate listen) looks for new events this often when no notification woke it (5000)'],
   ['PAYGATE_EVENTS_STREAMS_PER_MERCHANT', 'event streams one merchant may hold open at once, per gateway process; more are 429 (10)'],
   ['PAYGATE_WORKER_PROCESSES', 'worker processes npm start runs next to the API on PostgreSQL; 0 runs background work in the API process (1)'],

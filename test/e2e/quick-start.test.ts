@@ -69,6 +69,11 @@ describe.skipIf(!embedded)('the README quick start in a fresh directory', () => 
     // the page the README points at
     const docs = await fetch(`${g.url}/docs/`);
     expect(docs.status).toBe(200);
+    // and the merchant dashboard, built by the same npm start
+    expect(fs.existsSync(path.join(dir, 'dist', 'dashboard', 'index.html'))).toBe(true);
+    const dashboard = await fetch(`${g.url}/dashboard`);
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('<div id="root">');
 
     // the next start prints the same credentials (kept in ./data)
     await gw.stop();

@@ -31,6 +31,7 @@ const REAL_CLOCK: Record<string, string> = {
   'transactions.started_at': 'when the processor call began, in real time: the reconciler settles a call left PENDING longer than PAYGATE_RECONCILE_AFTER_MS of real time (never shown)',
   'mail_outbox.*': 'the e-mail outbox: when a message was queued and sent, in real time (delivery machinery, like the jobs; never shown)',
   'page_submissions.*': 'the hosted page\'s guard against a double submit, purged after a while of real time (never shown)',
+  'request_logs.*': 'the API request log: HTTP traffic as it happened, in real time, pruned after PAYGATE_REQUEST_LOG_DAYS of real time',
 };
 
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import { sealedColumns } from '../../src/platform/security/sealed-columns.js';
 import { SANDBOX_DCC_CARDS, TEST_CARDS } from '../../src/processors/index.js';
 import type { NewCard, Owner } from '../../src/modules/sources/index.js';
 import { verifyVault } from '../../src/platform/create.js';
+import { createUser, signedIn } from '../helpers/dashboard.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 
 const N = 10_000;
@@ -86,6 +87,9 @@ describe(`key rotation over ${N} stored cards`, () => {
       new Date(),
     );
     expect(offer).not.toBeNull();
+    // a dashboard user's two-factor secret, from its enrolment
+    const staff = await signedIn(t.app, await createUser(a, 'VIEWER'));
+    expect((await staff.post('/account/totp/setup')).status).toBe(200);
     const usage = await keyUsage(t.p.database);
     for (const c of sealedColumns()) {
       expect(usage.some((u) => u.table === c.table && u.column === c.column && u.keyId === 'rot1'), `${c.table}.${c.column}`).toBe(true);

@@ -277,3 +277,16 @@ export async function replaceProfile(db: Executor, row: ProfileWrite): Promise<v
     .where('customer_id', '=', customer_id)
     .execute();
 }
+
+/** The external ids of a merchant's customers whose profile has this e-mail (any case), at most `limit`. */
+export async function externalIdsByEmail(db: Executor, merchantId: string, email: string, limit = 200): Promise<string[]> {
+  const rows = await db
+    .selectFrom('customers as c')
+    .innerJoin('customer_profiles as p', 'p.customer_id', 'c.id')
+    .select('c.external_id')
+    .where('c.merchant_id', '=', merchantId)
+    .where(sql<string>`lower(p.email)`, '=', email.trim().toLowerCase())
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.external_id);
+}

@@ -1,7 +1,7 @@
 /** SQL of merchants, API keys and dashboard users. Every function takes the executor to run on. */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import type { ColumnType, CreatedAt, Env } from '../../platform/db/schema.js';
 
 export interface MerchantsTable {
   id: string;
@@ -35,6 +35,8 @@ export interface ApiKeysTable {
   description: string | null;
   created_at: CreatedAt;
   revoked_at: Date | null;
+  /** The dashboard's own key of a merchant (never shown; left out of key lists). */
+  internal: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface DashboardUsersTable {
@@ -49,6 +51,13 @@ export interface DashboardUsersTable {
   status: string;
   password_hash: string;
   created_at: CreatedAt;
+  /** Set by D3 (the e-mailed password); cleared by the user's first password change. */
+  must_change_password: ColumnType<boolean, boolean | undefined, boolean>;
+  password_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  totp_secret_sealed: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_enabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The last TOTP time step accepted (a code is good once). */
+  totp_last_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
 }
 
 declare module '../../platform/db/schema.js' {
@@ -60,8 +69,14 @@ declare module '../../platform/db/schema.js' {
 }
 
 export type MerchantRow = Omit<MerchantsTable, 'created_at'> & { created_at: Date };
-export type ApiKeyRow = Omit<ApiKeysTable, 'created_at'> & { created_at: Date };
-export type DashboardUserRow = Omit<DashboardUsersTable, 'created_at'> & { created_at: Date };
+export type ApiKeyRow = Omit<ApiKeysTable, 'created_at' | 'internal'> & { created_at: Date; internal?: boolean };
+export type DashboardUserRow = Omit<DashboardUsersTable, 'created_at' | 'must_change_password' | 'password_changed_at' | 'totp_secret_sealed' | 'totp_enabled_at' | 'totp_last_step'> & {
+  created_at: Date;
+  must_change_password?: boolean;
+  password_changed_at?: Date | null;
+  totp_secret_sealed?: string | null;
+  totp_enabled_at?: Date | null;
+};
 
 export async function insertMerchant(db: Executor, row: Omit<MerchantsTable, 'created_at'> & { created_at: Date }): Promise<void> {
   await db.insertInto('merchants').values(row).execute();
@@ -104,7 +119,7 @@ export async function selfAndDescendantIds(db: Executor, rootId: string): Promis
   return rows.map((r) => r.id);
 }
 
-export async function insertApiKey(db: Executor, row: Omit<ApiKeysTable, 'created_at' | 'revoked_at'> & { created_at: Date }): Promise<void> {
+export async function insertApiKey(db: Executor, row: Omit<ApiKeysTable, 'created_at' | 'revoked_at' | 'internal'> & { created_at: Date; internal?: boolean }): Promise<void> {
   await db.insertInto('api_keys').values({ ...row, revoked_at: null }).execute();
 }
 
@@ -177,4 +192,54 @@ export async function insertDashboardUser(db: Executor, row: DashboardUserRow): 
 
 export async function setClockOffset(db: Executor, merchantId: string, offsetMs: number): Promise<void> {
   await db.updateTable('merchants').set({ clock_offset_ms: offsetMs }).where('id', '=', merchantId).execute();
+}
+
+// ---- dashboard users (the dashboard module signs them in through MerchantsService) -----------------
+
+export type FullDashboardUserRow = Selectable<DashboardUsersTable>;
+
+export async function findDashboardUser(db: Executor, id: string): Promise<FullDashboardUserRow | undefined> {
+  return db.selectFrom('dashboard_users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findDashboardUserByUsername(db: Executor, username: string): Promise<FullDashboardUserRow | undefined> {
+  return db.selectFrom('dashboard_users').selectAll().where('username', '=', username).executeTakeFirst();
+}
+
+export async function findDashboardUsersByEmail(db: Executor, email: string): Promise<FullDashboardUserRow[]> {
+  return db.selectFrom('dashboard_users').selectAll().where(sql<string>`lower(email)`, '=', email.toLowerCase()).limit(2).execute();
+}
+
+export async function listDashboardUsers(db: Executor, merchantIds: string[]): Promise<FullDashboardUserRow[]> {
+  if (merchantIds.length === 0) return [];
+  return db
+    .selectFrom('dashboard_users')
+    .selectAll()
+    .where((eb) => eb.or([eb('client_sandbox_id', 'in', merchantIds), eb('client_production_id', 'in', merchantIds), eb('merchant_id', 'in', merchantIds)]))
+    .orderBy('username')
+    .limit(1000)
+    .execute();
+}
+
+export async function updateDashboardUser(
+  db: Executor,
+  id: string,
+  set: Partial<Pick<DashboardUsersTable, 'password_hash' | 'user_group' | 'status' | 'language'>> & {
+    must_change_password?: boolean;
+    password_changed_at?: Date | null;
+    totp_secret_sealed?: string | null;
+    totp_enabled_at?: Date | null;
+    totp_last_step?: number | null;
+  },
+): Promise<void> {
+  await db.updateTable('dashboard_users').set(set).where('id', '=', id).execute();
+}
+
+export async function findInternalKey(db: Executor, merchantId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).where('internal', '=', true).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+/** The merchant's API keys (not the dashboard's own), newest first. */
+export async function listKeys(db: Executor, merchantId: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).where('internal', '=', false).orderBy('created_at', 'desc').limit(500).execute();
 }

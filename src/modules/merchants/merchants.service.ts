@@ -148,7 +148,7 @@ export class MerchantsService {
    * Issues a new API key and signature for a merchant (shown once; stored hashed and sealed). `at` is now
    * on the merchant's clock (default: the real clock, right for production and a clock never moved).
    */
-  async issueKey(trx: Executor, merchantId: string, env: Env, profiles: Profile[], description?: string, at?: Date): Promise<IssuedKey> {
+  async issueKey(trx: Executor, merchantId: string, env: Env, profiles: Profile[], description?: string, at?: Date, opts: { internal?: boolean } = {}): Promise<IssuedKey> {
     if (profiles.length === 0) throw badRequest('at least one profile is needed');
     const keyId = randomUUID();
     const apiKey = randomToken(16);
@@ -165,6 +165,7 @@ export class MerchantsService {
       profiles: normalised,
       description: description ?? null,
       created_at: at ?? this.p.clock.now(),
+      ...(opts.internal ? { internal: true } : {}),
     });
     return { keyId, apiKey, signature, profiles: normalised };
   }
@@ -344,6 +345,60 @@ export class MerchantsService {
 
   async selfAndDescendantIds(db: Executor, rootId: string) {
     return repo.selfAndDescendantIds(db, rootId);
+  }
+
+  // ---- the dashboard ---------------------------------------------------------------------------------
+
+  /**
+   * The caller context the dashboard acts with for a merchant: the merchant's internal key (issued on the
+   * first use, its value thrown away), so a refund from the dashboard runs exactly as the API's does.
+   */
+  async dashboardContext(merchantId: string): Promise<RequestContext> {
+    const db = this.p.database.db;
+    let key = await repo.findInternalKey(db, merchantId);
+    if (!key) {
+      const m = await repo.findMerchant(db, merchantId);
+      if (!m) throw notFound(`The merchant ${merchantId} was not found`);
+      try {
+        await this.p.database.transaction((trx) =>
+          this.issueKey(trx, m.id, m.env, ['all'], 'dashboard', merchantClock(this.p.clock, Number(m.clock_offset_ms)).now(), { internal: true }),
+        );
+      } catch (err) {
+        // issued meanwhile by another request (one internal key per merchant): use that one
+        if (!isUniqueViolation(err)) throw err;
+      }
+      key = await repo.findInternalKey(db, merchantId);
+      if (!key) throw notFound(`The merchant ${merchantId} was not found`);
+    }
+    return this.contextForKey(key.id);
+  }
+
+  async dashboardUser(db: Executor, id: string) {
+    return repo.findDashboardUser(db, id);
+  }
+
+  /** The user a sign-in names: by username, else by e-mail when exactly one user has it. */
+  async dashboardUserForSignIn(login: string) {
+    const db = this.p.database.db;
+    const byName = await repo.findDashboardUserByUsername(db, login);
+    if (byName) return byName;
+    if (!login.includes('@')) return undefined;
+    const byEmail = await repo.findDashboardUsersByEmail(db, login);
+    return byEmail.length === 1 ? byEmail[0] : undefined;
+  }
+
+  async updateDashboardUser(db: Executor, id: string, set: Parameters<typeof repo.updateDashboardUser>[2]) {
+    await repo.updateDashboardUser(db, id, set);
+  }
+
+  /** Users of a merchant (either twin) and its children. */
+  async listDashboardUsers(db: Executor, merchantIds: string[]) {
+    return repo.listDashboardUsers(db, merchantIds);
+  }
+
+  /** The merchant's API keys, without the dashboard's own; never their values. */
+  async listKeys(db: Executor, merchantId: string) {
+    return repo.listKeys(db, merchantId);
   }
 
   // ---- sandbox test clock --------------------------------------------------------------------------

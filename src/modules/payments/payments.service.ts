@@ -28,6 +28,7 @@ import { payout, type PayoutInput } from './operations/payout.js';
 import { payWallet, type WalletPayment } from './operations/wallet.js';
 import { abandonDeviceWait, startDeviceWait, type AbandonInput, type DeviceWaitInput } from './operations/device.js';
 import { acquirerThreedsAuthenticate, acquirerThreedsComplete, acquirerThreedsStart, completeAfter3ds, expireKeptCardChallenges, hasAcquirerThreeds, pending3dsCardLast4 } from './operations/threeds.js';
+import { eachOrder, searchOrders, type OrderFilters, type OrderSearchRow } from './operations/search.js';
 
 export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
 export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletUse, CardPresentRead } from './core.js';
@@ -35,6 +36,7 @@ export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
 export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 export type { WalletPayment } from './operations/wallet.js';
 export type { DccChoice } from './operations/dcc.js';
+export type { OrderFilters, OrderSearchRow } from './operations/search.js';
 export type { AbandonInput, DeviceWaitInput } from './operations/device.js';
 
 /**
@@ -162,6 +164,16 @@ export class PaymentsService implements Payments {
 
   listTransactions(ctx: RequestContext, q: ListQuery) {
     return listTransactions(this.#core, ctx, q);
+  }
+
+  /** The dashboard's payments list: the caller's orders by filters and search, newest first, keyset paged. */
+  searchOrders(ctx: RequestContext, f: OrderFilters, page: { limit: number; cursor?: string }): Promise<{ rows: OrderSearchRow[]; next_cursor: string | null }> {
+    return searchOrders(this.#core, ctx, f, page);
+  }
+
+  /** Every order `searchOrders` finds, in pages (the CSV export). */
+  eachOrder(ctx: RequestContext, f: OrderFilters): AsyncGenerator<OrderSearchRow[]> {
+    return eachOrder(this.#core, ctx, f);
   }
 
   attachMetadata(ctx: RequestContext, txId: string, metadata: Record<string, unknown>) {

@@ -1,0 +1,10 @@
+/** An order or transaction state as a coloured badge (its word stays the API's). */
+const TONE: Record<string, string> = {
+  SUCCESS: 'ok', PAID: 'ok', DELIVERED: 'ok', REFUNDED: 'info', PARTIALLY_REFUNDED: 'info', PENDING_CONFIRMATION: 'warn',
+  PENDING: 'warn', PENDING_PROCESSOR_RESPONSE: 'warn', CREATED: 'neutral', EXPIRED: 'neutral', CANCELLED: 'neutral',
+  REFUSED: 'bad', ERROR: 'bad', FAILED: 'bad', BLACKLISTED: 'bad', AUTHENTICATION_REQUIRED: 'warn',
+};
+
+export function Status({ value }: { value: string }) {
+  return <span className={`badge badge-${TONE[value] ?? 'neutral'}`}>{value}</span>;
+}

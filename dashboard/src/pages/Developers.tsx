@@ -1,0 +1,225 @@
+/**
+ * The developers section (MANAGER): API keys (create with profiles, secret shown once, prefix, last use,
+ * revoke), the url_post deliveries (filter by state, resend), and the request log (every API request of
+ * the merchant with its redacted bodies, found by request id).
+ */
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, qs, type Me } from '../api';
+import { useT } from '../i18n';
+import { navigate } from '../router';
+import { Status } from '../components/Status';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+
+const PROFILES = ['all', 'payment', 'refund', 'readonly', 'card', 'tokenize', 'moto', 'batch_authorization', 'batch_refund', 'keyentry'];
+
+export function Developers({ me, tab }: { me: Me; tab: 'keys' | 'deliveries' | 'requests' }) {
+  const { t } = useT();
+  const tabs = [
+    ['keys', t('dev.keys')],
+    ['deliveries', t('dev.deliveries')],
+    ['requests', t('dev.requests')],
+  ] as const;
+  return (
+    <section aria-labelledby="dev-title">
+      <div className="page-head"><h1 id="dev-title">{t('nav.developers')}</h1></div>
+      <div className="tabs" role="navigation" aria-label={t('nav.developers')}>
+        {tabs.map(([k, label]) => (
+          <a key={k} href={`/dashboard/developers/${k}`} aria-current={tab === k ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate(`/developers/${k}`); }}>{label}</a>
+        ))}
+      </div>
+      {tab === 'keys' && <Keys me={me} />}
+      {tab === 'deliveries' && <Deliveries me={me} />}
+      {tab === 'requests' && <Requests />}
+    </section>
+  );
+}
+
+interface Key { uuid: string; prefix: string; profiles: string[]; description: string | null; created_at: string; revoked_at: string | null; last_used_at: string | null }
+
+function Keys({ me }: { me: Me }) {
+  const { t } = useT();
+  const qc = useQueryClient();
+  const keys = useQuery({ queryKey: ['keys', me.merchant.uuid], queryFn: () => api<{ keys: Key[] }>('GET', '/developers/keys') });
+  const [profiles, setProfiles] = useState<string[]>(['payment', 'refund']);
+  const [description, setDescription] = useState('');
+  const [issued, setIssued] = useState<{ api_key: string; signature: string } | null>(null);
+  const canWrite = me.permissions.includes('developers.keys');
+  return (
+    <>
+      {canWrite && (
+        <div className="card">
+          <h2>{t('dev.new_key')}</h2>
+          <fieldset className="checks">
+            <legend>{t('dev.profiles')}</legend>
+            {PROFILES.map((p) => (
+              <label key={p} className="check">
+                <input type="checkbox" checked={profiles.includes(p)} onChange={(e) => setProfiles(e.target.checked ? [...profiles, p] : profiles.filter((x) => x !== p))} />
+                {p}
+              </label>
+            ))}
+          </fieldset>
+          <label>{t('dev.description')}<input value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} /></label>
+          <ConfirmDialog
+            trigger={<button type="button" className="primary" disabled={profiles.length === 0} data-testid="create-key">{t('dev.create_key')}</button>}
+            title={t('dev.create_key')}
+            message={profiles.join(', ')}
+            onConfirm={async () => {
+              const r = await api<{ api_key: string; signature: string }>('POST', '/developers/keys', { profiles, description: description || null });
+              setIssued({ api_key: r.api_key, signature: r.signature });
+              await qc.invalidateQueries({ queryKey: ['keys'] });
+            }}
+          />
+          {issued && (
+            <div className="notice" role="status" data-testid="issued-key">
+              <p><strong>{t('dev.shown_once')}</strong></p>
+              <p className="mono break">API key: {issued.api_key}</p>
+              <p className="mono break">Signature: {issued.signature}</p>
+              <button type="button" className="secondary" onClick={() => setIssued(null)}>{t('dev.hide')}</button>
+            </div>
+          )}
+        </div>
+      )}
+      <div className="table-wrap card">
+        <table className="orders">
+          <thead><tr><th scope="col">{t('dev.prefix')}</th><th scope="col">{t('dev.profiles')}</th><th scope="col">{t('dev.description')}</th><th scope="col">{t('dev.created')}</th><th scope="col">{t('dev.last_used')}</th><th scope="col">{t('col.status')}</th></tr></thead>
+          <tbody>
+            {(keys.data?.keys ?? []).map((k) => (
+              <tr key={k.uuid} data-uuid={k.uuid}>
+                <td data-label={t('dev.prefix')} className="mono">{k.prefix}…</td>
+                <td data-label={t('dev.profiles')}>{k.profiles.join(', ')}</td>
+                <td data-label={t('dev.description')}>{k.description ?? ''}</td>
+                <td data-label={t('dev.created')}>{k.created_at.slice(0, 16).replace('T', ' ')}</td>
+                <td data-label={t('dev.last_used')}>{k.last_used_at ? k.last_used_at.slice(0, 16).replace('T', ' ') : '—'}</td>
+                <td data-label={t('col.status')}>
+                  {k.revoked_at ? <span className="badge badge-neutral">{t('dev.revoked')}</span> : canWrite ? (
+                    <ConfirmDialog
+                      trigger={<button type="button" className="secondary small-button">{t('dev.revoke')}</button>}
+                      title={t('dev.revoke')}
+                      message={t('dev.revoke_confirm', { prefix: k.prefix })}
+                      onConfirm={async () => { await api('POST', `/developers/keys/${k.uuid}/revoke`); await qc.invalidateQueries({ queryKey: ['keys'] }); }}
+                    />
+                  ) : <span className="badge badge-ok">{t('dev.active')}</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+interface Event { uuid: string; created: string; order_uuid: string | null; url: string; status: string; attempts: number }
+
+function Deliveries({ me }: { me: Me }) {
+  const { t } = useT();
+  const qc = useQueryClient();
+  const [status, setStatus] = useState('');
+  const q = useQuery({ queryKey: ['deliveries', me.merchant.uuid, status], queryFn: () => api<{ events: Event[] }>('GET', `/developers/deliveries${qs({ status })}`) });
+  return (
+    <>
+      <div className="card filters">
+        <label>{t('col.status')}
+          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">{t('payments.any')}</option>
+            {['PENDING', 'DELIVERED', 'FAILED'].map((s) => <option key={s} value={s}>{s}</option>)}
+          </select>
+        </label>
+      </div>
+      <div className="table-wrap card">
+        <table className="orders">
+          <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('col.status')}</th><th scope="col">URL</th><th scope="col">{t('order.attempts')}</th><th scope="col">{t('order.title')}</th><th scope="col">{t('order.actions')}</th></tr></thead>
+          <tbody>
+            {(q.data?.events ?? []).map((e) => (
+              <tr key={e.uuid}>
+                <td data-label={t('col.created')}>{e.created}</td>
+                <td data-label={t('col.status')}><Status value={e.status} /></td>
+                <td data-label="URL" className="mono small break">{e.url}</td>
+                <td data-label={t('order.attempts')}>{e.attempts}</td>
+                <td data-label={t('order.title')}>{e.order_uuid && <a href={`/dashboard/payments/${e.order_uuid}`} onClick={(x) => { x.preventDefault(); navigate(`/payments/${e.order_uuid}`); }}>{e.order_uuid.slice(0, 8)}</a>}</td>
+                <td data-label={t('order.actions')}>
+                  {me.permissions.includes('notifications.resend') && (
+                    <ConfirmDialog
+                      trigger={<button type="button" className="secondary small-button">{t('order.resend')}</button>}
+                      title={t('order.resend')}
+                      message={t('confirm.resend')}
+                      onConfirm={async () => { await api('POST', `/notifications/${e.uuid}/resend`); await qc.invalidateQueries({ queryKey: ['deliveries'] }); }}
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+interface Req { uuid: string; method: string; path: string; status: number; duration_ms: number; idempotency_key: string | null; request_id: string; order_uuid: string | null; created_at: string; request_body?: string | null; response_body?: string | null }
+
+function pretty(body: string | null | undefined): string {
+  if (!body) return '—';
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function Requests() {
+  const { t } = useT();
+  const [filter, setFilter] = useState<{ request_id?: string; status?: string }>({});
+  const [open, setOpen] = useState<string | null>(null);
+  const list = useQuery({ queryKey: ['requests', filter], queryFn: () => api<{ requests: Req[]; retention_days: number }>('GET', `/developers/requests${qs(filter)}`) });
+  const detail = useQuery({ queryKey: ['request', open], enabled: !!open, queryFn: () => api<{ request: Req }>('GET', `/developers/requests/${open}`) });
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    setFilter({ request_id: String(f.get('request_id') ?? '').trim() || undefined, status: String(f.get('status') ?? '') || undefined });
+  };
+  return (
+    <>
+      <form className="card filters" onSubmit={submit} role="search">
+        <label className="grow">{t('dev.request_id')}<input name="request_id" className="mono" /></label>
+        <label>{t('col.status')}
+          <select name="status" defaultValue="">
+            <option value="">{t('payments.any')}</option>
+            <option value="ok">2xx/3xx</option>
+            <option value="error">4xx/5xx</option>
+          </select>
+        </label>
+        <div className="filter-buttons"><button type="submit" className="primary">{t('payments.apply')}</button></div>
+      </form>
+      {list.data && <p className="muted small">{t('dev.retention', { days: String(list.data.retention_days) })}</p>}
+      <div className="table-wrap card">
+        <table className="orders" data-testid="requests">
+          <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('dev.method')}</th><th scope="col">{t('dev.path')}</th><th scope="col">{t('col.status')}</th><th scope="col">ms</th><th scope="col">{t('dev.request_id')}</th></tr></thead>
+          <tbody>
+            {(list.data?.requests ?? []).map((r) => (
+              <tr key={r.uuid} data-uuid={r.uuid}>
+                <td data-label={t('col.created')}><button type="button" className="link" aria-expanded={open === r.uuid} onClick={() => setOpen(open === r.uuid ? null : r.uuid)}>{r.created_at.slice(11, 19)}</button></td>
+                <td data-label={t('dev.method')}>{r.method}</td>
+                <td data-label={t('dev.path')} className="mono small break">{r.path}</td>
+                <td data-label={t('col.status')}><span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span></td>
+                <td data-label="ms">{r.duration_ms}</td>
+                <td data-label={t('dev.request_id')} className="mono small break">{r.request_id}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {open && detail.data && (
+        <div className="card" data-testid="request-detail">
+          <h2>{detail.data.request.method} {detail.data.request.path}</h2>
+          <p className="small muted">{t('dev.request_id')}: <span className="mono">{detail.data.request.request_id}</span>{detail.data.request.idempotency_key ? ` · Idempotency-Key: ${detail.data.request.idempotency_key}` : ''}</p>
+          <div className="grid2">
+            <div><h3>{t('dev.request_body')}</h3><pre className="body" data-testid="request-body" tabIndex={0} aria-label={t('dev.request_body')}>{pretty(detail.data.request.request_body)}</pre></div>
+            <div><h3>{t('dev.response_body')}</h3><pre className="body" data-testid="response-body" tabIndex={0} aria-label={t('dev.response_body')}>{pretty(detail.data.request.response_body)}</pre></div>
+          </div>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,284 @@
+/**
+ * One order: amounts, state, customer, card (BIN and last 4 only), 3-D Secure and antifraud, the
+ * timeline of its transactions, its notifications with every attempt, and the actions the user's group
+ * may take, each confirmed first and showing the gateway's answer when refused.
+ */
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Me } from '../api';
+import { money, useT } from '../i18n';
+import { navigate } from '../router';
+import { Status } from '../components/Status';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+
+interface Tx {
+  uuid: string;
+  created: string;
+  operative: string;
+  amount: number;
+  authorization: string;
+  processor_id: string | null;
+  status: string;
+  error: string;
+  error_details: string | null;
+  source: { object?: string; bin?: number | null; last4?: string; brand?: string; phone?: string } | null;
+  antifraud: { evaluation: string; score: number; triggered_rules: string[] } | null;
+}
+interface Notification {
+  uuid: string;
+  created: string;
+  url: string;
+  status: string;
+  attempts: number;
+  deliveries?: { attempted_at: string; http_status: number | null; error: string | null; duration_ms: number }[];
+}
+interface Detail {
+  order: {
+    uuid: string;
+    created: string;
+    amount: number;
+    status: string;
+    refunded: number;
+    paid: boolean;
+    customer: string | null;
+    reference: string | null;
+    additional: string | null;
+    service: string;
+    transactions: Tx[];
+    threeds_data: { version: string | null; flow: string | null; status: string | null; eci: string | null; exemption: string | null } | null;
+  };
+  currency: string;
+  notifications: Notification[];
+  payment_url: string | null;
+  requests: { uuid: string; method: string; path: string; status: number; request_id: string; created_at: string }[];
+}
+
+const PAYMENTS = new Set(['AUTHORIZATION', 'DEFERRED', 'PAYOUT']);
+
+export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
+  const { t, lang } = useT();
+  const qc = useQueryClient();
+  const q = useQuery({ queryKey: ['order', me.env, me.merchant.uuid, uuid], queryFn: () => api<Detail>('GET', `/orders/${uuid}`) });
+  const [copied, setCopied] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const can = (p: string) => me.permissions.includes(p);
+  const refresh = async () => {
+    await qc.invalidateQueries({ queryKey: ['order', me.env, me.merchant.uuid, uuid] });
+    await qc.invalidateQueries({ queryKey: ['orders'] });
+    setNotice(t('done.ok'));
+  };
+  if (q.isPending) return <p>{t('loading')}</p>;
+  if (q.isError) return <div role="alert" className="error">{(q.error as Error).message}</div>;
+  const { order, currency, notifications, payment_url, requests } = q.data;
+  const m = (v: number) => money(v, currency, lang);
+  const payment = [...order.transactions].reverse().find((x) => PAYMENTS.has(x.operative));
+  const approved = order.transactions.find((x) => PAYMENTS.has(x.operative) && x.status === 'SUCCESS');
+  const card = payment?.source && payment.source.last4 ? payment.source : null;
+  const captured = order.transactions.filter((x) => x.operative === 'CONFIRMATION' && x.status === 'SUCCESS').reduce((s, x) => s + x.amount, 0);
+  const paidAmount = approved ? (approved.operative === 'DEFERRED' ? captured : approved.amount) : 0;
+  const left = Math.max(0, paidAmount - order.refunded);
+  const deferredHeld = order.status === 'PENDING_CONFIRMATION';
+  const open = payment_url !== null;
+
+  return (
+    <article aria-labelledby="order-title">
+      <a href="/dashboard/payments" className="back" onClick={(e) => { e.preventDefault(); navigate('/payments'); }}>← {t('order.back')}</a>
+      <div className="page-head">
+        <h1 id="order-title">{t('order.title')} <span className="amount-big">{m(order.amount)}</span> <Status value={order.status} /></h1>
+      </div>
+      <p className="mono small">{order.uuid}</p>
+      {notice && <div role="status" className="notice">{notice}</div>}
+
+      <section className="card actions" aria-labelledby="actions-title">
+        <h2 id="actions-title">{t('order.actions')}</h2>
+        <div className="action-row">
+          {can('payments.refund') && approved && left > 0 && (
+            <RefundAction uuid={order.uuid} left={left} currency={currency} m={m} onDone={refresh} />
+          )}
+          {can('payments.capture') && deferredHeld && (
+            <ConfirmDialog
+              trigger={<button type="button" className="secondary" data-testid="confirm-order">{t('order.confirm')}</button>}
+              title={t('order.confirm')}
+              message={t('confirm.confirm', { amount: m(order.amount) })}
+              onConfirm={async () => { await api('POST', `/orders/${order.uuid}/confirm`, {}); await refresh(); }}
+            />
+          )}
+          {can('payments.capture') && deferredHeld && (
+            <ConfirmDialog
+              trigger={<button type="button" className="secondary" data-testid="cancel-order">{t('order.cancel')}</button>}
+              title={t('order.cancel')}
+              message={t('confirm.cancel_order')}
+              onConfirm={async () => { await api('POST', `/orders/${order.uuid}/cancel`); await refresh(); }}
+            />
+          )}
+          {can('payments.expire') && open && (
+            <ConfirmDialog
+              trigger={<button type="button" className="secondary" data-testid="expire-order">{t('order.expire')}</button>}
+              title={t('order.expire')}
+              message={t('confirm.expire')}
+              onConfirm={async () => { await api('POST', `/orders/${order.uuid}/expire`); await refresh(); }}
+            />
+          )}
+          {open && (
+            <button type="button" className="secondary" onClick={async () => { await navigator.clipboard?.writeText(payment_url!).catch(() => undefined); setCopied(true); }}>
+              {copied ? t('order.copied') : t('order.copy_link')}
+            </button>
+          )}
+        </div>
+        {open && <p className="small mono break">{payment_url}</p>}
+      </section>
+
+      <div className="grid2">
+        <section className="card" aria-labelledby="summary-title">
+          <h2 id="summary-title">{t('order.summary')}</h2>
+          <dl className="facts">
+            <dt>{t('order.amount')}</dt><dd>{m(order.amount)}</dd>
+            <dt>{t('order.captured')}</dt><dd>{m(paidAmount)}</dd>
+            <dt>{t('order.refunded')}</dt><dd data-testid="refunded">{m(order.refunded)}</dd>
+            <dt>{t('order.created')}</dt><dd>{order.created}</dd>
+            <dt>{t('order.customer')}</dt><dd>{order.customer ?? '—'}</dd>
+            <dt>{t('order.reference')}</dt><dd>{order.reference ?? '—'}</dd>
+            <dt>{t('order.description')}</dt><dd>{order.additional ?? '—'}</dd>
+          </dl>
+        </section>
+        <section className="card" aria-labelledby="card-title">
+          <h2 id="card-title">{t('order.card')}</h2>
+          <dl className="facts">
+            <dt>{t('order.card')}</dt>
+            <dd data-testid="card">{card ? `${card.brand ?? ''} ${card.bin ?? ''} •••• ${card.last4}` : payment?.source?.object ?? t('order.none')}</dd>
+            <dt>{t('order.threeds')}</dt>
+            <dd>{order.threeds_data ? [order.threeds_data.flow, order.threeds_data.status, order.threeds_data.eci && `ECI ${order.threeds_data.eci}`, order.threeds_data.exemption].filter(Boolean).join(' · ') : t('order.none')}</dd>
+            <dt>{t('order.antifraud')}</dt>
+            <dd>{payment?.antifraud ? `${payment.antifraud.evaluation} (${payment.antifraud.score})${payment.antifraud.triggered_rules.length ? ` · ${payment.antifraud.triggered_rules.join(', ')}` : ''}` : t('order.none')}</dd>
+          </dl>
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="timeline-title">
+        <h2 id="timeline-title">{t('order.timeline')}</h2>
+        <ol className="timeline">
+          {order.transactions.map((x) => (
+            <li key={x.uuid}>
+              <div className="tl-head">
+                <strong>{x.operative}</strong> <Status value={x.status} /> <span className="num">{m(x.amount)}</span>
+                <span className="muted small">{x.created}</span>
+              </div>
+              <div className="small muted mono">
+                {x.uuid}
+                {x.authorization && ` · auth ${x.authorization}`}
+                {x.error !== 'NONE' && ` · ${x.error}`}
+                {x.error_details && ` · ${x.error_details}`}
+              </div>
+              {can('payments.metadata') && <MetadataAction tx={x.uuid} onDone={refresh} />}
+            </li>
+          ))}
+        </ol>
+      </section>
+
+      <section className="card" aria-labelledby="notifications-title">
+        <h2 id="notifications-title">{t('order.notifications')}</h2>
+        {notifications.length === 0 && <p className="muted">{t('order.no_notifications')}</p>}
+        <ul className="notifications">
+          {notifications.map((n) => (
+            <li key={n.uuid} data-testid="notification">
+              <div className="tl-head">
+                <Status value={n.status} /> <span className="mono small break">{n.url}</span>
+                <span className="muted small">{t('order.attempts')}: {n.attempts}</span>
+                {can('notifications.resend') && (
+                  <ConfirmDialog
+                    trigger={<button type="button" className="secondary small-button">{t('order.resend')}</button>}
+                    title={t('order.resend')}
+                    message={t('confirm.resend')}
+                    onConfirm={async () => { await api('POST', `/notifications/${n.uuid}/resend`); await refresh(); }}
+                  />
+                )}
+              </div>
+              <ul className="attempts small">
+                {(n.deliveries ?? []).map((d, i) => (
+                  <li key={i}>{d.attempted_at} · HTTP {d.http_status ?? '—'} {d.error ? `· ${d.error}` : ''} · {d.duration_ms} ms</li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="card" aria-labelledby="requests-title">
+        <h2 id="requests-title">{t('order.requests')}</h2>
+        <ul className="attempts small" data-testid="order-requests">
+          {requests.map((r) => (
+            <li key={r.uuid}>
+              <span className="mono">{r.created_at.slice(0, 19).replace('T', ' ')}</span> · {r.method} <span className="mono break">{r.path}</span> ·{' '}
+              <span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span> ·{' '}
+              {can('developers.read') ? (
+                <a href={`/dashboard/developers/requests`} onClick={(e) => { e.preventDefault(); navigate('/developers/requests'); }} className="mono">{r.request_id}</a>
+              ) : (
+                <span className="mono">{r.request_id}</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+    </article>
+  );
+}
+
+/** Minor units of a currency (EUR 2, JPY 0). */
+function digitsOf(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+function RefundAction({ uuid, left, currency, m, onDone }: { uuid: string; left: number; currency: string; m: (v: number) => string; onDone: () => Promise<void> }) {
+  const { t } = useT();
+  const [value, setValue] = useState('');
+  const minor = value.trim() === '' ? null : Math.round(Number(value.replace(',', '.')) * 10 ** digitsOf(currency));
+  return (
+    <ConfirmDialog
+      testId="refund-dialog"
+      trigger={<button type="button" className="primary" data-testid="refund">{t('order.refund')}</button>}
+      title={t('order.refund')}
+      message={t('confirm.refund', { amount: m(minor ?? left) })}
+      onConfirm={async () => {
+        await api('POST', `/orders/${uuid}/refund`, { amount: minor });
+        await onDone();
+      }}
+    >
+      <label>
+        {t('order.refund_amount')}
+        <input name="amount" inputMode="decimal" value={value} onChange={(e) => setValue(e.target.value)} />
+      </label>
+    </ConfirmDialog>
+  );
+}
+
+function MetadataAction({ tx, onDone }: { tx: string; onDone: () => Promise<void> }) {
+  const { t } = useT();
+  const [text, setText] = useState('');
+  const metadata = Object.fromEntries(
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map((l) => [l.split('=')[0].trim(), l.split('=').slice(1).join('=').trim()]),
+  );
+  return (
+    <ConfirmDialog
+      trigger={<button type="button" className="link small">{t('order.edit_metadata')}</button>}
+      title={t('order.metadata')}
+      message={t('confirm.metadata')}
+      onConfirm={async () => {
+        await api('PUT', `/transactions/${tx}/metadata`, { metadata });
+        await onDone();
+      }}
+    >
+      <label>
+        {t('order.metadata_help')}
+        <textarea rows={4} value={text} onChange={(e) => setText(e.target.value)} />
+      </label>
+    </ConfirmDialog>
+  );
+}

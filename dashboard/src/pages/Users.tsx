@@ -1,0 +1,138 @@
+/**
+ * Users and audit (MANAGER): the merchant's dashboard users (invite: D3 e-mails the credentials; change
+ * group; disable or enable), and the audit log of every staff action and sign-in, exportable as CSV.
+ */
+import { useState } from 'react';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { API, api, qs, type Me } from '../api';
+import { useT } from '../i18n';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+
+const GROUPS = ['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'];
+
+interface User { uuid: string; username: string; email: string; language: string; group: string; status: string; totp_enabled: boolean; must_change_password: boolean; created_at: string }
+
+export function Users({ me }: { me: Me }) {
+  const { t } = useT();
+  const qc = useQueryClient();
+  const users = useQuery({ queryKey: ['users', me.merchant.uuid], queryFn: () => api<{ users: User[] }>('GET', '/users') });
+  const [form, setForm] = useState({ username: '', email: '', language: 'ES', group: 'VIEWER' });
+  const [groups, setGroups] = useState<Record<string, string>>({});
+  const refresh = () => qc.invalidateQueries({ queryKey: ['users'] });
+  return (
+    <section aria-labelledby="users-title">
+      <div className="page-head"><h1 id="users-title">{t('nav.users')}</h1></div>
+      <div className="card">
+        <h2>{t('users.invite')}</h2>
+        <div className="filter-grid">
+          <label>{t('users.username')}<input value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} /></label>
+          <label>E-mail<input type="email" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} /></label>
+          <label>{t('lang.label')}
+            <select value={form.language} onChange={(e) => setForm({ ...form, language: e.target.value })}>
+              {['ES', 'EN', 'PT'].map((l) => <option key={l}>{l}</option>)}
+            </select>
+          </label>
+          <label>{t('users.group')}
+            <select value={form.group} onChange={(e) => setForm({ ...form, group: e.target.value })}>
+              {GROUPS.map((g) => <option key={g}>{g}</option>)}
+            </select>
+          </label>
+        </div>
+        <p className="muted small">{t('users.invite_help')}</p>
+        <ConfirmDialog
+          trigger={<button type="button" className="primary" disabled={!form.username || !form.email}>{t('users.invite')}</button>}
+          title={t('users.invite')}
+          message={`${form.username} <${form.email}> · ${form.group}`}
+          onConfirm={async () => { await api('POST', '/users', form); setForm({ ...form, username: '', email: '' }); await refresh(); }}
+        />
+      </div>
+      <div className="table-wrap card">
+        <table className="orders" data-testid="users">
+          <thead><tr><th scope="col">{t('users.username')}</th><th scope="col">E-mail</th><th scope="col">{t('users.group')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('order.actions')}</th></tr></thead>
+          <tbody>
+            {(users.data?.users ?? []).map((u) => {
+              const self = u.uuid === me.user.uuid;
+              const chosen = groups[u.uuid] ?? u.group;
+              return (
+                <tr key={u.uuid} data-uuid={u.uuid}>
+                  <td data-label={t('users.username')}>{u.username}{u.totp_enabled ? ' 🔒' : ''}</td>
+                  <td data-label="E-mail" className="break">{u.email}</td>
+                  <td data-label={t('users.group')}>
+                    {self ? u.group : (
+                      <span className="inline">
+                        <select aria-label={`${t('users.group')} ${u.username}`} value={chosen} onChange={(e) => setGroups({ ...groups, [u.uuid]: e.target.value })}>
+                          {GROUPS.map((g) => <option key={g}>{g}</option>)}
+                        </select>
+                        {chosen !== u.group && (
+                          <ConfirmDialog
+                            trigger={<button type="button" className="secondary small-button">{t('users.save')}</button>}
+                            title={t('users.group')}
+                            message={`${u.username}: ${u.group} → ${chosen}`}
+                            onConfirm={async () => { await api('PUT', `/users/${u.uuid}`, { group: chosen }); await refresh(); }}
+                          />
+                        )}
+                      </span>
+                    )}
+                  </td>
+                  <td data-label={t('col.status')}><span className={`badge ${u.status === 'ACTIVE' ? 'badge-ok' : 'badge-neutral'}`}>{u.status}</span></td>
+                  <td data-label={t('order.actions')}>
+                    {!self && (
+                      <ConfirmDialog
+                        trigger={<button type="button" className="secondary small-button">{u.status === 'ACTIVE' ? t('users.disable') : t('users.enable')}</button>}
+                        title={u.status === 'ACTIVE' ? t('users.disable') : t('users.enable')}
+                        message={u.status === 'ACTIVE' ? t('users.disable_confirm', { user: u.username }) : u.username}
+                        onConfirm={async () => { await api('PUT', `/users/${u.uuid}`, { status: u.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE' }); await refresh(); }}
+                      />
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+interface Entry { id: string; created_at: string; username: string | null; action: string; target: string | null; ip: string | null; details: unknown }
+
+export function Audit({ me }: { me: Me }) {
+  const { t } = useT();
+  const [action, setAction] = useState('');
+  const q = useInfiniteQuery({
+    queryKey: ['audit', me.merchant.uuid, action],
+    queryFn: ({ pageParam }) => api<{ entries: Entry[]; next_cursor: string | null }>('GET', `/audit${qs({ action, cursor: pageParam, limit: 100 })}`),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  const rows = q.data?.pages.flatMap((p) => p.entries) ?? [];
+  return (
+    <section aria-labelledby="audit-title">
+      <div className="page-head">
+        <h1 id="audit-title">{t('nav.audit')}</h1>
+        <a className="button secondary" href={`${API}/audit/export.csv${qs({ action })}`} download>{t('payments.export')}</a>
+      </div>
+      <div className="card filters">
+        <label>{t('audit.action')}<input value={action} placeholder="signin, order.refund…" onChange={(e) => setAction(e.target.value.trim())} /></label>
+      </div>
+      <div className="table-wrap card">
+        <table className="orders" data-testid="audit">
+          <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('users.username')}</th><th scope="col">{t('audit.action')}</th><th scope="col">{t('audit.target')}</th><th scope="col">IP</th></tr></thead>
+          <tbody>
+            {rows.map((e) => (
+              <tr key={e.id}>
+                <td data-label={t('col.created')}>{e.created_at.slice(0, 19).replace('T', ' ')}</td>
+                <td data-label={t('users.username')}>{e.username ?? '—'}</td>
+                <td data-label={t('audit.action')} className="mono small">{e.action}</td>
+                <td data-label={t('audit.target')} className="mono small break">{e.target ?? ''}</td>
+                <td data-label="IP" className="mono small">{e.ip ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {q.hasNextPage && <button type="button" className="secondary more" onClick={() => q.fetchNextPage()}>{t('payments.more')}</button>}
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * Builds the dashboard web app (dashboard/, React + Vite) into dist/dashboard, which the gateway serves at
+ * /dashboard. Skipped when nothing it is built from changed since the last build: a hash of the app's
+ * sources, its configuration and the installed versions of its packages is kept beside the output.
+ * `npm start` (scripts/build.mjs) and the test set-up (vitest's globalSetup) run it, so neither needs an
+ * extra command.
+ *
+ *   node scripts/build-dashboard.mjs          build when stale
+ *   node scripts/build-dashboard.mjs --force  build anyway
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const appDir = path.join(root, 'dashboard');
+export const dashboardOut = path.join(root, 'dist', 'dashboard');
+const stampFile = path.join(dashboardOut, '.source-hash');
+
+function files(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
+    if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...files(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** What the build depends on: the app's files and the versions of the packages that build it. */
+export function sourceHash() {
+  const h = crypto.createHash('sha256');
+  for (const f of files(appDir)) {
+    h.update(path.relative(root, f));
+    h.update('\0');
+    h.update(fs.readFileSync(f));
+    h.update('\0');
+  }
+  for (const pkg of ['vite', '@vitejs/plugin-react', 'react', 'react-dom', '@tanstack/react-query', '@tanstack/react-table', '@radix-ui/react-dialog']) {
+    try {
+      h.update(`${pkg}@${JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version}\n`);
+    } catch {
+      h.update(`${pkg}@missing\n`);
+    }
+  }
+  return h.digest('hex');
+}
+
+export function dashboardIsStale() {
+  try {
+    return fs.readFileSync(stampFile, 'utf8').trim() !== sourceHash() || !fs.existsSync(path.join(dashboardOut, 'index.html'));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Builds into a private folder, then swaps it into place, so a gateway or a test reading the output
+ * never sees half a build; two builds at once each finish, the last one wins with the same content.
+ */
+export async function buildDashboard({ force = false, quiet = false } = {}) {
+  if (!force && !dashboardIsStale()) return false;
+  const hash = sourceHash();
+  const { build } = await import('vite');
+  const tmp = `${dashboardOut}.${process.pid}.${Date.now()}.partial`;
+  const started = Date.now();
+  await build({
+    root: appDir,
+    configFile: path.join(appDir, 'vite.config.ts'),
+    logLevel: quiet ? 'error' : 'warn',
+    build: { outDir: tmp, emptyOutDir: true },
+  });
+  fs.writeFileSync(path.join(tmp, '.source-hash'), `${hash}\n`);
+  const old = `${dashboardOut}.${process.pid}.${Date.now()}.old`;
+  if (fs.existsSync(dashboardOut)) fs.renameSync(dashboardOut, old);
+  fs.renameSync(tmp, dashboardOut);
+  fs.rmSync(old, { recursive: true, force: true });
+  if (!quiet) process.stdout.write(`dashboard built in ${Date.now() - started} ms\n`);
+  return true;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildDashboard({ force: process.argv.includes('--force') });
+}

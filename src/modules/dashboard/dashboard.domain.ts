@@ -1,0 +1,167 @@
+/**
+ * Pure rules of the dashboard (no IO): what each D3 group may do (one table, like the order states),
+ * when a session ends, when sign-ins lock, what a new password must be.
+ */
+
+/** The D3 groups, as stored on dashboard users. */
+export const GROUPS = ['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'] as const;
+export type Group = (typeof GROUPS)[number];
+
+/**
+ * Everything a dashboard API route may need besides a signed-in user. A route names exactly one; the
+ * server checks it on every request (the web app only hides what the server would refuse).
+ */
+export const PERMISSIONS = [
+  'payments.read', // the payments list, an order's detail, its notifications, the CSV export
+  'payments.refund', // B12 full or partial refund
+  'payments.capture', // B9 confirm and B8 cancel a DEFERRED order
+  'payments.expire', // C1 expire an open order
+  'payments.metadata', // C4 metadata on a transaction
+  'notifications.resend', // send a notification again
+  'cards.read', // stored cards, BIN and last 4 only
+  'moto.read', // MoTo payments and campaigns
+  'manual.create', // virtual terminal and payment links
+  'batch.read', // batch files: list
+  'batch.create', // batch files: upload
+  'terminals.manage', // services and terminals
+  'developers.read', // API keys, url_post deliveries, request logs
+  'developers.keys', // create and revoke API keys
+  'users.manage', // list, invite, change group, disable
+  'audit.read', // the audit log and its export
+  'settings.manage', // the merchant's dashboard settings
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const OPERATIONS: Permission[] = ['payments.read', 'payments.refund', 'payments.capture', 'payments.expire', 'payments.metadata', 'notifications.resend'];
+
+/**
+ * The role table: the permissions of each group (api.md D3).
+ *  - MANAGER: all sections and configuration;
+ *  - USER: operations, terminals and services;
+ *  - VIEWER: operations and MoTo payments, read-only;
+ *  - MANUAL PAYMENT: manual payments and operations;
+ *  - BATCH: batch payments (create and list);
+ *  - PAYMENTS: every payment type, the order view, the card list without sensitive data (no refunds,
+ *    captures or cancellations: those are operations).
+ */
+export const ROLES: Readonly<Record<Group, readonly Permission[]>> = {
+  MANAGER: PERMISSIONS,
+  USER: [...OPERATIONS, 'cards.read', 'moto.read', 'terminals.manage'],
+  VIEWER: ['payments.read', 'moto.read'],
+  'MANUAL PAYMENT': [...OPERATIONS, 'manual.create', 'moto.read'],
+  BATCH: ['batch.read', 'batch.create'],
+  PAYMENTS: ['payments.read', 'cards.read', 'moto.read', 'manual.create', 'batch.read', 'batch.create'],
+};
+
+export function isGroup(v: string): v is Group {
+  return (GROUPS as readonly string[]).includes(v);
+}
+
+/** May a user of `group` do what `permission` covers? An unknown group may do nothing. */
+export function can(group: string, permission: Permission): boolean {
+  return isGroup(group) && ROLES[group].includes(permission);
+}
+
+export function permissionsOf(group: string): Permission[] {
+  return isGroup(group) ? [...ROLES[group]] : [];
+}
+
+// ---- sessions ------------------------------------------------------------------------------------------
+
+/** How far a sign-in went. Only ACTIVE sessions reach the dashboard; the others finish the sign-in. */
+export type Stage = 'PASSWORD_CHANGE' | 'TOTP' | 'ACTIVE';
+
+export interface SessionTimes {
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
+export interface SessionLimits {
+  idleMs: number;
+  absoluteMs: number;
+}
+
+/** Why a session can no longer be used, or null while it can. */
+export function sessionEnd(s: SessionTimes, now: Date, limits: SessionLimits): 'ENDED' | 'IDLE' | 'EXPIRED' | null {
+  if (s.ended_at) return 'ENDED';
+  if (now.getTime() >= s.expires_at.getTime() || now.getTime() - s.created_at.getTime() >= limits.absoluteMs) return 'EXPIRED';
+  if (now.getTime() - s.last_seen_at.getTime() >= limits.idleMs) return 'IDLE';
+  return null;
+}
+
+/** The stage a session starts in after the password was right. */
+export function stageAfterPassword(user: { must_change_password: boolean; totp_enabled_at: Date | null }): Stage {
+  if (user.totp_enabled_at) return 'TOTP';
+  if (user.must_change_password) return 'PASSWORD_CHANGE';
+  return 'ACTIVE';
+}
+
+/** The stage after the second factor was right. */
+export function stageAfterTotp(user: { must_change_password: boolean }): Stage {
+  return user.must_change_password ? 'PASSWORD_CHANGE' : 'ACTIVE';
+}
+
+// ---- sign-in throttling --------------------------------------------------------------------------------
+
+export interface FailureState {
+  failures: number;
+  window_started_at: Date;
+  locked_until: Date | null;
+}
+
+export interface LockoutPolicy {
+  /** failures before the key locks */
+  limit: number;
+  /** the window failures are counted in, and how long a lock lasts */
+  windowMs: number;
+}
+
+/** Seconds until a key may try again (0: it may now). */
+export function lockedForSeconds(state: FailureState | undefined, now: Date): number {
+  if (!state?.locked_until) return 0;
+  const ms = state.locked_until.getTime() - now.getTime();
+  return ms > 0 ? Math.ceil(ms / 1000) : 0;
+}
+
+/** The state after one more failure: counted in its window, locked when the limit is reached. */
+export function afterFailure(state: FailureState | undefined, now: Date, policy: LockoutPolicy): FailureState {
+  const fresh = !state || now.getTime() - state.window_started_at.getTime() >= policy.windowMs || (state.locked_until !== null && state.locked_until.getTime() <= now.getTime());
+  const failures = fresh ? 1 : state!.failures + 1;
+  const window_started_at = fresh ? now : state!.window_started_at;
+  const locked_until = failures >= policy.limit ? new Date(now.getTime() + policy.windowMs) : null;
+  return { failures, window_started_at, locked_until };
+}
+
+// ---- passwords -----------------------------------------------------------------------------------------
+
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 200;
+
+/** What is wrong with a new password, or null. Long enough, not the username or e-mail. */
+export function passwordProblem(password: string, user: { username: string; email: string }): string | null {
+  if ([...password].length < PASSWORD_MIN) return `The new password must have at least ${PASSWORD_MIN} characters`;
+  if ([...password].length > PASSWORD_MAX) return `The new password must have at most ${PASSWORD_MAX} characters`;
+  const lower = password.toLowerCase();
+  if (lower.includes(user.username.toLowerCase()) || lower === user.email.toLowerCase()) return 'The new password must not contain the username or be the e-mail';
+  if (/^(.)\1*$/.test(password)) return 'The new password must not repeat one character';
+  return null;
+}
+
+// ---- environments ---------------------------------------------------------------------------------------
+
+export type Env = 'sandbox' | 'production';
+
+/** The user's own merchant of an environment (its D3 twins), or null when the user has none there. */
+export function twinOf(user: { client_sandbox_id: string | null; client_production_id: string | null }, env: Env): string | null {
+  return env === 'sandbox' ? user.client_sandbox_id : user.client_production_id;
+}
+
+/** The environment a user lands in: production when the user has it, else sandbox. */
+export function defaultEnv(user: { client_sandbox_id: string | null; client_production_id: string | null }): Env {
+  return user.client_production_id ? 'production' : 'sandbox';
+}
+
+export const LANGUAGES = ['ES', 'EN', 'PT'] as const;
+export type Language = (typeof LANGUAGES)[number];

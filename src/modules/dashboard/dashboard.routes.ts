@@ -1,0 +1,650 @@
+/**
+ * HTTP of the dashboard's JSON API, under /dashboard/api. Every route names what it needs in
+ * `config.dashboard`: `public` (the sign-in), the sign-in `stages` it serves (ACTIVE by default) and the
+ * `permission` of the role table the user's group must hold. One hook checks all of it on every request,
+ * with the session cookie and, on every change, the CSRF token. Thin routes: one service call each.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cookie from '@fastify/cookie';
+import { badRequest, forbidden, notFound } from '../../platform/errors/errors.js';
+import { okEnvelope } from '../../platform/http/envelope.js';
+import { findCardNumberInText } from '../../platform/http/pan-guard.js';
+import { currencyByNumber } from '../../platform/money/currency.js';
+import { plainHttpAllowed } from '../../platform/http/platform.js';
+import { responses } from '../../platform/http/schemas.js';
+import { PAYABLE, orderUrls, type OrderSearchRow } from '../payments/index.js';
+import type { Permission, Stage } from './dashboard.domain.js';
+import type { DashFilters, DashSession, DashboardService } from './dashboard.service.js';
+import * as S from './dashboard.schemas.js';
+
+export interface DashboardRoute {
+  /** no session needed (the sign-in) */
+  public?: boolean;
+  /** the sign-in stages the route serves (default: ACTIVE only) */
+  stages?: Stage[];
+  /** what the user's group must be allowed (ROLES); none: any signed-in user */
+  permission?: Permission;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on every route of the dashboard's JSON API. */
+    dashboard?: DashboardRoute;
+  }
+  interface FastifyRequest {
+    dash: DashSession | null;
+    dashToken: string | null;
+  }
+}
+
+export const DASHBOARD_API_PREFIX = '/dashboard/api';
+const COOKIE = 'paygate_dashboard';
+const SECURE_COOKIE = '__Host-paygate_dashboard';
+const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface DashboardRouteInfo {
+  method: string;
+  url: string;
+  hasBody: boolean;
+  dashboard: DashboardRoute;
+  csv?: boolean;
+  stream?: boolean;
+  /** the route's schemas (its OpenAPI operation is built from them) */
+  schema: { body?: unknown; querystring?: unknown; params?: unknown; response?: Record<string, unknown> };
+}
+const registered = new WeakMap<object, DashboardRouteInfo[]>();
+
+/** Every route of the dashboard API registered on an app (tests walk them: roles, fuzz, schemas). */
+export function listDashboardRoutes(app: FastifyInstance): DashboardRouteInfo[] {
+  return registered.get(app) ?? [];
+}
+
+function tokenOf(req: FastifyRequest): string | undefined {
+  return req.cookies?.[SECURE_COOKIE] ?? req.cookies?.[COOKIE];
+}
+
+/** The session cookie: HttpOnly, SameSite=Strict, Secure over HTTPS (`__Host-` then), scoped to /dashboard. */
+function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string | null) {
+  const secure = req.protocol === 'https';
+  const name = secure ? SECURE_COOKIE : COOKIE;
+  // __Host- cookies must have Path=/ (and no Domain); the plain one is kept to /dashboard
+  const base = { httpOnly: true, sameSite: 'strict' as const, secure, path: secure ? '/' : '/dashboard' };
+  if (token === null) {
+    reply.clearCookie(name, base);
+    return;
+  }
+  reply.setCookie(name, token, base);
+}
+
+function caller(req: FastifyRequest) {
+  const ua = req.headers['user-agent'];
+  return { ip: req.ip ?? null, userAgent: typeof ua === 'string' ? ua : null };
+}
+
+function dash(req: FastifyRequest): DashSession {
+  if (!req.dash) throw new Error('dashboard route without a session');
+  return req.dash;
+}
+
+function presentRow(r: OrderSearchRow) {
+  let src: Record<string, unknown> | null = null;
+  try {
+    src = r.pay_source ? (JSON.parse(r.pay_source) as Record<string, unknown>) : null;
+  } catch {
+    src = null;
+  }
+  const last4 = src && typeof src.last4 === 'string' ? src.last4 : null;
+  return {
+    uuid: r.id,
+    created_at: r.created_at.toISOString(),
+    status: r.status,
+    operative: r.operative,
+    amount: Number(r.amount),
+    currency: r.currency,
+    refunded: Number(r.refunded),
+    captured: Number(r.captured),
+    reference: r.reference,
+    customer: r.customer_ext_id,
+    description: r.description,
+    service_uuid: r.service_id,
+    method: src && typeof src.object === 'string' ? src.object : null,
+    card: last4 ? { bin: src!.bin === null || src!.bin === undefined ? null : String(src!.bin), last4, brand: typeof src!.brand === 'string' ? src!.brand : '' } : null,
+  };
+}
+
+/**
+ * One CSV line (RFC 4180): fields with a comma, quote or line break are quoted. A text that a spreadsheet
+ * would run as a formula (=, +, -, @ first, unless it is a number) gets a leading apostrophe.
+ */
+export function csvLine(fields: string[]): string {
+  return fields
+    .map((f) => {
+      const v = /^[=+\-@\t\r]/.test(f) && !/^[+-]?\d+(\.\d+)?$/.test(f) ? `'${f}` : f;
+      return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+    })
+    .join(',');
+}
+
+/** The columns of the CSV export: what a reconciliation needs, one line per order. */
+export const CSV_COLUMNS = [
+  'uuid', 'created_at', 'updated_at', 'status', 'operative', 'amount', 'currency', 'authorized', 'captured', 'refunded', 'paid', 'secure',
+  'reference', 'customer', 'description', 'service_uuid', 'method', 'card_bin', 'card_last4', 'card_brand', 'authorization', 'processor_id',
+  'last_payment_status', 'last_payment_error', 'transactions',
+] as const;
+
+function csvRow(r: OrderSearchRow): string {
+  const p = presentRow(r);
+  return csvLine([
+    r.id, r.created_at.toISOString(), r.updated_at.toISOString(), r.status, r.operative, String(Number(r.amount)), r.currency,
+    String(Number(r.authorized)), String(Number(r.captured)), String(Number(r.refunded)), String(r.paid), String(r.secure),
+    r.reference ?? '', r.customer_ext_id ?? '', r.description, r.service_id, p.method ?? '', p.card?.bin ?? '', p.card?.last4 ?? '', p.card?.brand ?? '',
+    r.pay_auth_code ?? '', r.pay_processor_id ?? '', r.pay_status ?? '', r.pay_error ?? '', String(r.tx_count),
+  ]);
+}
+
+function filtersOf(q: Record<string, unknown>): DashFilters {
+  const f: DashFilters = {};
+  for (const k of ['status', 'operative'] as const) if (Array.isArray(q[k]) && (q[k] as string[]).length > 0) f[k] = q[k] as string[];
+  for (const k of ['from', 'to', 'service', 'customer', 'email', 'reference', 'last4', 'method', 'q'] as const) if (typeof q[k] === 'string' && q[k] !== '') f[k] = q[k] as string;
+  for (const k of ['amount_min', 'amount_max'] as const) if (typeof q[k] === 'number') f[k] = q[k] as number;
+  return f;
+}
+
+export interface DashboardRouteOptions {
+  timezone: string;
+  publicUrl: string;
+  sandboxHttpAnyAddress: boolean;
+  now: () => Date;
+  /** how often the live stream looks for new orders and checks the session, in ms */
+  livePollMs: number;
+  /** days the API request log is kept */
+  requestLogDays: number;
+}
+
+/** Registers the dashboard's JSON API under /dashboard/api on `app`. */
+export async function installDashboardApi(app: FastifyInstance, service: DashboardService, opts: DashboardRouteOptions): Promise<void> {
+  const list: DashboardRouteInfo[] = [];
+  registered.set(app, list);
+  await app.register(dashboardRoutes(service, opts, list), { prefix: DASHBOARD_API_PREFIX });
+}
+
+function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions, list: DashboardRouteInfo[]) {
+  const time = () => ({ now: opts.now(), timezone: opts.timezone });
+  const done = <T extends Record<string, unknown>>(fields: T) => okEnvelope(time(), fields);
+
+  return async (scope: FastifyInstance) => {
+    await scope.register(cookie);
+    scope.decorateRequest('dash', null);
+    scope.decorateRequest('dashToken', null);
+    scope.addHook('onRoute', (route) => {
+      const d = route.config?.dashboard;
+      if (!d) throw new Error(`dashboard route ${route.method} ${route.url} must declare config.dashboard`);
+      for (const method of [route.method].flat()) {
+        if (method === 'HEAD') continue;
+        list.push({ method, url: route.url, hasBody: !!(route.schema as { body?: unknown } | undefined)?.body, dashboard: d, ...(route.url.endsWith('.csv') ? { csv: true } : {}), ...(route.config?.stream ? { stream: true } : {}), schema: (route.schema ?? {}) as DashboardRouteInfo['schema'] });
+      }
+    });
+
+    // HTTPS outside loopback, the session, the stage, the role, and the CSRF token of every change
+    scope.addHook('onRequest', async (req, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      if (req.protocol !== 'https' && !plainHttpAllowed('sandbox', req.socket?.localAddress, opts.sandboxHttpAnyAddress)) {
+        throw forbidden('HTTPS is required');
+      }
+      const d = req.routeOptions.config?.dashboard;
+      if (!d) return;
+      if (WRITE.has(req.method)) {
+        // a change from another site: refused whatever it carries (SameSite cookies and the CSRF token too)
+        const origin = req.headers.origin;
+        if (origin && origin !== 'null') {
+          let host = '';
+          try {
+            host = new URL(origin).host;
+          } catch {
+            host = '';
+          }
+          if (host !== req.host) throw forbidden('Changes to the dashboard are accepted from the dashboard\'s own pages only');
+        } else if (origin === 'null') {
+          throw forbidden('Changes to the dashboard are accepted from the dashboard\'s own pages only');
+        }
+      }
+      if (d.public) return;
+      const token = tokenOf(req);
+      const s = await service.resolve(token, caller(req));
+      const stages = d.stages ?? ['ACTIVE'];
+      if (!stages.includes(s.session.stage)) {
+        throw forbidden(s.session.stage === 'PASSWORD_CHANGE' ? 'Change your password first' : s.session.stage === 'TOTP' ? 'Enter the code of your authenticator app first' : 'Not available once signed in');
+      }
+      if (WRITE.has(req.method)) {
+        const given = req.headers['x-csrf-token'];
+        service.checkCsrf(token!, Array.isArray(given) ? given[0] : given);
+      }
+      if (d.permission) service.authorize(s, d.permission);
+      req.dash = s;
+      req.dashToken = token!;
+    });
+
+    // a card number never reaches the dashboard's tables: any string of a change that carries one is 400
+    // (the API's free-text guard, over every field: names, metadata, saved filters, passwords)
+    scope.addHook('preValidation', async (req) => {
+      if (!WRITE.has(req.method)) return;
+      const hit = findCardNumberInText(req.body, '', true);
+      if (hit) throw badRequest(`${hit} must not contain a card number (a 13 to 19 digit number that passes the Luhn check)`);
+    });
+
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const ANY_STAGE: Stage[] = ['PASSWORD_CHANGE', 'TOTP', 'ACTIVE'];
+
+    // ---- sessions ------------------------------------------------------------------------------------
+
+    app.post('/session', {
+      config: { dashboard: { public: true } },
+      schema: { body: S.SignInBody, response: responses(S.SessionResponse) },
+    }, async (req, reply) => {
+      const c = caller(req);
+      const { token } = await service.signIn(req.body, c);
+      setSessionCookie(req, reply, token);
+      const s = await service.resolve(token, c);
+      return done(await service.me(s, token));
+    });
+
+    app.get('/session', {
+      config: { dashboard: { stages: ANY_STAGE } },
+      schema: { response: responses(S.SessionResponse) },
+    }, async (req) => done(await service.me(dash(req), req.dashToken!)));
+
+    app.delete('/session', {
+      config: { dashboard: { stages: ANY_STAGE } },
+      schema: { response: responses(S.EmptyResponse) },
+    }, async (req, reply) => {
+      await service.signOut(dash(req));
+      setSessionCookie(req, reply, null);
+      return done({});
+    });
+
+    app.post('/session/everywhere', {
+      config: { dashboard: {} },
+      schema: { response: responses(S.SignedOutResponse) },
+    }, async (req, reply) => {
+      const n = await service.signOutEverywhere(dash(req));
+      setSessionCookie(req, reply, null);
+      return done({ sessions_ended: n });
+    });
+
+    app.post('/session/password', {
+      config: { dashboard: { stages: ['PASSWORD_CHANGE', 'ACTIVE'] } },
+      schema: { body: S.ChangePasswordBody, response: responses(S.SessionResponse) },
+    }, async (req, reply) => {
+      const c = caller(req);
+      const { token } = await service.changePassword(dash(req), req.body, c);
+      setSessionCookie(req, reply, token);
+      return done(await service.me(await service.resolve(token, c), token));
+    });
+
+    app.post('/session/totp', {
+      config: { dashboard: { stages: ['TOTP'] } },
+      schema: { body: S.TotpSignInBody, response: responses(S.SessionResponse) },
+    }, async (req, reply) => {
+      const c = caller(req);
+      const { token } = await service.signInTotp(dash(req), req.body, c);
+      setSessionCookie(req, reply, token);
+      return done(await service.me(await service.resolve(token, c), token));
+    });
+
+    app.post('/account/totp/setup', {
+      config: { dashboard: {} },
+      schema: { response: responses(S.TotpSetupResponse) },
+    }, async (req) => done(await service.totpSetup(dash(req))));
+
+    app.post('/account/totp/enable', {
+      config: { dashboard: {} },
+      schema: { body: S.TotpEnableBody, response: responses(S.RecoveryCodesResponse) },
+    }, async (req) => done({ recovery_codes: await service.totpEnable(dash(req), req.body.code) }));
+
+    app.post('/account/totp/disable', {
+      config: { dashboard: {} },
+      schema: { body: S.TotpDisableBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.totpDisable(dash(req), req.body);
+      return done({});
+    });
+
+    app.post('/password-reset', {
+      config: { dashboard: { public: true } },
+      schema: { body: S.ResetRequestBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.requestReset(req.body.login, caller(req));
+      return done({});
+    });
+
+    app.post('/password-reset/confirm', {
+      config: { dashboard: { public: true } },
+      schema: { body: S.ResetConfirmBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.confirmReset(req.body, caller(req));
+      return done({});
+    });
+
+    app.put('/session/env', {
+      config: { dashboard: {} },
+      schema: { body: S.EnvBody, response: responses(S.SessionResponse) },
+    }, async (req) => {
+      await service.switchEnv(dash(req), req.body.env);
+      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+    });
+
+    app.put('/session/merchant', {
+      config: { dashboard: {} },
+      schema: { body: S.MerchantBody, response: responses(S.SessionResponse) },
+    }, async (req) => {
+      await service.switchMerchant(dash(req), req.body.merchant_uuid);
+      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+    });
+
+    app.put('/session/language', {
+      config: { dashboard: { stages: ANY_STAGE } },
+      schema: { body: S.LanguageBody, response: responses(S.SessionResponse) },
+    }, async (req) => {
+      await service.setLanguage(dash(req), req.body.language);
+      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+    });
+
+    // ---- payments ------------------------------------------------------------------------------------
+
+    app.get('/orders', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { querystring: S.OrdersQuery, response: responses(S.OrdersResponse) },
+    }, async (req) => {
+      const { limit, cursor, ...rest } = req.query;
+      const r = await service.listOrders(dash(req), filtersOf(rest), { limit: limit ?? 50, cursor });
+      return done({ orders: r.rows.map(presentRow), next_cursor: r.next_cursor });
+    });
+
+    app.get('/orders/export.csv', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { querystring: S.OrdersQuery },
+    }, async (req, reply) => {
+      const { limit: _l, cursor: _c, ...rest } = req.query;
+      const { pages } = await service.eachOrder(dash(req), filtersOf(rest));
+      // the first page is read before the answer starts, so a filter the search refuses is a 400
+      const first = await pages.next();
+      async function* lines() {
+        yield `${csvLine([...CSV_COLUMNS])}\r\n`;
+        if (first.done) return;
+        yield first.value.map((r) => `${csvRow(r)}\r\n`).join('');
+        for await (const page of pages) yield page.map((r) => `${csvRow(r)}\r\n`).join('');
+      }
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="payments-${opts.now().toISOString().slice(0, 10)}.csv"`)
+        .send(Readable.from(lines()));
+    });
+
+    app.get('/orders/:uuid', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { params: S.OrderParams, response: responses(S.OrderDetailResponse) },
+    }, async (req) => {
+      const s = dash(req);
+      const r = await service.order(s, req.params.uuid);
+      const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
+      const requests = (await service.requests(s, { orderId: r.order.uuid, limit: 50 })).map((x) => ({ uuid: x.id, method: x.method, path: x.path, status: x.status, request_id: x.request_id, created_at: x.created_at.toISOString() }));
+      return done({ order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests });
+    });
+
+    app.post('/orders/:uuid/refund', {
+      config: { dashboard: { permission: 'payments.refund' } },
+      schema: { params: S.OrderParams, body: S.AmountBody, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.refund(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
+
+    app.post('/orders/:uuid/confirm', {
+      config: { dashboard: { permission: 'payments.capture' } },
+      schema: { params: S.OrderParams, body: S.AmountBody, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.confirm(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
+
+    app.post('/orders/:uuid/cancel', {
+      config: { dashboard: { permission: 'payments.capture' } },
+      schema: { params: S.OrderParams, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.cancel(dash(req), req.params.uuid)).order }));
+
+    app.post('/orders/:uuid/expire', {
+      config: { dashboard: { permission: 'payments.expire' } },
+      schema: { params: S.OrderParams, response: responses(S.OrderActionResponse) },
+    }, async (req) => done({ order: (await service.expire(dash(req), req.params.uuid)).order }));
+
+    app.put('/transactions/:uuid/metadata', {
+      config: { dashboard: { permission: 'payments.metadata' } },
+      schema: { params: S.OrderParams, body: S.MetadataBody, response: responses(S.MetadataResponse) },
+    }, async (req) => done(await service.metadata(dash(req), req.params.uuid, req.body.metadata)));
+
+    app.post('/notifications/:uuid/resend', {
+      config: { dashboard: { permission: 'notifications.resend' } },
+      schema: { params: S.OrderParams, response: responses(S.NotificationResponse) },
+    }, async (req) => done({ notification: await service.resendNotification(dash(req), req.params.uuid) }));
+
+    app.get('/live', {
+      config: { dashboard: { permission: 'payments.read' }, stream: true },
+      exposeHeadRoute: false,
+      schema: {},
+    }, async (req, reply) => {
+      const body = await service.live(dash(req), req.dashToken!, caller(req), opts.livePollMs);
+      return reply
+        .header('Content-Type', 'text/event-stream; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('X-Accel-Buffering', 'no')
+        .header('Connection', 'close')
+        .send(body as never);
+    });
+
+    // ---- developers ------------------------------------------------------------------------------------
+
+    app.get('/developers/keys', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { response: responses(S.KeysResponse) },
+    }, async (req) => done({ keys: await service.keys(dash(req)) }));
+
+    app.post('/developers/keys', {
+      config: { dashboard: { permission: 'developers.keys' } },
+      schema: { body: S.CreateKeyBody, response: responses(S.CreatedKeyResponse) },
+    }, async (req) => done(await service.createKey(dash(req), req.body)));
+
+    app.post('/developers/keys/:uuid/revoke', {
+      config: { dashboard: { permission: 'developers.keys' } },
+      schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.revokeKey(dash(req), req.params.uuid);
+      return done({});
+    });
+
+    app.get('/developers/deliveries', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { querystring: S.DeliveriesQuery, response: responses(S.DeliveriesResponse) },
+    }, async (req) => done(await service.deliveries(dash(req), { ...req.query, limit: req.query.limit ?? 50 })));
+
+    const presentRequest = (x: { id: string; key_id: string | null; method: string; path: string; status: number; duration_ms: number; idempotency_key: string | null; request_id: string; order_id: string | null; created_at: Date }) => ({
+      uuid: x.id, key_uuid: x.key_id, method: x.method, path: x.path, status: x.status, duration_ms: x.duration_ms, idempotency_key: x.idempotency_key,
+      request_id: x.request_id, order_uuid: x.order_id, created_at: x.created_at.toISOString(),
+    });
+
+    app.get('/developers/requests', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { querystring: S.RequestsQuery, response: responses(S.RequestsResponse) },
+    }, async (req) => {
+      const q = req.query;
+      const limit = q.limit ?? 50;
+      let before: { at: Date; id: string } | undefined;
+      if (q.cursor) {
+        const m = /^r1:(\d{4}-\d\d-\d\dT[\d:.]+Z):([0-9a-f-]{36})$/.exec(Buffer.from(q.cursor, 'base64url').toString('utf8'));
+        if (!m) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
+        before = { at: new Date(m[1]), id: m[2] };
+      }
+      const rows = await service.requests(dash(req), { requestId: q.request_id, orderId: q.order_uuid, status: q.status, method: q.method, before, limit: limit + 1 });
+      const more = rows.length > limit;
+      const page = more ? rows.slice(0, limit) : rows;
+      const last = page[page.length - 1];
+      return done({
+        requests: page.map(presentRequest),
+        next_cursor: more ? Buffer.from(`r1:${last.created_at.toISOString()}:${last.id}`).toString('base64url') : null,
+        retention_days: opts.requestLogDays,
+      });
+    });
+
+    app.get('/developers/requests/:uuid', {
+      config: { dashboard: { permission: 'developers.read' } },
+      schema: { params: S.RequestParams, response: responses(S.RequestResponse) },
+    }, async (req) => {
+      const x = await service.request(dash(req), req.params.uuid);
+      return done({ request: { ...presentRequest(x), request_body: x.request_body, response_body: x.response_body } });
+    });
+
+    // ---- users and audit ---------------------------------------------------------------------------------
+
+    app.get('/users', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { response: responses(S.UsersResponse) },
+    }, async (req) => done({ users: await service.users(dash(req)) }));
+
+    app.post('/users', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { body: S.InviteBody, response: responses(S.InvitedResponse) },
+    }, async (req) => done({ uuid: await service.invite(dash(req), req.body) }));
+
+    app.put('/users/:uuid', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { params: S.OrderParams, body: S.UpdateUserBody, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.updateUser(dash(req), req.params.uuid, req.body);
+      return done({});
+    });
+
+    const presentAudit = (a: { id: string; created_at: Date; user_id: string | null; username: string | null; action: string; target: string | null; details: unknown; ip: string | null; merchant_id: string | null }) => ({
+      id: String(a.id), created_at: a.created_at.toISOString(), user_uuid: a.user_id, username: a.username, action: a.action, target: a.target, details: a.details ?? null, ip: a.ip, merchant_uuid: a.merchant_id,
+    });
+
+    app.get('/audit', {
+      config: { dashboard: { permission: 'audit.read' } },
+      schema: { querystring: S.AuditQuery, response: responses(S.AuditResponse) },
+    }, async (req) => {
+      const limit = req.query.limit ?? 100;
+      const rows = await service.audit(dash(req), { before: req.query.cursor, limit: limit + 1, user: req.query.user, action: req.query.action });
+      const more = rows.length > limit;
+      const page = more ? rows.slice(0, limit) : rows;
+      return done({ entries: page.map(presentAudit), next_cursor: more ? String(page[page.length - 1].id) : null });
+    });
+
+    app.get('/audit/export.csv', {
+      config: { dashboard: { permission: 'audit.read' } },
+      schema: { querystring: S.AuditQuery },
+    }, async (req, reply) => {
+      const pages = service.eachAudit(dash(req), { user: req.query.user, action: req.query.action });
+      async function* lines() {
+        yield `${csvLine(['id', 'created_at', 'username', 'user_uuid', 'action', 'target', 'ip', 'merchant_uuid', 'details'])}\r\n`;
+        for await (const page of pages) {
+          yield page.map((a) => {
+            const p = presentAudit(a);
+            return `${csvLine([p.id, p.created_at, p.username ?? '', p.user_uuid ?? '', p.action, p.target ?? '', p.ip ?? '', p.merchant_uuid ?? '', p.details === null ? '' : JSON.stringify(p.details)])}\r\n`;
+          }).join('');
+        }
+      }
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="audit-${opts.now().toISOString().slice(0, 10)}.csv"`)
+        .send(Readable.from(lines()));
+    });
+
+    // ---- saved views -----------------------------------------------------------------------------------
+
+    const presentView = (v: { id: string; name: string; filters: unknown }) => ({ uuid: v.id, name: v.name, filters: v.filters as Record<string, unknown> });
+
+    app.get('/views', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { response: responses(S.ViewsResponse) },
+    }, async (req) => done({ views: (await service.listViews(dash(req))).map(presentView) }));
+
+    app.post('/views', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { body: S.ViewBody, response: responses(S.ViewResponse) },
+    }, async (req) => done({ view: presentView(await service.saveView(dash(req), req.body.name, req.body.filters)) }));
+
+    app.delete('/views/:uuid', {
+      config: { dashboard: { permission: 'payments.read' } },
+      schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.deleteView(dash(req), req.params.uuid);
+      return done({});
+    });
+  };
+}
+
+// ---- the web app ---------------------------------------------------------------------------------------
+
+/**
+ * The dashboard's pages: its own script only, talking to this origin only, never framed. Styles may also
+ * be set inline (the dialogs' scroll lock adds a small style element).
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Where the built web app is: beside the bundle (dist/server.js → dist/dashboard) or dist/ of the sources. */
+export function findDashboardBuild(): string | null {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, 'dashboard'), path.resolve(here, '../../../dist/dashboard'), path.resolve('dist/dashboard')];
+  return candidates.find((d) => fs.existsSync(path.join(d, 'index.html'))) ?? null;
+}
+
+const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>paygate dashboard</title>
+<p>The dashboard web app has not been built. <code>npm start</code> builds it; or run <code>node scripts/build-dashboard.mjs</code>.</p></html>`;
+
+/** Serves the web app at /dashboard: its files, and its page for every path of the app (it routes itself). */
+export async function installDashboardApp(app: FastifyInstance): Promise<void> {
+  await app.register(async (scope) => {
+    const dir = () => findDashboardBuild();
+    const page = (reply: FastifyReply) => {
+      const d = dir();
+      reply.header('Content-Security-Policy', DASHBOARD_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin').header('Cache-Control', 'no-cache');
+      if (!d) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
+      return reply.type('text/html; charset=utf-8').send(fs.readFileSync(path.join(d, 'index.html')));
+    };
+    scope.get('/dashboard', { schema: { hide: true } }, async (_req, reply) => page(reply));
+    scope.get('/dashboard/*', { schema: { hide: true } }, async (req, reply) => {
+      const rest = (req.params as { '*': string })['*'] ?? '';
+      if (rest === 'api' || rest.startsWith('api/')) throw notFound(`No route ${req.method} ${req.url.split('?')[0]}`);
+      if (rest.startsWith('assets/') || /^[\w.-]+\.(svg|png|ico|txt|webmanifest)$/.test(rest)) {
+        const d = dir();
+        const file = d ? path.resolve(d, rest) : null;
+        if (!d || !file || !file.startsWith(d + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound(`No file ${rest}`);
+        const type = MIME[path.extname(file)] ?? 'application/octet-stream';
+        // hashed names: cached for good
+        if (rest.startsWith('assets/')) reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+        return reply.type(type).header('Content-Security-Policy', DASHBOARD_CSP).send(fs.createReadStream(file));
+      }
+      return page(reply);
+    });
+  });
+}
+
+const MIME: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+};

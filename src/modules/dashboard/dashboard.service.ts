@@ -1,0 +1,816 @@
+/**
+ * Use cases of the dashboard: sign-in and sessions for the D3 users, and the staff's actions, each one a
+ * call to the same module service the merchant API calls (a refund here is the B12 refund), recorded in
+ * the audit log. The dashboard holds no business rule of its own beyond who may do what (ROLES).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { sql } from 'kysely';
+import type { Platform } from '../../platform/index.js';
+import type { Executor } from '../../platform/db/database.js';
+import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/errors/errors.js';
+import type { RequestContext } from '../../platform/http/types.js';
+import { hashPassword, needsRehash, safeEqual, sha256Hex, verifyPassword } from '../../platform/security/hashing.js';
+import type { MerchantsService, DashboardUserRow } from '../merchants/index.js';
+import type { PaymentsService, OrderFilters } from '../payments/index.js';
+import type { EventsService } from '../events/index.js';
+import { externalIdsByEmail } from '../customers/index.js';
+import {
+  afterFailure,
+  can,
+  defaultEnv,
+  lockedForSeconds,
+  passwordProblem,
+  permissionsOf,
+  sessionEnd,
+  stageAfterPassword,
+  stageAfterTotp,
+  twinOf,
+  type Env,
+  type Permission,
+  type Stage,
+} from './dashboard.domain.js';
+import * as repo from './dashboard.repo.js';
+import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
+import QRCode from 'qrcode';
+import { redactPans, redactValue, type RequestLogEntry, type RequestLogSink } from '../../platform/http/request-log.js';
+import { isProfile, type Profile } from '../../platform/http/types.js';
+
+export interface DashboardDeps {
+  merchants: MerchantsService;
+  payments: PaymentsService;
+  events: EventsService;
+}
+
+/** What a request of a signed-in user carries. */
+export interface DashSession {
+  tokenHash: string;
+  session: repo.SessionRow;
+  user: DashboardUserRow;
+  /** the merchant looked at, and its environment */
+  merchantId: string;
+  env: Env;
+  ip: string | null;
+}
+
+/** The payments list's filters: the search's, plus the customer's e-mail (found in the customers' profiles). */
+export type DashFilters = Omit<OrderFilters, 'customers_in'> & { email?: string };
+
+export interface Caller {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** How long a password reset link works. */
+const RESET_TTL_MS = 30 * 60_000;
+
+/** A recovery code: 10 characters of an unambiguous alphabet, shown as two groups of 5. */
+function recoveryCode(): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const bytes = randomBytes(10);
+  const raw = [...bytes].map((b) => alphabet[b % 32]).join('');
+  return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+}
+
+function normaliseRecovery(code: string): string {
+  return code.toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
+
+function resetEmail(language: string, username: string, link: string) {
+  const texts: Record<string, { subject: string; body: string }> = {
+    ES: { subject: 'Restablece tu contraseña de paygate', body: `Hola ${username},\n\nPara elegir una contraseña nueva abre este enlace (vale 30 minutos y una sola vez):\n\n${link}\n\nSi no lo has pedido tú, ignora este mensaje.\n` },
+    EN: { subject: 'Reset your paygate password', body: `Hello ${username},\n\nTo choose a new password open this link (it works for 30 minutes, once):\n\n${link}\n\nIf you did not ask for it, ignore this message.\n` },
+    PT: { subject: 'Redefina a sua palavra-passe paygate', body: `Olá ${username},\n\nPara escolher uma palavra-passe nova abra esta ligação (válida 30 minutos, uma só vez):\n\n${link}\n\nSe não foi você que pediu, ignore esta mensagem.\n` },
+  };
+  return texts[language] ?? texts.EN;
+}
+
+/** A password that no user has: unknown names take as long to refuse as wrong passwords. */
+let decoyHash: Promise<string> | null = null;
+
+/**
+ * Where the platform's request-log hook puts its entries: kept in memory and written in batches (one
+ * statement for many requests), off the request's path. Readers flush first, so what was answered is
+ * there when a developer looks. An entry still in memory when the process dies is lost (a log, not a
+ * record of money).
+ */
+export class RequestLogStore implements RequestLogSink {
+  #buffer: repo.RequestLogRow[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly p: Platform) {}
+
+  record(e: RequestLogEntry): void {
+    this.#buffer.push({
+      id: randomUUID(),
+      merchant_id: e.merchantId,
+      env: e.env,
+      key_id: e.keyId,
+      method: e.method,
+      path: e.path,
+      status: e.status,
+      duration_ms: e.durationMs,
+      idempotency_key: e.idempotencyKey,
+      request_id: e.requestId,
+      order_id: e.orderId,
+      request_body: e.requestBody,
+      response_body: e.responseBody,
+      created_at: e.at,
+    });
+    if (this.#buffer.length >= 200) void this.flush();
+    else if (!this.#timer) {
+      this.#timer = setTimeout(() => void this.flush(), 1000);
+      this.#timer.unref();
+    }
+  }
+
+  /** Writes what is buffered (and waits for writes under way). */
+  flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const rows = this.#buffer;
+    this.#buffer = [];
+    this.#writing = this.#writing.then(async () => {
+      if (rows.length === 0) return;
+      try {
+        await repo.insertRequestLogs(this.p.database.db, rows);
+      } catch (err) {
+        this.p.logger.warn({ err: err instanceof Error ? err.message : String(err), entries: rows.length }, 'request log entries not written');
+      }
+    });
+    return this.#writing;
+  }
+}
+
+export class DashboardService {
+  readonly requestLog: RequestLogStore;
+
+  constructor(
+    private readonly p: Platform,
+    private readonly deps: DashboardDeps,
+  ) {
+    this.requestLog = new RequestLogStore(p);
+  }
+
+  get #db() {
+    return this.p.database.db;
+  }
+
+  get limits() {
+    return { idleMs: this.p.config.dashboardIdleMinutes * 60_000, absoluteMs: this.p.config.dashboardSessionMinutes * 60_000 };
+  }
+
+  /** The CSRF token of a session: derived from its secret token, so it needs no storage. */
+  csrfOf(token: string): string {
+    return this.p.vault.fingerprint('dashboard-csrf', token);
+  }
+
+  // ---- sign-in ----------------------------------------------------------------------------------------
+
+  /**
+   * Username (or e-mail) and password. Failures are counted per user, per name typed and per address;
+   * a locked key is refused before the password is looked at. A new session is always made (the token a
+   * browser had before is never kept: no session fixation).
+   */
+  async signIn(input: { login: string; password: string }, caller: Caller): Promise<{ token: string; stage: Stage; user: DashboardUserRow }> {
+    const now = this.p.clock.now();
+    const login = input.login.trim();
+    const user = await this.deps.merchants.dashboardUserForSignIn(login);
+    const keys = [`login:${login.toLowerCase()}`, ...(user ? [`user:${user.id}`] : [])];
+    const ipKey = caller.ip ? `ip:${caller.ip}` : null;
+    const states = await repo.failureStates(this.#db, ipKey ? [...keys, ipKey] : keys);
+    const userWait = Math.max(...keys.map((k) => lockedForSeconds(states.get(k), now)));
+    const ipWait = ipKey ? lockedForSeconds(states.get(ipKey), now) : 0;
+    if (userWait > 0 || ipWait > 0) {
+      await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.locked', login, { by: userWait > 0 ? 'user' : 'address' }, caller.ip);
+      throw this.#locked(userWait > 0 ? 'user' : 'address', Math.max(userWait, ipWait));
+    }
+    const ok = user ? await verifyPassword(input.password, user.password_hash) : (await verifyPassword(input.password, await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), false);
+    if (!ok) {
+      const policy = (limit: number) => ({ limit, windowMs: this.p.config.dashboardLockoutMinutes * 60_000 });
+      let lockedBy: 'user' | 'address' | null = null;
+      for (const k of keys) {
+        const next = afterFailure(states.get(k), now, policy(this.p.config.dashboardLockoutFailures));
+        await repo.saveFailureState(this.#db, k, next);
+        if (next.locked_until) lockedBy = 'user';
+      }
+      if (ipKey) {
+        const next = afterFailure(states.get(ipKey), now, policy(this.p.config.dashboardLockoutFailuresPerAddress));
+        await repo.saveFailureState(this.#db, ipKey, next);
+        if (next.locked_until) lockedBy ??= 'address';
+      }
+      await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.failed', login, lockedBy ? { locked: lockedBy } : null, caller.ip);
+      if (lockedBy) throw this.#locked(lockedBy, this.p.config.dashboardLockoutMinutes * 60);
+      throw unauthorized('The username or password is not right');
+    }
+    if (user!.status !== 'ACTIVE') {
+      await this.#audit(user!, user!.merchant_id, 'signin.disabled', login, null, caller.ip);
+      throw forbidden('This user is disabled: ask a manager of your merchant');
+    }
+    await repo.clearFailures(this.#db, keys);
+    if (needsRehash(user!.password_hash)) await this.deps.merchants.updateDashboardUser(this.#db, user!.id, { password_hash: await hashPassword(input.password) });
+    const stage = stageAfterPassword(user!);
+    const token = await this.#newSession(user!, stage, caller, now);
+    await this.#audit(user!, user!.merchant_id, stage === 'ACTIVE' ? 'signin' : 'signin.password', null, { stage }, caller.ip);
+    return { token, stage, user: user! };
+  }
+
+  #locked(by: 'user' | 'address', seconds: number): ApiError {
+    const minutes = Math.max(1, Math.ceil(seconds / 60));
+    return tooManyRequests(
+      by === 'user'
+        ? `Too many failed sign-ins for this user: it is locked for ${minutes} minute${minutes === 1 ? '' : 's'}. Try again later or reset the password.`
+        : `Too many failed sign-ins from this address: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      seconds,
+    );
+  }
+
+  async #newSession(user: DashboardUserRow, stage: Stage, caller: Caller, now: Date, keep?: { env: Env; merchantId: string }): Promise<string> {
+    const env = keep?.env ?? defaultEnv(user);
+    const merchantId = keep?.merchantId ?? twinOf(user, env) ?? user.merchant_id;
+    const token = randomBytes(32).toString('base64url');
+    await repo.insertSession(this.#db, {
+      token_hash: sha256Hex(token),
+      user_id: user.id,
+      stage,
+      env,
+      merchant_id: merchantId,
+      ip: caller.ip,
+      user_agent: caller.userAgent?.slice(0, 300) ?? null,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(now.getTime() + this.limits.absoluteMs),
+      ended_at: null,
+      end_reason: null,
+    });
+    return token;
+  }
+
+  /**
+   * The session of a cookie's token, or an error saying why there is none (401). A disabled user's
+   * session ends here, at its next request.
+   */
+  async resolve(token: string | undefined, caller: Caller): Promise<DashSession> {
+    if (!token || token.length > 100) throw unauthorized('Sign in to the dashboard first');
+    const tokenHash = sha256Hex(token);
+    const session = await repo.findSession(this.#db, tokenHash);
+    if (!session) throw unauthorized('Sign in to the dashboard first');
+    const now = this.p.clock.now();
+    const end = sessionEnd(session, now, this.limits);
+    if (end) {
+      if (end !== 'ENDED') await repo.endSession(this.#db, tokenHash, now, end);
+      throw unauthorized(end === 'IDLE' ? 'Your session ended after a while without use: sign in again' : 'Your session has ended: sign in again');
+    }
+    const user = await this.deps.merchants.dashboardUser(this.#db, session.user_id);
+    if (!user || user.status !== 'ACTIVE') {
+      await repo.endSession(this.#db, tokenHash, now, 'USER_DISABLED');
+      throw unauthorized('This user is disabled: the session has ended');
+    }
+    if (now.getTime() - session.last_seen_at.getTime() > 5_000) await repo.touchSession(this.#db, tokenHash, now);
+    return { tokenHash, session, user, merchantId: session.merchant_id, env: session.env, ip: caller.ip };
+  }
+
+  /** Throws 403 unless the user's group may do `permission`. */
+  authorize(s: DashSession, permission: Permission): void {
+    if (!can(s.user.user_group, permission)) {
+      throw forbidden(`Your group (${s.user.user_group}) may not do this (${permission})`);
+    }
+  }
+
+  /** Checks a change's CSRF token against the session's, in constant time. */
+  checkCsrf(token: string, given: string | undefined): void {
+    if (!given || !safeEqual(given, this.csrfOf(token))) {
+      throw forbidden('The request lacks the dashboard\'s CSRF token (X-CSRF-Token): reload the page');
+    }
+  }
+
+  /** The first password change: a new password, then a new session (the old one ends). */
+  async changePassword(s: DashSession, input: { current_password: string; new_password: string }, caller: Caller): Promise<{ token: string; stage: Stage }> {
+    const user = s.user;
+    if (!(await verifyPassword(input.current_password, user.password_hash))) throw badRequest('The current password is not right');
+    const problem = passwordProblem(input.new_password, user);
+    if (problem) throw badRequest(problem);
+    if (await verifyPassword(input.new_password, user.password_hash)) throw badRequest('The new password must differ from the current one');
+    const now = this.p.clock.now();
+    const hash = await hashPassword(input.new_password);
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { password_hash: hash, must_change_password: false, password_changed_at: now });
+      // every other session of the user ends with the old password
+      await repo.endUserSessions(trx, user.id, now, 'PASSWORD_CHANGED');
+    });
+    const updated = (await this.deps.merchants.dashboardUser(this.#db, user.id))!;
+    const stage: Stage = 'ACTIVE';
+    const token = await this.#newSession(updated, stage, caller, now, { env: s.env, merchantId: s.merchantId });
+    await this.#audit(updated, updated.merchant_id, 'password.changed', null, null, caller.ip);
+    return { token, stage };
+  }
+
+  async signOut(s: DashSession): Promise<void> {
+    await repo.endSession(this.#db, s.tokenHash, this.p.clock.now(), 'SIGNED_OUT');
+    await this.#audit(s.user, s.merchantId, 'signout', null, null, s.ip);
+  }
+
+  /** Ends every session of the user, this one included. */
+  async signOutEverywhere(s: DashSession): Promise<number> {
+    const n = await repo.endUserSessions(this.#db, s.user.id, this.p.clock.now(), 'SIGNED_OUT_EVERYWHERE');
+    await this.#audit(s.user, s.merchantId, 'signout.everywhere', null, { sessions: n }, s.ip);
+    return n;
+  }
+
+  // ---- two-factor (TOTP) -----------------------------------------------------------------------------
+
+  /** Starts enrolment: a new secret (sealed, not in force until a code proves it) and its otpauth URI. */
+  async totpSetup(s: DashSession) {
+    if (s.user.totp_enabled_at) throw badRequest('Two-factor sign-in is already on: turn it off first to enrol again');
+    const secret = generateSecret();
+    await this.deps.merchants.updateDashboardUser(this.#db, s.user.id, { totp_secret_sealed: this.p.vault.seal(secret, `totp:${s.user.id}`), totp_last_step: null });
+    const uri = generateURI({ issuer: 'paygate', label: s.user.username, secret });
+    return { secret, otpauth_uri: uri, qr_code: await QRCode.toDataURL(uri, { margin: 1, width: 220 }) };
+  }
+
+  async #checkTotp(user: DashboardUserRow, code: string): Promise<boolean> {
+    if (!user.totp_secret_sealed || !/^\d{6}$/.test(code)) return false;
+    const secret = this.p.vault.open(user.totp_secret_sealed, `totp:${user.id}`).reveal();
+    const r = await verifyTotp({ secret, token: code, epoch: Math.floor(this.p.clock.now().getTime() / 1000), epochTolerance: 30 });
+    if (!r.valid || !('timeStep' in r)) return false;
+    // a code is good once
+    return repo.advanceTotpStep(this.#db, user.id, Number(r.timeStep));
+  }
+
+  /** Ends enrolment with a code from the app: two-factor is on, and the recovery codes are given once. */
+  async totpEnable(s: DashSession, code: string) {
+    const user = (await this.deps.merchants.dashboardUser(this.#db, s.user.id))!;
+    if (user.totp_enabled_at) throw badRequest('Two-factor sign-in is already on');
+    if (!user.totp_secret_sealed) throw badRequest('Start the enrolment first');
+    if (!(await this.#checkTotp(user, code))) throw badRequest('The code is not right: check the time of your phone and enter the current code');
+    const now = this.p.clock.now();
+    const codes = Array.from({ length: 10 }, () => recoveryCode());
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { totp_enabled_at: now });
+      await repo.replaceRecoveryCodes(trx, user.id, codes.map((c) => sha256Hex(normaliseRecovery(c))), now);
+    });
+    await this.#audit(user, s.merchantId, 'totp.enabled', null, null, s.ip);
+    return codes;
+  }
+
+  /** Turns two-factor off (the password and a current code, or a recovery code, are needed). */
+  async totpDisable(s: DashSession, input: { password: string; code: string }) {
+    const user = (await this.deps.merchants.dashboardUser(this.#db, s.user.id))!;
+    if (!user.totp_enabled_at) throw badRequest('Two-factor sign-in is off');
+    if (!(await verifyPassword(input.password, user.password_hash))) throw badRequest('The password is not right');
+    const now = this.p.clock.now();
+    const ok = (await this.#checkTotp(user, input.code)) || (await repo.useRecoveryCode(this.#db, user.id, sha256Hex(normaliseRecovery(input.code)), now));
+    if (!ok) throw badRequest('The code is not right');
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { totp_enabled_at: null, totp_secret_sealed: null, totp_last_step: null });
+      await repo.replaceRecoveryCodes(trx, user.id, [], now);
+    });
+    await this.#audit(user, s.merchantId, 'totp.disabled', null, null, s.ip);
+  }
+
+  /**
+   * The second step of a sign-in: a code of the authenticator app or a recovery code. Failures count
+   * toward the user's lockout. A new session replaces the half-signed-in one.
+   */
+  async signInTotp(s: DashSession, input: { code?: string; recovery_code?: string }, caller: Caller): Promise<{ token: string; stage: Stage }> {
+    const now = this.p.clock.now();
+    const key = `user:${s.user.id}`;
+    const states = await repo.failureStates(this.#db, [key]);
+    const wait = lockedForSeconds(states.get(key), now);
+    if (wait > 0) throw this.#locked('user', wait);
+    const user = s.user;
+    let ok = false;
+    let how = 'totp';
+    if (input.code) ok = await this.#checkTotp(user, input.code.trim());
+    else if (input.recovery_code) {
+      how = 'recovery_code';
+      ok = await repo.useRecoveryCode(this.#db, user.id, sha256Hex(normaliseRecovery(input.recovery_code)), now);
+    }
+    if (!ok) {
+      const next = afterFailure(states.get(key), now, { limit: this.p.config.dashboardLockoutFailures, windowMs: this.p.config.dashboardLockoutMinutes * 60_000 });
+      await repo.saveFailureState(this.#db, key, next);
+      await this.#audit(user, user.merchant_id, 'signin.totp_failed', null, { how }, caller.ip);
+      if (next.locked_until) throw this.#locked('user', this.p.config.dashboardLockoutMinutes * 60);
+      throw unauthorized('The code is not right');
+    }
+    await repo.clearFailures(this.#db, [key]);
+    await repo.endSession(this.#db, s.tokenHash, now, 'SECOND_FACTOR_DONE');
+    const stage = stageAfterTotp(user);
+    const token = await this.#newSession(user, stage, caller, now, { env: s.env, merchantId: s.merchantId });
+    const left = how === 'recovery_code' ? await repo.recoveryCodesLeft(this.#db, user.id) : null;
+    await this.#audit(user, user.merchant_id, stage === 'ACTIVE' ? 'signin' : 'signin.password', null, { second_factor: how, ...(left !== null ? { recovery_codes_left: left } : {}) }, caller.ip);
+    return { token, stage };
+  }
+
+  // ---- password reset by e-mail -------------------------------------------------------------------------
+
+  /**
+   * Sends a reset link to the user a sign-in name names (through the outbox, in the user's language).
+   * Answers the same whether or not the user exists; at most 3 links per user an hour.
+   */
+  async requestReset(login: string, caller: Caller): Promise<void> {
+    const user = await this.deps.merchants.dashboardUserForSignIn(login.trim());
+    const now = this.p.clock.now();
+    if (!user || user.status !== 'ACTIVE') {
+      await this.#audit(null, null, 'password.reset_unknown', login.trim().slice(0, 100), null, caller.ip);
+      return;
+    }
+    if ((await repo.recentResets(this.#db, user.id, new Date(now.getTime() - 3600_000))) >= 3) {
+      await this.#audit(user, user.merchant_id, 'password.reset_throttled', null, null, caller.ip);
+      return;
+    }
+    const token = randomBytes(32).toString('base64url');
+    const link = `${this.p.config.publicUrl}/dashboard/reset?token=${token}`;
+    const mail = resetEmail(user.language, user.username, link);
+    await this.p.database.transaction(async (trx) => {
+      await repo.insertPasswordReset(trx, { token_hash: sha256Hex(token), user_id: user.id, created_at: now, expires_at: new Date(now.getTime() + RESET_TTL_MS), used_at: null });
+      await this.p.mailer.queue(trx, { merchantId: user.merchant_id, to: user.email, subject: mail.subject, text: mail.body });
+    });
+    await this.#audit(user, user.merchant_id, 'password.reset_requested', null, null, caller.ip);
+  }
+
+  /** Sets a new password with a reset link's token (once, within its time); every session ends. */
+  async confirmReset(input: { token: string; new_password: string }, caller: Caller): Promise<void> {
+    const now = this.p.clock.now();
+    const userId = await repo.takePasswordReset(this.#db, sha256Hex(input.token), now);
+    if (!userId) throw badRequest('This reset link is not valid any more: ask for a new one');
+    const user = (await this.deps.merchants.dashboardUser(this.#db, userId))!;
+    const problem = passwordProblem(input.new_password, user);
+    if (problem) {
+      // the link stays good for another try
+      await this.#db.updateTable('dashboard_password_resets').set({ used_at: null }).where('token_hash', '=', sha256Hex(input.token)).execute();
+      throw badRequest(problem);
+    }
+    const hash = await hashPassword(input.new_password);
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, user.id, { password_hash: hash, must_change_password: false, password_changed_at: now });
+      await repo.endUserSessions(trx, user.id, now, 'PASSWORD_RESET');
+      await repo.clearFailures(trx, [`user:${user.id}`, `login:${user.username.toLowerCase()}`, `login:${user.email.toLowerCase()}`]);
+    });
+    await this.#audit(user, user.merchant_id, 'password.reset', null, null, caller.ip);
+  }
+
+  // ---- who is signed in, and where --------------------------------------------------------------------
+
+  /** Merchants the user may look at in the session's environment: its own twin and its descendants. */
+  async merchantsOf(user: DashboardUserRow, env: Env) {
+    const own = twinOf(user, env);
+    if (!own) return [];
+    const ids = await this.deps.merchants.selfAndDescendantIds(this.#db, own);
+    const out: { uuid: string; name: string; parent_uuid: string | null }[] = [];
+    for (const id of ids.slice(0, 200)) {
+      const m = await this.deps.merchants.findMerchant(this.#db, id);
+      if (m) out.push({ uuid: m.id, name: m.name, parent_uuid: m.parent_id });
+    }
+    return out;
+  }
+
+  async me(s: DashSession, token: string) {
+    const merchant = await this.deps.merchants.findMerchant(this.#db, s.merchantId);
+    return {
+      user: { uuid: s.user.id, username: s.user.username, email: s.user.email, language: s.user.language, group: s.user.user_group, totp_enabled: !!s.user.totp_enabled_at },
+      stage: s.session.stage,
+      csrf_token: this.csrfOf(token),
+      env: s.env,
+      envs: (['sandbox', 'production'] as const).filter((e) => twinOf(s.user, e) !== null),
+      merchant: { uuid: s.merchantId, name: merchant?.name ?? '', timezone: merchant?.timezone ?? 'Europe/Madrid' },
+      merchants: s.session.stage === 'ACTIVE' ? await this.merchantsOf(s.user, s.env) : [],
+      permissions: s.session.stage === 'ACTIVE' ? permissionsOf(s.user.user_group) : [],
+      idle_timeout_s: this.limits.idleMs / 1000,
+    };
+  }
+
+  /** Switches the session to the user's twin of another environment (never mixing the two). */
+  async switchEnv(s: DashSession, env: Env): Promise<void> {
+    const twin = twinOf(s.user, env);
+    if (!twin) throw badRequest(`You have no ${env} merchant`);
+    await repo.updateSession(this.#db, s.tokenHash, { env, merchant_id: twin });
+    await this.#audit(s.user, twin, 'switch.env', env, null, s.ip);
+  }
+
+  /** A partner's user looks at one of its child merchants (or back at its own). */
+  async switchMerchant(s: DashSession, merchantId: string): Promise<void> {
+    const own = twinOf(s.user, s.env);
+    const allowed = own ? await this.deps.merchants.selfAndDescendantIds(this.#db, own) : [];
+    if (!allowed.includes(merchantId.toLowerCase())) throw notFound(`The merchant ${merchantId} was not found`);
+    await repo.updateSession(this.#db, s.tokenHash, { merchant_id: merchantId.toLowerCase() });
+    await this.#audit(s.user, merchantId.toLowerCase(), 'switch.merchant', merchantId.toLowerCase(), null, s.ip);
+  }
+
+  async setLanguage(s: DashSession, language: string): Promise<void> {
+    await this.deps.merchants.updateDashboardUser(this.#db, s.user.id, { language });
+  }
+
+  // ---- payments -----------------------------------------------------------------------------------------
+
+  /** The caller context of the merchant looked at: what the API's services take. */
+  ctx(s: DashSession): Promise<RequestContext> {
+    return this.deps.merchants.dashboardContext(s.merchantId);
+  }
+
+  async #filters(s: DashSession, f: DashFilters): Promise<OrderFilters> {
+    const { email, ...rest } = f;
+    if (!email) return rest;
+    return { ...rest, customers_in: await externalIdsByEmail(this.#db, s.merchantId, email) };
+  }
+
+  async listOrders(s: DashSession, f: DashFilters, page: { limit: number; cursor?: string }) {
+    const ctx = await this.ctx(s);
+    return { ctx, ...(await this.deps.payments.searchOrders(ctx, await this.#filters(s, f), page)) };
+  }
+
+  async eachOrder(s: DashSession, f: DashFilters) {
+    const ctx = await this.ctx(s);
+    await this.#audit(s.user, s.merchantId, 'payments.export', null, { filters: f }, s.ip);
+    return { ctx, pages: this.deps.payments.eachOrder(ctx, await this.#filters(s, f)) };
+  }
+
+  async order(s: DashSession, orderId: string) {
+    const ctx = await this.ctx(s);
+    const r = await this.deps.payments.getOrder(ctx, orderId);
+    const events = await this.deps.events.list(ctx, { order_uuid: r.order.uuid, limit: 50 });
+    const notifications = [];
+    for (const e of events.events) notifications.push(await this.deps.events.get(ctx, e.uuid));
+    return { ctx, order: r.order, notifications };
+  }
+
+  /** An action on an order: the API's service, audited whatever its outcome. */
+  async act<T>(s: DashSession, action: string, target: string, details: Record<string, unknown> | null, run: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    const ctx = await this.ctx(s);
+    try {
+      const out = await run(ctx);
+      await this.#audit(s.user, s.merchantId, action, target, details, s.ip);
+      return out;
+    } catch (err) {
+      if (err instanceof ApiError) await this.#audit(s.user, s.merchantId, `${action}.refused`, target, { ...(details ?? {}), status: err.status, details: err.details }, s.ip);
+      throw err;
+    }
+  }
+
+  refund(s: DashSession, orderId: string, amount: number | null) {
+    return this.act(s, 'order.refund', orderId, { amount }, (ctx) => this.deps.payments.refund(ctx, { order_uuid: orderId, amount }));
+  }
+
+  confirm(s: DashSession, orderId: string, amount: number | null) {
+    return this.act(s, 'order.confirm', orderId, { amount }, (ctx) => this.deps.payments.confirm(ctx, { order_uuid: orderId, amount }));
+  }
+
+  cancel(s: DashSession, orderId: string) {
+    return this.act(s, 'order.cancel', orderId, null, (ctx) => this.deps.payments.cancel(ctx, { order_uuid: orderId }));
+  }
+
+  expire(s: DashSession, orderId: string) {
+    return this.act(s, 'order.expire', orderId, null, (ctx) => this.deps.payments.expireOrder(ctx, orderId));
+  }
+
+  metadata(s: DashSession, txId: string, metadata: Record<string, string>) {
+    return this.act(s, 'transaction.metadata', txId, { keys: Object.keys(metadata) }, (ctx) => this.deps.payments.attachMetadata(ctx, txId, metadata));
+  }
+
+  resendNotification(s: DashSession, eventId: string) {
+    return this.act(s, 'notification.resend', eventId, null, (ctx) => this.deps.events.resend(ctx, eventId));
+  }
+
+  /**
+   * Live updates of the payments list, as Server-Sent Events: `change` whenever the merchant's event
+   * stream (the API's `GET /events/stream` machinery: woken by the database when a notification is
+   * made) has something, or a new order appeared (looked for every `pollMs`). Only the word `change`
+   * goes out: the page reads the list again through its own route and role. The stream ends with the
+   * session.
+   */
+  async live(s: DashSession, token: string, caller: Caller, pollMs: number): Promise<PassThrough> {
+    const ctx = await this.ctx(s);
+    const out = new PassThrough();
+    let closed = false;
+    let upstream: PassThrough | null = null;
+    let last = await this.#newestOrder(s.merchantId);
+    const send = (event: string) => {
+      if (!closed) out.write(`event: ${event}\ndata: {}\n\n`);
+    };
+    const stop = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      upstream?.destroy();
+      out.end();
+    };
+    try {
+      upstream = await this.deps.events.streams.openStream(ctx, {});
+      upstream.on('data', (chunk: Buffer) => {
+        // anything but the stream's own `ready` message and keep-alive comments is a notification
+        if (/^event: (?!ready)/m.test(chunk.toString('utf8'))) send('change');
+      });
+      upstream.on('error', () => undefined);
+      // the gateway is closing its streams: this one ends too (the page reconnects)
+      upstream.on('close', stop);
+    } catch {
+      // too many streams open for this merchant: new orders are still found by polling
+      upstream = null;
+    }
+    const timer = setInterval(async () => {
+      try {
+        await this.resolve(token, caller);
+        const newest = await this.#newestOrder(s.merchantId);
+        if (newest !== last) {
+          last = newest;
+          send('change');
+        } else if (!closed) out.write(': keep-alive\n\n');
+      } catch {
+        stop();
+      }
+    }, pollMs);
+    timer.unref();
+    out.on('close', stop);
+    out.write('retry: 3000\n');
+    send('ready');
+    return out;
+  }
+
+  async #newestOrder(merchantId: string): Promise<string> {
+    const { rows } = await sql<{ at: Date | null }>`select max(created_at) as at from orders where merchant_id = ${merchantId}`.execute(this.#db);
+    return rows[0]?.at ? new Date(rows[0].at).toISOString() : '';
+  }
+
+  // ---- developers -----------------------------------------------------------------------------------------
+
+  async keys(s: DashSession) {
+    const keys = await this.deps.merchants.listKeys(this.#db, s.merchantId);
+    await this.requestLog.flush();
+    const used = await repo.lastUse(this.#db, keys.map((k) => k.id));
+    return keys.map((k) => ({
+      uuid: k.id,
+      prefix: k.key_prefix,
+      profiles: k.profiles,
+      description: k.description,
+      created_at: k.created_at.toISOString(),
+      revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+      last_used_at: used.get(k.id)?.toISOString() ?? null,
+    }));
+  }
+
+  /** A new API key and signature for the merchant looked at: shown once, stored hashed and sealed. */
+  async createKey(s: DashSession, input: { profiles: string[]; description?: string | null }) {
+    const profiles: Profile[] = [];
+    for (const p of input.profiles) {
+      if (!isProfile(p)) throw badRequest(`unknown profile "${p}"`);
+      profiles.push(p);
+    }
+    const ctx = await this.ctx(s);
+    const issued = await this.p.database.transaction((trx) => this.deps.merchants.issueKey(trx, s.merchantId, s.env, profiles, input.description ?? undefined, ctx.clock.now()));
+    await this.#audit(s.user, s.merchantId, 'key.create', issued.keyId, { profiles: issued.profiles }, s.ip);
+    return { uuid: issued.keyId, api_key: issued.apiKey, signature: issued.signature, profiles: issued.profiles };
+  }
+
+  async revokeKey(s: DashSession, keyId: string) {
+    const keys = await this.deps.merchants.listKeys(this.#db, s.merchantId);
+    const key = keys.find((k) => k.id === keyId.toLowerCase());
+    if (!key) throw notFound(`The API key ${keyId} was not found`);
+    if (key.revoked_at) throw badRequest('This API key is already revoked');
+    await this.deps.merchants.revokeKey(key.id);
+    await this.#audit(s.user, s.merchantId, 'key.revoke', key.id, { prefix: key.key_prefix }, s.ip);
+  }
+
+  async deliveries(s: DashSession, q: { status?: string; limit?: number; offset?: number; order_uuid?: string }) {
+    const ctx = await this.ctx(s);
+    return this.deps.events.list(ctx, q);
+  }
+
+  async requests(s: DashSession, q: repo.RequestLogQuery) {
+    await this.requestLog.flush();
+    return repo.listRequestLogs(this.#db, s.merchantId, q);
+  }
+
+  async request(s: DashSession, id: string) {
+    await this.requestLog.flush();
+    const r = await repo.findRequestLog(this.#db, s.merchantId, id);
+    if (!r) throw notFound(`The request ${id} was not found`);
+    return r;
+  }
+
+  // ---- users and audit ------------------------------------------------------------------------------------
+
+  /** The merchant looked at and its children (whose users and audit a manager sees). */
+  async #scope(s: DashSession): Promise<string[]> {
+    return this.deps.merchants.selfAndDescendantIds(this.#db, s.merchantId);
+  }
+
+  async users(s: DashSession) {
+    const scope = await this.#scope(s);
+    const rows = await this.deps.merchants.listDashboardUsers(this.#db, scope);
+    return rows.map((u) => ({
+      uuid: u.id,
+      username: u.username,
+      email: u.email,
+      language: u.language,
+      group: u.user_group,
+      status: u.status,
+      merchant_uuid: u.merchant_id,
+      totp_enabled: !!u.totp_enabled_at,
+      must_change_password: u.must_change_password,
+      created_at: u.created_at.toISOString(),
+    }));
+  }
+
+  /** Invites a user: D3 itself (the generated password goes by e-mail through the outbox, never shown here). */
+  async invite(s: DashSession, input: { username: string; email: string; language: string; group: string }) {
+    const ctx = await this.ctx(s);
+    const r = await this.deps.merchants.createUser(ctx, { ...input, environment: s.env === 'sandbox' ? 'SANDBOX' : 'PRODUCTION', send_email_with_credentials: true });
+    await this.#audit(s.user, s.merchantId, 'user.invite', r.user.uuid, { username: input.username, group: input.group }, s.ip);
+    return r.user.uuid;
+  }
+
+  async #target(s: DashSession, userId: string) {
+    const scope = new Set(await this.#scope(s));
+    const u = await this.deps.merchants.dashboardUser(this.#db, userId.toLowerCase());
+    if (!u || ![u.merchant_id, u.client_sandbox_id, u.client_production_id].some((id) => id && scope.has(id))) throw notFound(`The user ${userId} was not found`);
+    return u;
+  }
+
+  /** Changes a user's group or status; a disabled user's sessions end at once. Not one's own. */
+  async updateUser(s: DashSession, userId: string, input: { group?: string; status?: 'ACTIVE' | 'DISABLED' }) {
+    const u = await this.#target(s, userId);
+    if (u.id === s.user.id) throw badRequest('You cannot change your own group or status: ask another manager');
+    const now = this.p.clock.now();
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, u.id, { ...(input.group ? { user_group: input.group } : {}), ...(input.status ? { status: input.status } : {}) });
+      if (input.status === 'DISABLED') await repo.endUserSessions(trx, u.id, now, 'USER_DISABLED');
+    });
+    await this.#audit(s.user, s.merchantId, 'user.update', u.id, { username: u.username, ...input }, s.ip);
+  }
+
+  async audit(s: DashSession, q: { before?: string; limit: number; user?: string; action?: string }) {
+    return repo.listAudit(this.#db, await this.#scope(s), { before: q.before, limit: q.limit, userId: q.user, action: q.action });
+  }
+
+  async *eachAudit(s: DashSession, q: { user?: string; action?: string }) {
+    const scope = await this.#scope(s);
+    await this.#audit(s.user, s.merchantId, 'audit.export', null, q.user || q.action ? { ...q } : null, s.ip);
+    let before: string | undefined;
+    for (;;) {
+      const rows = await repo.listAudit(this.#db, scope, { before, limit: 500, userId: q.user, action: q.action });
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < 500) return;
+      before = String(rows[rows.length - 1].id);
+    }
+  }
+
+  // ---- saved views ----------------------------------------------------------------------------------------
+
+  listViews(s: DashSession) {
+    return repo.listViews(this.#db, s.user.id);
+  }
+
+  async saveView(s: DashSession, name: string, filters: DashFilters) {
+    if ((await repo.countViews(this.#db, s.user.id)) >= 50) throw badRequest('At most 50 saved views per user');
+    return repo.upsertView(this.#db, { id: randomUUID(), user_id: s.user.id, name, filters, created_at: this.p.clock.now() });
+  }
+
+  async deleteView(s: DashSession, id: string) {
+    if (!(await repo.deleteView(this.#db, s.user.id, id))) throw notFound(`The view ${id} was not found`);
+  }
+
+  // ---- audit ----------------------------------------------------------------------------------------------
+
+  async #audit(user: DashboardUserRow | null, merchantId: string | null, action: string, target: string | null, details: Record<string, unknown> | null, ip: string | null, db: Executor = this.#db) {
+    await repo.insertAudit(db, {
+      merchant_id: merchantId,
+      user_id: user?.id ?? null,
+      username: user?.username ?? null,
+      action,
+      // what staff typed (a name at sign-in, the filters of an export) is kept without card numbers
+      target: target === null ? null : redactPans(target.slice(0, 200)),
+      details: details === null ? null : (redactValue(details) as Record<string, unknown>),
+      ip,
+      created_at: this.p.clock.now(),
+    });
+  }
+
+  // ---- background -----------------------------------------------------------------------------------------
+
+  registerJobs(): void {
+    this.p.jobs.register('dashboard.purge', async () => {
+      const dayAgo = new Date(this.p.clock.now().getTime() - 86400_000);
+      await repo.purgeSessions(this.#db, dayAgo);
+      await repo.purgeFailures(this.#db, dayAgo);
+    });
+    this.p.jobs.every('dashboard.purge', 3600_000);
+    // the API request log is kept PAYGATE_REQUEST_LOG_DAYS days
+    this.p.jobs.register('request_logs.prune', async () => {
+      await this.pruneRequestLogs();
+    });
+    this.p.jobs.every('request_logs.prune', 3600_000);
+  }
+
+  /** Deletes request log entries older than the retention; returns how many went. */
+  async pruneRequestLogs(): Promise<number> {
+    const before = new Date(this.p.clock.now().getTime() - this.p.config.requestLogDays * 86400_000);
+    let total = 0;
+    for (;;) {
+      const n = await repo.pruneRequestLogs(this.#db, before, 5000);
+      total += n;
+      if (n < 5000) return total;
+    }
+  }
+}

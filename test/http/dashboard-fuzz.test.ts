@@ -1,0 +1,143 @@
+/**
+ * Every route of the dashboard's JSON API, signed in as a MANAGER (so requests reach validation and
+ * the handlers) and signed out: malformed bodies get a 4xx envelope, and random bodies, queries and
+ * path parameters never cause a 5xx. Every route declares its permission (or is the public sign-in).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { listDashboardRoutes, PERMISSIONS } from '../../src/modules/dashboard/index.js';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { createUser, signedIn, type DashClient, type DashUser } from '../helpers/dashboard.js';
+import { paidOrder } from '../helpers/payments.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
+
+let t: TestApp;
+let a: TestMerchant;
+let u: DashUser;
+let c: DashClient;
+let orderId: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ PAYGATE_BODY_LIMIT: '65536', PAYGATE_DASHBOARD_LOCKOUT_FAILURES: '1000', PAYGATE_DASHBOARD_LOCKOUT_FAILURES_PER_ADDRESS: '100000' });
+  a = await t.merchant({ isPci: true });
+  orderId = (await paidOrder(t, a)).uuid;
+  u = await createUser(a, 'MANAGER');
+  c = await signedIn(t.app, u);
+});
+afterAll(async () => t?.close());
+
+const fill = (url: string, value: string) => url.replace(/:[A-Za-z_]+/g, encodeURIComponent(value) || 'x');
+
+/** Signs in again when a route ended the session (sign-out, sign-out everywhere). */
+async function session(): Promise<DashClient> {
+  if ((await c.get('/session')).status !== 200) c = await signedIn(t.app, u);
+  return c;
+}
+
+function headers(cl: DashClient, extra: Record<string, string> = {}) {
+  return { cookie: cl.cookieHeader(), 'x-csrf-token': cl.csrf ?? '', 'x-forwarded-proto': 'https', ...extra };
+}
+
+function expectEnvelope4xx(status: number, body: string, label: string) {
+  expect(status, label).toBeGreaterThanOrEqual(400);
+  expect(status, label).toBeLessThan(500);
+  const parsed = JSON.parse(body);
+  expect(parsed.code, label).toBe(status);
+  expect(typeof parsed.details, label).toBe('string');
+}
+
+async function read(res: { statusCode: number; headers: Record<string, unknown>; stream(): NodeJS.ReadableStream }, label: string): Promise<void> {
+  const body = res.stream();
+  if (res.statusCode === 200) {
+    expect(String(res.headers['content-type']), label).toMatch(/^text\/event-stream/);
+    (body as unknown as { destroy(): void }).destroy();
+    return;
+  }
+  const text = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    body.on('data', (x: Buffer) => (out += x));
+    body.on('end', () => resolve(out));
+    body.on('error', reject);
+  });
+  if (res.statusCode >= 500) throw new Error(`${label} -> ${res.statusCode} ${text}`);
+  expectEnvelope4xx(res.statusCode, text, label);
+}
+
+describe('the dashboard routes', () => {
+  it('every route declares a permission of the role table, or is public, and there are routes of every kind', () => {
+    const routes = listDashboardRoutes(t.app);
+    expect(routes.length).toBeGreaterThan(30);
+    for (const r of routes) {
+      if (r.dashboard.public) continue;
+      if (r.dashboard.permission) expect(PERMISSIONS, `${r.method} ${r.url}`).toContain(r.dashboard.permission);
+      else expect(r.url, `${r.method} ${r.url} has no permission: only the user's own session and account may`).toMatch(/\/(session|account)(\/|$)/);
+    }
+  });
+
+  it('malformed bodies are 4xx envelopes', async () => {
+    for (const r of listDashboardRoutes(t.app).filter((x) => x.hasBody)) {
+      const cl = await session();
+      const url = fill(r.url, orderId);
+      for (const [label, type, payload] of [
+        ['text/plain', 'text/plain', 'a=1'],
+        ['broken JSON', 'application/json', '{"login":'],
+        ['empty JSON', 'application/json', ''],
+        ['array', 'application/json', '[1]'],
+        ['oversized', 'application/json', JSON.stringify({ pad: 'x'.repeat(70_000) })],
+      ] as const) {
+        const res = await t.app.inject({ method: r.method as any, url, headers: headers(cl, { 'content-type': type }), payload });
+        expectEnvelope4xx(res.statusCode, res.body, `${r.method} ${r.url} ${label}`);
+      }
+    }
+  });
+});
+
+describe('property: random input never causes a 5xx', () => {
+  const junk = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom(null, true, -1, 0, 1e20, '', 'sandbox', 'production', 'MANAGER', 'VIEWER', 'ES', 'SUCCESS', '0004', '2026-02-30', 'all', 'payment'),
+  );
+  const fields = ['login', 'password', 'current_password', 'new_password', 'env', 'merchant_uuid', 'language', 'amount', 'metadata', 'name', 'filters', 'profiles', 'description', 'username', 'email', 'group', 'status', 'code', 'recovery_code', 'token'];
+
+  it('bodies, signed in (with the CSRF token), on every route with a body', async () => {
+    for (const r of listDashboardRoutes(t.app).filter((x) => x.hasBody)) {
+      await fc.assert(
+        fc.asyncProperty(fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 8 })), junk, { maxKeys: 6 }), fc.oneof(fc.uuid(), fc.constant(orderId), fc.string({ maxLength: 40 })), async (body, param) => {
+          const cl = await session();
+          const res = await t.app.inject({ method: r.method as any, url: fill(r.url, param), headers: headers(cl, { 'content-type': 'application/json' }), payload: JSON.stringify(body) });
+          if (res.statusCode >= 500) throw new Error(`${r.method} ${r.url} -> ${res.statusCode} ${res.body} for ${JSON.stringify(body)}`);
+          if (!r.csv) expect(() => JSON.parse(res.body)).not.toThrow();
+        }),
+        { numRuns: 20 },
+      );
+    }
+  });
+
+  it('queries and path parameters of every route, signed in and signed out', async () => {
+    for (const r of listDashboardRoutes(t.app)) {
+      await fc.assert(
+        fc.asyncProperty(fc.dictionary(fc.oneof(fc.constantFrom('status', 'from', 'to', 'amount_min', 'last4', 'q', 'cursor', 'limit', 'request_id', 'user', 'action'), fc.string({ maxLength: 10 })), fc.string({ maxLength: 20 }), { maxKeys: 5 }), fc.oneof(fc.uuid(), fc.string({ maxLength: 60 })), fc.boolean(), async (query, param, signedOut) => {
+          const cl = await session();
+          const res = await t.app.inject({
+            method: r.method as any,
+            url: fill(r.url, param),
+            query,
+            headers: signedOut ? { 'x-forwarded-proto': 'https', ...(r.hasBody ? { 'content-type': 'application/json' } : {}) } : headers(cl, r.hasBody ? { 'content-type': 'application/json' } : {}),
+            payload: r.hasBody ? '{}' : undefined,
+            ...(r.stream ? { payloadAsStream: true } : {}),
+          });
+          const label = `${r.method} ${r.url} ${JSON.stringify(query)}`;
+          if (r.stream) return read(res as never, label);
+          if (res.statusCode >= 500) throw new Error(`${label} -> ${res.statusCode} ${res.body}`);
+          if (signedOut && !r.dashboard.public) expect(res.statusCode, label).toBe(401);
+        }),
+        { numRuns: 15 },
+      );
+    }
+  });
+});
