@@ -1,10 +1,12 @@
 /**
  * pino logging that never carries a secret or card data: Authorization headers and cookies are
- * redacted, request bodies are not logged at all, and query strings lose their `signature` values.
+ * redacted, request bodies are not logged at all, query strings lose their `signature` values, and a
+ * card number anywhere in a logged URL (path or query) is masked to BIN and last 4.
  * Card data and secrets inside the application travel as `Secret` values, which log as [REDACTED].
  */
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { default as pretty, type PrettyOptions } from 'pino-pretty';
+import { containsCardNumber, redactCardNumbers } from './security/card-numbers.js';
 
 const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)=)[^&#]*/gi;
 
@@ -12,7 +14,28 @@ const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)
 const PAGE_TOKEN = /(\/(?:payment\/(?:process|bizum|tokenized|checkout|apm|dcc)|sandbox-apm\/(?:bank|phone|voucher)|card-form)\/)[^/?#]+/gi;
 
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]');
+  return redactCardNumbersInUrl(url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]'));
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * A URL with every card number in its path segments and query names and values (percent-encoded or
+ * not, grouped by spaces, `+` or dashes) masked to BIN and last 4, as security/card-numbers.ts defines
+ * a card number. Used for every URL that is logged or echoed (the 404 and 405 answers).
+ */
+export function redactCardNumbersInUrl(url: string): string {
+  if (!/\d/.test(url)) return url;
+  return url.replace(/[^/?&=#;,]+/g, (part) => {
+    const text = decodePart(part);
+    return containsCardNumber(text) ? encodeURIComponent(redactCardNumbers(text)).replace(/%2A/gi, '*') : part;
+  });
 }
 
 export function loggerOptions(level: string): LoggerOptions {

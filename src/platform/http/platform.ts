@@ -19,6 +19,7 @@ import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
 import { installNulGuard } from './nul-guard.js';
 import { installPanGuard } from './pan-guard.js';
+import { redactCardNumbersInUrl } from '../logging.js';
 import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
@@ -128,8 +129,9 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   // ---- unknown routes: 405 with Allow when the path exists for other methods, else 404 ------------
   const known = knownRoutes(app);
   app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    const allow = known.allowed(path);
+    const rawPath = req.url.split('?')[0];
+    const allow = known.allowed(rawPath);
+    const path = redactCardNumbersInUrl(rawPath); // echoed: never a card number (issue 31)
     if (allow.length > 0) {
       reply.header('Allow', allow.join(', '));
       return reply.code(405).send(errorEnvelope(envelopeTime(req, opts), 405, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
