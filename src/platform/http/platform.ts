@@ -10,6 +10,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/database.js';
+import type { OutageLog } from '../db/outage.js';
 import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
@@ -40,6 +41,8 @@ export interface PlatformOptions {
   idempotency: IdempotencyStore;
   /** Sandbox routes over plain HTTP on any address (PAYGATE_SANDBOX_HTTP_ANY_ADDRESS), not only loopback. */
   sandboxHttpAnyAddress?: boolean;
+  /** Logs a database outage once (db/outage.ts); without it every 503 of an outage logs a line. */
+  outage?: OutageLog;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -114,7 +117,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       status = 503;
       details = 'The service is temporarily unavailable (database unreachable); retry later';
       reply.header('Retry-After', '1');
-      req.log.warn({ err: err.message }, 'database unavailable');
+      if (opts.outage) opts.outage.unavailable(err);
+      else req.log.warn({ err: err.message }, 'database unavailable');
     } else {
       status = 500;
       details = `Internal error; request id ${req.id}`;
