@@ -31,7 +31,8 @@ import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { DccService } from './modules/dcc/index.js';
 import { DashboardService, installDashboardApi, installDashboardApp } from './modules/dashboard/index.js';
 import { readMigrations } from './platform/db/migrate.js';
-import { databaseState } from './platform/db/database.js';
+import { databaseAnswers, databaseState } from './platform/db/database.js';
+import { OutageLog } from './platform/db/outage.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
@@ -203,6 +204,9 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   const limiter = opts.limiter ?? (await limiterFromConfig(config, p.logger));
   if (!opts.limiter && limiter.close) app.addHook('onClose', async () => limiter.close!());
+  // a database outage is logged once, and its end once (not one line per request answered 503)
+  const outage = new OutageLog({ logger: app.log, probe: () => databaseAnswers(p.database, 1000) });
+  app.addHook('onClose', async () => outage.stop());
   installPlatform(app, {
     timezone: config.timezone,
     bodyLimit: config.bodyLimit,
@@ -214,6 +218,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     unknownKeyRateLimit: config.rateLimitUnknownKey,
     idempotency: m.idempotency,
     sandboxHttpAnyAddress: config.sandboxHttpAnyAddress,
+    outage,
   });
 
   opts.instrument?.(app);

@@ -25523,6 +25523,7 @@ export interface operations {
         parameters: {
             query?: {
                 identifier?: string;
+                /** @description the uuid of a service: its devices only */
                 service?: string;
                 terminal_id?: string;
                 communication_type?: string;

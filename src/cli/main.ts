@@ -310,6 +310,18 @@ export function buildCli(): Command {
       });
     });
 
+  devices
+    .command('revoke-token')
+    .description("end a device's bearer token at once (its socket closes); the merchant gives it a new one by rotating it")
+    .argument('<device>', 'device id')
+    .option('--json', 'JSON output')
+    .action(async (id: string, o) => {
+      await withPlatform(async (_p, m) => {
+        if (!(await m.devices.revokeToken(id))) throw new ApiError(404, `device ${id} not found`);
+        print(!!o.json, { device: id.toLowerCase(), token_revoked: true }, () => `token of device ${id.toLowerCase()} revoked`);
+      });
+    });
+
   // ---- vault keys --------------------------------------------------------------------------------------
   const vault = program.command('vault').description('vault keys: status, rotation, retirement (docs/vault.md)');
 

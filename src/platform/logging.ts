@@ -1,38 +1,41 @@
 /**
  * pino logging that never carries a secret or card data: Authorization headers and cookies are
- * redacted, request bodies are not logged at all, and query strings lose their `signature` values.
+ * redacted, request bodies are not logged at all, query strings lose their `signature` values, and a
+ * card number anywhere in a logged URL (path or query) is masked to BIN and last 4.
  * Card data and secrets inside the application travel as `Secret` values, which log as [REDACTED].
  */
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { default as pretty, type PrettyOptions } from 'pino-pretty';
+import { containsCardNumber, redactCardNumbers } from './security/card-numbers.js';
 
 const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)=)[^&#]*/gi;
 
 /** The order token in customer page URLs (and the customer token of the card form) is the page's credential: it is not logged either. */
 const PAGE_TOKEN = /(\/(?:payment\/(?:process|bizum|tokenized|checkout|apm|dcc)|sandbox-apm\/(?:bank|phone|voucher)|card-form)\/)[^/?#]+/gi;
 
-/** A run of 13 to 19 digits (a card number's length) anywhere in a URL: its path, its query. */
-const DIGIT_RUN = /(?<![0-9])[0-9]{13,19}(?![0-9])/g;
-
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let x = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      x *= 2;
-      if (x > 9) x -= 9;
-    }
-    sum += x;
-  }
-  return sum % 10 === 0;
+export function redactUrl(url: string): string {
+  return redactCardNumbersInUrl(url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]'));
 }
 
-/** The URL as logged: secrets of the query and page tokens redacted, and any digit run that could be a card number (Luhn-valid, 13 to 19 digits). */
-export function redactUrl(url: string): string {
-  return url
-    .replace(SECRET_QUERY, '$1[REDACTED]')
-    .replace(PAGE_TOKEN, '$1[REDACTED]')
-    .replace(DIGIT_RUN, (run) => (luhn(run) ? '[REDACTED]' : run));
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * A URL with every card number in its path segments and query names and values (percent-encoded or
+ * not, grouped by spaces, `+` or dashes) masked to BIN and last 4, as security/card-numbers.ts defines
+ * a card number. Used for every URL that is logged or echoed (the 404 and 405 answers).
+ */
+export function redactCardNumbersInUrl(url: string): string {
+  if (!/\d/.test(url)) return url;
+  return url.replace(/[^/?&=#;,]+/g, (part) => {
+    const text = decodePart(part);
+    return containsCardNumber(text) ? encodeURIComponent(redactCardNumbers(text)).replace(/%2A/gi, '*') : part;
+  });
 }
 
 export function loggerOptions(level: string): LoggerOptions {

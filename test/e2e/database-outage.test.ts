@@ -1,7 +1,8 @@
 /**
  * The database goes away under load (PostgreSQL only): the gateway's backends are terminated several
  * times (pg_terminate_backend, its own connections only), then the connection is cut at a TCP proxy and
- * restored. The process survives, requests in flight fail cleanly (503 in the error envelope), /readyz
+ * restored, then connections are refused (nothing listens) and allowed again: every outage answers 503
+ * with Retry-After and is logged once. The process survives, requests in flight fail cleanly (503 in the error envelope), /readyz
  * answers 503 while the database is away and 200 when it is back, and no order is half-done: every 200
  * has its order as answered, every order belongs to a request answered 200 or 503, and nothing stays
  * pending once the reconciler has run.
@@ -129,6 +130,31 @@ describe.skipIf(testDbKind() !== 'postgres')('PostgreSQL goes away under load', 
     await until('/readyz to answer 200 again', async () => (await fetch(`${gw!.url}/readyz`)).status === 200);
     const afterRestore = ok();
     await until('payments to flow again', async () => ok() >= afterRestore + 5);
+
+    // 4. connections refused (nothing listens: ECONNREFUSED): 503 with Retry-After, one log line for the
+    // whole outage (not one per request), no stack trace; back by itself again
+    const outageLines = () => gw!.output().split('\n').filter((l) => l.includes('"msg":"database unavailable')).length;
+    const endLines = () => gw!.output().split('\n').filter((l) => l.includes('"msg":"database available again"')).length;
+    await until('the earlier outages to be over (each logged once, and its end once)', async () => outageLines() > 0 && endLines() === outageLines());
+    const linesBefore = outageLines();
+    const errorsBefore = (gw.output().match(/"msg":"unhandled error"/g) ?? []).length;
+    proxy.refuse();
+    await until('a payment answered 503 while connections are refused', async () => {
+      const r = await pay(n++);
+      return r !== null && r.status === 503;
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${gw.url}/v1/sandbox/orders`, { headers: { authorization: `Basic ${Buffer.from(`${created.body.client.api_key}:`).toString('base64')}` } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(((await res.json()) as { code: number }).code).toBe(503);
+    }
+    expect(outageLines() - linesBefore, 'one log line for the outage').toBe(1);
+    expect((gw.output().match(/"msg":"unhandled error"/g) ?? []).length).toBe(errorsBefore);
+    proxy.restore();
+    await until('/readyz to answer 200 after the refusals', async () => (await fetch(`${gw!.url}/readyz`)).status === 200);
+    const afterRefusals = ok();
+    await until('payments to flow after the refusals', async () => ok() >= afterRefusals + 5);
     stop = true;
     await Promise.all(workers);
     expect(alive()).toBe(true);

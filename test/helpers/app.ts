@@ -17,7 +17,7 @@ import { Vault } from '../../src/platform/security/vault.js';
 import type { Env } from '../../src/platform/db/schema.js';
 import { installResponseValidation } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
-import { appendCapture, captureFile, pansInRequest, recordKnownPans } from './capture.js';
+import { appendCapture, captureFile, decodedUrl, pansAnywhere, pansInRequest, recordKnownPans } from './capture.js';
 
 export function testVault(): Vault {
   return new Vault([{ id: 'test1', key: randomBytes(32) }], randomBytes(32));
@@ -55,9 +55,11 @@ function captureInject(app: FastifyInstance): void {
   if (!captureFile('response')) return;
   const original = app.inject.bind(app) as (...args: unknown[]) => unknown;
   (app as unknown as { inject: unknown }).inject = (...args: unknown[]) => {
-    const opts = args[0] as { payload?: unknown; body?: unknown; method?: string; url?: string; payloadAsStream?: boolean } | undefined;
+    const opts = args[0] as { payload?: unknown; body?: unknown; method?: string; url?: string; query?: unknown; headers?: Record<string, unknown>; payloadAsStream?: boolean } | undefined;
     if (args.length !== 1 || !opts || typeof opts !== 'object') return original(...args);
     recordKnownPans(pansInRequest(opts.payload ?? opts.body));
+    // any card number the request carried, in any field (the scan then looks for it everywhere)
+    recordKnownPans(pansAnywhere(opts.payload ?? opts.body, opts.query, decodedUrl(String(opts.url ?? '')), opts.headers?.['idempotency-key']));
     // a streamed answer (the event stream) has no body to record here: its reader captures what it reads
     if (opts.payloadAsStream) return original(opts);
     return (original(opts) as Promise<LightMyRequestResponse>).then((res) => {

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { testDatabaseUrl, testDbKind } from './db.js';
+import { appendLogText } from './capture.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -75,6 +76,8 @@ export async function startGateway(home: GatewayHome, extra: Record<string, stri
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
+  // the gateway's log goes to the card-data scan too (test/helpers/capture.ts)
+  proc.once('close', () => appendLogText(out));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -10,6 +10,11 @@ export interface TcpProxy {
   open(): number;
   /** Drops every connection and refuses new ones until `restore()`. */
   cut(): void;
+  /**
+   * Drops every connection and stops listening until `restore()`: new connections are refused by the
+   * system (ECONNREFUSED), as when the database server is not running.
+   */
+  refuse(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -37,6 +42,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
+  let listening = true;
   const dropAll = () => {
     for (const { a, b } of pairs) {
       a.destroy();
@@ -51,12 +57,26 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       down = true;
       dropAll();
     },
+    refuse() {
+      down = true;
+      dropAll();
+      if (listening) {
+        listening = false;
+        server.close();
+      }
+    },
     restore() {
       down = false;
+      if (!listening) {
+        listening = true;
+        server.listen(port, '127.0.0.1');
+      }
     },
     close() {
       down = true;
       dropAll();
+      if (!listening) return Promise.resolve();
+      listening = false;
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

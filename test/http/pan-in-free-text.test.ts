@@ -27,9 +27,11 @@ describe('card numbers in free text', () => {
     expect(containsCardNumber(`card ${spaced}`)).toBe(true);
     expect(containsCardNumber(PAN.replace(/(\d{4})(?=\d)/g, '$1-'))).toBe(true);
     expect(containsCardNumber('4111111111111112')).toBe(false); // fails Luhn
-    expect(containsCardNumber('order 123456789012')).toBe(false); // 12 digits
+    expect(containsCardNumber('order 123456789012')).toBe(false); // 12 digits, no brand's range
     expect(containsCardNumber('+34 600 000 000')).toBe(false);
-    expect(findCardNumberInText({ card_pan: PAN, reference: PAN, metadata: { note: `x ${PAN}` } })).toBe('metadata.note');
+    // outside a route's card fields every field is checked, the first one found is named
+    expect(findCardNumberInText({ card_pan: 'x', reference: 'r', metadata: { note: `x ${PAN}` } })).toBe('metadata.note');
+    expect(findCardNumberInText({ reference: PAN })).toBe('reference');
   });
 
   it.each([

@@ -25,8 +25,12 @@ export function cardPresentRoutes(service: CardPresentService, payments: Payment
     const app = scope.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['card-present'];
     // the token first: an unauthenticated request learns nothing about the body it sent
+    // then the X-Service-MID / X-Service-TID headers, on every K route: when sent they must be the device's (403)
     app.addHook('onRequest', async (req) => {
-      (req as any).device = await service.authenticate(req.headers.authorization, String(req.routeOptions.config.env));
+      const auth = await service.authenticate(req.headers.authorization, String(req.routeOptions.config.env));
+      const header = (name: string) => [req.headers[name]].flat()[0];
+      service.checkIds(auth.device, { mid: header('x-service-mid'), tid: header('x-service-tid') });
+      (req as any).device = auth;
     });
     const payDescription = (what: string) =>
       `The device charges the card it read (${what}): \`card\` carries \`track2\`, or \`pan\` and \`expiration_date\` (YYMM). The order is created and paid in this call; the answer carries it and \`pos\` with the \`rrn\` the gateway assigned. ` +

@@ -71,12 +71,16 @@ export class CardPresentService {
     return this.p.database.db;
   }
 
-  /** The device of a bearer token; 401 when there is none, 403 for a disabled device or another environment. */
+  /**
+   * The device of a bearer token; 401 when there is none or the key it acts for was revoked, 403 for a
+   * disabled device or another environment.
+   */
   async authenticate(authorization: string | undefined, env: string): Promise<{ device: repo.DeviceRow; ctx: RequestContext }> {
     const m = /^bearer\s+(\S+)$/i.exec(String(authorization ?? ''));
     if (!m || !/^pgd_[A-Za-z0-9_-]{20,100}$/.test(m[1])) throw unauthorized('A device bearer token is required');
     const device = await this.deps.devices.deviceForToken(m[1]);
     if (!device) throw unauthorized('A device bearer token is required');
+    if (!device.keyActive) throw unauthorized('The device token ended: the API key the device acts for was revoked. Give the device a new token with an active key (POST /device/{id}/token)');
     if (device.env !== env) throw forbidden(`The device token is not valid in ${env}`);
     if (!device.active) throw forbidden('The device is disabled');
     const ctx = await this.deps.merchants.contextForKey(device.key_id);

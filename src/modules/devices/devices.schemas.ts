@@ -78,7 +78,7 @@ export const TokenBody = signedBody({}, { title: 'RotateDeviceTokenRequest', exa
 
 export const ListQuery = Type.Object({
   identifier: Type.Optional(Type.String({ maxLength: 100 })),
-  service: Type.Optional(Type.String({ maxLength: 36 })),
+  service: Type.Optional(Type.String({ format: 'uuid', description: 'the uuid of a service: its devices only' })),
   terminal_id: Type.Optional(Type.String({ maxLength: 8 })),
   communication_type: Type.Optional(Type.String({ maxLength: 16 })),
   active: Type.Optional(Bool()),

@@ -66,8 +66,8 @@ export type DeviceSignal =
   | { device: string; kind: 'operations' }
   /** Tell the device to stop an operation (cancelled by the merchant, or its deadline passed). */
   | { device: string; kind: 'cancel'; operation: string }
-  /** The device was disabled, or its token rotated: close its socket. */
-  | { device: string; kind: 'disabled' | 'token_rotated' }
+  /** The device was disabled, its token rotated or revoked by the operator: close its socket. */
+  | { device: string; kind: 'disabled' | 'token_rotated' | 'token_revoked' }
   /** The device opened a socket on the process `by`: any other process holding one for it closes it (one socket per device). */
   | { device: string; kind: 'connected'; by: string };
 
@@ -119,22 +119,26 @@ interface OpPayload {
 }
 
 const ownerOf = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
+/** A device found by its token, and whether the key it acts for is still active (revoked: the token ended). */
+export type TokenDevice = repo.DeviceRow & { keyActive: boolean };
+
 export const hashDeviceToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 const newToken = () => `pgd_${randomBytes(32).toString('base64url')}`;
 
 export class DevicesService {
   #channel: DeviceChannel = { send: () => false, holds: () => false };
   /** Devices by token hash, and the currency of services, for the card-present hot path (PAYGATE_CACHE_TTL_MS). */
-  readonly #byToken = new Map<string, { device: repo.DeviceRow; until: number }>();
+  readonly #byToken = new Map<string, { device: TokenDevice; until: number }>();
   readonly #currencies = new Map<string, { currency: string | null; until: number }>();
 
   constructor(
     private readonly p: Platform,
     private readonly deps: DevicesDeps,
   ) {
-    // a device disabled or its token rotated (devices trigger), a service changed, in any process: drop them
+    // a device disabled or its token rotated (devices trigger), a key revoked (api_keys trigger), a service
+    // changed, in any process: drop them
     p.invalidation?.onInvalidate((table) => {
-      if (table === null || table.endsWith('.devices')) this.#byToken.clear();
+      if (table === null || table.endsWith('.devices') || table.endsWith('.api_keys')) this.#byToken.clear();
       if (table === null || table.endsWith('.services')) this.#currencies.clear();
     });
   }
@@ -248,17 +252,51 @@ export class DevicesService {
     return this.get(ctx, id);
   }
 
-  /** A new bearer token for the device; the old one stops working at once. */
+  /**
+   * A new bearer token for the device; the old one stops working at once. The device acts from now on in
+   * the name of the key that rotated its token (docs/devices.md, "Device token lifetime"): after the key
+   * that registered it was revoked, rotating with an active key gives the device a working token again.
+   */
   async rotateToken(ctx: RequestContext, id: string): Promise<{ device: PresentedDevice; token: string }> {
     const d = await this.#owned(ctx, id);
     const token = newToken();
     await this.p.database.transaction(async (trx) => {
-      await repo.updateDevice(trx, d.id, { token_hash: hashDeviceToken(token), updated_at: ctx.clock.now() });
+      await repo.updateDevice(trx, d.id, { token_hash: hashDeviceToken(token), key_id: ctx.keyId, updated_at: ctx.clock.now() });
       // a socket opened with the old token is closed: the device connects again with the new one
       await this.#signal(trx, { device: d.id, kind: 'token_rotated' });
     });
     this.#byToken.clear();
     return { device: await this.get(ctx, id), token };
+  }
+
+  /**
+   * The operator's `paygate device revoke-token`: the device's token stops working at once (its socket is
+   * closed) and no new one is issued; the merchant gives the device a new token by rotating it (or the
+   * device stays without one). Returns false for an unknown device.
+   */
+  async revokeToken(id: string): Promise<boolean> {
+    const d = /^[0-9a-f-]{36}$/i.test(id) ? await repo.findDeviceById(this.#db, id.toLowerCase()) : undefined;
+    if (!d) return false;
+    await this.p.database.transaction(async (trx) => {
+      // the hash of a token nobody holds (never shown): the old token matches nothing from now on
+      await repo.updateDevice(trx, d.id, { token_hash: hashDeviceToken(newToken()), updated_at: this.p.clock.now() });
+      await this.#signal(trx, { device: d.id, kind: 'token_revoked' });
+    });
+    this.#byToken.clear();
+    return true;
+  }
+
+  /** Of `deviceIds`, the devices whose token ended with their key (the key was revoked). */
+  async devicesOfRevokedKeys(deviceIds: string[]): Promise<string[]> {
+    const out: string[] = [];
+    const keys = new Map<string, boolean>();
+    for (const id of deviceIds) {
+      const d = await repo.findDeviceById(this.#db, id);
+      if (!d) continue;
+      if (!keys.has(d.key_id)) keys.set(d.key_id, await this.deps.merchants.keyActive(this.#db, d.key_id));
+      if (!keys.get(d.key_id)) out.push(id);
+    }
+    return out;
   }
 
   // ---- merchant → device (J3–J7) ------------------------------------------------------------------
@@ -433,16 +471,19 @@ export class DevicesService {
   // ---- device side --------------------------------------------------------------------------------
 
   /**
-   * The device a bearer token belongs to (any environment), or undefined. Kept for PAYGATE_CACHE_TTL_MS;
-   * disabling a device or rotating its token drops it at once in every process (the devices trigger of
-   * paygate_invalidate) and in this one before the change is answered.
+   * The device a bearer token belongs to (any environment), or undefined, with whether its key is still
+   * active. Kept for PAYGATE_CACHE_TTL_MS; disabling a device, rotating or revoking its token, or revoking
+   * a key drops it at once in every process (the devices and api_keys triggers of paygate_invalidate) and
+   * in this one before the change is answered.
    */
-  async deviceForToken(token: string): Promise<repo.DeviceRow | undefined> {
+  async deviceForToken(token: string): Promise<TokenDevice | undefined> {
     if (!/^pgd_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
     const hash = hashDeviceToken(token);
     const cached = this.#byToken.get(hash);
     if (cached && cached.until > Date.now()) return cached.device;
-    const device = await repo.findDeviceByTokenHash(this.#db, hash);
+    const row = await repo.findDeviceByTokenHash(this.#db, hash);
+    // the token lives as long as the key the device acts for (docs/devices.md, "Device token lifetime")
+    const device = row ? { ...row, keyActive: await this.deps.merchants.keyActive(this.#db, row.key_id) } : undefined;
     if (device && this.p.config.cacheTtlMs > 0) {
       if (this.#byToken.size > 10_000) this.#byToken.clear();
       this.#byToken.set(hash, { device, until: Date.now() + this.p.config.cacheTtlMs });

@@ -25,7 +25,7 @@ export const SOCKET_PATH = /^\/v1(\/sandbox)?\/device\/socket\/?(\?.*)?$/;
 /** Largest frame a device may send. */
 const MAX_FRAME = 16 * 1024;
 /** Close codes the gateway uses (4000–4999 are the application's). */
-export const CLOSE_CODES = { REPLACED: 4000, DISABLED: 4001, TOKEN_ROTATED: 4002 } as const;
+export const CLOSE_CODES = { REPLACED: 4000, DISABLED: 4001, TOKEN_ROTATED: 4002, KEY_REVOKED: 4003, TOKEN_REVOKED: 4004 } as const;
 
 function refuse(socket: Duplex, status: number, reason: string): void {
   socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ message: reason, code: status, details: reason })}`);
@@ -42,7 +42,7 @@ function parseSignal(payload: string): DeviceSignal | null {
 }
 
 /** Serves device sockets on the app's HTTP server (when it listens). */
-export function installDeviceSocket(app: FastifyInstance, service: DevicesService, p: Pick<Platform, 'database' | 'config' | 'logger'>): void {
+export function installDeviceSocket(app: FastifyInstance, service: DevicesService, p: Pick<Platform, 'database' | 'config' | 'logger'> & { invalidation?: Platform['invalidation'] }): void {
   const logger = p.logger;
   /** This hub, in the signals it sends. */
   const hubId = randomUUID();
@@ -95,6 +95,8 @@ export function installDeviceSocket(app: FastifyInstance, service: DevicesServic
         return ws.close(CLOSE_CODES.DISABLED, 'the device was disabled');
       case 'token_rotated':
         return ws.close(CLOSE_CODES.TOKEN_ROTATED, 'the device token was rotated: connect with the new token');
+      case 'token_revoked':
+        return ws.close(CLOSE_CODES.TOKEN_REVOKED, 'the device token was revoked');
       case 'connected':
         if (s.by === hubId) return;
         // the device connected to another process: this socket is the stale one (not a disconnection)
@@ -120,7 +122,7 @@ export function installDeviceSocket(app: FastifyInstance, service: DevicesServic
     const env = m[1] ? 'sandbox' : 'production';
     const auth = /^bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
     const device = auth ? await service.deviceForToken(auth[1]) : undefined;
-    if (!device) return refuse(socket, 401, 'Unauthorized');
+    if (!device || !device.keyActive) return refuse(socket, 401, 'Unauthorized');
     if (device.env !== env) return refuse(socket, 403, 'Unauthenticated');
     if (!device.active) return refuse(socket, 403, 'Unauthenticated');
     if (device.communication_type !== 'SOCKET') return refuse(socket, 400, 'Bad Request');
@@ -201,11 +203,24 @@ export function installDeviceSocket(app: FastifyInstance, service: DevicesServic
     }
   }
 
+  // ---- a key revoked (in any process: the api_keys trigger of paygate_invalidate): the sockets of the
+  // devices that act for it close, as their tokens ended (docs/devices.md, "Device token lifetime")
+  const stopKeyWatch = p.invalidation?.onInvalidate((table) => {
+    if (sockets.size === 0 || (table !== null && !table.endsWith('.api_keys'))) return;
+    service
+      .devicesOfRevokedKeys([...sockets.keys()])
+      .then((ended) => {
+        for (const id of ended) sockets.get(id)?.close(CLOSE_CODES.KEY_REVOKED, 'the API key the device acts for was revoked');
+      })
+      .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'devices: could not check the keys of connected devices'));
+  });
+
   app.server.on('upgrade', (req, socket, head) => {
     onUpgrade(req, socket, head).catch(() => refuse(socket, 500, 'Internal Server Error'));
   });
   app.addHook('preClose', async () => {
     if (poll) clearInterval(poll);
+    stopKeyWatch?.();
     const open = [...sockets.values()];
     sockets.clear(); // closing at shutdown is not a device going offline
     for (const ws of open) ws.terminate();

@@ -181,6 +181,9 @@ export class MerchantsService {
     const owner = await repo.findMerchant(db, row.merchant_id);
     await repo.revokeKey(db, row.id, merchantClock(this.p.clock, Number(owner?.clock_offset_ms ?? 0)).now());
     this.invalidateKeyCache();
+    // every cache of this process that depends on the key (devices acting for it, their sockets) drops it
+    // before this answers; other processes hear the api_keys trigger
+    this.p.invalidation?.invalidate(null);
     return row.id;
   }
 

@@ -10,6 +10,7 @@
 import { parse } from 'csv-parse';
 import { Readable } from 'node:stream';
 import { badRequest } from '../errors/errors.js';
+import { containsCardNumber, redactCardNumbers } from '../security/card-numbers.js';
 
 /** Largest CSV file accepted, decoded. */
 export const CSV_MAX_BYTES = 10 * 1024 * 1024;
@@ -119,12 +120,20 @@ export async function readCsv(field: string, bytes: Buffer, spec: CsvSpec): Prom
   } catch (err) {
     if ((err as { status?: number }).status === 400) throw err;
     const e = err as { message?: string; lines?: number };
-    throw badRequest(`${field} is not a readable CSV file${e.lines ? ` (line ${e.lines})` : ''}: ${String(e.message ?? err).slice(0, 200)}`);
+    throw badRequest(`${field} is not a readable CSV file${e.lines ? ` (line ${e.lines})` : ''}: ${redactCardNumbers(String(e.message ?? err)).slice(0, 200)}`);
   } finally {
     source.destroy();
     parser.destroy();
   }
   if (records.length === 0) throw badRequest(`${field} is empty: a header row is expected`);
+  // no cell of any column carries a card number (the same rule as every other merchant-supplied string,
+  // http/pan-guard.ts): the file has no card column, and its cells are stored and shown as they are
+  for (const r of records) {
+    const at = r.fields.findIndex((f) => containsCardNumber(f));
+    if (at < 0) continue;
+    const column = r === records[0] ? 'the header row' : `column ${containsCardNumber(records[0].fields[at] ?? '') ? at + 1 : (records[0].fields[at] ?? String(at + 1)).trim().toUpperCase().slice(0, 40)}`;
+    throw badRequest(`${field} line ${r.line}, ${column}, must not contain a card number: card numbers go only in the card fields`);
+  }
   const header = records[0].fields.map((h) => h.trim().toUpperCase());
   const known = new Set([...spec.required, ...spec.optional]);
   const seen = new Set<string>();

@@ -332,10 +332,18 @@ const CONNECTION_ERROR_CODES = new Set([
   '57P01', // admin_shutdown (pg_terminate_backend, fast shutdown)
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up, in recovery)
+  '57P04', // database_dropped
   '53300', // too_many_connections
+  '53400', // configuration_limit_exceeded (connection limit of the role or database)
   '25006', // read_only_sql_transaction (a standby after failover)
 ]);
-const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|terminating connection|the database system is (starting up|shutting down|in recovery)|Connection ended unexpectedly|connect ECONNREFUSED/i;
+/**
+ * SQLSTATE 55000 (object_not_in_prerequisite_state) is a connection refusal only with this message
+ * (`database "x" is not currently accepting connections`: ALTER DATABASE ... ALLOW_CONNECTIONS false);
+ * raised by a statement it is a problem of the statement.
+ */
+const NOT_ACCEPTING = /not (currently|yet) accepting connections/i;
+const CONNECTION_ERROR_MESSAGES = /Connection terminated|not (currently|yet) accepting connections|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|terminating connection|the database system is (starting up|shutting down|in recovery)|Connection ended unexpectedly|connect ECONNREFUSED/i;
 
 /**
  * True when `err` says the database could not be reached or the connection died (not a problem of the
@@ -346,6 +354,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = pgCode(err);
   if (code && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08'))) return true;
   const message = (err as { message?: unknown }).message;
+  if (code === '55000') return typeof message === 'string' && NOT_ACCEPTING.test(message);
   if (typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message)) return true;
   const cause = (err as { cause?: unknown }).cause;
   return cause !== undefined && cause !== err ? isDatabaseUnavailable(cause) : false;

@@ -1,66 +1,122 @@
 /**
- * A full card number must never land outside the vault. Free-text fields (descriptions, `additional`,
- * names, addresses, metadata values, comments) are stored and shown as they are, so a write whose
- * free text carries a Luhn-valid number of 13 to 19 digits (with or without spaces or dashes) is
- * refused with 400 naming the field, before anything is stored. The number is never echoed back.
+ * A full card number must never land outside the vault. Every string a merchant (or a device) sends is
+ * stored or echoed somewhere (descriptions, references, external ids, metadata keys and values, file
+ * names, query filters that reach the logs), so every one of them is checked: the JSON body at any
+ * depth (keys and values, strings and integers), the query parameters, the path parameters and the
+ * Idempotency-Key header. One that carries a card number (security/card-numbers.ts: Luhn-valid, in a
+ * brand's issuer ranges, of that brand's length) is refused with 400 naming the field, before anything
+ * is stored; the number is never echoed back.
+ *
+ * The only places a card number may be sent are the card fields, listed in CARD_FIELDS below (a field
+ * that is not listed is checked, so a new field cannot slip past). CSV files are checked cell by cell
+ * by the CSV reader (platform/csv), with the same definition.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors/errors.js';
+import { containsCardNumber } from '../security/card-numbers.js';
 
-/** Keys whose string values are free text (at any depth of the body). */
-const FREE_TEXT = new Set([
-  'description', 'additional', 'name', 'first_name', 'last_name', 'full_name', 'card_holder', 'holder_name',
-  'address', 'address1', 'address2', 'address3', 'address_line1', 'address_line2', 'street', 'city', 'state',
-  'province', 'comment', 'comments', 'note', 'notes', 'dynamic_descriptor', 'title', 'subject', 'message',
-]);
-/** Keys under which every string is free text. */
-const FREE_TEXT_TREES = new Set(['metadata', 'holder', 'billing', 'shipping', 'billing_address', 'shipping_address', 'customer']);
+export { containsCardNumber } from '../security/card-numbers.js';
 
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
+/**
+ * A field where a card number belongs. `field` is the field's path with array indexes written `[]`
+ * (`cards[].card_pan`, `items[]`); `when` looks at the object that holds the field.
+ */
+export interface CardField {
+  field: RegExp;
+  /** The route (as registered, without the /v1 or /v1/sandbox prefix) and method, when the field is one route's. */
+  route?: { method: string; url: RegExp };
+  when?: (holder: Record<string, unknown>) => boolean;
+  why: string;
 }
 
-/** True when `text` contains a Luhn-valid run of 13 to 19 digits (single spaces or dashes between). */
-export function containsCardNumber(text: string): boolean {
-  for (const m of text.matchAll(/\d(?:[ -]?\d)*/g)) {
-    const digits = m[0].replace(/[ -]/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && luhn(digits)) return true;
-  }
-  return false;
+const upper = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : '');
+
+export const CARD_FIELDS: readonly CardField[] = [
+  { field: /^(.+\.)?card_pan$/, why: 'the card number of a payment, a stored card or a sandbox wallet token' },
+  { field: /^card\.(pan|track2)$/, route: { method: 'POST', url: /^\/card-present\// }, why: 'the card a device read' },
+  { field: /^(items\[\]\.)?value$/, route: { method: 'POST', url: /^\/security-list(\/:list_uuid\/items)?$/ }, when: (h) => upper(h.type) === 'CARD', why: 'a CARD item of a security list (kept as a keyed fingerprint)' },
+  { field: /^items\[\]$/, route: { method: 'DELETE', url: /^\/security-list\/:list_uuid\/items$/ }, why: 'removing a CARD item names its card number' },
+  { field: /^account_number$/, route: { method: 'POST|PUT', url: /^\/customer\/account$/ }, when: (h) => upper(h.account_type) === 'CARD_NUMBER', why: 'a customer account of type CARD_NUMBER (sealed, shown as BIN and last 4)' },
+];
+
+/** The route a request was matched to, without its environment prefix. */
+function routeOf(req: FastifyRequest): string {
+  return (req.routeOptions.url ?? '').replace(/^\/v1(\/sandbox)?(?=\/)/, '');
 }
 
-/** The field (as clients name it) of the first free-text value carrying a card number, or null. */
-export function findCardNumberInText(value: unknown, path = '', inTree = false, depth = 0): string | null {
+function isCardField(shape: string, holder: Record<string, unknown>, method: string, route: string | null): boolean {
+  if (route === null) return false;
+  return CARD_FIELDS.some(
+    (c) => c.field.test(shape) && (!c.route || (c.route.method.split('|').includes(method) && c.route.url.test(route))) && (!c.when || c.when(holder)),
+  );
+}
+
+const cardLike = (v: unknown) => (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) && containsCardNumber(String(v));
+
+/**
+ * The field (as clients name it) of the first key or value under `value` that carries a card number
+ * outside the card fields, or null. `method` and `route` say which card fields apply (route null: none).
+ */
+export function findCardNumber(value: unknown, method = '', route: string | null = null, path = '', shape = '', depth = 0): string | null {
   if (depth > 32 || value === null || typeof value !== 'object') return null;
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value as Record<string, unknown>);
+  const array = Array.isArray(value);
+  const entries: Array<[string, unknown]> = array ? (value as unknown[]).map((v, i) => [String(i), v]) : Object.entries(value as Record<string, unknown>);
   for (const [k, v] of entries) {
-    const field = Array.isArray(value) ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
-    const key = k.toLowerCase();
-    const free = inTree || FREE_TEXT.has(key);
-    if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) {
-      if (free && containsCardNumber(String(v))) return field;
-    } else if (typeof v === 'object' && v !== null) {
-      const hit = findCardNumberInText(v, field, inTree || FREE_TEXT_TREES.has(key) || (Array.isArray(v) && FREE_TEXT.has(key)), depth + 1);
+    if (!array && containsCardNumber(k)) return path === '' ? 'a key of the body' : `a key of ${path}`;
+    const field = array ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
+    const fieldShape = array ? `${shape}[]` : shape === '' ? k : `${shape}.${k}`;
+    if (typeof v === 'object' && v !== null) {
+      const hit = findCardNumber(v, method, route, field, fieldShape, depth + 1);
       if (hit) return hit;
+    } else if (cardLike(v) && !isCardField(fieldShape, value as Record<string, unknown>, method, route)) {
+      return field;
     }
   }
   return null;
 }
 
+/** Compatibility name: the first field under `value` carrying a card number, no card field allowed. */
+export function findCardNumberInText(value: unknown): string | null {
+  return findCardNumber(value);
+}
+
+export function cardNumberRefusal(field: string) {
+  return badRequest(`${field} must not contain a card number: card numbers go only in the card fields`);
+}
+
+/**
+ * Throws 400 when a merchant-supplied string of `req` carries a card number outside the card fields:
+ * path parameters, query parameters, the Idempotency-Key header, then the body.
+ */
+export function refuseCardNumbers(req: FastifyRequest, parts: { body?: boolean; query?: boolean; params?: boolean; headers?: boolean; cardFields?: boolean } = {}): void {
+  const { body = true, query = true, params = true, headers = true, cardFields = true } = parts;
+  const method = req.method;
+  const route = cardFields ? routeOf(req) : null;
+  if (params) {
+    const hit = findCardNumber(req.params, method, null);
+    if (hit) throw cardNumberRefusal(`path parameter ${hit}`);
+  }
+  if (query) {
+    const hit = findCardNumber(req.query, method, null);
+    if (hit) throw cardNumberRefusal(`query parameter ${hit}`);
+  }
+  if (headers) {
+    const idem = req.headers['idempotency-key'];
+    if (idem !== undefined && [idem].flat().some((h) => containsCardNumber(h))) throw cardNumberRefusal('the Idempotency-Key header');
+  }
+  if (body && typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body)) {
+    const hit = findCardNumber(req.body, method, route);
+    if (hit) throw cardNumberRefusal(hit);
+  } else if (body && typeof req.body === 'string' && containsCardNumber(req.body)) {
+    throw cardNumberRefusal('the request body');
+  }
+}
+
+/** Every API route (not the customer-facing pages, which take the card form) goes through the guard. */
 export function installPanGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
     const cfg = req.routeOptions.config;
-    if (!cfg?.env || cfg.page || req.method === 'GET' || req.method === 'HEAD') return;
-    const hit = findCardNumberInText(req.body);
-    if (hit) throw badRequest(`${hit} must not contain a card number (a 13 to 19 digit number that passes the Luhn check): card numbers go only in the card fields`);
+    if (!cfg?.env || cfg.page) return;
+    refuseCardNumbers(req);
   });
 }

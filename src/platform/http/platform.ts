@@ -10,6 +10,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/database.js';
+import type { OutageLog } from '../db/outage.js';
 import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
@@ -19,6 +20,7 @@ import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
 import { installNulGuard } from './nul-guard.js';
 import { installPanGuard } from './pan-guard.js';
+import { redactCardNumbersInUrl } from '../logging.js';
 import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
@@ -39,6 +41,8 @@ export interface PlatformOptions {
   idempotency: IdempotencyStore;
   /** Sandbox routes over plain HTTP on any address (PAYGATE_SANDBOX_HTTP_ANY_ADDRESS), not only loopback. */
   sandboxHttpAnyAddress?: boolean;
+  /** Logs a database outage once (db/outage.ts); without it every 503 of an outage logs a line. */
+  outage?: OutageLog;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -113,7 +117,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       status = 503;
       details = 'The service is temporarily unavailable (database unreachable); retry later';
       reply.header('Retry-After', '1');
-      req.log.warn({ err: err.message }, 'database unavailable');
+      if (opts.outage) opts.outage.unavailable(err);
+      else req.log.warn({ err: err.message }, 'database unavailable');
     } else {
       status = 500;
       details = `Internal error; request id ${req.id}`;
@@ -128,8 +133,9 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   // ---- unknown routes: 405 with Allow when the path exists for other methods, else 404 ------------
   const known = knownRoutes(app);
   app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    const allow = known.allowed(path);
+    const rawPath = req.url.split('?')[0];
+    const allow = known.allowed(rawPath);
+    const path = redactCardNumbersInUrl(rawPath); // echoed: never a card number (issue 31)
     if (allow.length > 0) {
       reply.header('Allow', allow.join(', '));
       return reply.code(405).send(errorEnvelope(envelopeTime(req, opts), 405, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));

@@ -1,14 +1,16 @@
 /**
  * The API request log: every request an API key made (method, path, status, duration, idempotency key,
  * request id, and the request and answer bodies), so a merchant's developers can see exactly what their
- * integration sent. Bodies are redacted before they leave the request: card numbers (any Luhn-valid run
- * of 13 to 19 digits, wherever it is), CVVs, PIN blocks, track data, signatures, keys, passwords and
- * terminal credentials become `[REDACTED]`; URLs lose their secret query values as in the logs.
+ * integration sent. Bodies are redacted before they leave the request: card numbers (security/
+ * card-numbers.ts, wherever they are, in keys too), CVVs, PIN blocks, track data, signatures, keys, passwords and
+ * terminal credentials become `[REDACTED]`; URLs lose their secret query values and card numbers as in
+ * the logs, and the Idempotency-Key its card numbers.
  *
  * The hook hands each entry to a sink (the dashboard module stores them, batched off the request path).
  */
 import type { FastifyInstance } from 'fastify';
 import { redactUrl } from '../logging.js';
+import { cardNumberSpans, isCardNumber } from '../security/card-numbers.js';
 import type { Env } from '../db/schema.js';
 
 export interface RequestLogEntry {
@@ -43,39 +45,30 @@ const SECRET_KEYS = new Set([
 ]);
 
 const UUID_RE = /\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/i;
-/** 13 to 19 digits, possibly split by spaces or dashes: a card number when Luhn-valid. */
-const DIGIT_RUN = /\d(?:[ -]?\d){12,18}/g;
 
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-/** A text with every card number in it replaced. */
+/** A text with every card number in it (security/card-numbers.ts, the input guard's definition) replaced. */
 export function redactPans(text: string): string {
-  return text.replace(DIGIT_RUN, (m) => {
-    const digits = m.replace(/[ -]/g, '');
-    return digits.length >= 13 && digits.length <= 19 && luhn(digits) ? '[REDACTED]' : m;
-  });
+  const spans = cardNumberSpans(text);
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const [s, e] of spans) {
+    out += `${text.slice(at, s)}[REDACTED]`;
+    at = e;
+  }
+  return out + text.slice(at);
 }
 
 /** A parsed JSON value with secret keys and card numbers redacted. */
 export function redactValue(v: unknown, depth = 0): unknown {
   if (depth > 32) return '[REDACTED]';
   if (typeof v === 'string') return redactPans(v);
-  if (typeof v === 'number') return /^\d{13,19}$/.test(String(v)) && luhn(String(v)) ? '[REDACTED]' : v;
+  if (typeof v === 'number') return Number.isInteger(v) && isCardNumber(String(v)) ? '[REDACTED]' : v;
   if (Array.isArray(v)) return v.map((x) => redactValue(x, depth + 1));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    for (const [rawKey, x] of Object.entries(v as Record<string, unknown>)) {
+      const k = redactPans(rawKey);
       out[k] = SECRET_KEYS.has(k.toLowerCase().replace(/-/g, '_')) && x !== null && x !== '' ? '[REDACTED]' : redactValue(x, depth + 1);
     }
     return out;
@@ -127,7 +120,7 @@ export function installRequestLog(app: FastifyInstance, sink: RequestLogSink, no
     if (!ctx) return;
     try {
       const answer = (req as unknown as { logAnswer?: string | null }).logAnswer ?? null;
-      const path = redactPans(redactUrl(req.url));
+      const path = redactUrl(req.url);
       const idem = req.headers['idempotency-key'];
       sink.record({
         merchantId: ctx.merchant.id,
@@ -137,7 +130,7 @@ export function installRequestLog(app: FastifyInstance, sink: RequestLogSink, no
         path: path.length > 2000 ? path.slice(0, 2000) : path,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime),
-        idempotencyKey: typeof idem === 'string' ? idem.slice(0, 255) : null,
+        idempotencyKey: typeof idem === 'string' ? redactPans(idem).slice(0, 255) : null,
         requestId: req.id,
         orderId: orderOf(req.url, req.body, answer),
         requestBody: req.method === 'GET' || req.method === 'HEAD' ? null : redactBody(req.body),

@@ -1,0 +1,71 @@
+/**
+ * What a card number is (issue 31 items 2 and 3): Luhn-valid AND in a brand's issuer ranges AND of a
+ * length that brand uses. Ordinary numbers that pass Luhn (EAN-13 codes, millisecond timestamps) are not
+ * card numbers; every sandbox test card is one, written however a person writes it. Logged and echoed
+ * URLs carry no card number.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { containsCardNumber, isCardNumber, luhn, redactCardNumbers } from '../../src/platform/security/card-numbers.js';
+import { redactCardNumbersInUrl, redactUrl } from '../../src/platform/logging.js';
+import { TEST_CARDS } from '../../src/processors/index.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
+
+const PAN = TEST_CARDS.APPROVED;
+
+describe('a card number', () => {
+  it('is every sandbox test card and well-known test number, plain, spaced or dashed', () => {
+    for (const p of [...Object.values(TEST_CARDS), '378282246310005', '5555555555554444', '6759649826438453', '6200000000000005', '2200000000000004', '3530111333300000']) {
+      expect(isCardNumber(p), p).toBe(true);
+      expect(containsCardNumber(`card ${p.replace(/(\d{4})(?=\d)/g, '$1 ')} thanks`), p).toBe(true);
+      expect(containsCardNumber(p.replace(/(\d{4})(?=\d)/g, '$1-')), p).toBe(true);
+    }
+  });
+
+  it('is found next to other numbers (each run of groups is tried)', () => {
+    expect(containsCardNumber(`order 12 ${PAN.replace(/(\d{4})(?=\d)/g, '$1 ')}`)).toBe(true);
+    expect(containsCardNumber(`2026-11-27 ${PAN}`)).toBe(true);
+  });
+
+  it('is not an EAN-13 code, a millisecond timestamp or a number outside every brand range, even when Luhn-valid', () => {
+    for (const n of ['8412345678907', '4006381333932', '1763769600000', '1700000000004', '9999999999999995', '1234567890123452']) {
+      expect(luhn(n), n).toBe(true);
+      expect(isCardNumber(n), n).toBe(false);
+      expect(containsCardNumber(`Pack EAN ${n}`), n).toBe(false);
+    }
+    // a brand's prefix but not its length (Visa is 16, 18 or 19 digits)
+    expect(luhn('4222222222222')).toBe(true);
+    expect(isCardNumber('4222222222222')).toBe(false);
+    // Luhn-invalid, or too long without separators
+    expect(isCardNumber('4548812049400005')).toBe(false);
+    expect(containsCardNumber(`ES12${PAN}12`)).toBe(false);
+  });
+
+  it('is Luhn-valid: a random number in a brand range is one only when it passes Luhn (seeded)', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^4[0-9]{15}$/), (n) => {
+        expect(isCardNumber(n)).toBe(luhn(n));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('redaction', () => {
+  it('masks a card number in text to BIN and last 4 and leaves other numbers', () => {
+    expect(redactCardNumbers(`card ${PAN} and EAN 8412345678907`)).toBe('card 454881******0004 and EAN 8412345678907');
+    expect(redactCardNumbers('pay 4548 8120 4940 0004 now')).toBe('pay 454881******0004 now');
+  });
+
+  it('masks card numbers in logged URLs, path and query, encoded or not', () => {
+    expect(redactUrl(`/v1/sandbox/customer/${PAN}/sources?x=1`)).toBe('/v1/sandbox/customer/454881******0004/sources?x=1');
+    expect(redactUrl(`/v1/orders?reference=${PAN}&limit=10`)).toBe('/v1/orders?reference=454881******0004&limit=10');
+    expect(redactUrl('/v1/orders?reference=4548%208120%204940%200004')).toBe('/v1/orders?reference=454881******0004');
+    expect(redactUrl('/v1/orders?q=4548+8120+4940+0004')).toBe('/v1/orders?q=454881******0004');
+    expect(redactCardNumbersInUrl(`/x/${PAN.slice(0, 8)}-${PAN.slice(8)}`)).toBe('/x/454881******0004');
+    // ordinary numbers stay
+    expect(redactUrl('/v1/orders?from=1763769600000&ean=8412345678907')).toBe('/v1/orders?from=1763769600000&ean=8412345678907');
+  });
+});
