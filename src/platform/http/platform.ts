@@ -10,7 +10,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
+import { ApiError, badRequest, conflictOfViolation, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
 import { requestContext } from './context.js';
@@ -107,6 +107,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       details = err.message;
+    } else if (conflictOfViolation(err) !== undefined) {
+      // a unique index that guards a rule (a reference held by a paid order): the rule's 409
+      status = 409;
+      details = conflictOfViolation(err)!;
     } else if (isDatabaseUnavailable(err)) {
       // the database is unreachable or dropped the connection: nothing of this request committed (its
       // transaction died with the connection), the client may retry
