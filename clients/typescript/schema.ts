@@ -4563,6 +4563,11 @@ export interface components {
             current_time: string;
             /** @description what went wrong, as a sentence */
             details: string;
+            /**
+             * @description the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs
+             * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+             */
+            request_id: string;
             /** @description validation errors only: every problem found, one per field and kind */
             errors?: components["schemas"]["FieldProblem"][];
         };
@@ -4831,6 +4836,11 @@ export interface components {
             current_time: string;
             /** @description how many problems were found */
             details: string;
+            /**
+             * @description the id of this request (also the `X-Request-Id` header)
+             * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+             */
+            request_id: string;
             /** @description one per line and problem, in line order (absent on a 422 of another cause, such as an Idempotency-Key reused with another body) */
             errors?: components["schemas"]["LineProblem"][];
         };
@@ -7805,11 +7815,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -7832,11 +7843,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -7915,11 +7927,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -7942,11 +7955,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8025,11 +8039,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8052,11 +8067,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8139,11 +8155,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8166,11 +8183,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8276,11 +8294,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8303,11 +8322,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8426,11 +8446,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8453,11 +8474,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8528,11 +8550,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8555,11 +8578,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8653,11 +8677,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8680,11 +8705,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8770,11 +8796,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8797,11 +8824,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8868,11 +8896,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8895,11 +8924,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8972,11 +9002,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8999,11 +9030,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9082,11 +9114,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9109,11 +9142,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9184,11 +9218,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9211,11 +9246,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9297,11 +9333,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9324,11 +9361,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9417,11 +9455,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9444,11 +9483,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9504,11 +9544,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9531,11 +9572,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9607,11 +9649,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9634,11 +9677,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9722,11 +9766,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9749,11 +9794,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9842,11 +9888,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9869,11 +9916,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9955,11 +10003,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9982,11 +10031,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10080,11 +10130,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10107,11 +10158,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10189,11 +10241,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10216,11 +10269,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10298,11 +10352,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10325,11 +10380,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10413,11 +10469,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10440,11 +10497,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10545,11 +10603,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10572,11 +10631,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10661,11 +10721,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10688,11 +10749,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10793,11 +10855,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10820,11 +10883,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10925,11 +10989,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10952,11 +11017,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11050,11 +11116,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11077,11 +11144,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11234,11 +11302,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11261,11 +11330,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11369,11 +11439,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11396,11 +11467,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11526,11 +11598,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11553,11 +11626,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11656,11 +11730,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11683,11 +11758,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11805,11 +11881,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11832,11 +11909,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11929,11 +12007,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11956,11 +12035,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12064,11 +12144,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12091,11 +12172,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12173,11 +12255,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12200,11 +12283,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12304,11 +12388,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12331,11 +12416,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12426,11 +12512,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12453,11 +12540,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12559,11 +12647,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12586,11 +12675,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12692,11 +12782,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12719,11 +12810,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12825,11 +12917,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12852,11 +12945,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12958,11 +13052,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12985,11 +13080,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13108,11 +13204,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13135,11 +13232,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13283,11 +13381,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13310,11 +13409,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13540,11 +13640,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13567,11 +13668,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13807,11 +13909,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13834,11 +13937,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13973,11 +14077,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14000,11 +14105,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14228,11 +14334,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14255,11 +14362,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14482,11 +14590,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14509,11 +14618,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14737,11 +14847,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14764,11 +14875,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14902,11 +15014,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14929,11 +15042,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15062,11 +15176,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15089,11 +15204,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15237,11 +15353,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15264,11 +15381,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15390,11 +15508,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15417,11 +15536,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15536,11 +15656,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15563,11 +15684,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15665,11 +15787,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15692,11 +15815,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15753,11 +15877,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15780,11 +15905,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15872,11 +15998,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15899,11 +16026,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16006,11 +16134,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16033,11 +16162,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16113,11 +16243,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16140,11 +16271,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16210,11 +16342,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16237,11 +16370,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16308,11 +16442,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16335,11 +16470,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16417,11 +16553,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16444,11 +16581,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16530,11 +16668,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16557,11 +16696,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16634,11 +16774,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16661,11 +16802,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16757,11 +16899,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16784,11 +16927,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -17983,11 +18127,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18010,11 +18155,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18119,11 +18265,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18146,11 +18293,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18238,11 +18386,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18265,11 +18414,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18361,11 +18511,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18388,11 +18539,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18497,11 +18649,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18524,11 +18677,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18635,11 +18789,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18662,11 +18817,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18739,11 +18895,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18766,11 +18923,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18891,11 +19049,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18918,11 +19077,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19024,11 +19184,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19051,11 +19212,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19159,11 +19321,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19186,11 +19349,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19277,11 +19441,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19304,11 +19469,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19429,11 +19595,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19456,11 +19623,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19554,11 +19722,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19581,11 +19750,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19679,11 +19849,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19706,11 +19877,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19814,11 +19986,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19841,11 +20014,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19962,11 +20136,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19989,11 +20164,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20090,11 +20266,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20117,11 +20294,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20351,11 +20529,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20378,11 +20557,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20720,11 +20900,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20747,11 +20928,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20863,6 +21045,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -20889,11 +21072,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20916,11 +21100,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21038,6 +21223,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -21064,11 +21250,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21091,11 +21278,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21202,11 +21390,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21229,11 +21418,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21306,11 +21496,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21333,11 +21524,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21390,11 +21582,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21417,11 +21610,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21474,11 +21668,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21501,11 +21696,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21558,11 +21754,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21585,11 +21782,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21714,6 +21912,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -21740,11 +21939,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21767,11 +21967,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21854,6 +22055,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -21880,11 +22082,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21907,11 +22110,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21992,11 +22196,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22019,11 +22224,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22068,11 +22274,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22095,11 +22302,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22156,11 +22364,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22183,11 +22392,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22244,11 +22454,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22271,11 +22482,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22345,11 +22557,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22372,11 +22585,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22436,11 +22650,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22463,11 +22678,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22527,11 +22743,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22554,11 +22771,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22626,11 +22844,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22653,11 +22872,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22756,11 +22976,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22783,11 +23004,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22867,11 +23089,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22894,11 +23117,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22986,11 +23210,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23013,11 +23238,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23092,11 +23318,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23119,11 +23346,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23195,11 +23423,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23222,11 +23451,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23294,11 +23524,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23321,11 +23552,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23406,11 +23638,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23433,11 +23666,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23559,11 +23793,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23586,11 +23821,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23691,11 +23927,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23718,11 +23955,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23790,11 +24028,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23817,11 +24056,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23972,11 +24212,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23999,11 +24240,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24065,11 +24307,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24092,11 +24335,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24167,11 +24411,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24194,11 +24439,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24283,11 +24529,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24310,11 +24557,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24453,11 +24701,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24480,11 +24729,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24712,11 +24962,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24739,11 +24990,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24832,11 +25084,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24859,11 +25112,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24935,11 +25189,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24962,11 +25217,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25040,11 +25296,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25067,11 +25324,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25134,11 +25392,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25161,11 +25420,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25241,11 +25501,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25268,11 +25529,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25342,11 +25604,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25369,11 +25632,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25474,11 +25738,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25501,11 +25766,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25606,11 +25872,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25633,11 +25900,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25727,11 +25995,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25754,11 +26023,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25858,11 +26128,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25885,11 +26156,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25989,11 +26261,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26016,11 +26289,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26207,11 +26481,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26234,11 +26509,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26425,11 +26701,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26452,11 +26729,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26640,11 +26918,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26667,11 +26946,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26854,11 +27134,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26881,11 +27162,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27069,11 +27351,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27096,11 +27379,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27259,11 +27543,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27286,11 +27571,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27449,11 +27735,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27476,11 +27763,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27625,11 +27913,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27652,11 +27941,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27801,11 +28091,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27828,11 +28119,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27977,11 +28269,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28004,11 +28297,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28154,11 +28448,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28181,11 +28476,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28249,11 +28545,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28276,11 +28573,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28419,11 +28717,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28446,11 +28745,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28589,11 +28889,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28616,11 +28917,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
