@@ -7312,10 +7312,16 @@ export interface components {
          *     }
          */
         ThreeDSData: {
-            version: string | null;
-            flow: string | null;
+            /**
+             * @description the EMV 3-D Secure protocol version (2.2.0 for the gateway's own flows, exemptions and wallet cryptograms; what an external MPI or the acquirer reported otherwise)
+             * @example 2.2.0
+             */
+            version: string;
+            /** @description CHALLENGE or FRICTIONLESS (our 3-D Secure), EXTERNAL (an external MPI's result), EXEMPTED, or WALLET (authenticated by a wallet's cryptogram: Google Pay CRYPTOGRAM_3DS, Apple Pay) */
+            flow: string;
             sca_requested: boolean;
-            status: string | null;
+            /** @description PENDING while the challenge is open, then the 3DS transStatus (Y, N, U, A, R) */
+            status: string;
             eci: string | null;
             exemption: string | null;
         };
