@@ -756,7 +756,7 @@ export interface paths {
         put?: never;
         /**
          * B1 Generate payment order
-         * @description The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted or empty (the merchant's first enabled service in that currency is used). A second order with the same `reference` is 409. `secure` is optional (default false). `extra_data.checkout.uuid` names a checkout of the merchant (`POST /checkout`); fields given with it override the checkout's.
+         * @description The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted or empty (the merchant's first enabled service in that currency is used). A new order with the `reference` of an order that is paid, being paid or held is 409 (an order never paid does not hold it). `url_ok`, `url_ko` and `url_post` may be relative: stored as sent, never used (the page shows its own result; the notification fails with the reason). In production a `url_post` on a private, loopback, link-local or reserved address is 400. `secure` is optional (default false). `extra_data.checkout.uuid` names a checkout of the merchant (`POST /checkout`); fields given with it override the checkout's.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -4563,6 +4563,11 @@ export interface components {
             current_time: string;
             /** @description what went wrong, as a sentence */
             details: string;
+            /**
+             * @description the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs
+             * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+             */
+            request_id: string;
             /** @description validation errors only: every problem found, one per field and kind */
             errors?: components["schemas"]["FieldProblem"][];
         };
@@ -4831,6 +4836,11 @@ export interface components {
             current_time: string;
             /** @description how many problems were found */
             details: string;
+            /**
+             * @description the id of this request (also the `X-Request-Id` header)
+             * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+             */
+            request_id: string;
             /** @description one per line and problem, in line order (absent on a 422 of another cause, such as an Idempotency-Key reused with another body) */
             errors?: components["schemas"]["LineProblem"][];
         };
@@ -7302,10 +7312,16 @@ export interface components {
          *     }
          */
         ThreeDSData: {
-            version: string | null;
-            flow: string | null;
+            /**
+             * @description the EMV 3-D Secure protocol version (2.2.0 for the gateway's own flows, exemptions and wallet cryptograms; what an external MPI or the acquirer reported otherwise)
+             * @example 2.2.0
+             */
+            version: string;
+            /** @description CHALLENGE or FRICTIONLESS (our 3-D Secure), EXTERNAL (an external MPI's result), EXEMPTED, or WALLET (authenticated by a wallet's cryptogram: Google Pay CRYPTOGRAM_3DS, Apple Pay) */
+            flow: string;
             sca_requested: boolean;
-            status: string | null;
+            /** @description PENDING while the challenge is open, then the 3DS transStatus (Y, N, U, A, R) */
+            status: string;
             eci: string | null;
             exemption: string | null;
         };
@@ -7805,11 +7821,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -7832,11 +7849,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -7915,11 +7933,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -7942,11 +7961,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8025,11 +8045,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8052,11 +8073,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8139,11 +8161,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8166,11 +8189,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8276,11 +8300,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8303,11 +8328,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8426,11 +8452,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8453,11 +8480,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8528,11 +8556,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8555,11 +8584,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8653,11 +8683,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8680,11 +8711,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8770,11 +8802,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8797,11 +8830,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8868,11 +8902,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8895,11 +8930,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8972,11 +9008,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -8999,11 +9036,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9082,11 +9120,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9109,11 +9148,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9184,11 +9224,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9211,11 +9252,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9297,11 +9339,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9324,11 +9367,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9417,11 +9461,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9444,11 +9489,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9504,11 +9550,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9531,11 +9578,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9607,11 +9655,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9634,11 +9683,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9722,11 +9772,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9749,11 +9800,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9842,11 +9894,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9869,11 +9922,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9955,11 +10009,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -9982,11 +10037,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10080,11 +10136,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10107,11 +10164,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10189,11 +10247,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10216,11 +10275,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10298,11 +10358,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10325,11 +10386,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10413,11 +10475,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10440,11 +10503,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10545,11 +10609,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10572,11 +10637,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10661,11 +10727,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10688,11 +10755,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10793,11 +10861,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10820,11 +10889,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10925,11 +10995,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -10952,11 +11023,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11050,11 +11122,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11077,11 +11150,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11234,11 +11308,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11261,11 +11336,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11369,11 +11445,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11396,11 +11473,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11526,11 +11604,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11553,11 +11632,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11656,11 +11736,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11683,11 +11764,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11805,11 +11887,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11832,11 +11915,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11929,11 +12013,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -11956,11 +12041,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12064,11 +12150,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12091,11 +12178,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12173,11 +12261,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12200,11 +12289,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12304,11 +12394,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12331,11 +12422,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12426,11 +12518,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12453,11 +12546,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12559,11 +12653,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12586,11 +12681,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12692,11 +12788,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12719,11 +12816,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12825,11 +12923,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12852,11 +12951,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12958,11 +13058,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -12985,11 +13086,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13108,11 +13210,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13135,11 +13238,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13283,11 +13387,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13310,11 +13415,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13540,11 +13646,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13567,11 +13674,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13807,11 +13915,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13834,11 +13943,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -13973,11 +14083,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14000,11 +14111,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14228,11 +14340,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14255,11 +14368,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14482,11 +14596,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14509,11 +14624,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14737,11 +14853,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14764,11 +14881,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14902,11 +15020,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -14929,11 +15048,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15062,11 +15182,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15089,11 +15210,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15237,11 +15359,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15264,11 +15387,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15390,11 +15514,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15417,11 +15542,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15536,11 +15662,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15563,11 +15690,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15665,11 +15793,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15692,11 +15821,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15753,11 +15883,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15780,11 +15911,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15872,11 +16004,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -15899,11 +16032,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16006,11 +16140,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16033,11 +16168,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16113,11 +16249,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16140,11 +16277,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16210,11 +16348,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16237,11 +16376,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16308,11 +16448,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16335,11 +16476,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16417,11 +16559,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16444,11 +16587,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16530,11 +16674,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16557,11 +16702,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16634,11 +16780,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16661,11 +16808,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16757,11 +16905,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -16784,11 +16933,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -17983,11 +18133,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18010,11 +18161,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18119,11 +18271,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18146,11 +18299,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18238,11 +18392,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18265,11 +18420,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18361,11 +18517,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18388,11 +18545,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18497,11 +18655,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18524,11 +18683,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18635,11 +18795,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18662,11 +18823,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18739,11 +18901,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18766,11 +18929,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18891,11 +19055,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -18918,11 +19083,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19024,11 +19190,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19051,11 +19218,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19159,11 +19327,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19186,11 +19355,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19277,11 +19447,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19304,11 +19475,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19429,11 +19601,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19456,11 +19629,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19554,11 +19728,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19581,11 +19756,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19679,11 +19855,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19706,11 +19883,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19814,11 +19992,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19841,11 +20020,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19962,11 +20142,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -19989,11 +20170,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20090,11 +20272,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20117,11 +20300,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20351,11 +20535,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20378,11 +20563,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20720,11 +20906,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20747,11 +20934,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20863,6 +21051,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -20889,11 +21078,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -20916,11 +21106,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21038,6 +21229,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -21064,11 +21256,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21091,11 +21284,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21202,11 +21396,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21229,11 +21424,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21306,11 +21502,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21333,11 +21530,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21390,11 +21588,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21417,11 +21616,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21474,11 +21674,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21501,11 +21702,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21558,11 +21760,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21585,11 +21788,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21714,6 +21918,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -21740,11 +21945,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21767,11 +21973,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21854,6 +22061,7 @@ export interface operations {
                      *       "code": 422,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "line": 3,
@@ -21880,11 +22088,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21907,11 +22116,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -21992,11 +22202,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22019,11 +22230,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22068,11 +22280,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22095,11 +22308,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22156,11 +22370,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22183,11 +22398,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22244,11 +22460,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22271,11 +22488,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22345,11 +22563,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22372,11 +22591,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22436,11 +22656,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22463,11 +22684,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22527,11 +22749,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22554,11 +22777,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22626,11 +22850,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22653,11 +22878,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22756,11 +22982,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22783,11 +23010,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22867,11 +23095,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22894,11 +23123,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -22986,11 +23216,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23013,11 +23244,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23092,11 +23324,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23119,11 +23352,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23195,11 +23429,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23222,11 +23457,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23294,11 +23530,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23321,11 +23558,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23406,11 +23644,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23433,11 +23672,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23559,11 +23799,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23586,11 +23827,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23691,11 +23933,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23718,11 +23961,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23790,11 +24034,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23817,11 +24062,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23972,11 +24218,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -23999,11 +24246,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24065,11 +24313,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24092,11 +24341,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24167,11 +24417,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24194,11 +24445,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24283,11 +24535,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24310,11 +24563,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24453,11 +24707,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24480,11 +24735,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24712,11 +24968,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24739,11 +24996,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24832,11 +25090,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24859,11 +25118,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24935,11 +25195,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -24962,11 +25223,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25040,11 +25302,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25067,11 +25330,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25134,11 +25398,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25161,11 +25426,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25241,11 +25507,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25268,11 +25535,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25342,11 +25610,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25369,11 +25638,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25474,11 +25744,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25501,11 +25772,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25607,11 +25879,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25634,11 +25907,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25728,11 +26002,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25755,11 +26030,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25859,11 +26135,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25886,11 +26163,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -25990,11 +26268,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26017,11 +26296,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26208,11 +26488,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26235,11 +26516,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26426,11 +26708,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26453,11 +26736,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26641,11 +26925,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26668,11 +26953,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26855,11 +27141,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -26882,11 +27169,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27070,11 +27358,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27097,11 +27386,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27260,11 +27550,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27287,11 +27578,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27450,11 +27742,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27477,11 +27770,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27626,11 +27920,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27653,11 +27948,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27802,11 +28098,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27829,11 +28126,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -27978,11 +28276,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28005,11 +28304,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28155,11 +28455,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28182,11 +28483,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28250,11 +28552,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28277,11 +28580,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28420,11 +28724,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28447,11 +28752,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28590,11 +28896,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",
@@ -28617,11 +28924,12 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "code": 400,
                      *       "current_time": "2026-03-14T10:21:07+0100",
-                     *       "details": "amount must be integer; operative is required",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "errors": [
                      *         {
                      *           "field": "amount",
-                     *           "problem": "must be integer"
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
                      *         },
                      *         {
                      *           "field": "operative",

@@ -485,7 +485,10 @@ export function buildCli(): Command {
       });
       const last = steps[steps.length - 1].body?.order ?? null;
       if (o.json) print(true, { scenario, steps: steps.map((s) => ({ call: s.call, status: s.status, summary: s.summary })), order: last }, () => '');
-      else process.stdout.write(`${scenario}: order ${last?.uuid} is ${last?.status}\n`);
+      else {
+        const challenge = steps[steps.length - 1].body?.code === 303 ? steps[steps.length - 1].body?.url : null;
+        process.stdout.write(`${scenario}: order ${last?.uuid} is ${last?.status}${challenge ? `; open the challenge page to approve or fail it: ${challenge}` : ''}\n`);
+      }
     });
 
   program

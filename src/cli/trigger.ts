@@ -47,11 +47,13 @@ async function call(t: Target, path: string, body: Record<string, unknown>): Pro
   return { status: res.status, body: parsed };
 }
 
-function summary(body: any): string {
+/** One line for a step's answer; a 303 (3-D Secure) names the challenge page to open. */
+export function summary(body: any): string {
   const o = body?.order;
   if (o) {
     const tx = Array.isArray(o.transactions) ? o.transactions[o.transactions.length - 1] : null;
-    return `order ${o.uuid} ${o.status}${tx ? ` (last transaction ${tx.operative} ${tx.status}${tx.error && tx.error !== 'NONE' ? `, ${tx.error}` : ''})` : ''}`;
+    const challenge = body?.code === 303 && typeof body.url === 'string' ? `; challenge page: ${body.url}` : '';
+    return `order ${o.uuid} ${o.status}${tx ? ` (last transaction ${tx.operative} ${tx.status}${tx.error && tx.error !== 'NONE' ? `, ${tx.error}` : ''})` : ''}${challenge}`;
   }
   if (body?.Source) return `card ${body.Source.uuid} stored (${body.Source.brand} ••••${body.Source.last4})`;
   return body?.details ?? body?.message ?? '';
@@ -87,8 +89,7 @@ export async function runScenario(t: Target, scenario: Scenario, report: (s: Ste
     card_expiry_year: String((new Date().getUTCFullYear() + 3) % 100),
   });
   // 3-D Secure: 303 with the challenge page's URL (open it in a browser to approve or fail)
-  const paid = await step('pay it', '/payment/direct', { order_uuid: order.order.uuid, card_uuid: card.Source.uuid }, scenario === 'payment.3ds' ? [200, 303] : [200]);
-  if (scenario === 'payment.3ds' && paid?.url) steps[steps.length - 1].summary += `; challenge page: ${paid.url}`;
+  await step('pay it', '/payment/direct', { order_uuid: order.order.uuid, card_uuid: card.Source.uuid }, scenario === 'payment.3ds' ? [200, 303] : [200]);
   if (scenario === 'payment.deferred') await step('capture it', '/payment/confirmation', { order_uuid: order.order.uuid });
   if (scenario === 'payment.refund') await step('refund it', '/payment/refund', { order_uuid: order.order.uuid });
   return steps;

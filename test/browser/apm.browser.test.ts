@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumForTests } from '../helpers/chromium.js';
+import { screenshotDir } from '../helpers/screenshots.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { createOrder } from '../helpers/payments.js';
@@ -16,7 +17,7 @@ import { createOrder } from '../helpers/payments.js';
 /** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
-const SHOTS = path.resolve('docs/screenshots');
+const SHOTS = screenshotDir();
 /** url_ok / url_ko: pages of the shop's server (a redirect to a URL answered by request routing is not intercepted by every Chromium build). */
 const SHOP = { url_ok: '', url_ko: '', customer_ext_id: null };
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumForTests } from '../helpers/chromium.js';
+import { screenshotDir } from '../helpers/screenshots.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { TEST_CARDS, createOrder } from '../helpers/payments.js';
@@ -18,7 +19,7 @@ import { TEST_CARDS, createOrder } from '../helpers/payments.js';
 /** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
-const SHOTS = path.resolve('docs/screenshots');
+const SHOTS = screenshotDir();
 
 let t: TestApp;
 let a: TestMerchant;

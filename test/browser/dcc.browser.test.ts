@@ -2,7 +2,7 @@
  * Dynamic currency conversion in a real browser (playwright-core driving Chromium against an
  * in-process gateway): a card in US dollars on a euro order gets the offer screen; accepted with
  * JavaScript, declined without it; the screen in the 14 languages with no untranslated text. The shop's
- * pages are a small server on another origin of this machine. Writes docs/screenshots/dcc-offer.png.
+ * pages are a small server on another origin of this machine. Writes dcc-offer.png (test/helpers/screenshots.ts: docs/screenshots with `npm run screenshots`).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumForTests } from '../helpers/chromium.js';
+import { screenshotDir } from '../helpers/screenshots.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { createOrder } from '../helpers/payments.js';
@@ -19,7 +20,7 @@ import { SANDBOX_DCC_CARDS } from '../../src/processors/index.js';
 
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
-const SHOTS = path.resolve('docs/screenshots');
+const SHOTS = screenshotDir();
 const SHOP = { url_ok: '', url_ko: '', customer_ext_id: null };
 
 let t: TestApp;

@@ -4,7 +4,7 @@
  * the payment page in an iframe) is a small server on another origin of this machine; a logo CDN is
  * answered by the browser's request routing, so nothing leaves the machine.
  *
- * Screenshots for the README are written to docs/screenshots/.
+ * Screenshots for the README are written to a temporary folder (`npm run screenshots`: docs/screenshots/).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumForTests } from '../helpers/chromium.js';
+import { screenshotDir } from '../helpers/screenshots.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { TEST_CARDS, createOrder } from '../helpers/payments.js';
@@ -20,7 +21,7 @@ import { CATALOGUES, LANGUAGES } from '../../src/modules/pages/index.js';
 /** Chromium from PAYGATE_CHROMIUM_PATH, the system, or the one `npm install` brings (test/helpers/chromium.ts); none: skipped (CI: an error). */
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
-const SHOTS = path.resolve('docs/screenshots');
+const SHOTS = screenshotDir();
 
 let t: TestApp;
 let a: TestMerchant;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { chromiumForTests } from '../helpers/chromium.js';
+import { screenshotDir } from '../helpers/screenshots.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
 import { createOrder } from '../helpers/payments.js';
@@ -17,7 +18,7 @@ import { CATALOGUES, LANGUAGES } from '../../src/modules/pages/index.js';
 
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
-const SHOTS = path.resolve('docs/screenshots');
+const SHOTS = screenshotDir();
 const SHOP = { url_ok: '', url_ko: '', customer_ext_id: null };
 
 let t: TestApp;

@@ -59,6 +59,10 @@ describe('paygate trigger', () => {
     expect(out.order.status).toBe('PENDING_3DS_RESPONSE');
     expect(out.steps[2]).toMatchObject({ status: 303, summary: expect.stringContaining('challenge page: http') });
     expect((await order(out.order.uuid)).status).toBe(out.order.status);
+    // as printed for a person (README: "ends waiting for the challenge, whose page it prints")
+    const text = await trigger('payment.3ds');
+    expect(text).toMatch(/^pay it: POST \/v1\/sandbox\/payment\/direct -> 303 order [0-9a-f-]{36} PENDING_3DS_RESPONSE.*; challenge page: http:\/\/\S+\/payment\/tokenized\/[0-9a-f]+$/m);
+    expect(text).toMatch(/^payment\.3ds: order [0-9a-f-]{36} is PENDING_3DS_RESPONSE; open the challenge page to approve or fail it: http:\/\/\S+$/m);
   });
 
   it('an unknown scenario lists the known ones', async () => {

@@ -38,8 +38,10 @@ export const CHROMIUM_ARGS = [
 /** The npm package's directory, or null when it is not installed. */
 function npmPackageDir(): string | null {
   try {
-    const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
-    return path.resolve(path.dirname(entry), '..');
+    // the entry point's folder differs between releases (build/, build/cjs/): up to the package's root
+    let dir = path.dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium'));
+    while (!fs.existsSync(path.join(dir, 'bin', 'chromium.br')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+    return dir;
   } catch {
     return null;
   }

@@ -68,19 +68,22 @@ describe('concurrency', () => {
     }
   });
 
-  it('orders created at once are committed together; a duplicate reference in the batch is 409 for all but one', async () => {
+  it('orders created at once are committed together; a reference held by a paid order is 409 in the batch', async () => {
+    const held = await a.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'c', service: a.service_uuid, customer_ext_id: 'cust-1', reference: 'held-ref' });
+    expect((await a.api.post('/payment/direct', { order_uuid: held.body.order.uuid, card_uuid: card })).status).toBe(200);
     const body = (i: number, ref: string | null) => ({ amount: 100 + i, operative: 'AUTHORIZATION', secure: false, description: `b${i}`, service: a.service_uuid, reference: ref });
-    const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => a.api.post('/payment', body(i, i % 10 === 0 ? 'same-ref' : `ref-batch-${i}`))));
+    const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => a.api.post('/payment', body(i, i % 10 === 0 ? 'held-ref' : i % 10 === 1 ? 'same-ref' : `ref-batch-${i}`))));
     const ok = rs.filter((r) => r.status === 200);
-    expect(ok).toHaveLength(46);
-    expect(rs.filter((r) => r.status === 409)).toHaveLength(4);
+    expect(ok).toHaveLength(45);
+    expect(rs.filter((r) => r.status === 409)).toHaveLength(5);
     for (const r of ok) {
       const read = await a.api.get(`/order/${r.body.order.uuid}`);
       expect(read.status).toBe(200);
       expect(read.body.order.amount).toBe(r.body.order.amount);
     }
+    // orders never paid do not hold their reference: all five with `same-ref` exist
     const same = await t.p.database.db.selectFrom('orders').select('id').where('reference', '=', 'same-ref').execute();
-    expect(same).toHaveLength(1);
+    expect(same).toHaveLength(5);
   });
 
   it('two payments of one order at once: one is paid, the other refused, one charge', async () => {

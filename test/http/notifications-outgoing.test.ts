@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { paidOrder } from '../helpers/payments.js';
+import { createOrder, paidOrder, storeCard } from '../helpers/payments.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { DELIVER_QUEUE, INTERRUPTED } from '../../src/modules/events/events.service.js';
 
@@ -36,7 +36,15 @@ describe('notifications and internal addresses', () => {
   it('a production url_post on loopback is refused, and the attempt names the class, not the address', async () => {
     const m = await t.merchant({ env: 'production' });
     rx.received.length = 0;
-    const o = await paidOrder(t, m, { url_post: `${rx.url}/prod` });
+    // refused at creation (test/http/compat-clients.test.ts); delivery judges again, for a name whose
+    // addresses changed since, or an order stored before that rule: the URL is written straight here
+    const created = await m.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'x', service: m.service_uuid, url_post: `${rx.url}/prod` });
+    expect(created.status).toBe(400);
+    const orig = await createOrder(m, { url_post: 'http://93.184.215.14/notify' });
+    await t.p.database.db.updateTable('orders').set({ url_post: `${rx.url}/prod` }).where('id', '=', orig.uuid).execute();
+    const card = await storeCard(t, m);
+    expect((await m.api.post('/payment/direct', { order_uuid: orig.uuid, card_uuid: card })).status).toBe(200);
+    const o = orig;
     await t.p.jobs.drain();
     expect(rx.received).toHaveLength(0);
     const e = await eventOf(m, o.uuid);

@@ -74,10 +74,11 @@ describe('B1 create order', () => {
     expect(row.expires_at.getTime() - row.created_at.getTime()).toBe(600_000);
   });
 
-  it('reference is unique per merchant: 409', async () => {
-    await createOrder(a, { reference: 'dup-1' });
+  it('a reference held by a paid order of the merchant: 409', async () => {
+    await paidOrder(t, a, { reference: 'dup-1' });
     const r = await a.api.post('/payment', { amount: 1, operative: 'AUTHORIZATION', secure: false, description: 'x', service: a.service_uuid, reference: 'dup-1' });
     expect(r.status).toBe(409);
+    expect(r.body.details).toMatch(/reference "dup-1" is SUCCESS/);
     const b = await t.merchant();
     await createOrder(b, { reference: 'dup-1', service: b.service_uuid });
   });

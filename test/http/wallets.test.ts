@@ -139,7 +139,7 @@ describe('B14 pays', () => {
     const { token } = await googleToken(a, { cryptogram: CRYPTOGRAM, eciIndicator: '05' });
     const r = await pay(a, { order_uuid: o.uuid, wallet: 'GOOGLEPAY', payload: JSON.stringify(token), customer_ip: '203.0.113.10', flow: 'WEB' });
     expect(r.status, r.raw).toBe(200);
-    expect(r.body.order).toMatchObject({ status: 'SUCCESS', paid: true, safe: true, threeds_data: { flow: 'WALLET', status: 'Y', eci: '05' } });
+    expect(r.body.order).toMatchObject({ status: 'SUCCESS', paid: true, safe: true, threeds_data: { version: '2.2.0', flow: 'WALLET', status: 'Y', eci: '05' } });
     expect(r.body.order.transactions[0]).toMatchObject({ status: 'SUCCESS', source: { object: 'GOOGLE_PAY', type: 'wallet', flow: 'WEB' } });
     expect(r.body.validation_hash).toMatch(/^[0-9a-f]{64}$/);
     await t.p.jobs.drain();
@@ -175,7 +175,7 @@ describe('B14 pays', () => {
     const { paymentData } = await appleToken(a, 4321);
     const r = await pay(a, { order_uuid: o.uuid, wallet: 'APPLEPAY', payload: { paymentData, paymentMethod: { network: 'Visa', displayName: 'Visa 0004' } } });
     expect(r.status, r.raw).toBe(200);
-    expect(r.body.order).toMatchObject({ status: 'SUCCESS', safe: true, threeds_data: { flow: 'WALLET', eci: '07' } });
+    expect(r.body.order).toMatchObject({ status: 'SUCCESS', safe: true, threeds_data: { version: '2.2.0', flow: 'WALLET', eci: '07' } });
     expect(r.body.order.transactions[0].source).toMatchObject({ object: 'APPLE_PAY', type: 'wallet', flow: 'APP' });
   });
 

@@ -15,7 +15,7 @@ import { notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Finished, Job } from '../../platform/jobs/queue.js';
-import { OutgoingError } from '../../platform/net/outgoing.js';
+import { OutgoingError, isAbsoluteHttpUrl } from '../../platform/net/outgoing.js';
 import { Coalescer } from '../../platform/db/coalesce.js';
 import { formatContractDate } from '../../platform/time/format.js';
 import type { MerchantsService } from '../merchants/index.js';
@@ -137,7 +137,11 @@ export class EventsService {
     const started = Date.now();
     let status: number | null = null;
     let error: string | null = null;
-    try {
+    // a url_post that is not an absolute http(s) URL (a relative path a shop sent) is never sent: the
+    // attempt fails at once with the reason, and no retry would change it
+    const unusable = !isAbsoluteHttpUrl(e.url);
+    if (unusable) error = 'not sent: url_post is not an absolute http(s) URL (a relative URL is stored as sent but cannot be called)';
+    else try {
       const res = await this.p.outgoing.send(e.url, {
         method: 'POST',
         body,
@@ -155,7 +159,7 @@ export class EventsService {
 
     const ok = delivered(status);
     // A manual resend of an event whose schedule is over does not restart the schedule.
-    const next = ok ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
+    const next = ok || unusable ? null : job.payload.manual && !e.next_attempt_at ? null : nextAttemptAt(first, attempts, e.retries);
     const retryAt = next ? new Date(realNow.getTime() + (next.getTime() - now.getTime())) : null;
     // one statement (one round trip, one commit, shared with the deliveries ending with it): the
     // attempt's outcome, the event's new state and the delivery job done (or due again) together

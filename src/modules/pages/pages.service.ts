@@ -9,6 +9,7 @@ import type { Env } from '../../platform/db/schema.js';
 import { ApiError } from '../../platform/errors/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { currencyByCode, type Currency } from '../../platform/money/currency.js';
+import { isAbsoluteHttpUrl } from '../../platform/net/outgoing.js';
 import { safeEqual } from '../../platform/security/hashing.js';
 import { Secret } from '../../platform/security/secret.js';
 import { methodsServiceCanTake, type CheckoutsService } from '../checkouts/index.js';
@@ -151,8 +152,9 @@ export class PagesService {
       amount: Number(row.amount),
       currency: currencyByCode(row.currency) ?? { code: row.currency, number: row.currency_number, digits: 2 },
       description: row.description || null,
-      urlOk: row.url_ok,
-      urlKo: row.url_ko,
+      // a relative url_ok / url_ko (stored as the shop sent it) is not followed: the page's own result
+      urlOk: isAbsoluteHttpUrl(row.url_ok) ? row.url_ok : null,
+      urlKo: isAbsoluteHttpUrl(row.url_ko) ? row.url_ko : null,
       templateId: row.template_uuid,
       dccTemplateId: row.dcc_template_uuid,
       extraData: row.extra_data,

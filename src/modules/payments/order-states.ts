@@ -73,6 +73,21 @@ export interface OrderTransition {
   notify: boolean;
 }
 
+/**
+ * Statuses in which an order holds its `reference` (paid, being paid or held): a new order with the same
+ * reference is 409 while one of the merchant's orders is in one of these. The unique index
+ * `orders_merchant_reference_held` (migration 0960) lists the same statuses.
+ */
+export const REFERENCE_HOLDING: readonly OrderStatus[] = [
+  'PENDING_3DS_RESPONSE',
+  'AUTHENTICATION_REQUIRED',
+  'PENDING_PROCESSOR_RESPONSE',
+  'PENDING_CONFIRMATION',
+  'SUCCESS',
+  'PARTIALLY_REFUNDED',
+  'REFUNDED',
+];
+
 /** Statuses in which a customer can still pay the order (hosted page, direct payment). */
 export const PAYABLE: readonly OrderStatus[] = ['CREATED', 'REFUSED', 'ERROR'];
 

@@ -259,10 +259,12 @@ function presentThreeds(t: unknown) {
   if (!t || typeof t !== 'object') return null;
   const x = t as Record<string, unknown>;
   return {
-    version: typeof x.version === 'string' ? x.version : x.version === undefined || x.version === null ? null : String(x.version),
-    flow: (x.flow as string | undefined) ?? null,
+    // strings, as the contract has them (only eci and exemption may be null); a wallet record written
+    // before its version was set reads as the version the gateway records (decisions, B14)
+    version: typeof x.version === 'string' ? x.version : x.version === undefined || x.version === null ? THREEDS_VERSION : String(x.version),
+    flow: (x.flow as string | undefined) ?? '',
     sca_requested: x.sca_requested === true,
-    status: (x.status as string | undefined) ?? null,
+    status: (x.status as string | undefined) ?? '',
     eci: (x.eci as string | null | undefined) ?? null,
     exemption: (x.exemption as string | null | undefined) ?? null,
   };

@@ -2,7 +2,7 @@
 import { CompiledQuery, sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
-import type { OrderStatus, TxStatus } from './order-states.js';
+import { REFERENCE_HOLDING, type OrderStatus, type TxStatus } from './order-states.js';
 import type { Operative, RetryOperation, RetryState, TxOperative } from './payments.domain.js';
 
 type Json = ColumnType<unknown, string | null, string | null>;
@@ -145,6 +145,19 @@ function newOrderParams(row: OrderRow): unknown[] {
  * Inserts a new order. On the hottest path of the gateway, so the statement is written once, not built
  * per request.
  */
+/** An order of the merchant and environment that holds `reference` (paid, being paid or held), if any. */
+export async function orderHoldingReference(db: Executor, merchantId: string, env: Env, reference: string): Promise<{ id: string; status: string } | undefined> {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'status'])
+    .where('merchant_id', '=', merchantId)
+    .where('env', '=', env)
+    .where('reference', '=', reference)
+    .where('status', 'in', [...REFERENCE_HOLDING])
+    .limit(1)
+    .executeTakeFirst();
+}
+
 export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
   await db.executeQuery(CompiledQuery.raw(INSERT_ORDER_SQL, newOrderParams(row)));
 }

@@ -58,7 +58,7 @@ export function paymentsRoutes(service: PaymentsService) {
       schema: {
         operationId: 'createOrder',
         summary: 'B1 Generate payment order',
-        description: 'The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted or empty (the merchant\'s first enabled service in that currency is used). A second order with the same `reference` is 409. `secure` is optional (default false). `extra_data.checkout.uuid` names a checkout of the merchant (`POST /checkout`); fields given with it override the checkout\'s.',
+        description: 'The order is created, not charged: send the customer to `order.urls.payment_card` (redirect or iframe), or pay it from your server (`/payment/direct`). `currency` is required when `service` is omitted or empty (the merchant\'s first enabled service in that currency is used). A new order with the `reference` of an order that is paid, being paid or held is 409 (an order never paid does not hold it). `url_ok`, `url_ko` and `url_post` may be relative: stored as sent, never used (the page shows its own result; the notification fails with the reason). In production a `url_post` on a private, loopback, link-local or reserved address is 400. `secure` is optional (default false). `extra_data.checkout.uuid` names a checkout of the merchant (`POST /checkout`); fields given with it override the checkout\'s.',
         tags: ['payments'], body: S.CreateOrderBody, response: responses(S.CreateOrderResponse),
       },
     }, async (req) => {

@@ -63,10 +63,10 @@ const Device = Type.Object(
 
 const ThreeDSData = Type.Object(
   {
-    version: Nullable(Type.String({ examples: ['2.2.0'] })),
-    flow: Nullable(Type.String({ description: 'CHALLENGE or FRICTIONLESS (our 3-D Secure), EXTERNAL (an external MPI\'s result), EXEMPTED, or WALLET (authenticated by a wallet\'s cryptogram: Google Pay CRYPTOGRAM_3DS, Apple Pay)' })),
+    version: Type.String({ description: 'the EMV 3-D Secure protocol version (2.2.0 for the gateway\'s own flows, exemptions and wallet cryptograms; what an external MPI or the acquirer reported otherwise)', examples: ['2.2.0'] }),
+    flow: Type.String({ description: 'CHALLENGE or FRICTIONLESS (our 3-D Secure), EXTERNAL (an external MPI\'s result), EXEMPTED, or WALLET (authenticated by a wallet\'s cryptogram: Google Pay CRYPTOGRAM_3DS, Apple Pay)' }),
     sca_requested: Type.Boolean(),
-    status: Nullable(Type.String({ description: 'PENDING while the challenge is open, then the 3DS transStatus (Y, N, U, A, R)' })),
+    status: Type.String({ description: 'PENDING while the challenge is open, then the 3DS transStatus (Y, N, U, A, R)' }),
     eci: Nullable(Type.String()),
     exemption: Nullable(Type.String()),
   },

@@ -56,6 +56,23 @@ export const tooManyRequests = (details: string, retryAfterSeconds: number) =>
   new ApiError(429, details, { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
 export const unavailable = (details: string) => new ApiError(503, details);
 
+const conflictConstraints = new Map<string, string>();
+
+/**
+ * A unique index whose violation is the client's conflict, not a defect: the one error handler answers
+ * 409 with `details` when a write breaks it (a module registers the indexes that guard its rules).
+ */
+export function registerConflictConstraint(constraint: string, details: string): void {
+  conflictConstraints.set(constraint, details);
+}
+
+/** The 409 details of a unique violation on a registered index, else undefined. */
+export function conflictOfViolation(err: unknown): string | undefined {
+  if (pgCode(err) !== PG_UNIQUE_VIOLATION) return undefined;
+  const c = (err as { constraint?: unknown }).constraint;
+  return typeof c === 'string' ? conflictConstraints.get(c) : undefined;
+}
+
 /** PostgreSQL error codes we translate. */
 export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_CHECK_VIOLATION = '23514';

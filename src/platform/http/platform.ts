@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import type { OutageLog } from '../db/outage.js';
-import { ApiError, badRequest, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
+import { ApiError, badRequest, conflictOfViolation, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
 import { requestContext } from './context.js';
@@ -49,7 +49,8 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Validator compilers: bodies are validated strictly (wrong types are 400), query and path coerced. */
 function installValidators(app: FastifyInstance): void {
-  const base = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false } as const;
+  // verbose: each error carries its schema node and value, so problems are told as sentences (PROBLEM)
+  const base = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false, verbose: true } as const;
   // every problem of a body is reported (errors[] of the envelope), not only the first
   const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false, allErrors: true }));
   const paramAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }));
@@ -111,6 +112,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       details = err.message;
+    } else if (conflictOfViolation(err) !== undefined) {
+      // a unique index that guards a rule (a reference held by a paid order): the rule's 409
+      status = 409;
+      details = conflictOfViolation(err)!;
     } else if (isDatabaseUnavailable(err)) {
       // the database is unreachable or dropped the connection: nothing of this request committed (its
       // transaction died with the connection), the client may retry
@@ -127,7 +132,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     if (status >= 400 && status < 500) req.log.info({ status, details }, 'request refused');
     const page = req.routeOptions.config?.page;
     if (page) return sendErrorPage(req, reply, page, status, details);
-    reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra));
+    reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra, String(req.id)));
   });
 
   // ---- unknown routes: 405 with Allow when the path exists for other methods, else 404 ------------
@@ -138,9 +143,11 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const path = redactCardNumbersInUrl(rawPath); // echoed: never a card number (issue 31)
     if (allow.length > 0) {
       reply.header('Allow', allow.join(', '));
-      return reply.code(405).send(errorEnvelope(envelopeTime(req, opts), 405, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
+      reply.header('X-Request-Id', req.id);
+      return reply.code(405).send(errorEnvelope(envelopeTime(req, opts), 405, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, undefined, String(req.id)));
     }
-    reply.code(404).send(errorEnvelope(envelopeTime(req, opts), 404, `No route ${req.method} ${path}; the API reference is at /docs`));
+    reply.header('X-Request-Id', req.id);
+    reply.code(404).send(errorEnvelope(envelopeTime(req, opts), 404, `No route ${req.method} ${path}; the API reference is at /docs`, undefined, String(req.id)));
   });
 
   // ---- API routes: HTTPS, key, environment, rate limit, profiles ----------------------------------
@@ -151,11 +158,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     if (!env) return; // not an API route (health, docs, metrics)
     if (req.protocol !== 'https') {
       if (!plainHttpAllowed(env, req.socket?.localAddress, opts.sandboxHttpAnyAddress)) {
-        throw forbidden(
-          env === 'sandbox'
-            ? 'HTTPS is required: sandbox over plain HTTP is served on loopback only (set PAYGATE_SANDBOX_HTTP_ANY_ADDRESS=true to allow it on other addresses)'
-            : 'HTTPS is required',
-        );
+        if (env === 'sandbox') {
+          throw forbidden('HTTPS is required: sandbox over plain HTTP is served on loopback only (set PAYGATE_SANDBOX_HTTP_ANY_ADDRESS=true to allow it on other addresses)');
+        }
+        throw forbidden(`HTTPS is required${await sandboxKeyHint(req, opts)}`);
       }
     }
     const auth = cfg.auth ?? 'key';
@@ -241,6 +247,26 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     }
     return payload;
   });
+}
+
+/**
+ * A production path called over plain HTTP with a sandbox key (a newcomer's first call, the `/sandbox`
+ * left out): the hint to call the sandbox path instead. Unknown keys count against the per-address
+ * limit, as on every route, so this cannot be used to test keys at speed.
+ */
+async function sandboxKeyHint(req: FastifyRequest, opts: PlatformOptions): Promise<string> {
+  const raw = parseAuthorization(req.headers.authorization);
+  if (!raw) return '';
+  const key = await opts.resolveKey(hashKey(raw));
+  if (!key) {
+    const ipWait = await opts.rateLimiter.take(`ip:${req.ip}`, opts.unknownKeyRateLimit ?? 0);
+    if (ipWait > 0) throw tooManyRequests('Too many requests without a valid API key from this address', ipWait);
+    return '';
+  }
+  if (key.env !== 'sandbox') return '';
+  // the route's pattern, not the path sent (nothing the caller typed is echoed)
+  const route = req.routeOptions.url ?? '/v1';
+  return `: this is a sandbox API key, and ${route} is the production API. Call the sandbox at ${route.replace(/^\/v1(?=\/|$)/, '/v1/sandbox')} (served over plain HTTP on loopback)`;
 }
 
 /**
@@ -419,6 +445,12 @@ export function schemaProblems(errors: any[]): FieldProblem[] {
     // a value of the right type that breaks a rule: the rule says more than the other branches' types
     const typeMatched = others.some((e) => e.keyword !== 'required' && e.keyword !== 'const' && e.keyword !== 'enum');
     if (types.length > 0 && !typeMatched) {
+      const told = types.map(sentenceFor).find((x) => x !== undefined);
+      if (told) {
+        add(fieldName(path), told);
+        for (const e of others.filter((x) => x.keyword === 'required')) add(fieldName(path, e.params.missingProperty), 'is required');
+        continue;
+      }
       const names = [...new Set(types.flatMap((e) => [e.params?.type].flat()))];
       const consts = others.filter((e) => e.keyword === 'const' || e.keyword === 'enum');
       const allowed = consts.flatMap((e) => (e.keyword === 'const' ? [e.params?.allowedValue] : (e.params?.allowedValues ?? [])));
@@ -436,10 +468,40 @@ export function schemaProblems(errors: any[]): FieldProblem[] {
       if (e.keyword === 'const' || e.keyword === 'enum') continue;
       if (e.keyword === 'required') add(fieldName(path, e.params.missingProperty), 'is required');
       else if (e.keyword === 'additionalProperties') add(fieldName(path, e.params.additionalProperty), 'is not allowed');
-      else add(fieldName(path), String(e.message ?? 'is invalid'));
+      else add(fieldName(path), sentenceFor(e) ?? String(e.message ?? 'is invalid'));
     }
   }
   return problems;
+}
+
+/** The sentence a schema node asks for (`x-problem`, schemas.ts PROBLEM), or one for a pattern; else undefined. */
+function sentenceFor(e: any): string | undefined {
+  const told = e.parentSchema?.['x-problem'];
+  if (told === 'amount') return e.keyword === 'type' ? amountProblem(e.data) : undefined;
+  if (typeof told === 'string' && (e.keyword === 'pattern' || e.keyword === 'type' || e.keyword === 'format')) return told;
+  if (e.keyword === 'pattern') return describePattern(String(e.params?.pattern ?? ''), e.parentSchema?.description);
+  return undefined;
+}
+
+/** An amount sent in major units ("10.50", 10.5) is told what to send instead. */
+export function amountProblem(v: unknown): string {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?[0-9]+([.,][0-9]+)?\s*$/.test(v) ? Number(v.trim().replace(',', '.')) : NaN;
+  const example = Number.isFinite(n) && !Number.isInteger(n) && Math.abs(n) < 1e12 ? `${n.toFixed(2)} in a currency with cents is ${Math.round(n * 100)}` : '10.50 in a currency with cents is 1050';
+  return `must be an integer: amounts are in minor units of the currency (${example})`;
+}
+
+/** A pattern as a sentence: `^[0-9]{4}$` with description `YYMM` is `must be 4 digits (YYMM)`. */
+export function describePattern(pattern: string, description?: string): string {
+  const note = description ? ` (${description})` : '';
+  const classes: Record<string, string> = { '[0-9]': 'digits', '[A-Z]': 'upper-case letters', '[A-Za-z]': 'letters', '[0-9A-Fa-f]': 'hexadecimal digits', '[A-Za-z0-9]': 'letters or digits' };
+  const m = /^\^(\[[^\]]+\])(?:\{(\d+)(?:,(\d+))?\}|(\+))\$$/.exec(pattern);
+  if (m && classes[m[1]]) {
+    const what = classes[m[1]];
+    if (m[4]) return `must be ${what} only${note}`;
+    return m[3] ? `must be ${m[2]} to ${m[3]} ${what}${note}` : `must be ${m[2]} ${what}${note}`;
+  }
+  if (pattern === '^-?[0-9]+$') return `must be a whole number${note}`;
+  return description ? `must be ${description}` : 'is not in the format the API reference shows for it';
 }
 
 const DETAILS_MAX = 10;

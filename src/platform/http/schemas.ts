@@ -16,7 +16,7 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID, upper or lower case', examples: ['5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10'] });
 
-export const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'merchant category code: 4 digits' });
+export const Mcc = Type.String({ pattern: '^[0-9]{4}$', 'x-problem': 'must be a merchant category code of 4 digits, such as 5411', description: 'merchant category code: 4 digits' });
 
 export const ContractDate = Type.String({ description: 'YYYY-MM-DDTHH:mm:ss+HHMM', examples: ['2026-03-14T10:21:07+0100'] });
 
@@ -81,6 +81,7 @@ export const ErrorEnvelope = Type.Object(
     code: Type.Integer({ description: 'the HTTP status code', examples: [400] }),
     current_time: ContractDate,
     details: Type.String({ description: 'what went wrong, as a sentence' }),
+    request_id: Type.String({ description: 'the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs', examples: ['3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d'] }),
     errors: Type.Optional(Type.Array(FieldProblem, { description: 'validation errors only: every problem found, one per field and kind' })),
   },
   {
@@ -90,8 +91,9 @@ export const ErrorEnvelope = Type.Object(
       message: 'Bad Request',
       code: 400,
       current_time: '2026-03-14T10:21:07+0100',
-      details: 'amount must be integer; operative is required',
-      errors: [{ field: 'amount', problem: 'must be integer' }, { field: 'operative', problem: 'is required' }],
+      details: 'amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required',
+      request_id: '3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d',
+      errors: [{ field: 'amount', problem: 'must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)' }, { field: 'operative', problem: 'is required' }],
     }],
   },
 );
@@ -103,12 +105,13 @@ export const FileProblemsResponse = Type.Object(
     code: Type.Integer({ description: 'the HTTP status code', examples: [422] }),
     current_time: ContractDate,
     details: Type.String({ description: 'how many problems were found' }),
+    request_id: Type.String({ description: 'the id of this request (also the `X-Request-Id` header)', examples: ['3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d'] }),
     errors: Type.Optional(Type.Array(LineProblem, { description: 'one per line and problem, in line order (absent on a 422 of another cause, such as an Idempotency-Key reused with another body)' })),
   },
   {
     title: 'FileProblemsResponse',
     description: 'A file (or list of payments) with problems: every line\'s problems; nothing was stored or queued',
-    examples: [{ message: 'Unprocessable Entity', code: 422, current_time: '2026-03-14T10:21:07+0100', details: '2 problems in the file: nothing was queued', errors: [{ line: 3, msg: 'AMOUNT must be a whole number of minor units from 1 to 999999999999' }, { line: 7, msg: 'CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant' }] }],
+    examples: [{ message: 'Unprocessable Entity', code: 422, current_time: '2026-03-14T10:21:07+0100', details: '2 problems in the file: nothing was queued', request_id: '3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d', errors: [{ line: 3, msg: 'AMOUNT must be a whole number of minor units from 1 to 999999999999' }, { line: 7, msg: 'CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant' }] }],
   },
 );
 
@@ -150,11 +153,23 @@ export function Int(opts: IntOptions) {
   });
 }
 
+/**
+ * What a value that breaks a schema node is told, as a sentence (the error's `problem`), instead of the
+ * validator's wording (`must match pattern "^[0-9]{4}$"`): `x-problem` on the node, a sentence or the
+ * name of a computed one (`amount`). Patterns without it are described from the pattern (platform.ts).
+ */
+export const PROBLEM = 'x-problem';
+
+/** A string that must match `pattern`, told as `problem` (e.g. `must be 4 digits (YYMM)`) when it does not. */
+export function Pattern(pattern: string, problem: string, opts: { description?: string; examples?: string[]; minLength?: number; maxLength?: number } = {}) {
+  return Type.String({ pattern, [PROBLEM]: problem, ...opts });
+}
+
 /** An ISO 4217 currency: the alpha-3 code (`EUR`, any case) or the numeric one (`"978"` or `978`). */
 export function CurrencyCode(opts: { description?: string } = {}) {
   return Type.Unsafe<string | number>({
     anyOf: [
-      { type: 'string', pattern: '^([A-Za-z]{3}|[0-9]{3})$', description: 'alpha-3 (EUR) or numeric (978)' },
+      { type: 'string', pattern: '^([A-Za-z]{3}|[0-9]{3})$', [PROBLEM]: 'must be a 3-letter ISO 4217 code such as EUR, or its numeric code', description: 'alpha-3 (EUR) or numeric (978)' },
       { type: 'integer', minimum: 1, maximum: 999, description: 'numeric code (978)' },
     ],
     description: opts.description ?? 'ISO 4217 currency: alpha-3 (EUR) or numeric (978)',
@@ -163,7 +178,10 @@ export function CurrencyCode(opts: { description?: string } = {}) {
 
 /** An amount in minor units of the currency (100 = 1 EUR), from 0 to AMOUNT_MAX. */
 export function Amount(opts: { description?: string; minimum?: number } = {}) {
-  return Int({ minimum: opts.minimum ?? 0, maximum: AMOUNT_MAX, description: opts.description ?? 'minor units of the currency (100 = 1 EUR)' });
+  const int = Int({ minimum: opts.minimum ?? 0, maximum: AMOUNT_MAX, description: opts.description ?? 'minor units of the currency (100 = 1 EUR)' }) as unknown as { anyOf: Record<string, unknown>[] };
+  // "10.50" or 10.5 is told that amounts are integers in minor units (platform.ts, PROBLEM `amount`)
+  int.anyOf[0] = { ...int.anyOf[0], [PROBLEM]: 'amount' };
+  return int as unknown as ReturnType<typeof Int>;
 }
 
 /** A boolean: `true`/`false`, `1`/`0`, or the strings "true", "false", "1", "0". */

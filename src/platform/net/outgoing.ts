@@ -176,6 +176,36 @@ export class OutgoingClient {
     return addresses;
   }
 
+  /**
+   * Why a merchant of `env` may not be sent to `url`, judged when the merchant gives it (B1's url_post)
+   * with the rules of delivery: the range of a literal address or of `localhost` (`loopback`,
+   * `private`, `linkLocal`, ...), or of an address the host name resolves to now; null when allowed.
+   * A name that does not resolve (yet) is not refused here: delivery judges every address again.
+   */
+  async refusalOf(url: string, env: Env): Promise<string | null> {
+    let u: URL;
+    try {
+      u = parseUrl(url);
+    } catch {
+      return 'invalid';
+    }
+    const bare = u.hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(bare)) return this.policy.refusal(bare, env);
+    if (this.policy.hostAllowed(bare)) return null;
+    if (/(^|\.)localhost\.?$/i.test(bare)) return this.policy.refusal('127.0.0.1', env);
+    let addresses: LookupAddress[];
+    try {
+      addresses = await withTimeout(this.#resolver(bare), 1000);
+    } catch {
+      return null;
+    }
+    for (const a of addresses) {
+      const r = this.policy.refusal(a.address, env);
+      if (r !== null) return r;
+    }
+    return null;
+  }
+
   /** Checks a URL without calling it (validation of merchant input). */
   async check(url: string, env: Env): Promise<void> {
     const u = parseUrl(url);
@@ -252,6 +282,29 @@ export class OutgoingClient {
   async close(): Promise<void> {
     await Promise.all([...this.#agents.values()].map((a) => a.close().catch(() => {})));
     this.#agents.clear();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+    timer.unref?.();
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * True when `url` is an absolute http(s) URL with a host: one the gateway can call or send a browser to.
+ * Merchant URLs that are not (PrestaShop's relative `success.php`) are stored as sent but never used.
+ */
+export function isAbsoluteHttpUrl(url: string | null | undefined): url is string {
+  if (!url) return false;
+  try {
+    parseUrl(url);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -2,9 +2,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import type { Executor } from '../../../platform/db/database.js';
+import { isAbsoluteHttpUrl } from '../../../platform/net/outgoing.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { Env } from '../../../platform/db/schema.js';
-import { badRequest, conflict, notFound, unavailable } from '../../../platform/errors/errors.js';
+import { badRequest, conflict, notFound, registerConflictConstraint, unavailable } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import { currencyByCode, currencyFrom } from '../../../platform/money/currency.js';
 import { findDefaultServiceForCurrency, findServiceWithTerminal, type ServiceWithTerminal } from '../../services/index.js';
@@ -54,6 +55,20 @@ export async function resolveService(core: PaymentsCore, ctx: RequestContext, in
     if (!service) throw badRequest(`The merchant has no enabled service for currency ${currency}`);
   }
   return service;
+}
+
+/**
+ * A production url_post must be one delivery may reach (issue of internal addresses accepted at creation
+ * and refused only at delivery): judged now with the outgoing client's rules, 400 naming the rule.
+ * url_ok and url_ko are not called by the gateway (the customer's browser goes there), so no network rule
+ * applies to them. Sandbox URLs are judged at delivery only (a developer's machine, loopback allowed).
+ */
+export async function checkOutgoingUrls(core: PaymentsCore, env: Env, input: { url_post?: string | null }): Promise<void> {
+  if (env !== 'production' || !isAbsoluteHttpUrl(input.url_post)) return;
+  const refused = await core.p.outgoing.refusalOf(input.url_post, env);
+  if (refused) {
+    throw badRequest(`url_post must reach a public address: notifications are never sent to private, loopback, link-local or reserved networks (this one is ${refused}); the operator can allow an address or host with PAYGATE_OUTGOING_ALLOW`);
+  }
 }
 
 export function assertProcessable(core: PaymentsCore, env: Env, serviceType: string | null): void {
@@ -117,6 +132,12 @@ export async function insertOrder(
     created_at: now,
     updated_at: now,
   };
+  if (row.reference !== null) {
+    // a reference is held only while an order with it is paid, being paid or held: a retry of an order
+    // that was never paid (Magento sends its order number again) is a new order
+    const held = await repo.orderHoldingReference(executor, ctx.merchant.id, ctx.env, row.reference);
+    if (held) throw conflict(referenceHeld(row.reference, held));
+  }
   try {
     // B1 outside a transaction goes through the group commit; B3 inserts within its transaction. With an
     // Idempotency-Key, B1 inserts with the key's mark in one transaction: a retry whose answer was lost
@@ -130,10 +151,19 @@ export async function insertOrder(
     } else if (executor === core.db.db) await core.orderInserts.insert(row);
     else await repo.insertOrder(executor, row);
   } catch (err) {
-    if (isUniqueViolation(err, 'orders_merchant_reference')) throw conflict(`An order with reference "${input.reference}" already exists`);
     throw err;
   }
   return { ...row, m_offset: ctx.clock.offsetMs, m_timezone: ctx.merchant.timezone, m_resend: false, m_autorecover: false };
+}
+
+// two orders with one reference paid at once: the second's payment breaks the index (migration 0960)
+registerConflictConstraint('orders_merchant_reference_held', 'Another order with the same reference is paid, being paid or held: this one cannot be paid');
+
+/** The 409 of a reference held by another order. */
+export function referenceHeld(reference: string, held?: { id: string; status: string }): string {
+  return held
+    ? `The order ${held.id} with reference "${reference}" is ${held.status}: a reference can be used again only when no order with it is paid, being paid or held`
+    : `Another order with reference "${reference}" is paid, being paid or held: a reference can be used again only when no order with it is`;
 }
 
 /** B1: a payment order, not charged. */
@@ -150,6 +180,7 @@ export async function createOrder(core: PaymentsCore, ctx: RequestContext, input
     }
   }
   assertProcessable(core, ctx.env, null);
+  await checkOutgoingUrls(core, ctx.env, input);
   const service = await resolveService(core, ctx, input);
   assertProcessable(core, ctx.env, service.type);
   const sourceUuid = input.source_uuid ?? input.card_uuid ?? null;

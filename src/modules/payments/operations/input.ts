@@ -24,10 +24,12 @@ export function amountsOf(o: repo.LockedOrder) {
 }
 
 /**
- * A merchant URL (url_post, url_ok, url_ko) checked and in its normal form: absolute http(s), no
- * control characters (CR/LF would split a header), everything else a header cannot carry (`€`, CJK,
+ * A merchant URL (url_post, url_ok, url_ko) checked and in its normal form: an absolute http(s) URL has
+ * no control characters (CR/LF would split a header), everything else a header cannot carry (`€`, CJK,
  * spaces) percent-encoded and an international host name in punycode, so a redirect to it can never
- * fail. Null when empty.
+ * fail. A relative URL (PrestaShop sends `prestashop/plugins/controllers/success.php`) is stored as sent
+ * and never used: the hosted page shows its own result page instead, and a notification to it is a
+ * failed delivery that says why (decisions "Existing clients"). Null when empty.
  */
 export function normaliseUrl(name: string, v: string | null | undefined): string | null | undefined {
   if (v === undefined || v === null || v === '') return v;
@@ -36,9 +38,9 @@ export function normaliseUrl(name: string, v: string | null | undefined): string
   try {
     u = new URL(v);
   } catch {
-    throw badRequest(`${name} must be an absolute http(s) URL`);
+    return v; // relative: stored as sent
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest(`${name} must be an absolute http(s) URL`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest(`${name} must be an http(s) URL (or a relative one, which the gateway stores but does not use), not ${u.protocol.replace(/:$/, '')}`);
   if (u.href.length > 2000) throw badRequest(`${name} must be at most 2000 characters once percent-encoded`);
   return u.href;
 }

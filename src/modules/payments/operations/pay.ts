@@ -16,7 +16,7 @@ import { challengeThreedsRecord, orderUrls, paymentOperation, type Operative } f
 import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
-import { assertProcessable, insertOrder, resolveService } from './create-order.js';
+import { assertProcessable, checkOutgoingUrls, insertOrder, resolveService } from './create-order.js';
 import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
 import { fastPay } from './fast.js';
 import { walletSource, walletThreedsRecord } from './wallet.js';
@@ -125,6 +125,7 @@ export async function paySingleStep(core: PaymentsCore, ctx: RequestContext, inp
   requirePci(ctx, 'Single-step payment');
   checkOrderInput(input);
   if (input.customer_ext_id === undefined || input.customer_ext_id === null || input.customer_ext_id === '') throw badRequest('customer_ext_id is required');
+  await checkOutgoingUrls(core, ctx.env, input);
   const service = await resolveService(core, ctx, input);
   assertProcessable(core, ctx.env, service.type);
   const threeds = input.threeds_data ? externalThreeds(input.threeds_data) : null;
@@ -210,10 +211,9 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   let cardCountry: string | null = null;
   const spec = input.card;
   if (spec.kind === 'source') {
+    // any stored card of the merchant pays (another merchant's is not found): one-click plugins list a
+    // shop user's cards and name the customer of the order differently (decisions "Existing clients")
     const loaded = await core.deps.sources.loadCardForPayment(trx, owner, spec.sourceUuid);
-    if (o.customer_ext_id !== null && loaded.customerExtId !== o.customer_ext_id) {
-      throw badRequest("The card does not belong to the order's customer");
-    }
     card = { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder };
     sourceId = loaded.sourceId;
     sourceJson = JSON.stringify(presentSource(loaded.row));

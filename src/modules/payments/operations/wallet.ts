@@ -14,6 +14,7 @@ import type { Secret } from '../../../platform/security/secret.js';
 import type { DpanData } from '../../../processors/index.js';
 import type { OrderResult, PayInput, PaymentsCore, WalletUse } from '../core.js';
 import { payOwned } from './pay.js';
+import { THREEDS_VERSION } from '../payments.domain.js';
 
 export interface WalletPayment extends WalletUse {
   card: { pan: Secret<string>; expMonth: number; expYear: number };
@@ -33,7 +34,8 @@ export function walletSource(w: WalletUse) {
 
 /** `threeds_data` of a payment authenticated by the wallet's cryptogram. */
 export function walletThreedsRecord(dpan: DpanData, secure: boolean) {
-  return { version: null, flow: 'WALLET', sca_requested: secure, status: 'Y', eci: dpan.eci, exemption: null };
+  // the version of the EMV 3-D Secure authentication the cryptogram stands for (decisions, B14)
+  return { version: THREEDS_VERSION, flow: 'WALLET', sca_requested: secure, status: 'Y', eci: dpan.eci, exemption: null };
 }
 
 export function payWallet(core: PaymentsCore, ctx: RequestContext, orderUuid: string, w: WalletPayment): Promise<OrderResult> {
