@@ -128,18 +128,21 @@ export function containsCardNumber(text: string): boolean {
   return cardNumberSpans(text).length > 0;
 }
 
+/** BIN and last 4 (`454881******0004`): the most of a card number that may be shown. */
+export const maskCardNumber = (digits: string) => digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+
 /**
- * `text` with every card number in it masked to its BIN and last 4 (`454881******0004`), the most of a
- * card number that may be shown; everything else is left as it is.
+ * `text` with every card number in it replaced by `mask(digits)` (by default masked to its BIN and last
+ * 4); everything else is left as it is.
  */
-export function redactCardNumbers(text: string): string {
+export function redactCardNumbers(text: string, mask: (digits: string) => string = maskCardNumber): string {
   const spans = cardNumberSpans(text);
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;
   for (const [s, e] of spans) {
     const digits = text.slice(s, e).replace(/[ -]/g, '');
-    out += text.slice(at, s) + digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+    out += text.slice(at, s) + mask(digits);
     at = e;
   }
   return out + text.slice(at);
