@@ -1,7 +1,7 @@
 /**
  * pino logging that never carries a secret or card data: Authorization headers and cookies are
  * redacted, request bodies are not logged at all, query strings lose their `signature` values, and a
- * card number anywhere in a logged URL (path or query) is masked to BIN and last 4.
+ * card number anywhere in a logged URL (path or query) becomes [REDACTED].
  * Card data and secrets inside the application travel as `Secret` values, which log as [REDACTED].
  */
 import pino, { type Logger, type LoggerOptions } from 'pino';
@@ -13,6 +13,7 @@ const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)
 /** The order token in customer page URLs (and the customer token of the card form) is the page's credential: it is not logged either. */
 const PAGE_TOKEN = /(\/(?:payment\/(?:process|bizum|tokenized|checkout|apm|dcc)|sandbox-apm\/(?:bank|phone|voucher)|card-form)\/)[^/?#]+/gi;
 
+/** The URL as logged: secrets of the query and page tokens redacted, and every card number (redactCardNumbersInUrl). */
 export function redactUrl(url: string): string {
   return redactCardNumbersInUrl(url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]'));
 }
@@ -27,14 +28,16 @@ function decodePart(part: string): string {
 
 /**
  * A URL with every card number in its path segments and query names and values (percent-encoded or
- * not, grouped by spaces, `+` or dashes) masked to BIN and last 4, as security/card-numbers.ts defines
- * a card number. Used for every URL that is logged or echoed (the 404 and 405 answers).
+ * not, grouped by spaces, `+` or dashes) replaced by `[REDACTED]`, as security/card-numbers.ts defines
+ * a card number (ordinary numbers stay readable). Used for every URL that is logged or echoed (the 404
+ * and 405 answers).
  */
 export function redactCardNumbersInUrl(url: string): string {
   if (!/\d/.test(url)) return url;
   return url.replace(/[^/?&=#;,]+/g, (part) => {
     const text = decodePart(part);
-    return containsCardNumber(text) ? encodeURIComponent(redactCardNumbers(text)).replace(/%2A/gi, '*') : part;
+    if (!containsCardNumber(text)) return part;
+    return encodeURIComponent(redactCardNumbers(text, () => '\u0000')).replace(/%00/g, '[REDACTED]');
   });
 }
 

@@ -6,7 +6,8 @@
  *  - disabling the device: 403, the socket closes (4001);
  *  - the operator's `paygate device revoke-token`: 401, the socket closes (4004);
  *  - rotating the token: the old one 401, the socket closes (4002), the new one works.
- * And K1/K5 check X-Service-MID / X-Service-TID against the token's device: a mismatch is 403, nothing charged.
+ * And K1/K5 check X-Service-MID / X-Service-TID against the token's device: a mismatch is 403, nothing charged;
+ * a device's status reports and cancellation reasons carry no card number either (issue 31 item 1).
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +118,22 @@ describe('device token lifetime', () => {
     expect((await k1(d.token, d)).status).toBe(401);
     expect(await ws.closed).toBe(4002);
     expect((await k1(rotated.body.token, d)).status).toBe(200);
+  });
+});
+
+describe('what a device sends over its socket', () => {
+  it('a status or a cancellation reason carrying a card number is refused and not stored', async () => {
+    const m = await t.merchant();
+    const d = await register(m.api, m);
+    const ws = await socket(d.token);
+    const refused = await ws.status({ build_version: `v ${TEST_CARDS.APPROVED}` });
+    expect(refused).toMatchObject({ type: 'error', code: 400, details: 'status.build_version must not contain a card number' });
+    const row = await t.p.database.db.selectFrom('devices').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain(TEST_CARDS.APPROVED);
+    expect(await ws.status({ build_version: 'v 8412345678907' })).toMatchObject({ type: 'status_saved' });
+    const cancel = await ws.cancel('00000000-0000-4000-8000-000000000000', `card ${TEST_CARDS.APPROVED}`);
+    expect(cancel).toMatchObject({ type: 'error', code: 400, details: 'reason must not contain a card number' });
+    await ws.close();
   });
 });
 

@@ -16,6 +16,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError } from '../../platform/errors/errors.js';
+import { containsCardNumber, findCardNumber } from '../../platform/http/pan-guard.js';
 import type { Platform } from '../../platform/index.js';
 import type { DeviceReport } from '../../processors/index.js';
 import { CARD_READING_METHODS } from './devices.domain.js';
@@ -171,12 +172,18 @@ export function installDeviceSocket(app: FastifyInstance, service: DevicesServic
           return send(ws, { type: 'pong' });
         case 'status': {
           if (!msg.status || typeof msg.status !== 'object' || Array.isArray(msg.status)) return send(ws, { type: 'error', details: 'status must be an object' });
+          // what a device reports is stored and shown: never a card number (the API's guard, pan-guard.ts)
+          const hit = findCardNumber(msg.status);
+          if (hit) return send(ws, { type: 'error', code: 400, details: `status.${hit} must not contain a card number` });
           await service.reportStatus(deviceId, msg.status);
           return send(ws, { type: 'status_saved' });
         }
         case 'card':
         case 'cancel': {
           if (!ref) return send(ws, { type: 'error', details: 'operation_uuid is required' });
+          if (msg.type === 'cancel' && typeof msg.reason === 'string' && containsCardNumber(msg.reason)) {
+            return send(ws, { type: 'error', operation_uuid: ref, code: 400, details: 'reason must not contain a card number' });
+          }
           if (msg.type === 'card' && msg.card_reading_method !== undefined && msg.card_reading_method !== null && !(CARD_READING_METHODS as readonly string[]).includes(msg.card_reading_method)) {
             return send(ws, { type: 'error', operation_uuid: ref, code: 400, details: `card_reading_method must be one of ${CARD_READING_METHODS.join(', ')}` });
           }

@@ -53,26 +53,57 @@ function isCardField(shape: string, holder: Record<string, unknown>, method: str
 
 const cardLike = (v: unknown) => (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) && containsCardNumber(String(v));
 
+/** `a.b[0].c` (as clients name a field) and `a.b[].c` (its shape, for CARD_FIELDS) of a path. */
+function nameOf(path: Array<string | number>): { field: string; shape: string } {
+  let field = '';
+  let shape = '';
+  for (const p of path) {
+    if (typeof p === 'number') {
+      field += `[${p}]`;
+      shape += '[]';
+    } else {
+      field += field === '' ? p : `.${p}`;
+      shape += shape === '' ? p : `.${p}`;
+    }
+  }
+  return { field, shape };
+}
+
 /**
  * The field (as clients name it) of the first key or value under `value` that carries a card number
  * outside the card fields, or null. `method` and `route` say which card fields apply (route null: none).
+ * Field names are built only for a hit: the walk itself allocates nothing per field.
  */
-export function findCardNumber(value: unknown, method = '', route: string | null = null, path = '', shape = '', depth = 0): string | null {
-  if (depth > 32 || value === null || typeof value !== 'object') return null;
-  const array = Array.isArray(value);
-  const entries: Array<[string, unknown]> = array ? (value as unknown[]).map((v, i) => [String(i), v]) : Object.entries(value as Record<string, unknown>);
-  for (const [k, v] of entries) {
-    if (!array && containsCardNumber(k)) return path === '' ? 'a key of the body' : `a key of ${path}`;
-    const field = array ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
-    const fieldShape = array ? `${shape}[]` : shape === '' ? k : `${shape}.${k}`;
-    if (typeof v === 'object' && v !== null) {
-      const hit = findCardNumber(v, method, route, field, fieldShape, depth + 1);
-      if (hit) return hit;
-    } else if (cardLike(v) && !isCardField(fieldShape, value as Record<string, unknown>, method, route)) {
-      return field;
+export function findCardNumber(value: unknown, method = '', route: string | null = null): string | null {
+  const path: Array<string | number> = [];
+  const walk = (v: unknown, depth: number): string | null => {
+    if (depth > 32 || v === null || typeof v !== 'object') return null;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        const hit = visit(v[i], v as unknown as Record<string, unknown>, depth);
+        path.pop();
+        if (hit) return hit;
+      }
+      return null;
     }
-  }
-  return null;
+    for (const k in v as Record<string, unknown>) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (containsCardNumber(k)) return path.length === 0 ? 'a key of the body' : `a key of ${nameOf(path).field}`;
+      path.push(k);
+      const hit = visit((v as Record<string, unknown>)[k], v as Record<string, unknown>, depth);
+      path.pop();
+      if (hit) return hit;
+    }
+    return null;
+  };
+  const visit = (x: unknown, holder: Record<string, unknown>, depth: number): string | null => {
+    if (typeof x === 'object' && x !== null) return walk(x, depth + 1);
+    if (!cardLike(x)) return null;
+    const { field, shape } = nameOf(path);
+    return isCardField(shape, holder, method, route) ? null : field;
+  };
+  return walk(value, 0);
 }
 
 /** Compatibility name: the first field under `value` carrying a card number, no card field allowed. */

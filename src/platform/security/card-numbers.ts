@@ -16,8 +16,33 @@
  */
 import cardValidator from 'card-validator';
 
-type CardType = { type: string; lengths: number[] };
-const cardTypes = ((cardValidator.creditCardType as unknown as { default?: unknown }).default ?? cardValidator.creditCardType) as unknown as (n: string) => CardType[];
+type CreditCardType = { types: Record<string, string>; getTypeInfo(type: string): { patterns: Array<number | [number, number]>; lengths: number[] } };
+const creditCardType = ((cardValidator.creditCardType as unknown as { default?: unknown }).default ?? cardValidator.creditCardType) as unknown as CreditCardType;
+
+/**
+ * Every brand's issuer ranges and lengths, read once from card-validator's brand table (credit-card-type,
+ * the table the card fields are checked with): a prefix (`4`, `63`) or a range of prefixes of one length
+ * ([`2221`, `2720`]) and the lengths the brand uses. Matching them here, not through the library's
+ * lookup (which copies every brand record on each call), keeps the guard cheap on every request.
+ */
+const BRANDS = Object.values(creditCardType.types).map((type) => {
+  const info = creditCardType.getTypeInfo(type);
+  return {
+    lengths: new Set(info.lengths),
+    prefixes: info.patterns.map((p) => (Array.isArray(p) ? { size: String(p[0]).length, min: p[0], max: p[1] } : { size: String(p).length, min: p, max: p })),
+  };
+});
+
+function inBrandRange(digits: string): boolean {
+  for (const b of BRANDS) {
+    if (!b.lengths.has(digits.length)) continue;
+    for (const p of b.prefixes) {
+      const head = Number(digits.slice(0, p.size));
+      if (head >= p.min && head <= p.max) return true;
+    }
+  }
+  return false;
+}
 
 /** Shortest and longest card number of any brand. */
 export const CARD_NUMBER_MIN = 12;
@@ -39,39 +64,59 @@ export function luhn(digits: string): boolean {
 
 /** True when `digits` (digits only) is a card number: Luhn-valid, in a brand's ranges, of that brand's length. */
 export function isCardNumber(digits: string): boolean {
-  if (digits.length < CARD_NUMBER_MIN || digits.length > CARD_NUMBER_MAX || !/^[0-9]+$/.test(digits)) return false;
-  if (!luhn(digits)) return false;
-  return cardTypes(digits).some((t) => t.lengths.includes(digits.length));
+  if (digits.length < CARD_NUMBER_MIN || digits.length > CARD_NUMBER_MAX) return false;
+  for (let k = 0; k < digits.length; k++) if (!isDigit(digits.charCodeAt(k))) return false;
+  return luhn(digits) && inBrandRange(digits);
 }
 
-/** Runs of digit groups (single spaces or dashes between groups). */
-const RUN = /\d+(?:[ -]\d+)*/g;
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /** The [start, end) spans of `text` that are card numbers (whole groups of a run), leftmost first. */
 export function cardNumberSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  if (!/\d{4}/.test(text) && !/\d[ -]\d/.test(text)) return spans; // cheap exit: no run long enough
-  for (const m of text.matchAll(RUN)) {
-    const run = m[0];
-    if (run.length < CARD_NUMBER_MIN) continue;
-    const base = m.index ?? 0;
-    // the groups of the run and where each starts
-    const groups: Array<{ at: number; digits: string }> = [];
-    for (const g of run.matchAll(/\d+/g)) groups.push({ at: base + (g.index ?? 0), digits: g[0] });
-    let i = 0;
-    while (i < groups.length) {
+  const n = text.length;
+  // most strings (names, URLs, ids) have too few digits to hold a card number: one pass decides
+  let count = 0;
+  for (let k = 0; k < n && count < CARD_NUMBER_MIN; k++) if (isDigit(text.charCodeAt(k))) count++;
+  if (count < CARD_NUMBER_MIN) return spans;
+  let i = 0;
+  while (i < n) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    // a run: groups of digits, a single space or dash between two groups
+    const groups: Array<[number, number]> = [];
+    let at = i;
+    let total = 0;
+    for (;;) {
+      let j = at;
+      while (j < n && isDigit(text.charCodeAt(j))) j++;
+      groups.push([at, j]);
+      total += j - at;
+      const sep = text.charCodeAt(j);
+      if (j + 1 < n && (sep === 32 || sep === 45) && isDigit(text.charCodeAt(j + 1))) {
+        at = j + 1;
+        continue;
+      }
+      i = j;
+      break;
+    }
+    if (total < CARD_NUMBER_MIN) continue;
+    let g = 0;
+    while (g < groups.length) {
       let digits = '';
       let hit = -1;
-      for (let j = i; j < groups.length; j++) {
-        digits += groups[j].digits;
+      for (let h = g; h < groups.length; h++) {
+        digits += text.slice(groups[h][0], groups[h][1]);
         if (digits.length > CARD_NUMBER_MAX) break;
-        if (digits.length >= CARD_NUMBER_MIN && isCardNumber(digits)) hit = j;
+        if (digits.length >= CARD_NUMBER_MIN && isCardNumber(digits)) hit = h;
       }
       if (hit >= 0) {
-        spans.push([groups[i].at, groups[hit].at + groups[hit].digits.length]);
-        i = hit + 1;
+        spans.push([groups[g][0], groups[hit][1]]);
+        g = hit + 1;
       } else {
-        i++;
+        g++;
       }
     }
   }
@@ -83,18 +128,21 @@ export function containsCardNumber(text: string): boolean {
   return cardNumberSpans(text).length > 0;
 }
 
+/** BIN and last 4 (`454881******0004`): the most of a card number that may be shown. */
+export const maskCardNumber = (digits: string) => digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+
 /**
- * `text` with every card number in it masked to its BIN and last 4 (`454881******0004`), the most of a
- * card number that may be shown; everything else is left as it is.
+ * `text` with every card number in it replaced by `mask(digits)` (by default masked to its BIN and last
+ * 4); everything else is left as it is.
  */
-export function redactCardNumbers(text: string): string {
+export function redactCardNumbers(text: string, mask: (digits: string) => string = maskCardNumber): string {
   const spans = cardNumberSpans(text);
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;
   for (const [s, e] of spans) {
     const digits = text.slice(s, e).replace(/[ -]/g, '');
-    out += text.slice(at, s) + digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+    out += text.slice(at, s) + mask(digits);
     at = e;
   }
   return out + text.slice(at);
