@@ -3433,8 +3433,8 @@ export interface components {
             /** @description ISO 4217 alpha-3: the currency of the device's service */
             currency: string;
             mid?: string | null;
-            /** @description the terminal's trace number: unique per device and day */
-            stan: string;
+            /** @description the terminal's trace number, unique per device and day; when absent the gateway assigns one (6 digits, unique per device and day) and answers it in `pos.stan` */
+            stan?: string | null;
             card_reading_method?: ("KEY_ENTRY" | "BAR_CODE" | "MAGNETIC_STRIPE" | "ICC" | "NFC") | null | string;
             emv_data?: string | null;
             card_sequence_number?: string | null;
@@ -18974,7 +18974,7 @@ export interface operations {
                     signature: string;
                     /** @enum {unknown} */
                     type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                    enabled: boolean;
+                    enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                     description: string;
                 };
             };
@@ -19031,7 +19031,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19166,7 +19166,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19303,7 +19303,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19521,7 +19521,7 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    enabled: boolean;
+                    enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                 };
             };
         };
@@ -19577,7 +19577,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -20613,12 +20613,12 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    enabled?: boolean;
+                    enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                     challenge_threshold?: number;
                     reject_threshold?: number;
                     rules?: {
                         CARD_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20627,7 +20627,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         IP_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20636,7 +20636,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         CUSTOMER_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20645,7 +20645,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         EMAIL_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20654,7 +20654,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         AMOUNT_HIGH?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
@@ -20663,7 +20663,7 @@ export interface operations {
                             };
                         };
                         AMOUNT_VERY_HIGH?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
@@ -20672,7 +20672,7 @@ export interface operations {
                             };
                         };
                         NEW_CARD_HIGH_AMOUNT?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
@@ -20683,13 +20683,13 @@ export interface operations {
                             new_for_seconds?: number;
                         };
                         COUNTRY_MISMATCH?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                         };
                     };
                     low_value_exemption?: {
-                        enabled?: boolean;
+                        enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                         /** @description highest exempted amount per currency, minor units (PSD2: 30 EUR) */
                         max_amounts?: {
                             [key: string]: number;
@@ -25797,7 +25797,8 @@ export interface operations {
                 identifier?: string;
                 service?: string;
                 terminal_id?: string;
-                communication_type?: string;
+                /** @description SIMULATION or SOCKET (empty: any) */
+                communication_type?: "SIMULATION" | "SOCKET" | "";
                 active?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                 configured?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                 /** @description YYYYMMDDHHmm, merchant timezone */

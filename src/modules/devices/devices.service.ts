@@ -385,9 +385,8 @@ export class DevicesService {
    */
   async cancel(ctx: RequestContext, input: { device: string; order_uuid: string }): Promise<{ result: OrderResult; device: PresentedDevice }> {
     const device = await this.#owned(ctx, input.device);
-    const op = await this.operationOfOrder(ctx, input.order_uuid);
-    if (op && op.device_id !== device.id) throw notFound(`The order ${input.order_uuid} was not sent to the device ${device.id}`);
-    if (op && canOperation(op.status, 'CANCELLED')) {
+    const op = await this.#sentTo(ctx, device, input.order_uuid);
+    if (canOperation(op.status, 'CANCELLED')) {
       const done = await this.#apply(op, 'CANCELLED', { error: 'Cancelled by the merchant' });
       if (done) {
         await this.tell({ device: device.id, kind: 'cancel', operation: op.id });
@@ -417,9 +416,12 @@ export class DevicesService {
   }
 
   /** An order sent to another device of the merchant is not this device's to follow up (404). */
-  async #sentTo(ctx: RequestContext, device: repo.DeviceRow, orderUuid: string): Promise<void> {
+  async #sentTo(ctx: RequestContext, device: repo.DeviceRow, orderUuid: string): Promise<repo.OperationRow> {
+    // an order sent to another device, or never sent to one (a web order), is not this device's (404,
+    // as another merchant's order)
     const op = await this.operationOfOrder(ctx, orderUuid);
-    if (op && op.device_id !== device.id) throw notFound(`The order ${orderUuid} was not sent to the device ${device.id}`);
+    if (!op || op.device_id !== device.id) throw notFound(`The order ${orderUuid} was not sent to the device ${device.id}`);
+    return op;
   }
 
   /**
