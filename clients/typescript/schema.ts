@@ -16969,6 +16969,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -16978,6 +16983,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -16987,6 +16997,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -16996,6 +17011,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17088,6 +17108,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17097,6 +17122,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17106,6 +17136,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17128,6 +17163,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17137,6 +17177,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17146,6 +17191,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17155,6 +17205,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17177,6 +17232,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17186,6 +17246,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17195,6 +17260,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17217,6 +17287,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17226,6 +17301,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17235,6 +17315,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17244,6 +17329,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17266,6 +17356,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17275,6 +17370,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17284,6 +17384,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17306,6 +17411,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17315,6 +17425,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17324,6 +17439,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17333,6 +17453,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17355,6 +17480,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17364,6 +17494,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17373,6 +17508,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17382,6 +17522,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17404,6 +17549,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17413,6 +17563,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17422,6 +17577,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17431,6 +17591,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17453,6 +17618,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17462,6 +17632,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17471,6 +17646,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17480,6 +17660,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17503,6 +17688,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17512,6 +17702,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17534,6 +17729,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17543,6 +17743,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17565,6 +17770,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17574,6 +17784,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17583,6 +17798,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17605,6 +17825,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17614,6 +17839,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17623,6 +17853,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17632,6 +17867,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17654,6 +17894,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17663,6 +17908,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17672,6 +17922,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17694,6 +17949,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17703,6 +17963,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17712,6 +17977,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17721,6 +17991,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17743,6 +18018,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17752,6 +18032,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17761,6 +18046,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17783,6 +18073,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17792,6 +18087,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17801,6 +18101,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17810,6 +18115,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17832,6 +18142,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17841,6 +18156,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17850,6 +18170,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17872,6 +18197,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17881,6 +18211,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17890,6 +18225,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17899,6 +18239,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17921,6 +18266,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17930,6 +18280,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17939,6 +18294,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17948,6 +18308,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17970,6 +18335,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17979,6 +18349,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17988,6 +18363,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18010,6 +18390,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18019,6 +18404,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18028,6 +18418,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18037,6 +18432,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18059,6 +18459,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18068,6 +18473,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18077,6 +18487,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -21826,6 +22241,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -21835,6 +22255,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -21844,6 +22269,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -22266,6 +22696,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example LINE,STATUS,ORDER_UUID,AMOUNT,OUTCOME,ERROR
+                     *     2,SUCCEEDED,3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34,1500,SUCCESS,
+                     *     3,FAILED,8d2f4a6b-1c3e-4f5a-9b7c-2d4e6f8a0b1c,2500,REFUSED,Card declined by the issuer
+                     */
                     "text/csv": string;
                 };
             };
