@@ -2686,7 +2686,7 @@ export interface paths {
         put?: never;
         /**
          * J7 Refund a payment taken on a device
-         * @description Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`.
+         * @description Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`; an order not sent to this device is 404. A SIMULATION device processes the refund 10 seconds after it is sent, like a payment: the answer carries the order as it is and the queued `refund`; then amount 100 is cancelled on the terminal (CANCELLED), 200 refused (REFUSED), any other amount refunded (REFUNDED, the order shows it and is notified).
          */
         post: operations["sendDeviceRefund"];
         delete?: never;
@@ -4399,7 +4399,7 @@ export interface components {
         };
         /**
          * DeviceOrderResponse
-         * @description The order, the device and (J3/J4) the operation sent to it
+         * @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process
          */
         DeviceOrderResponse: {
             /**
@@ -4438,6 +4438,7 @@ export interface components {
             validation_hash: string;
             device: components["schemas"]["PhysicalDevice"];
             operation?: components["schemas"]["DeviceOperation"];
+            refund?: components["schemas"]["DeviceRefund"];
         };
         /** DevicePaymentRequest */
         DevicePaymentRequest: {
@@ -4460,6 +4461,49 @@ export interface components {
             additional?: string | null;
             url_post?: string | null;
             reference?: string | null;
+        };
+        /**
+         * DeviceRefund
+         * @description A refund sent to a SIMULATION device (J7)
+         * @example {
+         *       "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+         *       "amount": 1500,
+         *       "status": "QUEUED",
+         *       "error": null,
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "updated_at": "2026-03-14T09:21:07.000Z"
+         *     }
+         */
+        DeviceRefund: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device_id: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+            amount: number | null;
+            /**
+             * @description QUEUED until the simulated device processes it (10 s), then REFUNDED, CANCELLED (amount 100), REFUSED (amount 200) or FAILED (error says why)
+             * @enum {string}
+             */
+            status: "QUEUED" | "PROCESSING" | "REFUNDED" | "CANCELLED" | "REFUSED" | "FAILED";
+            error: string | null;
+            created_at: string;
+            updated_at: string;
         };
         /** DeviceResponse */
         DeviceResponse: {
@@ -26774,7 +26818,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26906,6 +26950,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -26994,7 +27048,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27126,6 +27180,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -27211,7 +27275,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27343,6 +27407,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -27427,7 +27501,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27559,6 +27633,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -27644,7 +27728,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27776,6 +27860,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
