@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import { sql } from 'kysely';
 import type { Platform } from './platform/index.js';
+import { requestLine, wantsPretty } from './platform/logging.js';
 import { IdempotencyStore } from './platform/http/idempotency.js';
 import { finishDocument, openapiDefinition } from './platform/http/openapi.js';
 import { formatSchemaErrors, installPlatform, registerApi } from './platform/http/platform.js';
@@ -188,16 +189,21 @@ export interface BuildOptions {
   limiter?: Limiter;
   /** Called with the app before the routes are registered (tests add contract checks here). */
   instrument?: (app: FastifyInstance) => void;
+  /** One log line per request (`POST /v1/sandbox/payment 200 12 ms <id>`); default: when the logs go to a terminal. */
+  consoleLines?: boolean;
 }
 
 export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = p;
+  const consoleLines = opts.consoleLines ?? wantsPretty(config.logFormat);
   const app = Fastify({
     loggerInstance: p.logger,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     genReqId: () => crypto.randomUUID(),
+    // on a terminal one line per request (below); JSON logs keep Fastify's request records
+    disableRequestLogging: consoleLines,
     schemaErrorFormatter: formatSchemaErrors,
     ...(opts.server as object),
   }) as unknown as FastifyInstance;
@@ -239,6 +245,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     }
     return payload;
   });
+
+  if (consoleLines) app.addHook('onResponse', async (req, reply) => req.log.info(requestLine(req, reply.statusCode, reply.elapsedTime)));
 
   app.addHook('onResponse', async (req, reply) => {
     p.metrics.httpDuration.observe(

@@ -12,6 +12,7 @@ import type { Platform } from './platform/index.js';
 import { SERVICE_TYPES } from './modules/services/index.js';
 import { credentialsBanner, ensureSandboxMerchant } from './bootstrap.js';
 import { migrate } from './platform/db/migrate.js';
+import { migrationsLine } from './platform/logging.js';
 import { createPlatform, verifyVault, type PlatformOverrides } from './platform/create.js';
 import { superviseWorkers } from './supervisor.js';
 
@@ -62,7 +63,8 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
   await assertPortFree(config.host, config.port);
   const p = await createPlatform(config, { lockHolder: 'gateway', ...overrides });
   const applied = await migrate(p.database);
-  if (applied.length > 0) p.logger.info({ applied }, 'migrations applied');
+  // one line: how many, the first and the last (the list is in the JSON record's `applied`)
+  if (applied.length > 0) p.logger.info({ applied }, migrationsLine(applied));
   await verifyVault(p);
   const modules = buildModules(p);
   registerJobs(p, modules);

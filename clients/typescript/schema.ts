@@ -2686,7 +2686,7 @@ export interface paths {
         put?: never;
         /**
          * J7 Refund a payment taken on a device
-         * @description Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`.
+         * @description Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`; an order not sent to this device is 404. A SIMULATION device processes the refund 10 seconds after it is sent, like a payment: the answer carries the order as it is and the queued `refund`; then amount 100 is cancelled on the terminal (CANCELLED), 200 refused (REFUSED), any other amount refunded (REFUNDED, the order shows it and is notified).
          */
         post: operations["sendDeviceRefund"];
         delete?: never;
@@ -3433,8 +3433,8 @@ export interface components {
             /** @description ISO 4217 alpha-3: the currency of the device's service */
             currency: string;
             mid?: string | null;
-            /** @description the terminal's trace number: unique per device and day */
-            stan: string;
+            /** @description the terminal's trace number, unique per device and day; when absent the gateway assigns one (6 digits, unique per device and day) and answers it in `pos.stan` */
+            stan?: string | null;
             card_reading_method?: ("KEY_ENTRY" | "BAR_CODE" | "MAGNETIC_STRIPE" | "ICC" | "NFC") | null | string;
             emv_data?: string | null;
             card_sequence_number?: string | null;
@@ -4399,7 +4399,7 @@ export interface components {
         };
         /**
          * DeviceOrderResponse
-         * @description The order, the device and (J3/J4) the operation sent to it
+         * @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process
          */
         DeviceOrderResponse: {
             /**
@@ -4438,6 +4438,7 @@ export interface components {
             validation_hash: string;
             device: components["schemas"]["PhysicalDevice"];
             operation?: components["schemas"]["DeviceOperation"];
+            refund?: components["schemas"]["DeviceRefund"];
         };
         /** DevicePaymentRequest */
         DevicePaymentRequest: {
@@ -4460,6 +4461,49 @@ export interface components {
             additional?: string | null;
             url_post?: string | null;
             reference?: string | null;
+        };
+        /**
+         * DeviceRefund
+         * @description A refund sent to a SIMULATION device (J7)
+         * @example {
+         *       "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+         *       "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+         *       "amount": 1500,
+         *       "status": "QUEUED",
+         *       "error": null,
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "updated_at": "2026-03-14T09:21:07.000Z"
+         *     }
+         */
+        DeviceRefund: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            uuid: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            device_id: string;
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            order_uuid: string;
+            amount: number | null;
+            /**
+             * @description QUEUED until the simulated device processes it (10 s), then REFUNDED, CANCELLED (amount 100), REFUSED (amount 200) or FAILED (error says why)
+             * @enum {string}
+             */
+            status: "QUEUED" | "PROCESSING" | "REFUNDED" | "CANCELLED" | "REFUSED" | "FAILED";
+            error: string | null;
+            created_at: string;
+            updated_at: string;
         };
         /** DeviceResponse */
         DeviceResponse: {
@@ -16969,6 +17013,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -16978,6 +17027,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -16987,6 +17041,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -16996,6 +17055,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17088,6 +17152,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17097,6 +17166,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17106,6 +17180,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17128,6 +17207,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17137,6 +17221,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17146,6 +17235,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17155,6 +17249,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17177,6 +17276,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17186,6 +17290,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17195,6 +17304,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17217,6 +17331,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17226,6 +17345,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17235,6 +17359,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17244,6 +17373,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17266,6 +17400,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17275,6 +17414,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17284,6 +17428,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17306,6 +17455,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17315,6 +17469,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17324,6 +17483,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17333,6 +17497,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17355,6 +17524,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17364,6 +17538,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17373,6 +17552,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17382,6 +17566,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17404,6 +17593,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17413,6 +17607,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17422,6 +17621,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17431,6 +17635,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17453,6 +17662,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17462,6 +17676,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17471,6 +17690,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17480,6 +17704,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17503,6 +17732,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17512,6 +17746,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17534,6 +17773,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17543,6 +17787,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17565,6 +17814,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17574,6 +17828,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17583,6 +17842,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17605,6 +17869,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17614,6 +17883,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17623,6 +17897,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17632,6 +17911,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17654,6 +17938,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17663,6 +17952,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17672,6 +17966,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17694,6 +17993,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17703,6 +18007,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17712,6 +18021,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17721,6 +18035,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17743,6 +18062,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17752,6 +18076,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17761,6 +18090,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17783,6 +18117,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17792,6 +18131,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17801,6 +18145,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17810,6 +18159,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17832,6 +18186,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17841,6 +18200,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17850,6 +18214,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17872,6 +18241,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17881,6 +18255,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17890,6 +18269,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17899,6 +18283,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17921,6 +18310,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17930,6 +18324,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17939,6 +18338,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17948,6 +18352,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17970,6 +18379,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17979,6 +18393,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -17988,6 +18407,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18010,6 +18434,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18019,6 +18448,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18028,6 +18462,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18037,6 +18476,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18059,6 +18503,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18068,6 +18517,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18077,6 +18531,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -18974,7 +19433,7 @@ export interface operations {
                     signature: string;
                     /** @enum {unknown} */
                     type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                    enabled: boolean;
+                    enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                     description: string;
                 };
             };
@@ -19031,7 +19490,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19166,7 +19625,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19303,7 +19762,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19521,7 +19980,7 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    enabled: boolean;
+                    enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                 };
             };
         };
@@ -19577,7 +20036,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean;
+                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -20613,12 +21072,12 @@ export interface operations {
                      * @example 9f86d081884c7d659a2feaa0c55ad015
                      */
                     signature: string;
-                    enabled?: boolean;
+                    enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                     challenge_threshold?: number;
                     reject_threshold?: number;
                     rules?: {
                         CARD_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20627,7 +21086,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         IP_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20636,7 +21095,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         CUSTOMER_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20645,7 +21104,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         EMAIL_VELOCITY?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description triggers when more payments than this (this one included) fall in the window */
@@ -20654,7 +21113,7 @@ export interface operations {
                             window_seconds?: number;
                         };
                         AMOUNT_HIGH?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
@@ -20663,7 +21122,7 @@ export interface operations {
                             };
                         };
                         AMOUNT_VERY_HIGH?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
@@ -20672,7 +21131,7 @@ export interface operations {
                             };
                         };
                         NEW_CARD_HIGH_AMOUNT?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                             /** @description minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked */
@@ -20683,13 +21142,13 @@ export interface operations {
                             new_for_seconds?: number;
                         };
                         COUNTRY_MISMATCH?: {
-                            enabled?: boolean;
+                            enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                             /** @description added to the score when the rule triggers */
                             score?: number;
                         };
                     };
                     low_value_exemption?: {
-                        enabled?: boolean;
+                        enabled?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                         /** @description highest exempted amount per currency, minor units (PSD2: 30 EUR) */
                         max_amounts?: {
                             [key: string]: number;
@@ -21826,6 +22285,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -21835,6 +22299,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -21844,6 +22313,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
                     "text/html": string;
                 };
             };
@@ -22266,6 +22740,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example LINE,STATUS,ORDER_UUID,AMOUNT,OUTCOME,ERROR
+                     *     2,SUCCEEDED,3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34,1500,SUCCESS,
+                     *     3,FAILED,8d2f4a6b-1c3e-4f5a-9b7c-2d4e6f8a0b1c,2500,REFUSED,Card declined by the issuer
+                     */
                     "text/csv": string;
                 };
             };
@@ -25798,7 +26277,8 @@ export interface operations {
                 /** @description the uuid of a service: its devices only */
                 service?: string;
                 terminal_id?: string;
-                communication_type?: string;
+                /** @description SIMULATION or SOCKET (empty: any) */
+                communication_type?: "SIMULATION" | "SOCKET" | "";
                 active?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                 configured?: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
                 /** @description YYYYMMDDHHmm, merchant timezone */
@@ -26339,7 +26819,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26471,6 +26951,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -26559,7 +27049,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26691,6 +27181,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -26776,7 +27276,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26908,6 +27408,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -26992,7 +27502,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27124,6 +27634,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */
@@ -27209,7 +27729,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order, the device and (J3/J4) the operation sent to it */
+            /** @description The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27341,6 +27861,16 @@ export interface operations {
                      *         "deadline_at": "2026-03-14T09:27:41.312Z",
                      *         "created_at": "2026-03-14T09:25:41.312Z",
                      *         "updated_at": "2026-03-14T09:25:41.312Z"
+                     *       },
+                     *       "refund": {
+                     *         "uuid": "9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "device_id": "3f6a1c2e-9b7d-4e5f-8a1b-2c3d4e5f6a7b",
+                     *         "order_uuid": "7c0f2b8e-3a41-4d6b-9f0e-2a5c7d9e1b34",
+                     *         "amount": 1500,
+                     *         "status": "QUEUED",
+                     *         "error": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
                      *       }
                      *     }
                      */

@@ -70,10 +70,28 @@ export function wantsPretty(format: 'auto' | 'json' | 'pretty' = 'json', stream:
   return format === 'pretty' || (format === 'auto' && !!stream.isTTY);
 }
 
+/**
+ * The console line of a request (pretty logs): `POST /v1/sandbox/payment 200 12 ms <request id>`, the
+ * URL redacted as in the JSON logs. JSON logs keep Fastify's structured request records instead.
+ */
+export function requestLine(req: { method: string; url: string; id: string }, status: number, elapsedMs: number): string {
+  return `${req.method} ${redactUrl(req.url)} ${status} ${Math.round(elapsedMs)} ms ${req.id}`;
+}
+
+/** The one line of the migrations applied at start: how many, the first and the last. */
+export function migrationsLine(applied: string[]): string {
+  return `migrations applied: ${applied.length}${applied.length > 1 ? ` (${applied[0]} … ${applied[applied.length - 1]})` : ` (${applied[0]})`}`;
+}
+
+/** The options of the pretty (terminal) output: one line per record (errors keep their stack). */
+export function prettyOptions(destination: unknown, colorize: boolean): PrettyOptions {
+  return { colorize, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId,applied', destination: destination ?? 1 } as PrettyOptions;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream, format: 'auto' | 'json' | 'pretty' = 'json'): Logger {
   if (wantsPretty(format, (destination as { isTTY?: boolean } | undefined) ?? process.stdout)) {
     // the same redaction applies: the pretty stream only formats what pino already censored
-    const stream = pretty({ colorize: !!((destination as { isTTY?: boolean } | undefined) ?? process.stdout).isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: destination ?? 1 } as PrettyOptions);
+    const stream = pretty(prettyOptions(destination, !!((destination as { isTTY?: boolean } | undefined) ?? process.stdout).isTTY));
     return pino(loggerOptions(level), stream);
   }
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));

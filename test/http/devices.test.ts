@@ -211,9 +211,13 @@ describe('the simulated device (sandbox)', () => {
     expect(confirmed.status, confirmed.raw).toBe(200);
     expect(confirmed.body.order).toMatchObject({ status: 'SUCCESS', paid: true });
     expect(confirmed.body.device.id).toBe(device.id);
+    // a SIMULATION device processes a refund 10 s after it is sent (test/http/compat-device-refund.test.ts)
     const refunded = await m.api.post('/device/refund', { device: device.id, order_uuid: s.order.uuid });
     expect(refunded.status, refunded.raw).toBe(200);
-    expect(refunded.body.order.status).toBe('REFUNDED');
+    expect(refunded.body.refund.status).toBe('QUEUED');
+    await advance(m, 11);
+    await t.p.jobs.drain();
+    expect((await order(m, s.order.uuid)).status).toBe('REFUNDED');
   });
 
   it('J6 cancels an operation before the device reads a card: CANCELLED, notified, nothing charged later', async () => {

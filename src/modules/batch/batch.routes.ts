@@ -63,7 +63,7 @@ export function batchRoutes(service: BatchService) {
         description: 'One row per line of the file: `LINE,STATUS,ORDER_UUID,AMOUNT,OUTCOME,ERROR`.',
         tags, params: S.BatchParams,
         response: {
-          200: { description: 'The results file', content: { 'text/csv': { schema: { type: 'string' } } } },
+          200: { description: 'The results file', content: { 'text/csv': { schema: { type: 'string' }, example: 'LINE,STATUS,ORDER_UUID,AMOUNT,OUTCOME,ERROR\n2,SUCCEEDED,3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34,1500,SUCCESS,\n3,FAILED,8d2f4a6b-1c3e-4f5a-9b7c-2d4e6f8a0b1c,2500,REFUSED,Card declined by the issuer\n' } } },
           '4xx': ErrorEnvelope,
           '5xx': ErrorEnvelope,
         },

@@ -8,7 +8,7 @@ const common = {
   description: Type.String({ minLength: 1, maxLength: 500, description: 'concept shown to the customer; the description of every order' }),
   expires_at: Type.String({ minLength: 10, maxLength: 40, description: 'YYYY-MM-DD: the links expire at 00:00:00 of that date in the merchant\'s timezone (at least 10 minutes and at most a year away)' }),
   service_uuid: Uuid,
-  subject: OptionalText(200, { description: 'e-mail subject; for SMS the sender name (letters and digits, at most 11 characters; longer is cut)' }),
+  subject: OptionalText(200, { description: 'e-mail subject; for SMS (`type` PHONE) the sender name: letters and digits, at most 11 characters (longer is 400)' }),
   type: Type.Enum([...CAMPAIGN_TYPES], { description: 'PHONE: SMS; MAIL: e-mail; CUSTOM_DELIVERY: nothing is sent, the merchant delivers each payment\'s `link`' }),
 };
 

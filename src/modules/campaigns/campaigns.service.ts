@@ -102,6 +102,8 @@ export class CampaignsService {
     if (!service.enabled || !service.currency_code) throw badRequest(`The service ${input.service_uuid} is not enabled (it has no terminal)`);
     const subject = input.subject?.trim() || null;
     if (input.type === 'MAIL' && !subject && !input.description.trim()) throw badRequest('subject is required for a MAIL campaign');
+    // G1/G2: for SMS the subject is the sender name, which SMS carries in at most 11 characters
+    if (input.type === 'PHONE' && subject && subject.length > 11) throw badRequest(`subject is the SMS sender name for a PHONE campaign: at most 11 characters (it has ${subject.length})`);
 
     const specs: PaymentSpec[] = [];
     const errors: LineError[] = [];

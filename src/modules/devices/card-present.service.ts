@@ -26,7 +26,8 @@ export interface CardPresentInput {
   amount: number;
   currency: string;
   mid?: string | null;
-  stan: string;
+  /** Absent: the gateway assigns one (unique per device and day). */
+  stan?: string | null;
   card_reading_method?: CardReadingMethod | null;
   emv_data?: string | null;
   card_sequence_number?: string | null;
@@ -93,9 +94,16 @@ export class CardPresentService {
     if (ids.tid && ids.tid !== device.terminal_id) throw forbidden('tid is not the TID of this device');
   }
 
-  async #record(device: repo.DeviceRow, ctx: RequestContext, row: Omit<repo.CardPresentRow, 'id' | 'device_id' | 'merchant_id' | 'env' | 'stan_day' | 'rrn' | 'created_at'>): Promise<repo.CardPresentRow> {
+  /**
+   * Records an operation under its STAN. A STAN the device did not send (K1/K5 take it as optional, as
+   * the contract shows) is assigned here: 6 random digits, drawn again when the device already used them
+   * today, so it is unique per device and day like the terminal's own.
+   */
+  async #record(device: repo.DeviceRow, ctx: RequestContext, given: Omit<repo.CardPresentRow, 'id' | 'device_id' | 'merchant_id' | 'env' | 'stan_day' | 'rrn' | 'created_at' | 'stan'> & { stan?: string | null }): Promise<repo.CardPresentRow> {
     const now = ctx.clock.now();
+    const assigned = !given.stan;
     for (let attempt = 0; ; attempt++) {
+      const row = { ...given, stan: given.stan || String(randomInt(0, 1_000_000)).padStart(6, '0') };
       const full: repo.CardPresentRow = {
         ...row,
         id: randomUUID(),
@@ -110,7 +118,10 @@ export class CardPresentService {
         await repo.insertCardPresent(this.#db, full);
         return full;
       } catch (err) {
-        if (isUniqueViolation(err, 'card_present_operations_device_id_stan_day_stan_key')) throw conflict(`STAN ${row.stan} was already used by this device today`);
+        if (isUniqueViolation(err, 'card_present_operations_device_id_stan_day_stan_key')) {
+          if (assigned && attempt < 20) continue;
+          throw conflict(`STAN ${row.stan} was already used by this device today`);
+        }
         if (isUniqueViolation(err) && attempt < 5) continue; // an rrn drawn twice
         throw err;
       }

@@ -86,6 +86,61 @@ export function canOperation(from: OperationStatus, event: OperationEvent): bool
   return OPERATION_TABLE[event][from] !== undefined;
 }
 
+// ---- J7 refunds on a SIMULATION device ---------------------------------------------------------------
+
+export const DEVICE_REFUND_STATUSES = ['QUEUED', 'PROCESSING', 'REFUNDED', 'CANCELLED', 'REFUSED', 'FAILED'] as const;
+export type DeviceRefundStatus = (typeof DEVICE_REFUND_STATUSES)[number];
+export type DeviceRefundEvent = 'PROCESSING' | 'REFUNDED' | 'CANCELLED' | 'REFUSED' | 'FAILED';
+
+/**
+ * The lifecycle of a refund sent to a simulated device. PROCESSING is committed before the refund is
+ * made, so a step run again after a crash never refunds twice (it fails the refund, which says so).
+ */
+export const DEVICE_REFUND_TABLE: Readonly<Record<DeviceRefundEvent, Partial<Record<DeviceRefundStatus, DeviceRefundStatus>>>> = {
+  PROCESSING: { QUEUED: 'PROCESSING' },
+  REFUNDED: { PROCESSING: 'REFUNDED' },
+  CANCELLED: { QUEUED: 'CANCELLED' },
+  REFUSED: { QUEUED: 'REFUSED' },
+  FAILED: { QUEUED: 'FAILED', PROCESSING: 'FAILED' },
+};
+
+export function deviceRefundTransition(from: DeviceRefundStatus, event: DeviceRefundEvent): DeviceRefundStatus | null {
+  return DEVICE_REFUND_TABLE[event][from] ?? null;
+}
+
+/** What the simulated terminal does with a refund of `amount` (the sandbox rules, as for payments). */
+export function simulatedRefundOutcome(amount: number): 'CANCELLED' | 'REFUSED' | 'REFUND' {
+  if (amount === SIMULATED_REFUND_AMOUNTS.CANCELLED) return 'CANCELLED';
+  if (amount === SIMULATED_REFUND_AMOUNTS.REFUSED) return 'REFUSED';
+  return 'REFUND';
+}
+const SIMULATED_REFUND_AMOUNTS = { CANCELLED: 100, REFUSED: 200 } as const;
+
+export interface DeviceRefundRecord {
+  id: string;
+  device_id: string;
+  order_id: string;
+  amount: number | string | null;
+  status: DeviceRefundStatus;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function presentDeviceRefund(r: DeviceRefundRecord) {
+  return {
+    uuid: r.id,
+    device_id: r.device_id,
+    order_uuid: r.order_id,
+    amount: r.amount === null ? null : Number(r.amount),
+    status: r.status,
+    error: r.error,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+export type PresentedDeviceRefund = ReturnType<typeof presentDeviceRefund>;
+
 /** The operation event that the order a charge left behind means (null: not settled yet). */
 export function eventForOrder(orderStatus: string): OperationEvent | null {
   if (orderStatus === 'SUCCESS' || orderStatus === 'PENDING_CONFIRMATION' || orderStatus === 'PARTIALLY_REFUNDED' || orderStatus === 'REFUNDED') return 'APPROVED';

@@ -2,7 +2,7 @@
 import { sql, type ColumnType } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
-import { OPEN_OPERATION_STATUSES, PENDING_OPERATION_STATUSES, type CommunicationType, type ConnectionStatus, type DeviceRecord, type OperationRecord, type OperationStatus } from './devices.domain.js';
+import { OPEN_OPERATION_STATUSES, PENDING_OPERATION_STATUSES, type DeviceRefundRecord, type DeviceRefundStatus, type CommunicationType, type ConnectionStatus, type DeviceRecord, type OperationRecord, type OperationStatus } from './devices.domain.js';
 import { UUID_RE as UUID } from '../../platform/ids.js';
 
 export interface DevicesTable {
@@ -67,8 +67,38 @@ export interface DeviceOperationsTable {
   updated_at: Date;
 }
 
+export interface DeviceRefundsTable {
+  id: string;
+  device_id: string;
+  merchant_id: string;
+  env: Env;
+  key_id: string;
+  order_id: string;
+  amount: ColumnType<number | string | null, number | null, number | null>;
+  status: DeviceRefundStatus;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+export type DeviceRefundRow = DeviceRefundRecord & { merchant_id: string; env: Env; key_id: string };
+
+export async function insertDeviceRefund(db: Executor, row: DeviceRefundRow): Promise<void> {
+  await db.insertInto('device_refunds').values({ ...row, amount: row.amount === null ? null : Number(row.amount) }).execute();
+}
+
+export async function findDeviceRefund(db: Executor, id: string, opts: { forUpdate?: boolean } = {}): Promise<DeviceRefundRow | undefined> {
+  let q = db.selectFrom('device_refunds').selectAll().where('id', '=', id);
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst() as Promise<DeviceRefundRow | undefined>;
+}
+
+export async function updateDeviceRefund(db: Executor, id: string, set: { status: DeviceRefundStatus; error: string | null; updated_at: Date }): Promise<void> {
+  await db.updateTable('device_refunds').set(set).where('id', '=', id).execute();
+}
+
 declare module '../../platform/db/schema.js' {
   interface DB {
+    device_refunds: DeviceRefundsTable;
     devices: DevicesTable;
     device_operations: DeviceOperationsTable;
     card_present_operations: CardPresentTable;

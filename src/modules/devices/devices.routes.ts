@@ -14,8 +14,8 @@ const WRITE = ['payment'] as const;
 const READ = ['payment', 'readonly'] as const;
 
 export function devicesRoutes(service: DevicesService, payments: Payments) {
-  const answer = (ctx: RequestContext, r: { result: OrderResult; device: PresentedDevice; operation?: PresentedOperation }) => {
-    const fields = { ...payments.respond(ctx, r.result), device: r.device, ...(r.operation ? { operation: r.operation } : {}) };
+  const answer = (ctx: RequestContext, r: { result: OrderResult; device: PresentedDevice; operation?: PresentedOperation; refund?: unknown }) => {
+    const fields = { ...payments.respond(ctx, r.result), device: r.device, ...(r.operation ? { operation: r.operation } : {}), ...(r.refund ? { refund: r.refund } : {}) };
     if (r.result.failed) throw new ApiError(402, r.result.failed, { extra: fields });
     return ok(ctx, fields) as any;
   };
@@ -118,7 +118,7 @@ export function devicesRoutes(service: DevicesService, payments: Payments) {
 
     app.post('/device/refund', {
       config: { profiles: WRITE },
-      schema: { operationId: 'sendDeviceRefund', summary: 'J7 Refund a payment taken on a device', description: 'Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`.', tags, body: S.FollowUpBody, response: responses(S.DeviceOrderResponse) },
+      schema: { operationId: 'sendDeviceRefund', summary: 'J7 Refund a payment taken on a device', description: 'Refunds `amount` (omitted: what is left), with the rules of `POST /payment/refund`; an order not sent to this device is 404. A SIMULATION device processes the refund 10 seconds after it is sent, like a payment: the answer carries the order as it is and the queued `refund`; then amount 100 is cancelled on the terminal (CANCELLED), 200 refused (REFUSED), any other amount refunded (REFUNDED, the order shows it and is notified).', tags, body: S.FollowUpBody, response: responses(S.DeviceOrderResponse) },
     }, async (req) => {
       const ctx = ctxOf(req);
       return answer(ctx, await service.refund(ctx, req.body));

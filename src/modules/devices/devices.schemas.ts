@@ -1,6 +1,6 @@
 import { Amount, Bool, ExtId, Maybe, Nullable, OptionalText, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { OrderSchema } from '../payments/index.js';
-import { COMMUNICATION_TYPES, CONNECTION_STATUSES, OPERATION_STATUSES } from './devices.domain.js';
+import { COMMUNICATION_TYPES, CONNECTION_STATUSES, DEVICE_REFUND_STATUSES, OPERATION_STATUSES } from './devices.domain.js';
 import * as EX from './devices.examples.js';
 
 const Text = (max: number, description?: string) => Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) }));
@@ -55,6 +55,20 @@ export const DeviceOperation = Type.Object(
   { title: 'DeviceOperation', description: 'A payment or pre-authorization sent to a device', examples: [EX.OPERATION] },
 );
 
+export const DeviceRefund = Type.Object(
+  {
+    uuid: Uuid,
+    device_id: Uuid,
+    order_uuid: Uuid,
+    amount: Nullable(Type.Integer({ description: 'minor units; null: what is left of the order when it is processed' })),
+    status: Type.String({ enum: [...DEVICE_REFUND_STATUSES], description: 'QUEUED until the simulated device processes it (10 s), then REFUNDED, CANCELLED (amount 100), REFUSED (amount 200) or FAILED (error says why)' }),
+    error: Nullable(Type.String()),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { title: 'DeviceRefund', description: 'A refund sent to a SIMULATION device (J7)', examples: [{ uuid: '9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', device_id: EX.DEVICE.id, order_uuid: EX.OPERATION.order_uuid, amount: 1500, status: 'QUEUED', error: null, created_at: '2026-03-14T09:21:07.000Z', updated_at: '2026-03-14T09:21:07.000Z' }] },
+);
+
 const PropertiesIn = Maybe(
   Type.Object({
     name: OptionalText(100), model: OptionalText(100), system_name: OptionalText(100), system_version: OptionalText(100), release: OptionalText(100), hardware: OptionalText(100),
@@ -80,7 +94,7 @@ export const ListQuery = Type.Object({
   identifier: Type.Optional(Type.String({ maxLength: 100 })),
   service: Type.Optional(Type.String({ format: 'uuid', description: 'the uuid of a service: its devices only' })),
   terminal_id: Type.Optional(Type.String({ maxLength: 8 })),
-  communication_type: Type.Optional(Type.String({ maxLength: 16 })),
+  communication_type: Type.Optional(Type.String({ enum: [...COMMUNICATION_TYPES, ''], description: 'SIMULATION or SOCKET (empty: any)' })),
   active: Type.Optional(Bool()),
   configured: Type.Optional(Bool()),
   created_at_from: Type.Optional(Type.String({ maxLength: 12, description: 'YYYYMMDDHHmm, merchant timezone' })),
@@ -123,8 +137,9 @@ export const DeviceOrderResponse = envelope(
     validation_hash: Type.String({ description: 'lowercase hex SHA-256 of the serialized order and client followed by your signature', examples: ['3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d'] }),
     device: Device,
     operation: Type.Optional(DeviceOperation),
+    refund: Type.Optional(DeviceRefund),
   },
-  { title: 'DeviceOrderResponse', description: 'The order, the device and (J3/J4) the operation sent to it' },
+  { title: 'DeviceOrderResponse', description: 'The order, the device, and (J3/J4) the operation sent to it or (J7 on a SIMULATION device) the refund it will process' },
 );
 
 // ---- card-present (K1–K9), device bearer token --------------------------------------------------
@@ -158,7 +173,7 @@ export const CardPresentBody = Type.Object(
     amount: Amount(),
     currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alpha-3: the currency of the device\'s service' }),
     mid: OptionalText(32, { description: 'when given, the device\'s MID' }),
-    stan: Stan,
+    stan: Maybe(Stan, { description: 'the terminal\'s trace number, unique per device and day; when absent the gateway assigns one (6 digits, unique per device and day) and answers it in `pos.stan`' }),
     card_reading_method: Maybe(Type.String({ enum: ['KEY_ENTRY', 'BAR_CODE', 'MAGNETIC_STRIPE', 'ICC', 'NFC'] })),
     emv_data: OptionalText(4096, { description: 'encrypted chip data (not used by the sandbox)' }),
     card_sequence_number: Maybe(Type.String({ pattern: '^[0-9]{3}$', description: '3 digits' })),

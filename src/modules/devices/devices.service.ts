@@ -38,6 +38,7 @@ import {
   SIMULATION_DELAY_MS,
   STATUS_FIELDS,
   canOperation,
+  deviceRefundTransition,
   deviceTransition,
   eventForOrder,
   operationMessage,
@@ -45,8 +46,12 @@ import {
   pinBlockProblem,
   posOf,
   presentDevice,
+  presentDeviceRefund,
   presentOperation,
   readCard,
+  simulatedRefundOutcome,
+  type DeviceRefundEvent,
+  type PresentedDeviceRefund,
   type CommunicationType,
   type OperationEvent,
   type OperationStatus,
@@ -56,6 +61,7 @@ import {
 import * as repo from './devices.repo.js';
 
 export const SIMULATE_QUEUE = 'devices.simulate';
+export const SIMULATE_REFUND_QUEUE = 'devices.simulate-refund';
 export const DEADLINE_QUEUE = 'devices.deadline';
 /** The NOTIFY channel of what must reach a device's socket, in whichever process holds it. */
 export const DEVICE_SIGNAL_CHANNEL = 'paygate_devices';
@@ -423,9 +429,8 @@ export class DevicesService {
    */
   async cancel(ctx: RequestContext, input: { device: string; order_uuid: string }): Promise<{ result: OrderResult; device: PresentedDevice }> {
     const device = await this.#owned(ctx, input.device);
-    const op = await this.operationOfOrder(ctx, input.order_uuid);
-    if (op && op.device_id !== device.id) throw notFound(`The order ${input.order_uuid} was not sent to the device ${device.id}`);
-    if (op && canOperation(op.status, 'CANCELLED')) {
+    const op = await this.#sentTo(ctx, device, input.order_uuid);
+    if (canOperation(op.status, 'CANCELLED')) {
       const done = await this.#apply(op, 'CANCELLED', { error: 'Cancelled by the merchant' });
       if (done) {
         await this.tell({ device: device.id, kind: 'cancel', operation: op.id });
@@ -447,17 +452,83 @@ export class DevicesService {
     return { result: await this.deps.payments.confirm(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
   }
 
-  /** J7: refunds a payment (all of what is left when `amount` is omitted). */
-  async refund(ctx: RequestContext, input: { device: string; order_uuid: string; amount?: number | null }): Promise<{ result: OrderResult; device: PresentedDevice }> {
+  /**
+   * J7: refunds a payment (all of what is left when `amount` is omitted). A SIMULATION device processes
+   * it 10 seconds after it is sent, like a payment (the contract): the answer carries the queued `refund`
+   * and the order as it is; then amount 100 is cancelled on the terminal, 200 refused, any other refunded.
+   */
+  async refund(ctx: RequestContext, input: { device: string; order_uuid: string; amount?: number | null }): Promise<{ result: OrderResult; device: PresentedDevice; refund?: PresentedDeviceRefund }> {
     const device = await this.#owned(ctx, input.device);
     await this.#sentTo(ctx, device, input.order_uuid);
+    if (device.communication_type === 'SIMULATION') return this.#queueSimulatedRefund(ctx, device, input);
     return { result: await this.deps.payments.refund(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
   }
 
+  async #queueSimulatedRefund(ctx: RequestContext, device: repo.DeviceRow, input: { order_uuid: string; amount?: number | null }) {
+    const current = await this.deps.payments.getOrder(ctx, input.order_uuid);
+    const o = current.order as { uuid: string; status: string; paid: boolean; amount: number; refunded: number };
+    const left = Number(o.amount) - Number(o.refunded);
+    // what can be judged now is judged now (400 at once); the rest when it is processed (FAILED, with why)
+    if (!o.paid || left <= 0) throw badRequest(`The order is ${o.status}: there is nothing to refund`);
+    if (input.amount !== undefined && input.amount !== null && (input.amount < 1 || input.amount > left)) throw badRequest(`amount must be from 1 to ${left}`);
+    const now = ctx.clock.now();
+    const realNow = this.p.clock.now();
+    const row: repo.DeviceRefundRow = {
+      id: randomUUID(), device_id: device.id, merchant_id: ctx.merchant.id, env: ctx.env, key_id: ctx.keyId, order_id: o.uuid,
+      amount: input.amount ?? null, status: 'QUEUED', error: null, created_at: now, updated_at: now,
+    };
+    await this.p.database.transaction(async (trx) => {
+      await repo.insertDeviceRefund(trx, row);
+      await this.p.jobs.enqueue(trx, { queue: SIMULATE_REFUND_QUEUE, payload: { refundId: row.id }, runAt: new Date(realNow.getTime() + SIMULATION_DELAY_MS), merchantId: ctx.merchant.id, maxAttempts: 10, dedupeKey: `simulate-refund:${row.id}` });
+    });
+    return { result: current, device: await this.get(ctx, device.id), refund: presentDeviceRefund(row) };
+  }
+
+  /** Moves a simulated refund on under its row lock; false when its table does not allow it now. */
+  async #settleRefund(id: string, event: DeviceRefundEvent, error: string | null, now: Date): Promise<boolean> {
+    return this.p.database.transaction(async (trx) => {
+      const r = await repo.findDeviceRefund(trx, id, { forUpdate: true });
+      const to = r ? deviceRefundTransition(r.status, event) : null;
+      if (!to) return false;
+      await repo.updateDeviceRefund(trx, id, { status: to, error, updated_at: now });
+      return true;
+    });
+  }
+
+  /** The simulated device processes a J7 refund (sandbox rules by amount). */
+  async #simulateRefundJob(job: Job<{ refundId: string }>): Promise<void> {
+    const r = await repo.findDeviceRefund(this.#db, job.payload.refundId);
+    if (!r) return;
+    const ctx = await this.deps.merchants.contextForKey(r.key_id);
+    const now = ctx.clock.now();
+    if (r.status === 'PROCESSING') {
+      // a run cut short after its claim: the refund may have been made; never make it twice
+      await this.#settleRefund(r.id, 'FAILED', 'Interrupted while it was processed: see the order for whether it was refunded', now);
+      return;
+    }
+    if (r.status !== 'QUEUED') return;
+    const order = (await this.deps.payments.getOrder(ctx, r.order_id)).order as { amount: number; refunded: number };
+    const amount = r.amount === null ? Number(order.amount) - Number(order.refunded) : Number(r.amount);
+    const outcome = simulatedRefundOutcome(amount);
+    if (outcome === 'CANCELLED') return void (await this.#settleRefund(r.id, 'CANCELLED', 'Cancelled on the terminal', now));
+    if (outcome === 'REFUSED') return void (await this.#settleRefund(r.id, 'REFUSED', 'Refused on the terminal', now));
+    if (!(await this.#settleRefund(r.id, 'PROCESSING', null, now))) return;
+    try {
+      await this.deps.payments.refund(ctx, { order_uuid: r.order_id, amount: r.amount === null ? null : Number(r.amount) });
+      await this.#settleRefund(r.id, 'REFUNDED', null, ctx.clock.now());
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      await this.#settleRefund(r.id, 'FAILED', err.details, ctx.clock.now());
+    }
+  }
+
   /** An order sent to another device of the merchant is not this device's to follow up (404). */
-  async #sentTo(ctx: RequestContext, device: repo.DeviceRow, orderUuid: string): Promise<void> {
+  async #sentTo(ctx: RequestContext, device: repo.DeviceRow, orderUuid: string): Promise<repo.OperationRow> {
+    // an order sent to another device, or never sent to one (a web order), is not this device's (404,
+    // as another merchant's order)
     const op = await this.operationOfOrder(ctx, orderUuid);
-    if (op && op.device_id !== device.id) throw notFound(`The order ${orderUuid} was not sent to the device ${device.id}`);
+    if (!op || op.device_id !== device.id) throw notFound(`The order ${orderUuid} was not sent to the device ${device.id}`);
+    return op;
   }
 
   /**
@@ -626,6 +697,7 @@ export class DevicesService {
   registerJobs(): void {
     this.p.jobs.register<OpPayload>(SIMULATE_QUEUE, (job) => this.#simulateJob(job));
     this.p.jobs.register<OpPayload>(DEADLINE_QUEUE, (job) => this.#deadlineJob(job));
+    this.p.jobs.register<{ refundId: string }>(SIMULATE_REFUND_QUEUE, (job) => this.#simulateRefundJob(job));
   }
 
   /** The simulated device answers (sandbox rules by amount). */

@@ -1,4 +1,5 @@
-import { Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import type { TSchema } from 'typebox';
+import { Bool, Nullable, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
 import { ITEM_TYPES, LIST_TYPES, MAX_ITEMS_PER_REQUEST, MAX_WINDOW_SECONDS } from './risk.domain.js';
 
 const Iso = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
@@ -22,7 +23,7 @@ export const ColorList = Type.Object(
   {
     uuid: Uuid,
     type: Type.Enum([...LIST_TYPES]),
-    enabled: Type.Boolean(),
+    enabled: Bool(),
     description: Type.String(),
     services: Type.Array(Uuid, { description: 'services the list applies to (a list linked to none applies to no payment)' }),
     items_count: Type.Integer(),
@@ -54,14 +55,14 @@ const ItemInput = Type.Object({
 export const CreateListBody = signedBody(
   {
     type: Type.Enum([...LIST_TYPES]),
-    enabled: Type.Boolean(),
+    enabled: Bool(),
     description: Type.String({ maxLength: 1000 }),
   },
   { description: 'L1' },
 );
 withExample(CreateListBody, { signature: 'e5d6a1…', type: 'BLACKLIST', enabled: true, description: 'Cards and addresses of chargebacks' });
 
-export const EnableBody = signedBody({ enabled: Type.Boolean() });
+export const EnableBody = signedBody({ enabled: Bool() });
 withExample(EnableBody, { signature: 'e5d6a1…', enabled: false });
 export const DeleteBody = signedBody({});
 export const ServiceBody = signedBody({ service_uuid: Uuid });
@@ -114,14 +115,16 @@ withExample(ItemsResponse, {
 
 const Score = Type.Integer({ minimum: 0, maximum: 100, description: 'added to the score when the rule triggers' });
 const Amounts = Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Integer({ minimum: 1 }), { description: 'minor units per currency (ISO 4217 alpha-3); currencies not listed are not checked' });
+/** The rule shapes with `B` for their booleans: strict in answers, lenient (decisions §10) in requests. */
+const ruleShapes = (B: () => TSchema) => {
 const Velocity = (d: string) =>
   Type.Object({
-    enabled: Type.Boolean(),
+    enabled: B(),
     score: Score,
     max_payments: Type.Integer({ minimum: 1, maximum: 100_000, description: 'triggers when more payments than this (this one included) fall in the window' }),
     window_seconds: Type.Integer({ minimum: 60, maximum: MAX_WINDOW_SECONDS, description: 'sliding window' }),
   }, { description: d });
-const AmountRule = (d: string) => Type.Object({ enabled: Type.Boolean(), score: Score, amounts: Amounts }, { description: d });
+const AmountRule = (d: string) => Type.Object({ enabled: B(), score: Score, amounts: Amounts }, { description: d });
 
 const rulesProps = {
   CARD_VELOCITY: Velocity('payments with the same card (keyed fingerprint)'),
@@ -131,23 +134,28 @@ const rulesProps = {
   AMOUNT_HIGH: AmountRule('amount at or above a threshold'),
   AMOUNT_VERY_HIGH: AmountRule('amount at or above a higher threshold'),
   NEW_CARD_HIGH_AMOUNT: Type.Object({
-    enabled: Type.Boolean(), score: Score, amounts: Amounts,
+    enabled: B(), score: Score, amounts: Amounts,
     new_for_seconds: Type.Integer({ minimum: 60, maximum: 365 * 86_400, description: 'a card is new when the merchant first saw it less than this long ago' }),
   }, { description: 'a card new to the merchant with an amount at or above a threshold' }),
-  COUNTRY_MISMATCH: Type.Object({ enabled: Type.Boolean(), score: Score }, { description: "the card's issuing country differs from the customer IP's country (where both are known)" }),
+  COUNTRY_MISMATCH: Type.Object({ enabled: B(), score: Score }, { description: "the card's issuing country differs from the customer IP's country (where both are known)" }),
 };
 const LowValue = Type.Object({
-  enabled: Type.Boolean(),
+  enabled: B(),
   max_amounts: Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Integer({ minimum: 1 }), { description: 'highest exempted amount per currency, minor units (PSD2: 30 EUR)' }),
 }, { description: 'low-value exemption from strong customer authentication for secure orders' });
+
+return { rulesProps, LowValue };
+};
+const strict = ruleShapes(() => Type.Boolean());
+const lenient = ruleShapes(() => Bool());
 
 export const Rules = Type.Object(
   {
     enabled: Type.Boolean({ description: 'false: no antifraud (security lists still apply)' }),
     challenge_threshold: Type.Integer({ minimum: 1, maximum: 100 }),
     reject_threshold: Type.Integer({ minimum: 1, maximum: 100 }),
-    rules: Type.Object(rulesProps),
-    low_value_exemption: LowValue,
+    rules: Type.Object(strict.rulesProps),
+    low_value_exemption: strict.LowValue,
   },
   { description: 'Antifraud rules of the merchant' },
 );
@@ -155,11 +163,11 @@ export const Rules = Type.Object(
 const partial = <T extends Record<string, unknown>>(props: T) => Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(Type.Partial(v as never))])) as never;
 
 export const PutRulesBody = signedBody({
-  enabled: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(Bool()),
   challenge_threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   reject_threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  rules: Type.Optional(Type.Object(partial(rulesProps))),
-  low_value_exemption: Type.Optional(Type.Partial(LowValue)),
+  rules: Type.Optional(Type.Object(partial(lenient.rulesProps))),
+  low_value_exemption: Type.Optional(Type.Partial(lenient.LowValue)),
 }, { description: 'fields left out take their defaults' });
 withExample(PutRulesBody, { signature: 'e5d6a1…', challenge_threshold: 40, rules: { CARD_VELOCITY: { max_payments: 3, window_seconds: 600 }, COUNTRY_MISMATCH: { enabled: false } } });
 

@@ -143,8 +143,28 @@ export function exampleOf(schema: unknown, depth = 0): Json {
   return null;
 }
 
-/** Adds an example to every JSON request body and response that has none. */
+/**
+ * What a customer page answers, in short: the example of every `text/html` answer that has none (the
+ * pages are documented in docs/pages.md; the reference shows the shape, not each page).
+ */
+const EXAMPLE_PAGE = '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>\n<body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>';
+
+/** Adds an example to every JSON request body and response that has none, and to every page answer. */
 function addExamples(doc: Obj): void {
+  for (const item of Object.values((doc.paths ?? {}) as Obj)) {
+    for (const method of METHODS) {
+      const op = (item as Obj)[method];
+      if (!isObj(op)) continue;
+      for (const res of Object.values((op.responses ?? {}) as Obj)) {
+        const html = (res as Obj)?.content?.['text/html'];
+        if (isObj(html) && !('example' in html) && !('examples' in html)) html.example = EXAMPLE_PAGE;
+      }
+    }
+  }
+  addJsonExamples(doc);
+}
+
+function addJsonExamples(doc: Obj): void {
   for (const item of Object.values((doc.paths ?? {}) as Obj)) {
     for (const method of METHODS) {
       const op = (item as Obj)[method];
