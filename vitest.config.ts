@@ -5,9 +5,13 @@
  *  - postgres: the same tests on the local PostgreSQL. When PostgreSQL is not reachable the project is
  *    skipped with a visible message, except in CI (CI=true), where that is an error;
  *  - random and property-based tests share one seed per run, printed at the start (test/helpers/seed.ts);
+ *  - files run in PAYGATE_TEST_WORKERS workers (default: the number of cores, at least 2): most of a
+ *    file's time is spent waiting on PostgreSQL, a child process or Chromium, so two workers keep two
+ *    cores busy where vitest's default (cores - 1) would leave one idle on a two-core machine;
  *  - scan: runs after all the others (sequence.groupOrder) and checks that no card number or CVV
  *    reached any table, log or response they captured (test/scan/pan-scan.test.ts).
  */
+import os from 'node:os';
 import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 
@@ -55,6 +59,7 @@ export default defineConfig(async () => {
   return {
     test: {
       globalSetup: ['test/scan/global-setup.ts', 'test/helpers/dashboard-build.ts'],
+      maxWorkers: Number(process.env.PAYGATE_TEST_WORKERS) || Math.max(2, os.availableParallelism()),
       testTimeout: 60_000,
       hookTimeout: 120_000,
       projects,
