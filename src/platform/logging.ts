@@ -11,8 +11,28 @@ const SECRET_QUERY = /([?&](?:signature|card_pan|card_cvv|pan|cvv|api_key|token)
 /** The order token in customer page URLs (and the customer token of the card form) is the page's credential: it is not logged either. */
 const PAGE_TOKEN = /(\/(?:payment\/(?:process|bizum|tokenized|checkout|apm|dcc)|sandbox-apm\/(?:bank|phone|voucher)|card-form)\/)[^/?#]+/gi;
 
+/** A run of 13 to 19 digits (a card number's length) anywhere in a URL: its path, its query. */
+const DIGIT_RUN = /(?<![0-9])[0-9]{13,19}(?![0-9])/g;
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let x = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      x *= 2;
+      if (x > 9) x -= 9;
+    }
+    sum += x;
+  }
+  return sum % 10 === 0;
+}
+
+/** The URL as logged: secrets of the query and page tokens redacted, and any digit run that could be a card number (Luhn-valid, 13 to 19 digits). */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PAGE_TOKEN, '$1[REDACTED]');
+  return url
+    .replace(SECRET_QUERY, '$1[REDACTED]')
+    .replace(PAGE_TOKEN, '$1[REDACTED]')
+    .replace(DIGIT_RUN, (run) => (luhn(run) ? '[REDACTED]' : run));
 }
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { plainHttpAllowed } from '../../src/platform/http/platform.js';
-import { createLogger, wantsPretty } from '../../src/platform/logging.js';
+import { createLogger, redactUrl, wantsPretty } from '../../src/platform/logging.js';
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];
@@ -35,6 +35,16 @@ describe('log format', () => {
     const json = sink(false);
     createLogger('info', json.stream as any, 'json').info('hello');
     expect(JSON.parse(json.text())).toMatchObject({ msg: 'hello', level: 30 });
+  });
+});
+
+describe('logged URLs', () => {
+  it('a card number in a path or a query string is redacted; ordinary digit runs and secrets are handled apart', () => {
+    expect(redactUrl('/dashboard/api/orders/export.csv?q=4548812049400004')).toBe('/dashboard/api/orders/export.csv?q=[REDACTED]');
+    expect(redactUrl('/v1/sandbox/customer/4548812049400004/cards')).toBe('/v1/sandbox/customer/[REDACTED]/cards');
+    // a Luhn-invalid run of the same length is no card number and stays readable
+    expect(redactUrl('/v1/sandbox/orders?q=4548812049400005')).toBe('/v1/sandbox/orders?q=4548812049400005');
+    expect(redactUrl('/v1/sandbox/orders?signature=abc&page=2')).toBe('/v1/sandbox/orders?signature=[REDACTED]&page=2');
   });
 });
 
