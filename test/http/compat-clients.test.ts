@@ -123,6 +123,16 @@ describe('a production url_post is judged at creation with the delivery rules', 
     expect(s.status).toBe(200);
   });
 
+  it('the card storage notification (F1 url_post) follows the same rule', async () => {
+    const m = await t.merchant({ env: 'production' });
+    const card = { customer_ext_id: 'c-1', card_holder: 'Ana', card_pan: TEST_CARDS.APPROVED, card_expiry_month: '12', card_expiry_year: '30' };
+    const r = await m.api.post('/payment-method/card', { ...card, url_post: 'http://192.168.1.20/cards' });
+    expect(r.status, r.raw).toBe(400);
+    expect(r.body.details).toMatch(/^url_post must reach a public address.*this one is private/);
+    const ok = await m.api.post('/payment-method/card', { ...card, url_post: 'http://93.184.215.14/cards' });
+    expect(ok.status, ok.raw).toBe(200);
+  });
+
   it('an address the operator allowed is accepted', async () => {
     const t2 = await createTestApp({ PAYGATE_OUTGOING_ALLOW: '10.1.2.3', PAYGATE_PRODUCTION_SIMULATOR: 'true' });
     try {
