@@ -133,6 +133,19 @@ describe('a production url_post is judged at creation with the delivery rules', 
     expect(ok.status, ok.raw).toBe(200);
   });
 
+  it('batch files and campaign files judge URL_POST the same way, per line (422, nothing queued)', async () => {
+    const m = await t.merchant({ env: 'production', isPci: true });
+    const card = await storeCard(t, m);
+    const b64 = (s: string) => `data:text/csv;base64,${Buffer.from(s).toString('base64')}`;
+    const batch = await m.api.post('/batch/authorizations', { data: b64(`AMOUNT,CARD,SERVICE,URL_POST\n700,${card},${m.service_uuid},http://93.184.215.14/n\n800,${card},${m.service_uuid},http://10.0.0.7/n\n`), filename: 'fees.csv' });
+    expect(batch.status, batch.raw).toBe(422);
+    expect(batch.body.errors).toEqual([{ line: 3, msg: expect.stringMatching(/^URL_POST must reach a public address.*this one is private/) }]);
+    const expires = new Date(Date.now() + 5 * 86400_000).toISOString().slice(0, 10);
+    const campaign = await m.api.post('/moto/campaign/file', { description: 'x', expires_at: expires, service_uuid: m.service_uuid, subject: 'Invoices', type: 'MAIL', file: b64('AMOUNT,OPERATIVE,DESTINATION,URL_POST\n100,AUTHORIZATION,ana@example.com,http://127.0.0.1:9000/n\n'), filename: 'a.csv' });
+    expect(campaign.status, campaign.raw).toBe(422);
+    expect(campaign.body.errors[0]).toMatchObject({ line: 2, msg: expect.stringMatching(/^URL_POST must reach a public address.*loopback/) });
+  });
+
   it('an address the operator allowed is accepted', async () => {
     const t2 = await createTestApp({ PAYGATE_OUTGOING_ALLOW: '10.1.2.3', PAYGATE_PRODUCTION_SIMULATOR: 'true' });
     try {
