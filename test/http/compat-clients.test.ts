@@ -146,6 +146,14 @@ describe('a production url_post is judged at creation with the delivery rules', 
     expect(campaign.body.errors[0]).toMatchObject({ line: 2, msg: expect.stringMatching(/^URL_POST must reach a public address.*loopback/) });
   });
 
+  it('a subscription product\'s notification_url follows the same rule', async () => {
+    const m = await t.merchant({ env: 'production' });
+    const r = await m.api.post('/subscriptions/product', { name: 'Yoga', external_id: 'yoga', notification_url: 'http://169.254.169.254/n' });
+    expect(r.status, r.raw).toBe(400);
+    expect(r.body.details).toMatch(/^notification_url must reach a public address.*linkLocal/);
+    expect((await m.api.post('/subscriptions/product', { name: 'Yoga', external_id: 'yoga', notification_url: 'https://93.184.215.14/n' })).status).toBe(200);
+  });
+
   it('an address the operator allowed is accepted', async () => {
     const t2 = await createTestApp({ PAYGATE_OUTGOING_ALLOW: '10.1.2.3', PAYGATE_PRODUCTION_SIMULATOR: 'true' });
     try {
