@@ -11091,6 +11091,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example plan-gold */
                 external_id: string;
             };
             cookie?: never;
@@ -11832,6 +11833,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example card */
                 type: "card" | "dynamic_card" | "bank" | "paypal" | "tap_to_pay" | "ecopaynet";
             };
             cookie?: never;
@@ -12109,6 +12111,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example card */
                 type: "card" | "dynamic_card" | "bank" | "paypal" | "tap_to_pay" | "ecopaynet";
                 /**
                  * @description UUID, upper or lower case
@@ -12246,7 +12249,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the uuid of the source */
+                /**
+                 * @description the uuid of the source
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
                 identifier: string;
             };
             cookie?: never;
@@ -12357,7 +12363,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the type of the source to delete */
+                /**
+                 * @description the type of the source to delete
+                 * @example card
+                 */
                 identifier: "card" | "dynamic_card" | "bank" | "paypal";
             };
             cookie?: never;
@@ -12500,6 +12509,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example customer-42 */
                 ext_id: string;
             };
             cookie?: never;
@@ -12618,6 +12628,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example customer-42 */
                 ext_id: string;
             };
             cookie?: never;
@@ -12753,6 +12764,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example customer-42 */
                 ext_id: string;
             };
             cookie?: never;
@@ -12888,6 +12900,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example customer-42 */
                 ext_id: string;
             };
             cookie?: never;
@@ -13023,6 +13036,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example customer-42 */
                 ext_id: string;
             };
             cookie?: never;
@@ -13154,6 +13168,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example card */
                 type: "card" | "dynamic_card" | "bank";
             };
             cookie?: never;
@@ -15899,7 +15914,10 @@ export interface operations {
                 types?: string;
             };
             header?: {
-                /** @description the id of the last message received: the stream resumes after it (browsers' EventSource sends it when it reconnects) */
+                /**
+                 * @description the id of the last message received: the stream resumes after it (browsers' EventSource sends it when it reconnects)
+                 * @example 1773480067000-1742
+                 */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -17001,6 +17019,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17070,6 +17089,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17140,6 +17160,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17195,6 +17216,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17264,6 +17286,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17319,6 +17342,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17388,6 +17412,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17443,6 +17468,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17512,6 +17538,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17581,6 +17608,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17650,6 +17678,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17719,7 +17748,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example redsys */
                 connector: string;
+                /** @example 260314000123 */
                 reference: string;
             };
             cookie?: never;
@@ -17761,6 +17792,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example redsys */
                 connector: string;
             };
             cookie?: never;
@@ -17802,6 +17834,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17857,6 +17890,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17926,6 +17960,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -17981,6 +18016,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18050,6 +18086,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18105,6 +18142,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18174,6 +18212,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18229,6 +18268,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18298,6 +18338,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18367,6 +18408,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18422,6 +18464,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -18491,6 +18534,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -21767,6 +21811,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 7c2e9a41-5b3d-4f6e-8a1c-2d4b6e8f0a13 */
                 campaign_uuid: string;
             };
             cookie?: never;
@@ -21907,6 +21952,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 7c2e9a41-5b3d-4f6e-8a1c-2d4b6e8f0a13 */
                 campaign_uuid: string;
             };
             cookie?: never;
@@ -22013,6 +22059,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1e3c5a7b-9d2f-4b6a-8c0e-3f5a7c9e1b2d */
                 moto_payment_uuid: string;
             };
             cookie?: never;
@@ -22099,6 +22146,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1e3c5a7b-9d2f-4b6a-8c0e-3f5a7c9e1b2d */
                 moto_payment_uuid: string;
             };
             cookie?: never;
@@ -22273,6 +22321,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
                 token: string;
             };
             cookie?: never;
@@ -22619,6 +22668,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d */
                 batch_uuid: string;
             };
             cookie?: never;
@@ -22728,6 +22778,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d */
                 batch_uuid: string;
             };
             cookie?: never;
@@ -23187,6 +23238,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example plan-gold */
                 external_id: string;
             };
             cookie?: never;
@@ -23280,6 +23332,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example plan-gold */
                 external_id: string;
             };
             cookie?: never;
@@ -23381,6 +23434,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
                 id: string;
             };
             cookie?: never;
@@ -23855,6 +23909,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example plan-gold */
                 external_id: string;
             };
             cookie?: never;
@@ -23960,6 +24015,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example plan-gold */
                 external_id: string;
             };
             cookie?: never;
@@ -24330,6 +24386,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
                 id: string;
             };
             cookie?: never;
@@ -24464,6 +24521,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
                 id: string;
             };
             cookie?: never;
@@ -29040,9 +29098,15 @@ export interface operations {
                 serialNumber: string;
             };
             header: {
-                /** @description the device's MID */
+                /**
+                 * @description the device's MID
+                 * @example 999008881
+                 */
                 "x-service-mid": string;
-                /** @description the device's TID */
+                /**
+                 * @description the device's TID
+                 * @example 40213377
+                 */
                 "x-service-tid": string;
             };
             path?: never;
@@ -29133,12 +29197,19 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description the device's MID */
+                /**
+                 * @description the device's MID
+                 * @example 999008881
+                 */
                 "x-service-mid": string;
-                /** @description the device's TID */
+                /**
+                 * @description the device's TID
+                 * @example 40213377
+                 */
                 "x-service-tid": string;
             };
             path: {
+                /** @example 000123 */
                 stan: string;
             };
             cookie?: never;
@@ -29305,12 +29376,19 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description the device's MID */
+                /**
+                 * @description the device's MID
+                 * @example 999008881
+                 */
                 "x-service-mid": string;
-                /** @description the device's TID */
+                /**
+                 * @description the device's TID
+                 * @example 40213377
+                 */
                 "x-service-tid": string;
             };
             path: {
+                /** @example 604218377215 */
                 rrn: string;
             };
             cookie?: never;

@@ -123,6 +123,37 @@ describe('a production url_post is judged at creation with the delivery rules', 
     expect(s.status).toBe(200);
   });
 
+  it('the card storage notification (F1 url_post) follows the same rule', async () => {
+    const m = await t.merchant({ env: 'production' });
+    const card = { customer_ext_id: 'c-1', card_holder: 'Ana', card_pan: TEST_CARDS.APPROVED, card_expiry_month: '12', card_expiry_year: '30' };
+    const r = await m.api.post('/payment-method/card', { ...card, url_post: 'http://192.168.1.20/cards' });
+    expect(r.status, r.raw).toBe(400);
+    expect(r.body.details).toMatch(/^url_post must reach a public address.*this one is private/);
+    const ok = await m.api.post('/payment-method/card', { ...card, url_post: 'http://93.184.215.14/cards' });
+    expect(ok.status, ok.raw).toBe(200);
+  });
+
+  it('batch files and campaign files judge URL_POST the same way, per line (422, nothing queued)', async () => {
+    const m = await t.merchant({ env: 'production', isPci: true });
+    const card = await storeCard(t, m);
+    const b64 = (s: string) => `data:text/csv;base64,${Buffer.from(s).toString('base64')}`;
+    const batch = await m.api.post('/batch/authorizations', { data: b64(`AMOUNT,CARD,SERVICE,URL_POST\n700,${card},${m.service_uuid},http://93.184.215.14/n\n800,${card},${m.service_uuid},http://10.0.0.7/n\n`), filename: 'fees.csv' });
+    expect(batch.status, batch.raw).toBe(422);
+    expect(batch.body.errors).toEqual([{ line: 3, msg: expect.stringMatching(/^URL_POST must reach a public address.*this one is private/) }]);
+    const expires = new Date(Date.now() + 5 * 86400_000).toISOString().slice(0, 10);
+    const campaign = await m.api.post('/moto/campaign/file', { description: 'x', expires_at: expires, service_uuid: m.service_uuid, subject: 'Invoices', type: 'MAIL', file: b64('AMOUNT,OPERATIVE,DESTINATION,URL_POST\n100,AUTHORIZATION,ana@example.com,http://127.0.0.1:9000/n\n'), filename: 'a.csv' });
+    expect(campaign.status, campaign.raw).toBe(422);
+    expect(campaign.body.errors[0]).toMatchObject({ line: 2, msg: expect.stringMatching(/^URL_POST must reach a public address.*loopback/) });
+  });
+
+  it('a subscription product\'s notification_url follows the same rule', async () => {
+    const m = await t.merchant({ env: 'production' });
+    const r = await m.api.post('/subscriptions/product', { name: 'Yoga', external_id: 'yoga', notification_url: 'http://169.254.169.254/n' });
+    expect(r.status, r.raw).toBe(400);
+    expect(r.body.details).toMatch(/^notification_url must reach a public address.*linkLocal/);
+    expect((await m.api.post('/subscriptions/product', { name: 'Yoga', external_id: 'yoga', notification_url: 'https://93.184.215.14/n' })).status).toBe(200);
+  });
+
   it('an address the operator allowed is accepted', async () => {
     const t2 = await createTestApp({ PAYGATE_OUTGOING_ALLOW: '10.1.2.3', PAYGATE_PRODUCTION_SIMULATOR: 'true' });
     try {

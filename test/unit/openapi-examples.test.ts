@@ -19,6 +19,12 @@ describe('examples in the API reference', () => {
         if (!op || typeof op !== 'object' || !op.responses) continue;
         operations++;
         for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) if (!hasExample(media)) missing.push(`${method.toUpperCase()} ${p} request ${type}`);
+        // the request's path and headers too (query parameters are optional filters)
+        for (const prm of op.parameters ?? []) {
+          if (prm.in !== 'path' && prm.in !== 'header') continue;
+          const s = prm.schema ?? {};
+          if (prm.example === undefined && prm.examples === undefined && s.examples === undefined && s.example === undefined && s.default === undefined && !s.enum) missing.push(`${method.toUpperCase()} ${p} ${prm.in} ${prm.name}`);
+        }
         const answers = Object.entries<any>(op.responses).filter(([code]) => /^[23]/.test(code));
         expect(answers.length, `${method.toUpperCase()} ${p} has no success answer`).toBeGreaterThan(0);
         for (const [code, res] of answers) for (const [type, media] of Object.entries<any>(res.content ?? {})) if (!hasExample(media)) missing.push(`${method.toUpperCase()} ${p} ${code} ${type}`);

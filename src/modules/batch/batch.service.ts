@@ -22,6 +22,7 @@ import type { Job, Reschedule } from '../../platform/jobs/queue.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { Payments, PresentedOrder } from '../payments/index.js';
 import { findServiceWithTerminal } from '../services/index.js';
+import { refusedUrlText } from '../../platform/net/outgoing.js';
 import type { SourcesService } from '../sources/index.js';
 import {
   AUTH_OPTIONAL,
@@ -128,6 +129,8 @@ export class BatchService {
     const db = this.p.database.db;
     const services = new Map<string, string | null>();
     const cards = new Map<string, { error: string } | { customer: string | null }>();
+    // a production URL_POST is judged now with the rules of delivery, as an order's url_post is
+    const urls = new Map<string, string | null>();
     const out: Array<{ line: number; data: AuthLine }> = [];
     for (const r of rows) {
       const parsed = parseAuthRow(r.line, r.values);
@@ -155,6 +158,11 @@ export class BatchService {
       if ('error' in c) problems.push(c.error);
       else if (parsed.customer && c.customer !== null && String(c.customer) !== parsed.customer) problems.push(`CARD ${parsed.card} does not belong to the customer ${parsed.customer}`);
       else if (!parsed.customer) parsed.customer = c.customer === null ? null : String(c.customer);
+      if (parsed.url_post && ctx.env === 'production') {
+        if (!urls.has(parsed.url_post)) urls.set(parsed.url_post, await this.p.outgoing.refusalOf(parsed.url_post, ctx.env));
+        const refused = urls.get(parsed.url_post);
+        if (refused) problems.push(refusedUrlText('URL_POST', refused));
+      }
       if (problems.length > 0) errors.push(...problems.map((msg) => ({ line: r.line, msg })));
       else out.push({ line: r.line, data: parsed });
     }

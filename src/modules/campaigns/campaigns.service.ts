@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { CSV_MAX_ROWS, decodeBase64File, readCsv, type LineError } from '../../platform/csv/csv.js';
 import { UUID_RE } from '../../platform/ids.js';
 import { badRequest, gone, notFound, unprocessable } from '../../platform/errors/errors.js';
+import { refusedUrlText } from '../../platform/net/outgoing.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job } from '../../platform/jobs/queue.js';
@@ -107,10 +108,23 @@ export class CampaignsService {
 
     const specs: PaymentSpec[] = [];
     const errors: LineError[] = [];
+    // a production URL_POST is judged now with the rules of delivery, as an order's url_post is
+    const urls = new Map<string, string | null>();
     for (const r of rows) {
       const spec = validatePayment(input.type, r.line, r.values);
-      if (Array.isArray(spec)) errors.push(...spec);
-      else specs.push(spec);
+      if (Array.isArray(spec)) {
+        errors.push(...spec);
+        continue;
+      }
+      if (spec.url_post && ctx.env === 'production') {
+        if (!urls.has(spec.url_post)) urls.set(spec.url_post, await this.p.outgoing.refusalOf(spec.url_post, ctx.env));
+        const refused = urls.get(spec.url_post);
+        if (refused) {
+          errors.push({ line: r.line, msg: refusedUrlText('URL_POST', refused) });
+          continue;
+        }
+      }
+      specs.push(spec);
     }
     if (errors.length > 0) {
       const shown = errors.slice(0, 1000);

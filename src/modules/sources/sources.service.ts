@@ -7,7 +7,7 @@
  *   service (always outside database transactions), listings, and the card storage notification job.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { OutgoingError } from '../../platform/net/outgoing.js';
+import { OutgoingError, refusedUrlText } from '../../platform/net/outgoing.js';
 import type { Platform } from '../../platform/index.js';
 import type { Executor } from '../../platform/db/database.js';
 import { ApiError, badRequest, notFound, unavailable } from '../../platform/errors/errors.js';
@@ -411,6 +411,13 @@ export class SourcesApi {
         verify: wantsHolder ? this.#holderInput(shv as boolean | Record<string, unknown>, checked.holder) : null,
         checked,
       });
+    }
+    // a production url_post is judged now with the rules of delivery, as an order's is (400 naming the rule)
+    if (ctx.env === 'production') {
+      for (const [i, x] of prepared.entries()) {
+        const refused = x.url ? await this.p.outgoing.refusalOf(x.url, ctx.env) : null;
+        if (refused) throw badRequest(`${opts.many ? `cards[${i}]: ` : ''}${refusedUrlText('url_post', refused)}`);
+      }
     }
     // a card under suspected fraud cannot be tokenized (api.md F2)
     if (this.deps.screenCard) {

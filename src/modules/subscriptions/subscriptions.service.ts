@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { IdempotencyStore } from '../../platform/http/idempotency.js';
 import type { Executor } from '../../platform/db/database.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/errors/errors.js';
+import { refusedUrlText } from '../../platform/net/outgoing.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { EnqueueOptions, Job } from '../../platform/jobs/queue.js';
@@ -180,6 +181,13 @@ export class SubscriptionsService {
     return presentCompany(c);
   }
 
+  /** A production URL the gateway will call is judged now with the rules of delivery (400 naming the rule). */
+  async #checkOutgoing(ctx: RequestContext, field: string, v: string | null | undefined): Promise<void> {
+    if (ctx.env !== 'production' || !v) return;
+    const refused = await this.p.outgoing.refusalOf(v, ctx.env);
+    if (refused) throw badRequest(refusedUrlText(field, refused));
+  }
+
   // ---- products (I2–I5) ---------------------------------------------------------------------------------
 
   async createProduct(ctx: RequestContext, input: ProductInput) {
@@ -188,6 +196,7 @@ export class SubscriptionsService {
     if (name === '') throw badRequest('name must not be empty');
     if (externalId === '') throw badRequest('external_id must not be empty');
     checkUrl('notification_url', input.notification_url);
+    await this.#checkOutgoing(ctx, 'notification_url', input.notification_url);
     const now = ctx.clock.now();
     const row: repo.ProductRow = {
       id: randomUUID(),
@@ -326,6 +335,7 @@ export class SubscriptionsService {
     const operative = (ad.operative ?? 'AUTHORIZATION').toUpperCase();
     if (operative !== 'AUTHORIZATION') throw badRequest('additional_data.operative must be AUTHORIZATION (subscription charges are captured at once)');
     checkUrl('additional_data.url_post', ad.url_post);
+    await this.#checkOutgoing(ctx, 'additional_data.url_post', ad.url_post);
     if (ad.customer_ext_id && String(ad.customer_ext_id) !== customer) throw badRequest('additional_data.customer_ext_id differs from customer');
 
     const tz = ctx.merchant.timezone;

@@ -162,6 +162,47 @@ function addExamples(doc: Obj): void {
     }
   }
   addJsonExamples(doc);
+  addParameterExamples(doc);
+}
+
+/**
+ * Examples of the path parameters and headers that have none, by name (the same value wherever the name
+ * is used), so every operation's example request is complete; other parameters from their schema.
+ */
+const PARAMETER_EXAMPLES: Record<string, unknown> = {
+  token: '9d6e9383690b1ef767b4ad981c1f46f1d440f8bb',
+  external_id: 'plan-gold',
+  ext_id: 'customer-42',
+  id: '5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10',
+  connector: 'redsys',
+  reference: '260314000123',
+  stan: '000123',
+  rrn: '604218377215',
+  'x-service-mid': '999008881',
+  'x-service-tid': '40213377',
+  'last-event-id': '1773480067000-1742',
+  campaign_uuid: '7c2e9a41-5b3d-4f6e-8a1c-2d4b6e8f0a13',
+  moto_payment_uuid: '1e3c5a7b-9d2f-4b6a-8c0e-3f5a7c9e1b2d',
+  batch_uuid: '4e7a9c1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+};
+
+function addParameterExamples(doc: Obj): void {
+  for (const item of Object.values((doc.paths ?? {}) as Obj)) {
+    for (const method of METHODS) {
+      const op = (item as Obj)[method];
+      if (!isObj(op) || !Array.isArray(op.parameters)) continue;
+      for (const prm of op.parameters as Obj[]) {
+        const schema = (prm.schema ?? {}) as Obj;
+        if ('example' in prm || 'examples' in prm || 'examples' in schema || 'example' in schema || 'default' in schema) continue;
+        const byName = PARAMETER_EXAMPLES[String(prm.name).toLowerCase()];
+        if (byName !== undefined && (prm.in === 'path' || prm.in === 'header')) prm.example = byName;
+        else if (prm.in === 'path') {
+          const v = exampleOf(schema);
+          if (v !== EXAMPLE_PLACEHOLDER) prm.example = v;
+        }
+      }
+    }
+  }
 }
 
 function addJsonExamples(doc: Obj): void {

@@ -285,6 +285,11 @@ export class OutgoingClient {
   }
 }
 
+/** The 400 of a merchant URL that delivery would refuse (`range`: what `refusalOf` answered). */
+export function refusedUrlText(field: string, range: string): string {
+  return `${field} must reach a public address: notifications are never sent to private, loopback, link-local or reserved networks (this one is ${range}); the operator can allow an address or host with PAYGATE_OUTGOING_ALLOW`;
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

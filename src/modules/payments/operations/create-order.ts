@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import type { Executor } from '../../../platform/db/database.js';
-import { isAbsoluteHttpUrl } from '../../../platform/net/outgoing.js';
+import { isAbsoluteHttpUrl, refusedUrlText } from '../../../platform/net/outgoing.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { Env } from '../../../platform/db/schema.js';
 import { badRequest, conflict, notFound, registerConflictConstraint, unavailable } from '../../../platform/errors/errors.js';
@@ -66,9 +66,7 @@ export async function resolveService(core: PaymentsCore, ctx: RequestContext, in
 export async function checkOutgoingUrls(core: PaymentsCore, env: Env, input: { url_post?: string | null }): Promise<void> {
   if (env !== 'production' || !isAbsoluteHttpUrl(input.url_post)) return;
   const refused = await core.p.outgoing.refusalOf(input.url_post, env);
-  if (refused) {
-    throw badRequest(`url_post must reach a public address: notifications are never sent to private, loopback, link-local or reserved networks (this one is ${refused}); the operator can allow an address or host with PAYGATE_OUTGOING_ALLOW`);
-  }
+  if (refused) throw badRequest(refusedUrlText('url_post', refused));
 }
 
 export function assertProcessable(core: PaymentsCore, env: Env, serviceType: string | null): void {
