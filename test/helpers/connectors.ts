@@ -2,13 +2,40 @@
  * Connector harnesses for the conformance scenarios (test/http/connector-conformance.test.ts): each
  * production connector is run against its own protocol simulator, and the same scenarios run through
  * the public API whatever the connector. A harness says how to start the simulator, which settings point
- * the gateway at it, the terminal a merchant needs, the test cards for each outcome, and how to make the
- * next answer get lost or tampered with.
+ * the gateway at it, the terminal a merchant needs, the test cards for each outcome, how to make the
+ * next answer get lost or tampered with, and (for processors that send them) where its webhooks go.
  */
 import { RedsysSimulator } from '../../src/processors/redsys/simulator/server.js';
 import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
+import { startSimulatorService, type SimulatorService } from '../../src/processors/simulator-service.js';
+import { TEST_CARDS } from '../../src/processors/simulator.rules.js';
 
-export type Fault = 'answer-lost' | 'request-lost' | 'tampered';
+/**
+ * `answer-lost`: processed, the answer lost; `request-lost`: never processed; `tampered`: the answer
+ * altered after signing; `webhook-only`: processed, the answer lost, the webhook sent; `webhook-first`:
+ * processed, the webhook delivered before the synchronous answer.
+ */
+export type Fault = 'answer-lost' | 'request-lost' | 'tampered' | 'webhook-only' | 'webhook-first';
+
+/** A webhook as the processor sends it to the gateway. */
+export interface WebhookDelivery {
+  /** The gateway's path it is posted to. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Where the webhook transport answers: the HTTP status and the gateway's body. */
+export type WebhookSend = (d: WebhookDelivery) => Promise<{ status: number; body: string }>;
+
+export interface WebhookHarness {
+  /** The simulator's webhooks go to `send`; null: they are kept (not sent). */
+  deliverTo(send: WebhookSend | null): void;
+  /** Every webhook sent or kept so far, oldest first. */
+  sent(): WebhookDelivery[];
+  /** The same webhook with what it says changed after it was signed (the signature kept). */
+  tamper(d: WebhookDelivery): WebhookDelivery;
+}
 
 export interface ConnectorHarness {
   name: string;
@@ -32,8 +59,12 @@ export interface ConnectorHarness {
   storedCredentials: boolean;
   /** Payouts to cards are offered. */
   payouts: boolean;
-  /** Makes the next payment call fail this way. */
+  /** Makes the next payment call fail this way (`webhook-*` only where `webhooks` is set). */
   fault(kind: Fault): void;
+  /** The processor's webhooks; null when it sends none the gateway reads. */
+  webhooks: WebhookHarness | null;
+  /** The databases the scenarios run on (the issue asks for PostgreSQL in production mode). */
+  databases: ReadonlyArray<'pglite' | 'postgres'>;
   /** Payment calls the processor received so far (a retry must not add one). */
   paymentCalls(): number;
 }
@@ -63,6 +94,12 @@ export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HM
     notifyHeaders: { 'x-forwarded-proto': 'https' },
   });
   let url = '';
+  const kept: WebhookDelivery[] = [];
+  // the suite's gateway does not listen: webhooks are kept until a scenario delivers them
+  sim.transport = async (n) => {
+    kept.push({ path: new URL(n.url).pathname, headers: n.headers, body: n.body });
+    return 0;
+  };
   return {
     name: 'redsys',
     serviceType: 'REDSYSPSD2',
@@ -85,11 +122,67 @@ export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HM
     storedCredentials: true,
     payouts: false,
     fault(kind) {
-      sim.injectFault({ kind: kind === 'answer-lost' ? 'drop' : kind === 'request-lost' ? 'lost' : 'tamper' });
+      const map = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' } as const;
+      sim.injectFault({ kind: map[kind] });
     },
+    webhooks: {
+      deliverTo(send) {
+        sim.transport = async (n) => {
+          const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
+          kept.push(d);
+          return send ? (await send(d)).status : 0;
+        };
+      },
+      sent: () => [...kept],
+      tamper(d) {
+        const fields = new URLSearchParams(d.body);
+        const params = JSON.parse(Buffer.from(fields.get('Ds_MerchantParameters') ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+        params.Ds_Response = params.Ds_Response === '0000' ? '0190' : '0000';
+        fields.set('Ds_MerchantParameters', Buffer.from(JSON.stringify(params)).toString('base64url'));
+        return { ...d, body: fields.toString() };
+      },
+    },
+    databases: ['pglite', 'postgres'],
     paymentCalls: () => sim.calls.trataPeticion,
   };
 }
 
+/**
+ * The sandbox simulator itself, as the service every gateway process shares (PAYGATE_SIMULATOR_URL),
+ * serving a production PAYGATE service (PAYGATE_PRODUCTION_SIMULATOR, staging). Its protocol is ours
+ * and unsigned: an answer it cannot trust is one it does not get (`tampered` loses the answer after the
+ * operation was done), and it sends no webhooks.
+ */
+export function sandboxHarness(): ConnectorHarness & { service(): SimulatorService } {
+  let svc: SimulatorService | null = null;
+  const money = () => (['authorize', 'partialAuthorize', 'preauthorize', 'capture', 'cancel', 'refund', 'payout'] as const).reduce((n, op) => n + svc!.simulator.callCount(op), 0);
+  return {
+    name: 'sandbox simulator',
+    serviceType: 'PAYGATE',
+    service: () => svc!,
+    async start() {
+      svc = await startSimulatorService();
+    },
+    close: async () => svc?.close(),
+    env: () => ({ PAYGATE_SIMULATOR_URL: svc!.url, PAYGATE_PRODUCTION_SIMULATOR: 'true' }),
+    terminal: { code: null, credentials: {} },
+    cards: {
+      approved: () => luhnCard('45488120', ++cardSeq),
+      refused: { pan: TEST_CARDS.REFUSED, error: 'DENIED' },
+      insufficientFunds: TEST_CARDS.PARTIAL,
+      softDecline: TEST_CARDS.SOFT_DECLINE,
+    },
+    storedCredentials: false,
+    payouts: true,
+    fault(kind) {
+      if (kind === 'webhook-only' || kind === 'webhook-first') throw new Error('the sandbox simulator sends no webhooks');
+      svc!.simulator.injectFault({ kind: kind === 'request-lost' ? 'lost' : 'timeout' });
+    },
+    webhooks: null,
+    databases: ['postgres'],
+    paymentCalls: money,
+  };
+}
+
 /** Every connector the conformance scenarios run against. */
-export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness()];
+export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness(), () => sandboxHarness()];
