@@ -7,6 +7,8 @@
  */
 import { RedsysSimulator } from '../../src/processors/redsys/simulator/server.js';
 import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
+import { CheckoutSimulator } from '../../src/processors/checkout/simulator/server.js';
+import { CHECKOUT_SIM_CARDS } from '../../src/processors/checkout/simulator/rules.js';
 import { startSimulatorService, type SimulatorService } from '../../src/processors/simulator-service.js';
 import { TEST_CARDS } from '../../src/processors/simulator.rules.js';
 
@@ -184,5 +186,65 @@ export function sandboxHarness(): ConnectorHarness & { service(): SimulatorServi
   };
 }
 
+export const CHECKOUT_ACCOUNT = {
+  secretKey: 'sk_sbox_conformance0000000000000000',
+  processingChannelId: 'pc_conformance00000000000000a',
+  webhookKey: 'whsec-conformance-0123456789abcdef',
+};
+
+/** Checkout.com on its simulator; its webhooks are kept until a scenario delivers them. */
+export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHarness & { sim: CheckoutSimulator } {
+  const sim = new CheckoutSimulator({
+    accounts: { [CHECKOUT_ACCOUNT.secretKey]: { processingChannelId: CHECKOUT_ACCOUNT.processingChannelId, webhookKey: CHECKOUT_ACCOUNT.webhookKey, webhookUrl: 'https://gateway.test/v1/processor/checkout/webhook' } },
+    latencyMs: opts.latencyMs,
+    webhookHeaders: { 'x-forwarded-proto': 'https' },
+  });
+  const kept: WebhookDelivery[] = [];
+  const keepOrSend = (send: WebhookSend | null) => {
+    sim.transport = async (n) => {
+      const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
+      kept.push(d);
+      return send ? (await send(d)).status : 0;
+    };
+  };
+  keepOrSend(null);
+  let url = '';
+  return {
+    name: 'checkout',
+    serviceType: 'CHECKOUT',
+    sim,
+    async start() {
+      url = await sim.listen();
+    },
+    close: () => sim.close(),
+    env: () => ({ PAYGATE_CHECKOUT_URL: url }),
+    terminal: { code: null, credentials: { secret_key: CHECKOUT_ACCOUNT.secretKey, processing_channel_id: CHECKOUT_ACCOUNT.processingChannelId, webhook_signature_key: CHECKOUT_ACCOUNT.webhookKey } },
+    cards: {
+      approved: () => luhnCard('42424242', ++cardSeq),
+      refused: { pan: CHECKOUT_SIM_CARDS.REFUSED, error: 'DENIED' },
+      insufficientFunds: CHECKOUT_SIM_CARDS.INSUFFICIENT_FUNDS,
+      softDecline: CHECKOUT_SIM_CARDS.SOFT_DECLINE,
+    },
+    storedCredentials: true,
+    payouts: false,
+    fault(kind) {
+      const map = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' } as const;
+      sim.injectFault(map[kind]);
+    },
+    webhooks: {
+      deliverTo: keepOrSend,
+      sent: () => [...kept],
+      tamper(d) {
+        const body = JSON.parse(d.body) as { type: string; data: Record<string, unknown> };
+        body.type = body.type === 'payment_declined' ? 'payment_approved' : 'payment_declined';
+        body.data.response_code = body.data.response_code === '10000' ? '20005' : '10000';
+        return { ...d, body: JSON.stringify(body) };
+      },
+    },
+    databases: ['postgres'],
+    paymentCalls: () => sim.calls.payments + sim.calls.actions,
+  };
+}
+
 /** Every connector the conformance scenarios run against. */
-export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness(), () => sandboxHarness()];
+export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness(), () => sandboxHarness(), () => checkoutHarness()];

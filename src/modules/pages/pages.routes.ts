@@ -593,6 +593,31 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
 
+    // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers): the connector verifies
+    // the body exactly as received, so this route keeps it as text; only the processor's own headers are
+    // passed on (`cko-*`, `paypal-*`)
+    await scope.register(async (raw) => {
+      raw.removeContentTypeParser('application/json');
+      raw.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+      raw.post('/processor/:connector/webhook', {
+        config: PAGE_CONFIG,
+        schema: {
+          operationId: 'receiveProcessorWebhook', summary: 'A processor\'s JSON webhook', tags: ['pages'], security: [],
+          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
+          params: notificationParams,
+          consumes: ['application/json'],
+          response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      }, async (req, reply) => {
+        const { connector } = req.params as { connector: string };
+        const fields: Record<string, unknown> = { body: typeof req.body === 'string' ? req.body : '' };
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && /^(cko|paypal)-[a-z-]{1,40}$/.test(k)) fields[k] = v;
+        const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, fields) : 'ignored';
+        secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
+        return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
+      });
+    });
+
     // ---- B5: Bizum -------------------------------------------------------------------------------------------
 
     scope.get('/payment/bizum/:token', {
