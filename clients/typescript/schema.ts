@@ -1310,7 +1310,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * EMV 3-D Secure: back from a processor's authentication page
+         * @description Processors that run the authentication on their own page (Checkout.com) send the cardholder back here with their session id (`cko-session-id`); the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["threeDSRedirectResult"];
         put?: never;
         /**
          * EMV 3-D Secure: the ACS challenge's answer
@@ -17279,6 +17283,46 @@ export interface operations {
             };
             /** @description Where the customer goes next (Location): url_ok, url_ko, the 3DS challenge or the page again */
             303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    threeDSRedirectResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,7 +22,9 @@ import type { Logger } from 'pino';
 import type { Executor } from '../../platform/db/database.js';
 import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
 import type {
+  AcquirerThreeDS,
   AuthenticateRequest,
+  ThreeDSPayment,
   AuthenticationResult,
   Connector,
   FollowUpRequest,
@@ -213,6 +215,65 @@ export class CheckoutConnector implements Connector {
   /** 3-D Secure goes through Checkout.com with the payment (its `3ds` object), not a separate call. */
   async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
     return { outcome: 'UNKNOWN', details: 'Checkout.com authenticates cardholders with the payment (3-D Secure through Checkout.com)' };
+  }
+
+  /**
+   * 3-D Secure 2 through Checkout.com, driven by our hosted page: the payment is sent with `3ds.enabled`
+   * and our challenge notification URL as success_url and failure_url; Checkout.com answers 202 with the
+   * page where the cardholder authenticates (the page's `creq` is our payment id, unused by it), then
+   * sends the cardholder back with `cko-session-id`, which `complete` gets as `cres` and looks up
+   * (`GET /payments/{cko-session-id}`): the payment's result once authenticated.
+   */
+  readonly threeds: AcquirerThreeDS = {
+    start: async () => ({ outcome: 'READY' }),
+    authenticate: (req, _browser, urls) => this.#threedsPay(req, urls.challengeNotification),
+    complete: (req, cres) => this.#threedsComplete(req, cres),
+  };
+
+  async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
+    const kind = req.preauthorization ? 'preauth' : 'payment';
+    const terminal = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    await recordOperation(db, {
+      reference: req.reference, kind, amount: req.amount, currency: req.currency, processingChannelId: terminal.processingChannelId,
+      paymentId: null, originalReference: null, terminalRef: refOf(req.terminal),
+    });
+    const body = paymentBody({ ...req, threeds: null }, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: null, threeds3: { successUrl: back, failureUrl: back } });
+    // the soft-declined attempt went under the reference as its idempotency key: this one is another request
+    const sent = await this.#send('POST', '/payments', terminal, body, `${req.reference}-3ds`);
+    const result = (r: ProcessorResult): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds: null, flow: 'FRICTIONLESS' });
+    if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 201 && sent.status !== 202) return result(this.#notProcessed(sent, 'payment'));
+    if (!sent.body) return result({ outcome: 'UNKNOWN', details: 'Checkout.com answered something that is not JSON' });
+    if (sent.status === 202) {
+      const p = sent.body;
+      const href = (p._links as Record<string, Record<string, unknown>> | undefined)?.redirect?.href;
+      if (p.status !== 'Pending' || p.reference !== req.reference || typeof p.id !== 'string' || typeof href !== 'string' || !/^https?:\/\//.test(href)) {
+        return result({ outcome: 'UNKNOWN', details: 'The Checkout.com answer does not name the 3-D Secure page of this payment' });
+      }
+      await saveIds(db, req.reference, { paymentId: p.id });
+      return { outcome: 'ACS_CHALLENGE', acsUrl: href, creq: Buffer.from(p.id).toString('base64url') };
+    }
+    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.paymentId) await saveIds(db, req.reference, { paymentId: r.paymentId });
+    return result(r.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.result.details, processorId: r.paymentId } : r.result);
+  }
+
+  async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, sessionId: string): Promise<ThreeDSPayment> {
+    const kind = req.preauthorization ? 'preauth' : 'payment';
+    const done = (r: ProcessorResult): ThreeDSPayment => ({
+      outcome: 'RESULT', result: r, flow: 'CHALLENGE',
+      threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
+    });
+    if (!/^sid_[a-z0-9]{10,40}$/.test(sessionId)) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Checkout.com sent the cardholder back without a session id', processorId: null });
+    const terminal = await this.#o.terminals(req.terminal);
+    const sent = await this.#send('GET', `/payments/${sessionId}`, terminal, null, null);
+    if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 200 || !sent.body) return done({ outcome: 'UNKNOWN', details: `Checkout.com answered the payment query with HTTP ${sent.status}` });
+    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.result.outcome === 'CHALLENGE') return done({ outcome: 'UNKNOWN', details: 'the payment still waits for 3-D Secure authentication' });
+    if (r.result.outcome === 'APPROVED' && r.schemeId) await keepCof(this.#o.db(), terminal.processingChannelId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), r.schemeId);
+    return done(r.result);
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {

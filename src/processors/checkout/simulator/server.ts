@@ -166,9 +166,10 @@ export class CheckoutSimulator {
       const p = this.#payments.get(this.#byReference.get(`${key}:${ref}`) ?? '');
       return json(200, { limit: Number(url.searchParams.get('limit') ?? 10), skip: 0, total_count: p ? 1 : 0, data: p ? [this.#details(p)] : [] });
     }
-    if (req.method === 'GET' && (m = /^\/payments\/(pay_[a-z0-9]+)(\/actions)?$/.exec(url.pathname))) {
+    if (req.method === 'GET' && (m = /^\/payments\/((?:pay|sid)_[a-z0-9]+)(\/actions)?$/.exec(url.pathname))) {
       this.calls.queries++;
-      const p = this.#payments.get(m[1]);
+      // a payment by its id, or by the session id its 3-D Secure redirect came back with
+      const p = this.#payments.get(m[1].replace(/^sid_/, 'pay_'));
       if (!p || p.secretKey !== key) return json(404, null);
       return json(200, m[2] ? [...p.actions].reverse() : this.#details(p));
     }
@@ -371,11 +372,13 @@ export class CheckoutSimulator {
   async #threedsPage(method: string, url: URL, raw: string, res: http.ServerResponse): Promise<void> {
     const p = this.#payments.get(url.pathname.slice('/sim/3ds/'.length));
     if (!p?.pending3ds) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown or finished authentication');
-    if (method === 'GET') {
-      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head><body><main><h1>3-D Secure authentication (simulator)</h1><p>Amount ${p.amount} ${esc(p.currency)}, card ending ${esc(p.last4)}</p><form method="post"><button name="result" value="Y" id="pass">Authenticate</button> <button name="result" value="N" id="fail">Fail</button></form></main></body></html>`;
+    const result = method === 'POST' ? new URLSearchParams(raw).get('result') : null;
+    if (result !== 'Y' && result !== 'N') {
+      // the page itself (a redirect, or a form posting creq to it)
+      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head><body><main><h1>3-D Secure authentication (simulator)</h1><p>Amount ${p.amount} ${esc(p.currency)}, card ending ${esc(p.last4)}</p><form method="post" action="/sim/3ds/${esc(p.id)}"><button name="result" value="Y" id="pass">Authenticate</button> <button name="result" value="N" id="fail">Fail</button></form></main></body></html>`;
       return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     }
-    const passed = new URLSearchParams(raw).get('result') === 'Y';
+    const passed = result === 'Y';
     const pending = p.pending3ds;
     p.pending3ds = null;
     const code = passed ? decide({ number: pending.number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, paymentType: pending.paymentType, merchantInitiated: pending.merchantInitiated, authenticated: true, now: this.#now() }) : '20151';
