@@ -36,6 +36,7 @@ import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
 import { CheckoutConnector, checkoutTerminalOf } from './processors/checkout/index.js';
+import { PaypalConnector, paypalTerminalOf } from './processors/paypal/index.js';
 import { OutgoingClient, OutgoingPolicy } from './platform/net/outgoing.js';
 import { REDSYS_FAMILY } from './modules/services/index.js';
 
@@ -109,7 +110,7 @@ export function buildModules(p: Platform): Modules {
 
 /**
  * The production connectors, by service type: the REDSYS family speaks Redsys (PAYGATE_REDSYS_URL),
- * CHECKOUT speaks Checkout.com (PAYGATE_CHECKOUT_URL). The connectors' HTTP client is the gateway's
+ * CHECKOUT speaks Checkout.com (PAYGATE_CHECKOUT_URL), PAYPAL speaks PayPal (PAYGATE_PAYPAL_URL). The connectors' HTTP client is the gateway's
  * outgoing client, allowed to reach exactly the configured processor hosts (the operator named them)
  * besides what PAYGATE_OUTGOING_ALLOW allows.
  */
@@ -140,6 +141,16 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
     logger: p.logger.child({ connector: 'checkout' }),
     fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+  }));
+  processors.register('PAYPAL', new PaypalConnector({
+    baseUrl: p.config.paypalUrl,
+    http,
+    db: () => p.database.db,
+    terminals: async (ref) => paypalTerminalOf((await services.processorTerminal(ref))?.credentials ?? null),
+    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
+    logger: p.logger.child({ connector: 'paypal' }),
+    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+    publicUrl: p.config.publicUrl,
   }));
   services.credentialTester = async (type, code, credentials, currency) => {
     if (!(REDSYS_FAMILY as readonly string[]).includes(type)) return null;

@@ -137,6 +137,6 @@ describe('kill -9 between the Redsys answer and the settle', () => {
     const warned = /production payments of these service types answer 503 \(no connector\): ([A-Z0-9, ]+)/.exec(gw.output());
     expect(warned, gw.output()).not.toBeNull();
     expect(warned![1].split(', ')).toContain('CREDORAX');
-    for (const type of ['REDSYSPSD2', 'CHECKOUT']) expect(warned![1].split(', ')).not.toContain(type);
+    for (const type of ['REDSYSPSD2', 'CHECKOUT', 'PAYPAL']) expect(warned![1].split(', ')).not.toContain(type);
   });
 });

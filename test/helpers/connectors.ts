@@ -9,6 +9,8 @@ import { RedsysSimulator } from '../../src/processors/redsys/simulator/server.js
 import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
 import { CheckoutSimulator } from '../../src/processors/checkout/simulator/server.js';
 import { CHECKOUT_SIM_CARDS } from '../../src/processors/checkout/simulator/rules.js';
+import { PaypalSimulator } from '../../src/processors/paypal/simulator/server.js';
+import { PAYPAL_SIM_CARDS } from '../../src/processors/paypal/simulator/rules.js';
 import { startSimulatorService, type SimulatorService } from '../../src/processors/simulator-service.js';
 import { TEST_CARDS } from '../../src/processors/simulator.rules.js';
 
@@ -246,5 +248,61 @@ export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHar
   };
 }
 
+export const PAYPAL_APP = { clientId: 'AconformanceClientId0000000000', clientSecret: 'EconformanceSecret000000000000', webhookId: '8PT597110X687430LKGECATA' };
+
+/** PayPal (Orders v2, card payment source) on its simulator; its webhooks are kept until delivered. */
+export function paypalHarness(opts: { latencyMs?: number } = {}): ConnectorHarness & { sim: PaypalSimulator } {
+  const sim = new PaypalSimulator({
+    apps: { [PAYPAL_APP.clientId]: { clientSecret: PAYPAL_APP.clientSecret, webhookId: PAYPAL_APP.webhookId, webhookUrl: 'https://gateway.test/v1/processor/paypal/webhook' } },
+    latencyMs: opts.latencyMs,
+    webhookHeaders: { 'x-forwarded-proto': 'https' },
+  });
+  const kept: WebhookDelivery[] = [];
+  const keepOrSend = (send: WebhookSend | null) => {
+    sim.transport = async (n) => {
+      const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
+      kept.push(d);
+      return send ? (await send(d)).status : 0;
+    };
+  };
+  keepOrSend(null);
+  let url = '';
+  return {
+    name: 'paypal',
+    serviceType: 'PAYPAL',
+    sim,
+    async start() {
+      url = await sim.listen();
+    },
+    close: () => sim.close(),
+    env: () => ({ PAYGATE_PAYPAL_URL: url }),
+    terminal: { code: null, credentials: { client_id: PAYPAL_APP.clientId, client_secret: PAYPAL_APP.clientSecret, webhook_id: PAYPAL_APP.webhookId } },
+    cards: {
+      approved: () => luhnCard('41111111', ++cardSeq),
+      refused: { pan: PAYPAL_SIM_CARDS.REFUSED, error: 'DENIED' },
+      insufficientFunds: PAYPAL_SIM_CARDS.INSUFFICIENT_FUNDS,
+      softDecline: PAYPAL_SIM_CARDS.SOFT_DECLINE,
+    },
+    storedCredentials: true,
+    payouts: false,
+    fault(kind) {
+      const map = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' } as const;
+      sim.injectFault(map[kind]);
+    },
+    webhooks: {
+      deliverTo: keepOrSend,
+      sent: () => [...kept],
+      tamper(d) {
+        const body = JSON.parse(d.body) as { event_type: string; resource: Record<string, unknown> };
+        body.event_type = body.event_type === 'PAYMENT.CAPTURE.COMPLETED' ? 'PAYMENT.CAPTURE.DECLINED' : 'PAYMENT.CAPTURE.COMPLETED';
+        body.resource.status = body.resource.status === 'COMPLETED' ? 'DECLINED' : 'COMPLETED';
+        return { ...d, body: JSON.stringify(body) };
+      },
+    },
+    databases: ['postgres'],
+    paymentCalls: () => sim.calls.money,
+  };
+}
+
 /** Every connector the conformance scenarios run against. */
-export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness(), () => sandboxHarness(), () => checkoutHarness()];
+export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness(), () => sandboxHarness(), () => checkoutHarness(), () => paypalHarness()];

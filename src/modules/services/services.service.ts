@@ -9,12 +9,13 @@ import { currencyFrom } from '../../platform/money/currency.js';
 import type { MerchantsService } from '../merchants/index.js';
 import { redsysTerminalProblems } from '../../processors/redsys/index.js';
 import { CHECKOUT_CREDENTIAL_KEYS, checkoutTerminalProblems } from '../../processors/checkout/index.js';
+import { paypalTerminalProblems } from '../../processors/paypal/index.js';
 
 /** What a production CHECKOUT or PAYPAL terminal's credentials lack or get wrong (empty: usable). */
 function productionTerminalProblems(type: 'CHECKOUT' | 'PAYPAL', creds: Record<string, string>): string[] {
-  const required = type === 'CHECKOUT' ? CHECKOUT_CREDENTIAL_KEYS.required : ['client_id', 'client_secret', 'webhook_id'];
-  const missing = required.filter((k) => !creds[k]);
-  return [...(missing.length > 0 ? [`credentials are missing: ${missing.join(', ')}`] : []), ...(type === 'CHECKOUT' ? checkoutTerminalProblems(creds) : [])];
+  if (type === 'PAYPAL') return paypalTerminalProblems(creds);
+  const missing = CHECKOUT_CREDENTIAL_KEYS.required.filter((k) => !creds[k]);
+  return [...(missing.length > 0 ? [`credentials are missing: ${missing.join(', ')}`] : []), ...checkoutTerminalProblems(creds)];
 }
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
