@@ -1,0 +1,96 @@
+/**
+ * PayPal in production against its simulator, beyond the conformance scenarios: a buyer's PayPal
+ * account by redirect (the PAYPAL APM: the order's approval page, PayPal's CHECKOUT.ORDER.APPROVED
+ * webhook, the capture, SUCCESS once), and webhooks that PayPal's verification call does not confirm
+ * (altered, or sent for another webhook id), replayed and late ones: recorded once, never applied
+ * twice. PostgreSQL only, like the connector's conformance run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { luhnCard, paypalHarness, type WebhookDelivery } from '../helpers/connectors.js';
+
+const HTTPS = { 'x-forwarded-proto': 'https' };
+
+describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal connector', () => {
+  const h = paypalHarness();
+  let t: TestApp;
+  let m: TestMerchant;
+  let n = 0;
+
+  beforeAll(async () => {
+    await h.start();
+    t = await createTestApp(h.env());
+    m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await h.close();
+  });
+
+  const order = async (uuid: string) => (await m.api.get(`/order/${uuid}`)).body.order;
+  const deliver = async (d: WebhookDelivery) => {
+    const r = await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body });
+    expect(r.statusCode).toBe(200);
+    return r.body.replace(/^[\s\S]*<\/title>/, '').trim();
+  };
+  const events = (reference: string) => t.p.database.db.selectFrom('paypal_webhook_events').selectAll().where('reference', '=', reference).execute();
+
+  it('a PayPal account by redirect: the buyer approves on PayPal, the webhook has the order captured, SUCCESS once', async () => {
+    expect((await m.api.put(`/service/${m.service_uuid}/apms`, { apms: ['PAYPAL'] })).status).toBe(200);
+    const created = (await m.api.post('/payment', { amount: 2599, operative: 'AUTHORIZATION', description: 'PayPal order', service: m.service_uuid, customer_ext_id: `pp-${++n}` })).body.order;
+    const r = await m.api.post('/payment/push', { order_uuid: created.uuid, apm: 'paypal' });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.order.status).toBe('PENDING_PROCESSOR_RESPONSE');
+    const approval = String(r.body.extra_data.apm.redirect_url);
+    expect(approval).toMatch(new RegExp(`^${h.sim.url}/sim/approve/[A-Z0-9]+$`));
+    // the buyer approves on PayPal and comes back to the order's page; PayPal's webhook follows
+    h.webhooks!.deliverTo(null);
+    const before = h.webhooks!.sent().length;
+    const page = await fetch(approval);
+    expect(await page.text()).toContain('id="approve"');
+    const back = await fetch(approval, { method: 'POST', body: new URLSearchParams({ action: 'approve' }), redirect: 'manual' });
+    expect(back.status).toBe(302);
+    expect(new URL(String(back.headers.get('location'))).searchParams.get('token')).toBe(approval.split('/').at(-1));
+    await expect.poll(() => h.webhooks!.sent().length).toBeGreaterThan(before);
+    const approved = h.webhooks!.sent()[before];
+    expect(JSON.parse(approved.body).event_type).toBe('CHECKOUT.ORDER.APPROVED');
+    const calls = h.paymentCalls();
+    expect(await deliver(approved)).toBe('settled');
+    expect(h.paymentCalls()).toBe(calls + 1);
+    const after = await order(created.uuid);
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(h.sim.order(approval.split('/').at(-1)!)).toMatchObject({ status: 'COMPLETED' });
+    // delivered again: a replay, nothing captured again
+    expect(await deliver(approved)).toBe('ignored');
+    expect(h.paymentCalls()).toBe(calls + 1);
+    expect(await order(created.uuid)).toEqual(after);
+  });
+
+  it('webhooks PayPal does not verify (altered, or for another webhook id) change nothing; replayed and late ones are recorded once', async () => {
+    h.webhooks!.deliverTo(null);
+    const before = h.webhooks!.sent().length;
+    h.fault('webhook-only');
+    const o = (await m.api.post('/payment/single-step', { amount: 880, operative: 'AUTHORIZATION', secure: false, description: 'hooks', service: m.service_uuid, customer_ext_id: `pw-${++n}`, card_holder: 'Ana', card_pan: luhnCard('41111112', n), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' })).body.order;
+    expect(o.status).toBe('PENDING_PROCESSOR_RESPONSE');
+    const hook = h.webhooks!.sent()[before];
+    expect(JSON.parse(hook.body).event_type).toBe('PAYMENT.CAPTURE.COMPLETED');
+    const altered = JSON.parse(hook.body);
+    altered.resource.amount.value = '0.01';
+    expect(await deliver({ ...hook, body: JSON.stringify(altered) })).toBe('ignored');
+    // signed for another app's webhook: PayPal's verification fails for this terminal's webhook id
+    const foreign = await h.sim.send({ clientSecret: 'x', webhookId: 'ANOTHERWEBHOOK0000000000', webhookUrl: 'https://gateway.test/v1/processor/paypal/webhook' }, hook.body);
+    expect(foreign).toBe(0);
+    expect(await deliver(h.webhooks!.sent().at(-1)!)).toBe('ignored');
+    expect(await events(o.transactions[0].uuid)).toHaveLength(0);
+    expect((await order(o.uuid)).status).toBe('PENDING_PROCESSOR_RESPONSE');
+    // the genuine one settles it; the same event again is a replay; a later retransmission is late
+    expect(await deliver(hook)).toBe('settled');
+    const settled = await order(o.uuid);
+    expect(settled).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(await deliver(hook)).toBe('ignored');
+    await h.sim.send({ clientSecret: '', webhookId: '8PT597110X687430LKGECATA', webhookUrl: 'https://gateway.test/v1/processor/paypal/webhook' }, hook.body.replace(/"id":"WH-[A-Z0-9]+"/, '"id":"WH-LATE0000000000000000"'));
+    expect(await deliver(h.webhooks!.sent().at(-1)!)).toBe('already-settled');
+    expect(await order(o.uuid)).toEqual(settled);
+    expect((await events(o.transactions[0].uuid)).map((e) => e.event_type)).toEqual(['PAYMENT.CAPTURE.COMPLETED', 'PAYMENT.CAPTURE.COMPLETED']);
+  });
+});
