@@ -98,12 +98,9 @@ export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HM
     notifyHeaders: { 'x-forwarded-proto': 'https' },
   });
   let url = '';
+  // notifications are posted over HTTP to the gateway's public URL until a scenario takes them over
+  // (`webhooks.deliverTo`: kept, or delivered in process)
   const kept: WebhookDelivery[] = [];
-  // the suite's gateway does not listen: webhooks are kept until a scenario delivers them
-  sim.transport = async (n) => {
-    kept.push({ path: new URL(n.url).pathname, headers: n.headers, body: n.body });
-    return 0;
-  };
   return {
     name: 'redsys',
     serviceType: 'REDSYSPSD2',
