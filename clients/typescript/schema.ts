@@ -1335,8 +1335,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A provider's payment page (form POST)
-         * @description For a started payment whose provider's page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.
+         * A provider's payment page (a form to it)
+         * @description For a started payment whose provider's page is reached by a form (Bizum through Redsys: the signed form, posted; PayPal: its approval page): a page that sends the form to the provider. Returns HTML; unknown or settled payments answer 404.
          */
         get: operations["showProviderRedirect"];
         put?: never;

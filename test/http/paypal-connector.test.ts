@@ -41,8 +41,14 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal connector', 
     const r = await m.api.post('/payment/push', { order_uuid: created.uuid, apm: 'paypal' });
     expect(r.status, r.raw).toBe(200);
     expect(r.body.order.status).toBe('PENDING_PROCESSOR_RESPONSE');
-    const approval = String(r.body.extra_data.apm.redirect_url);
+    // the buyer leaves from the gateway's own page, whose form goes to PayPal's approval page
+    const leave = new URL(String(r.body.extra_data.apm.redirect_url));
+    expect(leave.pathname).toBe(`/v1/processor/paypal/redirect/${r.body.order.transactions[0].uuid}`);
+    const page0 = await t.app.inject({ method: 'GET', url: leave.pathname, headers: HTTPS });
+    expect(page0.statusCode).toBe(200);
+    const approval = /<form method="get" action="([^"]+)" id="provider-redirect">/.exec(page0.body)?.[1] ?? '';
     expect(approval).toMatch(new RegExp(`^${h.sim.url}/sim/approve/[A-Z0-9]+$`));
+    expect(page0.headers['content-security-policy']).toContain(h.sim.url);
     // the buyer approves on PayPal and comes back to the order's page; PayPal's webhook follows
     h.webhooks!.deliverTo(null);
     const before = h.webhooks!.sent().length;

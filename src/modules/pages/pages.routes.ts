@@ -572,8 +572,8 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
     scope.get('/processor/:connector/redirect/:reference', {
       config: PAGE_CONFIG,
       schema: {
-        operationId: 'showProviderRedirect', summary: 'A provider\'s payment page (form POST)', tags: ['pages'], security: [],
-        description: 'For a started payment whose provider\'s page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.',
+        operationId: 'showProviderRedirect', summary: 'A provider\'s payment page (a form to it)', tags: ['pages'], security: [],
+        description: 'For a started payment whose provider\'s page is reached by a form (Bizum through Redsys: the signed form, posted; PayPal: its approval page): a page that sends the form to the provider. Returns HTML; unknown or settled payments answer 404.',
         params: processorParams,
         response: { 200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
       },

@@ -34,6 +34,7 @@ import type {
   PaymentRequest,
   PayoutRequest,
   ProcessorResult,
+  ProviderForm,
   TerminalRef,
   VerifyCardRequest,
   VerifyCardResult,
@@ -304,7 +305,23 @@ export class PaypalConnector implements Connector {
     const link = sent.body ? payerActionOf(sent.body) : null;
     if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id) || !link) return { outcome: 'UNKNOWN', details: 'PayPal answered the order without its approval page' };
     await saveIds(db, req.reference, { orderId: id });
-    return { outcome: 'PENDING', processorId: id, redirectUrl: link, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
+    // the buyer leaves from the gateway's own page (apmRedirectForm), whose form may go to PayPal's origin
+    return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.#o.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
+  }
+
+  /** PayPal's approval page of a started PAYPAL payment (its order's payer-action link), as a GET form. */
+  async apmRedirectForm(reference: string): Promise<ProviderForm | null> {
+    const op = await findOperation(this.#o.db(), reference);
+    if (!op?.orderId || op.kind !== 'apm' || !op.terminalRef) return null;
+    const t = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'PAYPAL', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    if (sent.kind !== 'answer' || sent.status !== 200 || !sent.body || sent.body.id !== op.orderId) return null;
+    const link = payerActionOf(sent.body);
+    if (!link) return null;
+    const u = new URL(link);
+    const fields = Object.fromEntries(u.searchParams);
+    u.search = '';
+    return { url: u.toString(), fields, method: 'get', apm: 'PayPal' };
   }
 
   /** The buyer approved (or not): the order is captured. */
