@@ -183,7 +183,7 @@ async function main() {
             });
         latencies.push(performance.now() - s);
         if (r.status === 200 && r.body.order?.status === 'SUCCESS') done++;
-        else errors++;
+        else if (errors++ === 0) process.stderr.write(`first error (${mode}): ${r.status} ${JSON.stringify(r.body).slice(0, 400)}\n`);
       }
     }));
     const elapsed = (Date.now() - t0) / 1000;
