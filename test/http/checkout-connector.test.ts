@@ -47,6 +47,17 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com connec
   const sign = (body: string, key = CHECKOUT_ACCOUNT.webhookKey) => createHmac('sha256', key).update(body).digest('hex');
   const events = async (reference: string) => (await t.p.database.db.selectFrom('checkout_webhook_events').selectAll().where('reference', '=', reference).execute());
 
+  it('production CHECKOUT and PAYPAL terminals need their connector\'s credentials, in their formats (400 naming what is wrong)', async () => {
+    const bad = await m.api.post('/terminal', { currency_code: 'EUR', type: 'CHECKOUT', description: 'c', credentials: { secret_key: 'pk_test', processing_channel_id: 'pc_1' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toMatch(/webhook_signature_key/);
+    expect(bad.body.details).toMatch(/secret_key must be a Checkout.com secret key/);
+    const paypal = await m.api.post('/terminal', { currency_code: 'EUR', type: 'PAYPAL', description: 'p', credentials: { client_id: 'AbCdEfGhIjKlMnOpQr', client_secret: 's' } });
+    expect(paypal.status).toBe(400);
+    expect(paypal.body.details).toMatch(/missing: webhook_id/);
+    expect((await m.api.post('/terminal', { currency_code: 'EUR', type: 'CHECKOUT', description: 'c', credentials: h.terminal.credentials })).status).toBe(200);
+  });
+
   it('a soft decline goes through Checkout.com\'s 3-D Secure page from the hosted page: back with cko-session-id, approved once', async () => {
     const c = `c3ds-${++n}`;
     const source = await storeCard(t, m, CHECKOUT_SIM_CARDS.SOFT_DECLINE, c);

@@ -190,7 +190,9 @@ export class CheckoutConnector implements Connector {
       const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(op.reference)}&limit=10`, terminal, null, null);
       if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
       if (sent.status !== 200 || !sent.body || !Array.isArray(sent.body.data)) return { found: 'unknown', details: `Checkout.com answered the payment search with HTTP ${sent.status}` };
-      const p = (sent.body.data as Array<Record<string, unknown>>).find((x) => x && x.reference === op.reference);
+      // a soft-declined attempt and its authenticated retry share the reference: the approved one counts
+      const ours = (sent.body.data as Array<Record<string, unknown>>).filter((x) => x && x.reference === op.reference);
+      const p = ours.find((x) => x.approved === true) ?? ours[0];
       if (!p) return { found: false };
       const r = resultOfPayment(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
       if (r.paymentId) await saveIds(db, op.reference, { paymentId: r.paymentId });
