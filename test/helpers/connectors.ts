@@ -58,6 +58,8 @@ export interface ConnectorHarness {
     insufficientFunds: string;
     /** Asks for strong customer authentication when the customer pays without it. */
     softDecline: string;
+    /** More refusals, each with the transaction error its code maps to. */
+    declines: Array<{ pan: string; error: string }>;
   };
   /** The connector keeps the network transaction id of a card's first payment (cof_txnid). */
   storedCredentials: boolean;
@@ -119,6 +121,7 @@ export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HM
       refused: { pan: SIM_CARDS.REFUSED, error: 'DENIED' },
       insufficientFunds: SIM_CARDS.INSUFFICIENT_FUNDS,
       softDecline: SIM_CARDS.SOFT_DECLINE,
+      declines: [{ pan: SIM_CARDS.NOT_SUPPORTED, error: 'INVALID_CARD' }, { pan: SIM_CARDS.FRAUD, error: 'FRAUD_SUSPECTED' }],
     },
     storedCredentials: true,
     payouts: false,
@@ -172,6 +175,7 @@ export function sandboxHarness(): ConnectorHarness & { service(): SimulatorServi
       refused: { pan: TEST_CARDS.REFUSED, error: 'DENIED' },
       insufficientFunds: TEST_CARDS.PARTIAL,
       softDecline: TEST_CARDS.SOFT_DECLINE,
+      declines: [{ pan: TEST_CARDS.REFUSED_VISA, error: 'DENIED' }],
     },
     storedCredentials: false,
     payouts: true,
@@ -223,6 +227,7 @@ export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHar
       refused: { pan: CHECKOUT_SIM_CARDS.REFUSED, error: 'DENIED' },
       insufficientFunds: CHECKOUT_SIM_CARDS.INSUFFICIENT_FUNDS,
       softDecline: CHECKOUT_SIM_CARDS.SOFT_DECLINE,
+      declines: [{ pan: CHECKOUT_SIM_CARDS.FRAUD, error: 'FRAUD_SUSPECTED' }],
     },
     storedCredentials: true,
     payouts: false,
@@ -279,6 +284,7 @@ export function paypalHarness(opts: { latencyMs?: number } = {}): ConnectorHarne
       refused: { pan: PAYPAL_SIM_CARDS.REFUSED, error: 'DENIED' },
       insufficientFunds: PAYPAL_SIM_CARDS.INSUFFICIENT_FUNDS,
       softDecline: PAYPAL_SIM_CARDS.SOFT_DECLINE,
+      declines: [{ pan: PAYPAL_SIM_CARDS.FRAUD, error: 'FRAUD_SUSPECTED' }],
     },
     storedCredentials: true,
     payouts: false,

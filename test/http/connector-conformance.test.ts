@@ -166,6 +166,10 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
     expect(refused.transactions[0].error_details).toMatch(/\S{6}/);
     const poor = (await ok(singleStep(h.cards.insufficientFunds))).order;
     expect(poor.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'INSUFFICIENT_FUNDS' });
+    for (const d of h.cards.declines) {
+      const o = (await ok(singleStep(d.pan))).order;
+      expect(o.transactions[0], d.pan).toMatchObject({ status: 'REFUSED', error: d.error });
+    }
   });
 
   it('an answer that fails verification is never a success: PENDING, then settled by the reconciler from the processor', async () => {
