@@ -1312,7 +1312,7 @@ export interface paths {
         };
         /**
          * EMV 3-D Secure: back from a processor's authentication page
-         * @description Processors that run the authentication on their own page (Checkout.com) send the cardholder back here with their session id (`cko-session-id`); the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         * @description Processors that run the authentication on their own page send the cardholder back here (Checkout.com with its session id, `cko-session-id`; PayPal with the order, `token`); the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
          */
         get: operations["threeDSRedirectResult"];
         put?: never;

@@ -1,5 +1,6 @@
 /**
- * PayPal in production against its simulator, beyond the conformance scenarios: a buyer's PayPal
+ * PayPal in production against its simulator, beyond the conformance scenarios: a card's soft decline
+ * authenticated on PayPal's 3-D Secure page from the hosted page (back with the order's token), a buyer's PayPal
  * account by redirect (the PAYPAL APM: the order's approval page, PayPal's CHECKOUT.ORDER.APPROVED
  * webhook, the capture, SUCCESS once), and webhooks that PayPal's verification call does not confirm
  * (altered, or sent for another webhook id), replayed and late ones: recorded once, never applied
@@ -7,7 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { storeCard } from '../helpers/payments.js';
 import { luhnCard, paypalHarness, type WebhookDelivery } from '../helpers/connectors.js';
+import { PAYPAL_SIM_CARDS } from '../../src/processors/paypal/simulator/rules.js';
 
 const HTTPS = { 'x-forwarded-proto': 'https' };
 
@@ -34,6 +37,33 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal connector', 
     return r.body.replace(/^[\s\S]*<\/title>/, '').trim();
   };
   const events = (reference: string) => t.p.database.db.selectFrom('paypal_webhook_events').selectAll().where('reference', '=', reference).execute();
+
+  it('a card PayPal asks 3-D Secure for: the 3DS page, PayPal\'s authentication page, back with the order\'s token, captured once', async () => {
+    const attr = (body: string, re: RegExp) => (re.exec(body)?.[1] ?? '').replace(/&amp;/g, '&').replace(/&#x2F;/g, '/');
+    const c = `p3ds-${++n}`;
+    const source = await storeCard(t, m, PAYPAL_SIM_CARDS.SOFT_DECLINE, c);
+    const created = (await m.api.post('/payment', { amount: 1500, operative: 'AUTHORIZATION', secure: false, description: 'soft', service: m.service_uuid, customer_ext_id: c, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' })).body.order;
+    expect((await m.api.post('/payment/direct', { order_uuid: created.uuid, card_uuid: source })).status).toBe(303);
+    const tokenized = `/v1/payment/tokenized/${created.token}`;
+    const page = await t.app.inject({ method: 'GET', url: tokenized, headers: HTTPS });
+    const browser = { nonce: attr(page.body, /name="nonce" value="([^"]+)"/), method: 'U', js: 'true', java: 'false', language: 'en-GB', color_depth: '24', screen_height: '900', screen_width: '1440', tz: '0' };
+    const auth = await t.app.inject({ method: 'POST', url: `${tokenized}/authenticate`, headers: { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(browser).toString() });
+    expect(auth.statusCode, String(auth.headers.location)).toBe(200);
+    const acs = attr(auth.body, /<form method="post" action="([^"]+)" id="threeds-acs">/);
+    expect(acs).toMatch(new RegExp(`^${h.sim.url}/sim/3ds/[A-Z0-9]+$`));
+    expect(await (await fetch(acs, { method: 'POST', body: new URLSearchParams({ creq: 'x' }) })).text()).toContain('id="pass"');
+    const calls = h.paymentCalls();
+    const back = await fetch(acs, { method: 'POST', body: new URLSearchParams({ result: 'Y' }), redirect: 'manual' });
+    const location = new URL(String(back.headers.get('location')));
+    expect(location.pathname).toBe(`${tokenized}/cres`);
+    const final = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}`, headers: HTTPS });
+    expect(final.statusCode).toBe(303);
+    expect(final.headers.location).toBe('https://shop.example/ok');
+    expect(h.paymentCalls()).toBe(calls + 1);
+    const after = await order(created.uuid);
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true, safe: true });
+    expect(h.sim.order(location.searchParams.get('token')!)).toMatchObject({ status: 'COMPLETED' });
+  });
 
   it('a PayPal account by redirect: the buyer approves on PayPal, the webhook has the order captured, SUCCESS once', async () => {
     expect((await m.api.put(`/service/${m.service_uuid}/apms`, { apms: ['PAYPAL'] })).status).toBe(200);

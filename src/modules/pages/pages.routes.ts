@@ -542,12 +542,14 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
 
     scope.get('/payment/tokenized/:token/cres', {
       config: PAGE_CONFIG,
-      schema: pageSchema('threeDSRedirectResult', 'EMV 3-D Secure: back from a processor\'s authentication page', 'Processors that run the authentication on their own page (Checkout.com) send the cardholder back here with their session id (`cko-session-id`); the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.'),
+      schema: pageSchema('threeDSRedirectResult', 'EMV 3-D Secure: back from a processor\'s authentication page', 'Processors that run the authentication on their own page send the cardholder back here (Checkout.com with its session id, `cko-session-id`; PayPal with the order, `token`); the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.'),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
       if (!o) return notFound(req, reply);
-      const session = (req.query as Record<string, unknown>)['cko-session-id'];
+      // Checkout.com names its session (cko-session-id), PayPal its order (token)
+      const query = req.query as Record<string, unknown>;
+      const session = query['cko-session-id'] ?? query.token;
       const out = await service.threedsComplete(o, { cres: typeof session === 'string' ? session : '' }, locate(o, q));
       return afterSubmit(req, reply, o, q, out, 'tokenized');
     });

@@ -60,7 +60,7 @@ export function orderBody(reference: string, amount: number, currency: string, i
  * carry `stored_credential` (MERCHANT initiator; MIT with the first payment's network reference); a
  * customer payment asks for 3-D Secure only when the issuer requires it.
  */
-export function cardPaymentSource(card: CardData, channel: PaymentRequest['channel'], previous: { id: string; network: string } | null): Record<string, unknown> {
+export function cardPaymentSource(card: CardData, channel: PaymentRequest['channel'], previous: { id: string; network: string } | null, threeds: { returnUrl: string } | null = null): Record<string, unknown> {
   const c: Record<string, unknown> = {
     number: card.pan.reveal().replace(/\s+/g, ''),
     expiry: `${card.expiryYear}-${String(card.expiryMonth).padStart(2, '0')}`,
@@ -71,6 +71,10 @@ export function cardPaymentSource(card: CardData, channel: PaymentRequest['chann
     c.stored_credential = { payment_initiator: 'MERCHANT', payment_type: 'UNSCHEDULED', usage: 'SUBSEQUENT', ...(previous ? { previous_network_transaction_reference: previous } : {}) };
   } else if (channel === 'MOTO') {
     c.stored_credential = { payment_initiator: 'MERCHANT', payment_type: 'ONE_TIME', usage: 'DERIVED' };
+  } else if (threeds) {
+    // 3-D Secure on PayPal's page, the cardholder back to our page with the order's token
+    c.attributes = { verification: { method: 'SCA_ALWAYS' } };
+    c.experience_context = { return_url: threeds.returnUrl, cancel_url: threeds.returnUrl };
   } else {
     c.attributes = { verification: { method: 'SCA_WHEN_REQUIRED' } };
   }

@@ -21,7 +21,9 @@ import type { Logger } from 'pino';
 import type { Executor } from '../../platform/db/database.js';
 import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
 import type {
+  AcquirerThreeDS,
   ApmCompleteRequest,
+  ThreeDSPayment,
   ApmStartRequest,
   ApmStartResult,
   AuthenticateRequest,
@@ -268,6 +270,67 @@ export class PaypalConnector implements Connector {
     if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED') return { found: true, result: f.result };
     if (f.result.outcome === 'UNKNOWN' && (sent.body.status === 'CREATED' || sent.body.status === 'VOIDED')) return { found: false };
     return { found: 'unknown', details: f.result.outcome === 'UNKNOWN' ? f.result.details : 'the order waits for the payer' };
+  }
+
+  /**
+   * 3-D Secure for card payments, driven by our hosted page: the order is captured (or authorized) with
+   * the card asking for SCA_ALWAYS and our challenge notification URL as return URL; PayPal answers
+   * PAYER_ACTION_REQUIRED with its authentication page (the payer-action link); the cardholder comes
+   * back with the order's `token`, which `complete` gets as `cres`: the order is then captured (or
+   * authorized) without a payment source, and PayPal answers the payment's result.
+   */
+  readonly threeds: AcquirerThreeDS = {
+    start: async () => ({ outcome: 'READY' }),
+    authenticate: (req, _browser, urls) => this.#threedsPay(req, urls.challengeNotification),
+    complete: (req, cres) => this.#threedsComplete(req, cres),
+  };
+
+  async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
+    const result = (r: ProcessorResult): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds: null, flow: 'FRICTIONLESS' });
+    const kind = req.preauthorization ? 'preauth' : 'payment';
+    const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
+    const t = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    let op = await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    if (!op.orderId) {
+      const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, intent), `${req.reference}-order`);
+      if (created.kind === 'failed') return result(created.result);
+      if (created.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: created.details });
+      if ((created.status !== 200 && created.status !== 201) || typeof created.body?.id !== 'string') return result(created.status >= 400 ? this.#refused(created, 'order') : { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' });
+      await saveIds(db, req.reference, { orderId: created.body.id });
+      op = { ...op, orderId: created.body.id };
+    }
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: cardPaymentSource(req.card, 'ECOMMERCE', null, { returnUrl: back }) }, `${req.reference}-3ds`);
+    if (sent.kind === 'failed') return result(sent.result);
+    if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 200 && sent.status !== 201) return result(this.#refused(sent, 'payment'));
+    if (!sent.body || sent.body.id !== op.orderId) return result({ outcome: 'UNKNOWN', details: 'PayPal answered for another order' });
+    const link = payerActionOf(sent.body);
+    if (sent.body.status === 'PAYER_ACTION_REQUIRED' && link) return { outcome: 'ACS_CHALLENGE', acsUrl: link, creq: Buffer.from(op.orderId!).toString('base64url') };
+    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount: req.amount, currency: req.currency }, intent);
+    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    return result(f.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId } : f.result);
+  }
+
+  async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, token: string): Promise<ThreeDSPayment> {
+    const intent = req.preauthorization ? 'AUTHORIZE' : 'CAPTURE';
+    const done = (r: ProcessorResult): ThreeDSPayment => ({
+      outcome: 'RESULT', result: r, flow: 'CHALLENGE',
+      threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
+    });
+    const db = this.#o.db();
+    const op = await findOperation(db, req.reference);
+    if (!op?.orderId || op.orderId !== token) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal sent the cardholder back for another order', processorId: null });
+    const t = await this.#o.terminals(req.terminal);
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, {}, `${req.reference}-3ds-done`);
+    if (sent.kind === 'failed') return done(sent.result);
+    if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 200 && sent.status !== 201) return done(this.#refused(sent, 'payment'));
+    if (!sent.body) return done({ outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' });
+    const f = resultOfOrder(sent.body, { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency }, intent);
+    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    if (f.result.outcome === 'APPROVED' && f.network) await keepCof(db, t.clientId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), f.network);
+    return done(f.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId } : f.result);
   }
 
   async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {

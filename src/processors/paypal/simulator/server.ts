@@ -54,6 +54,10 @@ interface SimOrder {
   captures: Payment[];
   authorizations: Payment[];
   refunds: Payment[];
+  /** A card payment waiting for 3-D Secure on PayPal's page: the card's facts and where the buyer returns. */
+  pendingCard: { number: string; expiry: string; merchantInitiated: boolean; returnUrl: string | null } | null;
+  /** The 3-D Secure result of the pending card (Y passed, N failed), once the cardholder answered. */
+  threeds: 'Y' | 'N' | null;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -133,6 +137,7 @@ export class PaypalSimulator {
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     const json = (status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(body === null ? '' : JSON.stringify(body));
     if (url.pathname.startsWith('/sim/approve/')) return this.#approvePage(req.method ?? 'GET', url, raw, res);
+    if (url.pathname.startsWith('/sim/3ds/')) return this.#threedsPage(req.method ?? 'GET', url, raw, res);
     if (req.method === 'POST' && url.pathname === '/v1/oauth2/token') {
       this.calls.tokens++;
       const [id, secret] = Buffer.from(String(req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString('utf8').split(':');
@@ -225,7 +230,7 @@ export class PaypalSimulator {
     const ctx = ((b.payment_source as Record<string, Record<string, unknown>> | undefined)?.paypal?.experience_context ?? null) as Record<string, unknown> | null;
     const o: SimOrder = {
       id: ppId(), clientId, intent: b.intent, status: ctx ? 'PAYER_ACTION_REQUIRED' : 'CREATED', customId: String(unit.custom_id ?? ''), amount: { currency_code: amount.currency_code, value: amount.value },
-      paypal: ctx ? { returnUrl: String(ctx.return_url), cancelUrl: String(ctx.cancel_url) } : null, captures: [], authorizations: [], refunds: [],
+      paypal: ctx ? { returnUrl: String(ctx.return_url), cancelUrl: String(ctx.cancel_url) } : null, captures: [], authorizations: [], refunds: [], pendingCard: null, threeds: null,
     };
     this.#orders.set(o.id, o);
     return { status: ctx ? 200 : 201, body: this.#present(o) };
@@ -234,7 +239,7 @@ export class PaypalSimulator {
   #present(o: SimOrder) {
     const payments = { ...(o.authorizations.length ? { authorizations: o.authorizations } : {}), ...(o.captures.length ? { captures: o.captures } : {}), ...(o.refunds.length ? { refunds: o.refunds } : {}) };
     const links = [{ href: `${this.#url}/v2/checkout/orders/${o.id}`, rel: 'self', method: 'GET' }];
-    if (o.status === 'PAYER_ACTION_REQUIRED') links.push({ href: `${this.#url}/sim/approve/${o.id}`, rel: 'payer-action', method: 'GET' });
+    if (o.status === 'PAYER_ACTION_REQUIRED') links.push({ href: o.pendingCard ? `${this.#url}/sim/3ds/${o.id}` : `${this.#url}/sim/approve/${o.id}`, rel: 'payer-action', method: 'GET' });
     return {
       id: o.id, intent: o.intent, status: o.status,
       purchase_units: [{ reference_id: 'default', custom_id: o.customId, amount: o.amount, ...(Object.keys(payments).length ? { payments } : {}) }],
@@ -256,16 +261,27 @@ export class PaypalSimulator {
     const card = (b.payment_source as Record<string, Record<string, unknown>> | undefined)?.card;
     let code: string;
     let network: { id: string; network: string } | undefined;
+    const networkOf = (number: string) => ({ id: String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)), network: number.startsWith('5') ? 'MASTERCARD' : 'VISA' });
     if (card) {
       const stored = card.stored_credential as Record<string, unknown> | undefined;
+      const method = ((card.attributes as Record<string, Record<string, unknown>> | undefined)?.verification?.method ?? null) as string | null;
+      const ctx = (card.experience_context ?? null) as Record<string, unknown> | null;
       code = decide({ number: String(card.number ?? ''), expiry: String(card.expiry ?? ''), merchantInitiated: stored?.payment_initiator === 'MERCHANT', now: this.#now() });
-      if (code === 'SCA') {
+      if (code === 'SCA' || (method === 'SCA_ALWAYS' && code === '0000')) {
+        // 3-D Secure on PayPal's page first (the payer-action link), then the order is captured
         o.status = 'PAYER_ACTION_REQUIRED';
+        o.pendingCard = { number: String(card.number), expiry: String(card.expiry), merchantInitiated: stored?.payment_initiator === 'MERCHANT', returnUrl: typeof ctx?.return_url === 'string' ? ctx.return_url : null };
+        o.threeds = null;
         return { status: 200, body: this.#present(o), hooks: [] };
       }
-      network = { id: String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)), network: String(card.number).startsWith('5') ? 'MASTERCARD' : 'VISA' };
-    } else if (o.status === 'APPROVED') code = '0000';
-    else return this.#unprocessable('ORDER_NOT_APPROVED');
+      network = networkOf(String(card.number));
+    } else if (o.pendingCard && o.threeds) {
+      // the card after its 3-D Secure: approved when the cardholder passed
+      code = o.threeds === 'Y' ? decide({ number: o.pendingCard.number, expiry: o.pendingCard.expiry, merchantInitiated: true, now: this.#now() }) : '7710';
+      if (code === '0000') network = networkOf(o.pendingCard.number);
+      o.pendingCard = null;
+    } else if (o.status === 'APPROVED' && o.paypal) code = '0000';
+    else return this.#unprocessable(o.status === 'PAYER_ACTION_REQUIRED' ? 'PAYER_ACTION_REQUIRED' : 'ORDER_NOT_APPROVED');
     const ok = code === '0000';
     const hooks: Array<{ type: string; resource: Record<string, unknown> }> = [];
     if (what === 'capture') {
@@ -342,6 +358,22 @@ export class PaypalSimulator {
     }
     this.webhooks.push(sent);
     return sent.status;
+  }
+
+  /** PayPal's 3-D Secure page of a card payment: the cardholder passes or fails; back to the return URL with the order's token. */
+  async #threedsPage(method: string, url: URL, raw: string, res: http.ServerResponse): Promise<void> {
+    const o = this.#orders.get(url.pathname.slice('/sim/3ds/'.length));
+    if (!o?.pendingCard || o.status !== 'PAYER_ACTION_REQUIRED' || !o.pendingCard.returnUrl) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown or finished authentication');
+    const result = method === 'POST' ? new URLSearchParams(raw).get('result') : null;
+    if (result !== 'Y' && result !== 'N') {
+      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head><body><main><h1>3-D Secure (PayPal simulator)</h1><p>${o.amount.value} ${o.amount.currency_code}, card ending ${o.pendingCard.number.slice(-4)}</p><form method="post" action="/sim/3ds/${o.id}"><button name="result" value="Y" id="pass">Authenticate</button> <button name="result" value="N" id="fail">Fail</button></form></main></body></html>`;
+      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    }
+    o.threeds = result;
+    o.status = 'APPROVED';
+    const back = new URL(o.pendingCard.returnUrl);
+    back.searchParams.set('token', o.id);
+    res.writeHead(302, { location: back.toString() }).end();
   }
 
   /** The buyer's approval page of an order (PayPal account): approve or cancel; back to the merchant. */
