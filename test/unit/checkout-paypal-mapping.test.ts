@@ -81,6 +81,16 @@ describe('PayPal mapping', () => {
     expect(resultOfOrder({ id: 'ORDER1234567', status: 'PAYER_ACTION_REQUIRED' }, x, 'CAPTURE').result.outcome).toBe('CHALLENGE');
   });
 
+  it('reads a captured order of the recorded shape: custom_id only on the purchase unit, the capture without a processor response', () => {
+    const recorded = {
+      id: '1XA51906JG010741Y', intent: 'CAPTURE', status: 'COMPLETED',
+      purchase_units: [{ reference_id: 'default', custom_id: 'r9', payments: { captures: [{ id: '0U293071RJ7793647', status: 'COMPLETED', amount: { currency_code: 'MXN', value: '1000.00' }, final_capture: true, seller_protection: { status: 'ELIGIBLE' }, create_time: '2021-06-11T15:05:04Z' }] } }],
+      links: [{ href: 'https://api.sandbox.paypal.com/v2/checkout/orders/1XA51906JG010741Y', rel: 'self', method: 'GET' }],
+    };
+    expect(resultOfOrder(recorded, { orderId: '1XA51906JG010741Y', reference: 'r9', amount: 100000, currency: 'MXN' }, 'CAPTURE')).toMatchObject({ paymentId: '0U293071RJ7793647', result: { outcome: 'APPROVED', processorId: '0U293071RJ7793647', amount: 100000 } });
+    expect(resultOfOrder(recorded, { orderId: '1XA51906JG010741Y', reference: 'other', amount: 100000, currency: 'MXN' }, 'CAPTURE').result.outcome).toBe('UNKNOWN');
+  });
+
   it('the verification call carries the event exactly as received', () => {
     const raw = '{"id":"WH-1",  "event_type":"PAYMENT.CAPTURE.COMPLETED","resource":{"id":"C1"}}';
     const headers = { 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': 'https://api.paypal.com/cert', 'paypal-transmission-id': 't1', 'paypal-transmission-sig': 's', 'paypal-transmission-time': '2026-01-01T00:00:00Z' };
