@@ -133,7 +133,7 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     notificationUrl: `${p.config.publicUrl}/v1/processor/redsys/notification`,
   });
   for (const type of REDSYS_FAMILY) processors.register(type, redsys);
-  processors.register('CHECKOUT', new CheckoutConnector({
+  const checkout = new CheckoutConnector({
     baseUrl: p.config.checkoutUrl,
     http,
     db: () => p.database.db,
@@ -141,8 +141,9 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
     logger: p.logger.child({ connector: 'checkout' }),
     fingerprint: (pan) => p.vault.fingerprint('pan', pan),
-  }));
-  processors.register('PAYPAL', new PaypalConnector({
+  });
+  processors.register('CHECKOUT', checkout);
+  const paypal = new PaypalConnector({
     baseUrl: p.config.paypalUrl,
     http,
     db: () => p.database.db,
@@ -151,8 +152,16 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     logger: p.logger.child({ connector: 'paypal' }),
     fingerprint: (pan) => p.vault.fingerprint('pan', pan),
     publicUrl: p.config.publicUrl,
-  }));
+  });
+  processors.register('PAYPAL', paypal);
   services.credentialTester = async (type, code, credentials, currency) => {
+    if (type === 'CHECKOUT' || type === 'PAYPAL') {
+      try {
+        return type === 'CHECKOUT' ? await checkout.testCredentials(checkoutTerminalOf(credentials)) : await paypal.testCredentials(paypalTerminalOf(credentials));
+      } catch (err) {
+        return [(err as Error).message];
+      }
+    }
     if (!(REDSYS_FAMILY as readonly string[]).includes(type)) return null;
     let terminal;
     try {

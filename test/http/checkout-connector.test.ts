@@ -47,7 +47,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com connec
   const sign = (body: string, key = CHECKOUT_ACCOUNT.webhookKey) => createHmac('sha256', key).update(body).digest('hex');
   const events = async (reference: string) => (await t.p.database.db.selectFrom('checkout_webhook_events').selectAll().where('reference', '=', reference).execute());
 
-  it('production CHECKOUT and PAYPAL terminals need their connector\'s credentials, in their formats (400 naming what is wrong)', async () => {
+  it('production CHECKOUT and PAYPAL terminals need their connector\'s credentials, in their formats (400 naming what is wrong); test_credentials asks Checkout.com', async () => {
     const bad = await m.api.post('/terminal', { currency_code: 'EUR', type: 'CHECKOUT', description: 'c', credentials: { secret_key: 'pk_test', processing_channel_id: 'pc_1' } });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toMatch(/webhook_signature_key/);
@@ -56,6 +56,13 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com connec
     expect(paypal.status).toBe(400);
     expect(paypal.body.details).toMatch(/missing: webhook_id/);
     expect((await m.api.post('/terminal', { currency_code: 'EUR', type: 'CHECKOUT', description: 'c', credentials: h.terminal.credentials })).status).toBe(200);
+    // tested against Checkout.com without moving money (test_credentials)
+    const calls = h.paymentCalls();
+    expect((await m.api.post('/terminal', { currency_code: 'EUR', type: 'CHECKOUT', description: 'c', credentials: h.terminal.credentials, test_credentials: true })).status).toBe(200);
+    const wrong = await m.api.post('/terminal', { currency_code: 'EUR', type: 'CHECKOUT', description: 'c', credentials: { ...h.terminal.credentials, secret_key: 'sk_sbox_wrongwrongwrong' }, test_credentials: true });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details).toMatch(/secret_key was refused by Checkout.com/);
+    expect(h.paymentCalls()).toBe(calls);
   });
 
   it('a soft decline goes through Checkout.com\'s 3-D Secure page from the hosted page: back with cko-session-id, approved once', async () => {

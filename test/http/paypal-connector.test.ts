@@ -38,6 +38,13 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal connector', 
   };
   const events = (reference: string) => t.p.database.db.selectFrom('paypal_webhook_events').selectAll().where('reference', '=', reference).execute();
 
+  it('test_credentials asks PayPal for the app\'s token: accepted, or refused naming why', async () => {
+    expect((await m.api.post('/terminal', { currency_code: 'EUR', type: 'PAYPAL', description: 'p', credentials: h.terminal.credentials, test_credentials: true })).status).toBe(200);
+    const wrong = await m.api.post('/terminal', { currency_code: 'EUR', type: 'PAYPAL', description: 'p', credentials: { ...h.terminal.credentials, client_secret: 'not-the-secret' }, test_credentials: true });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details).toMatch(/PayPal refused the client id and secret/);
+  });
+
   it('a card PayPal asks 3-D Secure for: the 3DS page, PayPal\'s authentication page, back with the order\'s token, captured once', async () => {
     const attr = (body: string, re: RegExp) => (re.exec(body)?.[1] ?? '').replace(/&amp;/g, '&').replace(/&#x2F;/g, '/');
     const c = `p3ds-${++n}`;

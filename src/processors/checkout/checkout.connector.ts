@@ -291,6 +291,18 @@ export class CheckoutConnector implements Connector {
   }
 
   /**
+   * Tests a terminal's credentials without moving money: a payment search by a reference nobody used.
+   * Checkout.com answers 200 (an empty list) when the secret key is right, 401 when it is not. Returns
+   * the problems in words an operator can act on (empty: the key was accepted).
+   */
+  async testCredentials(terminal: CheckoutTerminal): Promise<string[]> {
+    const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(`credential-test-${Date.now()}`)}&limit=1`, terminal, null, null);
+    if (sent.kind === 'unknown') return [sent.details];
+    if (sent.status === 200) return [];
+    return [sent.status === 401 ? 'credentials.secret_key was refused by Checkout.com' : `Checkout.com answered HTTP ${sent.status}`];
+  }
+
+  /**
    * A webhook Checkout.com posted (`body`: the raw JSON text; `cko-signature`: its header). The
    * operation it is about is found by the payment id and reference it names, only to know whose key
    * signs it; the signature is verified with that terminal's webhook key before anything else is used.

@@ -353,6 +353,13 @@ export class PaypalConnector implements Connector {
     return { outcome: 'UNKNOWN', details: 'PayPal does not offer holder verification' };
   }
 
+  /** Tests a terminal's credentials without moving money: the app's access token is asked for. */
+  async testCredentials(terminal: PaypalTerminal): Promise<string[]> {
+    this.#tokens.delete(terminal.clientId);
+    const tok = await this.#token(terminal);
+    return 'failed' in tok ? [tok.failed.outcome === 'DECLINED' ? tok.failed.details : 'PayPal did not answer'] : [];
+  }
+
   /** The PAYPAL APM: an order the buyer approves on PayPal (its payer-action page), captured once approved. */
   async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
     if (req.apm !== 'PAYPAL') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `${req.apm} is not offered through PayPal`, processorId: null };
