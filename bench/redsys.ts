@@ -1,11 +1,14 @@
 /**
- * npm run bench:redsys: the money path in production against the Redsys simulator with a fixed
- * latency. Each payment is one Redsys round trip, so with C clients and a latency of L ms the
- * latency-bound ideal is C / L payments per millisecond (C × 1000 / L per second): the report gives
- * payments per second as a ratio of that ideal (how much the gateway adds on top of Redsys's latency).
+ * npm run bench:redsys (and bench:connectors): the money path in production against each production
+ * connector's simulator (Redsys, Checkout.com, PayPal) with a fixed latency. A payment is one round trip
+ * to Redsys or Checkout.com, two to PayPal (the order, then its capture with the card), so with C clients
+ * and a latency of L ms the latency-bound ideal is C × 1000 / (L × round trips) payments per second: the
+ * report gives payments per second as a ratio of that ideal (how much the gateway adds on top of the
+ * processor's latency).
  *
  * The gateway (the compiled build, as `npm start` runs it) runs on PostgreSQL in production mode with
- * PAYGATE_REDSYS_URL pointing at the simulator, which runs in this process. Each client pays B10 direct
+ * PAYGATE_REDSYS_URL, PAYGATE_CHECKOUT_URL or PAYGATE_PAYPAL_URL pointing at the simulator, which runs
+ * in this process. Each client pays B10 direct
  * payments (the money path's fast path) with cards and orders stored before the timed phase, one card
  * per payment (antifraud counts payments per card); BENCH_STEP=single-step pays B3 single-step payments
  * (the order, the stored card and the payment in one request, a new card each time) instead.
@@ -13,7 +16,7 @@
  * For comparison each run also measures the same gateway with the in-process sandbox simulator answering
  * after the same latency (PAYGATE_PRODUCTION_SIMULATOR): what the connector itself costs.
  *
- * Settings (environment): BENCH_MODES (redsys,in-process), BENCH_REDSYS_LATENCY_MS (150), BENCH_CONCURRENCY (200), BENCH_SECONDS (15),
+ * Settings (environment): BENCH_MODES (redsys,checkout,paypal,in-process), BENCH_REDSYS_LATENCY_MS (150: every simulator's latency), BENCH_CONCURRENCY (200), BENCH_SECONDS (15),
  * BENCH_RUNS (3), BENCH_GATEWAY_NODE_ARGS (node options of the gateway, e.g. --cpu-prof), BENCH_STEP (direct: B10 with a stored card; single-step: B3 with card data),
  * TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test). Prints a Markdown report.
  */
@@ -32,6 +35,8 @@ import { createPlatform } from '../src/platform/create.js';
 import { createLogger } from '../src/platform/logging.js';
 import { Secret } from '../src/platform/security/secret.js';
 import { RedsysSimulator } from '../src/processors/redsys/simulator/server.js';
+import { CheckoutSimulator } from '../src/processors/checkout/simulator/server.js';
+import { PaypalSimulator } from '../src/processors/paypal/simulator/server.js';
 
 const LATENCY = Number(process.env.BENCH_REDSYS_LATENCY_MS ?? 150);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -43,8 +48,13 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const KEY = 'sq7HjrUOBfKmC576ILgskD5srU870gJ7';
 const FUC = '999008881';
 
-type Mode = 'redsys' | 'in-process';
-const MODES: Mode[] = (process.env.BENCH_MODES ?? 'redsys,in-process').split(',') as Mode[];
+type Mode = 'redsys' | 'checkout' | 'paypal' | 'in-process';
+const MODES: Mode[] = (process.env.BENCH_MODES ?? 'redsys,checkout,paypal,in-process').split(',') as Mode[];
+/** Processor round trips of one payment. */
+const TRIPS: Record<Mode, number> = { redsys: 1, checkout: 1, paypal: 2, 'in-process': 1 };
+const LABEL: Record<Mode, string> = { redsys: 'Redsys connector + simulator (HTTP)', checkout: 'Checkout.com connector + simulator (HTTP)', paypal: 'PayPal connector + simulator (HTTP, 2 calls)', 'in-process': 'in-process simulator' };
+const CHECKOUT = { secret_key: 'sk_sbox_bench000000000000000000000', processing_channel_id: 'pc_bench000000000000000000000', webhook_signature_key: 'bench-webhook-key-0123456789' };
+const PAYPAL = { client_id: 'AbenchClientId0000000000000000', client_secret: 'EbenchSecret', webhook_id: 'BENCH000WEBHOOK000000000' };
 
 const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 30_000 });
 
@@ -74,7 +84,11 @@ async function main() {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const sim = new RedsysSimulator({ merchants: { [FUC]: { '001': { key: KEY }, '002': { key: KEY } } }, latencyMs: LATENCY, notifyRest: false });
   const simUrl = await sim.listen();
-  const all: Record<Mode, Array<{ rps: number; ideal: number; p50: number; p99: number; n: number; errors: number }>> = { redsys: [], 'in-process': [] };
+  const checkout = new CheckoutSimulator({ accounts: { [CHECKOUT.secret_key]: { processingChannelId: CHECKOUT.processing_channel_id, webhookKey: CHECKOUT.webhook_signature_key } }, latencyMs: LATENCY });
+  const checkoutUrl = await checkout.listen();
+  const paypal = new PaypalSimulator({ apps: { [PAYPAL.client_id]: { clientSecret: PAYPAL.client_secret, webhookId: PAYPAL.webhook_id } }, latencyMs: LATENCY });
+  const paypalUrl = await paypal.listen();
+  const all: Record<Mode, Array<{ rps: number; ideal: number; p50: number; p99: number; n: number; errors: number }>> = { redsys: [], checkout: [], paypal: [], 'in-process': [] };
 
   for (let run = 0; run < RUNS; run++) for (const mode of MODES) {
     const results = all[mode];
@@ -85,7 +99,7 @@ async function main() {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-redsys-'));
     const env: Record<string, string> = {
       DATABASE_URL: PG_URL, PGOPTIONS: `-c search_path=${schema}`, PAYGATE_DATA_DIR: dataDir, PAYGATE_LOG_LEVEL: 'warn', PAYGATE_TRUST_PROXY: '127.0.0.1',
-      PAYGATE_RATE_LIMIT_PRODUCTION: '0', PAYGATE_REDSYS_URL: simUrl, PAYGATE_BOOTSTRAP_SANDBOX: 'false', PAYGATE_DB_POOL_SIZE: '40',
+      PAYGATE_RATE_LIMIT_PRODUCTION: '0', PAYGATE_REDSYS_URL: simUrl, PAYGATE_CHECKOUT_URL: checkoutUrl, PAYGATE_PAYPAL_URL: paypalUrl, PAYGATE_BOOTSTRAP_SANDBOX: 'false', PAYGATE_DB_POOL_SIZE: '40',
       // the comparison: the same gateway with the in-process simulator answering after the same latency
       ...(mode === 'in-process' ? { PAYGATE_PRODUCTION_SIMULATOR: 'true', PAYGATE_SIMULATOR_LATENCY_MS: String(LATENCY) } : {}),
     };
@@ -94,9 +108,12 @@ async function main() {
     await migrate(p.database);
     const m = buildModules(p);
     const merchant = await createMerchantWithService(p, m, {
-      env: 'production', isPci: true, terminal: { code: FUC, credentials: { terminal_secure: '001', key_secure: KEY, terminal_not_secure: '002', key_not_secure: KEY } },
+      env: 'production', isPci: true,
+      ...(mode === 'checkout' ? { serviceType: 'CHECKOUT', terminal: { code: null, credentials: CHECKOUT } }
+        : mode === 'paypal' ? { serviceType: 'PAYPAL', terminal: { code: null, credentials: PAYPAL } }
+          : { terminal: { code: FUC, credentials: { terminal_secure: '001', key_secure: KEY, terminal_not_secure: '002', key_not_secure: KEY } } }),
     });
-    const perClient = Math.ceil((SECONDS * CONCURRENCY * 1000) / LATENCY / CONCURRENCY) + 20;
+    const perClient = Math.ceil((SECONDS * CONCURRENCY * 1000) / (LATENCY * TRIPS[mode]) / CONCURRENCY) + 20;
     const cards: string[][] = [];
     if (STEP === 'direct') {
       for (let c = 0; c < CONCURRENCY; c++) {
@@ -166,13 +183,13 @@ async function main() {
             });
         latencies.push(performance.now() - s);
         if (r.status === 200 && r.body.order?.status === 'SUCCESS') done++;
-        else errors++;
+        else if (errors++ === 0) process.stderr.write(`first error (${mode}): ${r.status} ${JSON.stringify(r.body).slice(0, 400)}\n`);
       }
     }));
     const elapsed = (Date.now() - t0) / 1000;
     latencies.sort((a, b) => a - b);
     const rps = done / elapsed;
-    const ideal = (CONCURRENCY * 1000) / LATENCY;
+    const ideal = (CONCURRENCY * 1000) / (LATENCY * TRIPS[mode]);
     results.push({ rps, ideal, p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)], n: done, errors });
     process.stderr.write(`run ${run + 1} ${mode}: ${rps.toFixed(0)} payments/s (${((100 * rps) / ideal).toFixed(1)}% of ${ideal.toFixed(0)}), p50 ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms, errors ${errors}\n`);
     proc.kill('SIGTERM');
@@ -182,6 +199,8 @@ async function main() {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   await sim.close();
+  await checkout.close();
+  await paypal.close();
   const median = <T>(xs: T[], f: (x: T) => number) => xs.map(f).sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   process.stdout.write(`\n| processor | step | latency | clients | payments/s | latency-bound ideal | ratio | p50 | p99 | errors |\n|---|---|---|---|---|---|---|---|---|---|\n`);
   for (const mode of MODES) {
@@ -189,7 +208,7 @@ async function main() {
     const rps = median(results, (r) => r.rps);
     const ideal = results[0].ideal;
     process.stdout.write(
-      `| ${mode === 'redsys' ? 'Redsys connector + simulator (HTTP)' : 'in-process simulator'} | ${STEP === 'direct' ? 'B10 direct payment (stored card)' : 'B3 single-step payment'} | ${LATENCY} ms | ${CONCURRENCY} | ${rps.toFixed(0)} | ${ideal.toFixed(0)} | ${((100 * rps) / ideal).toFixed(1)}% | ${median(results, (r) => r.p50).toFixed(0)} ms | ${median(results, (r) => r.p99).toFixed(0)} ms | ${results.reduce((a, r) => a + r.errors, 0)} |\n`,
+      `| ${LABEL[mode]} | ${STEP === 'direct' ? 'B10 direct payment (stored card)' : 'B3 single-step payment'} | ${LATENCY} ms | ${CONCURRENCY} | ${rps.toFixed(0)} | ${ideal.toFixed(0)} | ${((100 * rps) / ideal).toFixed(1)}% | ${median(results, (r) => r.p50).toFixed(0)} ms | ${median(results, (r) => r.p99).toFixed(0)} ms | ${results.reduce((a, r) => a + r.errors, 0)} |\n`,
     );
   }
   await agent.close();

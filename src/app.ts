@@ -37,6 +37,8 @@ import { OutageLog } from './platform/db/outage.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
+import { CheckoutConnector, checkoutTerminalOf } from './processors/checkout/index.js';
+import { PaypalConnector, paypalTerminalOf } from './processors/paypal/index.js';
 import { OutgoingClient, OutgoingPolicy } from './platform/net/outgoing.js';
 import { REDSYS_FAMILY } from './modules/services/index.js';
 
@@ -109,13 +111,14 @@ export function buildModules(p: Platform): Modules {
 }
 
 /**
- * The production connectors, by service type: the REDSYS family speaks Redsys (PAYGATE_REDSYS_URL).
- * The connector's HTTP client is the gateway's outgoing client, allowed to reach exactly the configured
- * Redsys host (the operator named it) besides what PAYGATE_OUTGOING_ALLOW allows.
+ * The production connectors, by service type: the REDSYS family speaks Redsys (PAYGATE_REDSYS_URL),
+ * CHECKOUT speaks Checkout.com (PAYGATE_CHECKOUT_URL), PAYPAL speaks PayPal (PAYGATE_PAYPAL_URL). The connectors' HTTP client is the gateway's
+ * outgoing client, allowed to reach exactly the configured processor hosts (the operator named them)
+ * besides what PAYGATE_OUTGOING_ALLOW allows.
  */
 function registerConnectors(p: Platform, processors: ProcessorRegistry, services: ServicesService): void {
-  const redsysHost = new URL(p.config.redsysUrl).hostname.replace(/^\[|\]$/g, '');
-  const http = new OutgoingClient({ policy: new OutgoingPolicy({ allow: [...p.config.outgoingAllow, redsysHost], sandboxLoopback: false }) });
+  const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const http = new OutgoingClient({ policy: new OutgoingPolicy({ allow: [...p.config.outgoingAllow, hostOf(p.config.redsysUrl), hostOf(p.config.checkoutUrl), hostOf(p.config.paypalUrl)], sandboxLoopback: false }) });
   const redsys = new RedsysConnector({
     baseUrl: p.config.redsysUrl,
     http,
@@ -132,7 +135,35 @@ function registerConnectors(p: Platform, processors: ProcessorRegistry, services
     notificationUrl: `${p.config.publicUrl}/v1/processor/redsys/notification`,
   });
   for (const type of REDSYS_FAMILY) processors.register(type, redsys);
+  const checkout = new CheckoutConnector({
+    baseUrl: p.config.checkoutUrl,
+    http,
+    db: () => p.database.db,
+    terminals: async (ref) => checkoutTerminalOf((await services.processorTerminal(ref))?.credentials ?? null),
+    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
+    logger: p.logger.child({ connector: 'checkout' }),
+    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+  });
+  processors.register('CHECKOUT', checkout);
+  const paypal = new PaypalConnector({
+    baseUrl: p.config.paypalUrl,
+    http,
+    db: () => p.database.db,
+    terminals: async (ref) => paypalTerminalOf((await services.processorTerminal(ref))?.credentials ?? null),
+    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
+    logger: p.logger.child({ connector: 'paypal' }),
+    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+    publicUrl: p.config.publicUrl,
+  });
+  processors.register('PAYPAL', paypal);
   services.credentialTester = async (type, code, credentials, currency) => {
+    if (type === 'CHECKOUT' || type === 'PAYPAL') {
+      try {
+        return type === 'CHECKOUT' ? await checkout.testCredentials(checkoutTerminalOf(credentials)) : await paypal.testCredentials(paypalTerminalOf(credentials));
+      } catch (err) {
+        return [(err as Error).message];
+      }
+    }
     if (!(REDSYS_FAMILY as readonly string[]).includes(type)) return null;
     let terminal;
     try {

@@ -1310,7 +1310,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * EMV 3-D Secure: back from a processor's authentication page
+         * @description Processors that run the authentication on their own page send the cardholder back here (Checkout.com with its session id, `cko-session-id`; PayPal with the order, `token`); the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         */
+        get: operations["threeDSRedirectResult"];
         put?: never;
         /**
          * EMV 3-D Secure: the ACS challenge's answer
@@ -1331,8 +1335,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A provider's payment page (form POST)
-         * @description For a started payment whose provider's page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.
+         * A provider's payment page (a form to it)
+         * @description For a started payment whose provider's page is reached by a form (Bizum through Redsys: the signed form, posted; PayPal: its approval page): a page that sends the form to the provider. Returns HTML; unknown or settled payments answer 404.
          */
         get: operations["showProviderRedirect"];
         put?: never;
@@ -1357,6 +1361,26 @@ export interface paths {
          * @description Where a processor posts its signed notifications of an operation's outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal's key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).
          */
         post: operations["receiveProcessorNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor/{connector}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A processor's JSON webhook
+         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).
+         */
+        post: operations["receiveProcessorWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -17673,6 +17697,62 @@ export interface operations {
             };
         };
     };
+    threeDSRedirectResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 9d6e9383690b1ef767b4ad981c1f46f1d440f8bb */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem in the customer's language (404 unknown token, 410 paid or expired, 422 form errors) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+        };
+    };
     threeDSChallengeResult: {
         parameters: {
             query?: never;
@@ -17788,6 +17868,48 @@ export interface operations {
         };
     };
     receiveProcessorNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example redsys */
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receiveProcessorWebhook: {
         parameters: {
             query?: never;
             header?: never;

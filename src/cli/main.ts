@@ -520,6 +520,54 @@ export function buildCli(): Command {
     });
 
   program
+    .command('checkout-simulator')
+    .description('run the Checkout.com simulator (Payments API, 3-D Secure page, signed webhooks) for demos: point PAYGATE_CHECKOUT_URL at the URL it prints')
+    .option('--port <n>', 'port to listen on', '9444')
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--webhook-url <url>', "where its webhooks go: the gateway's /v1/processor/checkout/webhook (none: not sent)")
+    .option('--latency-ms <n>', 'delay before every answer', '0')
+    .action(async (o: { port: string; host: string; webhookUrl?: string; latencyMs: string }) => {
+      if (o.webhookUrl !== undefined && !/^https?:\/\/\S+$/.test(o.webhookUrl)) throw new ApiError(400, '--webhook-url must be an http(s) URL');
+      const { CheckoutSimulator } = await import('../processors/checkout/simulator/server.js');
+      const credentials = { secret_key: 'sk_sbox_demo0000000000000000000000', processing_channel_id: 'pc_demo0000000000000000000000', webhook_signature_key: CheckoutSimulator.demoKey() };
+      const sim = new CheckoutSimulator({
+        accounts: { [credentials.secret_key]: { processingChannelId: credentials.processing_channel_id, webhookKey: credentials.webhook_signature_key, webhookUrl: o.webhookUrl ?? null } },
+        latencyMs: Number(o.latencyMs) || 0,
+      });
+      const url = await sim.listen(Number(o.port), o.host);
+      process.stdout.write(`Checkout.com simulator at ${url}\n  PAYGATE_CHECKOUT_URL=${url}\n  CHECKOUT terminal credentials ${JSON.stringify(credentials)}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sim.close();
+    });
+
+  program
+    .command('paypal-simulator')
+    .description('run the PayPal simulator (OAuth, Orders v2, Payments v2, the buyer\'s approval page, webhooks and their verification) for demos: point PAYGATE_PAYPAL_URL at the URL it prints')
+    .option('--port <n>', 'port to listen on', '9445')
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--webhook-url <url>', "where its webhooks go: the gateway's /v1/processor/paypal/webhook (none: not sent)")
+    .option('--latency-ms <n>', 'delay before every answer', '0')
+    .action(async (o: { port: string; host: string; webhookUrl?: string; latencyMs: string }) => {
+      if (o.webhookUrl !== undefined && !/^https?:\/\/\S+$/.test(o.webhookUrl)) throw new ApiError(400, '--webhook-url must be an http(s) URL');
+      const { PaypalSimulator } = await import('../processors/paypal/simulator/server.js');
+      const credentials = { client_id: 'AdemoClientId00000000000000000', client_secret: 'EdemoClientSecret0000000000000', webhook_id: '1DEMO000WEBHOOK000000000' };
+      const sim = new PaypalSimulator({
+        apps: { [credentials.client_id]: { clientSecret: credentials.client_secret, webhookId: credentials.webhook_id, webhookUrl: o.webhookUrl ?? null } },
+        latencyMs: Number(o.latencyMs) || 0,
+      });
+      const url = await sim.listen(Number(o.port), o.host);
+      process.stdout.write(`PayPal simulator at ${url}\n  PAYGATE_PAYPAL_URL=${url}\n  PAYPAL terminal credentials ${JSON.stringify(credentials)}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sim.close();
+    });
+
+  program
     .command('listen')
     .description("stream a merchant's notifications from a gateway as they are made, print each one, and forward it (same body and signature headers) to a local URL")
     .option('--url <url>', 'the gateway (default: $PAYGATE_URL, else http://127.0.0.1:8080)')

@@ -430,7 +430,19 @@ export interface Connector {
    * Redirect APMs whose provider page expects a form POST: the form the customer's browser posts for a
    * started payment (by our reference); null when there is none. The gateway's redirect page posts it.
    */
-  apmRedirectForm?(reference: string): Promise<{ url: string; fields: Record<string, string> } | null>;
+  apmRedirectForm?(reference: string): Promise<ProviderForm | null>;
+}
+
+/**
+ * The form the customer's browser sends to a provider's page: posted (Redsys's signed fields), or a GET
+ * whose fields are the page's query (PayPal's approval page). `apm`: the method's name for the page's
+ * title (absent: Bizum).
+ */
+export interface ProviderForm {
+  url: string;
+  fields: Record<string, string>;
+  method?: 'get' | 'post';
+  apm?: string;
 }
 
 /** What a processor's signed notification said about an operation we sent. */

@@ -1,20 +1,28 @@
 /**
  * Conformance of the production connectors, through the public API in production mode: the same
  * scenarios run against every connector of test/helpers/connectors.ts, each on its protocol simulator
- * (a separate HTTP server), on both databases. Authorization, pre-authorization with a partial
- * confirmation, cancellation, partial and full refunds, a stored-card payment (B10), MoTo (B11),
- * merchant-initiated charges (a subscription, a batch line) carrying the first payment's cof_txnid,
- * declines with their errors, an answer that cannot be trusted (PENDING, then settled by the reconciler),
- * an answer lost (PENDING, settled once), payouts, card verification.
+ * (a separate HTTP server), and against the sandbox simulator service itself, on the databases each
+ * harness names (PostgreSQL always). Authorization, pre-authorization with a partial confirmation,
+ * cancellation, partial and full refunds, a stored-card payment (B10), MoTo (B11), merchant-initiated
+ * charges (a subscription, a batch line) carrying the first payment's cof_txnid, declines with their
+ * errors, a soft decline sent to authentication, a duplicate follow-up asked of the processor once, an
+ * answer that cannot be trusted (PENDING, then settled by the reconciler), an answer lost (PENDING,
+ * settled once), payouts, card verification; for processors with webhooks: a tampered webhook refused,
+ * a webhook arriving before the synchronous answer, a webhook arriving twice.
+ *
+ * A new connector is done when it passes these scenarios: add its harness to CONNECTOR_HARNESSES.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { CHARGE_QUEUE } from '../../src/modules/subscriptions/index.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
-import { CONNECTOR_HARNESSES, type ConnectorHarness } from '../helpers/connectors.js';
+import { CONNECTOR_HARNESSES, type ConnectorHarness, type WebhookSend } from '../helpers/connectors.js';
 
-describe.each(CONNECTOR_HARNESSES.map((make) => [make().name, make] as const))('%s connector', (_name, make) => {
+const db = (process.env.PAYGATE_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
+const runs = CONNECTOR_HARNESSES.map((make) => [make(), make] as const).filter(([probe]) => probe.databases.includes(db));
+
+describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] as const))('%s connector', (_name, make, hasWebhooks) => {
   let h: ConnectorHarness;
   let t: TestApp;
   let m: TestMerchant;
@@ -120,6 +128,37 @@ describe.each(CONNECTOR_HARNESSES.map((make) => [make().name, make] as const))('
     if (h.storedCredentials) expect(lineOrder.cof_txnid).toBe(first.cof_txnid);
   });
 
+  it('a soft decline sends the payment to authentication: 303 to the 3-D Secure page, the transaction waiting', async () => {
+    const c = customer();
+    const source = await storeCard(t, m, h.cards.softDecline, c);
+    const o = await order({ customer_ext_id: c, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' });
+    const r = await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source });
+    expect(r.status, r.raw).toBe(303);
+    expect(r.body.order).toMatchObject({ status: 'PENDING_3DS_RESPONSE', paid: false });
+    expect(r.body.order.transactions[0].status).toBe('PENDING');
+    const location = String(r.body.url);
+    expect(location).toContain(`/payment/tokenized/${o.token}`);
+    const page = await t.app.inject({ method: 'GET', url: new URL(location).pathname, headers: { 'x-forwarded-proto': 'https' } });
+    expect(page.statusCode).toBe(200);
+  });
+
+  it('a duplicate follow-up is asked of the processor once: a second confirmation is refused, a refund repeated under its Idempotency-Key answered again', async () => {
+    const pre = (await ok(singleStep(h.cards.approved(), { operative: 'DEFERRED' }))).order;
+    await ok(m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 1000 }));
+    let calls = h.paymentCalls();
+    const again = await m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 1000 });
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(again.status).toBeLessThan(500);
+    expect(h.paymentCalls()).toBe(calls);
+    const key = { 'idempotency-key': `refund-${pre.uuid}` };
+    const first = await ok(m.api.post('/payment/refund', { order_uuid: pre.uuid, amount: 400 }, key));
+    calls = h.paymentCalls();
+    const second = await ok(m.api.post('/payment/refund', { order_uuid: pre.uuid, amount: 400 }, key));
+    expect(second).toEqual(first);
+    expect(h.paymentCalls()).toBe(calls);
+    expect((await ok(m.api.get(`/order/${pre.uuid}`))).order).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 400 });
+  });
+
   it('declines carry their error and a clear error_details', async () => {
     const refused = (await ok(singleStep(h.cards.refused.pan))).order;
     expect(refused.status).toBe('REFUSED');
@@ -127,6 +166,10 @@ describe.each(CONNECTOR_HARNESSES.map((make) => [make().name, make] as const))('
     expect(refused.transactions[0].error_details).toMatch(/\S{6}/);
     const poor = (await ok(singleStep(h.cards.insufficientFunds))).order;
     expect(poor.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'INSUFFICIENT_FUNDS' });
+    for (const d of h.cards.declines) {
+      const o = (await ok(singleStep(d.pan))).order;
+      expect(o.transactions[0], d.pan).toMatchObject({ status: 'REFUSED', error: d.error });
+    }
   });
 
   it('an answer that fails verification is never a success: PENDING, then settled by the reconciler from the processor', async () => {
@@ -186,5 +229,60 @@ describe.each(CONNECTOR_HARNESSES.map((make) => [make().name, make] as const))('
     const bad = await m.api.post('/payment-method/card', { customer_ext_id: customer(), ...card(h.cards.refused.pan), validate: true, service: m.service_uuid });
     expect(bad.status, bad.raw).toBe(400);
     expect(bad.body.details).toMatch(h.cards.refused.error);
+  });
+
+  // ---- webhooks (processors that send them) ------------------------------------------------------------
+
+  /** What the gateway did with a webhook, as its answer says: settled, already-settled or ignored. */
+  const outcomeOf = (body: string) => body.replace(/^[\s\S]*<\/title>/, '').trim();
+  const send: WebhookSend = async (d) => {
+    const r = await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body });
+    return { status: r.statusCode, body: r.body };
+  };
+
+  it.runIf(hasWebhooks)('a webhook arriving twice settles the payment once; a tampered one is refused', async () => {
+    const w = h.webhooks!;
+    w.deliverTo(null);
+    const c = customer();
+    const source = await storeCard(t, m, h.cards.approved(), c);
+    const o = await order({ customer_ext_id: c });
+    h.fault('webhook-only');
+    const before = w.sent().length;
+    const r = (await ok(m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source }))).order;
+    expect(r.status).toBe('PENDING_PROCESSOR_RESPONSE');
+    // the payment's webhook (a processor may send more: its capture's)
+    const hook = w.sent()[before];
+    // what it says changed after signing: refused, the payment still waits
+    expect((await send(w.tamper(hook))).status).toBe(200);
+    expect((await ok(m.api.get(`/order/${o.uuid}`))).order.status).toBe('PENDING_PROCESSOR_RESPONSE');
+    expect(outcomeOf((await send(hook)).body)).toBe('settled');
+    const after = (await ok(m.api.get(`/order/${o.uuid}`))).order;
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
+    // the second delivery changes nothing (already settled, or recognised as a replay); nothing is left to reconcile
+    expect(['already-settled', 'ignored']).toContain(outcomeOf((await send(hook)).body));
+    expect((await ok(m.api.get(`/order/${o.uuid}`))).order).toEqual(after);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+  });
+
+  it.runIf(hasWebhooks)('a webhook arriving before the synchronous answer settles the payment; the answer then changes nothing', async () => {
+    const w = h.webhooks!;
+    const answers: string[] = [];
+    w.deliverTo(async (d) => {
+      const r = await send(d);
+      answers.push(r.body);
+      return r;
+    });
+    try {
+      h.fault('webhook-first');
+      const calls = h.paymentCalls();
+      const o = (await ok(singleStep(h.cards.approved()))).order;
+      // the payment's webhook settled it; any other (its capture's) settled nothing
+      expect(answers.map(outcomeOf)).toEqual(['settled', ...answers.slice(1).map(() => 'ignored')]);
+      expect(o).toMatchObject({ status: 'SUCCESS', paid: true });
+      expect(o.transactions).toHaveLength(1);
+      expect(h.paymentCalls()).toBe(calls + 1);
+    } finally {
+      w.deliverTo(null);
+    }
   });
 });

@@ -540,6 +540,20 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       return afterSubmit(req, reply, o, q, out, 'tokenized');
     });
 
+    scope.get('/payment/tokenized/:token/cres', {
+      config: PAGE_CONFIG,
+      schema: pageSchema('threeDSRedirectResult', 'EMV 3-D Secure: back from a processor\'s authentication page', 'Processors that run the authentication on their own page send the cardholder back here (Checkout.com with its session id, `cko-session-id`; PayPal with the order, `token`); the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.'),
+    }, async (req, reply) => {
+      const q = readQuery(req);
+      const o = await service.load(tokenOf(req), envOf(req));
+      if (!o) return notFound(req, reply);
+      // Checkout.com names its session (cko-session-id), PayPal its order (token)
+      const query = req.query as Record<string, unknown>;
+      const session = query['cko-session-id'] ?? query.token;
+      const out = await service.threedsComplete(o, { cres: typeof session === 'string' ? session : '' }, locate(o, q));
+      return afterSubmit(req, reply, o, q, out, 'tokenized');
+    });
+
     scope.post('/payment/tokenized/:token', {
       config: PAGE_CONFIG,
       schema: pageSchema('submitThreeDSChallenge', 'Tokenized 3D Secure page: the challenge answer', 'The sandbox ACS form posts `result` (approve or fail); the payment completes and the answer is 303 to url_ok or url_ko.', true),
@@ -560,8 +574,8 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
     scope.get('/processor/:connector/redirect/:reference', {
       config: PAGE_CONFIG,
       schema: {
-        operationId: 'showProviderRedirect', summary: 'A provider\'s payment page (form POST)', tags: ['pages'], security: [],
-        description: 'For a started payment whose provider\'s page expects a form POST (Bizum through Redsys): a page that posts the signed form to the provider. Returns HTML; unknown or settled payments answer 404.',
+        operationId: 'showProviderRedirect', summary: 'A provider\'s payment page (a form to it)', tags: ['pages'], security: [],
+        description: 'For a started payment whose provider\'s page is reached by a form (Bizum through Redsys: the signed form, posted; PayPal: its approval page): a page that sends the form to the provider. Returns HTML; unknown or settled payments answer 404.',
         params: processorParams,
         response: { 200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
       },
@@ -591,6 +605,31 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, body) : 'ignored';
       secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
       return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
+    });
+
+    // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers): the connector verifies
+    // the body exactly as received, so this route keeps it as text; only the processor's own headers are
+    // passed on (`cko-*`, `paypal-*`)
+    await scope.register(async (raw) => {
+      raw.removeContentTypeParser('application/json');
+      raw.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+      raw.post('/processor/:connector/webhook', {
+        config: PAGE_CONFIG,
+        schema: {
+          operationId: 'receiveProcessorWebhook', summary: 'A processor\'s JSON webhook', tags: ['pages'], security: [],
+          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
+          params: notificationParams,
+          consumes: ['application/json'],
+          response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      }, async (req, reply) => {
+        const { connector } = req.params as { connector: string };
+        const fields: Record<string, unknown> = { body: typeof req.body === 'string' ? req.body : '' };
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && /^(cko|paypal)-[a-z-]{1,40}$/.test(k)) fields[k] = v;
+        const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, fields) : 'ignored';
+        secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
+        return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
+      });
     });
 
     // ---- B5: Bizum -------------------------------------------------------------------------------------------

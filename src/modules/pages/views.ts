@@ -275,14 +275,15 @@ export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; 
 }
 
 /** A provider's payment page that expects a form POST (Bizum through Redsys): the page posts it. */
-export function providerRedirectPage(chrome: PageChrome, p: { url: string; fields: Record<string, string> }): string {
+export function providerRedirectPage(chrome: PageChrome, p: { url: string; fields: Record<string, string>; method?: 'get' | 'post'; apm?: string }): string {
   const { t } = chrome;
-  const body = html`<h1>${t('bizum.title')}</h1>
-<form method="post" action="${safeUrl(p.url)}" id="provider-redirect">
+  const title = p.apm ? t('apm.title', { apm: p.apm }) : t('bizum.title');
+  const body = html`<h1>${title}</h1>
+<form method="${p.method === 'get' ? 'get' : 'post'}" action="${safeUrl(p.url)}" id="provider-redirect">
 ${Object.entries(p.fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <div class="actions"><button type="submit">${t('action.continue')}</button></div>
 </form>`;
-  return layout(chrome, { title: t('bizum.title'), summary: null, body, extraScript: "document.getElementById('provider-redirect').submit();" });
+  return layout(chrome, { title, summary: null, body, extraScript: "document.getElementById('provider-redirect').submit();" });
 }
 
 /** The Bizum page (B5): the phone number of the paying account. */

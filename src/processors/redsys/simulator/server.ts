@@ -15,8 +15,10 @@
  *  - the query service `POST /apl02/services/SerClsWSConsulta` (SOAP `consultaOperaciones`);
  *  - signed notifications of REST operations to `DS_MERCHANT_MERCHANTURL`;
  *  - latency (`latencyMs`) and faults for tests: `lost` (never processed, the connection dropped),
- *    `drop` (processed, the answer lost), `tamper` (processed, the answer's parameters altered after
- *    signing), `hang` (processed, answered only when the simulator closes).
+ *    `drop` (processed, the answer lost), `drop-notify` (the same, the notification sent),
+ *    `notify-first` (the notification delivered before the answer), `tamper` (processed, the answer's
+ *    parameters altered after signing), `hang` (processed, answered only when the simulator closes);
+ *    notifications go through `transport` when a test sets one.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -41,7 +43,16 @@ export interface RedsysSimulatorOptions {
   notifyHeaders?: Record<string, string>;
 }
 
-export type RedsysFaultKind = 'lost' | 'drop' | 'tamper' | 'hang';
+/**
+ * `lost`: never processed (the connection dropped); `drop`: processed, the answer lost; `drop-notify`:
+ * processed, the answer lost, the notification sent; `notify-first`: processed, the notification
+ * delivered before the answer is written; `tamper`: the answer's parameters altered after signing;
+ * `hang`: answered only when the simulator closes.
+ */
+export type RedsysFaultKind = 'lost' | 'drop' | 'drop-notify' | 'notify-first' | 'tamper' | 'hang';
+
+/** How the simulator delivers a notification; answers the HTTP status (tests deliver in process). */
+export type NotificationTransport = (n: { url: string; headers: Record<string, string>; body: string }) => Promise<number>;
 export interface RedsysFault {
   kind: RedsysFaultKind;
   /** Which endpoint (default: trataPeticion). */
@@ -119,6 +130,8 @@ export class RedsysSimulator {
    * between Redsys's answer and its own settle).
    */
   beforeAnswer: ((endpoint: string, params: Record<string, unknown>) => Promise<void>) | null = null;
+  /** Delivers notifications instead of posting them over HTTP (tests: into an in-process gateway). */
+  transport: NotificationTransport | null = null;
 
   constructor(opts: RedsysSimulatorOptions) {
     this.#opts = opts;
@@ -197,6 +210,11 @@ export class RedsysSimulator {
       if (fault?.kind === 'lost') return void req.socket.destroy();
       const out = this.#rest(endpoint, body);
       if (fault?.kind === 'drop') return void req.socket.destroy();
+      if (fault?.kind === 'drop-notify' || fault?.kind === 'notify-first') {
+        if (out.notify) await this.#notify(out.notify.url, out.notify.fuc, out.notify.terminal, out.notify.version, out.notify.params);
+        if (fault.kind === 'drop-notify') return void req.socket.destroy();
+        out.notify = undefined;
+      }
       if (fault?.kind === 'hang') return void this.#hanging.add(res);
       if (this.beforeAnswer && typeof out.answer.Ds_MerchantParameters === 'string') await this.beforeAnswer(endpoint, decodeParameters(out.answer.Ds_MerchantParameters));
       let answer = out.answer;
@@ -397,9 +415,13 @@ export class RedsysSimulator {
     const body = { Ds_SignatureVersion: version, Ds_MerchantParameters: merchantParameters, Ds_Signature: signature };
     const sent: SentNotification = { url, order, status: null, error: null, body };
     try {
-      const res = await request(url, { method: 'POST', headers: { ...this.#opts.notifyHeaders, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(), headersTimeout: 10_000, bodyTimeout: 10_000 });
-      await res.body.dump();
-      sent.status = res.statusCode;
+      const headers = { ...this.#opts.notifyHeaders, 'content-type': 'application/x-www-form-urlencoded' };
+      if (this.transport) sent.status = await this.transport({ url, headers, body: new URLSearchParams(body).toString() });
+      else {
+        const res = await request(url, { method: 'POST', headers, body: new URLSearchParams(body).toString(), headersTimeout: 10_000, bodyTimeout: 10_000 });
+        await res.body.dump();
+        sent.status = res.statusCode;
+      }
     } catch (err) {
       sent.error = (err as Error).message;
     }

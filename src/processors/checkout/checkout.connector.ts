@@ -1,0 +1,358 @@
+/**
+ * The Checkout.com connector (CHECKOUT services): the IO around the pure mapping (mapping.ts). For
+ * every operation it
+ *  1. records the operation by our reference (the transaction uuid) before anything is sent, so the
+ *     reconciler knows what may exist;
+ *  2. sends it to `{PAYGATE_CHECKOUT_URL}` with the terminal's secret key, our reference as Checkout.com's
+ *     `reference` and as `Cko-Idempotency-Key` (a retried request is not charged twice), through the
+ *     gateway's outgoing HTTP client (timeouts, size cap, only the configured host);
+ *  3. believes an answer only when it names our reference, amount and currency (answers are not signed):
+ *     anything else is UNKNOWN and the transaction stays PENDING for the reconciler, which finds the
+ *     payment by its reference (`GET /payments?reference=`) or the follow-up among the payment's actions.
+ * Webhooks (`notification`) are verified (Cko-Signature, HMAC-SHA256 of the raw body with the terminal's
+ * webhook signature key) before anything in them is used, recorded once by event id, and settle the
+ * operation they name.
+ *
+ * Why not the official `checkout-sdk-node`: it makes its own HTTP calls (axios or fetch) outside the
+ * gateway's outgoing client, which is where the allowed hosts, deadlines and answer size cap of every
+ * outgoing call live; the part of the Payments API used here is six JSON calls, written from its public
+ * reference.
+ */
+import type { Logger } from 'pino';
+import type { Executor } from '../../platform/db/database.js';
+import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
+import type {
+  AcquirerThreeDS,
+  AuthenticateRequest,
+  ThreeDSPayment,
+  AuthenticationResult,
+  Connector,
+  FollowUpRequest,
+  LookupRequest,
+  LookupResult,
+  NotificationResult,
+  PaymentRequest,
+  PayoutRequest,
+  ProcessorResult,
+  TerminalRef,
+  VerifyCardRequest,
+  VerifyCardResult,
+  VerifyHolderRequest,
+  VerifyHolderResult,
+} from '../connector.js';
+import type { CheckoutTerminal } from './credentials.js';
+import { findCof, findOperation, keepCof, operationsOfPayment, recordOperation, recordWebhook, saveIds, type CheckoutOperation } from './checkout.repo.js';
+import { acceptedAction, actionBody, EVENT_KINDS, paymentBody, parseObject, resultOfActions, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
+
+export const CHECKOUT_PRODUCTION_URL = 'https://api.checkout.com';
+export const CHECKOUT_SANDBOX_URL = 'https://api.sandbox.checkout.com';
+
+export interface CheckoutConnectorOptions {
+  /** Base URL of the Payments API (PAYGATE_CHECKOUT_URL), without a trailing slash. */
+  baseUrl: string;
+  http: OutgoingClient;
+  db: () => Executor;
+  /** The opened terminal of a request. */
+  terminals: (ref: TerminalRef) => Promise<CheckoutTerminal>;
+  timeoutMs: number;
+  logger?: Logger;
+  /** The keyed fingerprint of a card number. */
+  fingerprint: (pan: string) => string;
+}
+
+type Sent = { kind: 'answer'; status: number; body: Record<string, unknown> | null; text: string } | { kind: 'unknown'; details: string };
+
+const FOLLOW_UP_PATH = { capture: 'captures', void: 'voids', refund: 'refunds' } as const;
+
+export class CheckoutConnector implements Connector {
+  readonly name = 'checkout';
+  readonly #o: CheckoutConnectorOptions;
+
+  constructor(opts: CheckoutConnectorOptions) {
+    this.#o = { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+  }
+
+  async #send(method: 'GET' | 'POST', path: string, terminal: CheckoutTerminal, body: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Sent> {
+    const headers: Record<string, string> = { authorization: `Bearer ${terminal.secretKey}`, accept: 'application/json' };
+    if (body) headers['content-type'] = 'application/json';
+    if (idempotencyKey) headers['cko-idempotency-key'] = idempotencyKey;
+    let res;
+    try {
+      res = await this.#o.http.send(`${this.#o.baseUrl}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, env: 'production', timeoutMs: this.#o.timeoutMs });
+    } catch (err) {
+      this.#o.logger?.warn({ path: path.split('?')[0], failure: err instanceof OutgoingError ? err.failure : 'error' }, 'checkout: no answer');
+      return { kind: 'unknown', details: err instanceof OutgoingError ? `Checkout.com did not answer: ${err.message}` : 'Checkout.com did not answer' };
+    }
+    return { kind: 'answer', status: res.status, body: parseObject(res.body), text: res.body };
+  }
+
+  /** A refused request (4xx: not processed) as a decline; a server error or garbage as UNKNOWN. */
+  #notProcessed(sent: Extract<Sent, { kind: 'answer' }>, what: string): ProcessorResult {
+    if (sent.status >= 400 && sent.status < 500 && sent.status !== 408 && sent.status !== 429) {
+      const codes = Array.isArray(sent.body?.error_codes) ? (sent.body!.error_codes as unknown[]).filter((c) => typeof c === 'string').slice(0, 5).join(', ') : '';
+      const why = sent.status === 401 ? 'the secret key was refused' : codes || `HTTP ${sent.status}`;
+      return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `Checkout.com refused the ${what}: ${why}`, processorId: null };
+    }
+    this.#o.logger?.warn({ status: sent.status }, 'checkout: unexpected answer');
+    return { outcome: 'UNKNOWN', details: `Checkout.com answered HTTP ${sent.status}` };
+  }
+
+  async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
+    if (req.channel === 'CARD_PRESENT') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through Checkout.com online processing channels', processorId: null };
+    const terminal = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    await recordOperation(db, {
+      reference: req.reference, kind, amount: kind === 'verify' ? 0 : req.amount, currency: req.currency, processingChannelId: terminal.processingChannelId,
+      paymentId: null, originalReference: null, terminalRef: refOf(req.terminal),
+    });
+    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
+    const previous = req.channel === 'MIT' ? req.cofTxnid || (await findCof(db, terminal.processingChannelId, fingerprint)) : null;
+    const body = paymentBody(req, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: previous });
+    const sent = await this.#send('POST', '/payments', terminal, body, req.reference);
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status !== 201 && sent.status !== 202) return this.#notProcessed(sent, 'payment');
+    if (!sent.body) return { outcome: 'UNKNOWN', details: 'Checkout.com answered something that is not JSON' };
+    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.result.outcome === 'UNKNOWN') {
+      this.#o.logger?.error({ reference: req.reference, details: r.result.details }, 'checkout: answer not believed; the operation is left to the reconciler');
+      return r.result;
+    }
+    if (r.paymentId) await saveIds(db, req.reference, { paymentId: r.paymentId });
+    if (r.result.outcome !== 'APPROVED') return r.result;
+    if (req.channel === 'ECOMMERCE' && r.schemeId) await keepCof(db, terminal.processingChannelId, fingerprint, r.schemeId);
+    if (req.channel === 'MIT') return { ...r.result, cofTxnid: previous };
+    return r.result;
+  }
+
+  authorize(req: PaymentRequest) {
+    return this.#payment(req, 'payment');
+  }
+
+  /** Checkout.com approves the whole amount or nothing: the whole amount is asked for. */
+  partialAuthorize(req: PaymentRequest) {
+    return this.#payment(req, 'payment');
+  }
+
+  preauthorize(req: PaymentRequest) {
+    return this.#payment(req, 'preauth');
+  }
+
+  async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
+    const terminal = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    const original = await findOperation(db, req.original.reference);
+    const paymentId = original?.paymentId ?? (req.original.processorId && /^pay_/.test(req.original.processorId) ? req.original.processorId : null);
+    if (!original || !paymentId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'The payment was not made through Checkout.com by this gateway: no payment id to refer to', processorId: null };
+    await recordOperation(db, {
+      reference: req.reference, kind, amount: req.amount, currency: req.currency, processingChannelId: original.processingChannelId,
+      paymentId, originalReference: original.reference, terminalRef: refOf(req.terminal),
+    });
+    const sent = await this.#send('POST', `/payments/${encodeURIComponent(paymentId)}/${FOLLOW_UP_PATH[kind]}`, terminal, actionBody(kind, req.reference, req.amount), req.reference);
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status !== 202 && sent.status !== 200) return this.#notProcessed(sent, kind);
+    const accepted = sent.body ? acceptedAction(sent.body, req.reference) : null;
+    if (!accepted) {
+      this.#o.logger?.error({ reference: req.reference, kind }, 'checkout: action answer not believed; left to the reconciler');
+      return { outcome: 'UNKNOWN', details: `The Checkout.com answer to the ${kind} does not name an action for it` };
+    }
+    await saveIds(db, req.reference, { actionId: accepted.actionId });
+    return { outcome: 'APPROVED', authorization: accepted.actionId, processorId: paymentId, amount: req.amount };
+  }
+
+  capture(req: FollowUpRequest) {
+    return this.#followUp(req, 'capture');
+  }
+
+  cancel(req: FollowUpRequest) {
+    return this.#followUp(req, 'void');
+  }
+
+  refund(req: FollowUpRequest) {
+    return this.#followUp(req, 'refund');
+  }
+
+  /** Card payouts need a separate Checkout.com product (Payouts): refused, nothing is sent. */
+  async payout(_req: PayoutRequest): Promise<ProcessorResult> {
+    return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Payouts to cards are not offered through Checkout.com payment processing channels: use a service of a type that supports payouts', processorId: null };
+  }
+
+  async lookup(req: LookupRequest): Promise<LookupResult> {
+    const db = this.#o.db();
+    const op = await findOperation(db, req.reference);
+    if (!op) return { found: false };
+    let terminal: CheckoutTerminal;
+    try {
+      terminal = await this.#o.terminals(req.terminal);
+    } catch (err) {
+      return { found: 'unknown', details: (err as Error).message };
+    }
+    if (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'verify') {
+      const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(op.reference)}&limit=10`, terminal, null, null);
+      if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
+      if (sent.status !== 200 || !sent.body || !Array.isArray(sent.body.data)) return { found: 'unknown', details: `Checkout.com answered the payment search with HTTP ${sent.status}` };
+      // a soft-declined attempt and its authenticated retry share the reference: the approved one counts
+      const ours = (sent.body.data as Array<Record<string, unknown>>).filter((x) => x && x.reference === op.reference);
+      const p = ours.find((x) => x.approved === true) ?? ours[0];
+      if (!p) return { found: false };
+      const r = resultOfPayment(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
+      if (r.paymentId) await saveIds(db, op.reference, { paymentId: r.paymentId });
+      if (r.result.outcome === 'UNKNOWN') return { found: 'unknown', details: r.result.details };
+      if (r.result.outcome === 'CHALLENGE') return { found: 'unknown', details: 'the payment waits for 3-D Secure authentication' };
+      return { found: true, result: r.result };
+    }
+    if (!op.paymentId) return { found: false };
+    const sent = await this.#send('GET', `/payments/${encodeURIComponent(op.paymentId)}/actions`, terminal, null, null);
+    if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
+    if (sent.status !== 200) return { found: 'unknown', details: `Checkout.com answered the actions query with HTTP ${sent.status}` };
+    let list: unknown;
+    try {
+      list = JSON.parse(sent.text);
+    } catch {
+      return { found: 'unknown', details: 'Checkout.com answered the actions query with something that is not JSON' };
+    }
+    const result = resultOfActions(list, { kind: op.kind, reference: op.reference, amount: op.amount, paymentId: op.paymentId });
+    return result ? { found: true, result } : { found: false };
+  }
+
+  /** 3-D Secure goes through Checkout.com with the payment (its `3ds` object), not a separate call. */
+  async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
+    return { outcome: 'UNKNOWN', details: 'Checkout.com authenticates cardholders with the payment (3-D Secure through Checkout.com)' };
+  }
+
+  /**
+   * 3-D Secure 2 through Checkout.com, driven by our hosted page: the payment is sent with `3ds.enabled`
+   * and our challenge notification URL as success_url and failure_url; Checkout.com answers 202 with the
+   * page where the cardholder authenticates (the page's `creq` is our payment id, unused by it), then
+   * sends the cardholder back with `cko-session-id`, which `complete` gets as `cres` and looks up
+   * (`GET /payments/{cko-session-id}`): the payment's result once authenticated.
+   */
+  readonly threeds: AcquirerThreeDS = {
+    start: async () => ({ outcome: 'READY' }),
+    authenticate: (req, _browser, urls) => this.#threedsPay(req, urls.challengeNotification),
+    complete: (req, cres) => this.#threedsComplete(req, cres),
+  };
+
+  async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
+    const kind = req.preauthorization ? 'preauth' : 'payment';
+    const terminal = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    await recordOperation(db, {
+      reference: req.reference, kind, amount: req.amount, currency: req.currency, processingChannelId: terminal.processingChannelId,
+      paymentId: null, originalReference: null, terminalRef: refOf(req.terminal),
+    });
+    const body = paymentBody({ ...req, threeds: null }, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: null, threeds3: { successUrl: back, failureUrl: back } });
+    // the soft-declined attempt went under the reference as its idempotency key: this one is another request
+    const sent = await this.#send('POST', '/payments', terminal, body, `${req.reference}-3ds`);
+    const result = (r: ProcessorResult): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds: null, flow: 'FRICTIONLESS' });
+    if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 201 && sent.status !== 202) return result(this.#notProcessed(sent, 'payment'));
+    if (!sent.body) return result({ outcome: 'UNKNOWN', details: 'Checkout.com answered something that is not JSON' });
+    if (sent.status === 202) {
+      const p = sent.body;
+      const href = (p._links as Record<string, Record<string, unknown>> | undefined)?.redirect?.href;
+      if (p.status !== 'Pending' || p.reference !== req.reference || typeof p.id !== 'string' || typeof href !== 'string' || !/^https?:\/\//.test(href)) {
+        return result({ outcome: 'UNKNOWN', details: 'The Checkout.com answer does not name the 3-D Secure page of this payment' });
+      }
+      await saveIds(db, req.reference, { paymentId: p.id });
+      return { outcome: 'ACS_CHALLENGE', acsUrl: href, creq: Buffer.from(p.id).toString('base64url') };
+    }
+    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.paymentId) await saveIds(db, req.reference, { paymentId: r.paymentId });
+    return result(r.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.result.details, processorId: r.paymentId } : r.result);
+  }
+
+  async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, sessionId: string): Promise<ThreeDSPayment> {
+    const kind = req.preauthorization ? 'preauth' : 'payment';
+    const done = (r: ProcessorResult): ThreeDSPayment => ({
+      outcome: 'RESULT', result: r, flow: 'CHALLENGE',
+      threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
+    });
+    if (!/^sid_[a-z0-9]{10,40}$/.test(sessionId)) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Checkout.com sent the cardholder back without a session id', processorId: null });
+    const terminal = await this.#o.terminals(req.terminal);
+    const sent = await this.#send('GET', `/payments/${sessionId}`, terminal, null, null);
+    if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 200 || !sent.body) return done({ outcome: 'UNKNOWN', details: `Checkout.com answered the payment query with HTTP ${sent.status}` });
+    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.result.outcome === 'CHALLENGE') return done({ outcome: 'UNKNOWN', details: 'the payment still waits for 3-D Secure authentication' });
+    if (r.result.outcome === 'APPROVED' && r.schemeId) await keepCof(this.#o.db(), terminal.processingChannelId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), r.schemeId);
+    return done(r.result);
+  }
+
+  async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
+    const r = await this.#payment({ ...req, amount: 0, channel: 'ECOMMERCE', threeds: null }, 'verify');
+    if (r.outcome === 'APPROVED') return { outcome: 'VERIFIED', processorId: r.processorId };
+    if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
+    if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
+    return r;
+  }
+
+  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
+    return { outcome: 'UNKNOWN', details: 'Checkout.com does not offer holder verification' };
+  }
+
+  /**
+   * Tests a terminal's credentials without moving money: a payment search by a reference nobody used.
+   * Checkout.com answers 200 (an empty list) when the secret key is right, 401 when it is not. Returns
+   * the problems in words an operator can act on (empty: the key was accepted).
+   */
+  async testCredentials(terminal: CheckoutTerminal): Promise<string[]> {
+    const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(`credential-test-${Date.now()}`)}&limit=1`, terminal, null, null);
+    if (sent.kind === 'unknown') return [sent.details];
+    if (sent.status === 200) return [];
+    return [sent.status === 401 ? 'credentials.secret_key was refused by Checkout.com' : `Checkout.com answered HTTP ${sent.status}`];
+  }
+
+  /**
+   * A webhook Checkout.com posted (`body`: the raw JSON text; `cko-signature`: its header). The
+   * operation it is about is found by the payment id and reference it names, only to know whose key
+   * signs it; the signature is verified with that terminal's webhook key before anything else is used.
+   * A verified event is recorded once by its id: a replay is ignored, a late one is kept and answered
+   * as what it settles (the payment is settled only once, by whoever comes first).
+   */
+  async notification(fields: Record<string, string>): Promise<NotificationResult> {
+    const raw = fields.body ?? '';
+    const unverified = parseObject(raw);
+    const data = unverified?.data as Record<string, unknown> | undefined;
+    const type = typeof unverified?.type === 'string' ? unverified.type : '';
+    if (!unverified || !data || typeof data.id !== 'string') return { outcome: 'IGNORED', reason: 'not a Checkout.com webhook' };
+    const kinds = EVENT_KINDS[type]?.kinds;
+    if (!kinds) return { outcome: 'IGNORED', reason: `event ${type.slice(0, 60)} settles nothing` };
+    const db = this.#o.db();
+    const candidates: CheckoutOperation[] = [];
+    if (typeof data.reference === 'string' && data.reference.length <= 100) {
+      const byRef = await findOperation(db, data.reference);
+      if (byRef) candidates.push(byRef);
+    }
+    candidates.push(...(await operationsOfPayment(db, data.id)));
+    const ofKind = candidates.filter((c) => kinds.includes(c.kind) && (c.paymentId === null || c.paymentId === data.id));
+    const op =
+      ofKind.find((c) => c.actionId !== null && c.actionId === data.action_id) ??
+      ofKind.find((c) => c.reference === data.reference) ??
+      ofKind.find((c) => c.actionId === null && c.kind !== 'payment' && c.kind !== 'preauth' && c.kind !== 'verify' && c.amount === data.amount);
+    if (!op || !op.terminalRef) return { outcome: 'IGNORED', reason: 'no operation of ours for this webhook' };
+    let terminal: CheckoutTerminal;
+    try {
+      terminal = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'CHECKOUT', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    } catch (err) {
+      return { outcome: 'IGNORED', reason: (err as Error).message };
+    }
+    if (!verifyWebhook(raw, fields['cko-signature'], terminal.webhookKey)) {
+      this.#o.logger?.error({ reference: op.reference }, 'checkout: webhook refused (Cko-Signature not verified)');
+      return { outcome: 'IGNORED', reason: 'signature not verified' };
+    }
+    const facts = webhookFacts(unverified);
+    if (!facts) return { outcome: 'IGNORED', reason: 'the webhook names no event or payment' };
+    const paymentId = op.paymentId ?? facts.paymentId;
+    const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId });
+    const fresh = await recordWebhook(db, { eventId: facts.eventId, type: facts.type, paymentId: facts.paymentId, reference: op.reference, outcome: result ? result.outcome : 'IGNORED' });
+    if (!fresh) return { outcome: 'IGNORED', reason: `event ${facts.eventId} was received before (a replay)` };
+    if (!result) return { outcome: 'IGNORED', reason: 'the webhook does not match the operation (amount, currency or type)' };
+    if (!op.paymentId) await saveIds(db, op.reference, { paymentId: facts.paymentId });
+    if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await saveIds(db, op.reference, { actionId: facts.actionId });
+    return { outcome: 'SETTLE', reference: op.reference, result };
+  }
+}
+
+function refOf(t: TerminalRef) {
+  return { serviceType: t.serviceType, serviceId: t.serviceId ?? null, terminalId: t.terminalId ?? null };
+}

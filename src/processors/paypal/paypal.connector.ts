@@ -1,0 +1,467 @@
+/**
+ * The PayPal connector (PAYPAL services and the PAYPAL APM), on Orders v2: the IO around the pure
+ * mapping (mapping.ts). A card payment is two calls: the order is created (no money moves) and its id
+ * recorded, then the order is captured (AUTHORIZATION) or authorized (DEFERRED) with the card as its
+ * payment source. So an answer that does not come is always found again: the reconciler reads the
+ * order (`GET /v2/checkout/orders/{id}`), which shows every capture, authorization and refund; an order
+ * never captured moved no money. A buyer's PayPal account pays by redirect: the order is created with
+ * the buyer's return URLs, the buyer approves on PayPal (its `payer-action` page), PayPal's webhook
+ * (CHECKOUT.ORDER.APPROVED) reaches the gateway and the connector captures the order.
+ *
+ * Every request carries our reference as `PayPal-Request-Id` (a request sent twice is processed once)
+ * and as `custom_id`; answers (not signed) are believed only when they name our order, reference, amount
+ * and currency. Webhooks are verified through PayPal's verify-webhook-signature call, with the event as
+ * received, before anything in them is used, and recorded once by event id.
+ *
+ * Why not the official `@paypal/paypal-server-sdk`: it makes its own HTTP calls (axios) outside the
+ * gateway's outgoing client (allowed hosts, deadlines, answer size cap), and it has no call for the
+ * webhook verification; the part of the API used here is a handful of JSON calls.
+ */
+import type { Logger } from 'pino';
+import type { Executor } from '../../platform/db/database.js';
+import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
+import type {
+  AcquirerThreeDS,
+  ApmCompleteRequest,
+  ThreeDSPayment,
+  ApmStartRequest,
+  ApmStartResult,
+  AuthenticateRequest,
+  AuthenticationResult,
+  Connector,
+  FollowUpRequest,
+  LookupRequest,
+  LookupResult,
+  NotificationResult,
+  PaymentRequest,
+  PayoutRequest,
+  ProcessorResult,
+  ProviderForm,
+  TerminalRef,
+  VerifyCardRequest,
+  VerifyCardResult,
+  VerifyHolderRequest,
+  VerifyHolderResult,
+} from '../connector.js';
+import type { PaypalTerminal } from './credentials.js';
+import { findCof, findOperation, keepCof, operationsOf, recordOperation, recordWebhook, saveIds, type PaypalOperation } from './paypal.repo.js';
+import {
+  cardPaymentSource,
+  EVENT_KINDS,
+  followUpInOrder,
+  orderBody,
+  parseObject,
+  payerActionOf,
+  resultOfAction,
+  resultOfOrder,
+  resultOfWebhook,
+  toValue,
+  TRANSMISSION_HEADERS,
+  verificationBody,
+  webhookFacts,
+} from './mapping.js';
+
+export const PAYPAL_PRODUCTION_URL = 'https://api-m.paypal.com';
+export const PAYPAL_SANDBOX_URL = 'https://api-m.sandbox.paypal.com';
+
+export interface PaypalConnectorOptions {
+  /** Base URL of PayPal's REST API (PAYGATE_PAYPAL_URL), without a trailing slash. */
+  baseUrl: string;
+  http: OutgoingClient;
+  db: () => Executor;
+  terminals: (ref: TerminalRef) => Promise<PaypalTerminal>;
+  timeoutMs: number;
+  logger?: Logger;
+  fingerprint: (pan: string) => string;
+  /** Where a buyer comes back when no return URL was given (the gateway's public URL). */
+  publicUrl: string;
+  /** The current time (token expiry). */
+  now?: () => number;
+}
+
+type Sent = { kind: 'answer'; status: number; body: Record<string, unknown> | null } | { kind: 'unknown'; details: string };
+
+export class PaypalConnector implements Connector {
+  readonly name = 'paypal';
+  readonly #o: PaypalConnectorOptions;
+  readonly #tokens = new Map<string, { token: string; until: number }>();
+
+  constructor(opts: PaypalConnectorOptions) {
+    this.#o = { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+  }
+
+  #now(): number {
+    return this.#o.now?.() ?? Date.now();
+  }
+
+  /** The app's bearer token (client credentials), kept until shortly before it expires. */
+  async #token(t: PaypalTerminal): Promise<{ token: string } | { failed: ProcessorResult }> {
+    const kept = this.#tokens.get(t.clientId);
+    if (kept && kept.until > this.#now()) return { token: kept.token };
+    let res;
+    try {
+      res = await this.#o.http.send(`${this.#o.baseUrl}/v1/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: 'grant_type=client_credentials',
+        env: 'production',
+        timeoutMs: this.#o.timeoutMs,
+      });
+    } catch (err) {
+      return { failed: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: err instanceof OutgoingError ? `PayPal did not answer the token request (nothing was sent): ${err.message}` : 'PayPal did not answer the token request (nothing was sent)', processorId: null } };
+    }
+    const body = parseObject(res.body);
+    if (res.status !== 200 || typeof body?.access_token !== 'string') {
+      return { failed: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: res.status === 401 ? 'PayPal refused the client id and secret' : `PayPal answered the token request with HTTP ${res.status}`, processorId: null } };
+    }
+    const seconds = typeof body.expires_in === 'number' ? body.expires_in : 300;
+    this.#tokens.set(t.clientId, { token: body.access_token, until: this.#now() + Math.max(0, seconds - 60) * 1000 });
+    return { token: body.access_token };
+  }
+
+  async #call(t: PaypalTerminal, method: 'GET' | 'POST', path: string, body: string | Record<string, unknown> | null, requestId: string | null): Promise<Sent | { kind: 'failed'; result: ProcessorResult }> {
+    const tok = await this.#token(t);
+    if ('failed' in tok) return { kind: 'failed', result: tok.failed };
+    const headers: Record<string, string> = { authorization: `Bearer ${tok.token}`, accept: 'application/json', prefer: 'return=representation' };
+    if (body !== null) headers['content-type'] = 'application/json';
+    if (requestId) headers['paypal-request-id'] = requestId;
+    let res;
+    try {
+      res = await this.#o.http.send(`${this.#o.baseUrl}${path}`, { method, headers, body: body === null ? undefined : typeof body === 'string' ? body : JSON.stringify(body), env: 'production', timeoutMs: this.#o.timeoutMs });
+    } catch (err) {
+      this.#o.logger?.warn({ path: path.replace(/\/[A-Z0-9]{10,}/g, '/:id'), failure: err instanceof OutgoingError ? err.failure : 'error' }, 'paypal: no answer');
+      return { kind: 'unknown', details: err instanceof OutgoingError ? `PayPal did not answer: ${err.message}` : 'PayPal did not answer' };
+    }
+    if (res.status === 401) this.#tokens.delete(t.clientId);
+    return { kind: 'answer', status: res.status, body: parseObject(res.body) };
+  }
+
+  /** A refused request (4xx: not processed) as a decline naming PayPal's issue; anything else UNKNOWN. */
+  #refused(sent: Extract<Sent, { kind: 'answer' }>, what: string): ProcessorResult {
+    if (sent.status >= 400 && sent.status < 500 && sent.status !== 408 && sent.status !== 429) {
+      const details = Array.isArray(sent.body?.details) ? (sent.body!.details as Array<Record<string, unknown>>).map((d) => d?.issue).filter((x): x is string => typeof x === 'string').slice(0, 3).join(', ') : '';
+      return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `PayPal refused the ${what}: ${details || (typeof sent.body?.name === 'string' ? sent.body.name : `HTTP ${sent.status}`)}`, processorId: null };
+    }
+    return { outcome: 'UNKNOWN', details: `PayPal answered HTTP ${sent.status}` };
+  }
+
+  async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
+    if (req.channel === 'CARD_PRESENT') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through PayPal', processorId: null };
+    const t = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
+    const amount = kind === 'verify' ? 1 : req.amount;
+    let op = await recordOperation(db, { reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    if (!op.orderId) {
+      // 1. the order: no money moves
+      const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, amount, req.currency, intent), `${req.reference}-order`);
+      if (created.kind === 'failed') return created.result;
+      if (created.kind === 'unknown') return { outcome: 'UNKNOWN', details: created.details };
+      if (created.status !== 200 && created.status !== 201) return this.#refused(created, 'order');
+      const id = created.body?.id;
+      if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id)) return { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' };
+      await saveIds(db, req.reference, { orderId: id });
+      op = { ...op, orderId: id };
+    }
+    // 2. the money: capture or authorize the order with the card
+    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
+    const previous = req.channel === 'MIT' ? (req.cofTxnid ? { id: req.cofTxnid, network: 'VISA' } : await findCof(db, t.clientId, fingerprint)) : null;
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: cardPaymentSource(req.card, req.channel, previous) }, req.reference);
+    if (sent.kind === 'failed') return sent.result;
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'payment');
+    if (!sent.body) return { outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' };
+    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency }, intent);
+    if (f.result.outcome === 'UNKNOWN') {
+      this.#o.logger?.error({ reference: req.reference, details: f.result.details }, 'paypal: answer not believed; the operation is left to the reconciler');
+      return f.result;
+    }
+    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    if (f.result.outcome !== 'APPROVED') return f.result;
+    if (req.channel === 'ECOMMERCE' && f.network) await keepCof(db, t.clientId, fingerprint, f.network);
+    if (req.channel === 'MIT') return { ...f.result, amount: req.amount, cofTxnid: previous?.id ?? null };
+    return { ...f.result, amount: req.amount };
+  }
+
+  authorize(req: PaymentRequest) {
+    return this.#payment(req, 'payment');
+  }
+
+  /** PayPal approves the whole amount or nothing. */
+  partialAuthorize(req: PaymentRequest) {
+    return this.#payment(req, 'payment');
+  }
+
+  preauthorize(req: PaymentRequest) {
+    return this.#payment(req, 'preauth');
+  }
+
+  async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
+    const t = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    const original = await findOperation(db, req.original.reference);
+    // a refund acts on a capture: the payment's own, or the capture of a pre-authorization
+    let target = original?.paymentId ?? null;
+    if (kind === 'refund' && original?.kind === 'preauth' && original.paymentId) {
+      const capture = (await operationsOf(db, { paymentId: original.paymentId })).find((o) => o.kind === 'capture' && o.actionId);
+      target = capture?.actionId ?? null;
+    }
+    if (!original || !target || !original.orderId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'The payment was not made through PayPal by this gateway: no capture or authorization to refer to', processorId: null };
+    await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: original.clientId, orderId: original.orderId, paymentId: target, originalReference: original.reference, terminalRef: refOf(req.terminal) });
+    const path = kind === 'refund' ? `/v2/payments/captures/${target}/refund` : `/v2/payments/authorizations/${target}/${kind}`;
+    const body = kind === 'void' ? null : { amount: { currency_code: req.currency, value: toValue(req.amount, req.currency) }, custom_id: req.reference, ...(kind === 'capture' ? { final_capture: true } : {}) };
+    const sent = await this.#call(t, 'POST', path, body, req.reference);
+    if (sent.kind === 'failed') return sent.result;
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (kind === 'void') {
+      if (sent.status === 204 || (sent.status === 200 && sent.body?.status === 'VOIDED')) return { outcome: 'APPROVED', authorization: target, processorId: target, amount: req.amount };
+      if (sent.status === 200) return { outcome: 'UNKNOWN', details: 'PayPal answered the void without VOIDED' };
+      return this.#refused(sent, 'void');
+    }
+    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, kind);
+    const r = sent.body ? resultOfAction(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency, paymentId: target }) : null;
+    if (!r) {
+      this.#o.logger?.error({ reference: req.reference, kind }, 'paypal: answer not believed; left to the reconciler');
+      return { outcome: 'UNKNOWN', details: `The PayPal answer to the ${kind} does not match it` };
+    }
+    if (typeof sent.body?.id === 'string') await saveIds(db, req.reference, { actionId: sent.body.id });
+    return r;
+  }
+
+  capture(req: FollowUpRequest) {
+    return this.#followUp(req, 'capture');
+  }
+
+  cancel(req: FollowUpRequest) {
+    return this.#followUp(req, 'void');
+  }
+
+  refund(req: FollowUpRequest) {
+    return this.#followUp(req, 'refund');
+  }
+
+  /** Payouts to cards are not offered through Orders (PayPal Payouts pays PayPal accounts). */
+  async payout(_req: PayoutRequest): Promise<ProcessorResult> {
+    return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Payouts to cards are not offered through PayPal: use a service of a type that supports payouts', processorId: null };
+  }
+
+  async lookup(req: LookupRequest): Promise<LookupResult> {
+    const db = this.#o.db();
+    const op = await findOperation(db, req.reference);
+    // recorded before sending; without an order nothing could be charged
+    if (!op || !op.orderId) return { found: false };
+    let t: PaypalTerminal;
+    try {
+      t = await this.#o.terminals(req.terminal);
+    } catch (err) {
+      return { found: 'unknown', details: (err as Error).message };
+    }
+    const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    if (sent.kind === 'failed') return { found: 'unknown', details: sent.result.outcome === 'DECLINED' ? sent.result.details : 'no token' };
+    if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
+    if (sent.status !== 200 || !sent.body) return { found: 'unknown', details: `PayPal answered the order query with HTTP ${sent.status}` };
+    if (op.kind === 'capture' || op.kind === 'void' || op.kind === 'refund') {
+      const r = followUpInOrder(sent.body, { kind: op.kind, reference: op.reference, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? '' });
+      return r ? { found: true, result: r } : { found: false };
+    }
+    const intent = op.kind === 'payment' || op.kind === 'apm' ? 'CAPTURE' : 'AUTHORIZE';
+    const f = resultOfOrder(sent.body, { orderId: op.orderId, reference: op.reference, amount: op.amount, currency: op.currency }, intent);
+    if (f.paymentId) await saveIds(db, op.reference, { paymentId: f.paymentId });
+    if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED') return { found: true, result: f.result };
+    if (f.result.outcome === 'UNKNOWN' && (sent.body.status === 'CREATED' || sent.body.status === 'VOIDED')) return { found: false };
+    return { found: 'unknown', details: f.result.outcome === 'UNKNOWN' ? f.result.details : 'the order waits for the payer' };
+  }
+
+  /**
+   * 3-D Secure for card payments, driven by our hosted page: the order is captured (or authorized) with
+   * the card asking for SCA_ALWAYS and our challenge notification URL as return URL; PayPal answers
+   * PAYER_ACTION_REQUIRED with its authentication page (the payer-action link); the cardholder comes
+   * back with the order's `token`, which `complete` gets as `cres`: the order is then captured (or
+   * authorized) without a payment source, and PayPal answers the payment's result.
+   */
+  readonly threeds: AcquirerThreeDS = {
+    start: async () => ({ outcome: 'READY' }),
+    authenticate: (req, _browser, urls) => this.#threedsPay(req, urls.challengeNotification),
+    complete: (req, cres) => this.#threedsComplete(req, cres),
+  };
+
+  async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
+    const result = (r: ProcessorResult): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds: null, flow: 'FRICTIONLESS' });
+    const kind = req.preauthorization ? 'preauth' : 'payment';
+    const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
+    const t = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    let op = await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    if (!op.orderId) {
+      const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, intent), `${req.reference}-order`);
+      if (created.kind === 'failed') return result(created.result);
+      if (created.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: created.details });
+      if ((created.status !== 200 && created.status !== 201) || typeof created.body?.id !== 'string') return result(created.status >= 400 ? this.#refused(created, 'order') : { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' });
+      await saveIds(db, req.reference, { orderId: created.body.id });
+      op = { ...op, orderId: created.body.id };
+    }
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: cardPaymentSource(req.card, 'ECOMMERCE', null, { returnUrl: back }) }, `${req.reference}-3ds`);
+    if (sent.kind === 'failed') return result(sent.result);
+    if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 200 && sent.status !== 201) return result(this.#refused(sent, 'payment'));
+    if (!sent.body || sent.body.id !== op.orderId) return result({ outcome: 'UNKNOWN', details: 'PayPal answered for another order' });
+    const link = payerActionOf(sent.body);
+    if (sent.body.status === 'PAYER_ACTION_REQUIRED' && link) return { outcome: 'ACS_CHALLENGE', acsUrl: link, creq: Buffer.from(op.orderId!).toString('base64url') };
+    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount: req.amount, currency: req.currency }, intent);
+    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    return result(f.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId } : f.result);
+  }
+
+  async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, token: string): Promise<ThreeDSPayment> {
+    const intent = req.preauthorization ? 'AUTHORIZE' : 'CAPTURE';
+    const done = (r: ProcessorResult): ThreeDSPayment => ({
+      outcome: 'RESULT', result: r, flow: 'CHALLENGE',
+      threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
+    });
+    const db = this.#o.db();
+    const op = await findOperation(db, req.reference);
+    if (!op?.orderId || op.orderId !== token) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal sent the cardholder back for another order', processorId: null });
+    const t = await this.#o.terminals(req.terminal);
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, {}, `${req.reference}-3ds-done`);
+    if (sent.kind === 'failed') return done(sent.result);
+    if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status !== 200 && sent.status !== 201) return done(this.#refused(sent, 'payment'));
+    if (!sent.body) return done({ outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' });
+    const f = resultOfOrder(sent.body, { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency }, intent);
+    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    if (f.result.outcome === 'APPROVED' && f.network) await keepCof(db, t.clientId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), f.network);
+    return done(f.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId } : f.result);
+  }
+
+  async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
+    return { outcome: 'UNKNOWN', details: 'PayPal authenticates cardholders itself (3-D Secure when the issuer requires it)' };
+  }
+
+  /** A card is verified by an authorization of the smallest amount, voided at once. */
+  async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
+    const r = await this.#payment({ ...req, amount: 1, channel: 'ECOMMERCE', threeds: null }, 'verify');
+    if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
+    if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
+    if (r.outcome === 'UNKNOWN') return r;
+    const t = await this.#o.terminals(req.terminal);
+    const voided = await this.#call(t, 'POST', `/v2/payments/authorizations/${r.processorId}/void`, null, `${req.reference}-void`);
+    if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.#o.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');
+    return { outcome: 'VERIFIED', processorId: r.processorId };
+  }
+
+  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
+    return { outcome: 'UNKNOWN', details: 'PayPal does not offer holder verification' };
+  }
+
+  /** Tests a terminal's credentials without moving money: the app's access token is asked for. */
+  async testCredentials(terminal: PaypalTerminal): Promise<string[]> {
+    this.#tokens.delete(terminal.clientId);
+    const tok = await this.#token(terminal);
+    return 'failed' in tok ? [tok.failed.outcome === 'DECLINED' ? tok.failed.details : 'PayPal did not answer'] : [];
+  }
+
+  /** The PAYPAL APM: an order the buyer approves on PayPal (its payer-action page), captured once approved. */
+  async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
+    if (req.apm !== 'PAYPAL') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `${req.apm} is not offered through PayPal`, processorId: null };
+    const t = await this.#o.terminals(req.terminal);
+    const db = this.#o.db();
+    await recordOperation(db, { reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    const back = req.returnUrl ?? this.#o.publicUrl;
+    const sent = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, 'CAPTURE', { description: req.description, paypal: { returnUrl: back, cancelUrl: back } }), `${req.reference}-order`);
+    if (sent.kind === 'failed') return sent.result as ApmStartResult;
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'order') as ApmStartResult;
+    const id = sent.body?.id;
+    const link = sent.body ? payerActionOf(sent.body) : null;
+    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id) || !link) return { outcome: 'UNKNOWN', details: 'PayPal answered the order without its approval page' };
+    await saveIds(db, req.reference, { orderId: id });
+    // the buyer leaves from the gateway's own page (apmRedirectForm), whose form may go to PayPal's origin
+    return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.#o.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
+  }
+
+  /** PayPal's approval page of a started PAYPAL payment (its order's payer-action link), as a GET form. */
+  async apmRedirectForm(reference: string): Promise<ProviderForm | null> {
+    const op = await findOperation(this.#o.db(), reference);
+    if (!op?.orderId || op.kind !== 'apm' || !op.terminalRef) return null;
+    const t = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'PAYPAL', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    if (sent.kind !== 'answer' || sent.status !== 200 || !sent.body || sent.body.id !== op.orderId) return null;
+    const link = payerActionOf(sent.body);
+    if (!link) return null;
+    const u = new URL(link);
+    const fields = Object.fromEntries(u.searchParams);
+    u.search = '';
+    return { url: u.toString(), fields, method: 'get', apm: 'PayPal' };
+  }
+
+  /** The buyer approved (or not): the order is captured. */
+  async apmComplete(req: ApmCompleteRequest): Promise<ProcessorResult> {
+    const op = await findOperation(this.#o.db(), req.reference);
+    if (!op?.orderId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'No PayPal order of this gateway for this payment', processorId: null };
+    if (req.action === 'REFUSED') return { outcome: 'DECLINED', error: 'DENIED', details: 'The buyer did not approve the payment on PayPal', processorId: op.orderId };
+    return this.#captureApproved(await this.#o.terminals(req.terminal), op);
+  }
+
+  async #captureApproved(t: PaypalTerminal, op: PaypalOperation): Promise<ProcessorResult> {
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/capture`, {}, op.reference);
+    if (sent.kind === 'failed') return sent.result;
+    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'capture');
+    if (!sent.body) return { outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' };
+    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: op.reference, amount: op.amount, currency: op.currency }, 'CAPTURE');
+    if (f.paymentId) await saveIds(this.#o.db(), op.reference, { paymentId: f.paymentId });
+    return f.result;
+  }
+
+  /**
+   * A webhook PayPal posted (`body`: the raw JSON; the `paypal-*` transmission headers). The operation
+   * it names is found (by custom_id, order id or payment id) only to know which app's webhook id to
+   * verify with; PayPal's verification call must answer SUCCESS before anything else is used.
+   */
+  async notification(fields: Record<string, string>): Promise<NotificationResult> {
+    const raw = fields.body ?? '';
+    const unverified = parseObject(raw);
+    const facts = unverified ? webhookFacts(unverified) : null;
+    if (!facts) return { outcome: 'IGNORED', reason: 'not a PayPal webhook' };
+    const kinds = EVENT_KINDS[facts.type]?.kinds;
+    if (!kinds) return { outcome: 'IGNORED', reason: `event ${facts.type.slice(0, 60)} settles nothing` };
+    if (TRANSMISSION_HEADERS.some((h) => !fields[h])) return { outcome: 'IGNORED', reason: 'the PayPal transmission headers are missing' };
+    const db = this.#o.db();
+    const candidates: PaypalOperation[] = [];
+    if (facts.customId && facts.customId.length <= 100) {
+      const byRef = await findOperation(db, facts.customId);
+      if (byRef) candidates.push(byRef);
+    }
+    candidates.push(...(await operationsOf(db, { orderId: facts.orderId, paymentId: facts.resourceId })));
+    const ofKind = candidates.filter((c) => kinds.includes(c.kind));
+    const op = ofKind.find((c) => c.reference === facts.customId) ?? ofKind.find((c) => c.kind === 'void' && c.paymentId === facts.resourceId) ?? ofKind.find((c) => c.kind === 'apm' && c.orderId === facts.orderId);
+    if (!op || !op.terminalRef) return { outcome: 'IGNORED', reason: 'no operation of ours for this webhook' };
+    let t: PaypalTerminal;
+    try {
+      t = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'PAYPAL', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    } catch (err) {
+      return { outcome: 'IGNORED', reason: (err as Error).message };
+    }
+    const verified = await this.#call(t, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, t.webhookId, raw), null);
+    if (verified.kind !== 'answer' || verified.status !== 200 || verified.body?.verification_status !== 'SUCCESS') {
+      this.#o.logger?.error({ reference: op.reference }, 'paypal: webhook refused (PayPal did not verify it)');
+      return { outcome: 'IGNORED', reason: 'signature not verified' };
+    }
+    const fresh = await recordWebhook(db, { eventId: facts.eventId, type: facts.type, resourceId: facts.resourceId, reference: op.reference, outcome: 'VERIFIED' });
+    if (!fresh) return { outcome: 'IGNORED', reason: `event ${facts.eventId} was received before (a replay)` };
+    if (facts.type === 'CHECKOUT.ORDER.APPROVED') {
+      // the buyer approved on PayPal: the order is captured now, and that settles the payment
+      const r = await this.#captureApproved(t, op);
+      if (r.outcome === 'APPROVED' || r.outcome === 'DECLINED') return { outcome: 'SETTLE', reference: op.reference, result: r };
+      return { outcome: 'IGNORED', reason: 'the approved order could not be captured yet (the reconciler reads it again)' };
+    }
+    const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? facts.resourceId });
+    if (!result) return { outcome: 'IGNORED', reason: 'the webhook does not match the operation (amount, currency or type)' };
+    if (!op.paymentId && (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'apm')) await saveIds(db, op.reference, { paymentId: facts.resourceId });
+    return { outcome: 'SETTLE', reference: op.reference, result };
+  }
+}
+
+function refOf(t: TerminalRef) {
+  return { serviceType: t.serviceType, serviceId: t.serviceId ?? null, terminalId: t.terminalId ?? null };
+}
