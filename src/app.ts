@@ -2,7 +2,7 @@
  * buildApp: the platform plugins, then every module, in one readable list.
  */
 import fs from 'node:fs';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { sql } from 'kysely';
 import type { Platform } from './platform/index.js';
@@ -234,7 +234,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     genReqId: () => crypto.randomUUID(),
     // on a terminal one line per request (below); JSON logs keep Fastify's request records
-    disableRequestLogging: consoleLines,
+    logController: new LogController({ disableRequestLogging: consoleLines }),
     schemaErrorFormatter: formatSchemaErrors,
     ...(opts.server as object),
   }) as unknown as FastifyInstance;
