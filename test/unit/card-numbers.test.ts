@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { containsCardNumber, isCardNumber, luhn, redactCardNumbers } from '../../src/platform/security/card-numbers.js';
 import { redactCardNumbersInUrl, redactUrl } from '../../src/platform/logging.js';
 import { TEST_CARDS } from '../../src/processors/index.js';
-import { useTestSeed } from '../helpers/seed.js';
+import { rng, useTestSeed } from '../helpers/seed.js';
 
 useTestSeed(import.meta.url);
 
@@ -27,6 +27,20 @@ describe('a card number', () => {
   it('is found next to other numbers (each run of groups is tried)', () => {
     expect(containsCardNumber(`order 12 ${PAN.replace(/(\d{4})(?=\d)/g, '$1 ')}`)).toBe(true);
     expect(containsCardNumber(`2026-11-27 ${PAN}`)).toBe(true);
+  });
+
+  it('is never read from the digits of a UUID or a hexadecimal token, however they fall (seeded)', () => {
+    // the digit groups of this UUID joined by their dashes hold 567890123456: Luhn-valid, in Maestro's range and length
+    const digitsOnly = '1b2c3d4e-5678-9012-3456-7890abcdef01';
+    expect(containsCardNumber('9-4548-8120-4940-0004')).toBe(true);
+    expect(containsCardNumber(`card_uuid ${digitsOnly}`)).toBe(false);
+    expect(containsCardNumber(`a0${PAN}`)).toBe(false);
+    expect(containsCardNumber(`token ${PAN}ab12`)).toBe(false);
+    const r = rng();
+    for (let i = 0; i < 20000; i++) {
+      const u = [8, 4, 4, 4, 12].map((len) => Array.from({ length: len }, () => (r() < 0.85 ? String(Math.floor(r() * 10)) : 'abcdef'[Math.floor(r() * 6)])).join('')).join('-');
+      expect(containsCardNumber(`/v1/orders/${u}/refund`), u).toBe(false);
+    }
   });
 
   it('is not an EAN-13 code, a millisecond timestamp or a number outside every brand range, even when Luhn-valid', () => {

@@ -71,14 +71,23 @@ export function isCardNumber(digits: string): boolean {
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
+/**
+ * Identifiers whose digits are no card number however they fall: UUIDs (the gateway's own ids, whose
+ * digit groups joined by their dashes can pass every check) and hexadecimal tokens of 16 characters or
+ * more with at least one letter (page tokens, hashes). They are blanked (same length, so spans keep
+ * their places) before the digits are read.
+ */
+const IDENTIFIER = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-z])(?=[0-9]*[a-f])[0-9a-f]{16,}(?![0-9a-z])/gi;
+
 /** The [start, end) spans of `text` that are card numbers (whole groups of a run), leftmost first. */
-export function cardNumberSpans(text: string): Array<[number, number]> {
+export function cardNumberSpans(input: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  const n = text.length;
+  const n = input.length;
   // most strings (names, URLs, ids) have too few digits to hold a card number: one pass decides
   let count = 0;
-  for (let k = 0; k < n && count < CARD_NUMBER_MIN; k++) if (isDigit(text.charCodeAt(k))) count++;
+  for (let k = 0; k < n && count < CARD_NUMBER_MIN; k++) if (isDigit(input.charCodeAt(k))) count++;
   if (count < CARD_NUMBER_MIN) return spans;
+  const text = input.replace(IDENTIFIER, (id) => '_'.repeat(id.length));
   let i = 0;
   while (i < n) {
     if (!isDigit(text.charCodeAt(i))) {
