@@ -4827,6 +4827,11 @@ export interface components {
              * @example The processor refused the refund: DENIED
              */
             details: string;
+            /**
+             * @description the id of this request (also the `X-Request-Id` header), as on every error answer
+             * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+             */
+            request_id: string;
             order: components["schemas"]["Order"];
             client: components["schemas"]["Client"];
             /**
@@ -14334,6 +14339,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "The processor refused the refund: DENIED",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "order": {
                      *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
                      *         "created": "2026-03-14T10:21:07+0100",
@@ -14590,6 +14596,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "The processor refused the refund: DENIED",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "order": {
                      *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
                      *         "created": "2026-03-14T10:21:07+0100",
@@ -14847,6 +14854,7 @@ export interface operations {
                      *       "code": 200,
                      *       "current_time": "2026-03-14T10:21:07+0100",
                      *       "details": "The processor refused the refund: DENIED",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
                      *       "order": {
                      *         "uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
                      *         "created": "2026-03-14T10:21:07+0100",

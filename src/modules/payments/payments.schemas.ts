@@ -197,7 +197,11 @@ export const CreateOrderResponse = envelope(
 );
 /** 402: the processor refused a confirmation, cancellation or refund; the order holds the REFUSED transaction. */
 export const FailedOrderResponse = envelope(
-  { details: Type.String({ description: 'why the processor refused', examples: ['The processor refused the refund: DENIED'] }), ...orderFields },
+  {
+    details: Type.String({ description: 'why the processor refused', examples: ['The processor refused the refund: DENIED'] }),
+    request_id: Type.String({ description: 'the id of this request (also the `X-Request-Id` header), as on every error answer', examples: ['3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d'] }),
+    ...orderFields,
+  },
   { title: 'FailedOrderResponse', description: 'The processor refused the operation; the order holds the REFUSED transaction' },
 );
 export const RedirectResponse = envelope(
