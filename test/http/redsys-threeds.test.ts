@@ -5,6 +5,7 @@
  * of a stored-card payment leading to authentication and one retry. threeds_data and safe on the order.
  * The browser's part is played here with HTTP requests (test/browser runs it in Chromium).
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
@@ -41,7 +42,7 @@ const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 /** A secure single-step payment: 303 to the 3DS page. */
 async function securePayment(pan: string, extra: Record<string, unknown> = {}) {
   const r = await m.api.post('/payment/single-step', {
-    amount: 2500, operative: 'AUTHORIZATION', secure: true, description: '3ds', service: m.service_uuid, customer_ext_id: `c-${pan.slice(-4)}-${Math.random()}`,
+    amount: 2500, operative: 'AUTHORIZATION', secure: true, description: '3ds', service: m.service_uuid, customer_ext_id: `c-${pan.slice(-4)}-${randomUUID()}`,
     url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko', card_holder: 'Ana', card_pan: pan, card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123', ...extra,
   });
   expect(r.status, r.raw).toBe(303);

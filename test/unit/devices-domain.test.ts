@@ -1,7 +1,8 @@
 /** The device lifecycles and the reading of card data reported by a device (pure). */
 import { describe, expect, it } from 'vitest';
+import { isCardNumber } from '../../src/platform/security/card-numbers.js';
 import {
-  DEVICE_TABLE, OPERATION_STATUSES, OPERATION_TABLE, canOperation, deviceTransition, eventForOrder, operationTransition, pinBlockProblem, posOf, readCard,
+  DEVICE_TABLE, OPERATION_STATUSES, OPERATION_TABLE, canOperation, deviceTransition, eventForOrder, newRrn, operationTransition, pinBlockProblem, posOf, readCard,
 } from '../../src/modules/devices/index.js';
 import { SIMULATED_DEVICE_AMOUNTS, TEST_CARDS, simulatedDeviceReport } from '../../src/processors/index.js';
 
@@ -48,6 +49,21 @@ describe('operation lifecycle', () => {
     expect(deviceTransition('OFFLINE', 'CONNECTED')).toBe('ONLINE');
     expect(deviceTransition('ONLINE', 'DISCONNECTED')).toBe('OFFLINE');
     expect(Object.keys(DEVICE_TABLE.CONNECTED).sort()).toEqual(['OFFLINE', 'ONLINE']);
+  });
+});
+
+describe('retrieval reference numbers', () => {
+  it('an rrn the gateway gives is never a card number: such a draw is drawn again', () => {
+    // 600000100005 is Luhn-valid and in Maestro's ranges (12 digits): the first draw, refused
+    expect(isCardNumber('600000100005')).toBe(true);
+    const halves = [600000, 100005, 123456, 123456];
+    expect(newRrn(() => halves.shift()!)).toBe('123456123456');
+    // with the real source: about 1.6% of random 12-digit numbers are card numbers, none comes out
+    for (let i = 0; i < 5000; i++) {
+      const rrn = newRrn();
+      expect(rrn).toMatch(/^[1-9][0-9]{11}$/);
+      expect(isCardNumber(rrn), rrn).toBe(false);
+    }
   });
 });
 

@@ -17,7 +17,7 @@ import { CONTACTLESS_CVM_LIMIT } from '../../processors/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OrderResult, Payments } from '../payments/index.js';
 import { findServiceWithTerminal } from '../services/index.js';
-import { pinBlockProblem, posOf, readCard, type CardReadingMethod, type ReportedCard } from './devices.domain.js';
+import { newRrn, pinBlockProblem, posOf, readCard, type CardReadingMethod, type ReportedCard } from './devices.domain.js';
 import * as repo from './devices.repo.js';
 import type { DevicesService } from './devices.service.js';
 
@@ -111,7 +111,7 @@ export class CardPresentService {
         merchant_id: device.merchant_id,
         env: device.env,
         stan_day: localDate(now, ctx.merchant.timezone),
-        rrn: String(randomInt(100_000, 1_000_000)) + String(randomInt(100_000, 1_000_000)),
+        rrn: newRrn(),
         created_at: now,
       };
       try {

@@ -3,7 +3,23 @@
  * tables, how a device and an operation are presented, and how the card data a device reports is read.
  * Nothing here touches the database, the clock or the network.
  */
+import { randomInt } from 'node:crypto';
+import { isCardNumber } from '../../platform/security/card-numbers.js';
 import { Secret } from '../../platform/security/secret.js';
+
+/**
+ * A new retrieval reference number (12 digits) for a card-present operation. About 1.6% of random
+ * 12-digit numbers are card numbers by the gateway's definition (Luhn-valid, in Maestro's ranges, of
+ * a Maestro length); such a value is drawn again, so an rrn the gateway gives is never refused as a card
+ * number when the merchant sends it back (K2, K6, K7, K9) and never looks like one in a log or a table.
+ * `half` draws six digits (100000 to 999999); it is a parameter for tests.
+ */
+export function newRrn(half: () => number = () => randomInt(100_000, 1_000_000)): string {
+  for (;;) {
+    const rrn = String(half()) + String(half());
+    if (!isCardNumber(rrn)) return rrn;
+  }
+}
 
 export const COMMUNICATION_TYPES = ['SIMULATION', 'SOCKET'] as const;
 export type CommunicationType = (typeof COMMUNICATION_TYPES)[number];

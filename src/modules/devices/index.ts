@@ -15,6 +15,6 @@ export { cardPresentRoutes } from './card-present.routes.js';
 export { installDeviceSocket, SOCKET_PATH, CLOSE_CODES } from './devices.socket.js';
 export {
   DEVICE_TABLE, OPERATION_TABLE, OPERATION_STATUSES, OPERATION_TIMEOUT_MS, SIMULATION_DELAY_MS, COMMUNICATION_TYPES,
-  deviceTransition, operationTransition, canOperation, eventForOrder, readCard, pinBlockProblem, posOf, operationMessage,
+  deviceTransition, operationTransition, canOperation, eventForOrder, readCard, pinBlockProblem, posOf, operationMessage, newRrn,
 } from './devices.domain.js';
 export type { OperationStatus, CommunicationType, PresentedDevice, PresentedOperation } from './devices.domain.js';
