@@ -6,17 +6,17 @@
  * cannot refund; sandbox and production never mixed; ES/EN/PT; the 375 px layout; and axe-core on every
  * page with no serious violation.
  *
- * Screenshots go to a temporary folder (printed), never over committed files; the few in
- * docs/screenshots/dashboard-*.png were copied from there by hand.
+ * Screenshots of every page go to a temporary folder (printed), never over committed files;
+ * `npm run screenshots` writes them to docs/screenshots (test/helpers/screenshots.ts).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generate } from 'otplib';
+import { screenshotDir } from '../helpers/screenshots.js';
 import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
@@ -26,7 +26,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-dashboard-shots-'));
+const SHOTS = screenshotDir();
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let t: TestApp;
