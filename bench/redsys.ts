@@ -10,7 +10,8 @@
  * PAYGATE_REDSYS_URL, PAYGATE_CHECKOUT_URL or PAYGATE_PAYPAL_URL pointing at the simulator, which runs
  * in this process. Each client pays B10 direct
  * payments (the money path's fast path) with cards and orders stored before the timed phase, one card
- * per payment (antifraud counts payments per card); BENCH_STEP=single-step pays B3 single-step payments
+ * and one customer per payment (antifraud counts payments per card and per customer: a customer's
+ * eleventh payment within the hour is sent to 3-D Secure); BENCH_STEP=single-step pays B3 single-step payments
  * (the order, the stored card and the payment in one request, a new card each time) instead.
  *
  * For comparison each run also measures the same gateway with the in-process sandbox simulator answering
@@ -121,7 +122,7 @@ async function main() {
         await p.database.transaction(async (trx) => {
           for (let i = 0; i < perClient; i++) {
             const row = await m.sources.storeCard(trx, { merchantId: merchant.client_uuid, env: 'production' }, {
-              customerExtId: `c${c}`, holder: 'Bench', pan: new Secret(luhnCard(run * 10_000_000 + c * 10_000 + i)), expMonth: 12, expYear: 2030,
+              customerExtId: `c${c}-${i}`, holder: 'Bench', pan: new Secret(luhnCard(run * 10_000_000 + c * 10_000 + i)), expMonth: 12, expYear: 2030,
             });
             list.push(row.id);
           }
@@ -159,7 +160,7 @@ async function main() {
       const list: string[] = [];
       if (STEP === 'direct') {
         for (let i = 0; i < perClient; i++) {
-          const r = await post('/payment', { amount: 1000 + i, operative: 'AUTHORIZATION', secure: false, description: 'bench', service: merchant.service_uuid, customer_ext_id: `c${c}` });
+          const r = await post('/payment', { amount: 1000 + i, operative: 'AUTHORIZATION', secure: false, description: 'bench', service: merchant.service_uuid, customer_ext_id: `c${c}-${i}` });
           if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
           list.push(r.body.order.uuid);
         }
