@@ -36,7 +36,7 @@ export function isStale() {
 
 export async function build() {
   const esbuild = await import('esbuild');
-  await esbuild.build({
+  const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: { server: 'src/server.ts', worker: 'src/worker.ts', cli: 'src/cli/main.ts' },
     outdir: dist,
@@ -47,8 +47,24 @@ export async function build() {
     packages: 'external',
     sourcemap: true,
     logLevel: 'warning',
+    write: false,
   });
-  fs.cpSync(path.join(root, 'src/modules/pages/client'), path.join(dist, 'client'), { recursive: true });
+  for (const f of result.outputFiles) replaceFile(f.path, f.contents);
+  const client = path.join(root, 'src/modules/pages/client');
+  for (const name of fs.readdirSync(client)) replaceFile(path.join(dist, 'client', name), fs.readFileSync(path.join(client, name)));
+}
+
+/**
+ * Writes `file` whole or not at all: a temporary file renamed over it. A gateway starting while another
+ * `npm start` of the same checkout builds (several nodes, or tests running at once) reads either the old
+ * file or the new one, never a half-written or a missing one (writing in place, or fs.cpSync's unlink
+ * and copy, left such a window).
+ */
+function replaceFile(file, contents) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.partial`;
+  fs.writeFileSync(tmp, contents);
+  fs.renameSync(tmp, file);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
