@@ -44,24 +44,29 @@ export default defineConfig(async () => {
     process.stderr.write(`\n  !! PostgreSQL is not reachable at ${url}: SKIPPING the PostgreSQL run of the suite.\n\n`);
     withPostgres = false;
   }
+  // staff passwords hashed at scrypt N=2^14 instead of 2^17 (every sign-in of a test hashes several
+  // times); the unit tests hold the default (test/unit/hashing.test.ts)
+  const FAST_PASSWORDS = { PAYGATE_PASSWORD_SCRYPT_N: '16384' };
   const dbTests = ['test/db/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'];
   const projects: any[] = [{ extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }];
   if (wanted.includes('pglite')) {
     // browser tests (test/browser) drive Chromium against an in-process gateway; they run once, on the
     // embedded database (the HTTP tests cover the pages on both engines)
-    projects.push({ extends: true, test: { name: 'pglite', include: [...dbTests, 'test/browser/**/*.test.ts'], isolate: false, env: { PAYGATE_TEST_DB: 'pglite' } } });
+    projects.push({ extends: true, test: { name: 'pglite', include: [...dbTests, 'test/browser/**/*.test.ts'], isolate: false, env: { PAYGATE_TEST_DB: 'pglite', ...FAST_PASSWORDS } } });
   }
   if (withPostgres) {
-    projects.push({ extends: true, test: { name: 'postgres', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'postgres', TEST_DATABASE_URL: url } } });
+    projects.push({ extends: true, test: { name: 'postgres', include: dbTests, isolate: false, env: { PAYGATE_TEST_DB: 'postgres', TEST_DATABASE_URL: url, ...FAST_PASSWORDS } } });
   }
   // Last: the card-data scan over what every other project captured (test/helpers/capture.ts).
   projects.push({ extends: true, test: { name: 'scan', include: ['test/scan/**/*.test.ts'], sequence: { groupOrder: 1 } } });
   return {
     test: {
-      globalSetup: ['test/scan/global-setup.ts', 'test/helpers/dashboard-build.ts'],
+      globalSetup: ['test/scan/global-setup.ts', 'test/helpers/dashboard-build.ts', 'test/helpers/schemas-setup.ts'],
       maxWorkers: Number(process.env.PAYGATE_TEST_WORKERS) || Math.max(2, os.availableParallelism()),
       testTimeout: 60_000,
       hookTimeout: 120_000,
+      // a page refreshes itself every few seconds: polls wait that long (a failing poll fails after it)
+      expect: { poll: { timeout: 10_000 } },
       projects,
     },
   };

@@ -119,6 +119,7 @@ export async function startServer(config: Config, overrides: PlatformOverrides =
     p.logger.info('shutting down');
     await app.close();
     await p.jobs.stop();
+    p.mailer.close();
     await p.invalidation.stop();
     await p.reads.stop();
     await p.database.close();

@@ -34,6 +34,7 @@ export async function startWorker(config: Config, overrides: PlatformOverrides =
       clearInterval(keyRingWatch);
       p.logger.info('worker shutting down');
       await p.jobs.stop();
+      p.mailer.close();
       await p.invalidation.stop();
       await p.reads.stop();
       await p.database.close();

@@ -1,12 +1,15 @@
 /**
  * Crash safety: kill -9 the gateway during a stream of payments and start it again. Every order
  * acknowledged with 200 is there, no transaction stays PENDING once the reconciler has run, and every
- * final order's notification is delivered.
+ * final order's notification is delivered. The overview's figures count exactly what the orders and
+ * transactions hold, before and after they are folded into day rows.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, gatewayHome, startGateway, type Gateway, type GatewayHome } from '../helpers/server.js';
+import { sql } from 'kysely';
+import { client, gatewayHome, homeDatabase, startGateway, type Gateway, type GatewayHome } from '../helpers/server.js';
+import { foldOverview } from '../../src/modules/payments/operations/overview.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { TEST_CARDS } from '../../src/processors/index.js';
 
@@ -134,5 +137,38 @@ describe('kill -9 during a stream of payments', () => {
     mark('delivered');
     await gw.kill('SIGTERM');
     gw = null;
+
+    // the overview's figures (day rows and changes, written by triggers in the payments' own database
+    // transactions) count exactly what the orders and transactions hold: nothing the crash cut short,
+    // nothing twice; the same once every change is folded
+    const db = await homeDatabase(home);
+    try {
+      const merchantId = created.body.client.uuid as string;
+      const counted = async () => (await sql<Record<string, string>>`
+        select 'orders' as what, coalesce(sum(orders), 0)::text as n, coalesce(sum(paid), 0)::text as amount from (
+          select orders, paid from overview_order_days where merchant_id = ${merchantId}
+          union all select orders, paid from overview_order_changes where merchant_id = ${merchantId}) x
+        union all
+        select operative || ' ' || status, sum(n)::text, sum(amount)::text from (
+          select operative, status, n, amount from overview_tx_days where merchant_id = ${merchantId}
+          union all select operative, status, n, amount from overview_tx_changes where merchant_id = ${merchantId}) y
+        group by operative, status having sum(n) <> 0
+        order by 1`.execute(db.db)).rows;
+      const actual = (await sql<Record<string, string>>`
+        select 'orders' as what, count(*)::text as n, (count(*) filter (where paid))::text as amount from orders
+          where merchant_id = ${merchantId} and operative in ('AUTHORIZATION', 'PARTIAL_AUTHORIZATION', 'DEFERRED')
+        union all
+        select t.operative || ' ' || t.status, count(*)::text, sum(t.amount)::text from transactions t join orders o on o.id = t.order_id
+          where o.merchant_id = ${merchantId} and ((t.status = 'SUCCESS' and t.operative in ('AUTHORIZATION', 'DEFERRED', 'CONFIRMATION', 'REFUND'))
+            or (t.status in ('REFUSED', 'ERROR') and t.operative in ('AUTHORIZATION', 'DEFERRED')))
+          group by t.operative, t.status
+        order by 1`.execute(db.db)).rows;
+      expect(actual.find((r) => r.what === 'AUTHORIZATION SUCCESS')).toBeTruthy();
+      expect(await counted()).toEqual(actual);
+      while ((await foldOverview(db.db, 1_000)) > 0);
+      expect(await counted()).toEqual(actual);
+    } finally {
+      await db.close();
+    }
   }, 180_000);
 });

@@ -59,7 +59,7 @@ describe.skipIf(testDbKind() === 'postgres')('the embedded database is locked by
 
   beforeAll(async () => {
     g = await gatewayEnv();
-    gw = await startGateway(g);
+    gw = await startGateway(g, ['npm', 'start']);
   });
   afterAll(async () => {
     await gw?.stop();
@@ -104,7 +104,7 @@ describe.skipIf(testDbKind() === 'postgres')('the embedded database is locked by
     const r = await paygate(g.env, 'merchant', 'create', '--json');
     expect(r.code, r.stderr).toBe(0);
     const created = JSON.parse(r.stdout);
-    gw = await startGateway(g);
+    gw = await startGateway(g, ['npm', 'start']);
     const res = await fetch(`${g.url}/v1/sandbox/auth/check`, { headers: { authorization: `Bearer ${created.api_key}` } });
     expect(res.status).toBe(200);
     expect(printedExports(gw.stdout()).PAYGATE_URL).toBe(g.url);

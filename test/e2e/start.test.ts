@@ -14,7 +14,7 @@ let gw: Gateway;
 
 beforeAll(async () => {
   g = await gatewayEnv();
-  gw = await startGateway(g);
+  gw = await startGateway(g, ['npm', 'start']);
 });
 afterAll(async () => {
   await gw?.stop();
@@ -100,7 +100,7 @@ describe('npm start on a fresh machine', () => {
     await gw.stop('SIGTERM');
     // graceful shutdown: the listener is closed (npm relays the signal to the gateway)
     await expect(fetch(`${g.url}/healthz`)).rejects.toThrow();
-    gw = await startGateway(g);
+    gw = await startGateway(g, ['npm', 'start']);
     expect(printedExports(gw.stdout())).toEqual(before);
     const res = await fetch(`${g.url}/v1/sandbox/auth/check`, { headers: { authorization: `Bearer ${before.PAYGATE_API_KEY}` } });
     expect(res.status).toBe(200);

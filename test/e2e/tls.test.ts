@@ -37,7 +37,7 @@ beforeAll(async () => {
   Object.assign(g.env, { PAYGATE_TLS_CERT: cert, PAYGATE_TLS_KEY: key });
   const { stdout } = await run('node', ['bin/paygate.js', 'merchant', 'create', '--env', 'production', '--json'], { env: { ...process.env, ...g.env, PAYGATE_TEST_DB: '' } });
   prod = JSON.parse(stdout);
-  gw = await startGateway(g, ['npx', 'tsx', 'src/server.ts']);
+  gw = await startGateway(g);
 });
 afterAll(async () => {
   await gw?.stop();

@@ -154,6 +154,7 @@ export async function createTestApp(env: Record<string, string> = {}, opts: Test
     async close() {
       await app.close();
       await p.jobs.stop();
+      p.mailer.close();
       await dumpDatabase(p);
       await db.drop();
     },
@@ -180,6 +181,7 @@ export async function createPeerApp(t: TestApp, env: Record<string, string> = {}
     async close() {
       await app.close();
       await p.jobs.stop();
+      p.mailer.close();
       await p.invalidation.stop();
       await p.reads.stop();
       if (database !== t.db.database) await database.close();

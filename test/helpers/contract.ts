@@ -19,9 +19,11 @@ function strict(schema: any): any {
   return out;
 }
 
+// one compiler and cache for every app of a worker (the route schemas are module constants)
+const ajv = addFormats.default(new Ajv.default({ strict: false, allErrors: true }));
+const cache = new WeakMap<object, ReturnType<typeof ajv.compile>>();
+
 export function installResponseValidation(app: FastifyInstance): void {
-  const ajv = addFormats.default(new Ajv.default({ strict: false, allErrors: true }));
-  const cache = new WeakMap<object, ReturnType<typeof ajv.compile>>();
   app.addHook('onSend', async (req, reply, payload) => {
     const schema = (req.routeOptions.schema as { response?: Record<string, unknown> } | undefined)?.response;
     const status = reply.statusCode;

@@ -70,8 +70,14 @@ export interface Gateway {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `command` (default: `npm start`) in `cwd` (default: the repository) and waits until the gateway listens. */
-export async function startGateway(g: GatewayEnv, command: string[] = ['npm', 'start'], timeoutMs = 90_000, cwd = path.resolve(import.meta.dirname, '../..')): Promise<Gateway> {
+/** `npm start` without npm and the build step: the bundle the global set-up built (test/helpers/dashboard-build.ts). */
+export const BUILT_GATEWAY = [process.execPath, '--enable-source-maps', 'dist/server.js'];
+
+/**
+ * Starts `command` (default: the built gateway, as `npm start` runs it; the tests of `npm start` itself
+ * pass `['npm', 'start']`) in `cwd` (default: the repository) and waits until the gateway listens.
+ */
+export async function startGateway(g: GatewayEnv, command: string[] = BUILT_GATEWAY, timeoutMs = 90_000, cwd = path.resolve(import.meta.dirname, '../..')): Promise<Gateway> {
   const proc = spawn(command[0], command.slice(1), {
     cwd,
     env: { ...process.env, ...g.env, PAYGATE_TEST_DB: '', CI: '' },

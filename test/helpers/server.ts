@@ -1,5 +1,5 @@
 /**
- * Starts the gateway as a user would (`node --import tsx src/server.ts`) on a free port, with its own
+ * Starts the gateway as `npm start` runs it (`node dist/server.js`, built by the global set-up) on a free port, with its own
  * data directory and, on PostgreSQL, its own schema. The process is the server itself (no wrapper), in a
  * process group of its own with the worker processes it starts on PostgreSQL, so a test's kill -9 is a
  * crash of the whole gateway: the API process and its workers die at once, as on a power cut.
@@ -72,7 +72,8 @@ export async function startGateway(home: GatewayHome, extra: Record<string, stri
   const port = await freePort();
   const env = { ...process.env, ...home.env, PORT: String(port), HOST: '127.0.0.1', ...extra };
   delete (env as Record<string, string | undefined>).PAYGATE_TEST_DB;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: path.resolve(__dirname, '../..'), detached: true });
+  // the bundle the global set-up built from the current sources (test/helpers/dashboard-build.ts)
+  const proc = spawn(process.execPath, ['--enable-source-maps', 'dist/server.js'], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: path.resolve(__dirname, '../..'), detached: true });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

@@ -8,12 +8,25 @@ export interface ReceivedMail {
   raw: string;
 }
 
-export async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> {
+export interface TestSmtp {
+  url: string;
+  mails: ReceivedMail[];
+  /** SMTP connections opened so far. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+export async function startSmtp(): Promise<TestSmtp> {
   const mails: ReceivedMail[] = [];
+  let connections = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onConnect(_session, callback) {
+      connections++;
+      callback();
+    },
     onData(stream, session, callback) {
       let raw = '';
       stream.on('data', (d: Buffer) => (raw += d.toString('utf8')));
@@ -32,6 +45,9 @@ export async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[];
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    get connections() {
+      return connections;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -2,7 +2,7 @@
  * Database round trips of the background work that runs at full size (10,000 due charges, 10,000-row
  * files): a due subscription charge, a notification delivery and a payments-file line, each counted as a
  * worker runs it (the job's claim, the work, the job's completion; every statement, BEGIN and COMMIT
- * included), warm as in a running worker (the second of two jobs due at once). Counted, not timed: a
+ * included), warm as in a running worker (the fewer of the second and third of three jobs due at once). Counted, not timed: a
  * change that adds a query to these paths fails here; the speed they give is measured by
  * `npm run bench:bulk`.
  */
@@ -52,7 +52,8 @@ const TARGETS = { charge: 10, delivery: 3, line: 10 };
 
 describe('round trips of the bulk paths', () => {
   it('a due subscription charge, its notification and a payments-file line stay at or under their targets', async () => {
-    const cards = [await storeCard(t, m, TEST_CARDS.APPROVED, 'rt-1'), await storeCard(t, m, TEST_CARDS.APPROVED, 'rt-2')];
+    const cards = [];
+    for (const ref of ['rt-1', 'rt-2', 'rt-3']) cards.push(await storeCard(t, m, TEST_CARDS.APPROVED, ref));
     expect((await m.api.post('/subscriptions/product', { name: 'P', external_id: 'rt-p', notification_url: `${rx.url}/rt` })).status).toBe(200);
     expect((await m.api.post('/subscriptions/plan', { name: 'Monthly', external_id: 'rt-m', product: 'rt-p', amount: 500, interval_type: 'MONTHLY' })).status).toBe(200);
     const day = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
@@ -65,10 +66,11 @@ describe('round trips of the bulk paths', () => {
     await t.p.jobs.drain();
     expect((await m.api.post('/test-clock', { advance_seconds: 3 * 86400 })).status).toBe(200);
 
-    // two charges due at once: the first warms what a running worker keeps (the key, the service, the
-    // merchant's settings), the second is counted
+    // three charges due at once: the first warms what a running worker keeps (the key, the service, the
+    // merchant's settings), the fewer of the next two is counted (a 2-second cache, the antifraud
+    // settings', may expire between two charges on a busy machine; a query added to every charge shows in both)
     await oneJob(CHARGE_QUEUE);
-    const charge = await oneJob(CHARGE_QUEUE);
+    const charge = Math.min(await oneJob(CHARGE_QUEUE), await oneJob(CHARGE_QUEUE));
     await oneJob(DELIVER_QUEUE);
     const delivery = await oneJob(DELIVER_QUEUE);
     expect(charge, `charge: ${charge}`).toBeLessThanOrEqual(TARGETS.charge);
@@ -77,16 +79,17 @@ describe('round trips of the bulk paths', () => {
       const s = await m.api.get(`/subscriptions/subscription/${id}`);
       expect(s.body.subscription).toMatchObject({ status: 'PAID', total_payment_charged: 1 });
     }
-    expect(rx.received.filter((r) => r.path === '/rt')).toHaveLength(2);
+    await t.p.jobs.drain({ queues: [DELIVER_QUEUE] }); // the third charge's notification
+    expect(rx.received.filter((r) => r.path === '/rt')).toHaveLength(3);
 
-    // a payments file of two lines: the second is counted
-    const file = `AMOUNT,CARD,SERVICE\n100,${cards[0]},${m.service_uuid}\n200,${cards[1]},${m.service_uuid}\n`;
+    // a payments file of three lines: the fewer of the last two is counted (as the charges above)
+    const file = `AMOUNT,CARD,SERVICE\n100,${cards[0]},${m.service_uuid}\n200,${cards[1]},${m.service_uuid}\n300,${cards[2]},${m.service_uuid}\n`;
     const r = await m.api.post('/batch/authorizations', { data: Buffer.from(file).toString('base64'), filename: 'rt.csv' });
     expect(r.status, r.raw).toBe(200);
     await oneJob(BATCH_QUEUE);
-    const line = await oneJob(BATCH_QUEUE);
+    const line = Math.min(await oneJob(BATCH_QUEUE), await oneJob(BATCH_QUEUE));
     expect(line, `line: ${line}`).toBeLessThanOrEqual(TARGETS.line);
     const b = await m.api.get(`/batch/${r.body.batch.uuid}`);
-    expect(b.body.batch).toMatchObject({ status: 'COMPLETED', succeeded: 2 });
+    expect(b.body.batch).toMatchObject({ status: 'COMPLETED', succeeded: 3 });
   });
 });

@@ -77,9 +77,13 @@ describe('G1 by e-mail: 200 rows', () => {
     const campaignId = r.body.detail.uuid;
 
     const before = smtp.mails.length;
+    const connectionsBefore = smtp.connections;
     await drain();
     const mails = smtp.mails.slice(before);
     expect(mails).toHaveLength(200);
+    // sent on a few reused SMTP connections (the pool's at most 5), not one each
+    expect(smtp.connections - connectionsBefore).toBeGreaterThan(0);
+    expect(smtp.connections - connectionsBefore).toBeLessThanOrEqual(5);
     const recipients = new Set(mails.map((m) => m.to[0]));
     expect(recipients.size).toBe(200);
 

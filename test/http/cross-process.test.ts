@@ -5,6 +5,7 @@
  * pool and listening connection) on the same schema.
  */
 import net from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPeerApp, createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 
@@ -58,6 +59,18 @@ describe('key revocation across processes', () => {
     expect(r.body).toMatchObject({ code: 401 });
     // an instance that does not listen still serves the key from its cache: the notification did it
     expect((await stale.api(m).get('/auth/check')).status).toBe(200);
+  });
+
+  it('a change in another schema of the same database drops nothing (another deployment, another test)', async (ctx) => {
+    if (t.db.kind !== 'postgres') ctx.skip(); // the embedded database is one process's: nothing else notifies
+    const b = await peer(LONG_TTL);
+    const dropped: Array<string | null> = [];
+    b.p.invalidation.onInvalidate((changed) => dropped.push(changed));
+    const ours = nextInvalidation(b, 'merchants');
+    await sql`select pg_notify('paygate_invalidate', 'some_other_schema.api_keys')`.execute(t.p.database.db);
+    await sql`select pg_notify('paygate_invalidate', ${`${t.db.schema}.merchants`})`.execute(t.p.database.db);
+    await ours; // delivered in order: the other schema's came first, and was not passed on
+    expect(dropped).toEqual([`${t.db.schema}.merchants`]);
   });
 
   it('a change to services reaches the other instance', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCRYPT, hashPassword, needsRehash, verifyPassword } from '../../src/platform/security/hashing.js';
+import { SCRYPT, scryptCostFrom, hashPassword, needsRehash, verifyPassword } from '../../src/platform/security/hashing.js';
 
 describe('password hashing', () => {
   it('uses the OWASP scrypt parameters (N=2^17, r=8, p=1) and verifies', async () => {
@@ -24,5 +24,13 @@ describe('password hashing', () => {
   it('refuses stored parameters it never writes rather than running them', async () => {
     expect(await verifyPassword('x', 'scrypt$4294967296$8$1$AAAA$AAAA')).toBe(false);
     expect(await verifyPassword('x', 'bcrypt$whatever')).toBe(false);
+  });
+
+  it('takes a lower cost only as a power of two from 2^14, and nothing weaker', () => {
+    expect(scryptCostFrom(undefined)).toBe(131072);
+    expect(scryptCostFrom('')).toBe(131072);
+    expect(scryptCostFrom('16384')).toBe(16384);
+    expect(scryptCostFrom('1048576')).toBe(1048576);
+    for (const bad of ['8192', '1024', '20000', '2097152', 'lots', '-16384', '16384.5']) expect(() => scryptCostFrom(bad), bad).toThrow(/power of two/);
   });
 });

@@ -7,9 +7,16 @@
  * connection is re-opened, and the caches are dropped again when it is).
  */
 import type { Logger } from 'pino';
+import { sql } from 'kysely';
 import type { Database } from './database.js';
 
 export const INVALIDATE_CHANNEL = 'paygate_invalidate';
+
+/** Whether a notification's payload (`schema.table`) names a table of `schema`. */
+export function ofSchema(payload: string, schema: string): boolean {
+  const dot = payload.indexOf('.');
+  return dot < 0 || payload.slice(0, dot) === schema;
+}
 
 export class CacheInvalidation {
   readonly #handlers = new Set<(table: string | null) => void>();
@@ -32,11 +39,19 @@ export class CacheInvalidation {
     }
   }
 
-  /** Starts listening (when the database supports it). */
+  /**
+   * Starts listening (when the database supports it). A change to a table of another schema of the same
+   * database (another deployment, or another test) is not ours and drops nothing.
+   */
   async start(database: Database, logger?: Logger): Promise<void> {
     if (this.#stop || !database.listen) return;
+    // unknown (the database does not answer yet): every notification drops the caches, as before
+    const own = await sql<{ schema: string }>`select current_schema() as schema`
+      .execute(database.db)
+      .then((r) => r.rows[0]?.schema ?? null, () => null);
     this.#stop = await database.listen(INVALIDATE_CHANNEL, (payload) => {
       if (payload === null) logger?.info('cache invalidation: listening again after a lost connection');
+      if (payload && own && !ofSchema(payload, own)) return;
       this.invalidate(payload || null);
     });
   }

@@ -40,14 +40,59 @@ export interface MailMessage {
   html?: string;
 }
 
+/** A pooled connection closes once no message has been sent on it for this long. */
+export const SMTP_IDLE_CLOSE_MS = 2000;
+
+/**
+ * The SMTP URL with nodemailer's connection pool on (unless the URL says `pool=false`): a campaign's
+ * hundreds of messages reuse a few connections instead of a TCP and SMTP handshake (and TLS) each.
+ */
+export function pooledSmtpUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.searchParams.has('pool')) u.searchParams.set('pool', 'true');
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 export class Mailer {
-  #transport: Transporter | null;
+  #transport: Transporter | null = null;
+  #sending = 0;
+  #idle: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly deps: { database: Database; jobs: JobQueue; vault: Vault; clock: Clock },
     private readonly opts: { smtpUrl: string | null; from: string },
-  ) {
-    this.#transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  ) {}
+
+  /**
+   * Sends one message on the pooled transport, opened on first use. The pool is closed once nothing has
+   * been sent for SMTP_IDLE_CLOSE_MS, so an idle process holds no connection (and exits when done).
+   */
+  async #send(mail: { to: string; subject: string; text: string; html?: string }): Promise<void> {
+    this.#transport ??= nodemailer.createTransport(pooledSmtpUrl(this.opts.smtpUrl!));
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#sending++;
+    try {
+      await this.#transport.sendMail({ from: this.opts.from, ...mail });
+    } finally {
+      this.#sending--;
+      if (this.#idle) clearTimeout(this.#idle);
+      this.#idle = setTimeout(() => {
+        if (this.#sending === 0) this.close();
+      }, SMTP_IDLE_CLOSE_MS);
+      this.#idle.unref();
+    }
+  }
+
+  /** Closes the SMTP connections now (at shutdown); a later message opens new ones. */
+  close(): void {
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#idle = null;
+    this.#transport?.close();
+    this.#transport = null;
   }
 
   /** Queues a message in the caller's transaction. */
@@ -72,12 +117,12 @@ export class Mailer {
 
   /** Sends a message immediately (payment links need the result). */
   async sendNow(msg: { to: string; subject: string; text: string; html?: string }): Promise<void> {
-    if (!this.#transport) throw new Error('e-mail is not configured (PAYGATE_SMTP_URL)');
-    await this.#transport.sendMail({ from: this.opts.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+    if (!this.configured) throw new Error('e-mail is not configured (PAYGATE_SMTP_URL)');
+    await this.#send({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
   }
 
   get configured(): boolean {
-    return this.#transport !== null;
+    return this.opts.smtpUrl !== null;
   }
 
   registerJobs(): void {
@@ -86,9 +131,9 @@ export class Mailer {
       const row = await db.selectFrom('mail_outbox').selectAll().where('id', '=', job.payload.id).executeTakeFirst();
       if (!row || row.status === 'sent') return;
       try {
-        if (!this.#transport) throw new PermanentJobError('e-mail is not configured (PAYGATE_SMTP_URL)');
+        if (!this.configured) throw new PermanentJobError('e-mail is not configured (PAYGATE_SMTP_URL)');
         const body = JSON.parse(this.deps.vault.open(row.body_sealed, `mail:${row.id}`).reveal()) as { text: string; html: string | null };
-        await this.#transport.sendMail({ from: this.opts.from, to: row.recipient, subject: row.subject, text: body.text, html: body.html ?? undefined });
+        await this.#send({ to: row.recipient, subject: row.subject, text: body.text, html: body.html ?? undefined });
         await db.updateTable('mail_outbox').set({ status: 'sent', sent_at: this.deps.clock.now(), attempts: job.attempts, last_error: null }).where('id', '=', row.id).execute();
       } catch (err) {
         const last = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;

@@ -26,8 +26,22 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(sha256(a), sha256(b));
 }
 
-/** OWASP password storage parameters for scrypt: N=2^17, r=8, p=1 (128 MiB of memory per hash). */
-export const SCRYPT = { N: 131072, r: 8, p: 1, keylen: 32 };
+/**
+ * scrypt's cost N: 2^17 (OWASP) unless `PAYGATE_PASSWORD_SCRYPT_N` names another power of two from 2^14
+ * to 2^20 (test suites lower it: every staff sign-in of a test hashes several times). Anything else is
+ * refused at start rather than silently weakening the hash.
+ */
+export function scryptCostFrom(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 131072;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 2 ** 14 || n > 2 ** 20 || (n & (n - 1)) !== 0) {
+    throw new Error(`PAYGATE_PASSWORD_SCRYPT_N must be a power of two from 16384 to 1048576 (the default, 131072, is OWASP's), not ${value}`);
+  }
+  return n;
+}
+
+/** Password storage parameters for scrypt: N=2^17, r=8, p=1 (128 MiB of memory per hash). */
+export const SCRYPT = { N: scryptCostFrom(process.env.PAYGATE_PASSWORD_SCRYPT_N), r: 8, p: 1, keylen: 32 };
 /** Memory scrypt may use: 128 * N * r bytes plus headroom (Node's default cap is 32 MiB). */
 const maxmemFor = (n: number, r: number) => 128 * n * r * 2;
 

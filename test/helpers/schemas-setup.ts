@@ -1,0 +1,12 @@
+/**
+ * vitest globalSetup: names this run (PAYGATE_TEST_RUN, shared by every worker through the environment),
+ * so the migrated PostgreSQL schemas the workers keep for reuse (test/helpers/db.ts) carry the run's name
+ * and are dropped at its end, leaving another run's schemas alone.
+ */
+import { randomBytes } from 'node:crypto';
+import { dropRunSchemas } from './db.js';
+
+export default function setup() {
+  process.env.PAYGATE_TEST_RUN ??= randomBytes(5).toString('hex');
+  return async () => dropRunSchemas();
+}
