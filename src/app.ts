@@ -31,6 +31,7 @@ import { PaymentMethodsService, paymentMethodsRoutes } from './modules/payment-m
 import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { DccService } from './modules/dcc/index.js';
 import { DashboardService, installDashboardApi, installDashboardApp } from './modules/dashboard/index.js';
+import { TerminalService, terminalFormRoutes } from './modules/terminal/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers, databaseState } from './platform/db/database.js';
 import { OutageLog } from './platform/db/outage.js';
@@ -63,6 +64,7 @@ export interface Modules {
   paymentMethods: PaymentMethodsService;
   wallets: WalletsService;
   dcc: DccService;
+  terminal: TerminalService;
   dashboard: DashboardService;
   idempotency: IdempotencyStore;
 }
@@ -105,9 +107,10 @@ export function buildModules(p: Platform): Modules {
   const subscriptions = new SubscriptionsService(p, { payments, merchants, events });
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
-  const dashboard = new DashboardService(p, { merchants, payments, events });
+  const terminal = new TerminalService(p, { payments, merchants });
+  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, dashboard, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, dashboard, idempotency };
 }
 
 /**
@@ -379,6 +382,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
 
   // ---- the merchant dashboard: its JSON API (session cookies, never an API key) ---------------------
   await installDashboardApi(app, m.dashboard, { timezone: config.timezone, publicUrl: config.publicUrl, sandboxHttpAnyAddress: config.sandboxHttpAnyAddress, now: () => p.clock.now(), livePollMs: Math.min(config.eventStreamPollMs, 3000), requestLogDays: config.requestLogDays });
+  // ---- the virtual terminal's card form, a gateway page the dashboard frames (never the dashboard's code)
+  await app.register(terminalFormRoutes(m.terminal, { sandboxHttpAnyAddress: config.sandboxHttpAnyAddress }));
   // ---- and its web app (dist/dashboard, built by `npm start` and the test set-up) --------------------
   await installDashboardApp(app);
 

@@ -13,6 +13,8 @@ import { OrderDetail } from './pages/OrderDetail';
 import { Developers } from './pages/Developers';
 import { Audit, Users } from './pages/Users';
 import { Account } from './pages/Account';
+import { AREAS } from './areas';
+import type { Key } from './i18n';
 
 function useSession() {
   return useQuery<Me | null>({
@@ -266,13 +268,22 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
     navigate('/');
   };
   const can = (p: string) => me.permissions.includes(p);
+  // the landing page (the dashboard's root, and right after sign-in) is the overview for the groups that read payments
+  const landing = path === '/' && can('payments.read');
+  useEffect(() => {
+    if (!landing) return;
+    window.history.replaceState(null, '', '/dashboard/overview');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, [landing]);
   const orderMatch = /^\/payments\/([0-9a-f-]{36})/.exec(path);
   const devMatch = /^\/developers(?:\/(keys|deliveries|requests))?/.exec(path);
+  const area = AREAS.find((x) => (path === x.path || path.startsWith(`${x.path}/`) || path.startsWith(`${x.path}?`)) && x.visible(can));
   let page: ReactNode;
   if (path.startsWith('/account')) page = <Account me={me} />;
   else if (path.startsWith('/users') && can('users.manage')) page = <Users key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else if (path.startsWith('/audit') && can('audit.read')) page = <Audit key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else if (devMatch && can('developers.read')) page = <Developers key={`${me.env}-${me.merchant.uuid}`} me={me} tab={(devMatch[1] as 'keys' | 'deliveries' | 'requests') ?? 'keys'} />;
+  else if (area) page = <area.Page key={`${me.env}-${me.merchant.uuid}`} me={me} sub={path.slice(area.path.length)} can={can} />;
   else if (orderMatch && can('payments.read')) page = <OrderDetail key={`${me.merchant.uuid}-${orderMatch[1]}`} me={me} uuid={orderMatch[1]} />;
   else if (can('payments.read')) page = <Payments key={`${me.env}-${me.merchant.uuid}`} me={me} />;
   else page = <p className="card">{me.user.group}</p>;
@@ -330,6 +341,13 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
                 </a>
               </li>
             )}
+            {AREAS.filter((x) => x.visible(can)).map((x) => (
+              <li key={x.id}>
+                <a href={`/dashboard${x.path}`} data-testid={`nav-${x.id}`} aria-current={path.startsWith(x.path) ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate(x.path); }}>
+                  {t(x.nav as Key)}
+                </a>
+              </li>
+            ))}
             {can('developers.read') && (
               <li>
                 <a href="/dashboard/developers/keys" aria-current={path.startsWith('/developers') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/developers/keys'); }}>

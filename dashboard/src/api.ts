@@ -9,6 +9,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly details: string,
+    /** the whole error answer (e.g. a file's `errors: [{line, msg}]`) */
+    readonly body: any = null,
   ) {
     super(details);
   }
@@ -31,7 +33,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   } catch {
     data = null;
   }
-  if (!res.ok) throw new ApiError(res.status, data?.details ?? `${res.status} ${res.statusText}`);
+  if (!res.ok) throw new ApiError(res.status, data?.details ?? `${res.status} ${res.statusText}`, data);
   if (data && typeof data.csrf_token === 'string') csrf = data.csrf_token;
   return data as T;
 }
@@ -93,4 +95,36 @@ export interface Filters {
   last4?: string;
   method?: string;
   service?: string;
+}
+
+/**
+ * The merchant API through the dashboard's bridge: `v1('POST', '/payment', body)` is the API's B1 for the
+ * merchant and environment looked at (no signature: the session stands for the key). The answer is the
+ * API's own envelope; a refusal throws ApiError with the API's `details`.
+ */
+export function v1<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  return api<T>(method, `/v1${path}`, body ?? (method === 'GET' ? undefined : {}));
+}
+
+/** Downloads what a GET of the dashboard API answers (a CSV, a PDF) as a file named by the server. */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const res = await fetch(`${API}${path}`, { credentials: 'same-origin' });
+  if (!res.ok) {
+    let details = `${res.status} ${res.statusText}`;
+    try {
+      details = (await res.json()).details ?? details;
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(res.status, details);
+  }
+  const blob = await res.blob();
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }

@@ -4,6 +4,7 @@
  * holds it: `tsc -p dashboard` fails on a missing one).
  */
 import { createContext, useContext } from 'react';
+import { AREA_EN, AREA_ES, AREA_PT } from './areas/words';
 
 export type Lang = 'EN' | 'ES' | 'PT';
 export const LANGS: Lang[] = ['EN', 'ES', 'PT'];
@@ -175,9 +176,11 @@ const EN = {
   'loading': 'Loading…',
 } as const;
 
-export type Key = keyof typeof EN;
+type BaseKey = keyof typeof EN;
+/** Every word of the dashboard: the shell's (below) and each area's (areas/<area>/i18n.ts). */
+export type Key = BaseKey | keyof typeof AREA_EN;
 
-const ES: Record<Key, string> = {
+const ES: Record<BaseKey, string> = {
   'app.title': 'Panel',
   'lang.label': 'Idioma',
   'signin.title': 'Accede al panel',
@@ -344,7 +347,7 @@ const ES: Record<Key, string> = {
   'loading': 'Cargando…',
 };
 
-const PT: Record<Key, string> = {
+const PT: Record<BaseKey, string> = {
   'app.title': 'Painel',
   'lang.label': 'Idioma',
   'signin.title': 'Entrar no painel',
@@ -511,14 +514,14 @@ const PT: Record<Key, string> = {
   'loading': 'A carregar…',
 };
 
-export const DICTS: Record<Lang, Record<Key, string>> = { EN, ES, PT };
+export const DICTS: Record<Lang, Record<Key, string>> = { EN: { ...EN, ...AREA_EN }, ES: { ...ES, ...AREA_ES }, PT: { ...PT, ...AREA_PT } };
 
 export type T = (key: Key, vars?: Record<string, string>) => string;
 
 export function translator(lang: Lang): T {
-  const d = DICTS[lang] ?? EN;
+  const d = DICTS[lang] ?? DICTS.EN;
   return (key, vars) => {
-    let s = d[key] ?? EN[key] ?? key;
+    let s = d[key] ?? DICTS.EN[key] ?? key;
     for (const [k, v] of Object.entries(vars ?? {})) s = s.replace(`{${k}}`, v);
     return s;
   };

@@ -90,6 +90,16 @@ async function pay(m: TestMerchant, body: Record<string, unknown> = {}, pan: str
   return r.body.order as { uuid: string; transactions: { uuid: string }[] };
 }
 
+/** The landing page is the overview: the payments list is one click away in the menu. */
+async function openPayments(page: Page) {
+  await page.locator('#main').waitFor();
+  const link = page.locator('nav#nav').getByRole('link', { name: /^(Payments|Pagos|Pagamentos)$/ });
+  // on a phone the menu is behind its button (following a link closes it again)
+  if (!(await link.isVisible())) await page.locator('.menu-button').click();
+  await link.click();
+  await page.getByTestId('orders').waitFor();
+}
+
 async function signIn(page: Page, u: DashUser, opts: { changePassword?: boolean } = {}) {
   await page.goto(`${base}/dashboard`);
   await page.getByLabel(/Username or e-mail|Usuario o e-mail|Utilizador ou e-mail/).fill(u.username);
@@ -104,7 +114,7 @@ async function signIn(page: Page, u: DashUser, opts: { changePassword?: boolean 
     await page.getByRole('button', { name: /Save and continue|Guardar y seguir|Guardar e continuar/ }).click();
     u.password = next;
   }
-  await page.getByTestId('orders').waitFor();
+  await openPayments(page);
   // the merchant has a production twin, where its users land: these tests work in the sandbox
   if ((await page.getByTestId('env-sandbox').getAttribute('aria-pressed')) !== 'true') {
     await page.getByTestId('env-sandbox').click();
@@ -150,7 +160,7 @@ describe('the dashboard in a browser', () => {
     await page.getByLabel('Repeat the new password').fill(next);
     await page.getByRole('button', { name: 'Save and continue' }).click();
     manager.password = next;
-    await page.getByTestId('orders').waitFor();
+    await openPayments(page);
     // a user with a production twin lands in production
     expect(await page.getByTestId('env-production').getAttribute('aria-pressed')).toBe('true');
     // the session cookie is out of the page's reach (HttpOnly)
@@ -348,7 +358,7 @@ describe('two-factor sign-in', () => {
     // the next time step's code (the current one was used to turn it on)
     await page.getByLabel('Code of the app').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByTestId('orders').waitFor();
+    await openPayments(page);
     await ctx.close();
   });
 });

@@ -30,7 +30,7 @@ describe('the dashboard API document', () => {
   it('lists every dashboard route once, documented, public routes without the session', () => {
     const routes = listDashboardRoutes(t.app);
     const ops: any[] = [];
-    for (const [path, item] of Object.entries<any>(doc.paths)) for (const [method, op] of Object.entries<any>(item)) ops.push({ key: `${method.toUpperCase()} /dashboard/api${path.replace(/\{(\w+)\}/g, ':$1')}`, op });
+    for (const [path, item] of Object.entries<any>(doc.paths)) for (const [method, op] of Object.entries<any>(item)) ops.push({ key: `${method.toUpperCase()} /dashboard/api${path.replace(/\{path\}$/, '*').replace(/\{(\w+)\}/g, ':$1')}`, op });
     expect(ops.map((o) => o.key).sort()).toEqual(routes.map((r) => `${r.method} ${r.url}`).sort());
     const ids = new Set<string>();
     for (const { key, op } of ops) {

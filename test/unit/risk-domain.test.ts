@@ -5,6 +5,7 @@ import {
   decide,
   effectiveSettings,
   ipCandidates,
+  knownSettings,
   ipCountry,
   normalizeNetwork,
   normalizePhone,
@@ -126,6 +127,22 @@ describe('settings', () => {
 
   it('the OpenAPI example of the rules is the defaults', () => {
     expect((RulesResponse as unknown as { examples: Array<{ antifraud: unknown }> }).examples[0].antifraud).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('only the fields the settings have are kept for storing: unknown keys at any depth are left out', () => {
+    const sent = {
+      signature: 'abc',
+      challenge_threshold: 40,
+      junk: { nested: 8867225064709314e90 },
+      rules: { CARD_VELOCITY: { max_payments: 2, extra: true }, NOT_A_RULE: { enabled: false }, AMOUNT_HIGH: { amounts: { EUR: 5000, USD: 7000 } } },
+      low_value_exemption: { enabled: true, max_amounts: { EUR: 3000 }, other: 'x' },
+    } as never;
+    expect(knownSettings(sent)).toEqual({
+      challenge_threshold: 40,
+      rules: { CARD_VELOCITY: { max_payments: 2 }, AMOUNT_HIGH: { amounts: { EUR: 5000, USD: 7000 } } },
+      low_value_exemption: { enabled: true, max_amounts: { EUR: 3000 } },
+    });
+    expect(knownSettings({})).toEqual({});
   });
 
   it('thresholds in order and known currencies', () => {

@@ -116,3 +116,26 @@ export async function counts(db: Executor, batchId: string): Promise<Record<Line
   for (const r of rows) out[r.status] = Number(r.n);
   return out;
 }
+
+/**
+ * The files of a merchant in an environment, newest first, a page of them with the counts of their
+ * lines by status (one statement).
+ */
+export async function listBatches(db: Executor, owner: { merchantId: string; env: Env }, page: { limit: number; offset: number }): Promise<Array<BatchRow & { counts: Record<LineStatus, number> }>> {
+  const files = await db
+    .selectFrom('batch_files')
+    .selectAll()
+    .where('merchant_id', '=', owner.merchantId)
+    .where('env', '=', owner.env)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  if (files.length === 0) return [];
+  const ids = files.map((f) => f.id);
+  const { rows } = await sql<{ batch_id: string; status: LineStatus; n: string }>`select batch_id, status, count(*) as n from batch_lines where batch_id = any(${ids}::uuid[]) group by batch_id, status`.execute(db);
+  const byId = new Map<string, Record<LineStatus, number>>(ids.map((id) => [id, { PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0 }]));
+  for (const r of rows) byId.get(r.batch_id)![r.status] = Number(r.n);
+  return files.map((f) => ({ ...f, counts: byId.get(f.id)! }));
+}

@@ -230,6 +230,14 @@ export class BatchService {
     return { batch: presentBatch(b, counts), lines: lines.map(presentLine), next_offset: next };
   }
 
+  /** The merchant's files in the caller's environment, newest first, with their counts (a page). */
+  async list(ctx: RequestContext, page: { limit?: number; offset?: number } = {}) {
+    const limit = page.limit ?? 50;
+    const offset = page.offset ?? 0;
+    const rows = await repo.listBatches(this.p.database.db, ownerOf(ctx), { limit: limit + 1, offset });
+    return { batches: rows.slice(0, limit).map((r) => presentBatch(r, r.counts)), next_offset: rows.length > limit ? offset + limit : null };
+  }
+
   async resultsCsv(ctx: RequestContext, id: string): Promise<{ filename: string; body: string }> {
     const b = await this.#batch(ctx, id);
     const lines = await repo.linesOf(this.p.database.db, b.id);

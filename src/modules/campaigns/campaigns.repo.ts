@@ -83,6 +83,20 @@ export async function findCampaign(db: Executor, owner: { merchantId: string; en
   return db.selectFrom('moto_campaigns').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env).executeTakeFirst();
 }
 
+/** A page of the merchant's campaigns, newest first. */
+export async function listCampaigns(db: Executor, owner: { merchantId: string; env: Env }, limit: number, offset: number): Promise<CampaignRow[]> {
+  return db
+    .selectFrom('moto_campaigns')
+    .selectAll()
+    .where('merchant_id', '=', owner.merchantId)
+    .where('env', '=', owner.env)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
 export async function campaignById(db: Executor, id: string, lock = false): Promise<CampaignRow | undefined> {
   let q = db.selectFrom('moto_campaigns').selectAll().where('id', '=', id);
   if (lock) q = q.forUpdate();

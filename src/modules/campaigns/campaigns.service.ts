@@ -183,6 +183,13 @@ export class CampaignsService {
 
   // ---- reads -------------------------------------------------------------------------------------------------
 
+  /** The merchant's campaigns, newest first, a page at a time (`next_offset` null on the last page). */
+  async list(ctx: RequestContext, page: { limit: number; offset: number }) {
+    const rows = await repo.listCampaigns(this.p.database.db, ownerOf(ctx), page.limit + 1, page.offset);
+    const more = rows.length > page.limit;
+    return { campaigns: rows.slice(0, page.limit).map(presentCampaign), next_offset: more ? page.offset + page.limit : null };
+  }
+
   /** The campaign, its payments (each brought up to date with its order) and progress counts. */
   async get(ctx: RequestContext, id: string) {
     const campaign = await this.#campaign(ctx, id);

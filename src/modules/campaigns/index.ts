@@ -6,3 +6,4 @@ export { campaignTransition, paymentTransition, CAMPAIGN_STATUSES, PAYMENT_STATU
 export type { CampaignStatus, MotoPaymentStatus } from './campaigns.domain.js';
 export { verifyCertificate } from './certificates.js';
 export type { Evidence, Verification } from './certificates.js';
+export { CampaignDetail as CampaignDetailSchema } from './campaigns.schemas.js';

@@ -290,3 +290,48 @@ export async function externalIdsByEmail(db: Executor, merchantId: string, email
     .execute();
   return rows.map((r) => r.external_id);
 }
+
+/** A customer in the staff's list: the customer with the name and e-mail of its profile. */
+export interface CustomerListRow {
+  id: string;
+  external_id: string;
+  created_at: Date;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+}
+
+/**
+ * A merchant's customers in external id order, `limit` after `after` (an external id), whose external
+ * id, profile name or e-mail contains `q` (any case). One query.
+ */
+export async function searchCustomers(db: Executor, merchantId: string, opts: { q?: string; after?: string; limit: number }): Promise<CustomerListRow[]> {
+  let query = db
+    .selectFrom('customers as c')
+    .leftJoin('customer_profiles as p', 'p.customer_id', 'c.id')
+    .select(['c.id', 'c.external_id', 'c.created_at', 'p.first_name', 'p.last_name', 'p.email'])
+    .where('c.merchant_id', '=', merchantId);
+  const q = opts.q?.trim();
+  if (q) {
+    const like = `%${q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql<string>`lower(c.external_id)`, 'like', like),
+        eb(sql<string>`lower(p.email)`, 'like', like),
+        eb(sql<string>`lower(p.first_name || ' ' || p.last_name)`, 'like', like),
+      ]),
+    );
+  }
+  if (opts.after !== undefined) query = query.where('c.external_id', '>', opts.after);
+  return (await query.orderBy('c.external_id').limit(opts.limit).execute()) as CustomerListRow[];
+}
+
+/** The accounts of a customer, oldest first. */
+export async function listAccounts(db: Executor, customerId: string): Promise<AccountRow[]> {
+  return db.selectFrom('customer_accounts').selectAll().where('customer_id', '=', customerId).orderBy('created_at').orderBy('id').execute() as Promise<AccountRow[]>;
+}
+
+/** The addresses of a customer, oldest first. */
+export async function listAddresses(db: Executor, customerId: string): Promise<AddressRow[]> {
+  return db.selectFrom('customer_addresses').selectAll().where('customer_id', '=', customerId).orderBy('created_at').orderBy('id').execute() as Promise<AddressRow[]>;
+}

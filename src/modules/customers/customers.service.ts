@@ -405,4 +405,45 @@ export class CustomersService {
     if (!p) throw notFound(`The customer ${c.external_id} has no profile`);
     return presentProfile(p);
   }
+
+  // ---- the dashboard's views --------------------------------------------------------------------------
+
+  /**
+   * The merchant's customers for its staff, in external id order, `limit` a page: those whose external
+   * id, profile name or e-mail contains `q`. `cursor` is the previous page's `next_cursor`.
+   */
+  async search(ctx: RequestContext, opts: { q?: string; cursor?: string; limit: number }) {
+    let after: string | undefined;
+    if (opts.cursor !== undefined) {
+      after = Buffer.from(opts.cursor, 'base64url').toString('utf8');
+      if (after === '' || after.includes('\u0000') || Buffer.from(after, 'utf8').toString('base64url') !== opts.cursor) throw badRequest('cursor is not one this list gave');
+    }
+    if (opts.q?.includes('\u0000')) throw badRequest('q must not hold a NUL character');
+    const rows = await repo.searchCustomers(this.p.database.db, ctx.merchant.id, { q: opts.q, after, limit: opts.limit + 1 });
+    const page = rows.slice(0, opts.limit);
+    const more = rows.length > opts.limit;
+    return {
+      customers: page.map((r) => ({
+        external_id: r.external_id,
+        name: r.first_name === null ? null : `${r.first_name} ${r.last_name ?? ''}`.trim(),
+        email: r.email,
+        created_at: r.created_at.toISOString(),
+      })),
+      next_cursor: more ? Buffer.from(page[page.length - 1]!.external_id, 'utf8').toString('base64url') : null,
+    };
+  }
+
+  /** A customer with everything it holds but its sources: accounts (numbers as shown by E5), addresses, profile. */
+  async detail(ctx: RequestContext, externalId: string) {
+    const db = this.p.database.db;
+    const c = await this.#customer(db, ctx, externalId);
+    const [accounts, addresses, profile] = await Promise.all([repo.listAccounts(db, c.id), repo.listAddresses(db, c.id), repo.findProfile(db, c.id)]);
+    return {
+      external_id: c.external_id,
+      created_at: c.created_at.toISOString(),
+      accounts: accounts.map(presentAccount),
+      addresses: addresses.map(presentAddress),
+      profile: profile ? presentProfile(profile) : null,
+    };
+  }
 }

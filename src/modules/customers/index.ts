@@ -3,4 +3,4 @@ export { CustomersService, presentCustomer, presentAddress } from './customers.s
 export { customersRoutes } from './customers.routes.js';
 export { findCustomer, findCustomerById, ensureCustomer, findContact, externalIdsByEmail } from './customers.repo.js';
 export type { CustomerRow, Owner, PhoneJson } from './customers.repo.js';
-export { Customer as CustomerSchema, ExtId as ExtIdSchema } from './customers.schemas.js';
+export { Customer as CustomerSchema, ExtId as ExtIdSchema, CustomerAccount as CustomerAccountSchema, CustomerAddress as CustomerAddressSchema, CustomerProfile as CustomerProfileSchema } from './customers.schemas.js';

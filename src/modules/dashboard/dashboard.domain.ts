@@ -12,23 +12,32 @@ export type Group = (typeof GROUPS)[number];
  * server checks it on every request (the web app only hides what the server would refuse).
  */
 export const PERMISSIONS = [
-  'payments.read', // the payments list, an order's detail, its notifications, the CSV export
-  'payments.refund', // B12 full or partial refund
-  'payments.capture', // B9 confirm and B8 cancel a DEFERRED order
+  'payments.read', // the overview, the payments list, an order's detail, its notifications, the CSV export
+  'payments.refund', // B12 full or partial refund (and J7 on a device)
+  'payments.capture', // B9 confirm and B8 cancel a DEFERRED order (and J5/J6 on a device)
   'payments.expire', // C1 expire an open order
   'payments.metadata', // C4 metadata on a transaction
   'notifications.resend', // send a notification again
-  'cards.read', // stored cards, BIN and last 4 only
-  'moto.read', // MoTo payments and campaigns
-  'manual.create', // virtual terminal and payment links
-  'batch.read', // batch files: list
-  'batch.create', // batch files: upload
-  'terminals.manage', // services and terminals
+  'cards.read', // customers, their accounts, addresses, profiles and stored sources (BIN and last 4 only)
+  'customers.manage', // create and change customers and their data, delete a source, verify a holder
+  'moto.read', // MoTo payments and campaigns, their certificates
+  'moto.create', // send a MoTo campaign (G1, G2)
+  'manual.create', // virtual terminal (B11 through the gateway's card form, B10), payment links (B1, B2)
+  'payouts.create', // B15 payouts
+  'batch.read', // batch files: list, progress, results
+  'batch.create', // batch files: upload (H1, H2)
+  'subscriptions.read', // products, plans, subscriptions and their charges
+  'subscriptions.manage', // create products, plans, subscriptions; remove and cancel them
+  'devices.read', // devices and their card-present operations
+  'devices.operate', // send a payment or a pre-authorization to a device (J3, J4)
+  'risk.read', // security lists, their items and services, the antifraud rules
+  'risk.manage', // change security lists and the antifraud rules
+  'terminals.manage', // services, terminals and devices (register, enable, token)
   'developers.read', // API keys, url_post deliveries, request logs
   'developers.keys', // create and revoke API keys
   'users.manage', // list, invite, change group, disable
   'audit.read', // the audit log and its export
-  'settings.manage', // the merchant's dashboard settings
+  'settings.manage', // templates, checkout, page settings, wallets, the test clock, child merchants
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -37,20 +46,77 @@ const OPERATIONS: Permission[] = ['payments.read', 'payments.refund', 'payments.
 /**
  * The role table: the permissions of each group (api.md D3).
  *  - MANAGER: all sections and configuration;
- *  - USER: operations, terminals and services;
+ *  - USER: operations, terminals and services (and what they act on: customers, subscriptions, devices,
+ *    the risk lists to read);
  *  - VIEWER: operations and MoTo payments, read-only;
- *  - MANUAL PAYMENT: manual payments and operations;
+ *  - MANUAL PAYMENT: manual payments (virtual terminal, links, campaigns, devices) and operations;
  *  - BATCH: batch payments (create and list);
  *  - PAYMENTS: every payment type, the order view, the card list without sensitive data (no refunds,
  *    captures or cancellations: those are operations).
  */
 export const ROLES: Readonly<Record<Group, readonly Permission[]>> = {
   MANAGER: PERMISSIONS,
-  USER: [...OPERATIONS, 'cards.read', 'moto.read', 'terminals.manage'],
-  VIEWER: ['payments.read', 'moto.read'],
-  'MANUAL PAYMENT': [...OPERATIONS, 'manual.create', 'moto.read'],
+  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage'],
+  VIEWER: ['payments.read', 'moto.read', 'subscriptions.read', 'devices.read'],
+  'MANUAL PAYMENT': [...OPERATIONS, 'manual.create', 'moto.read', 'moto.create', 'devices.read', 'devices.operate'],
   BATCH: ['batch.read', 'batch.create'],
-  PAYMENTS: ['payments.read', 'cards.read', 'moto.read', 'manual.create', 'batch.read', 'batch.create'],
+  PAYMENTS: ['payments.read', 'cards.read', 'moto.read', 'moto.create', 'manual.create', 'batch.read', 'batch.create', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate'],
+};
+
+/**
+ * The merchant API's operations the dashboard reaches through its bridge (`/dashboard/api/v1/...`, the
+ * same routes a key reaches), each with the permission it needs. An operation not here is refused
+ * (403): the customer pages, the processors' callbacks, the device's own card-present calls, the
+ * sandbox helpers, and every operation that takes card data (B3, B11 with card fields, F1, F2): the
+ * dashboard never carries a card number; its virtual terminal uses the gateway's own card form.
+ */
+export const API_OPERATIONS: Readonly<Record<string, Permission>> = {
+  // A: the key
+  checkAuth: 'developers.read', listKeyProfiles: 'developers.read', listProfiles: 'developers.read',
+  // B, C: payments and orders
+  createOrder: 'manual.create', sendPaymentLink: 'manual.create', payDirect: 'manual.create', pushPayment: 'manual.create',
+  payout: 'payouts.create',
+  confirmOrder: 'payments.capture', cancelOrder: 'payments.capture', refundOrder: 'payments.refund',
+  getOrder: 'payments.read', listTransactions: 'payments.read', expireOrder: 'payments.expire', setTransactionMetadata: 'payments.metadata',
+  listEvents: 'payments.read', getEvent: 'payments.read', resendEvent: 'notifications.resend',
+  // D: partners, services, terminals, the test clock
+  createMerchant: 'settings.manage', promoteMerchant: 'settings.manage', createDashboardUser: 'users.manage',
+  getTestClock: 'settings.manage', advanceTestClock: 'settings.manage', resetTestClock: 'settings.manage',
+  listOwnServices: 'terminals.manage', listMerchantServices: 'terminals.manage', createService: 'terminals.manage', getService: 'terminals.manage',
+  updateService: 'terminals.manage', createTerminal: 'terminals.manage', listApms: 'terminals.manage', getServiceApms: 'terminals.manage', setServiceApms: 'terminals.manage',
+  getClientResources: 'terminals.manage',
+  // E, F: customers and their sources (never a card number)
+  createCustomer: 'customers.manage', getCustomer: 'cards.read', revokeCustomerToken: 'customers.manage',
+  createCustomerAccount: 'customers.manage', updateCustomerAccount: 'customers.manage', deleteCustomerAccount: 'customers.manage', getCustomerAccount: 'cards.read',
+  createCustomerAddress: 'customers.manage', updateCustomerAddress: 'customers.manage', deleteCustomerAddress: 'customers.manage', getCustomerAddress: 'cards.read',
+  createCustomerProfile: 'customers.manage', updateCustomerProfile: 'customers.manage', getCustomerProfile: 'cards.read',
+  revalidateCard: 'customers.manage', storeBankAccount: 'customers.manage', setSourceAdditional: 'customers.manage', changeSourceOwner: 'customers.manage',
+  getSourceByType: 'cards.read', getSource: 'cards.read', deleteSource: 'customers.manage', listCustomerSources: 'cards.read', listCustomerCards: 'cards.read',
+  listCustomerDynamicCards: 'cards.read', listCustomerBanks: 'cards.read', listCustomerPaypals: 'cards.read', verifySourceHolder: 'customers.manage',
+  // configuration: templates, checkouts, page settings, wallets
+  createTemplate: 'settings.manage', listTemplates: 'settings.manage', getTemplate: 'settings.manage', updateTemplate: 'settings.manage', deleteTemplate: 'settings.manage',
+  getPageSettings: 'settings.manage', updatePageSettings: 'settings.manage',
+  createCheckout: 'settings.manage', listCheckouts: 'settings.manage', getCheckout: 'settings.manage', updateCheckout: 'settings.manage', deleteCheckout: 'settings.manage',
+  getWallets: 'settings.manage', createGooglePayKey: 'settings.manage', importApplePayCertificate: 'settings.manage', getServiceWallets: 'settings.manage', setServiceWallets: 'settings.manage',
+  // L: risk
+  createSecurityList: 'risk.manage', listSecurityLists: 'risk.read', getSecurityList: 'risk.read', deleteSecurityList: 'risk.manage', enableSecurityList: 'risk.manage',
+  linkSecurityListService: 'risk.manage', unlinkSecurityListService: 'risk.manage', addSecurityListItems: 'risk.manage', removeSecurityListItems: 'risk.manage',
+  listSecurityListItems: 'risk.read', getAntifraudRules: 'risk.read', putAntifraudRules: 'risk.manage',
+  // G: MoTo campaigns
+  createCampaignFromFile: 'moto.create', createCampaign: 'moto.create', getCampaign: 'moto.read', listCampaignOrders: 'moto.read',
+  getOpeningCertificate: 'moto.read', getReceiptCertificate: 'moto.read', getCertificatePublicKey: 'moto.read',
+  // H: batch files
+  submitBatchAuthorizations: 'batch.create', submitBatchRefunds: 'batch.create', getBatch: 'batch.read', getBatchResults: 'batch.read',
+  // I: subscriptions
+  createSubscriptionCompany: 'subscriptions.manage', getSubscriptionCompany: 'subscriptions.read', createSubscriptionProduct: 'subscriptions.manage',
+  listSubscriptionProducts: 'subscriptions.read', getSubscriptionProduct: 'subscriptions.read', deleteSubscriptionProduct: 'subscriptions.manage',
+  getSubscriptionPayment: 'subscriptions.read', listSubscriptionPayments: 'subscriptions.read', createSubscriptionPlan: 'subscriptions.manage',
+  listSubscriptionPlans: 'subscriptions.read', getSubscriptionPlan: 'subscriptions.read', deleteSubscriptionPlan: 'subscriptions.manage',
+  subscribeCustomer: 'subscriptions.manage', listSubscriptions: 'subscriptions.read', getSubscription: 'subscriptions.read', cancelSubscription: 'subscriptions.manage',
+  // J: devices
+  registerDevice: 'terminals.manage', listDevices: 'devices.read', getDevice: 'devices.read', setDeviceEnabled: 'terminals.manage', rotateDeviceToken: 'terminals.manage',
+  sendDevicePayment: 'devices.operate', sendDevicePreauthorization: 'devices.operate', sendDeviceConfirmation: 'payments.capture', sendDeviceCancellation: 'payments.capture',
+  sendDeviceRefund: 'payments.refund',
 };
 
 export function isGroup(v: string): v is Group {

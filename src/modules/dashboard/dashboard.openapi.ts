@@ -6,13 +6,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ErrorEnvelope } from '../../platform/http/schemas.js';
+import { AREAS } from './areas/index.js';
 import { DASHBOARD_API_PREFIX, listDashboardRoutes, type DashboardRouteInfo } from './dashboard.routes.js';
 
 interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'session' | 'payments' | 'developers' | 'users';
+  tag: string;
 }
 
 /** What each route is, for a reader: every route has an entry (a route without one fails the build). */
@@ -55,9 +56,15 @@ const OPERATIONS: Record<string, OperationDoc> = {
   'PUT /users/:uuid': { operationId: 'updateUser', tag: 'users', summary: 'Change a user\'s group or status', description: 'A disabled user\'s sessions end at once. Not one\'s own. Audited.' },
   'GET /audit': { operationId: 'listAudit', tag: 'users', summary: 'The audit log', description: 'Every sign-in and staff action, newest first, paged by `next_cursor`.' },
   'GET /audit/export.csv': { operationId: 'exportAudit', tag: 'users', summary: 'Export the audit log as CSV', description: 'Every entry the filters find, streamed (text/csv).' },
+  'GET /v1/*': { operationId: 'apiRead', tag: 'api', summary: 'Read through the merchant API', description: "The merchant API for the signed-in user: `/v1/{path}` here is `/v1/sandbox/{path}` (sandbox) or `/v1/{path}` (production) of the merchant API, for the merchant looked at, with the same validation, rules, answers and notifications. Write bodies need no `signature`. Only the operations of the dashboard's table, each allowed to the groups of its permission (docs/dashboard.md); any other is 403. Never card data. A change is audited." },
+  'POST /v1/*': { operationId: 'apiCreate', tag: 'api', summary: 'Act through the merchant API', description: "The merchant API for the signed-in user: `/v1/{path}` here is `/v1/sandbox/{path}` (sandbox) or `/v1/{path}` (production) of the merchant API, for the merchant looked at, with the same validation, rules, answers and notifications. Write bodies need no `signature`. Only the operations of the dashboard's table, each allowed to the groups of its permission (docs/dashboard.md); any other is 403. Never card data. A change is audited." },
+  'PUT /v1/*': { operationId: 'apiUpdate', tag: 'api', summary: 'Change through the merchant API', description: "The merchant API for the signed-in user: `/v1/{path}` here is `/v1/sandbox/{path}` (sandbox) or `/v1/{path}` (production) of the merchant API, for the merchant looked at, with the same validation, rules, answers and notifications. Write bodies need no `signature`. Only the operations of the dashboard's table, each allowed to the groups of its permission (docs/dashboard.md); any other is 403. Never card data. A change is audited." },
+  'DELETE /v1/*': { operationId: 'apiDelete', tag: 'api', summary: 'Delete through the merchant API', description: "The merchant API for the signed-in user: `/v1/{path}` here is `/v1/sandbox/{path}` (sandbox) or `/v1/{path}` (production) of the merchant API, for the merchant looked at, with the same validation, rules, answers and notifications. Write bodies need no `signature`. Only the operations of the dashboard's table, each allowed to the groups of its permission (docs/dashboard.md); any other is 403. Never card data. A change is audited." },
 };
 
 type Obj = Record<string, any>;
+
+const AREA_DOCS: Record<string, OperationDoc> = Object.assign({}, ...AREAS.map((a) => a.docs));
 
 /** A TypeBox schema as plain JSON Schema (its symbols dropped). */
 const plain = (s: unknown): Obj => JSON.parse(JSON.stringify(s ?? {}));
@@ -77,7 +84,7 @@ function parameters(schema: unknown, where: 'query' | 'path'): Obj[] {
 
 function operation(r: DashboardRouteInfo): Obj {
   const key = `${r.method} ${r.url.slice(DASHBOARD_API_PREFIX.length)}`;
-  const doc = OPERATIONS[key];
+  const doc = OPERATIONS[key] ?? AREA_DOCS[key];
   if (!doc) throw new Error(`dashboard route ${key} has no entry in OPERATIONS (dashboard.openapi.ts)`);
   const ok = r.schema.response?.['200'];
   const success: Obj = r.csv
@@ -85,6 +92,20 @@ function operation(r: DashboardRouteInfo): Obj {
     : r.stream
       ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: { type: 'string' } } } }
       : { description: 'OK', content: { 'application/json': { schema: plain(ok) } } };
+  if (r.dashboard.bridge) {
+    return {
+      operationId: doc.operationId,
+      summary: doc.summary,
+      description: doc.description,
+      tags: [doc.tag],
+      parameters: [{ name: 'path', in: 'path', required: true, description: 'The merchant API path after /v1 (and /sandbox), with its query string', schema: { type: 'string' } }],
+      ...(r.method !== 'GET' ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', description: 'The operation\'s body, as the merchant API documents it, without `signature`' } } } } } : {}),
+      responses: {
+        '200': { description: 'The merchant API\'s answer (JSON, CSV or PDF as the operation answers)', content: { 'application/json': { schema: { type: 'object' } } } },
+        '4XX': { description: 'Refused: the error envelope (`details` says why)', content: { 'application/json': { schema: plain(ErrorEnvelope) } } },
+      },
+    };
+  }
   const params = [...(r.schema.params ? parameters(r.schema.params, 'path') : []), ...(r.schema.querystring ? parameters(r.schema.querystring, 'query') : [])];
   return {
     operationId: doc.operationId,
@@ -104,11 +125,11 @@ function operation(r: DashboardRouteInfo): Obj {
 export function dashboardOpenApi(app: FastifyInstance, publicUrl: string): Obj {
   const paths: Obj = {};
   for (const r of listDashboardRoutes(app)) {
-    const path = r.url.slice(DASHBOARD_API_PREFIX.length).replace(/:([A-Za-z_]+)/g, '{$1}');
+    const path = r.url.slice(DASHBOARD_API_PREFIX.length).replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
     (paths[path] ??= {})[r.method.toLowerCase()] = operation(r);
   }
   const known = new Set(listDashboardRoutes(app).map((r) => `${r.method} ${r.url.slice(DASHBOARD_API_PREFIX.length)}`));
-  const stale = Object.keys(OPERATIONS).filter((k) => !known.has(k));
+  const stale = [...Object.keys(OPERATIONS), ...Object.keys(AREA_DOCS)].filter((k) => !known.has(k));
   if (stale.length > 0) throw new Error(`OPERATIONS names routes that do not exist: ${stale.join(', ')}`);
   return {
     openapi: '3.1.0',
@@ -124,6 +145,8 @@ export function dashboardOpenApi(app: FastifyInstance, publicUrl: string): Obj {
       { name: 'payments', description: 'The payments list, an order, and the actions on it' },
       { name: 'developers', description: 'API keys, url_post deliveries, the API request log' },
       { name: 'users', description: 'Dashboard users and the audit log' },
+      { name: 'api', description: 'The merchant API, through the dashboard\'s session' },
+      ...AREAS.flatMap((a) => (a.tag ? [a.tag] : [])),
     ],
     components: {
       securitySchemes: {

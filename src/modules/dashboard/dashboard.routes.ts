@@ -17,11 +17,13 @@ import { refuseCardNumbers } from '../../platform/http/pan-guard.js';
 import { redactCardNumbersInUrl } from '../../platform/logging.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
 import { plainHttpAllowed } from '../../platform/http/platform.js';
+import { INTERNAL_TICKET_HEADER } from '../../platform/http/internal-call.js';
 import { responses } from '../../platform/http/schemas.js';
 import { PAYABLE, orderUrls, type OrderSearchRow } from '../payments/index.js';
 import type { Permission, Stage } from './dashboard.domain.js';
 import type { DashFilters, DashSession, DashboardService } from './dashboard.service.js';
 import * as S from './dashboard.schemas.js';
+import { AREAS } from './areas/index.js';
 
 export interface DashboardRoute {
   /** no session needed (the sign-in) */
@@ -30,6 +32,8 @@ export interface DashboardRoute {
   stages?: Stage[];
   /** what the user's group must be allowed (ROLES); none: any signed-in user */
   permission?: Permission;
+  /** the bridge to the merchant API: the permission is the called operation's (API_OPERATIONS) */
+  bridge?: boolean;
 }
 
 declare module 'fastify' {
@@ -557,6 +561,51 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
         .send(Readable.from(lines()));
     });
 
+    // ---- the merchant API, for the user: /dashboard/api/v1/<path> is /v1[/sandbox]/<path> ---------------
+    // Everything the contract lets a merchant do, the same route does here: its validation, guards,
+    // idempotency, business rules and notifications. The operation must be in API_OPERATIONS and allowed to
+    // the user's group (checked by the API's authentication, with the ticket); a change is audited.
+    const bridge = async (req: FastifyRequest, reply: FastifyReply) => {
+      const s = dash(req);
+      const rest = (req.params as { '*': string })['*'] ?? '';
+      const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+      if (/(^|\/)\.\.?(\/|$)|\/\/|%2e|%2f|\\/i.test(rest)) throw notFound(`No route ${req.method} ${redactCardNumbersInUrl(req.url.split('?')[0])}`);
+      const path = `/v1${s.env === 'sandbox' ? '/sandbox' : ''}/${rest}`;
+      const idem = req.headers['idempotency-key'];
+      const { res, operationId } = await service.callApi(s, req.method, redactCardNumbersInUrl(path), (ticket, signature) => {
+        let payload: string | undefined;
+        if (req.method !== 'GET') {
+          const body = req.body;
+          payload = JSON.stringify(body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), signature } : (body ?? {}));
+        }
+        return reply.server.inject({
+          method: req.method as 'GET',
+          url: `${path}${query}`,
+          headers: {
+            [INTERNAL_TICKET_HEADER]: ticket,
+            ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...(typeof idem === 'string' ? { 'idempotency-key': idem } : {}),
+            ...(typeof req.headers['accept-language'] === 'string' ? { 'accept-language': req.headers['accept-language'] } : {}),
+          },
+          payload,
+        });
+      });
+      // only a route the ticket was used on answers (an unknown path is the API's own 404)
+      if (!operationId && res.statusCode < 400) throw notFound(`No route ${req.method} ${redactCardNumbersInUrl(req.url.split('?')[0])}`);
+      reply.code(res.statusCode);
+      for (const h of ['content-type', 'content-disposition', 'retry-after', 'allow', 'idempotent-replayed']) {
+        const v = res.headers[h];
+        if (typeof v === 'string') reply.header(h, v);
+      }
+      return reply.send(res.rawPayload);
+    };
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE'] as const) {
+      app.route({ method, url: '/v1/*', config: { dashboard: { bridge: true } }, exposeHeadRoute: false, schema: {}, handler: bridge });
+    }
+
+    // ---- the areas' own routes (lists and figures the API has no operation for): areas/*.ts --------------
+    for (const area of AREAS) await area.routes({ app, service, done, dash, opts });
+
     // ---- saved views -----------------------------------------------------------------------------------
 
     const presentView = (v: { id: string; name: string; filters: unknown }) => ({ uuid: v.id, name: v.name, filters: v.filters as Record<string, unknown> });
@@ -597,6 +646,7 @@ export const DASHBOARD_CSP = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
+  "frame-src 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 

@@ -14,8 +14,21 @@ import { hashPassword, needsRehash, safeEqual, sha256Hex, verifyPassword } from 
 import type { MerchantsService, DashboardUserRow } from '../merchants/index.js';
 import type { PaymentsService, OrderFilters } from '../payments/index.js';
 import type { EventsService } from '../events/index.js';
-import { externalIdsByEmail } from '../customers/index.js';
+import { externalIdsByEmail, type CustomersService } from '../customers/index.js';
+import type { SourcesService } from '../sources/index.js';
+import type { CampaignsService } from '../campaigns/index.js';
+import type { BatchService } from '../batch/index.js';
+import type { SubscriptionsService } from '../subscriptions/index.js';
+import type { CardPresentService, DevicesService } from '../devices/index.js';
+import type { RiskService } from '../risk/index.js';
+import type { ServicesService } from '../services/index.js';
+import type { TemplatesService } from '../templates/index.js';
+import type { CheckoutsService } from '../checkouts/index.js';
+import type { WalletsService } from '../wallets/index.js';
+import type { DccService } from '../dcc/index.js';
+import type { TerminalService } from '../terminal/index.js';
 import {
+  API_OPERATIONS,
   afterFailure,
   can,
   defaultEnv,
@@ -33,6 +46,7 @@ import {
 import * as repo from './dashboard.repo.js';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import QRCode from 'qrcode';
+import { issueTicket } from '../../platform/http/internal-call.js';
 import { redactPans, redactValue, type RequestLogEntry, type RequestLogSink } from '../../platform/http/request-log.js';
 import { isProfile, type Profile } from '../../platform/http/types.js';
 
@@ -40,6 +54,22 @@ export interface DashboardDeps {
   merchants: MerchantsService;
   payments: PaymentsService;
   events: EventsService;
+  /** the modules the dashboard's areas read through (lists the API has no operation for) */
+  customers: CustomersService;
+  sources: SourcesService;
+  campaigns: CampaignsService;
+  batch: BatchService;
+  subscriptions: SubscriptionsService;
+  devices: DevicesService;
+  cardPresent: CardPresentService;
+  risk: RiskService;
+  services: ServicesService;
+  templates: TemplatesService;
+  checkouts: CheckoutsService;
+  wallets: WalletsService;
+  dcc: DccService;
+  /** the virtual terminal's one-time card forms (the terminal area) */
+  terminal: TerminalService;
 }
 
 /** What a request of a signed-in user carries. */
@@ -148,7 +178,7 @@ export class DashboardService {
 
   constructor(
     private readonly p: Platform,
-    private readonly deps: DashboardDeps,
+    readonly deps: DashboardDeps,
   ) {
     this.requestLog = new RequestLogStore(p);
   }
@@ -535,6 +565,11 @@ export class DashboardService {
     return { ctx, order: r.order, notifications };
   }
 
+  /** A staff change made by an area's route, in the audit log (who, what, on what, from where). */
+  async auditAction(s: DashSession, action: string, target: string | null, details: Record<string, unknown> | null): Promise<void> {
+    await this.#audit(s.user, s.merchantId, action, target, details, s.ip);
+  }
+
   /** An action on an order: the API's service, audited whatever its outcome. */
   async act<T>(s: DashSession, action: string, target: string, details: Record<string, unknown> | null, run: (ctx: RequestContext) => Promise<T>): Promise<T> {
     const ctx = await this.ctx(s);
@@ -566,6 +601,39 @@ export class DashboardService {
 
   metadata(s: DashSession, txId: string, metadata: Record<string, string>) {
     return this.act(s, 'transaction.metadata', txId, { keys: Object.keys(metadata) }, (ctx) => this.deps.payments.attachMetadata(ctx, txId, metadata));
+  }
+
+  /**
+   * A call of the merchant API for the user (the bridge): `send` makes the request with the ticket it is
+   * given, through the very route a key reaches. The ticket lets the route's operation run only when
+   * API_OPERATIONS allows it to the user's group. A change is audited with its outcome.
+   */
+  async callApi<R extends { statusCode: number; body: string }>(s: DashSession, method: string, path: string, send: (ticket: string, signature: string) => Promise<R>): Promise<{ res: R; operationId: string | null }> {
+    const ctx = await this.ctx(s);
+    let operationId: string | null = null;
+    const ticket = issueTicket({
+      ctx,
+      authorize: (op) => {
+        const permission = op ? API_OPERATIONS[op] : undefined;
+        if (!op || !permission) throw forbidden(`${op ?? 'This operation'} is not available from the dashboard`);
+        operationId = op;
+        this.authorize(s, permission);
+      },
+    });
+    const res = await send(ticket, ctx.signature().reveal());
+    if (operationId && method !== 'GET') {
+      let details: unknown = null;
+      if (res.statusCode >= 400) {
+        try {
+          details = (JSON.parse(res.body) as { details?: unknown }).details ?? null;
+        } catch {
+          details = null;
+        }
+      }
+      const action = `api.${operationId}${res.statusCode >= 400 ? '.refused' : ''}`;
+      await this.#audit(s.user, s.merchantId, action, `${method} ${path}`, { status: res.statusCode, ...(details ? { details } : {}) }, s.ip);
+    }
+    return { res, operationId };
   }
 
   resendNotification(s: DashSession, eventId: string) {

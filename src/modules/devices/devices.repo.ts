@@ -259,3 +259,26 @@ export async function lastCardPresent(db: Executor, deviceId: string): Promise<C
 export async function cardPresentOfOrder(db: Executor, orderId: string): Promise<CardPresentRow | undefined> {
   return db.selectFrom('card_present_operations').selectAll().where('order_id', '=', orderId).where('kind', 'in', ['PAYMENT', 'PREAUTHORIZATION']).executeTakeFirst();
 }
+
+// ---- a device's history (the dashboard's list of its operations) ------------------------------------
+
+/** The latest operations sent to a device (J3/J4), newest first; `orderId` narrows to one order. */
+export async function recentOperations(db: Executor, deviceId: string, limit: number, orderId?: string): Promise<OperationRow[]> {
+  let q = db.selectFrom('device_operations').selectAll().where('device_id', '=', deviceId);
+  if (orderId !== undefined) q = q.where('order_id', '=', orderId.toLowerCase());
+  return q.orderBy(sql`seq`, 'desc').limit(limit).execute() as Promise<OperationRow[]>;
+}
+
+/** The latest card-present operations of a device (K1–K7), newest first. */
+export async function recentCardPresent(db: Executor, deviceId: string, limit: number, orderId?: string): Promise<CardPresentRow[]> {
+  let q = db.selectFrom('card_present_operations').selectAll().where('device_id', '=', deviceId);
+  if (orderId !== undefined) q = q.where('order_id', '=', orderId.toLowerCase());
+  return q.orderBy(sql`seq`, 'desc').limit(limit).execute();
+}
+
+/** The latest refunds sent to a simulated device (J7), newest first. */
+export async function recentDeviceRefunds(db: Executor, deviceId: string, limit: number, orderId?: string): Promise<DeviceRefundRow[]> {
+  let q = db.selectFrom('device_refunds').selectAll().where('device_id', '=', deviceId);
+  if (orderId !== undefined) q = q.where('order_id', '=', orderId.toLowerCase());
+  return q.orderBy('created_at', 'desc').limit(limit).execute() as Promise<DeviceRefundRow[]>;
+}

@@ -126,6 +126,25 @@ interface OpPayload {
 
 const ownerOf = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
 /** A device found by its token, and whether the key it acts for is still active (revoked: the token ended). */
+/** One line of a device's history (DevicesService.history). */
+export interface DeviceHistoryEntry {
+  uuid: string;
+  /** SENT: sent to the device (J3/J4); CARD_PRESENT: the device's own call (K1–K7); REFUND: a refund sent to it (J7) */
+  source: 'SENT' | 'CARD_PRESENT' | 'REFUND';
+  kind: string;
+  order_uuid: string;
+  amount: number | null;
+  currency: string | null;
+  status: string | null;
+  terminal_action: string | null;
+  error: string | null;
+  stan: string | null;
+  rrn: string | null;
+  card: { bin: string | null; last4: string; reading_method: string | null } | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export type TokenDevice = repo.DeviceRow & { keyActive: boolean };
 
 export const hashDeviceToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -438,6 +457,41 @@ export class DevicesService {
       }
     }
     return { result: await this.deps.payments.cancel(ctx, { order_uuid: input.order_uuid }), device: await this.get(ctx, device.id) };
+  }
+
+  /**
+   * A device's history for the dashboard: the payments and pre-authorizations sent to it (with the state
+   * the device brought them to), its card-present operations (with STAN and RRN) and the refunds sent to
+   * it, newest first; `order` narrows to one order (following an operation). BIN and last 4 only.
+   */
+  async history(ctx: RequestContext, id: string, q: { limit: number; order?: string }): Promise<{ currency: string | null; operations: DeviceHistoryEntry[] }> {
+    const device = await this.#owned(ctx, id);
+    const [sent, present, refunds] = await Promise.all([
+      repo.recentOperations(this.#db, device.id, q.limit, q.order),
+      repo.recentCardPresent(this.#db, device.id, q.limit, q.order),
+      repo.recentDeviceRefunds(this.#db, device.id, q.limit, q.order),
+    ]);
+    const currency = await this.serviceCurrency(device.service_id);
+    const card = (bin: string | null, last4: string | null, method: string | null) => (last4 ? { bin, last4, reading_method: method } : null);
+    const entries: (DeviceHistoryEntry & { at: number })[] = [
+      ...sent.map((o) => ({
+        at: o.created_at.getTime(), uuid: o.id, source: 'SENT' as const, kind: o.kind, order_uuid: o.order_id, amount: Number(o.amount), currency: o.currency,
+        status: o.status, terminal_action: o.terminal_action, error: o.error, stan: null, rrn: null, card: card(o.card_bin, o.card_last4, o.card_reading_method),
+        created_at: o.created_at.toISOString(), updated_at: o.updated_at.toISOString(),
+      })),
+      ...present.map((c) => ({
+        at: c.created_at.getTime(), uuid: c.id, source: 'CARD_PRESENT' as const, kind: c.kind, order_uuid: c.order_id, amount: c.amount === null ? null : Number(c.amount), currency,
+        status: null, terminal_action: null, error: null, stan: c.stan, rrn: c.rrn, card: card(c.card_bin, c.card_last4, c.card_reading_method),
+        created_at: c.created_at.toISOString(), updated_at: c.created_at.toISOString(),
+      })),
+      ...refunds.map((r) => ({
+        at: r.created_at.getTime(), uuid: r.id, source: 'REFUND' as const, kind: 'REFUND', order_uuid: r.order_id, amount: r.amount === null ? null : Number(r.amount), currency,
+        status: r.status, terminal_action: null, error: r.error, stan: null, rrn: null, card: null,
+        created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+      })),
+    ];
+    entries.sort((a, b) => b.at - a.at);
+    return { currency, operations: entries.slice(0, q.limit).map(({ at: _at, ...e }) => e) };
   }
 
   /** A signal outside any business transaction (the socket hub announces connections with it). */

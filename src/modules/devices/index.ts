@@ -8,7 +8,7 @@
  *   installDeviceSocket(app, devices, platform);         // WebSocket /v1/device/socket, cross-process delivery
  */
 export { DevicesService, SIMULATE_QUEUE, DEADLINE_QUEUE, DEVICE_SIGNAL_CHANNEL, hashDeviceToken } from './devices.service.js';
-export type { DevicesDeps, DeviceChannel, DeviceSignal } from './devices.service.js';
+export type { DevicesDeps, DeviceChannel, DeviceSignal, DeviceHistoryEntry } from './devices.service.js';
 export { devicesRoutes } from './devices.routes.js';
 export { CardPresentService } from './card-present.service.js';
 export { cardPresentRoutes } from './card-present.routes.js';

@@ -353,6 +353,30 @@ export class MerchantsService {
   // ---- the dashboard ---------------------------------------------------------------------------------
 
   /**
+   * The merchant's own settings the dashboard shows (what D1 set: notification retries, automatic
+   * recovery, timezone) and its descendants in this environment, each with whether its sandbox merchant
+   * has been promoted to production (D2).
+   */
+  async dashboardSettings(ctx: RequestContext) {
+    const db = this.p.database.db;
+    const self = await repo.findMerchant(db, ctx.merchant.id);
+    if (!self) throw notFound('Merchant not found');
+    const ids = (await repo.selfAndDescendantIds(db, ctx.merchant.id)).filter((id) => id !== ctx.merchant.id);
+    const children = [];
+    for (const id of ids) {
+      const m = await repo.findMerchant(db, id);
+      if (!m || m.env !== ctx.env) continue;
+      const inProduction = m.env === 'sandbox' ? !!(await repo.findProductionTwin(db, m.id)) : true;
+      children.push({ uuid: m.id, name: m.name, email: m.email, parent_uuid: m.parent_id, timezone: m.timezone, created_at: m.created_at.toISOString(), in_production: inProduction });
+    }
+    return {
+      merchant: { uuid: self.id, name: self.name, timezone: self.timezone, resend_failed_notifications: self.resend_failed_notifications, autorecover_transactions: self.autorecover_transactions },
+      children,
+    };
+  }
+
+
+  /**
    * The caller context the dashboard acts with for a merchant: the merchant's internal key (issued on the
    * first use, its value thrown away), so a refund from the dashboard runs exactly as the API's does.
    */
@@ -378,6 +402,22 @@ export class MerchantsService {
 
   async dashboardUser(db: Executor, id: string) {
     return repo.findDashboardUser(db, id);
+  }
+
+  /**
+   * The group of dashboard user `userId` when the user may still act for `merchantId`: the user exists and
+   * is ACTIVE, and the merchant is the user's own in that merchant's environment (its twin) or one of its
+   * descendants, neither of them deleted. Null otherwise (an unknown user or merchant too).
+   */
+  async dashboardUserActiveFor(userId: string, merchantId: string): Promise<{ group: string } | null> {
+    const db = this.p.database.db;
+    const user = await repo.findDashboardUser(db, userId);
+    if (!user || user.status !== 'ACTIVE') return null;
+    const merchant = await repo.findMerchant(db, merchantId);
+    if (!merchant) return null;
+    const own = merchant.env === 'sandbox' ? user.client_sandbox_id : user.client_production_id;
+    if (!own || !(await repo.findMerchant(db, own))) return null;
+    return (await repo.isSelfOrDescendant(db, own, merchant.id)) ? { group: user.user_group } : null;
   }
 
   /** The user a sign-in names: by username, else by e-mail when exactly one user has it. */

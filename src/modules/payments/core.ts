@@ -262,8 +262,8 @@ export class TtlCache<V> {
 }
 
 export class PaymentsCore {
-  /** Services by id and default services by merchant and currency, for 2 s (a disabled service stops within that). */
-  readonly services = new TtlCache<ServiceWithTerminal | null>(2000);
+  /** Services by id and default services by merchant and currency, for PAYGATE_CACHE_TTL_MS (a disabled service stops within that). */
+  readonly services: TtlCache<ServiceWithTerminal | null>;
   /** Opened key signatures (validation_hash of every order-bearing response). */
   readonly #signatures = new TtlCache<Secret<string>>(60_000);
   /** Group commit of B1 orders. */
@@ -273,6 +273,7 @@ export class PaymentsCore {
     readonly p: Platform,
     readonly deps: PaymentsDeps,
   ) {
+    this.services = new TtlCache(p.config.cacheTtlMs);
     this.orderInserts = new repo.OrderInsertBatcher(() => p.database.db);
     // a service disabled (or a key revoked) in any process drops these at once
     p.invalidation?.onInvalidate(() => {

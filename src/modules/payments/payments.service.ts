@@ -29,6 +29,7 @@ import { payWallet, type WalletPayment } from './operations/wallet.js';
 import { abandonDeviceWait, startDeviceWait, type AbandonInput, type DeviceWaitInput } from './operations/device.js';
 import { acquirerThreedsAuthenticate, acquirerThreedsComplete, acquirerThreedsStart, completeAfter3ds, expireKeptCardChallenges, hasAcquirerThreeds, pending3dsCardLast4 } from './operations/threeds.js';
 import { eachOrder, searchOrders, type OrderFilters, type OrderSearchRow } from './operations/search.js';
+import { foldOverview, overview, type Overview, type OverviewQuery } from './operations/overview.js';
 
 export { EXPIRE_QUEUE, RECONCILE_QUEUE } from './operations/background.js';
 export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletUse, CardPresentRead } from './core.js';
@@ -37,6 +38,8 @@ export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 export type { WalletPayment } from './operations/wallet.js';
 export type { DccChoice } from './operations/dcc.js';
 export type { OrderFilters, OrderSearchRow } from './operations/search.js';
+export type { Overview, OverviewQuery, OverviewFigures, OverviewDay, OverviewPeriod } from './operations/overview.js';
+export { OVERVIEW_PERIODS, OVERVIEW_MAX_DAYS } from './operations/overview.js';
 export type { AbandonInput, DeviceWaitInput } from './operations/device.js';
 
 /**
@@ -171,6 +174,14 @@ export class PaymentsService implements Payments {
     return searchOrders(this.#core, ctx, f, page);
   }
 
+  /**
+   * The overview of the caller's payments for a period and the period before it, per currency (the
+   * dashboard's landing page): see operations/overview.ts for what each figure counts.
+   */
+  overview(ctx: RequestContext, q: OverviewQuery): Promise<Overview> {
+    return overview(this.#core, ctx, q);
+  }
+
   /** Every order `searchOrders` finds, in pages (the CSV export). */
   eachOrder(ctx: RequestContext, f: OrderFilters): AsyncGenerator<OrderSearchRow[]> {
     return eachOrder(this.#core, ctx, f);
@@ -282,5 +293,10 @@ export class PaymentsService implements Payments {
 
   reconcile(opts: { olderThanMs?: number } = {}): Promise<number> {
     return background.reconcile(this.#core, opts);
+  }
+
+  /** Folds up to `batch` of the overview's changes into its day rows (the recurring job does it too). */
+  foldOverview(batch = 10_000): Promise<number> {
+    return foldOverview(this.#core.db.db, batch);
   }
 }

@@ -292,6 +292,26 @@ export type SettingsInput = {
   low_value_exemption?: Partial<RiskSettings['low_value_exemption']>;
 };
 
+/** Fields whose value is a map of currency → amount: kept whole (the schema checks their keys). */
+const AMOUNT_MAPS = new Set(['amounts', 'max_amounts']);
+
+/**
+ * The part of a settings document the schema knows: keys the settings do not have (the API accepts and
+ * ignores them, decisions §10) are left out, so only known fields are stored.
+ */
+export function knownSettings(input: SettingsInput): SettingsInput {
+  const pick = (value: unknown, shape: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || shape === null || typeof shape !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (!Object.hasOwn(shape, k)) continue;
+      out[k] = AMOUNT_MAPS.has(k) ? v : pick(v, (shape as Record<string, unknown>)[k]);
+    }
+    return out;
+  };
+  return pick(input, DEFAULT_SETTINGS) as SettingsInput;
+}
+
 /** The effective settings: the stored input over the defaults. */
 export function effectiveSettings(input: SettingsInput | null | undefined): RiskSettings {
   const i = input ?? {};

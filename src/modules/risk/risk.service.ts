@@ -20,6 +20,7 @@ import {
   checkSettings,
   decide,
   effectiveSettings,
+  knownSettings,
   ipCandidates,
   ipCountry,
   key,
@@ -253,7 +254,7 @@ export class RiskService implements RiskEvaluator {
 
   /** PUT: the document given replaces the merchant's; what it leaves out takes the defaults. */
   async putRules(ctx: RequestContext, input: SettingsInput): Promise<RiskSettings> {
-    const { signature: _s, ...doc } = input as SettingsInput & { signature?: string };
+    const doc = knownSettings(input);
     const effective = effectiveSettings(doc);
     const problem = checkSettings(effective);
     if (problem) throw badRequest(problem);

@@ -5,4 +5,4 @@ export { SERVICE_TYPES, REDSYS_FAMILY, isRedsysFamily } from './services.domain.
 export type { ServiceType } from './services.domain.js';
 export { findServiceWithTerminal, findDefaultServiceForCurrency, findTerminal, listServices } from './services.repo.js';
 export type { ServiceRow, TerminalRow, ServiceWithTerminal } from './services.repo.js';
-export { Service as ServiceSchema } from './services.schemas.js';
+export { Service as ServiceSchema, Terminal as TerminalSchema } from './services.schemas.js';

@@ -69,6 +69,10 @@ export async function findTerminal(db: Executor, id: string): Promise<TerminalRo
   return db.selectFrom('terminals').selectAll().where('id', '=', id).executeTakeFirst() as Promise<TerminalRow | undefined>;
 }
 
+export async function listTerminals(db: Executor, merchantId: string, env: Env): Promise<TerminalRow[]> {
+  return db.selectFrom('terminals').selectAll().where('merchant_id', '=', merchantId).where('env', '=', env).orderBy('created_at').orderBy('id').execute() as Promise<TerminalRow[]>;
+}
+
 export async function listServices(db: Executor, merchantId: string): Promise<ServiceRow[]> {
   return db.selectFrom('services').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
 }

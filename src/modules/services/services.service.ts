@@ -180,6 +180,18 @@ export class ServicesService {
     return rows.map((s) => presentService(s, ctx.timezone));
   }
 
+  /**
+   * The terminals of the caller's merchant, for choosing one to link: credentials as the names of the
+   * keys that are set, never their values.
+   */
+  async listTerminals(ctx: RequestContext) {
+    const rows = await repo.listTerminals(this.p.database.db, ctx.merchant.id, ctx.env);
+    return rows.map((t) => {
+      const { credentials, ...rest } = presentTerminal(t, ctx.merchant.name, ctx.timezone);
+      return { ...rest, credentials_set: Object.keys(credentials ?? {}) };
+    });
+  }
+
   async getService(ctx: RequestContext, serviceId: string) {
     const db = this.p.database.db;
     const s = await repo.findService(db, serviceId);

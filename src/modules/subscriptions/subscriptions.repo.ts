@@ -471,3 +471,17 @@ export async function listPayments(db: Executor, owner: Owner, f: PaymentFilter)
   const rows = await q.selectAll().orderBy('created_at', 'asc').orderBy(sql`seq`, 'asc').limit(f.limit).offset(f.offset).execute();
   return { rows: rows as PaymentRow[], count: Number(count) };
 }
+
+/** The charge attempts that failed (FAILED, FAILED_NOTIFICATION), newest due first, a page with the count. */
+export async function listFailedPayments(db: Executor, owner: Owner, page: { limit: number; offset: number }): Promise<{ rows: PaymentRow[]; count: number }> {
+  const q = db.selectFrom('subscription_payments').where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env).where('status', 'in', ['FAILED', 'FAILED_NOTIFICATION'] as PaymentStatus[]);
+  const { count } = await q.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+  const rows = await q.selectAll().orderBy('payment_date', 'desc').orderBy('created_at', 'desc').orderBy(sql`seq`, 'desc').limit(page.limit).offset(page.offset).execute();
+  return { rows: rows as PaymentRow[], count: Number(count) };
+}
+
+/** Subscriptions of the owner by id. */
+export async function subscriptionsByIds(db: Executor, owner: Owner, ids: string[]): Promise<SubscriptionRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('subscriptions').selectAll().where('id', 'in', ids).where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env).execute() as Promise<SubscriptionRow[]>;
+}

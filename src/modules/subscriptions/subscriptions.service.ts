@@ -512,6 +512,53 @@ export class SubscriptionsService {
     };
   }
 
+  /**
+   * The failed charge attempts (declined, or not chargeable), newest due first, each with why it failed
+   * and what happens next: RETRIED (a later attempt of the same payment exists; its status), SCHEDULED
+   * (the retry is due at `next_attempt_at`) or NONE (the subscription ended: no retry).
+   */
+  async failedCharges(ctx: RequestContext, page: { limit?: number; offset?: number } = {}) {
+    const limit = page.limit ?? 50;
+    const offset = page.offset ?? 0;
+    const owner = ownerOf(ctx);
+    const { rows, count } = await repo.listFailedPayments(this.#db, owner, { limit, offset });
+    const ids = [...new Set(rows.map((r) => r.subscription_id))];
+    const subs = new Map((await repo.subscriptionsByIds(this.#db, owner, ids)).map((s) => [s.id, s]));
+    const all = await repo.paymentsOf(this.#db, ids);
+    const plans = new Map<string, repo.PlanRow | undefined>();
+    for (const s of subs.values()) if (!plans.has(s.plan_id)) plans.set(s.plan_id, await repo.findPlanById(this.#db, s.plan_id));
+    const charges = rows.map((p) => {
+      const s = subs.get(p.subscription_id)!;
+      const later = all.filter((x) => x.subscription_id === p.subscription_id && x.payment_number === p.payment_number && x.attempt > p.attempt);
+      const last = later[later.length - 1];
+      let retry: 'RETRIED' | 'SCHEDULED' | 'NONE' = 'NONE';
+      if (last) retry = 'RETRIED';
+      else if (s.active && s.next_charge_date && s.next_payment_number === p.payment_number) retry = 'SCHEDULED';
+      const plan = plans.get(s.plan_id);
+      return {
+        id: p.id,
+        subscription: p.subscription_id,
+        customer: s.customer_ext_id,
+        plan: plan?.external_id ?? '',
+        subscription_status: s.status,
+        payment_number: p.payment_number,
+        attempt: p.attempt,
+        status: p.status,
+        payment_date: new Date(p.payment_date).toISOString(),
+        amount: Number(p.amount),
+        currency: p.currency,
+        order_uuid: p.order_id,
+        reason: p.error,
+        retry,
+        retry_attempt: last ? last.attempt : null,
+        retry_status: last ? last.status : null,
+        next_attempt_at: retry === 'SCHEDULED' ? new Date(s.next_charge_date!).toISOString() : null,
+        attempts_limit: s.payment_attempts_limit,
+      };
+    });
+    return { count, charges, next_offset: offset + rows.length < count ? offset + rows.length : null };
+  }
+
   // ---- the schedule -------------------------------------------------------------------------------------
 
   /** The job of the charge `ref`, due at `at` on the merchant's clock (a sandbox clock moves the job). */

@@ -15,6 +15,7 @@ import { ApiError, badRequest, conflictOfViolation, forbidden, tooManyRequests, 
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
 import { requestContext } from './context.js';
+import { INTERNAL_TICKET_HEADER, redeemTicket } from './internal-call.js';
 import { assertKeyEnv, checkSignature, hashKey, parseAuthorization, requireProfile, type KeyResolver } from './auth.js';
 import { errorEnvelope } from './envelope.js';
 import { installGetBodyAsQuery } from './get-body.js';
@@ -47,16 +48,31 @@ export interface PlatformOptions {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * The validators' compilers, one pair per process: Ajv keeps what it compiled by schema object, so a
+ * second app built in the same process (a peer app of the tests, a gateway rebuilt after a restart in
+ * process) reuses the compiled validators of the route schemas, which are module constants.
+ */
+let compilers: { body: Ajv.default; param: Ajv.default } | null = null;
+function validatorCompilers() {
+  if (!compilers) {
+    // verbose: each error carries its schema node and value, so problems are told as sentences (PROBLEM)
+    const base = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false, verbose: true } as const;
+    compilers = {
+      // every problem of a body is reported (errors[] of the envelope), not only the first
+      body: addFormats.default(new Ajv.default({ ...base, coerceTypes: false, allErrors: true })),
+      param: addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' })),
+    };
+  }
+  return compilers;
+}
+
 /** Validator compilers: bodies are validated strictly (wrong types are 400), query and path coerced. */
 function installValidators(app: FastifyInstance): void {
-  // verbose: each error carries its schema node and value, so problems are told as sentences (PROBLEM)
-  const base = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false, verbose: true } as const;
-  // every problem of a body is reported (errors[] of the envelope), not only the first
-  const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false, allErrors: true }));
-  const paramAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }));
+  const { body, param } = validatorCompilers();
   // lenient scalars (decisions §10): marked values are read into their canonical form first (lenient.ts)
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    lenientValidator(schema, (s) => (httpPart === 'body' ? bodyAjv : paramAjv).compile(s as object)) as any,
+    lenientValidator(schema, (s) => (httpPart === 'body' ? body : param).compile(s as object)) as any,
   );
 }
 
@@ -81,6 +97,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   app.setReplySerializer((payload) => toWireJson(payload));
   app.decorateRequest('ctx', null);
   app.decorateRequest('idempotency', null);
+  app.decorateRequest('internalCall', false);
 
   // ---- errors: one handler for everything -------------------------------------------------------
   app.setErrorHandler((err: any, req, reply) => {
@@ -156,6 +173,19 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     const cfg = req.routeOptions.config;
     const env = cfg?.env;
     if (!env) return; // not an API route (health, docs, metrics)
+    // a call of the dashboard's bridge (internal-call.ts): its ticket stands for the key; the dashboard's
+    // own request passed the HTTPS check, its session and its CSRF check
+    const ticketHeader = req.headers[INTERNAL_TICKET_HEADER];
+    if (ticketHeader !== undefined) {
+      const ticket = redeemTicket(typeof ticketHeader === 'string' ? ticketHeader : undefined);
+      if (!ticket || ticket.ctx.env !== env || (cfg.auth ?? 'key') !== 'key') throw unauthorized();
+      const operationId = (req.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+      ticket.authorize(operationId);
+      ticket.operationId = operationId;
+      req.ctx = ticket.ctx;
+      req.internalCall = true;
+      return;
+    }
     if (req.protocol !== 'https') {
       if (!plainHttpAllowed(env, req.socket?.localAddress, opts.sandboxHttpAnyAddress)) {
         if (env === 'sandbox') {
@@ -201,6 +231,12 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
   app.addHook('preValidation', async (req) => {
     if (!req.ctx || !WRITE_METHODS.has(req.method)) return;
     if (req.routeOptions.config?.unsigned) return;
+    // the dashboard's bridge signs nothing: its ticket was issued for this one request
+    if (req.internalCall) {
+      const body = req.body as unknown;
+      if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest(bodyShapeProblem(req.headers['content-type'], body));
+      return;
+    }
     const body = req.body as unknown;
     if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
       throw badRequest(bodyShapeProblem(req.headers['content-type'], body));

@@ -117,7 +117,8 @@ export function installRequestLog(app: FastifyInstance, sink: RequestLogSink, no
   });
   app.addHook('onResponse', async (req, reply) => {
     const ctx = req.ctx;
-    if (!ctx) return;
+    // the dashboard's own calls are in its audit log, not in the merchant's API request log
+    if (!ctx || req.internalCall) return;
     try {
       const answer = (req as unknown as { logAnswer?: string | null }).logAnswer ?? null;
       const path = redactUrl(req.url);

@@ -104,5 +104,7 @@ declare module 'fastify' {
     ctx: RequestContext | null;
     /** Set when the request carries an Idempotency-Key being recorded. */
     idempotency: { merchantId: string; key: string } | null;
+    /** A call of the dashboard's bridge (internal-call.ts), not of an API key. */
+    internalCall: boolean;
   }
 }

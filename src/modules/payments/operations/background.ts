@@ -1,10 +1,11 @@
-/** The recurring background work of payments: the expiry sweep and the reconciler. */
+/** The recurring background work of payments: the expiry sweep, the reconciler and the overview's fold. */
 import type { ProcessorOperation } from '../../../processors/index.js';
 import { fromStatuses } from '../order-states.js';
 import * as repo from '../payments.repo.js';
 import type { PaymentsCore, Settlement } from '../core.js';
 import { settle } from './settle.js';
 import { abandonLocked } from './device.js';
+import { foldOverview } from './overview.js';
 
 /**
  * A payment waiting for a device that its deadline did not close this long after the deadline (merchant
@@ -16,6 +17,9 @@ const OPEN_STATUSES = fromStatuses('EXPIRED');
 
 export const EXPIRE_QUEUE = 'payments.expire';
 export const RECONCILE_QUEUE = 'payments.reconcile';
+export const OVERVIEW_FOLD_QUEUE = 'payments.overview-fold';
+/** How often the overview's changes are folded into its day rows (an overview reads the rest as they are). */
+export const OVERVIEW_FOLD_EVERY_MS = 30_000;
 
 export function registerJobs(core: PaymentsCore): void {
   const { p } = core;
@@ -29,6 +33,13 @@ export function registerJobs(core: PaymentsCore): void {
     await reconcile(core);
   }, sweepLease);
   p.jobs.every(RECONCILE_QUEUE, p.config.sweepEveryMs);
+  p.jobs.register(OVERVIEW_FOLD_QUEUE, async () => {
+    const batch = 10_000;
+    while ((await foldOverview(core.db.db, batch)) >= batch) {
+      // more to fold: a backlog (after an upgrade, or while the job did not run) goes in batches
+    }
+  }, sweepLease);
+  p.jobs.every(OVERVIEW_FOLD_QUEUE, OVERVIEW_FOLD_EVERY_MS);
 }
 
 /**

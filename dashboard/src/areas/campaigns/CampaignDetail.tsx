@@ -1,0 +1,126 @@
+/**
+ * A campaign's page: its progress and every payment's state (the campaign as the API reads it, every
+ * payment brought up to date with its order), refreshed while anything can still change; each order's
+ * link; the receipt and link-opening certificates (signed PDFs) to download.
+ */
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { ApiError, v1 } from '../../api';
+import { dateTime, useT } from '../../i18n';
+import { navigate } from '../../router';
+import type { AreaProps } from '../types';
+import type { Campaign } from './index';
+import { toCampaigns } from './index';
+
+interface Payment {
+  uuid: string;
+  line: number;
+  amount: number;
+  destination: string | null;
+  status: string;
+  error: string | null;
+  orderUUID: string | null;
+  link: string;
+  sentAt: string | null;
+  openedAt: string | null;
+  paidAt: string | null;
+}
+interface CampaignState {
+  detail: Campaign;
+  progress: { total: number; processed: number; PENDING: number; SENT: number; OPENED: number; PAID: number; EXPIRED: number; FAILED: number };
+  payments: Payment[];
+}
+
+const LIVE = new Set(['PENDING', 'SENT', 'OPENED']);
+const STATES = ['PENDING', 'SENT', 'OPENED', 'PAID', 'EXPIRED', 'FAILED'] as const;
+const TONE: Record<string, string> = { PAID: 'ok', FAILED: 'bad', EXPIRED: 'neutral', OPENED: 'info', SENT: 'info', PENDING: 'warn' };
+
+/** Saves a certificate (base64 PDF of G3/G4) as a file. */
+async function saveCertificate(path: string, name: string) {
+  const r = await v1<{ certificate: string }>('GET', path);
+  const bytes = Uint8Array.from(atob(r.certificate), (c) => c.charCodeAt(0));
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+export function CampaignDetail({ me, uuid }: AreaProps & { uuid: string }) {
+  const { t, lang } = useT();
+  const [failure, setFailure] = useState<string | null>(null);
+  const state = useQuery({
+    queryKey: ['campaign', me.merchant.uuid, me.env, uuid],
+    queryFn: () => v1<CampaignState>('GET', `/moto/campaign/${uuid}`),
+    refetchInterval: (q) => {
+      const d = q.state.data;
+      if (!d) return false;
+      // every 2 s while the campaign is being processed; then, while links may still be opened or paid, every 5 s
+      if (d.detail.status === 'PENDING' || d.detail.status === 'PROCESSING') return 2000;
+      return d.payments.some((p) => LIVE.has(p.status)) ? 5000 : false;
+    },
+  });
+  const d = state.data;
+  const running = !!d && (d.detail.status === 'PENDING' || d.detail.status === 'PROCESSING' || d.payments.some((p) => LIVE.has(p.status)));
+  const amount = (minor: number) => new Intl.NumberFormat(lang === 'ES' ? 'es-ES' : lang === 'PT' ? 'pt-PT' : 'en-GB', { minimumFractionDigits: 2 }).format(minor / 100);
+  const certificate = async (p: Payment, kind: 'receipt' | 'opening') => {
+    setFailure(null);
+    try {
+      await saveCertificate(`/moto/payment/${p.uuid}/${kind}-certificate`, `${kind}-certificate-${p.uuid}.pdf`);
+    } catch (e) {
+      setFailure(e instanceof ApiError ? e.details : String(e));
+    }
+  };
+  return (
+    <section aria-labelledby="campaign-title">
+      <a className="back" href="/dashboard/campaigns" onClick={(e) => toCampaigns(e)}>← {t('campaigns.back')}</a>
+      {state.error && <p className="error" role="alert">{state.error instanceof ApiError ? state.error.details : String(state.error)}</p>}
+      {d && (
+        <>
+          <div className="page-head">
+            <h1 id="campaign-title">{d.detail.description}</h1>
+            <span className={`badge ${d.detail.status === 'COMPLETED' ? 'badge-ok' : d.detail.status === 'FAILED' ? 'badge-bad' : 'badge-warn'}`} data-testid="campaign-status">{d.detail.status}</span>
+            {running && <span className="live">● {t('campaigns.refreshing')}</span>}
+          </div>
+          <div className="card">
+            <dl className="facts">
+              <dt>{t('campaigns.type')}</dt><dd>{t(`campaigns.type.${d.detail.type}` as 'campaigns.type.MAIL')}</dd>
+              <dt>{t('campaigns.created')}</dt><dd>{dateTime(d.detail.createdAt, lang, me.merchant.timezone)}</dd>
+              <dt>{t('campaigns.expires')}</dt><dd>{dateTime(d.detail.expiresAt, lang, me.merchant.timezone)}</dd>
+              {d.detail.error && <><dt>{t('campaigns.status')}</dt><dd className="error">{d.detail.error}</dd></>}
+            </dl>
+            <p data-testid="campaign-progress"><progress max={d.progress.total} value={d.progress.processed} aria-label={t('campaigns.progress', { processed: String(d.progress.processed), total: String(d.progress.total) })} /> {t('campaigns.progress', { processed: String(d.progress.processed), total: String(d.progress.total) })}</p>
+            <ul className="campaign-counts">
+              {STATES.map((s) => <li key={s}><span className={`badge badge-${TONE[s]}`}>{t(`campaigns.status.${s}`)}</span> <span className="num" data-testid={`count-${s}`}>{d.progress[s]}</span></li>)}
+            </ul>
+          </div>
+          {failure && <p className="error" role="alert">{failure}</p>}
+          <div className="table-wrap card">
+            <table className="orders" data-testid="campaign-payments">
+              <thead><tr><th scope="col">{t('campaigns.line')}</th><th scope="col">{t('campaigns.destination')}</th><th scope="col">{t('campaigns.amount')}</th><th scope="col">{t('campaigns.status')}</th><th scope="col">{t('campaigns.order')}</th><th scope="col">{t('campaigns.certificates')}</th></tr></thead>
+              <tbody>
+                {d.payments.map((p) => (
+                  <tr key={p.uuid} data-line={p.line} data-uuid={p.uuid}>
+                    <td data-label={t('campaigns.line')} className="num">{p.line}</td>
+                    <td data-label={t('campaigns.destination')} className="break">{p.destination ?? ''}{d.detail.type === 'CUSTOM_DELIVERY' && <> <a href={p.link} target="_blank" rel="noreferrer">{t('campaigns.link')}</a></>}</td>
+                    <td data-label={t('campaigns.amount')} className="num">{amount(p.amount)}</td>
+                    <td data-label={t('campaigns.status')}><span className={`badge badge-${TONE[p.status] ?? 'neutral'}`} data-testid="payment-status">{p.status}</span>{p.error && <span className="muted small"> {p.error}</span>}</td>
+                    <td data-label={t('campaigns.order')}>{p.orderUUID && <a href={`/dashboard/payments/${p.orderUUID}`} className="mono clip" onClick={(e) => { e.preventDefault(); navigate(`/payments/${p.orderUUID}`); }}>{p.orderUUID}</a>}</td>
+                    <td data-label={t('campaigns.certificates')}>
+                      <span className="inline">
+                        {d.detail.type !== 'CUSTOM_DELIVERY' && p.sentAt && <button type="button" className="secondary small-button" aria-label={t('campaigns.receipt_of', { line: String(p.line) })} onClick={() => certificate(p, 'receipt')}>{t('campaigns.receipt')}</button>}
+                        {d.detail.type === 'PHONE' && p.openedAt && <button type="button" className="secondary small-button" aria-label={t('campaigns.opening_of', { line: String(p.line) })} onClick={() => certificate(p, 'opening')}>{t('campaigns.opening')}</button>}
+                      </span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

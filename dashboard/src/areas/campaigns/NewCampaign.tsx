@@ -1,0 +1,177 @@
+/**
+ * A new MoTo campaign: a CSV file (parsed here for the preview; the file itself is sent, base64, as G1
+ * takes it) or payments typed in a table (G2). A refused campaign (422) shows each line's problems
+ * beside the line; nothing is created then.
+ */
+import { useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { parse } from 'csv-parse/browser/esm/sync';
+import { ApiError, api, v1 } from '../../api';
+import { useT } from '../../i18n';
+import { navigate } from '../../router';
+import type { AreaProps } from '../types';
+import { toCampaigns } from './index';
+
+interface LineError { line: number; msg: string }
+interface Typed { amount: string; destination: string; operative: string }
+
+const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+
+/** The rows of a CSV for the preview: header, then each record with its line number (the header is line 1). */
+export function previewOf(text: string): { header: string[]; rows: { line: number; cells: string[] }[] } | { error: string } {
+  try {
+    const records = parse(text, { relax_column_count: true, skip_empty_lines: false, bom: true }) as string[][];
+    const [header = [], ...rest] = records;
+    const rows = rest.map((cells, i) => ({ line: i + 2, cells })).filter((r) => r.cells.some((c) => c.trim() !== ''));
+    return { header, rows };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** The file as G1 takes it: `data:text/csv;base64,...` of its bytes. */
+function dataUrlOf(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(`data:text/csv;base64,${String(r.result).split(',')[1] ?? ''}`);
+    r.onerror = () => reject(r.error);
+    r.readAsDataURL(file);
+  });
+}
+
+export function NewCampaign({ me }: AreaProps) {
+  const { t } = useT();
+  const services = useQuery({ queryKey: ['campaign-services', me.merchant.uuid, me.env], queryFn: () => api<{ services: { uuid: string; name: string; enabled: boolean }[] }>('GET', '/campaigns/services') });
+  const enabled = (services.data?.services ?? []).filter((s) => s.enabled);
+  const [form, setForm] = useState({ description: '', type: 'MAIL', service: '', expires: inDays(7), subject: '' });
+  const [entry, setEntry] = useState<'FILE' | 'JSON'>('FILE');
+  const [file, setFile] = useState<{ file: File; text: string } | null>(null);
+  const [typed, setTyped] = useState<Typed[]>([{ amount: '', destination: '', operative: 'AUTHORIZATION' }]);
+  const [errors, setErrors] = useState<LineError[]>([]);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const service = form.service || enabled[0]?.uuid || '';
+  const preview = useMemo(() => (file ? previewOf(file.text) : null), [file]);
+  const byLine = useMemo(() => {
+    const m = new Map<number, string[]>();
+    for (const e of errors) m.set(e.line, [...(m.get(e.line) ?? []), e.msg]);
+    return m;
+  }, [errors]);
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+
+  const send = async () => {
+    setBusy(true);
+    setErrors([]);
+    setFailure(null);
+    const common = { description: form.description, expires_at: form.expires, service_uuid: service, subject: form.subject || null, type: form.type };
+    try {
+      const r = entry === 'FILE'
+        ? await v1<{ detail: { uuid: string } }>('POST', '/moto/campaign/file', { ...common, file: await dataUrlOf(file!.file), filename: file!.file.name })
+        : await v1<{ detail: { uuid: string } }>('POST', '/moto/campaign', {
+            ...common,
+            payments: typed.map((p) => ({ amount: Math.round(Number(p.amount.replace(',', '.')) * 100), operative: p.operative, secure: false, destination: p.destination.trim() || null })),
+          });
+      navigate(`/campaigns/${r.detail.uuid}`);
+    } catch (e) {
+      if (e instanceof ApiError && Array.isArray(e.body?.errors)) setErrors(e.body.errors.filter((x: LineError) => typeof x?.line === 'number'));
+      setFailure(e instanceof ApiError ? e.details : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const ready = form.description.trim() !== '' && service !== '' && (entry === 'FILE' ? !!preview && !('error' in preview) && preview.rows.length > 0 : typed.every((p) => Number(p.amount.replace(',', '.')) > 0));
+
+  return (
+    <section aria-labelledby="new-campaign-title">
+      <a className="back" href="/dashboard/campaigns" onClick={(e) => toCampaigns(e)}>← {t('campaigns.back')}</a>
+      <div className="page-head"><h1 id="new-campaign-title">{t('campaigns.new')}</h1></div>
+      <div className="card">
+        <div className="filter-grid">
+          <label>{t('campaigns.description')}<input name="description" maxLength={255} value={form.description} onChange={set('description')} /></label>
+          <label>{t('campaigns.type')}
+            <select name="type" value={form.type} onChange={set('type')}>
+              {['MAIL', 'PHONE', 'CUSTOM_DELIVERY'].map((x) => <option key={x} value={x}>{t(`campaigns.type.${x}` as 'campaigns.type.MAIL')}</option>)}
+            </select>
+          </label>
+          <label>{t('campaigns.service')}
+            <select name="service" value={service} onChange={set('service')}>
+              {enabled.map((s) => <option key={s.uuid} value={s.uuid}>{s.name}</option>)}
+            </select>
+          </label>
+          <label>{t('campaigns.expires')}<input name="expires" type="date" value={form.expires} onChange={set('expires')} /></label>
+          <label className="campaign-wide">{t('campaigns.subject')}<input name="subject" maxLength={255} value={form.subject} onChange={set('subject')} /></label>
+        </div>
+      </div>
+      <div className="card">
+        <fieldset className="checks campaign-entry">
+          <legend className="sr-only">{t('campaigns.entry')}</legend>
+          {(['FILE', 'JSON'] as const).map((x) => (
+            <label key={x} className="check"><input type="radio" name="entry" checked={entry === x} onChange={() => { setEntry(x); setErrors([]); setFailure(null); }} />{t(`campaigns.entry.${x}`)}</label>
+          ))}
+        </fieldset>
+        {entry === 'FILE' ? (
+          <>
+            <label>{t('campaigns.file')}
+              <input type="file" accept=".csv,text/csv" onChange={async (e) => { const f = e.target.files?.[0]; setErrors([]); setFailure(null); setFile(f ? { file: f, text: await f.text() } : null); }} />
+            </label>
+            <p className="muted small">{t('campaigns.file_help')}</p>
+            {preview && 'error' in preview && <p className="error" role="alert">{preview.error}</p>}
+            {preview && !('error' in preview) && (
+              <>
+                <h2>{t('campaigns.preview', { rows: String(preview.rows.length) })}</h2>
+                <div className="table-wrap">
+                  <table className="orders campaign-preview" data-testid="preview">
+                    <thead><tr><th scope="col">{t('campaigns.line')}</th>{preview.header.map((h, i) => <th scope="col" key={i}>{h}</th>)}</tr></thead>
+                    <tbody>
+                      {preview.rows.map((r) => (
+                        <tr key={r.line} data-line={r.line} className={byLine.has(r.line) ? 'line-bad' : undefined}>
+                          <td data-label={t('campaigns.line')} className="num">{r.line}{byLine.has(r.line) && <span className="line-error" data-testid={`line-error-${r.line}`}>{byLine.get(r.line)!.join(' · ')}</span>}</td>
+                          {preview.header.map((h, i) => <td key={i} data-label={h}>{r.cells[i] ?? ''}</td>)}
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              </>
+            )}
+          </>
+        ) : (
+          <div className="table-wrap">
+            <table className="orders" data-testid="typed">
+              <thead><tr><th scope="col">{t('campaigns.line')}</th><th scope="col">{t('campaigns.amount')}</th><th scope="col">{t('campaigns.destination')}</th><th scope="col">{t('campaigns.operative')}</th><th scope="col"><span className="sr-only">{t('order.actions')}</span></th></tr></thead>
+              <tbody>
+                {typed.map((p, i) => {
+                  const line = i + 1;
+                  const upd = (k: keyof Typed) => (e: { target: { value: string } }) => setTyped(typed.map((x, j) => (j === i ? { ...x, [k]: e.target.value } : x)));
+                  return (
+                    <tr key={i} data-line={line} className={byLine.has(line) ? 'line-bad' : undefined}>
+                      <td data-label={t('campaigns.line')} className="num">{line}{byLine.has(line) && <span className="line-error" data-testid={`line-error-${line}`}>{byLine.get(line)!.join(' · ')}</span>}</td>
+                      <td data-label={t('campaigns.amount')}><input aria-label={`${t('campaigns.amount')} ${line}`} inputMode="decimal" value={p.amount} onChange={upd('amount')} /></td>
+                      <td data-label={t('campaigns.destination')}><input aria-label={`${t('campaigns.destination')} ${line}`} value={p.destination} onChange={upd('destination')} /></td>
+                      <td data-label={t('campaigns.operative')}>
+                        <select aria-label={`${t('campaigns.operative')} ${line}`} value={p.operative} onChange={upd('operative')}>
+                          <option value="AUTHORIZATION">AUTHORIZATION</option>
+                          <option value="DEFERRED">DEFERRED</option>
+                        </select>
+                      </td>
+                      <td>{typed.length > 1 && <button type="button" className="link" onClick={() => setTyped(typed.filter((_, j) => j !== i))}>{t('campaigns.remove_row', { line: String(line) })}</button>}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            <button type="button" className="secondary" onClick={() => setTyped([...typed, { amount: '', destination: '', operative: 'AUTHORIZATION' }])}>{t('campaigns.add_row')}</button>
+          </div>
+        )}
+      </div>
+      {failure && (
+        <div className="error" role="alert" data-testid="campaign-errors">
+          <p>{errors.length > 0 ? t('campaigns.errors') : failure}</p>
+          {errors.length > 0 && <ul>{errors.map((e, i) => <li key={i}>{t('campaigns.line_error', { line: String(e.line), msg: e.msg })}</li>)}</ul>}
+        </div>
+      )}
+      <button type="button" className="primary" disabled={!ready || busy} onClick={send}>{t('campaigns.send')}</button>
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * MoTo campaigns (moto.read; sending needs moto.create): the merchant's campaigns, a new campaign from a
+ * CSV file (previewed here, sent base64 as G1) or typed payments (G2) with the API's line errors shown
+ * next to their lines, and a campaign's page (G5 and the campaign's state, refreshed while it runs).
+ */
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { api } from '../../api';
+import { dateTime, useT } from '../../i18n';
+import { navigate } from '../../router';
+import type { AreaProps } from '../types';
+import { NewCampaign } from './NewCampaign';
+import { CampaignDetail } from './CampaignDetail';
+import './area.css';
+
+export interface Campaign {
+  uuid: string;
+  createdAt: string;
+  description: string;
+  entry: string;
+  error: string | null;
+  expiresAt: string;
+  filename: string | null;
+  serviceUUID: string;
+  status: string;
+  subject: string | null;
+  type: string;
+  paymentCount: number;
+}
+
+const UUID_RE = /^\/([0-9a-f-]{36})$/i;
+
+export function CampaignsPage(props: AreaProps) {
+  const path = props.sub.split('?')[0];
+  if (path === '/new' && props.can('moto.create')) return <NewCampaign {...props} />;
+  const m = UUID_RE.exec(path);
+  if (m) return <CampaignDetail {...props} uuid={m[1]} />;
+  return <CampaignList {...props} />;
+}
+
+export function toCampaigns(e: { preventDefault(): void }, to = '') {
+  e.preventDefault();
+  navigate(`/campaigns${to}`);
+}
+
+function CampaignList({ me, can }: AreaProps) {
+  const { t, lang } = useT();
+  const list = useInfiniteQuery({
+    queryKey: ['campaigns', me.merchant.uuid, me.env],
+    queryFn: ({ pageParam }) => api<{ campaigns: Campaign[]; next_offset: number | null }>('GET', `/campaigns?limit=20&offset=${pageParam}`),
+    initialPageParam: 0,
+    getNextPageParam: (last) => last.next_offset ?? undefined,
+  });
+  const rows = list.data?.pages.flatMap((p) => p.campaigns) ?? [];
+  return (
+    <section aria-labelledby="campaigns-title">
+      <div className="page-head">
+        <h1 id="campaigns-title">{t('campaigns.title')}</h1>
+        {can('moto.create') && <a className="button primary" href="/dashboard/campaigns/new" onClick={(e) => toCampaigns(e, '/new')}>{t('campaigns.new')}</a>}
+      </div>
+      <p className="muted">{t('campaigns.intro')}</p>
+      {!can('moto.create') && <p className="muted small">{t('campaigns.read_only')}</p>}
+      {list.error && <p className="error">{String((list.error as Error).message)}</p>}
+      <div className="table-wrap card">
+        <table className="orders" data-testid="campaigns">
+          <thead><tr><th scope="col">{t('campaigns.created')}</th><th scope="col">{t('campaigns.description')}</th><th scope="col">{t('campaigns.type')}</th><th scope="col">{t('campaigns.status')}</th><th scope="col">{t('campaigns.payments')}</th></tr></thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.uuid} data-uuid={c.uuid}>
+                <td data-label={t('campaigns.created')} className="num">{dateTime(c.createdAt, lang, me.merchant.timezone)}</td>
+                <td data-label={t('campaigns.description')}><a href={`/dashboard/campaigns/${c.uuid}`} onClick={(e) => toCampaigns(e, `/${c.uuid}`)}>{c.description}</a></td>
+                <td data-label={t('campaigns.type')}>{t(`campaigns.type.${c.type}` as 'campaigns.type.MAIL')}</td>
+                <td data-label={t('campaigns.status')}><span className={`badge ${c.status === 'COMPLETED' ? 'badge-ok' : c.status === 'FAILED' ? 'badge-bad' : 'badge-warn'}`}>{c.status}</span></td>
+                <td data-label={t('campaigns.payments')} className="num">{c.paymentCount}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {list.isSuccess && rows.length === 0 && <p className="empty">{t('campaigns.none')}</p>}
+      </div>
+      {list.hasNextPage && <button type="button" className="secondary more" onClick={() => list.fetchNextPage()}>{t('campaigns.more')}</button>}
+    </section>
+  );
+}

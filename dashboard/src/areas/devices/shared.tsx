@@ -1,0 +1,111 @@
+/** What the pages of the Devices area share: the device and operation shapes, amounts, state badges. */
+import { useState } from 'react';
+import { useT } from '../../i18n';
+
+export interface Device {
+  id: string;
+  identifier: string;
+  service_uuid: string;
+  terminal_id: string;
+  mid: string;
+  active: boolean;
+  configured: boolean;
+  communication: { type: string; status: string };
+  properties: { name: string | null; model: string | null; system_name: string | null; system_version: string | null; release: string | null; hardware: string | null };
+  status: { battery_level: number | null; connection_type: string | null; connection_quality: string | null; charging: boolean | null; build_version: string | null; pending_transactions: number };
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Operation {
+  uuid: string;
+  source: 'SENT' | 'CARD_PRESENT' | 'REFUND';
+  kind: string;
+  order_uuid: string;
+  amount: number | null;
+  currency: string | null;
+  status: string | null;
+  terminal_action: string | null;
+  error: string | null;
+  stan: string | null;
+  rrn: string | null;
+  card: { bin: string | null; last4: string; reading_method: string | null } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Operation and refund states the device has not finished with. */
+export const OPEN_STATES = new Set(['QUEUED', 'SENT', 'CARD_READ', 'AUTHENTICATION_REQUIRED', 'PROCESSING']);
+/** Order states that still change by themselves. */
+export const OPEN_ORDER_STATES = new Set(['CREATED', 'PENDING_PROCESSOR_RESPONSE', 'AUTHENTICATION_REQUIRED']);
+
+const TONE: Record<string, string> = {
+  QUEUED: 'neutral', SENT: 'info', CARD_READ: 'info', PROCESSING: 'info', AUTHENTICATION_REQUIRED: 'warn',
+  APPROVED: 'ok', REFUNDED: 'ok', REFUSED: 'bad', FAILED: 'bad', CANCELLED: 'neutral', TIMED_OUT: 'neutral',
+};
+
+/** An operation's state as a badge: its word is the API's. */
+export function OpState({ value }: { value: string | null }) {
+  if (!value) return <span className="muted">—</span>;
+  return <span className={`badge badge-${TONE[value] ?? 'neutral'}`}>{value}</span>;
+}
+
+/** The decimals of a currency (EUR 2, JPY 0). */
+export function digitsOf(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+/** "12.50" or "12,5" in minor units of `currency`; null when it is not an amount. */
+export function toMinor(text: string, currency: string): number | null {
+  const digits = digitsOf(currency);
+  const s = text.trim().replace(',', '.');
+  const re = digits === 0 ? /^\d{1,12}$/ : new RegExp(`^\\d{1,12}(\\.\\d{1,${digits}})?$`);
+  if (!re.test(s)) return null;
+  const [whole, frac = ''] = s.split('.');
+  return Number(whole) * 10 ** digits + Number(frac.padEnd(digits, '0') || '0');
+}
+
+/** A one-time token with a copy button (clipboard may be refused: the token stays selectable). */
+export function TokenOnce({ token, onHide }: { token: string; onHide: () => void }) {
+  const { t } = useT();
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  return (
+    <div className="notice token-once" role="status" data-testid="device-token">
+      <p><strong>{t('devices.token_once')}</strong></p>
+      <p className="mono break" data-testid="device-token-value">{token}</p>
+      <div className="action-row">
+        <button type="button" className="primary" onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(token);
+            setCopied('yes');
+          } catch {
+            setCopied('no');
+          }
+        }}>{t('devices.copy')}</button>
+        <button type="button" className="secondary" onClick={onHide}>{t('devices.hide')}</button>
+      </div>
+      {copied && <p className="small">{copied === 'yes' ? t('devices.copied') : t('devices.copy_failed')}</p>}
+    </div>
+  );
+}
+
+export function battery(d: Device, charging: string): string {
+  if (d.status.battery_level === null) return '—';
+  return `${d.status.battery_level}%${d.status.charging ? ` (${charging})` : ''}`;
+}
+
+export function Connection({ d }: { d: Device }) {
+  const { t } = useT();
+  const online = d.communication.status === 'ONLINE';
+  return (
+    <span className="inline" data-testid="connection" data-status={d.communication.status}>
+      <span className={`badge ${online ? 'badge-ok' : 'badge-neutral'}`}>{online ? t('devices.online') : t('devices.offline')}</span>
+      <span className="small muted">{d.communication.type}</span>
+    </span>
+  );
+}
+
