@@ -15,7 +15,8 @@ let rx: Receiver;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  t = await createTestApp({ PAYGATE_CACHE_TTL_MS: '3600000' });
+  // the sweeps due every 100 ms: draining the delivery queue must not enqueue them (a round trip each)
+  t = await createTestApp({ PAYGATE_CACHE_TTL_MS: '3600000', PAYGATE_SWEEP_EVERY_MS: '100' });
   rx = await startReceiver();
   m = await t.merchant();
   await t.p.database.db.updateTable('merchants').set({ resend_failed_notifications: true }).where('id', '=', m.client_uuid).execute();

@@ -293,7 +293,8 @@ export class JobQueue {
     let total = 0;
     const names = opts.queues ?? [...this.#handlers.keys()];
     for (let round = 0; round < (opts.maxRounds ?? 1000); round++) {
-      await this.#enqueueSchedules();
+      // the schedules of the queues drained only: draining one queue adds no job (nor round trip) of another
+      await this.#enqueueSchedules(names);
       const claimed = await this.#background(() => this.#claim(names, opts.batchSize ?? this.#opts.batchSize));
       if (claimed.length === 0) break;
       // one after another, in the order they were due (then enqueued): deterministic for tests; or all
@@ -379,10 +380,10 @@ export class JobQueue {
     return p.finally(() => this.#inFlight.delete(p));
   }
 
-  async #enqueueSchedules(): Promise<void> {
+  async #enqueueSchedules(only?: string[]): Promise<void> {
     const now = Date.now();
     for (const s of this.#schedules) {
-      if (now < s.next) continue;
+      if (now < s.next || (only && !only.includes(s.queue))) continue;
       await this.enqueue(this.#opts.database.db, {
         queue: s.queue,
         dedupeKey: 'schedule',
