@@ -14,6 +14,7 @@ import cookie from '@fastify/cookie';
 import { badRequest, forbidden, notFound } from '../../platform/errors/errors.js';
 import { okEnvelope } from '../../platform/http/envelope.js';
 import { refuseCardNumbers } from '../../platform/http/pan-guard.js';
+import { refuseNul } from '../../platform/http/nul-guard.js';
 import { redactCardNumbersInUrl } from '../../platform/logging.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
 import { plainHttpAllowed } from '../../platform/http/platform.js';
@@ -238,6 +239,8 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     // (the API's guard, over every field: names, metadata, saved filters, passwords; the dashboard has no
     // card fields). A search by a card number is read (it finds nothing) and kept out of the logs.
     scope.addHook('preValidation', async (req) => {
+      // PostgreSQL text cannot hold U+0000: a search or an id carrying one is 400 naming it, as on the API
+      refuseNul(req);
       if (!WRITE.has(req.method)) return;
       refuseCardNumbers(req, { query: false, cardFields: false });
     });

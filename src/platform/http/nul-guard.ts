@@ -1,9 +1,9 @@
 /**
  * PostgreSQL text cannot hold the NUL character (U+0000): a string carrying one would fail in the
  * database as a 500. Bad input is a 400, so every API request's body, query and path parameters are
- * checked first, and the error names the field.
+ * checked first, and the error names the field (the dashboard's JSON API uses the same check).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors/errors.js';
 
 /** The path of the first string containing U+0000 (in values or keys), or null. */
@@ -25,10 +25,15 @@ export function findNul(value: unknown, path: string, depth = 0): string | null 
   return null;
 }
 
+/** 400 naming the first parameter, query field or body field that carries U+0000. */
+export function refuseNul(req: FastifyRequest): void {
+  const hit = findNul(req.params, 'params') ?? findNul(req.query, 'querystring') ?? findNul(req.body, 'body');
+  if (hit) throw badRequest(`${hit} must not contain the NUL character (\\u0000)`);
+}
+
 export function installNulGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
     if (!req.routeOptions.config?.env) return;
-    const hit = findNul(req.params, 'params') ?? findNul(req.query, 'querystring') ?? findNul(req.body, 'body');
-    if (hit) throw badRequest(`${hit} must not contain the NUL character (\\u0000)`);
+    refuseNul(req);
   });
 }
