@@ -103,7 +103,7 @@ describe('the NUL character (PostgreSQL text cannot hold it)', () => {
       if (r.dashboard.public || (r.dashboard.stages && !r.dashboard.stages.includes('ACTIVE'))) continue;
       const cl = await session();
       const body = r.hasBody ? { payload: JSON.stringify({ name: 'a\u0000b' }) } : {};
-      const type = r.hasBody ? { 'content-type': 'application/json' } : {};
+      const type: Record<string, string> = r.hasBody ? { 'content-type': 'application/json' } : {};
       const q = await t.app.inject({ method: r.method as any, url: fill(r.url, orderId), query: { external_id: 'a\u0000b' }, headers: headers(cl, type), ...body });
       expect(q.statusCode, `${r.method} ${r.url} ${q.body}`).toBe(400);
       expect(q.json().details, `${r.method} ${r.url}`).toMatch(/^querystring\/external_id must not contain the NUL character/);
