@@ -22,7 +22,7 @@ let rx: Receiver;
 const procs: ChildProcess[] = [];
 
 beforeAll(async () => {
-  g = await gatewayEnv();
+  g = await gatewayEnv({}, { migrated: true });
   gw = await startGateway(g);
   vars = printedExports(gw.stdout());
   rx = await startReceiver();

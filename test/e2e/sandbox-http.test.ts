@@ -15,7 +15,7 @@ let key = '';
 
 beforeAll(async () => {
   if (!lan) return;
-  g = await gatewayEnv({ HOST: '0.0.0.0' });
+  g = await gatewayEnv({ HOST: '0.0.0.0' }, { migrated: true });
 });
 afterAll(async () => {
   await gw?.stop();

@@ -30,7 +30,7 @@ function get(url: string, key: string): Promise<{ status: number; body: any }> {
 }
 
 beforeAll(async () => {
-  g = await gatewayEnv();
+  g = await gatewayEnv({}, { migrated: true });
   const cert = path.join(g.dataDir, 'cert.pem');
   const key = path.join(g.dataDir, 'key.pem');
   await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1']);

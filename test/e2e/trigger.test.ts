@@ -13,7 +13,7 @@ let gw: Gateway;
 let vars: Record<string, string>;
 
 beforeAll(async () => {
-  g = await gatewayEnv();
+  g = await gatewayEnv({}, { migrated: true });
   gw = await startGateway(g);
   vars = printedExports(gw.stdout());
 });

@@ -17,7 +17,7 @@ let vars: Record<string, string>;
 
 beforeAll(async () => {
   rx = await startReceiver();
-  g = await gatewayEnv({ PAYGATE_SWEEP_EVERY_MS: '200', PAYGATE_JOB_POLL_MS: '100' });
+  g = await gatewayEnv({ PAYGATE_SWEEP_EVERY_MS: '200', PAYGATE_JOB_POLL_MS: '100' }, { migrated: true });
   gw = await startGateway(g);
   vars = printedExports(gw.stdout());
 });

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, testDbKind, type TestDatabase } from './db.js';
+import { seedEmbeddedDatabase } from './pgdata-template.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,10 +32,13 @@ export interface GatewayEnv {
 
 /**
  * A data directory, a port and (on the postgres project) a fresh schema, for gateway processes.
- * The schema is left unmigrated: the gateway migrates it at start.
+ * The schema is left unmigrated: the gateway migrates it at start. `migrated`: on the embedded database,
+ * the data directory starts with the run's migrated database (pgdata-template.ts), for tests that do not
+ * test a first start.
  */
-export async function gatewayEnv(extra: Record<string, string> = {}): Promise<GatewayEnv> {
+export async function gatewayEnv(extra: Record<string, string> = {}, opts: { migrated?: boolean } = {}): Promise<GatewayEnv> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-e2e-'));
+  if (opts.migrated && testDbKind() === 'pglite') await seedEmbeddedDatabase(dataDir);
   const port = await freePort();
   let db: TestDatabase | null = null;
   const env: Record<string, string> = {

@@ -1,12 +1,17 @@
 /**
  * vitest globalSetup: names this run (PAYGATE_TEST_RUN, shared by every worker through the environment),
  * so the migrated PostgreSQL schemas the workers keep for reuse (test/helpers/db.ts) carry the run's name
- * and are dropped at its end, leaving another run's schemas alone.
+ * and are dropped at its end, leaving another run's schemas alone; so is the run's migrated embedded
+ * database (test/helpers/pgdata-template.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { dropRunSchemas } from './db.js';
+import { removeTemplate } from './pgdata-template.js';
 
 export default function setup() {
   process.env.PAYGATE_TEST_RUN ??= randomBytes(5).toString('hex');
-  return async () => dropRunSchemas();
+  return async () => {
+    removeTemplate();
+    await dropRunSchemas();
+  };
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { testDatabaseUrl, testDbKind } from './db.js';
+import { seedEmbeddedDatabase } from './pgdata-template.js';
 import { appendLogText } from './capture.js';
 
 export async function freePort(): Promise<number> {
@@ -32,9 +33,14 @@ export interface GatewayHome {
   cleanup(): Promise<void>;
 }
 
-/** A data directory and (PostgreSQL) a schema that survive restarts of the gateway. */
+/**
+ * A data directory and (PostgreSQL) a schema that survive restarts of the gateway. On the embedded
+ * database the directory starts with the run's migrated database (pgdata-template.ts): these tests are
+ * about what happens after a start, not the first one.
+ */
 export async function gatewayHome(extra: Record<string, string> = {}): Promise<GatewayHome> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-e2e-'));
+  if (testDbKind() === 'pglite') await seedEmbeddedDatabase(dataDir);
   const env: Record<string, string> = { PAYGATE_DATA_DIR: dataDir, PAYGATE_LOG_LEVEL: 'warn', ...extra };
   let schema: string | null = null;
   if (testDbKind() === 'postgres') {
