@@ -221,7 +221,8 @@ export const UpdateUserBody = Type.Object({
 export const AuditQuery = Type.Object({
   user: Type.Optional(Uuid),
   action: Type.Optional(Type.String({ maxLength: 60 })),
-  cursor: Type.Optional(Type.String({ maxLength: 30, pattern: '^[0-9]+$' })),
+  // the next_cursor of the previous page: an entry's id (a bigint; 18 digits always fit)
+  cursor: Type.Optional(Type.String({ maxLength: 18, pattern: '^[0-9]+$' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
 });
 const AuditRow = Type.Object({

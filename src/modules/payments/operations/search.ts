@@ -72,7 +72,9 @@ export function decodeOrderCursor(cursor: string): { at: Date; id: string } | nu
 function isoDate(name: string, v: string | undefined): Date | undefined {
   if (v === undefined || v === '') return undefined;
   const d = new Date(v);
-  if (!/^\d{4}-\d\d-\d\d(T[\d:.]+(Z|[+-]\d\d:?\d\d)?)?$/.test(v) || Number.isNaN(d.getTime())) throw badRequest(`${name} must be a date (YYYY-MM-DD or ISO 8601), got "${v.slice(0, 40)}"`);
+  // PostgreSQL has no year 0: a date before year 1 (0000-01-01, or 0001-01-01 at a positive offset) is refused here
+  const year = d.getUTCFullYear();
+  if (!/^\d{4}-\d\d-\d\d(T[\d:.]+(Z|[+-]\d\d:?\d\d)?)?$/.test(v) || Number.isNaN(d.getTime()) || year < 1) throw badRequest(`${name} must be a date (YYYY-MM-DD or ISO 8601) from year 1, got "${v.slice(0, 40)}"`);
   return d;
 }
 
