@@ -6,7 +6,9 @@
  *
  * The workers of a run share it: the first to need it builds it under a name of its own and renames it
  * into place (a rename is atomic: another worker sees it whole or not at all); the run's global teardown
- * removes it (test/helpers/schemas-setup.ts).
+ * removes it (test/helpers/schemas-setup.ts). A run that was killed before its teardown leaves its own
+ * behind: the next run's set-up removes those older than a day (no run lasts that long, so a template
+ * still in use by another run on the machine is never one of them).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,4 +60,26 @@ export function removeTemplate(): void {
   for (const name of fs.readdirSync(os.tmpdir())) {
     if (name === base || name.startsWith(`${base}.partial-`)) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
+}
+
+/** A day: older templates belong to runs that were killed before their teardown. */
+export const STALE_AFTER_MS = 24 * 3600_000;
+
+/** Removes the templates (and half-made ones) of earlier runs last changed more than `staleAfterMs` ago. */
+export function removeStaleTemplates(now = Date.now(), staleAfterMs = STALE_AFTER_MS, dir = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(PREFIX)) continue;
+    const full = path.join(dir, name);
+    let changed: number;
+    try {
+      changed = fs.statSync(full).mtimeMs;
+    } catch {
+      continue; // removed meanwhile
+    }
+    if (now - changed < staleAfterMs) continue;
+    fs.rmSync(full, { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }

@@ -22,3 +22,30 @@ describe('the run seed', () => {
     expect(rng(43)()).not.toBe(xs[0]);
   });
 });
+
+describe('embedded-database templates of killed runs', () => {
+  it('are removed once over a day old; a recent one (another run still going) and other files stay', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { removeStaleTemplates, STALE_AFTER_MS } = await import('../helpers/pgdata-template.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stale-templates-'));
+    try {
+      const now = Date.now();
+      const make = (name: string, ageMs: number) => {
+        fs.mkdirSync(path.join(dir, name, 'base'), { recursive: true });
+        fs.writeFileSync(path.join(dir, name, 'PG_VERSION'), '16');
+        const t = new Date(now - ageMs);
+        fs.utimesSync(path.join(dir, name), t, t);
+      };
+      make('paygate-pgdata-killedrun', STALE_AFTER_MS + 60_000);
+      make('paygate-pgdata-killedrun.partial-abc', STALE_AFTER_MS * 3);
+      make('paygate-pgdata-running', STALE_AFTER_MS - 60_000);
+      make('someone-elses-dir', STALE_AFTER_MS * 3);
+      expect(removeStaleTemplates(now, STALE_AFTER_MS, dir).sort()).toEqual(['paygate-pgdata-killedrun', 'paygate-pgdata-killedrun.partial-abc']);
+      expect(fs.readdirSync(dir).sort()).toEqual(['paygate-pgdata-running', 'someone-elses-dir']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
