@@ -3,8 +3,8 @@
  * HTTP. Each event carries the exact body and headers the delivery sends (verifiable with the
  * signature); a reconnect with Last-Event-ID or `after` resumes with nothing missed and nothing twice;
  * only the merchant's events of its environment are streamed; events made by another gateway process
- * arrive; and an event is never streamed ahead of an older transaction still running (which would make a
- * cursor skip it).
+ * arrive; an event is never streamed ahead of an older transaction still running (which would make a
+ * cursor skip it); and a stream opened without a cursor starts now, whatever else is running.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -276,6 +276,33 @@ describe('GET /events/stream', () => {
     release();
     await slow;
     expect((await s.waitEvents(2)).map((x) => data(x).uuid)).toEqual([early, late]);
+    s.close();
+  });
+
+  it('without a cursor a stream starts now: an event committed before it opened is not sent, even while an older transaction runs (PostgreSQL)', async (ctx) => {
+    if (t.db.kind !== 'postgres') ctx.skip(); // the embedded database runs one transaction at a time
+    const m = await t.merchant();
+    const other = await t.merchant();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let begun!: () => void;
+    const running = new Promise<void>((r) => (begun = r));
+    // another merchant's transaction, older than everything below, still running when the stream opens:
+    // the stream's cursor starts at it, and the event committed after it began came before the stream
+    const slow = t.p.database.transaction(async (trx) => {
+      await event(other, 'ORDER_NOTIFICATION', trx as never);
+      begun();
+      await gate;
+    });
+    await running;
+    const before = await event(m);
+    const s = await stream(m);
+    await s.ready();
+    const after = await event(m);
+    release();
+    await slow;
+    const [first] = await s.waitEvents(1);
+    expect(data(first).uuid, `the event made before the stream opened (${before}) was streamed`).toBe(after);
     s.close();
   });
 

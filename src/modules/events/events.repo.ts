@@ -166,7 +166,12 @@ export type StreamRow = EventRow & { txid: string; seq: string; ready: boolean; 
  * before them any more. The ready ones come first; a stream sends those only and looks again for the
  * rest (decisions of migrations/0840_event_stream.sql).
  */
-export async function eventsAfter(db: Executor, merchantId: string, env: string, after: { txid: string; seq: string }, limit: number): Promise<StreamRow[]> {
+/**
+ * `merchantId`'s final events of `env` after `after`, in stream order. `skipVisibleIn`: the snapshot a
+ * stream opened without a cursor took (streamHead): events of transactions that had committed by then
+ * came before the stream and are left out.
+ */
+export async function eventsAfter(db: Executor, merchantId: string, env: string, after: { txid: string; seq: string }, limit: number, skipVisibleIn: string | null = null): Promise<StreamRow[]> {
   const { rows } = await sql<StreamRow>`
     select ${sql.raw(EVENT_COLUMNS.map((c) => `e.${c}`).join(', '))},
       e.txid::text as txid, e.seq::text as seq,
@@ -175,6 +180,7 @@ export async function eventsAfter(db: Executor, merchantId: string, env: string,
     from events e join merchants m on m.id = e.merchant_id
     where e.merchant_id = ${merchantId} and e.env = ${env}
       and (e.txid, e.seq) > (${after.txid}::xid8, ${after.seq}::bigint) and e.seq is not null
+      ${skipVisibleIn === null ? sql`` : sql`and not pg_visible_in_snapshot(e.txid, ${skipVisibleIn}::pg_snapshot)`}
     order by e.txid, e.seq
     limit ${limit}`.execute(db);
   return rows;
@@ -182,9 +188,11 @@ export async function eventsAfter(db: Executor, merchantId: string, env: string,
 
 /**
  * The head of every stream now: the oldest transaction still running (or the next one). Every event
- * from it on is still to be streamed; every event before it is already written.
+ * before it is already written; from it on, the events of transactions that had committed by now (those
+ * visible in `snapshot`) are written too, and the others are still to come.
  */
-export async function streamHead(db: Executor): Promise<{ txid: string; seq: string }> {
-  const { rows } = await sql<{ xmin: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(db);
-  return { txid: rows[0].xmin, seq: '0' };
+export async function streamHead(db: Executor): Promise<{ txid: string; seq: string; snapshot: string }> {
+  const { rows } = await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(db);
+  const snapshot = rows[0].snapshot;
+  return { txid: snapshot.split(':')[0]!, seq: '0', snapshot };
 }

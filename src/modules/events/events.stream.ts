@@ -49,6 +49,12 @@ interface Stream {
   env: Env;
   out: PassThrough;
   cursor: StreamCursor;
+  /**
+   * Opened without a cursor: the snapshot taken then. The cursor starts at its oldest running
+   * transaction, and the events of transactions visible in it (committed before the stream opened) are
+   * not sent: the stream starts now.
+   */
+  opened: string | null;
   types: string[];
   busy: boolean;
   again: boolean;
@@ -97,7 +103,12 @@ export class EventStreams {
       }
     }
     this.#admit(ctx.merchant.id);
-    cursor ??= await repo.streamHead(this.p.database.db);
+    let opened: string | null = null;
+    if (!cursor) {
+      const head = await repo.streamHead(this.p.database.db);
+      cursor = { txid: head.txid, seq: head.seq };
+      opened = head.snapshot;
+    }
     await this.#listen();
     // again after the waits: streams opened meanwhile count, and a gateway closing meanwhile adds none
     this.#admit(ctx.merchant.id);
@@ -109,6 +120,7 @@ export class EventStreams {
       env: ctx.env,
       out,
       cursor,
+      opened,
       types: parseTypes(req.types),
       busy: false,
       again: false,
@@ -292,7 +304,7 @@ export class EventStreams {
   async #sendReady(s: Stream): Promise<void> {
     for (;;) {
       if (s.closed) return;
-      const rows = await repo.eventsAfter(this.p.database.db, s.merchantId, s.env, s.cursor, PAGE);
+      const rows = await repo.eventsAfter(this.p.database.db, s.merchantId, s.env, s.cursor, PAGE, s.opened);
       if (rows.some((r) => r.ready) && !(await this.#keyStillValid(s))) return;
       let sent = 0;
       let pending = false;
