@@ -19664,7 +19664,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                            enabled: boolean;
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19799,7 +19799,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                            enabled: boolean;
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -19936,7 +19936,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                            enabled: boolean;
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];
@@ -20210,7 +20210,7 @@ export interface operations {
                             uuid: string;
                             /** @enum {unknown} */
                             type: "WHITELIST" | "BLACKLIST" | "GREYLIST";
-                            enabled: boolean | (0 | 1) | ("true" | "false" | "1" | "0");
+                            enabled: boolean;
                             description: string;
                             /** @description services the list applies to (a list linked to none applies to no payment) */
                             services: string[];

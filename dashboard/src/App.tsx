@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, setCsrf, type Me } from './api';
+import { ApiError, api, setCsrf, type Answer, type Me, type Permission } from './api';
 import { LANGS, LangContext, translator, useT, type Lang } from './i18n';
 import { navigate, usePath } from './router';
 import { Payments } from './pages/Payments';
@@ -82,10 +82,10 @@ function SignIn({ onLang }: { onLang: (l: Lang) => void }) {
   const qc = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const submit = useMutation({
-    mutationFn: (f: { login: string; password: string }) => api<Me>('POST', '/session', f),
+    mutationFn: (f: { login: string; password: string }) => api<Answer<'/session', 'post'>>('POST', '/session', f),
     onSuccess: (me) => {
       setCsrf(me.csrf_token);
-      qc.setQueryData(['session'], me);
+      qc.setQueryData<Me | null>(['session'], me);
       onLang(me.user.language as Lang);
     },
     onError: (err) => setError(err instanceof ApiError ? err.details : t('error.network')),
@@ -182,9 +182,9 @@ function SecondFactor() {
     const value = String(new FormData(e.currentTarget).get('code') ?? '').trim();
     setError(null);
     try {
-      const me = await api<Me>('POST', '/session/totp', recovery ? { recovery_code: value } : { code: value });
+      const me = await api<Answer<'/session/totp', 'post'>>('POST', '/session/totp', recovery ? { recovery_code: value } : { code: value });
       setCsrf(me.csrf_token);
-      qc.setQueryData(['session'], me);
+      qc.setQueryData<Me | null>(['session'], me);
     } catch (err) {
       setError(err instanceof ApiError ? err.details : t('error.network'));
     }
@@ -216,9 +216,9 @@ function ChangePassword() {
     if (f.get('new_password') !== f.get('repeat')) return setError(t('password.mismatch'));
     setError(null);
     try {
-      const me = await api<Me>('POST', '/session/password', { current_password: String(f.get('current_password')), new_password: String(f.get('new_password')) });
+      const me = await api<Answer<'/session/password', 'post'>>('POST', '/session/password', { current_password: String(f.get('current_password')), new_password: String(f.get('new_password')) });
       setCsrf(me.csrf_token);
-      qc.setQueryData(['session'], me);
+      qc.setQueryData<Me | null>(['session'], me);
     } catch (err) {
       setError(err instanceof ApiError ? err.details : t('error.network'));
     }
@@ -252,12 +252,12 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   const qc = useQueryClient();
   const path = usePath();
   const [menu, setMenu] = useState(false);
-  const switchTo = async (path: string, body: unknown) => {
-    const next = await api<Me>('PUT', path, body);
+  const switchTo = async (path: '/session/env' | '/session/merchant', body: unknown) => {
+    const next = await api<Answer<'/session/env' | '/session/merchant', 'put'>>('PUT', path, body);
     setCsrf(next.csrf_token);
     // nothing of the other environment or merchant stays on screen
     qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
-    qc.setQueryData(['session'], next);
+    qc.setQueryData<Me | null>(['session'], next);
     navigate('/payments');
   };
   const signOut = async (everywhere: boolean) => {
@@ -267,7 +267,7 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
     qc.setQueryData(['session'], null);
     navigate('/');
   };
-  const can = (p: string) => me.permissions.includes(p);
+  const can = (p: Permission) => me.permissions.includes(p);
   // the landing page (the dashboard's root, and right after sign-in) is the overview for the groups that read payments
   const landing = path === '/' && can('payments.read');
   useEffect(() => {

@@ -2,8 +2,35 @@
  * The dashboard API client: JSON over fetch with the session cookie (same origin), the CSRF token on
  * every change, and the API's error envelope turned into an ApiError whose `details` the pages show as
  * the server wrote it (the contract's own words for a refused refund).
+ *
+ * The answers' types are not written here by hand: they come from the OpenAPI documents, generated from
+ * the server's route schemas: `Answer<'/orders', 'get'>` from docs/dashboard-openapi.json (schema.ts,
+ * `npm run openapi`), `V1Answer<'/payment', 'post'>` from docs/openapi.json (the API's typed client,
+ * clients/typescript/schema.ts, `npm run client`). A server change that breaks the app fails `tsc`.
  */
+import type { paths } from './schema';
+import type { components as V1Components, paths as V1Paths } from '../../clients/typescript/schema';
+
 export const API = '/dashboard/api';
+
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+/** The JSON body of an operation's success answer (200, else 201). */
+type Success<Op> = Op extends { responses: infer R }
+  ? R extends { 200: { content: { 'application/json': infer B } } }
+    ? B
+    : R extends { 201: { content: { 'application/json': infer B } } }
+      ? B
+      : never
+  : never;
+/** The methods of a path item whose success answer is JSON (a CSV export or an event stream is no `Answer`). */
+type MethodOf<Item> = { [M in Method]: [Success<Item[M & keyof Item]>] extends [never] ? never : M }[Method];
+
+/** What a dashboard API route answers, by its path in docs/dashboard-openapi.json and its method: `Answer<'/orders', 'get'>`. */
+export type Answer<P extends keyof paths, M extends MethodOf<paths[P]>> = Success<paths[P][M & keyof paths[P]]>;
+/** What a merchant API route answers through the bridge (`v1`), by its path in docs/openapi.json and its method: `V1Answer<'/payment', 'post'>`. */
+export type V1Answer<P extends keyof V1Paths, M extends MethodOf<V1Paths[P]>> = Success<V1Paths[P][M & keyof V1Paths[P]]>;
+/** A named record of the merchant API's document (e.g. the `LineProblem` of a refused file's 422): `V1Schema<'LineProblem'>`. */
+export type V1Schema<Name extends keyof V1Components['schemas']> = V1Components['schemas'][Name];
 
 export class ApiError extends Error {
   constructor(
@@ -22,7 +49,11 @@ export function setCsrf(token: string | null) {
   csrf = token;
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * A call of the dashboard API. `T` is what it answers, `Answer<path, method>`; without it the answer is
+ * `unknown` (never guessed from where the answer goes, so an answer the page reads is always typed).
+ */
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<NoInfer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
@@ -50,36 +81,14 @@ export function qs(params: Record<string, unknown>): string {
   return s ? `?${s}` : '';
 }
 
-export type Permission = string;
+/** The signed-in user, the stage, the CSRF token, the merchant and environment looked at (GET /session; the sign-in steps and switches answer the same). */
+export type Me = Answer<'/session', 'get'>;
 
-export interface Me {
-  user: { uuid: string; username: string; email: string; language: string; group: string; totp_enabled: boolean };
-  stage: 'PASSWORD_CHANGE' | 'TOTP' | 'ACTIVE';
-  csrf_token: string;
-  env: 'sandbox' | 'production';
-  envs: ('sandbox' | 'production')[];
-  merchant: { uuid: string; name: string; timezone: string };
-  merchants: { uuid: string; name: string; parent_uuid: string | null }[];
-  permissions: Permission[];
-  idle_timeout_s: number;
-}
+/** What a user's group may do (the server's role table). */
+export type Permission = Me['permissions'][number];
 
-export interface OrderRow {
-  uuid: string;
-  created_at: string;
-  status: string;
-  operative: string;
-  amount: number;
-  currency: string;
-  refunded: number;
-  captured: number;
-  reference: string | null;
-  customer: string | null;
-  description: string;
-  service_uuid: string;
-  method: string | null;
-  card: { bin: string | null; last4: string; brand: string } | null;
-}
+/** An order of the payments list. */
+export type OrderRow = Answer<'/orders', 'get'>['orders'][number];
 
 export interface Filters {
   q?: string;
@@ -100,9 +109,10 @@ export interface Filters {
 /**
  * The merchant API through the dashboard's bridge: `v1('POST', '/payment', body)` is the API's B1 for the
  * merchant and environment looked at (no signature: the session stands for the key). The answer is the
- * API's own envelope; a refusal throws ApiError with the API's `details`.
+ * API's own envelope (type it with `V1Answer<path, method>`: the dashboard document only says the bridge
+ * answers an object); a refusal throws ApiError with the API's `details`.
  */
-export function v1<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export function v1<T = unknown>(method: string, path: string, body?: unknown): Promise<NoInfer<T>> {
   return api<T>(method, `/v1${path}`, body ?? (method === 'GET' ? undefined : {}));
 }
 

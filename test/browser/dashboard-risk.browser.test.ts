@@ -45,7 +45,7 @@ describe('risk', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Yes, do it' }).click();
     await page.getByTestId('list-page').waitFor();
     listUuid = /\/risk\/l\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
-    await page.getByLabel('Service').selectOption(m.service_uuid!);
+    await page.getByRole('combobox', { name: 'Service' }).selectOption(m.service_uuid!);
     await page.getByRole('button', { name: 'Link service' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Yes, do it' }).click();
     await expect.poll(() => page.getByTestId('list-services').locator('li').count()).toBe(1);

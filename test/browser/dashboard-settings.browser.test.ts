@@ -62,9 +62,18 @@ describe('Configuration', () => {
     await page.getByRole('button', { name: 'Create service' }).click();
     await page.getByTestId('service-page').waitFor();
     await expect.poll(() => page.getByTestId('service-state').textContent()).toBe('Enabled');
-    await page.getByRole('group', { name: 'Alternative payment methods offered' }).waitFor();
+    const apms = page.getByRole('group', { name: 'Alternative payment methods offered' });
+    await apms.waitFor();
     await axe(page, 'service page');
     expect(await page.content()).not.toContain(KEY_SECURE);
+
+    // an APM offered on the service, ticked on the page: saved, and ticked when the page is opened again
+    const serviceUuid = /\/settings\/services\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    const apm = apms.getByRole('checkbox').first();
+    await apm.click(); // the box shows the service's saved state: it is ticked once the change is saved
+    await expect.poll(async () => (await m.api.get(`/service/${serviceUuid}/apms`)).body.service.apms.length).toBe(1);
+    await page.reload();
+    await expect.poll(() => apm.isChecked()).toBe(true);
 
     // a template: the preview follows the colour typed, before anything is saved
     await page.getByRole('link', { name: 'Templates' }).click();

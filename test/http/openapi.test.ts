@@ -160,4 +160,15 @@ describe('OpenAPI document', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('the dashboard types (dashboard/src/schema.ts) are generated from the current dashboard document (run `npm run openapi`)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paygate-dashboard-schema-'));
+    try {
+      const out = path.join(dir, 'schema.ts');
+      await run('node_modules/.bin/openapi-typescript', ['docs/dashboard-openapi.json', '-o', out], { maxBuffer: 64 * 1024 * 1024 });
+      expect(fs.readFileSync('dashboard/src/schema.ts', 'utf8') === fs.readFileSync(out, 'utf8'), 'dashboard/src/schema.ts is stale: run `npm run openapi`').toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

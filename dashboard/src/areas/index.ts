@@ -4,6 +4,7 @@
  * role table: an area a group may not use is not in its menu (and its routes answer 403 anyway).
  */
 import type { ComponentType } from 'react';
+import type { Permission } from '../api';
 import type { AreaProps } from './types';
 import { OverviewPage } from './overview';
 import { TerminalPage } from './terminal';
@@ -21,7 +22,7 @@ export interface Area {
   path: string;
   /** its menu entry's word */
   nav: `nav.${string}`;
-  visible: (can: (permission: string) => boolean) => boolean;
+  visible: (can: (permission: Permission) => boolean) => boolean;
   Page: ComponentType<AreaProps>;
 }
 

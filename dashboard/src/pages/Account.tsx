@@ -4,13 +4,13 @@
  */
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, setCsrf, type Me } from '../api';
+import { ApiError, api, setCsrf, type Answer, type Me } from '../api';
 import { useT } from '../i18n';
 
 export function Account({ me }: { me: Me }) {
   const { t } = useT();
   const qc = useQueryClient();
-  const [setup, setSetup] = useState<{ secret: string; qr_code: string } | null>(null);
+  const [setup, setSetup] = useState<Answer<'/account/totp/setup', 'post'> | null>(null);
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const [codes, setCodes] = useState<string[] | null>(null);
@@ -30,7 +30,7 @@ export function Account({ me }: { me: Me }) {
         <h2>{t('totp.title')}</h2>
         <p>{me.user.totp_enabled ? t('totp.on') : t('totp.off')}</p>
         {!me.user.totp_enabled && !setup && (
-          <button type="button" className="primary" onClick={() => run(async () => setSetup(await api('POST', '/account/totp/setup')))}>{t('totp.start')}</button>
+          <button type="button" className="primary" onClick={() => run(async () => setSetup(await api<Answer<'/account/totp/setup', 'post'>>('POST', '/account/totp/setup')))}>{t('totp.start')}</button>
         )}
         {setup && !codes && (
           <div className="totp-setup">
@@ -39,7 +39,7 @@ export function Account({ me }: { me: Me }) {
             <p className="small">{t('totp.secret')}: <code className="mono break" data-testid="totp-secret">{setup.secret}</code></p>
             <label>{t('totp.code')}<input inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} /></label>
             <button type="button" className="primary" onClick={() => run(async () => {
-              const r = await api<{ recovery_codes: string[] }>('POST', '/account/totp/enable', { code: code.trim() });
+              const r = await api<Answer<'/account/totp/enable', 'post'>>('POST', '/account/totp/enable', { code: code.trim() });
               setCodes(r.recovery_codes);
               setCode('');
             })}>{t('totp.enable')}</button>
@@ -82,9 +82,9 @@ function ChangePasswordCard() {
   const save = async () => {
     if (next !== repeat) return setMessage({ ok: false, text: t('password.mismatch') });
     try {
-      const me = await api<Me>('POST', '/session/password', { current_password: current, new_password: next });
+      const me = await api<Answer<'/session/password', 'post'>>('POST', '/session/password', { current_password: current, new_password: next });
       setCsrf(me.csrf_token);
-      qc.setQueryData(['session'], me);
+      qc.setQueryData<Me | null>(['session'], me);
       setCurrent('');
       setNext('');
       setRepeat('');

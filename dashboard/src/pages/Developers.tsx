@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, qs, type Me } from '../api';
+import { api, qs, type Answer, type Me } from '../api';
 import { useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
@@ -35,15 +35,13 @@ export function Developers({ me, tab }: { me: Me; tab: 'keys' | 'deliveries' | '
   );
 }
 
-interface Key { uuid: string; prefix: string; profiles: string[]; description: string | null; created_at: string; revoked_at: string | null; last_used_at: string | null }
-
 function Keys({ me }: { me: Me }) {
   const { t } = useT();
   const qc = useQueryClient();
-  const keys = useQuery({ queryKey: ['keys', me.merchant.uuid], queryFn: () => api<{ keys: Key[] }>('GET', '/developers/keys') });
+  const keys = useQuery({ queryKey: ['keys', me.merchant.uuid], queryFn: () => api<Answer<'/developers/keys', 'get'>>('GET', '/developers/keys') });
   const [profiles, setProfiles] = useState<string[]>(['payment', 'refund']);
   const [description, setDescription] = useState('');
-  const [issued, setIssued] = useState<{ api_key: string; signature: string } | null>(null);
+  const [issued, setIssued] = useState<Pick<Answer<'/developers/keys', 'post'>, 'api_key' | 'signature'> | null>(null);
   const canWrite = me.permissions.includes('developers.keys');
   return (
     <>
@@ -65,7 +63,7 @@ function Keys({ me }: { me: Me }) {
             title={t('dev.create_key')}
             message={profiles.join(', ')}
             onConfirm={async () => {
-              const r = await api<{ api_key: string; signature: string }>('POST', '/developers/keys', { profiles, description: description || null });
+              const r = await api<Answer<'/developers/keys', 'post'>>('POST', '/developers/keys', { profiles, description: description || null });
               setIssued({ api_key: r.api_key, signature: r.signature });
               await qc.invalidateQueries({ queryKey: ['keys'] });
             }}
@@ -110,13 +108,11 @@ function Keys({ me }: { me: Me }) {
   );
 }
 
-interface Event { uuid: string; created: string; order_uuid: string | null; url: string; status: string; attempts: number }
-
 function Deliveries({ me }: { me: Me }) {
   const { t } = useT();
   const qc = useQueryClient();
   const [status, setStatus] = useState('');
-  const q = useQuery({ queryKey: ['deliveries', me.merchant.uuid, status], queryFn: () => api<{ events: Event[] }>('GET', `/developers/deliveries${qs({ status })}`) });
+  const q = useQuery({ queryKey: ['deliveries', me.merchant.uuid, status], queryFn: () => api<Answer<'/developers/deliveries', 'get'>>('GET', `/developers/deliveries${qs({ status })}`) });
   return (
     <>
       <div className="card filters">
@@ -157,8 +153,6 @@ function Deliveries({ me }: { me: Me }) {
   );
 }
 
-interface Req { uuid: string; method: string; path: string; status: number; duration_ms: number; idempotency_key: string | null; request_id: string; order_uuid: string | null; created_at: string; request_body?: string | null; response_body?: string | null }
-
 function pretty(body: string | null | undefined): string {
   if (!body) return '—';
   try {
@@ -172,8 +166,8 @@ function Requests() {
   const { t } = useT();
   const [filter, setFilter] = useState<{ request_id?: string; status?: string }>({});
   const [open, setOpen] = useState<string | null>(null);
-  const list = useQuery({ queryKey: ['requests', filter], queryFn: () => api<{ requests: Req[]; retention_days: number }>('GET', `/developers/requests${qs(filter)}`) });
-  const detail = useQuery({ queryKey: ['request', open], enabled: !!open, queryFn: () => api<{ request: Req }>('GET', `/developers/requests/${open}`) });
+  const list = useQuery({ queryKey: ['requests', filter], queryFn: () => api<Answer<'/developers/requests', 'get'>>('GET', `/developers/requests${qs(filter)}`) });
+  const detail = useQuery({ queryKey: ['request', open], enabled: !!open, queryFn: () => api<Answer<'/developers/requests/{uuid}', 'get'>>('GET', `/developers/requests/${open}`) });
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);

@@ -5,53 +5,14 @@
  */
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Me } from '../api';
+import { api, type Answer, type Me, type Permission } from '../api';
 import { money, useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 
-interface Tx {
-  uuid: string;
-  created: string;
-  operative: string;
-  amount: number;
-  authorization: string;
-  processor_id: string | null;
-  status: string;
-  error: string;
-  error_details: string | null;
-  source: { object?: string; bin?: number | null; last4?: string; brand?: string; phone?: string } | null;
-  antifraud: { evaluation: string; score: number; triggered_rules: string[] } | null;
-}
-interface Notification {
-  uuid: string;
-  created: string;
-  url: string;
-  status: string;
-  attempts: number;
-  deliveries?: { attempted_at: string; http_status: number | null; error: string | null; duration_ms: number }[];
-}
-interface Detail {
-  order: {
-    uuid: string;
-    created: string;
-    amount: number;
-    status: string;
-    refunded: number;
-    paid: boolean;
-    customer: string | null;
-    reference: string | null;
-    additional: string | null;
-    service: string;
-    transactions: Tx[];
-    threeds_data: { version: string | null; flow: string | null; status: string | null; eci: string | null; exemption: string | null } | null;
-  };
-  currency: string;
-  notifications: Notification[];
-  payment_url: string | null;
-  requests: { uuid: string; method: string; path: string; status: number; request_id: string; created_at: string }[];
-}
+/** An order with its transactions, notifications and API requests. */
+type Detail = Answer<'/orders/{uuid}', 'get'>;
 
 const PAYMENTS = new Set(['AUTHORIZATION', 'DEFERRED', 'PAYOUT']);
 
@@ -61,7 +22,7 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   const q = useQuery({ queryKey: ['order', me.env, me.merchant.uuid, uuid], queryFn: () => api<Detail>('GET', `/orders/${uuid}`) });
   const [copied, setCopied] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const can = (p: string) => me.permissions.includes(p);
+  const can = (p: Permission) => me.permissions.includes(p);
   const refresh = async () => {
     await qc.invalidateQueries({ queryKey: ['order', me.env, me.merchant.uuid, uuid] });
     await qc.invalidateQueries({ queryKey: ['orders'] });
@@ -73,7 +34,8 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   const m = (v: number) => money(v, currency, lang);
   const payment = [...order.transactions].reverse().find((x) => PAYMENTS.has(x.operative));
   const approved = order.transactions.find((x) => PAYMENTS.has(x.operative) && x.status === 'SUCCESS');
-  const card = payment?.source && payment.source.last4 ? payment.source : null;
+  // a stored card or account has its last 4; an APM's source (Bizum, a voucher...) has none
+  const card = payment?.source && 'last4' in payment.source && payment.source.last4 ? payment.source : null;
   const captured = order.transactions.filter((x) => x.operative === 'CONFIRMATION' && x.status === 'SUCCESS').reduce((s, x) => s + x.amount, 0);
   const paidAmount = approved ? (approved.operative === 'DEFERRED' ? captured : approved.amount) : 0;
   const left = Math.max(0, paidAmount - order.refunded);

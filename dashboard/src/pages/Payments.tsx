@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import * as Dialog from '@radix-ui/react-dialog';
-import { API, api, qs, type Filters, type Me, type OrderRow } from '../api';
+import { API, api, qs, type Answer, type Filters, type Me, type OrderRow } from '../api';
 import { dateTime, money, useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
@@ -15,10 +15,9 @@ const STATUSES = ['CREATED', 'PENDING_PROCESSOR_RESPONSE', 'SUCCESS', 'PENDING_C
 const OPERATIVES = ['AUTHORIZATION', 'DEFERRED', 'PAYOUT', 'TRANSFER', 'PARTIAL_AUTHORIZATION'];
 const METHODS = ['CARD', 'BIZUM', 'PAYPAL', 'BANK_ACCOUNT', 'GOOGLE_PAY', 'APPLE_PAY'];
 
-interface Page {
-  orders: OrderRow[];
-  next_cursor: string | null;
-}
+type Page = Answer<'/orders', 'get'>;
+/** A saved view: a name for a set of filters. */
+type SavedView = Answer<'/views', 'get'>['views'][number];
 
 const col = createColumnHelper<OrderRow>();
 
@@ -63,7 +62,7 @@ export function Payments({ me }: { me: Me }) {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
-  const views = useQuery({ queryKey: ['views'], queryFn: () => api<{ views: { uuid: string; name: string; filters: Filters }[] }>('GET', '/views') });
+  const views = useQuery({ queryKey: ['views'], queryFn: () => api<Answer<'/views', 'get'>>('GET', '/views') });
 
   // live: the gateway's stream says when payments of this merchant change; the list is read again
   useEffect(() => {
@@ -197,7 +196,7 @@ export function Payments({ me }: { me: Me }) {
   );
 }
 
-function SavedViews({ views, current, onPick }: { views: { uuid: string; name: string; filters: Filters }[]; current: Filters; onPick: (f: Filters) => void }) {
+function SavedViews({ views, current, onPick }: { views: SavedView[]; current: Filters; onPick: (f: Filters) => void }) {
   const { t } = useT();
   const qc = useQueryClient();
   const [open, setOpen] = useState(false);

@@ -4,18 +4,17 @@
  */
 import { useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { API, api, qs, type Me } from '../api';
+import { API, api, qs, type Answer, type Me } from '../api';
 import { useT } from '../i18n';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 
 const GROUPS = ['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'];
 
-interface User { uuid: string; username: string; email: string; language: string; group: string; status: string; totp_enabled: boolean; must_change_password: boolean; created_at: string }
 
 export function Users({ me }: { me: Me }) {
   const { t } = useT();
   const qc = useQueryClient();
-  const users = useQuery({ queryKey: ['users', me.merchant.uuid], queryFn: () => api<{ users: User[] }>('GET', '/users') });
+  const users = useQuery({ queryKey: ['users', me.merchant.uuid], queryFn: () => api<Answer<'/users', 'get'>>('GET', '/users') });
   const [form, setForm] = useState({ username: '', email: '', language: 'ES', group: 'VIEWER' });
   const [groups, setGroups] = useState<Record<string, string>>({});
   const refresh = () => qc.invalidateQueries({ queryKey: ['users'] });
@@ -95,14 +94,12 @@ export function Users({ me }: { me: Me }) {
   );
 }
 
-interface Entry { id: string; created_at: string; username: string | null; action: string; target: string | null; ip: string | null; details: unknown }
-
 export function Audit({ me }: { me: Me }) {
   const { t } = useT();
   const [action, setAction] = useState('');
   const q = useInfiniteQuery({
     queryKey: ['audit', me.merchant.uuid, action],
-    queryFn: ({ pageParam }) => api<{ entries: Entry[]; next_cursor: string | null }>('GET', `/audit${qs({ action, cursor: pageParam, limit: 100 })}`),
+    queryFn: ({ pageParam }) => api<Answer<'/audit', 'get'>>('GET', `/audit${qs({ action, cursor: pageParam, limit: 100 })}`),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });

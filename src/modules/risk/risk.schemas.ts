@@ -23,7 +23,7 @@ export const ColorList = Type.Object(
   {
     uuid: Uuid,
     type: Type.Enum([...LIST_TYPES]),
-    enabled: Bool(),
+    enabled: Type.Boolean(),
     description: Type.String(),
     services: Type.Array(Uuid, { description: 'services the list applies to (a list linked to none applies to no payment)' }),
     items_count: Type.Integer(),

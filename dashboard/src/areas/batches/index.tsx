@@ -6,30 +6,15 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { API, ApiError, api, download, qs, v1, type Me } from '../../api';
+import { API, ApiError, api, download, qs, v1, type Answer, type Me, type V1Answer, type V1Schema } from '../../api';
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
 import type { AreaProps } from '../types';
 import './area.css';
 
-export interface Batch {
-  uuid: string;
-  type: 'AUTHORIZATION' | 'REFUND';
-  filename: string;
-  status: 'SCHEDULED' | 'PROCESSING' | 'COMPLETED';
-  execute_at: string;
-  created_at: string;
-  finished_at: string | null;
-  total: number;
-  pending: number;
-  succeeded: number;
-  failed: number;
-  progress: number;
-}
-
-interface BatchLine { line: number; status: string; order_uuid: string; amount: number | null; outcome: string | null; error: string | null }
-interface LineProblem { line: number; msg: string }
+/** One problem of one line of a refused file (the 422's `errors`). */
+type LineProblem = V1Schema<'LineProblem'>;
 
 const UUID = /^\/([0-9a-fA-F-]{36})$/;
 
@@ -45,7 +30,7 @@ function BatchList({ me, can }: AreaProps) {
   const [limit, setLimit] = useState(50);
   const q = useQuery({
     queryKey: ['batches', me.merchant.uuid, me.env, limit],
-    queryFn: () => api<{ batches: Batch[]; next_offset: number | null }>('GET', `/batches${qs({ limit })}`),
+    queryFn: () => api<Answer<'/batches', 'get'>>('GET', `/batches${qs({ limit })}`),
     // a file being processed moves by itself
     refetchInterval: (query) => (query.state.data?.batches.some((b) => b.status !== 'COMPLETED') ? 5000 : false),
   });
@@ -121,7 +106,7 @@ async function submit(me: Me, kind: 'authorizations' | 'refunds', body: { data: 
     data = null;
   }
   if (!res.ok) return { ok: false as const, details: String(data?.details ?? `${res.status} ${res.statusText}`), errors: (data?.errors ?? []) as LineProblem[] };
-  return { ok: true as const, batch: data.batch as Batch };
+  return { ok: true as const, batch: (data as V1Answer<'/batch/authorizations' | '/batch/refunds', 'post'>).batch };
 }
 
 function Upload({ me }: { me: Me }) {
@@ -203,7 +188,7 @@ function BatchDetail({ me, uuid, canSeeOrders }: { me: Me; uuid: string; canSeeO
   const [limit, setLimit] = useState(200);
   const q = useQuery({
     queryKey: ['batch', me.merchant.uuid, me.env, uuid, limit],
-    queryFn: () => v1<{ batch: Batch; lines: BatchLine[]; next_offset?: number | null }>('GET', `/batch/${uuid}${qs({ limit })}`),
+    queryFn: () => v1<V1Answer<'/batch/{batch_uuid}', 'get'>>('GET', `/batch/${uuid}${qs({ limit })}`),
     refetchInterval: (query) => (query.state.data && query.state.data.batch.status === 'COMPLETED' ? false : 2000),
   });
   const [dlError, setDlError] = useState<string | null>(null);

@@ -5,31 +5,15 @@
  */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, v1 } from '../../api';
+import { ApiError, v1, type V1Answer } from '../../api';
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
-import type { Campaign } from './index';
 import { toCampaigns } from './index';
 
-interface Payment {
-  uuid: string;
-  line: number;
-  amount: number;
-  destination: string | null;
-  status: string;
-  error: string | null;
-  orderUUID: string | null;
-  link: string;
-  sentAt: string | null;
-  openedAt: string | null;
-  paidAt: string | null;
-}
-interface CampaignState {
-  detail: Campaign;
-  progress: { total: number; processed: number; PENDING: number; SENT: number; OPENED: number; PAID: number; EXPIRED: number; FAILED: number };
-  payments: Payment[];
-}
+/** The campaign, its progress and every payment (G5). */
+type CampaignState = V1Answer<'/moto/campaign/{campaign_uuid}', 'get'>;
+type Payment = CampaignState['payments'][number];
 
 const LIVE = new Set(['PENDING', 'SENT', 'OPENED']);
 const STATES = ['PENDING', 'SENT', 'OPENED', 'PAID', 'EXPIRED', 'FAILED'] as const;
@@ -37,7 +21,7 @@ const TONE: Record<string, string> = { PAID: 'ok', FAILED: 'bad', EXPIRED: 'neut
 
 /** Saves a certificate (base64 PDF of G3/G4) as a file. */
 async function saveCertificate(path: string, name: string) {
-  const r = await v1<{ certificate: string }>('GET', path);
+  const r = await v1<V1Answer<'/moto/payment/{moto_payment_uuid}/opening-certificate' | '/moto/payment/{moto_payment_uuid}/receipt-certificate', 'get'>>('GET', path);
   const bytes = Uint8Array.from(atob(r.certificate), (c) => c.charCodeAt(0));
   const a = document.createElement('a');
   a.href = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));

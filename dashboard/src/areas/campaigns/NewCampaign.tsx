@@ -6,13 +6,14 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { parse } from 'csv-parse/browser/esm/sync';
-import { ApiError, api, v1 } from '../../api';
+import { ApiError, api, v1, type Answer, type V1Answer, type V1Schema } from '../../api';
 import { useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import { toCampaigns } from './index';
 
-interface LineError { line: number; msg: string }
+/** One problem of one line of a refused campaign (the 422's `errors`). */
+type LineError = V1Schema<'LineProblem'>;
 interface Typed { amount: string; destination: string; operative: string }
 
 const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
@@ -41,7 +42,7 @@ function dataUrlOf(file: File): Promise<string> {
 
 export function NewCampaign({ me }: AreaProps) {
   const { t } = useT();
-  const services = useQuery({ queryKey: ['campaign-services', me.merchant.uuid, me.env], queryFn: () => api<{ services: { uuid: string; name: string; enabled: boolean }[] }>('GET', '/campaigns/services') });
+  const services = useQuery({ queryKey: ['campaign-services', me.merchant.uuid, me.env], queryFn: () => api<Answer<'/campaigns/services', 'get'>>('GET', '/campaigns/services') });
   const enabled = (services.data?.services ?? []).filter((s) => s.enabled);
   const [form, setForm] = useState({ description: '', type: 'MAIL', service: '', expires: inDays(7), subject: '' });
   const [entry, setEntry] = useState<'FILE' | 'JSON'>('FILE');
@@ -66,8 +67,8 @@ export function NewCampaign({ me }: AreaProps) {
     const common = { description: form.description, expires_at: form.expires, service_uuid: service, subject: form.subject || null, type: form.type };
     try {
       const r = entry === 'FILE'
-        ? await v1<{ detail: { uuid: string } }>('POST', '/moto/campaign/file', { ...common, file: await dataUrlOf(file!.file), filename: file!.file.name })
-        : await v1<{ detail: { uuid: string } }>('POST', '/moto/campaign', {
+        ? await v1<V1Answer<'/moto/campaign/file', 'post'>>('POST', '/moto/campaign/file', { ...common, file: await dataUrlOf(file!.file), filename: file!.file.name })
+        : await v1<V1Answer<'/moto/campaign', 'post'>>('POST', '/moto/campaign', {
             ...common,
             payments: typed.map((p) => ({ amount: Math.round(Number(p.amount.replace(',', '.')) * 100), operative: p.operative, secure: false, destination: p.destination.trim() || null })),
           });

@@ -4,28 +4,13 @@
  * next to their lines, and a campaign's page (G5 and the campaign's state, refreshed while it runs).
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { api } from '../../api';
+import { api, type Answer } from '../../api';
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import { NewCampaign } from './NewCampaign';
 import { CampaignDetail } from './CampaignDetail';
 import './area.css';
-
-export interface Campaign {
-  uuid: string;
-  createdAt: string;
-  description: string;
-  entry: string;
-  error: string | null;
-  expiresAt: string;
-  filename: string | null;
-  serviceUUID: string;
-  status: string;
-  subject: string | null;
-  type: string;
-  paymentCount: number;
-}
 
 const UUID_RE = /^\/([0-9a-f-]{36})$/i;
 
@@ -46,7 +31,7 @@ function CampaignList({ me, can }: AreaProps) {
   const { t, lang } = useT();
   const list = useInfiniteQuery({
     queryKey: ['campaigns', me.merchant.uuid, me.env],
-    queryFn: ({ pageParam }) => api<{ campaigns: Campaign[]; next_offset: number | null }>('GET', `/campaigns?limit=20&offset=${pageParam}`),
+    queryFn: ({ pageParam }) => api<Answer<'/campaigns', 'get'>>('GET', `/campaigns?limit=20&offset=${pageParam}`),
     initialPageParam: 0,
     getNextPageParam: (last) => last.next_offset ?? undefined,
   });

@@ -4,17 +4,12 @@
  * a new address (E6) and the removal of an address (E8).
  */
 import { useState } from 'react';
-import { v1 } from '../../api';
+import { v1, type Answer } from '../../api';
 import { useT } from '../../i18n';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 
-interface Phone { number: string; prefix: string | null }
-export interface ProfileData {
-  first_name: string; last_name: string; cardholder_name: string | null; email: string | null;
-  document_identification_issuer_type?: string | null; document_identification_type: string | null; document_identification_number: string | null;
-  phone: Phone | null; mobile_phone: Phone | null; work_phone: Phone | null; home_phone: Phone | null;
-  birthdate: string | null; occupation: string | null; source_of_funds: string | null; social_security_number: string | null;
-}
+/** The profile as GET /customers/one answers it (sent back as it is in the fields not edited here). */
+export type ProfileData = NonNullable<Answer<'/customers/one', 'get'>['customer']['profile']>;
 
 const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
 

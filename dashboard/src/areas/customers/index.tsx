@@ -6,34 +6,18 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, qs, v1, type OrderRow } from '../../api';
+import { ApiError, api, qs, v1, type Answer, type V1Answer } from '../../api';
 import { dateTime, money, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
-import { AddressAdder, AddressRemover, ProfileEditor } from './edit';
+import type { ListsAnswer } from '../risk';
+import { AddressAdder, AddressRemover, ProfileEditor, type ProfileData } from './edit';
 import './area.css';
 
-interface CustomerRow { external_id: string; name: string | null; email: string | null; created_at: string }
-interface Phone { number: string; prefix: string | null }
-interface Profile {
-  first_name: string; last_name: string; cardholder_name: string | null; email: string | null;
-  document_identification_type: string | null; document_identification_number: string | null;
-  phone: Phone | null; mobile_phone: Phone | null; work_phone: Phone | null; home_phone: Phone | null;
-  birthdate: string | null; occupation: string | null; source_of_funds: string | null; social_security_number: string | null;
-}
-interface Address { uuid: string; address1: string; address2: string | null; address3: string | null; city: string; country: string; default: boolean; state_code: string; type: string; zip_code: string }
-interface Account { uuid: string; account_number: string; account_type: string }
-interface Detail { external_id: string; created_at: string; accounts: Account[]; addresses: Address[]; profile: Profile | null }
-export interface Source {
-  object: string; uuid: string; brand: string; holder: string; bin: number | null; last4: string;
-  expire_month: string | null; expire_year: string | null; validation_date: string | null; creation_date: string;
-  additional: string | null; tokenization_service_uuid: string | null; is_blacklisted: boolean;
-}
-interface Verification { uuid: string; source_uuid: string; status: string; result: string | null; created: string }
-interface Service { uuid: string; name?: string; description?: string; type?: string }
-interface ColorList { uuid: string; type: string; enabled: boolean; description: string }
+type Phone = NonNullable<ProfileData['phone']>;
+type Verification = V1Answer<'/payment-method/{type}/verify-holder', 'post'>['verification'];
 
 /** A card as the dashboard shows it: brand, BIN and last 4, the middle masked. */
 export function maskedCard(s: { bin: number | null; last4: string }): string {
@@ -55,7 +39,7 @@ function CustomerList({ me, can, sub }: AreaProps) {
   const [newId, setNewId] = useState('');
   const list = useInfiniteQuery({
     queryKey: ['customers', me.env, me.merchant.uuid, q],
-    queryFn: ({ pageParam }) => api<{ customers: CustomerRow[]; next_cursor: string | null }>('GET', `/customers${qs({ q, cursor: pageParam })}`),
+    queryFn: ({ pageParam }) => api<Answer<'/customers', 'get'>>('GET', `/customers${qs({ q, cursor: pageParam })}`),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
@@ -120,27 +104,27 @@ function CustomerPage({ me, can, externalId }: AreaProps & { externalId: string 
   const enc = encodeURIComponent(externalId);
   const detail = useQuery({
     queryKey: ['customer', me.env, me.merchant.uuid, externalId],
-    queryFn: () => api<{ customer: Detail }>('GET', `/customers/one${qs({ external_id: externalId })}`),
+    queryFn: () => api<Answer<'/customers/one', 'get'>>('GET', `/customers/one${qs({ external_id: externalId })}`),
     retry: false,
   });
   const sources = useQuery({
     queryKey: ['customer-sources', me.env, me.merchant.uuid, externalId],
-    queryFn: () => v1<{ sources: Source[] }>('GET', `/customer/${enc}/sources?status=ALL`),
+    queryFn: () => v1<V1Answer<'/customer/{ext_id}/sources', 'get'>>('GET', `/customer/${enc}/sources?status=ALL`),
     enabled: detail.isSuccess,
   });
   const orders = useQuery({
     queryKey: ['customer-orders', me.env, me.merchant.uuid, externalId],
-    queryFn: () => api<{ orders: OrderRow[]; next_cursor: string | null }>('GET', `/orders${qs({ customer: externalId, limit: 20 })}`),
+    queryFn: () => api<Answer<'/orders', 'get'>>('GET', `/orders${qs({ customer: externalId, limit: 20 })}`),
     enabled: detail.isSuccess && can('payments.read'),
   });
   const services = useQuery({
     queryKey: ['services', me.env, me.merchant.uuid],
-    queryFn: () => v1<{ services: Service[] }>('GET', '/client/services'),
+    queryFn: () => v1<V1Answer<'/client/services', 'get'>>('GET', '/client/services'),
     enabled: can('customers.manage') && can('terminals.manage'),
   });
   const blacklists = useQuery({
     queryKey: ['security-lists', me.env, me.merchant.uuid, 'BLACKLIST'],
-    queryFn: () => v1<{ colorlists: ColorList[] }>('GET', '/security-lists?type=BLACKLIST'),
+    queryFn: () => v1<ListsAnswer>('GET', '/security-lists?type=BLACKLIST'),
     enabled: can('risk.manage'),
   });
   const [verified, setVerified] = useState<Record<string, Verification>>({});
@@ -246,7 +230,7 @@ function CustomerPage({ me, can, externalId }: AreaProps & { externalId: string 
                           title={t('customers.verify')}
                           message={t('customers.verify_help', { card: `${s.brand} ${maskedCard(s)}` })}
                           onConfirm={async () => {
-                            const r = await v1<{ verification: Verification }>('POST', `/payment-method/${type}/verify-holder`, { source_uuid: s.uuid, service, holder: { name: holder } });
+                            const r = await v1<V1Answer<'/payment-method/{type}/verify-holder', 'post'>>('POST', `/payment-method/${type}/verify-holder`, { source_uuid: s.uuid, service, holder: { name: holder } });
                             setVerified((x) => ({ ...x, [s.uuid]: r.verification }));
                           }}
                         >
@@ -255,7 +239,7 @@ function CustomerPage({ me, can, externalId }: AreaProps & { externalId: string 
                             <label>{t('customers.service')}
                               <select value={service} onChange={(e) => setService(e.target.value)}>
                                 <option value="">—</option>
-                                {services.data.services.map((x) => <option key={x.uuid} value={x.uuid}>{x.name || x.description || x.uuid}</option>)}
+                                {services.data.services.map((x) => <option key={x.uuid} value={x.uuid}>{x.name || x.uuid}</option>)}
                               </select>
                             </label>
                           ) : (

@@ -5,21 +5,21 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, v1 } from '../../api';
+import { api, ApiError, v1, type Answer, type V1Answer } from '../../api';
 import { dateTime, money, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
 import { Follow } from './Follow';
-import { battery, Connection, OpState, TokenOnce, toMinor, type Device, type Operation } from './shared';
+import { battery, Connection, OpState, TokenOnce, toMinor, type Device } from './shared';
 
 export function DevicePage({ me, can, id, follow }: AreaProps & { id: string; follow: string | null }) {
   const { t, lang } = useT();
   const qc = useQueryClient();
-  const dq = useQuery({ queryKey: ['device', me.env, me.merchant.uuid, id], queryFn: () => v1<{ device: Device }>('GET', `/device/${id}`), refetchInterval: 5000 });
+  const dq = useQuery({ queryKey: ['device', me.env, me.merchant.uuid, id], queryFn: () => v1<V1Answer<'/device/{id}', 'get'>>('GET', `/device/${id}`), refetchInterval: 5000 });
   const ops = useQuery({
     queryKey: ['device-ops', me.env, me.merchant.uuid, id],
-    queryFn: () => api<{ currency: string | null; operations: Operation[] }>('GET', `/devices/${id}/operations`),
+    queryFn: () => api<Answer<'/devices/{id}/operations', 'get'>>('GET', `/devices/${id}/operations`),
     refetchInterval: 5000,
   });
   const [token, setToken] = useState<string | null>(null);
@@ -70,7 +70,7 @@ export function DevicePage({ me, can, id, follow }: AreaProps & { id: string; fo
                   trigger={<button type="button" className="secondary">{t('devices.rotate')}</button>}
                   title={t('devices.rotate')}
                   message={t('devices.confirm_rotate', { identifier: d.identifier })}
-                  onConfirm={async () => { const r = await v1<{ token: string }>('POST', `/device/${d.id}/token`); setToken(r.token); await refresh(); }}
+                  onConfirm={async () => { const r = await v1<V1Answer<'/device/{id}/token', 'post'>>('POST', `/device/${d.id}/token`); setToken(r.token); await refresh(); }}
                 />
               </div>
               {token && <TokenOnce token={token} onHide={() => setToken(null)} />}
@@ -140,7 +140,7 @@ function Send({ device, currency, onSent }: { device: Device; currency: string; 
     setError(null);
     try {
       const path = text('kind') === 'PREAUTHORIZATION' ? '/device/preauthorization' : '/device/payment';
-      const r = await v1<{ order: { uuid: string } }>('POST', path, {
+      const r = await v1<V1Answer<'/device/payment' | '/device/preauthorization', 'post'>>('POST', path, {
         device: device.id, amount, description: text('description'), ...(text('reference') ? { reference: text('reference') } : {}),
       });
       form.reset();

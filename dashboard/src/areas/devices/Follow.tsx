@@ -6,26 +6,21 @@
  */
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, v1, type Me } from '../../api';
+import { api, ApiError, v1, type Answer, type Me, type Permission, type V1Answer } from '../../api';
 import { money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Status } from '../../components/Status';
-import { OPEN_ORDER_STATES, OPEN_STATES, OpState, toMinor, type Device, type Operation } from './shared';
+import { OPEN_ORDER_STATES, OPEN_STATES, OpState, toMinor, type Device } from './shared';
 
-interface Order {
-  uuid: string;
-  status: string;
-  amount: number;
-  refunded: number;
-  paid: boolean;
-}
+type OrderAnswer = V1Answer<'/order/{order_uuid}', 'get'>;
+type OperationsAnswer = Answer<'/devices/{id}/operations', 'get'>;
 
 const POLL_MS = 1500;
 const STEPS = ['devices.step_sent', 'devices.step_device', 'devices.step_card', 'devices.step_end'] as const;
 const STEP_OF: Record<string, number> = { QUEUED: 0, SENT: 1, CARD_READ: 2, AUTHENTICATION_REQUIRED: 1 };
 
-export function Follow({ me, can, device, order, currency, onClose }: { me: Me; can: (p: string) => boolean; device: Device; order: string; currency: string; onClose: () => void }) {
+export function Follow({ me, can, device, order, currency, onClose }: { me: Me; can: (p: Permission) => boolean; device: Device; order: string; currency: string; onClose: () => void }) {
   const { t, lang } = useT();
   const qc = useQueryClient();
   const [notice, setNotice] = useState<string | null>(null);
@@ -35,13 +30,13 @@ export function Follow({ me, can, device, order, currency, onClose }: { me: Me; 
   // processed yet changes the order later)
   const stillLive = () => {
     if (qc.getQueryState(oKey)?.status === 'error' || qc.getQueryState(pKey)?.status === 'error') return false;
-    const od = qc.getQueryData<{ order: Order }>(oKey);
-    const pd = qc.getQueryData<{ operations: Operation[] }>(pKey);
+    const od = qc.getQueryData<OrderAnswer>(oKey);
+    const pd = qc.getQueryData<OperationsAnswer>(pKey);
     if (!od || !pd) return POLL_MS;
     return OPEN_ORDER_STATES.has(od.order.status) || pd.operations.some((x) => x.status && OPEN_STATES.has(x.status)) ? POLL_MS : false;
   };
-  const oq = useQuery({ queryKey: oKey, queryFn: () => v1<{ order: Order }>('GET', `/order/${order}`), refetchInterval: stillLive });
-  const pq = useQuery({ queryKey: pKey, queryFn: () => api<{ operations: Operation[] }>('GET', `/devices/${device.id}/operations?order=${order}`), refetchInterval: stillLive });
+  const oq = useQuery({ queryKey: oKey, queryFn: () => v1<OrderAnswer>('GET', `/order/${order}`), refetchInterval: stillLive });
+  const pq = useQuery({ queryKey: pKey, queryFn: () => api<OperationsAnswer>('GET', `/devices/${device.id}/operations?order=${order}`), refetchInterval: stillLive });
   const o = oq.data?.order;
   const entries = pq.data?.operations ?? [];
   const sent = entries.find((x) => x.source === 'SENT');
@@ -112,7 +107,7 @@ export function Follow({ me, can, device, order, currency, onClose }: { me: Me; 
           {mayRefund && (
             <AmountAction label={t('devices.refund')} message={t('devices.confirm_refund')} currency={currency} testId="device-refund"
               run={async (amount) => {
-                const r = await v1<{ refund?: unknown }>('POST', '/device/refund', { device: device.id, order_uuid: order, ...(amount !== null ? { amount } : {}) });
+                const r = await v1<V1Answer<'/device/refund', 'post'>>('POST', '/device/refund', { device: device.id, order_uuid: order, ...(amount !== null ? { amount } : {}) });
                 await after(r.refund ? t('devices.refund_queued') : t('done.ok'));
               }} />
           )}

@@ -5,12 +5,12 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, qs, v1 } from '../../api';
+import { ApiError, qs, v1, type V1Answer } from '../../api';
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import { DevicePage } from './DevicePage';
-import { battery, Connection, TokenOnce, type Device } from './shared';
+import { battery, Connection, TokenOnce } from './shared';
 import './area.css';
 
 export function DevicesPage(props: AreaProps) {
@@ -25,7 +25,7 @@ function DeviceList({ me, can }: AreaProps) {
   const [filter, setFilter] = useState<{ identifier?: string; communication_type?: string; active?: string }>({});
   const list = useQuery({
     queryKey: ['devices', me.env, me.merchant.uuid, filter],
-    queryFn: () => v1<{ devices: Device[] }>('GET', `/devices${qs(filter)}`),
+    queryFn: () => v1<V1Answer<'/devices', 'get'>>('GET', `/devices${qs(filter)}`),
     refetchInterval: 5000,
   });
   const search = (e: FormEvent<HTMLFormElement>) => {
@@ -96,13 +96,11 @@ function DeviceList({ me, can }: AreaProps) {
   );
 }
 
-interface Service { uuid: string; name: string; enabled?: boolean }
-
 function Register({ me }: { me: AreaProps['me'] }) {
   const { t } = useT();
   const qc = useQueryClient();
-  const services = useQuery({ queryKey: ['services', me.env, me.merchant.uuid], queryFn: () => v1<{ services: Service[] }>('GET', '/client/services') });
-  const [issued, setIssued] = useState<{ device: Device; token: string } | null>(null);
+  const services = useQuery({ queryKey: ['services', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/client/services', 'get'>>('GET', '/client/services') });
+  const [issued, setIssued] = useState<V1Answer<'/device', 'post'> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent<HTMLFormElement>) => {
@@ -114,7 +112,7 @@ function Register({ me }: { me: AreaProps['me'] }) {
     setError(null);
     try {
       const properties = { ...(text('name') ? { name: text('name') } : {}), ...(text('model') ? { model: text('model') } : {}) };
-      const r = await v1<{ device: Device; token: string }>('POST', '/device', {
+      const r = await v1<V1Answer<'/device', 'post'>>('POST', '/device', {
         service: text('service'), identifier: text('identifier'), communication_type: text('communication_type'),
         ...(Object.keys(properties).length ? { properties } : {}),
       });

@@ -1,38 +1,13 @@
 /** What the pages of the Devices area share: the device and operation shapes, amounts, state badges. */
 import { useState } from 'react';
+import type { Answer, V1Answer } from '../../api';
 import { useT } from '../../i18n';
 
-export interface Device {
-  id: string;
-  identifier: string;
-  service_uuid: string;
-  terminal_id: string;
-  mid: string;
-  active: boolean;
-  configured: boolean;
-  communication: { type: string; status: string };
-  properties: { name: string | null; model: string | null; system_name: string | null; system_version: string | null; release: string | null; hardware: string | null };
-  status: { battery_level: number | null; connection_type: string | null; connection_quality: string | null; charging: boolean | null; build_version: string | null; pending_transactions: number };
-  created_at: string;
-  updated_at: string;
-}
+/** A card-present device of the merchant (merchant API, through the bridge). */
+export type Device = V1Answer<'/device/{id}', 'get'>['device'];
 
-export interface Operation {
-  uuid: string;
-  source: 'SENT' | 'CARD_PRESENT' | 'REFUND';
-  kind: string;
-  order_uuid: string;
-  amount: number | null;
-  currency: string | null;
-  status: string | null;
-  terminal_action: string | null;
-  error: string | null;
-  stan: string | null;
-  rrn: string | null;
-  card: { bin: string | null; last4: string; reading_method: string | null } | null;
-  created_at: string;
-  updated_at: string;
-}
+/** What a device did: an operation sent to it, a card-present payment, a refund (the dashboard's list). */
+export type Operation = Answer<'/devices/{id}/operations', 'get'>['operations'][number];
 
 /** Operation and refund states the device has not finished with. */
 export const OPEN_STATES = new Set(['QUEUED', 'SENT', 'CARD_READ', 'AUTHENTICATION_REQUIRED', 'PROCESSING']);

@@ -7,7 +7,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { ApiError, api, qs } from '../../api';
+import { ApiError, api, qs, type Answer } from '../../api';
 import { money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
@@ -16,28 +16,8 @@ import './area.css';
 type Period = 'today' | '7d' | '30d' | '90d' | 'custom';
 const PERIODS: Period[] = ['today', '7d', '30d', '90d', 'custom'];
 
-interface Day { date: string; orders: number; paid: number; volume: number; refunds: number; declines: number }
-interface Figures {
-  orders: number;
-  paid: number;
-  conversion: number | null;
-  volume: number;
-  charges: number;
-  refunds: { count: number; amount: number };
-  declines: Array<{ reason: string; count: number }>;
-  threeds: Array<{ outcome: string; count: number }>;
-  methods: Array<{ method: string; kind: string; count: number; amount: number }>;
-  series: Day[];
-}
-interface Overview {
-  period: Period;
-  timezone: string;
-  from: string;
-  to: string;
-  previous: { from: string; to: string };
-  days: number;
-  currencies: Array<{ currency: string; current: Figures; previous: Figures }>;
-}
+/** The figures of one currency in one period (the period chosen, or the one of the same length before it). */
+type Figures = Answer<'/overview', 'get'>['overview']['currencies'][number]['current'];
 
 /** Colours with at least 3:1 contrast on white (the charts' marks). */
 const COLORS = ['#1d4ed8', '#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#9d174d', '#57534e'];
@@ -82,7 +62,7 @@ export function OverviewPage({ me, sub }: AreaProps) {
   const query = sel.period === 'custom' ? { period: 'custom', from: sel.from, to: sel.to } : { period: sel.period };
   const data = useQuery({
     queryKey: ['overview', me.env, me.merchant.uuid, query],
-    queryFn: () => api<{ overview: Overview }>('GET', `/overview${qs(query)}`).then((r) => r.overview),
+    queryFn: () => api<Answer<'/overview', 'get'>>('GET', `/overview${qs(query)}`).then((r) => r.overview),
     enabled: sel.period !== 'custom' || (!!sel.from && !!sel.to),
   });
   const choose = (p: Period) => {

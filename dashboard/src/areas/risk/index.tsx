@@ -8,7 +8,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { parse } from 'csv-parse/browser/esm/sync';
-import { ApiError, api, qs, v1, type OrderRow } from '../../api';
+import { ApiError, api, qs, v1, type Answer, type V1Answer } from '../../api';
 import { dateTime, money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
@@ -17,9 +17,9 @@ import type { AreaProps } from '../types';
 import { AntifraudRules } from './rules';
 import './area.css';
 
-export interface ColorList { uuid: string; type: string; enabled: boolean; description: string; services: string[]; items_count: number; created: string; updated: string }
-interface Item { uuid: string; type: string; value: string; description: string | null; created: string }
-interface Service { uuid: string; name: string; type: string; enabled: boolean }
+/** The security lists (L2), and one list (L3). */
+export type ListsAnswer = V1Answer<'/security-lists', 'get'>;
+type ListAnswer = V1Answer<'/security-list/{list_uuid}', 'get'>;
 
 const TYPES = ['WHITELIST', 'BLACKLIST', 'GREYLIST'] as const;
 /** Item types the dashboard adds (CARD would carry a card number: a stored card is CARD_UUID instead). */
@@ -66,7 +66,7 @@ function Lists({ me, can }: AreaProps) {
   const [form, setForm] = useState({ type: 'BLACKLIST', description: '', enabled: true });
   const lists = useQuery({
     queryKey: ['security-lists', me.env, me.merchant.uuid, type],
-    queryFn: () => v1<{ colorlists: ColorList[] }>('GET', `/security-lists${qs({ type })}`),
+    queryFn: () => v1<ListsAnswer>('GET', `/security-lists${qs({ type })}`),
   });
   const refresh = () => qc.invalidateQueries({ queryKey: ['security-lists'] });
   return (
@@ -89,7 +89,7 @@ function Lists({ me, can }: AreaProps) {
               title={t('risk.create')}
               message={`${t(`risk.type.${form.type}` as Key)}: ${form.description.trim()}`}
               onConfirm={async () => {
-                const r = await v1<{ colorlists: ColorList }>('POST', '/security-list', { ...form, description: form.description.trim() });
+                const r = await v1<V1Answer<'/security-list', 'post'>>('POST', '/security-list', { ...form, description: form.description.trim() });
                 setForm({ ...form, description: '' });
                 await refresh();
                 navigate(`/risk/l/${r.colorlists.uuid}`);
@@ -157,15 +157,15 @@ function ListPage({ me, can, uuid }: AreaProps & { uuid: string }) {
   const [importError, setImportError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const file = useRef<HTMLInputElement>(null);
-  const list = useQuery({ queryKey: ['security-list', me.env, uuid], queryFn: () => v1<{ colorlists: ColorList }>('GET', `/security-list/${uuid}`), retry: false });
+  const list = useQuery({ queryKey: ['security-list', me.env, uuid], queryFn: () => v1<ListAnswer>('GET', `/security-list/${uuid}`), retry: false });
   const items = useQuery({
     queryKey: ['security-list-items', me.env, uuid, offset],
-    queryFn: () => v1<{ items: Item[]; count: number; next_offset: number | null }>('GET', `/security-list/${uuid}/items${qs({ limit: PAGE, offset })}`),
+    queryFn: () => v1<V1Answer<'/security-list/{list_uuid}/items', 'get'>>('GET', `/security-list/${uuid}/items${qs({ limit: PAGE, offset })}`),
     enabled: list.isSuccess,
   });
   const services = useQuery({
     queryKey: ['services', me.env, me.merchant.uuid],
-    queryFn: () => v1<{ services: Service[] }>('GET', '/client/services'),
+    queryFn: () => v1<V1Answer<'/client/services', 'get'>>('GET', '/client/services'),
     enabled: can('terminals.manage'),
   });
   const refresh = async () => {
@@ -192,7 +192,7 @@ function ListPage({ me, can, uuid }: AreaProps & { uuid: string }) {
       const { items: rows, skipped } = readItemsCsv(await f.text());
       let added = 0;
       for (let i = 0; i < rows.length; i += BATCH) {
-        const r = await v1<{ added: number }>('POST', `/security-list/${uuid}/items`, { items: rows.slice(i, i + BATCH) });
+        const r = await v1<V1Answer<'/security-list/{list_uuid}/items', 'post'>>('POST', `/security-list/${uuid}/items`, { items: rows.slice(i, i + BATCH) });
         added += r.added;
       }
       const cards = skipped.filter((s) => s.why === 'CARD').map((s) => s.line);
@@ -260,9 +260,11 @@ function ListPage({ me, can, uuid }: AreaProps & { uuid: string }) {
         </ul>
         {manage && (
           <div className="filters">
-            {services.data ? (
+            {/* a user who may list the services picks one (the list disabled while it loads: never the
+                uuid field, swapped for the list under the user's typing); others type its uuid */}
+            {can('terminals.manage') && !services.isError ? (
               <label className="grow">{t('risk.service')}
-                <select value={service} onChange={(e) => setService(e.target.value)}>
+                <select value={service} disabled={!services.data} onChange={(e) => setService(e.target.value)}>
                   <option value="">—</option>
                   {unlinked.map((s) => <option key={s.uuid} value={s.uuid}>{s.name} ({s.type})</option>)}
                 </select>
@@ -358,7 +360,7 @@ function Refusals({ me, can }: AreaProps) {
   const { t, lang } = useT();
   const q = useQuery({
     queryKey: ['risk-refusals', me.env, me.merchant.uuid],
-    queryFn: () => api<{ orders: OrderRow[] }>('GET', `/orders${qs({ status: ['BLACKLISTED', 'FRAUD'], limit: 50 })}`),
+    queryFn: () => api<Answer<'/orders', 'get'>>('GET', `/orders${qs({ status: ['BLACKLISTED', 'FRAUD'], limit: 50 })}`),
     enabled: can('payments.read'),
   });
   if (!can('payments.read')) return null;

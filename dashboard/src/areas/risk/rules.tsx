@@ -5,12 +5,17 @@
  */
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, v1 } from '../../api';
+import { ApiError, v1, type V1Answer } from '../../api';
 import { useT, type Key } from '../../i18n';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
 
 type Amounts = Record<string, number>;
+/**
+ * The rules being edited, and the body sent back: written here, as the form treats every rule alike (one
+ * editable shape, by the rule's name). What the API answers (`V1Answer<'/antifraud/rules', 'get'>`, each
+ * rule with its own fields) is one of these: `const r: Rules = q.data.antifraud` checks it.
+ */
 interface Rule { enabled: boolean; score: number; max_payments?: number; window_seconds?: number; amounts?: Amounts; new_for_seconds?: number }
 export interface Rules {
   enabled: boolean;
@@ -35,13 +40,13 @@ export function parseAmounts(s: string): Amounts | null {
 export function AntifraudRules({ me, can }: AreaProps) {
   const { t } = useT();
   const qc = useQueryClient();
-  const q = useQuery({ queryKey: ['antifraud-rules', me.env, me.merchant.uuid], queryFn: () => v1<{ antifraud: Rules }>('GET', '/antifraud/rules') });
+  const q = useQuery({ queryKey: ['antifraud-rules', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/antifraud/rules', 'get'>>('GET', '/antifraud/rules') });
   const [draft, setDraft] = useState<Rules | null>(null);
   const [texts, setTexts] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     if (!q.data) return;
-    const r = q.data.antifraud;
+    const r: Rules = q.data.antifraud;
     setDraft(structuredClone(r));
     const tx: Record<string, string> = { low_value_exemption: amountsText(r.low_value_exemption.max_amounts) };
     for (const [k, v] of Object.entries(r.rules)) if (v.amounts) tx[k] = amountsText(v.amounts);
@@ -115,7 +120,7 @@ export function AntifraudRules({ me, can }: AreaProps) {
             title={t('risk.save_rules')}
             message={t('risk.save_rules_confirm')}
             onConfirm={async () => {
-              const r = await v1<{ antifraud: Rules }>('PUT', '/antifraud/rules', body());
+              const r = await v1<V1Answer<'/antifraud/rules', 'put'>>('PUT', '/antifraud/rules', body());
               qc.setQueryData(['antifraud-rules', me.env, me.merchant.uuid], r);
               setSaved(true);
             }}
@@ -125,7 +130,7 @@ export function AntifraudRules({ me, can }: AreaProps) {
             title={t('risk.defaults')}
             message={t('risk.defaults_confirm')}
             onConfirm={async () => {
-              const r = await v1<{ antifraud: Rules }>('PUT', '/antifraud/rules', {});
+              const r = await v1<V1Answer<'/antifraud/rules', 'put'>>('PUT', '/antifraud/rules', {});
               qc.setQueryData(['antifraud-rules', me.env, me.merchant.uuid], r);
               setSaved(true);
             }}

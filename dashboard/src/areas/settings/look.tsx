@@ -5,14 +5,14 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, v1 } from '../../api';
+import { api, v1, type Answer, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
 import { errorText } from './services';
 
-interface Template { uuid: string; type: string; name: string; logo_url: string | null; button_color: string | null; background_color: string | null; default: boolean }
-interface Checkout { uuid: string; name: string; payment_methods: string[]; default_payment_method: string | null; customization: { theme_type?: string | null; font?: string | null; description?: string | null; payment_details?: { order_number?: string | number | null } | null } | null }
+type Template = V1Answer<'/templates', 'get'>['templates'][number];
+type Checkout = V1Answer<'/checkouts', 'get'>['checkouts'][number];
 
 const COLOUR = /^#[0-9A-Fa-f]{6}$/;
 const DEFAULT_BUTTON = '#1F5FBF';
@@ -45,7 +45,7 @@ export function Preview({ values }: { values: PreviewValues }) {
   };
   const q = useQuery({
     queryKey: ['settings-preview', body, lang],
-    queryFn: () => api<{ html: string }>('POST', '/settings/preview', { ...body, lang: lang.toLowerCase() }),
+    queryFn: () => api<Answer<'/settings/preview', 'post'>>('POST', '/settings/preview', { ...body, lang: lang.toLowerCase() }),
     placeholderData: keepPreviousData,
     staleTime: 60_000,
   });
@@ -79,7 +79,7 @@ function ColourField({ label, value, fallback, onChange, name }: { label: string
 
 export function TemplatesTab({ me }: AreaProps) {
   const { t } = useT();
-  const list = useQuery({ queryKey: ['settings-templates', me.env, me.merchant.uuid], queryFn: () => v1<{ templates: Template[] }>('GET', '/templates') });
+  const list = useQuery({ queryKey: ['settings-templates', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/templates', 'get'>>('GET', '/templates') });
   const [editing, setEditing] = useState<Template | 'new' | null>(null);
   return (
     <>
@@ -114,7 +114,7 @@ function TemplateEditor({ me, template, onDone }: { me: AreaProps['me']; templat
   const { t } = useT();
   const qc = useQueryClient();
   const [name, setName] = useState(template?.name ?? '');
-  const [type, setType] = useState(template?.type ?? 'PAYMENT_CARD');
+  const [type, setType] = useState<string>(template?.type ?? 'PAYMENT_CARD');
   const [button, setButton] = useState(template?.button_color ?? '');
   const [background, setBackground] = useState(template?.background_color ?? '');
   const [logo, setLogo] = useState(template?.logo_url ?? '');
@@ -171,7 +171,7 @@ function TemplateEditor({ me, template, onDone }: { me: AreaProps['me']; templat
 function PageSettings({ me }: { me: AreaProps['me'] }) {
   const { t } = useT();
   const qc = useQueryClient();
-  const q = useQuery({ queryKey: ['settings-page', me.env, me.merchant.uuid], queryFn: () => v1<{ page_settings: { frame_ancestors: string[] | null } }>('GET', '/page-settings') });
+  const q = useQuery({ queryKey: ['settings-page', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/page-settings', 'get'>>('GET', '/page-settings') });
   const [anyOrigin, setAny] = useState<boolean | null>(null);
   const [text, setText] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -208,7 +208,7 @@ function PageSettings({ me }: { me: AreaProps['me'] }) {
 
 export function CheckoutsTab({ me }: AreaProps) {
   const { t } = useT();
-  const list = useQuery({ queryKey: ['settings-checkouts', me.env, me.merchant.uuid], queryFn: () => v1<{ checkouts: Checkout[] }>('GET', '/checkouts') });
+  const list = useQuery({ queryKey: ['settings-checkouts', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/checkouts', 'get'>>('GET', '/checkouts') });
   const [editing, setEditing] = useState<Checkout | 'new' | null>(null);
   return (
     <>
@@ -241,14 +241,14 @@ export function CheckoutsTab({ me }: AreaProps) {
 function CheckoutEditor({ checkout, onDone }: { checkout: Checkout | null; onDone: () => void }) {
   const { t } = useT();
   const qc = useQueryClient();
-  const c = checkout?.customization ?? {};
+  const c = checkout?.customization ?? null;
   const [name, setName] = useState(checkout?.name ?? '');
   const [methods, setMethods] = useState<string[]>(checkout?.payment_methods ?? ['PAYMENT_CARD']);
   const [suggested, setSuggested] = useState(checkout?.default_payment_method ?? '');
-  const [theme, setTheme] = useState(c.theme_type ?? 'light');
-  const [font, setFont] = useState(c.font ?? '');
-  const [description, setDescription] = useState(c.description ?? '');
-  const [orderNumber, setOrderNumber] = useState(c.payment_details?.order_number != null ? String(c.payment_details.order_number) : '');
+  const [theme, setTheme] = useState(c?.theme_type ?? 'light');
+  const [font, setFont] = useState(c?.font ?? '');
+  const [description, setDescription] = useState(c?.description ?? '');
+  const [orderNumber, setOrderNumber] = useState(c?.payment_details?.order_number != null ? String(c.payment_details.order_number) : '');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {

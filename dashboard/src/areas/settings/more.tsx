@@ -4,20 +4,15 @@
  */
 import { Fragment, useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, v1 } from '../../api';
+import { api, v1, type Answer, type V1Answer } from '../../api';
 import { useT, dateTime } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
-import { errorText, type Service } from './services';
-
-interface MerchantSettings {
-  merchant: { uuid: string; name: string; timezone: string; resend_failed_notifications: boolean; autorecover_transactions: boolean };
-  children: Array<{ uuid: string; name: string; email: string; parent_uuid: string | null; timezone: string; created_at: string; in_production: boolean }>;
-}
+import { errorText } from './services';
 
 function useMerchantSettings(me: AreaProps['me']) {
-  return useQuery({ queryKey: ['settings-merchant', me.env, me.merchant.uuid], queryFn: () => api<MerchantSettings>('GET', '/settings/merchant') });
+  return useQuery({ queryKey: ['settings-merchant', me.env, me.merchant.uuid], queryFn: () => api<Answer<'/settings/merchant', 'get'>>('GET', '/settings/merchant') });
 }
 
 // ---- notifications ------------------------------------------------------------------------------------
@@ -29,7 +24,7 @@ export function NotificationsTab({ me }: AreaProps) {
     queryKey: ['settings-notification-counts', me.env, me.merchant.uuid],
     queryFn: async () => {
       const out: Record<string, number> = {};
-      for (const status of ['PENDING', 'DELIVERED', 'FAILED']) out[status] = (await v1<{ count: number }>('GET', `/events?status=${status}&limit=1`)).count;
+      for (const status of ['PENDING', 'DELIVERED', 'FAILED']) out[status] = (await v1<V1Answer<'/events', 'get'>>('GET', `/events?status=${status}&limit=1`)).count;
       return out;
     },
   });
@@ -64,14 +59,13 @@ export function NotificationsTab({ me }: AreaProps) {
 
 // ---- wallets and DCC ----------------------------------------------------------------------------------
 
-interface WalletKey { uuid: string; wallet: string; generated: boolean; created_at: string; recipient_id: string | null; public_key: string | null; merchant_identifier: string | null; expires_at: string | null }
-interface Wallets { google_pay: { enabled: boolean; roots_trusted: boolean; keys: WalletKey[]; gateway_merchant_id: string }; apple_pay: { enabled: boolean; roots_trusted: boolean; keys: WalletKey[] } }
+type WalletKey = V1Answer<'/wallets', 'get'>['wallets']['google_pay']['keys'][number];
 
 export function WalletsTab({ me }: AreaProps) {
   const { t, lang } = useT();
   const qc = useQueryClient();
-  const w = useQuery({ queryKey: ['settings-wallets', me.env, me.merchant.uuid], queryFn: () => v1<{ wallets: Wallets }>('GET', '/wallets') });
-  const services = useQuery({ queryKey: ['settings-services', me.env, me.merchant.uuid], queryFn: () => v1<{ services: Service[] }>('GET', '/client/services') });
+  const w = useQuery({ queryKey: ['settings-wallets', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/wallets', 'get'>>('GET', '/wallets') });
+  const services = useQuery({ queryKey: ['settings-services', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/client/services', 'get'>>('GET', '/client/services') });
   const [recipient, setRecipient] = useState('');
   const [cert, setCert] = useState('');
   const [privateKey, setPrivateKey] = useState('');
@@ -159,7 +153,7 @@ const UNITS = { minutes: 60, hours: 3600, days: 86400 } as const;
 export function ClockTab({ me }: AreaProps) {
   const { t } = useT();
   const qc = useQueryClient();
-  const clock = useQuery({ queryKey: ['settings-clock', me.merchant.uuid], queryFn: () => v1<{ test_clock: { current_time: string; offset_seconds: number } }>('GET', '/test-clock'), enabled: me.env === 'sandbox' });
+  const clock = useQuery({ queryKey: ['settings-clock', me.merchant.uuid], queryFn: () => v1<V1Answer<'/test-clock', 'get'>>('GET', '/test-clock'), enabled: me.env === 'sandbox' });
   const [amount, setAmount] = useState('1');
   const [unit, setUnit] = useState<keyof typeof UNITS>('days');
   const [error, setError] = useState<string | null>(null);
@@ -222,7 +216,8 @@ export function MerchantsTab({ me }: AreaProps) {
   const [resend, setResend] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [issued, setIssued] = useState<{ title: string; uuid: string; api_key: string; signature: string } | null>(null);
+  // the merchant record's key and signature are null except in the answer that creates it (D1): shown as — if missing
+  const [issued, setIssued] = useState<{ title: string; uuid: string; api_key: string | null; signature: string | null } | null>(null);
   const refresh = async () => {
     await qc.invalidateQueries({ queryKey: ['settings-merchant'] });
     // the merchants the user may switch to
@@ -233,7 +228,7 @@ export function MerchantsTab({ me }: AreaProps) {
     setBusy(true);
     setError(null);
     try {
-      const r = await v1<{ client: { uuid: string; name: string; api_key: string; signature: string } }>('POST', '/client', { name, email, timezone, resend_failed_notifications: resend });
+      const r = await v1<V1Answer<'/client', 'post'>>('POST', '/client', { name, email, timezone, resend_failed_notifications: resend });
       setIssued({ title: t('settings.child_created', { name: r.client.name }), uuid: r.client.uuid, api_key: r.client.api_key, signature: r.client.signature });
       setName('');
       setEmail('');
@@ -251,8 +246,8 @@ export function MerchantsTab({ me }: AreaProps) {
         <div className="notice" role="status" data-testid="issued-credentials">
           <p><strong>{issued.title}</strong> {t('settings.shown_once')}</p>
           <p className="mono break">UUID: {issued.uuid}</p>
-          <p className="mono break">API key: {issued.api_key}</p>
-          <p className="mono break">Signature: {issued.signature}</p>
+          <p className="mono break">API key: {issued.api_key ?? '—'}</p>
+          <p className="mono break">Signature: {issued.signature ?? '—'}</p>
           <button type="button" className="secondary" onClick={() => setIssued(null)}>{t('settings.hide')}</button>
         </div>
       )}
@@ -274,7 +269,7 @@ export function MerchantsTab({ me }: AreaProps) {
                       message={t('settings.promote_confirm', { name: c.name })}
                       testId="promote-dialog"
                       onConfirm={async () => {
-                        const r = await v1<{ uuid: string; api_key: string; signature: string }>('POST', `/client/${c.uuid}/promote`);
+                        const r = await v1<V1Answer<'/client/{uuid}/promote', 'post'>>('POST', `/client/${c.uuid}/promote`);
                         setIssued({ title: t('settings.promoted', { name: c.name }), uuid: r.uuid, api_key: r.api_key, signature: r.signature });
                         await refresh();
                       }}

@@ -5,13 +5,13 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, v1 } from '../../api';
+import { ApiError, api, v1, type Answer, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 
-export interface Service { uuid: string; name: string; type: string; enabled: boolean; terminal: string | null; dcc_allowed: boolean; dcc_mode: string | null; bizum_enabled: boolean; status: string; mcc: string | null }
-export interface Terminal { uuid: string; type: string; code: string | null; currency_code: string; description: string; acquirer: string; created: string; credentials_set: string[] }
+/** A terminal of the merchant as the dashboard lists it (which credentials are set, never their values). */
+export type Terminal = Answer<'/settings/terminals', 'get'>['terminals'][number];
 
 /** The service (and terminal) types of the API. */
 const TYPES = ['REDSYSPSD2', 'CHECKOUT', 'PAYPAL', 'CREDORAX', 'PAYGATE', 'PAYGATEAPM', 'EVOSNAP', 'MIT', 'CREDIBANCOECOMMERCE', 'CLEARHAUS', 'TRUSTPAYMENTS', 'DLOCAL', 'CECABANK', 'NIUBIZ', 'CYBERSOURCE', 'VIACASH', 'SAFETYPAY', 'NUVEI', 'FACILITAPAY', 'COFIDIS', 'WORLDPAY', 'DECTA', 'DEVENGO', 'INESPAY', 'WALLETTO', 'PAYMENTSWAY', 'FLOA', 'BKN301', 'SILVERFLOW', 'EUPAGO', 'PAGSMILE', 'SIBS', 'PAYSHOP'];
@@ -29,12 +29,12 @@ export function errorText(err: unknown, fallback: string): string {
 }
 
 export function useTerminals(me: AreaProps['me']) {
-  return useQuery({ queryKey: ['settings-terminals', me.env, me.merchant.uuid], queryFn: () => api<{ terminals: Terminal[] }>('GET', '/settings/terminals') });
+  return useQuery({ queryKey: ['settings-terminals', me.env, me.merchant.uuid], queryFn: () => api<Answer<'/settings/terminals', 'get'>>('GET', '/settings/terminals') });
 }
 
 export function ServicesTab({ me }: AreaProps) {
   const { t } = useT();
-  const services = useQuery({ queryKey: ['settings-services', me.env, me.merchant.uuid], queryFn: () => v1<{ services: Service[] }>('GET', '/client/services') });
+  const services = useQuery({ queryKey: ['settings-services', me.env, me.merchant.uuid], queryFn: () => v1<V1Answer<'/client/services', 'get'>>('GET', '/client/services') });
   const terminals = useTerminals(me);
   return (
     <>
@@ -101,7 +101,7 @@ function NewTerminal({ me }: { me: AreaProps['me'] }) {
     setDone(null);
     try {
       const credentials = Object.fromEntries(keys.filter((k) => creds[k]).map((k) => [k, creds[k]]));
-      const r = await v1<{ terminal: Terminal }>('POST', '/terminal', { type, description, currency_code: currency, code: code || null, credentials: keys.length > 0 ? credentials : null });
+      const r = await v1<V1Answer<'/terminal', 'post'>>('POST', '/terminal', { type, description, currency_code: currency, code: code || null, credentials: keys.length > 0 ? credentials : null });
       // the credentials are never kept nor shown again
       setCreds({});
       setDescription('');
@@ -153,7 +153,7 @@ function NewService({ me, terminals }: { me: AreaProps['me']; terminals: Termina
     setBusy(true);
     setError(null);
     try {
-      const r = await v1<{ service: Service }>('POST', '/service', { name, type, terminal_uuid: terminal || null });
+      const r = await v1<V1Answer<'/service', 'post'>>('POST', '/service', { name, type, terminal_uuid: terminal || null });
       await qc.invalidateQueries({ queryKey: ['settings-services'] });
       navigate(`/settings/services/${r.service.uuid}`);
     } catch (err) {
@@ -180,16 +180,14 @@ function NewService({ me, terminals }: { me: AreaProps['me']; terminals: Termina
   );
 }
 
-interface Apm { apm: string; label: string; kind: string }
-
 export function ServicePage({ me, can, uuid }: AreaProps & { uuid: string }) {
   const { t } = useT();
   const qc = useQueryClient();
   const key = ['settings-service', me.env, uuid];
-  const service = useQuery({ queryKey: key, queryFn: () => v1<{ service: Service }>('GET', `/service/${uuid}`) });
-  const apms = useQuery({ queryKey: [...key, 'apms'], queryFn: () => v1<{ service: { apms: string[] } }>('GET', `/service/${uuid}/apms`) });
-  const catalogue = useQuery({ queryKey: ['settings-apms', me.env], queryFn: () => v1<{ apms: Apm[] }>('GET', '/apms'), staleTime: 600_000 });
-  const wallets = useQuery({ queryKey: [...key, 'wallets'], queryFn: () => v1<{ service: { wallets: string[] } }>('GET', `/service/${uuid}/wallets`), enabled: can('settings.manage') });
+  const service = useQuery({ queryKey: key, queryFn: () => v1<V1Answer<'/service/{service_uuid}', 'get'>>('GET', `/service/${uuid}`) });
+  const apms = useQuery({ queryKey: [...key, 'apms'], queryFn: () => v1<V1Answer<'/service/{service_uuid}/apms', 'get'>>('GET', `/service/${uuid}/apms`) });
+  const catalogue = useQuery({ queryKey: ['settings-apms', me.env], queryFn: () => v1<V1Answer<'/apms', 'get'>>('GET', '/apms'), staleTime: 600_000 });
+  const wallets = useQuery({ queryKey: [...key, 'wallets'], queryFn: () => v1<V1Answer<'/service/{service_uuid}/wallets', 'get'>>('GET', `/service/${uuid}/wallets`), enabled: can('settings.manage') });
   const terminals = useTerminals(me);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
@@ -208,7 +206,8 @@ export function ServicePage({ me, can, uuid }: AreaProps & { uuid: string }) {
   };
   if (service.error) return <div role="alert" className="error">{errorText(service.error, t('error.network'))}</div>;
   if (!s) return <p aria-busy="true">{t('settings.loading')}</p>;
-  const offered = apms.data?.service.apms ?? [];
+  // the service's APMs come as records ({apm, label, kind, ...}); the checks and PUT use their values
+  const offered = (apms.data?.service.apms ?? []).map((a) => a.apm);
   const offeredWallets = wallets.data?.service.wallets ?? [];
   const fitting = (terminals.data?.terminals ?? []).filter((x) => x.type === s.type);
   const redsys = REDSYS.includes(s.type);

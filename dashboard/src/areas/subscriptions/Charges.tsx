@@ -4,11 +4,11 @@
  */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, qs, v1 } from '../../api';
+import { api, qs, v1, type Answer, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { Status } from '../../components/Status';
 import type { AreaProps } from '../types';
-import { PAYMENT_STATUSES, errorText, json, units, when, type ListedPayment } from './shared';
+import { PAYMENT_STATUSES, errorText, json, units, when } from './shared';
 import { OrderLink, SubscriptionLink } from './Subscriptions';
 
 export function PaymentList({ me, can }: AreaProps) {
@@ -17,7 +17,7 @@ export function PaymentList({ me, can }: AreaProps) {
   const [limit, setLimit] = useState(100);
   const q = useQuery({
     queryKey: ['subs-payments', me.merchant.uuid, me.env, status, limit],
-    queryFn: () => v1<{ count: number; payments: ListedPayment[]; next_offset: number | null }>('GET', `/subscriptions/payments${qs({ status, limit })}`),
+    queryFn: () => v1<V1Answer<'/subscriptions/payments', 'get'>>('GET', `/subscriptions/payments${qs({ status, limit })}`),
   });
   return (
     <>
@@ -54,18 +54,14 @@ export function PaymentList({ me, can }: AreaProps) {
   );
 }
 
-interface FailedCharge {
-  id: string; subscription: string; customer: string; plan: string; subscription_status: string; payment_number: number; attempt: number;
-  status: string; payment_date: string; amount: number; currency: string | null; order_uuid: string | null; reason: string | null;
-  retry: 'RETRIED' | 'SCHEDULED' | 'NONE'; retry_attempt: number | null; retry_status: string | null; next_attempt_at: string | null; attempts_limit: number;
-}
+type FailedCharge = Answer<'/subscriptions/failed-charges', 'get'>['charges'][number];
 
 export function FailedCharges({ me, can }: AreaProps) {
   const { t, lang } = useT();
   const [limit, setLimit] = useState(50);
   const q = useQuery({
     queryKey: ['subs-failed', me.merchant.uuid, me.env, limit],
-    queryFn: () => api<{ count: number; charges: FailedCharge[]; next_offset: number | null }>('GET', `/subscriptions/failed-charges${qs({ limit })}`),
+    queryFn: () => api<Answer<'/subscriptions/failed-charges', 'get'>>('GET', `/subscriptions/failed-charges${qs({ limit })}`),
   });
   const at = (iso: string | null) => when(iso, lang, me.merchant.timezone);
   const retry = (c: FailedCharge) =>

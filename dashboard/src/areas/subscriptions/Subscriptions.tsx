@@ -5,15 +5,13 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { qs, v1 } from '../../api';
+import { qs, v1, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
-import { SUBSCRIPTION_STATUSES, errorText, json, units, usePlans, when, type Subscription } from './shared';
-
-interface Source { object: string; uuid: string; brand: string; bin: number | string | null; last4: string; expire_month: string; expire_year: string }
+import { SUBSCRIPTION_STATUSES, errorText, json, units, usePlans, when } from './shared';
 
 export function OrderLink({ uuid, can }: { uuid: string | null | undefined; can: AreaProps['can'] }) {
   if (!uuid) return <>—</>;
@@ -32,7 +30,7 @@ export function SubscriptionList(props: AreaProps) {
   const [limit, setLimit] = useState(50);
   const q = useQuery({
     queryKey: ['subs-list', me.merchant.uuid, me.env, status, limit],
-    queryFn: () => v1<{ count: number; subscriptions: Subscription[]; next_offset: number | null }>('GET', `/subscriptions/subscriptions${qs({ status, limit })}`),
+    queryFn: () => v1<V1Answer<'/subscriptions/subscriptions', 'get'>>('GET', `/subscriptions/subscriptions${qs({ status, limit })}`),
   });
   return (
     <>
@@ -88,7 +86,7 @@ function Subscribe({ me, can }: AreaProps) {
   const readCards = can('cards.read');
   const sources = useQuery({
     queryKey: ['subs-sources', me.merchant.uuid, me.env, lookup],
-    queryFn: () => v1<{ sources: Source[] }>('GET', `/customer/${encodeURIComponent(lookup!)}/sources${qs({ sourceType: 'card', status: 'ALL', unique: true })}`),
+    queryFn: () => v1<V1Answer<'/customer/{ext_id}/sources', 'get'>>('GET', `/customer/${encodeURIComponent(lookup!)}/sources${qs({ sourceType: 'card', status: 'ALL', unique: true })}`),
     enabled: readCards && !!lookup,
     retry: false,
   });
@@ -100,7 +98,7 @@ function Subscribe({ me, can }: AreaProps) {
     setError(null);
     setDone(null);
     try {
-      const r = await v1<{ subscription: string; status: string }>('POST', '/subscriptions/subscription', {
+      const r = await v1<V1Answer<'/subscriptions/subscription', 'post'>>('POST', '/subscriptions/subscription', {
         plan: planId, customer, payment_attempts_limit: attempts, total_payment_number: total || null, initial_date: initial || null,
         additional_data: { source_uuid: card },
       });
@@ -130,7 +128,7 @@ function Subscribe({ me, can }: AreaProps) {
           <label>{t('subs.card')}
             <select required value={card} onChange={(e) => setCard(e.target.value)} data-testid="sub-card">
               <option value="">{lookup && sources.isSuccess && cards.length === 0 ? t('subs.no_cards') : t('subs.card_choose')}</option>
-              {cards.map((c) => <option key={c.uuid} value={c.uuid}>{c.brand} {c.bin ?? ''}… {c.last4} ({c.expire_month}/{c.expire_year})</option>)}
+              {cards.map((c) => <option key={c.uuid} value={c.uuid}>{c.brand} {c.bin ?? ''}… {c.last4}{c.expire_month && c.expire_year ? ` (${c.expire_month}/${c.expire_year})` : ''}</option>)}
             </select>
           </label>
         ) : (
@@ -148,14 +146,12 @@ function Subscribe({ me, can }: AreaProps) {
   );
 }
 
-interface Event { uuid: string; type: string; created: string; order_uuid: string | null; url: string; status: string; attempts: number }
-
 export function SubscriptionDetail({ me, can, id }: AreaProps & { id: string }) {
   const { t, lang } = useT();
   const qc = useQueryClient();
   const q = useQuery({
     queryKey: ['subs-one', me.merchant.uuid, me.env, id],
-    queryFn: () => v1<{ subscription: Subscription }>('GET', `/subscriptions/subscription/${id}`),
+    queryFn: () => v1<V1Answer<'/subscriptions/subscription/{id}', 'get'>>('GET', `/subscriptions/subscription/${id}`),
     // an active subscription's charges come by themselves
     refetchInterval: (query) => (query.state.data?.subscription.active ? 3000 : false),
   });
@@ -164,7 +160,7 @@ export function SubscriptionDetail({ me, can, id }: AreaProps & { id: string }) 
   const events = useQueries({
     queries: orders.map((o) => ({
       queryKey: ['subs-events', me.merchant.uuid, me.env, o],
-      queryFn: () => v1<{ events: Event[] }>('GET', `/events${qs({ order_uuid: o, limit: 50 })}`),
+      queryFn: () => v1<V1Answer<'/events', 'get'>>('GET', `/events${qs({ order_uuid: o, limit: 50 })}`),
       enabled: can('payments.read'),
     })),
   });
@@ -175,7 +171,7 @@ export function SubscriptionDetail({ me, can, id }: AreaProps & { id: string }) 
   // the card charged, as brand, BIN and last 4 (for staff who may read cards)
   const source = useQuery({
     queryKey: ['subs-source', me.merchant.uuid, me.env, sourceUuid],
-    queryFn: () => v1<{ source: Source }>('GET', `/payment-method/${sourceUuid}`),
+    queryFn: () => v1<V1Answer<'/payment-method/{identifier}', 'get'>>('GET', `/payment-method/${sourceUuid}`),
     enabled: !!sourceUuid && can('cards.read'),
     retry: false,
   });

@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, v1 } from '../../api';
+import { ApiError, v1, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -52,7 +52,7 @@ function Company({ me, can }: AreaProps) {
   const qc = useQueryClient();
   const q = useQuery({
     queryKey: ['subs-company', me.merchant.uuid, me.env],
-    queryFn: () => v1<{ company: { uuid: string; name: string } }>('GET', '/subscriptions/company'),
+    queryFn: () => v1<V1Answer<'/subscriptions/company', 'get'>>('GET', '/subscriptions/company'),
     retry: false,
   });
   if (!q.error || !(q.error instanceof ApiError) || q.error.status !== 404) return null;

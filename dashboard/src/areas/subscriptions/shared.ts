@@ -1,23 +1,7 @@
-/** What the Subscriptions area's pages share: the API's records and small formatters. */
+/** What the Subscriptions area's pages share: the API's lists of products and plans, and small formatters. */
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, v1, type Me } from '../../api';
+import { ApiError, v1, type Me, type V1Answer } from '../../api';
 import { dateTime, type Lang } from '../../i18n';
-
-export interface Product { external_id: string; name: string; sandbox: boolean; notification_url: string | null; created_at: string; updated_at: string }
-export interface Plan {
-  external_id: string; name: string; amount: number; interval: number; interval_type: string;
-  interval_offset: number | null; interval_offset_type: string | null; trial_available: boolean; product: Product; created_at: string; updated_at: string;
-}
-export interface Payment {
-  id: string; amount: number; currency: string | null; attempt: number; payment_number: number; status: string;
-  payment_date: string; payment_details: string | null; created_at: string; updated_at: string;
-}
-export interface Subscription {
-  id: string; active: boolean; status: string; customer: string; additional_data: string | null; amount: number;
-  total_payment_number: number | null; payment_attempts_limit: number; total_payment_charged: number;
-  first_charge_date: string; next_charge_date: string | null; created_at: string; updated_at: string; plan: Plan; payments: Payment[];
-}
-export interface ListedPayment extends Payment { subscription: string }
 
 export const INTERVALS = ['DAILY', 'WEEKLY', 'MONTHLY', 'ANNUAL'] as const;
 export const SUBSCRIPTION_STATUSES = ['CREATED', 'PAID', 'UNPAID', 'CANCELLED', 'FINISHED'] as const;
@@ -54,9 +38,9 @@ export const when = (iso: string | null, lang: Lang, tz: string) => (iso ? dateT
 export const errorText = (err: unknown, t: (k: 'error.network') => string) => (err instanceof ApiError ? err.details : t('error.network'));
 
 export function useProducts(me: Me) {
-  return useQuery({ queryKey: ['subs-products', me.merchant.uuid, me.env], queryFn: () => v1<{ products: Product[] }>('GET', '/subscriptions/products') });
+  return useQuery({ queryKey: ['subs-products', me.merchant.uuid, me.env], queryFn: () => v1<V1Answer<'/subscriptions/products', 'get'>>('GET', '/subscriptions/products') });
 }
 
 export function usePlans(me: Me) {
-  return useQuery({ queryKey: ['subs-plans', me.merchant.uuid, me.env], queryFn: () => v1<{ plans: Plan[] }>('GET', '/subscriptions/plans') });
+  return useQuery({ queryKey: ['subs-plans', me.merchant.uuid, me.env], queryFn: () => v1<V1Answer<'/subscriptions/plans', 'get'>>('GET', '/subscriptions/plans') });
 }

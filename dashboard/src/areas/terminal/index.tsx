@@ -5,17 +5,14 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, api, v1 } from '../../api';
+import { ApiError, api, v1, type Answer, type V1Answer } from '../../api';
 import { money, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import './area.css';
 
-interface Options {
-  pci: boolean;
-  templates: { uuid: string; name: string }[];
-  services: { uuid: string; name: string; enabled: boolean }[];
-}
+/** The merchant's page templates and services, and whether the card may be typed here (PCI). */
+type Options = Answer<'/terminal/templates', 'get'>;
 
 /** Decimal places of a currency (EUR 2, JPY 0). */
 export function digitsOf(currency: string): number {
@@ -122,7 +119,7 @@ function CardForm({ ready, fields }: { ready: boolean; fields: () => Record<stri
     setError(null);
     setOutcome(null);
     try {
-      const r = await api<{ order_uuid: string; form_url: string }>('POST', '/terminal/sessions', { ...fields(), method, language: lang });
+      const r = await api<Answer<'/terminal/sessions', 'post'>>('POST', '/terminal/sessions', { ...fields(), method, language: lang });
       setForm({ url: r.form_url, order: r.order_uuid });
     } catch (e) {
       setError(errorText(e));
@@ -159,7 +156,7 @@ function CardForm({ ready, fields }: { ready: boolean; fields: () => Record<stri
   );
 }
 
-function PaymentLink({ ready, fields, templates, defaultLanguage }: { ready: boolean; fields: () => Record<string, unknown>; templates: { uuid: string; name: string }[]; defaultLanguage: string }) {
+function PaymentLink({ ready, fields, templates, defaultLanguage }: { ready: boolean; fields: () => Record<string, unknown>; templates: Options['templates']; defaultLanguage: string }) {
   const { t } = useT();
   const [link, setLink] = useState({ destination: '', subject: '', template: '', language: defaultLanguage.toLowerCase() });
   const [result, setResult] = useState<{ order: string; url: string; sent: string | null; failed: string | null } | null>(null);
@@ -173,7 +170,7 @@ function PaymentLink({ ready, fields, templates, defaultLanguage }: { ready: boo
     setResult(null);
     setCopied(false);
     try {
-      const created = await v1<{ order: { uuid: string; urls: { payment_card: string } } }>('POST', '/payment', { ...fields(), secure: false, ...(link.template ? { template_uuid: link.template } : {}) });
+      const created = await v1<V1Answer<'/payment', 'post'>>('POST', '/payment', { ...fields(), secure: false, ...(link.template ? { template_uuid: link.template } : {}) });
       const order = created.order;
       let url = order.urls.payment_card;
       if (link.template) url += `${url.includes('?') ? '&' : '?'}template=${link.template}`;
