@@ -208,6 +208,22 @@ describe('the dashboard in a browser', () => {
       expect(r.authorization).toBe(x.authorization);
       expect(r.card_last4).toBe(x.source.last4);
     }
+
+    // the address names the filters: a reload shows the same list, with the filters in their fields
+    await expect.poll(() => new URL(page.url()).search).toBe('?status=SUCCESS&customer=csv-customer');
+    await page.reload();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    expect(await page.getByLabel('Customer', { exact: true }).inputValue()).toBe('csv-customer');
+    expect(await page.locator('select[name=status]').inputValue()).toBe('SUCCESS');
+    // a link with an amount (minor units) shows it in units; the menu's link is the whole list again
+    await page.goto(`${base}/dashboard/payments?customer=csv-customer&status=SUCCESS&amount_min=2000`);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody tr td').nth(2).textContent()).toMatch(/43\.21/);
+    expect(await page.getByLabel('Minimum amount').inputValue()).toBe('20');
+    await page.getByTestId('nav-payments').click();
+    await expect.poll(() => page.url()).toBe(`${base}/dashboard/payments`);
+    await expect.poll(() => page.getByLabel('Customer', { exact: true }).inputValue()).toBe('');
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(2);
     await page.getByRole('button', { name: 'Clear' }).click();
   });
 

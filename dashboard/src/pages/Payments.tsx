@@ -8,7 +8,7 @@ import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '
 import * as Dialog from '@radix-ui/react-dialog';
 import { API, api, qs, type Answer, type Filters, type Me, type OrderRow } from '../api';
 import { dateTime, money, useT } from '../i18n';
-import { navigate } from '../router';
+import { navigate, usePath } from '../router';
 import { Status } from '../components/Status';
 
 const STATUSES = ['CREATED', 'PENDING_PROCESSOR_RESPONSE', 'SUCCESS', 'PENDING_CONFIRMATION', 'PARTIALLY_REFUNDED', 'REFUNDED', 'CANCELLED', 'REFUSED', 'ERROR', 'EXPIRED', 'BLACKLISTED'];
@@ -20,6 +20,12 @@ type Page = Answer<'/orders', 'get'>;
 type SavedView = Answer<'/views', 'get'>['views'][number];
 
 const col = createColumnHelper<OrderRow>();
+
+/** The start of the day after a date field's day (`YYYY-MM-DD`), local time, as an instant. */
+function nextDay(day: string): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(y!, m! - 1, d! + 1).toISOString();
+}
 
 /** A form's fields as filters (amounts typed in units of the currency, sent in minor units). */
 function readForm(form: HTMLFormElement): Filters {
@@ -35,8 +41,8 @@ function readForm(form: HTMLFormElement): Filters {
     status: status ? [status] : undefined,
     operative: operative ? [operative] : undefined,
     from: from ? new Date(`${from}T00:00:00`).toISOString() : undefined,
-    // the whole "to" day
-    to: to ? new Date(new Date(`${to}T00:00:00`).getTime() + 86400_000).toISOString() : undefined,
+    // the whole "to" day: up to the next day's start (a day is not always 24 hours long)
+    to: to ? nextDay(to) : undefined,
     amount_min: units('amount_min'),
     amount_max: units('amount_max'),
     customer: s('customer'),
@@ -49,10 +55,48 @@ function readForm(form: HTMLFormElement): Filters {
 
 const clean = (f: Filters): Filters => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0))) as Filters;
 
+/**
+ * The filters a page address names (`/dashboard/payments?status=SUCCESS&customer=ana`, as the list
+ * writes them): a reload, the back button or a link shared with a colleague shows the same list. A value
+ * that is not of its kind is left out; the server checks the rest (a refusal is shown as any other).
+ */
+export function filtersFromSearch(search: string): Filters {
+  const p = new URLSearchParams(search);
+  const one = (k: string) => p.get(k)?.trim() || undefined;
+  const many = (k: string) => p.getAll(k).map((v) => v.trim()).filter(Boolean);
+  const int = (k: string) => (/^\d{1,15}$/.test(one(k) ?? '') ? Number(one(k)) : undefined);
+  const instant = (k: string) => (Number.isNaN(Date.parse(one(k) ?? '')) ? undefined : one(k));
+  return clean({
+    q: one('q'),
+    status: many('status'),
+    operative: many('operative'),
+    from: instant('from'),
+    to: instant('to'),
+    amount_min: int('amount_min'),
+    amount_max: int('amount_max'),
+    customer: one('customer'),
+    email: one('email'),
+    reference: one('reference'),
+    last4: one('last4'),
+    method: one('method'),
+  });
+}
+
+/** An instant as the day of a date field (`YYYY-MM-DD`, local); `end`: the instant ends the day (the "to" filter). */
+function dayOf(iso: string | undefined, end = false): string {
+  if (!iso) return '';
+  const d = new Date(new Date(iso).getTime() - (end ? 1 : 0));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+}
+
+/** Minor units as typed in an amount field. */
+const unitsOf = (minor: number | undefined) => (minor === undefined ? '' : String(minor / 100));
+
 export function Payments({ me }: { me: Me }) {
   const { t, lang } = useT();
   const qc = useQueryClient();
-  const [filters, setFilters] = useState<Filters>({});
+  const [filters, setFilters] = useState<Filters>(() => filtersFromSearch(window.location.search));
   const [formKey, setFormKey] = useState(0);
   const [live, setLive] = useState(false);
   const key = ['orders', me.env, me.merchant.uuid, filters];
@@ -63,6 +107,24 @@ export function Payments({ me }: { me: Me }) {
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
   const views = useQuery({ queryKey: ['views'], queryFn: () => api<Answer<'/views', 'get'>>('GET', '/views') });
+
+  // the address names the filters shown: filters applied are written into it (replaced, not pushed: the
+  // back button leaves the list), and an address reached otherwise (the menu's link, back, forward) sets them
+  const path = usePath();
+  const search = path.includes('?') ? path.slice(path.indexOf('?')) : '';
+  const atList = () => window.location.pathname.startsWith('/dashboard/payments'); // not the list shown for another address
+  useEffect(() => {
+    if (!atList()) return;
+    const here = `/dashboard/payments${qs(filters as Record<string, unknown>)}`;
+    if (window.location.pathname + window.location.search !== here) window.history.replaceState(null, '', here);
+  }, [filters]);
+  useEffect(() => {
+    if (!atList()) return;
+    const named = filtersFromSearch(search);
+    if (qs(named as Record<string, unknown>) === qs(filters as Record<string, unknown>)) return;
+    setFilters(named);
+    setFormKey((k) => k + 1);
+  }, [search]);
 
   // live: the gateway's stream says when payments of this merchant change; the list is read again
   useEffect(() => {
@@ -142,10 +204,10 @@ export function Payments({ me }: { me: Me }) {
                 {METHODS.map((s) => <option key={s} value={s}>{s}</option>)}
               </select>
             </label>
-            <label>{t('payments.from')}<input name="from" type="date" /></label>
-            <label>{t('payments.to')}<input name="to" type="date" /></label>
-            <label>{t('payments.amount_min')}<input name="amount_min" inputMode="decimal" /></label>
-            <label>{t('payments.amount_max')}<input name="amount_max" inputMode="decimal" /></label>
+            <label>{t('payments.from')}<input name="from" type="date" defaultValue={dayOf(filters.from)} /></label>
+            <label>{t('payments.to')}<input name="to" type="date" defaultValue={dayOf(filters.to, true)} /></label>
+            <label>{t('payments.amount_min')}<input name="amount_min" inputMode="decimal" defaultValue={unitsOf(filters.amount_min)} /></label>
+            <label>{t('payments.amount_max')}<input name="amount_max" inputMode="decimal" defaultValue={unitsOf(filters.amount_max)} /></label>
             <label>{t('payments.customer')}<input name="customer" defaultValue={filters.customer} /></label>
             <label>{t('payments.email')}<input name="email" type="email" defaultValue={filters.email} /></label>
             <label>{t('payments.reference')}<input name="reference" defaultValue={filters.reference} /></label>
