@@ -6,6 +6,8 @@
 import { createContext, useContext } from 'react';
 import { AREA_EN, AREA_ES, AREA_PT } from './areas/words';
 
+export { currencyDigits, toMinor } from './amounts';
+
 export type Lang = 'EN' | 'ES' | 'PT';
 export const LANGS: Lang[] = ['EN', 'ES', 'PT'];
 
@@ -88,6 +90,7 @@ const EN = {
   'order.actions': 'Actions',
   'order.refund': 'Refund',
   'order.refund_amount': 'Amount to refund (empty: all that is left)',
+  'order.refund_invalid': 'Not an amount of {currency}: type it as 12.50 (or leave it empty to refund all that is left).',
   'order.confirm': 'Confirm (capture)',
   'order.cancel': 'Cancel (release)',
   'order.expire': 'Expire',
@@ -259,6 +262,7 @@ const ES: Record<BaseKey, string> = {
   'order.actions': 'Acciones',
   'order.refund': 'Devolver',
   'order.refund_amount': 'Importe a devolver (vacío: todo lo que queda)',
+  'order.refund_invalid': 'No es un importe en {currency}: escríbalo como 12,50 (o déjelo vacío para devolver todo lo que queda).',
   'order.confirm': 'Confirmar (capturar)',
   'order.cancel': 'Cancelar (liberar)',
   'order.expire': 'Caducar',
@@ -426,6 +430,7 @@ const PT: Record<BaseKey, string> = {
   'order.actions': 'Ações',
   'order.refund': 'Reembolsar',
   'order.refund_amount': 'Montante a reembolsar (vazio: tudo o que resta)',
+  'order.refund_invalid': 'Não é um montante em {currency}: escreva-o como 12,50 (ou deixe-o vazio para reembolsar tudo o que resta).',
   'order.confirm': 'Confirmar (capturar)',
   'order.cancel': 'Cancelar (libertar)',
   'order.expire': 'Expirar',

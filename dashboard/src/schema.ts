@@ -761,7 +761,7 @@ export interface paths {
         };
         /**
          * Services a campaign may use
-         * @description The merchant's services (uuid, name, enabled) to choose the `service_uuid` of a new campaign.
+         * @description The merchant's services (uuid, name, enabled, and the currency of their terminal) to choose the `service_uuid` of a new campaign and to read its amounts, which are in minor units of that currency.
          */
         get: operations["listCampaignServices"];
         put?: never;
@@ -7338,6 +7338,8 @@ export interface operations {
                             uuid: string;
                             name: string;
                             enabled: boolean;
+                            /** @description the currency of the service's terminal (ISO 4217), which a campaign's amounts are in; null without a terminal */
+                            currency: string | null;
                         }[];
                     };
                 };

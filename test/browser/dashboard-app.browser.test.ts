@@ -238,6 +238,12 @@ describe('the dashboard in a browser', () => {
     const before = rx.received.length;
     await page.getByTestId('refund').click();
     const dialog = page.getByRole('dialog');
+    // a text that is no amount is never sent (as "no amount" it would refund everything)
+    for (const typed of ['abc', '12.5.0', '1e3', '12.505']) {
+      await dialog.getByLabel(/Amount to refund/).fill(typed);
+      await dialog.getByTestId('refund-invalid').waitFor();
+      expect(await dialog.getByRole('button', { name: 'Yes, do it' }).isDisabled(), typed).toBe(true);
+    }
     await dialog.getByLabel(/Amount to refund/).fill('99999');
     await dialog.getByRole('button', { name: 'Yes, do it' }).click();
     // refused: the gateway's own words, nothing refunded

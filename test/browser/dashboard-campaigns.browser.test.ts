@@ -99,6 +99,32 @@ describe('MoTo campaigns', () => {
     await ctx.close();
   }, 150_000);
 
+  it('typed amounts are in the currency of the service: 1000 on a yen service is ¥1,000 (JPY has no decimals), 10.5 is no yen amount', async () => {
+    const yen = await d.t.merchant({ name: 'Yen Shop', currency: 'JPY' });
+    const { ctx, page, errors } = await d.newPage();
+    page.setDefaultTimeout(30_000);
+    await d.signIn(page, yen, 'MANUAL PAYMENT');
+    await page.goto(`${d.base}/dashboard/campaigns/new`);
+    await page.getByLabel('Description', { exact: true }).fill('Yen balances');
+    await page.getByLabel('Type the payments').check();
+    await page.getByRole('columnheader', { name: 'Amount (JPY)' }).waitFor();
+    await page.getByLabel('Destination 1').fill('kenji@example.com');
+    const send = page.getByRole('button', { name: 'Send the campaign' });
+    await page.getByLabel('Amount 1').fill('10.5');
+    expect(await page.getByLabel('Amount 1').getAttribute('aria-invalid')).toBe('true');
+    expect(await send.isDisabled()).toBe(true);
+    await page.getByLabel('Amount 1').fill('1000');
+    await send.click();
+    await page.getByRole('heading', { name: 'Yen balances' }).waitFor();
+    const uuid = /\/campaigns\/([0-9a-f-]{36})/.exec(page.url())![1];
+    const state = await yen.api.get(`/moto/campaign/${uuid}`);
+    expect(state.body.payments.map((p: any) => p.amount)).toEqual([1000]);
+    // the campaign's page shows the amount in yen
+    await expect.poll(() => page.locator('[data-testid="campaign-payments"] tbody tr td[data-label="Amount"]').first().textContent()).toMatch(/¥\s?1,000$/);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  }, 90_000);
+
   it('a VIEWER sees the campaigns but no way to send one', async () => {
     const { ctx, page } = await d.newPage({ width: 375, height: 800 });
     page.setDefaultTimeout(30_000);

@@ -268,6 +268,8 @@ describe('MoTo campaigns list', () => {
     const services = await manual.get('/campaigns/services');
     expect(services.status, services.raw).toBe(200);
     expect(services.body.services.map((s: any) => s.uuid)).toContain(pci.service_uuid);
+    // with the currency of the service's terminal, which a campaign's amounts are in
+    expect(services.body.services.find((s: any) => s.uuid === pci.service_uuid)).toMatchObject({ enabled: true, currency: 'EUR' });
   });
 });
 
@@ -282,7 +284,7 @@ describe('the role matrix of the areas\' routes', () => {
       ['BATCH', 'GET', '/terminal/templates', false],
       ['BATCH', 'GET', '/campaigns', false],
       ['VIEWER', 'GET', '/campaigns', true],
-      ['VIEWER', 'GET', '/campaigns/services', false],
+      ['VIEWER', 'GET', '/campaigns/services', true], // moto.read: a campaign's amounts are in its service's currency
       ['BATCH', 'GET', '/campaigns/services', false],
       ['MANUAL PAYMENT', 'GET', '/campaigns/services', true],
       ['MANUAL PAYMENT', 'POST', '/terminal/sessions', true],

@@ -11,6 +11,8 @@ export function ConfirmDialog(props: {
   children?: ReactNode;
   onConfirm: () => Promise<unknown>;
   testId?: string;
+  /** The action's form is not filled in right yet (it says why): the confirm button waits. */
+  invalid?: boolean;
 }) {
   const { t } = useT();
   const [open, setOpen] = useState(false);
@@ -46,7 +48,7 @@ export function ConfirmDialog(props: {
             <Dialog.Close asChild>
               <button type="button" className="secondary">{t('confirm.cancel')}</button>
             </Dialog.Close>
-            <button type="button" className="primary" disabled={busy} onClick={run}>{t('confirm.ok')}</button>
+            <button type="button" className="primary" disabled={busy || props.invalid} onClick={run}>{t('confirm.ok')}</button>
           </div>
         </Dialog.Content>
       </Dialog.Portal>

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Answer, type Me, type Permission } from '../api';
-import { money, useT } from '../i18n';
+import { money, toMinor, useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -185,34 +185,31 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   );
 }
 
-/** Minor units of a currency (EUR 2, JPY 0). */
-function digitsOf(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
 function RefundAction({ uuid, left, currency, m, onDone }: { uuid: string; left: number; currency: string; m: (v: number) => string; onDone: () => Promise<void> }) {
   const { t } = useT();
   const [value, setValue] = useState('');
-  const minor = value.trim() === '' ? null : Math.round(Number(value.replace(',', '.')) * 10 ** digitsOf(currency));
+  // empty: all that is left (no amount sent); anything else must be an amount of the order's currency
+  // (a text that is none never becomes "no amount", which would refund everything)
+  const whole = value.trim() === '';
+  const minor = whole ? null : toMinor(value, currency);
+  const invalid = !whole && minor === null;
   return (
     <ConfirmDialog
       testId="refund-dialog"
       trigger={<button type="button" className="primary" data-testid="refund">{t('order.refund')}</button>}
       title={t('order.refund')}
       message={t('confirm.refund', { amount: m(minor ?? left) })}
+      invalid={invalid}
       onConfirm={async () => {
-        await api('POST', `/orders/${uuid}/refund`, { amount: minor });
+        await api('POST', `/orders/${uuid}/refund`, whole ? {} : { amount: minor });
         await onDone();
       }}
     >
       <label>
         {t('order.refund_amount')}
-        <input name="amount" inputMode="decimal" value={value} onChange={(e) => setValue(e.target.value)} />
+        <input name="amount" inputMode="decimal" value={value} aria-invalid={invalid} onChange={(e) => setValue(e.target.value)} />
       </label>
+      {invalid && <p className="error" role="alert" data-testid="refund-invalid">{t('order.refund_invalid', { currency })}</p>}
     </ConfirmDialog>
   );
 }

@@ -5,8 +5,8 @@
  */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, v1, type V1Answer } from '../../api';
-import { dateTime, useT } from '../../i18n';
+import { ApiError, api, v1, type Answer, type V1Answer } from '../../api';
+import { dateTime, money, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import { toCampaigns } from './index';
@@ -48,7 +48,10 @@ export function CampaignDetail({ me, uuid }: AreaProps & { uuid: string }) {
   });
   const d = state.data;
   const running = !!d && (d.detail.status === 'PENDING' || d.detail.status === 'PROCESSING' || d.payments.some((p) => LIVE.has(p.status)));
-  const amount = (minor: number) => new Intl.NumberFormat(lang === 'ES' ? 'es-ES' : lang === 'PT' ? 'pt-PT' : 'en-GB', { minimumFractionDigits: 2 }).format(minor / 100);
+  // the amounts are in minor units of the currency of the campaign's service (its terminal's)
+  const services = useQuery({ queryKey: ['campaign-services', me.merchant.uuid, me.env], queryFn: () => api<Answer<'/campaigns/services', 'get'>>('GET', '/campaigns/services') });
+  const currency = services.data?.services.find((x) => x.uuid === d?.detail.serviceUUID)?.currency ?? null;
+  const amount = (minor: number) => (currency ? money(minor, currency, lang) : String(minor));
   const certificate = async (p: Payment, kind: 'receipt' | 'opening') => {
     setFailure(null);
     try {

@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { parse } from 'csv-parse/browser/esm/sync';
 import { ApiError, api, v1, type Answer, type V1Answer, type V1Schema } from '../../api';
-import { useT } from '../../i18n';
+import { toMinor, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import { toCampaigns } from './index';
@@ -52,6 +52,9 @@ export function NewCampaign({ me }: AreaProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const service = form.service || enabled[0]?.uuid || '';
+  // typed amounts are in the currency of the service's terminal (JPY has no decimals, KWD three)
+  const currency = enabled.find((x) => x.uuid === service)?.currency ?? 'EUR';
+  const minorOf = (p: Typed) => toMinor(p.amount, currency);
   const preview = useMemo(() => (file ? previewOf(file.text) : null), [file]);
   const byLine = useMemo(() => {
     const m = new Map<number, string[]>();
@@ -70,7 +73,7 @@ export function NewCampaign({ me }: AreaProps) {
         ? await v1<V1Answer<'/moto/campaign/file', 'post'>>('POST', '/moto/campaign/file', { ...common, file: await dataUrlOf(file!.file), filename: file!.file.name })
         : await v1<V1Answer<'/moto/campaign', 'post'>>('POST', '/moto/campaign', {
             ...common,
-            payments: typed.map((p) => ({ amount: Math.round(Number(p.amount.replace(',', '.')) * 100), operative: p.operative, secure: false, destination: p.destination.trim() || null })),
+            payments: typed.map((p) => ({ amount: minorOf(p)!, operative: p.operative, secure: false, destination: p.destination.trim() || null })),
           });
       navigate(`/campaigns/${r.detail.uuid}`);
     } catch (e) {
@@ -81,7 +84,7 @@ export function NewCampaign({ me }: AreaProps) {
     }
   };
 
-  const ready = form.description.trim() !== '' && service !== '' && (entry === 'FILE' ? !!preview && !('error' in preview) && preview.rows.length > 0 : typed.every((p) => Number(p.amount.replace(',', '.')) > 0));
+  const ready = form.description.trim() !== '' && service !== '' && (entry === 'FILE' ? !!preview && !('error' in preview) && preview.rows.length > 0 : typed.every((p) => (minorOf(p) ?? 0) > 0));
 
   return (
     <section aria-labelledby="new-campaign-title">
@@ -140,7 +143,7 @@ export function NewCampaign({ me }: AreaProps) {
         ) : (
           <div className="table-wrap">
             <table className="orders" data-testid="typed">
-              <thead><tr><th scope="col">{t('campaigns.line')}</th><th scope="col">{t('campaigns.amount')}</th><th scope="col">{t('campaigns.destination')}</th><th scope="col">{t('campaigns.operative')}</th><th scope="col"><span className="sr-only">{t('order.actions')}</span></th></tr></thead>
+              <thead><tr><th scope="col">{t('campaigns.line')}</th><th scope="col">{t('campaigns.amount')} ({currency})</th><th scope="col">{t('campaigns.destination')}</th><th scope="col">{t('campaigns.operative')}</th><th scope="col"><span className="sr-only">{t('order.actions')}</span></th></tr></thead>
               <tbody>
                 {typed.map((p, i) => {
                   const line = i + 1;
@@ -148,7 +151,7 @@ export function NewCampaign({ me }: AreaProps) {
                   return (
                     <tr key={i} data-line={line} className={byLine.has(line) ? 'line-bad' : undefined}>
                       <td data-label={t('campaigns.line')} className="num">{line}{byLine.has(line) && <span className="line-error" data-testid={`line-error-${line}`}>{byLine.get(line)!.join(' · ')}</span>}</td>
-                      <td data-label={t('campaigns.amount')}><input aria-label={`${t('campaigns.amount')} ${line}`} inputMode="decimal" value={p.amount} onChange={upd('amount')} /></td>
+                      <td data-label={t('campaigns.amount')}><input aria-label={`${t('campaigns.amount')} ${line}`} inputMode="decimal" value={p.amount} aria-invalid={p.amount.trim() !== '' && !((minorOf(p) ?? 0) > 0)} onChange={upd('amount')} /></td>
                       <td data-label={t('campaigns.destination')}><input aria-label={`${t('campaigns.destination')} ${line}`} value={p.destination} onChange={upd('destination')} /></td>
                       <td data-label={t('campaigns.operative')}>
                         <select aria-label={`${t('campaigns.operative')} ${line}`} value={p.operative} onChange={upd('operative')}>

@@ -6,12 +6,12 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, v1, type Answer, type V1Answer } from '../../api';
-import { dateTime, money, useT } from '../../i18n';
+import { dateTime, money, toMinor, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { AreaProps } from '../types';
 import { Follow } from './Follow';
-import { battery, Connection, OpState, TokenOnce, toMinor, type Device } from './shared';
+import { battery, Connection, OpState, TokenOnce, type Device } from './shared';
 
 export function DevicePage({ me, can, id, follow }: AreaProps & { id: string; follow: string | null }) {
   const { t, lang } = useT();

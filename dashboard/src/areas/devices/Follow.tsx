@@ -7,11 +7,11 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, v1, type Answer, type Me, type Permission, type V1Answer } from '../../api';
-import { money, useT, type Key } from '../../i18n';
+import { money, toMinor, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Status } from '../../components/Status';
-import { OPEN_ORDER_STATES, OPEN_STATES, OpState, toMinor, type Device } from './shared';
+import { OPEN_ORDER_STATES, OPEN_STATES, OpState, type Device } from './shared';
 
 type OrderAnswer = V1Answer<'/order/{order_uuid}', 'get'>;
 type OperationsAnswer = Answer<'/devices/{id}/operations', 'get'>;

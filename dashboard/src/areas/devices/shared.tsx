@@ -25,25 +25,6 @@ export function OpState({ value }: { value: string | null }) {
   return <span className={`badge badge-${TONE[value] ?? 'neutral'}`}>{value}</span>;
 }
 
-/** The decimals of a currency (EUR 2, JPY 0). */
-export function digitsOf(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
-/** "12.50" or "12,5" in minor units of `currency`; null when it is not an amount. */
-export function toMinor(text: string, currency: string): number | null {
-  const digits = digitsOf(currency);
-  const s = text.trim().replace(',', '.');
-  const re = digits === 0 ? /^\d{1,12}$/ : new RegExp(`^\\d{1,12}(\\.\\d{1,${digits}})?$`);
-  if (!re.test(s)) return null;
-  const [whole, frac = ''] = s.split('.');
-  return Number(whole) * 10 ** digits + Number(frac.padEnd(digits, '0') || '0');
-}
-
 /** A one-time token with a copy button (clipboard may be refused: the token stays selectable). */
 export function TokenOnce({ token, onHide }: { token: string; onHide: () => void }) {
   const { t } = useT();

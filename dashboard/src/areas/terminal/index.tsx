@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, api, v1, type Answer, type V1Answer } from '../../api';
-import { money, useT } from '../../i18n';
+import { money, toMinor, useT } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import './area.css';
@@ -14,21 +14,10 @@ import './area.css';
 /** The merchant's page templates and services, and whether the card may be typed here (PCI). */
 type Options = Answer<'/terminal/templates', 'get'>;
 
-/** Decimal places of a currency (EUR 2, JPY 0). */
-export function digitsOf(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
-/** "42,50" or "42.50" in minor units of the currency; null when not a positive amount. */
-export function toMinor(text: string, currency: string): number | null {
-  const clean = text.trim().replace(/\s/g, '').replace(',', '.');
-  if (!/^\d+(\.\d+)?$/.test(clean)) return null;
-  const minor = Math.round(Number(clean) * 10 ** digitsOf(currency));
-  return minor > 0 ? minor : null;
+/** "42,50" or "42.50" in minor units of the currency; null when not a positive amount of it. */
+function positiveMinor(text: string, currency: string): number | null {
+  const minor = toMinor(text, currency);
+  return minor !== null && minor > 0 ? minor : null;
 }
 
 const errorText = (e: unknown) => (e instanceof ApiError ? e.details : String(e));
@@ -41,7 +30,7 @@ export function TerminalPage({ me }: AreaProps) {
   const { t, lang } = useT();
   const options = useQuery({ queryKey: ['terminal-options', me.merchant.uuid, me.env], queryFn: () => api<Options>('GET', '/terminal/templates') });
   const [order, setOrder] = useState({ amount: '', currency: 'EUR', description: '', customer: '', reference: '', service: '', operative: 'AUTHORIZATION' });
-  const minor = toMinor(order.amount, order.currency || 'EUR');
+  const minor = positiveMinor(order.amount, order.currency || 'EUR');
   const fields = () => ({
     amount: minor!,
     currency: order.currency.toUpperCase(),

@@ -18,7 +18,12 @@ const ListResponse = envelope({
   next_offset: Type.Union([Type.Integer(), Type.Null()], { description: 'the offset of the next page; null on the last' }),
 });
 const ServicesResponse = envelope({
-  services: Type.Array(Type.Object({ uuid: Type.String(), name: Type.String(), enabled: Type.Boolean() })),
+  services: Type.Array(Type.Object({
+    uuid: Type.String(),
+    name: Type.String(),
+    enabled: Type.Boolean(),
+    currency: Type.Union([Type.String(), Type.Null()], { description: "the currency of the service's terminal (ISO 4217), which a campaign's amounts are in; null without a terminal" }),
+  })),
 });
 
 export const area: Area = {
@@ -33,12 +38,14 @@ export const area: Area = {
     });
 
     kit.app.get('/campaigns/services', {
-      config: { dashboard: { permission: 'moto.create' } },
+      config: { dashboard: { permission: 'moto.read' } },
       schema: { response: responses(ServicesResponse) },
     }, async (req) => {
       const ctx = await kit.service.ctx(kit.dash(req));
       const services = await kit.service.deps.services.listServices(ctx, ctx.merchant.id);
-      return kit.done({ services: services.map((x) => ({ uuid: x.uuid, name: x.name, enabled: x.enabled })) });
+      const terminals = await kit.service.deps.services.listTerminals(ctx);
+      const currency = new Map(terminals.map((x) => [x.uuid, x.currency_code]));
+      return kit.done({ services: services.map((x) => ({ uuid: x.uuid, name: x.name, enabled: x.enabled, currency: (x.terminal && currency.get(x.terminal)) || null })) });
     });
   },
   docs: {
@@ -51,7 +58,7 @@ export const area: Area = {
     'GET /campaigns/services': {
       operationId: 'listCampaignServices',
       summary: 'Services a campaign may use',
-      description: 'The merchant\'s services (uuid, name, enabled) to choose the `service_uuid` of a new campaign.',
+      description: 'The merchant\'s services (uuid, name, enabled, and the currency of their terminal) to choose the `service_uuid` of a new campaign and to read its amounts, which are in minor units of that currency.',
       tag: TAG,
     },
   },
