@@ -90,21 +90,8 @@ export type Permission = Me['permissions'][number];
 /** An order of the payments list. */
 export type OrderRow = Answer<'/orders', 'get'>['orders'][number];
 
-export interface Filters {
-  q?: string;
-  status?: string[];
-  operative?: string[];
-  from?: string;
-  to?: string;
-  amount_min?: number;
-  amount_max?: number;
-  customer?: string;
-  email?: string;
-  reference?: string;
-  last4?: string;
-  method?: string;
-  service?: string;
-}
+/** The payments list's filters: the query of `GET /orders` but its paging. */
+export type Filters = Omit<NonNullable<paths['/orders']['get']['parameters']['query']>, 'limit' | 'cursor'>;
 
 /**
  * The merchant API through the dashboard's bridge: `v1('POST', '/payment', body)` is the API's B1 for the
