@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ApiError, api, qs, type Answer } from '../../api';
-import { money, useT, type Key } from '../../i18n';
+import { currencyDigits, money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import './area.css';
@@ -165,14 +165,7 @@ function Figures({ currency, current, previous }: { currency: string; current: F
   const tds = (o: string) => (`overview.tds.${o}` in TDS_KEYS ? t(`overview.tds.${o}` as Key) : o);
   const method = (x: { method: string }) => (x.method.startsWith('CARD:') ? t('overview.method.card', { brand: x.method.slice(5) }) : x.method.replace(/_/g, ' '));
   const series = current.series.map((d, i) => ({ ...d, label: dayLabel(d.date, lang), before: previous.series[i]?.volume ?? 0 }));
-  const units = (v: number) => {
-    try {
-      const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-      return v / 10 ** digits;
-    } catch {
-      return v / 100;
-    }
-  };
+  const units = (v: number) => v / 10 ** currencyDigits(currency);
   return (
     <>
       <div className="kpis">
