@@ -79,6 +79,7 @@ export function filtersFromSearch(search: string): Filters {
     reference: one('reference'),
     last4: one('last4'),
     method: one('method'),
+    service: one('service'),
   });
 }
 
