@@ -336,7 +336,7 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
           <ul>
             {can('payments.read') && (
               <li>
-                <a href="/dashboard/payments" data-testid="nav-payments" aria-current={path.startsWith('/payments') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/payments'); }}>
+                <a href="/dashboard/payments" data-testid="menu-payments" aria-current={path.startsWith('/payments') ? 'page' : undefined} onClick={(e) => { e.preventDefault(); setMenu(false); navigate('/payments'); }}>
                   {t('nav.payments')}
                 </a>
               </li>
