@@ -24,6 +24,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { decide, summaryOf } from './rules.js';
+import { schemeTransactionId } from '../../scheme-ids.js';
 
 export interface CheckoutSimAccount {
   processingChannelId: string;
@@ -238,7 +239,7 @@ export class CheckoutSimulator {
     const paymentType = typeof b.payment_type === 'string' ? b.payment_type : 'Regular';
     const p: SimPayment = {
       id: id('pay_'), secretKey: key, reference: b.reference as string, amount, currency: b.currency as string,
-      status: 'Pending', approved: false, code: '', authCode: String(randomInt(100000, 999999)), schemeId: String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)),
+      status: 'Pending', approved: false, code: '', authCode: String(randomInt(100000, 999999)), schemeId: schemeTransactionId(),
       last4: number.slice(-4), bin: number.slice(0, 6), expiryMonth: src!.expiry_month as number, expiryYear: src!.expiry_year as number,
       captured: 0, refunded: 0, capture: b.capture !== false && amount > 0, actions: [], pending3ds: null,
     };

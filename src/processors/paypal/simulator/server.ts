@@ -21,6 +21,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { decide } from './rules.js';
+import { schemeTransactionId } from '../../scheme-ids.js';
 
 export interface PaypalSimApp {
   clientSecret: string;
@@ -261,7 +262,7 @@ export class PaypalSimulator {
     const card = (b.payment_source as Record<string, Record<string, unknown>> | undefined)?.card;
     let code: string;
     let network: { id: string; network: string } | undefined;
-    const networkOf = (number: string) => ({ id: String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)), network: number.startsWith('5') ? 'MASTERCARD' : 'VISA' });
+    const networkOf = (number: string) => ({ id: schemeTransactionId(), network: number.startsWith('5') ? 'MASTERCARD' : 'VISA' });
     if (card) {
       const stored = card.stored_credential as Record<string, unknown> | undefined;
       const method = ((card.attributes as Record<string, Record<string, unknown>> | undefined)?.verification?.method ?? null) as string | null;

@@ -27,6 +27,7 @@ import { request } from 'undici';
 import { readQueryRequest } from '../query.js';
 import { decodeBase64Any, decodeParameters, openMessage, sign, signMessage, type SignatureVersion } from '../signature.js';
 import { decideFollowUp, decidePayment, threedsPathOf, type Decision, type SimOrder } from './rules.js';
+import { schemeTransactionId } from '../../scheme-ids.js';
 
 export interface RedsysSimTerminal {
   key: string;
@@ -383,7 +384,7 @@ export class RedsysSimulator {
     if ('error' in d) return { answer: { errorCode: d.error } };
     const approved = Number(d.code) <= 99;
     const authCode = approved ? String(randomInt(100000, 999999)) : '';
-    const cofTxnid = approved && params.DS_MERCHANT_COF_INI === 'S' ? String(randomInt(100_000_000, 999_999_999)) + String(randomInt(100_000, 999_999)) : null;
+    const cofTxnid = approved && params.DS_MERCHANT_COF_INI === 'S' ? schemeTransactionId() : null;
     const order_: KeptOrder = {
       fuc, terminal, order, type: type as '0' | '1', amount, currency, approved, confirmed: 0, refunded: 0, cancelled: false, authCode, securePayment: secure,
       cofTxnid, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
