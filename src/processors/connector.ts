@@ -314,10 +314,17 @@ export type ProcessorResult =
    * the others go through 3-D Secure.
    */
   | { outcome: 'CHALLENGE'; details: string; terminalAction?: TerminalAction }
+  /**
+   * The processor accepted the operation but has not decided it yet (an asynchronous capture, void or
+   * refund answered 202; a payment "in progress" at the issuer; a capture PENDING at the provider). The
+   * transaction stays PENDING, never SUCCESS: the provider's notification or a `lookup` decides it
+   * (decisions §13). `processorId`: the provider's id of the operation, when it gave one.
+   */
+  | { outcome: 'PENDING'; details: string; processorId: string | null }
   /** No answer: the operation may have happened. Settle later with `lookup`. */
   | { outcome: 'UNKNOWN'; details: string };
 
-export type SettledResult = Exclude<ProcessorResult, { outcome: 'UNKNOWN' } | { outcome: 'CHALLENGE' }>;
+export type SettledResult = Exclude<ProcessorResult, { outcome: 'UNKNOWN' } | { outcome: 'CHALLENGE' } | { outcome: 'PENDING' }>;
 
 export type LookupResult =
   /** The processor has the operation and its final result. */

@@ -383,7 +383,7 @@ export async function settleTransaction(trx: Executor, id: string, set: Partial<
   if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not PENDING`);
 }
 
-export async function updateTransaction(trx: Executor, id: string, set: Partial<Pick<TxRow, 'awaiting_3ds' | 'started_at' | 'updated_at'>>): Promise<void> {
+export async function updateTransaction(trx: Executor, id: string, set: Partial<Pick<TxRow, 'awaiting_3ds' | 'started_at' | 'updated_at' | 'processor_id'>>): Promise<void> {
   await trx.updateTable('transactions').set(set).where('id', '=', id).execute();
 }
 

@@ -196,7 +196,7 @@ export class CheckoutConnector implements Connector {
       if (!p) return { found: false };
       const r = resultOfPayment(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
       if (r.paymentId) await saveIds(db, op.reference, { paymentId: r.paymentId });
-      if (r.result.outcome === 'UNKNOWN') return { found: 'unknown', details: r.result.details };
+      if (r.result.outcome === 'UNKNOWN' || r.result.outcome === 'PENDING') return { found: 'unknown', details: r.result.details };
       if (r.result.outcome === 'CHALLENGE') return { found: 'unknown', details: 'the payment waits for 3-D Secure authentication' };
       return { found: true, result: r.result };
     }
@@ -283,7 +283,7 @@ export class CheckoutConnector implements Connector {
     if (r.outcome === 'APPROVED') return { outcome: 'VERIFIED', processorId: r.processorId };
     if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
     if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
-    return r;
+    return { outcome: 'UNKNOWN', details: r.details };
   }
 
   async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {

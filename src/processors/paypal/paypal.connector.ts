@@ -342,7 +342,7 @@ export class PaypalConnector implements Connector {
     const r = await this.#payment({ ...req, amount: 1, channel: 'ECOMMERCE', threeds: null }, 'verify');
     if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
     if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
-    if (r.outcome === 'UNKNOWN') return r;
+    if (r.outcome === 'UNKNOWN' || r.outcome === 'PENDING') return { outcome: 'UNKNOWN', details: r.details };
     const t = await this.#o.terminals(req.terminal);
     const voided = await this.#call(t, 'POST', `/v2/payments/authorizations/${r.processorId}/void`, null, `${req.reference}-void`);
     if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.#o.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');

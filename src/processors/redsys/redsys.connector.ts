@@ -252,7 +252,7 @@ export class RedsysConnector implements Connector {
     if (q.kind === 'none') return { found: false };
     if (q.kind === 'error') return { found: 'unknown', details: `the Redsys query service answered ${q.code}` };
     const { result } = resultOfAnswer(q.params, { ref: { fuc: op.merchantCode, terminal: op.terminal, order: op.order }, type: op.type as TxType, amount: op.amount });
-    if (result.outcome === 'UNKNOWN') return { found: 'unknown', details: result.details };
+    if (result.outcome === 'UNKNOWN' || result.outcome === 'PENDING') return { found: 'unknown', details: result.details };
     if (result.outcome === 'CHALLENGE') {
       const r = refusalOf('0195');
       return { found: true, result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId: op.order } };
@@ -275,7 +275,7 @@ export class RedsysConnector implements Connector {
     if (r.outcome === 'APPROVED') return { outcome: 'VERIFIED', processorId: r.processorId };
     if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
     if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
-    return r;
+    return { outcome: 'UNKNOWN', details: r.details };
   }
 
   /** EMV 3-D Secure 2 through Redsys (REST): iniciaPeticion, then trataPeticion with the browser's data, then the challenge's answer. */
@@ -442,7 +442,7 @@ export class RedsysConnector implements Connector {
       return { outcome: 'IGNORED', reason: `signature not verified: ${opened.reason}` };
     }
     const { result } = resultOfAnswer(opened.params, { ref: { fuc: op.merchantCode, terminal: op.terminal, order: op.order }, type: op.type as TxType, amount: op.amount });
-    if (result.outcome === 'UNKNOWN') return { outcome: 'IGNORED', reason: result.details };
+    if (result.outcome === 'UNKNOWN' || result.outcome === 'PENDING') return { outcome: 'IGNORED', reason: result.details };
     if (result.outcome === 'CHALLENGE') return { outcome: 'IGNORED', reason: 'a soft decline: the payment goes on with authentication' };
     return { outcome: 'SETTLE', reference: op.reference, result };
   }

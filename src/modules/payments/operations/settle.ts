@@ -80,7 +80,12 @@ export async function settle(
     if (!locked) throw new Error(`settle: order ${orderId} or transaction ${txId} is missing`);
     const { order: o, tx, retry } = locked;
     const base = { merchantId: o.merchant_id, redirect: null, failed: null };
-    if (tx.status !== 'PENDING' || result.outcome === 'UNKNOWN' || (tx.awaiting_3ds && result.outcome !== 'VOIDED' && result.outcome !== 'FAILED')) {
+    if (tx.status === 'PENDING' && result.outcome === 'PENDING' && result.processorId) {
+      // accepted, not decided (decisions §13): the transaction stays PENDING with the provider's id; its
+      // notification or the reconciler's lookup settles it
+      await repo.updateTransaction(trx, tx.id, { processor_id: result.processorId, updated_at: core.now(o) });
+    }
+    if (tx.status !== 'PENDING' || result.outcome === 'UNKNOWN' || result.outcome === 'PENDING' || (tx.awaiting_3ds && result.outcome !== 'VOIDED' && result.outcome !== 'FAILED')) {
       return { ...base, order: core.present(o, await repo.transactionsOf(trx, o.id)) };
     }
     const now = core.now(o);
