@@ -4638,6 +4638,11 @@ export interface components {
             request_id: string;
             /** @description validation errors only: every problem found, one per field and kind */
             errors?: components["schemas"]["FieldProblem"][];
+            /**
+             * Format: uuid
+             * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+             */
+            order_uuid?: string;
         };
         /**
          * Event

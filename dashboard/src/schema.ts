@@ -1107,6 +1107,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1239,6 +1244,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1320,6 +1330,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1402,6 +1417,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1533,6 +1553,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1666,6 +1691,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1752,6 +1782,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1841,6 +1876,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -1929,6 +1969,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2016,6 +2061,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2104,6 +2154,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2234,6 +2289,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2369,6 +2429,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2500,6 +2565,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2644,6 +2714,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -2740,6 +2815,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -3240,6 +3320,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -3700,6 +3785,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -4160,6 +4250,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -4614,6 +4709,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5068,6 +5168,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5169,6 +5274,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5318,6 +5428,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5383,6 +5498,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5479,6 +5599,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5578,6 +5703,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5662,6 +5792,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5784,6 +5919,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -5897,6 +6037,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6000,6 +6145,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6103,6 +6253,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6205,6 +6360,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6300,6 +6460,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6403,6 +6568,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6477,6 +6647,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6545,6 +6720,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6617,6 +6797,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6689,6 +6874,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6761,6 +6951,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -6965,6 +7160,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7073,6 +7273,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7167,6 +7372,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7298,6 +7508,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7386,6 +7601,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7502,6 +7722,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7598,6 +7823,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7753,6 +7983,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -7873,6 +8108,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8000,6 +8240,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8111,6 +8356,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8221,6 +8471,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8321,6 +8576,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8426,6 +8686,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8552,6 +8817,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };
@@ -8636,6 +8906,11 @@ export interface operations {
                              */
                             problem: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
                     };
                 };
             };

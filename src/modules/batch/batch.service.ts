@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeBase64File, readCsv, type CsvRow, type LineError } from '../../platform/csv/csv.js';
 import { UUID_RE } from '../../platform/ids.js';
 import { ApiError, badRequest, notFound, unprocessable } from '../../platform/errors/errors.js';
+import { IdempotencyStore } from '../../platform/http/idempotency.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job, Reschedule } from '../../platform/jobs/queue.js';
@@ -118,6 +119,8 @@ export class BatchService {
     await this.p.database.transaction(async (trx) => {
       await repo.insertBatch(trx, batch);
       await repo.insertLines(trx, rows);
+      // a retry of the upload whose answer was lost never charges (or refunds) the lines twice
+      await IdempotencyStore.commit(trx, ctx);
       const jobs = rows.map((r) => ({ queue: BATCH_QUEUE, payload: { id: r.id }, runAt, merchantId: ctx.env === 'sandbox' ? ctx.merchant.id : null, maxAttempts: MAX_ATTEMPTS }));
       for (let i = 0; i < jobs.length; i += 1000) await this.p.jobs.enqueueMany(trx, jobs.slice(i, i + 1000));
     });

@@ -12,6 +12,7 @@ import { CSV_MAX_ROWS, decodeBase64File, readCsv, type LineError } from '../../p
 import { UUID_RE } from '../../platform/ids.js';
 import { badRequest, gone, notFound, unprocessable } from '../../platform/errors/errors.js';
 import { refusedUrlText } from '../../platform/net/outgoing.js';
+import { IdempotencyStore } from '../../platform/http/idempotency.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job } from '../../platform/jobs/queue.js';
@@ -175,6 +176,8 @@ export class CampaignsService {
     await this.p.database.transaction(async (trx) => {
       await repo.insertCampaign(trx, campaign);
       await repo.insertPayments(trx, payments);
+      // a retry whose answer was lost never sends the customers a second set of payment requests
+      await IdempotencyStore.commit(trx, ctx);
       const jobs = payments.map((p) => ({ queue: MOTO_QUEUE, payload: { id: p.id }, merchantId: ctx.env === 'sandbox' ? ctx.merchant.id : null, maxAttempts: MAX_ATTEMPTS }));
       for (let i = 0; i < jobs.length; i += 1000) await this.p.jobs.enqueueMany(trx, jobs.slice(i, i + 1000));
     });

@@ -24,6 +24,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/errors/errors.js';
+import { IdempotencyStore } from '../../platform/http/idempotency.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job, Reschedule } from '../../platform/jobs/queue.js';
@@ -533,6 +534,7 @@ export class DevicesService {
     };
     await this.p.database.transaction(async (trx) => {
       await repo.insertDeviceRefund(trx, row);
+      await IdempotencyStore.commit(trx, ctx, o.uuid);
       await this.p.jobs.enqueue(trx, { queue: SIMULATE_REFUND_QUEUE, payload: { refundId: row.id }, runAt: new Date(realNow.getTime() + SIMULATION_DELAY_MS), merchantId: ctx.merchant.id, maxAttempts: 10, dedupeKey: `simulate-refund:${row.id}` });
     });
     return { result: current, device: await this.get(ctx, device.id), refund: presentDeviceRefund(row) };

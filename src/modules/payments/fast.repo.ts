@@ -157,7 +157,7 @@ const startCtes = (returning: string) => `with o as (
     where id = (select order_id from t)
     returning xmin::text as version
   ), k as (
-    update idempotency_keys set status = 'committed'
+    update idempotency_keys set status = 'committed', order_id = $1::uuid
     where $23::text is not null and merchant_id = $2::uuid and key = $23::text and status = 'in_flight' and exists (select 1 from t)
   )`;
 

@@ -144,7 +144,7 @@ export class PaymentsService implements Payments {
   }
 
   startApm(ctx: RequestContext, orderUuid: string, input: StartApmInput): Promise<ApmStarted> {
-    return startApm(this.#core, (trx) => this.#core.lockOwned(trx, ctx, orderUuid), input);
+    return startApm(this.#core, (trx) => this.#core.lockOwned(trx, ctx, orderUuid), input, ctx);
   }
 
   async completeApm(ctx: RequestContext, orderUuid: string, action: 'PAID' | 'REFUSED'): Promise<OrderResult> {

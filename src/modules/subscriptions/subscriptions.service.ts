@@ -385,8 +385,7 @@ export class SubscriptionsService {
       });
       await this.p.jobs.enqueue(trx, this.#chargeJob(ctx, { subscriptionId: id, paymentNumber: 1, attempt: 1, keyId: ctx.keyId }, first));
       // with an Idempotency-Key: a retry whose answer was lost never subscribes (and charges) twice
-      const committed = IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey);
-      if (committed) await committed.execute(trx);
+      await IdempotencyStore.commit(trx, ctx);
       return c;
     });
 

@@ -10,8 +10,8 @@
  * retry whose answer was lost meets 409 and reads the order, which the reconciler settles.
  */
 import { sql, type ColumnType, type RawBuilder } from 'kysely';
-import type { Database } from '../db/database.js';
-import { badRequest, conflict, unprocessable } from '../errors/errors.js';
+import type { Database, Executor } from '../db/database.js';
+import { ApiError, badRequest, conflict, unprocessable } from '../errors/errors.js';
 
 export interface IdempotencyKeysTable {
   merchant_id: string;
@@ -21,6 +21,8 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   locked_until: Date;
+  /** The order a committed request acted on (a retry whose answer was lost is told which to read). */
+  order_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 
@@ -79,9 +81,9 @@ export class IdempotencyStore {
     if (existing.status === 'committed') {
       // it changed something (a payment or refund started) and its answer was lost (the database or the
       // gateway failed meanwhile): never done twice; its outcome is on the resource
-      throw conflict(
-        'The request with this Idempotency-Key was carried out but its answer was lost (the database or the gateway node failed meanwhile); it is not run again: read the order to see its outcome',
-      );
+      const lost = 'The request with this Idempotency-Key was carried out but its answer was lost (the database or the gateway node failed meanwhile); it is not run again';
+      if (existing.order_id) throw new ApiError(409, `${lost}: read the order ${existing.order_id} to see its outcome`, { extra: { order_uuid: existing.order_id } });
+      throw conflict(`${lost}: read the order to see its outcome`);
     }
     return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
   }
@@ -92,10 +94,21 @@ export class IdempotencyStore {
    * answers (a 5xx answer no longer frees it, nor does its lock lapsing). `when` ties it to the step's
    * own write (e.g. \`exists (select 1 from t)\`). Nothing when the request sent no key.
    */
-  static committedSql(merchantId: string, key: string | null | undefined, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> | null {
+  static committedSql(merchantId: string, key: string | null | undefined, when: RawBuilder<unknown> = sql`true`, orderId: string | null = null): RawBuilder<unknown> | null {
     if (!key) return null;
-    return sql`update idempotency_keys set status = 'committed'
+    return sql`update idempotency_keys set status = 'committed', order_id = ${orderId}::uuid
       where merchant_id = ${merchantId}::uuid and key = ${key}::text and status = 'in_flight' and ${when}`;
+  }
+
+  /**
+   * Marks the request's key committed in `trx`, the transaction of the request's first money write (a
+   * PENDING transaction, a batch of charges, a queued refund): from its commit on, the request is never
+   * carried out again under that key, whatever happens to its answer. `orderId`: the order it acted on,
+   * named to a retry. Nothing when it sent no key.
+   */
+  static async commit(trx: Executor, ctx: { merchant: { id: string }; idempotencyKey?: string | null }, orderId: string | null = null): Promise<void> {
+    const committed = IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey, undefined, orderId);
+    if (committed) await committed.execute(trx);
   }
 
   /** Records the response of a request started with `begin`. */

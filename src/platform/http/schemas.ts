@@ -83,6 +83,7 @@ export const ErrorEnvelope = Type.Object(
     details: Type.String({ description: 'what went wrong, as a sentence' }),
     request_id: Type.String({ description: 'the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs', examples: ['3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d'] }),
     errors: Type.Optional(Type.Array(FieldProblem, { description: 'validation errors only: every problem found, one per field and kind' })),
+    order_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)' })),
   },
   {
     title: 'ErrorEnvelope',

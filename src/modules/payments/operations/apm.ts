@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../../../platform/errors/errors.js';
+import { IdempotencyStore } from '../../../platform/http/idempotency.js';
+import type { RequestContext } from '../../../platform/http/types.js';
 import type { Tx } from '../../../platform/db/database.js';
 import type { Env } from '../../../platform/db/schema.js';
 import { apmInfo, type ApmKind, type ApmMethod, type ApmStartRequest, type ApmVoucher } from '../../../processors/index.js';
@@ -100,7 +102,7 @@ export function pendingApmOf(txs: repo.TxRow[]): { tx: repo.TxRow; record: ApmRe
  * the page's by token). Step 1 writes the PENDING transaction (order PENDING_PROCESSOR_RESPONSE); step
  * 2 asks the provider; step 3 records what it answered (the order keeps waiting) or settles a refusal.
  */
-export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.LockedOrder | undefined>, input: StartApmInput): Promise<ApmStarted> {
+export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.LockedOrder | undefined>, input: StartApmInput, ctx?: RequestContext): Promise<ApmStarted> {
   const info = apmInfo(input.apm);
   if (!info) throw badRequest(`apm: ${String(input.apm)} is not an APM`);
   const begun = await core.db.transaction(async (trx) => {
@@ -125,6 +127,7 @@ export async function startApm(core: PaymentsCore, lock: (trx: Tx) => Promise<re
       created_at: now, updated_at: now, started_at: core.p.clock.now(),
     });
     await core.transition(trx, o, 'PAYMENT_STARTED', { ip: input.customerIp ?? o.ip }, now, { present: false });
+    if (ctx) await IdempotencyStore.commit(trx, ctx, o.id);
     return {
       kind: 'apm' as const, o, txId, record, connector,
       request: {

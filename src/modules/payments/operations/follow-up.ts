@@ -47,8 +47,7 @@ async function startFollowUp(core: PaymentsCore, ctx: RequestContext, orderId: s
     if (op === 'REFUND') await repo.updateOrder(trx, o.id, o.status, { refund_reserved: Number(o.refund_reserved) + amount, updated_at: now });
     else await repo.updateOrder(trx, o.id, o.status, { busy_tx_id: txId, updated_at: now });
     // the request's key is never run again once this commits (its answer may be lost after the call)
-    const committed = IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey);
-    if (committed) await committed.execute(trx);
+    await IdempotencyStore.commit(trx, ctx, o.id);
     const request: FollowUpRequest = {
       reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount, currency: o.currency,
       original: { reference: original.id, processorId: original.processor_id, authorization: original.auth_code },

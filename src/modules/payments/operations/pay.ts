@@ -74,8 +74,7 @@ export async function payOwned(
     const o = await core.lockOwned(trx, ctx, orderId);
     const s = await startPayment(core, trx, o, build(o));
     // the request's key is never run again once this commits (its answer may be lost after the call)
-    const committed = IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey);
-    if (committed) await committed.execute(trx);
+    await IdempotencyStore.commit(trx, ctx, o.id);
     return s;
   });
   return finishStarted(core, started);
@@ -151,7 +150,11 @@ export async function paySingleStep(core: PaymentsCore, ctx: RequestContext, inp
     const inserted = await insertOrder(core, trx, ctx, input, service, null);
     const merchant = await core.deps.merchants.findMerchant(trx, ctx.merchant.id);
     const o: repo.LockedOrder = { ...inserted, m_resend: merchant?.resend_failed_notifications ?? false, m_autorecover: merchant?.autorecover_transactions ?? false };
-    return startPayment(core, trx, o, pay);
+    const s = await startPayment(core, trx, o, pay);
+    // the order, its PENDING transaction and the key commit together: a retry whose answer was lost
+    // after the processor was called is never charged again (it meets 409 and reads the order)
+    await IdempotencyStore.commit(trx, ctx, o.id);
+    return s;
   });
   return finishStarted(core, started);
 }

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../../../platform/errors/errors.js';
+import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import { apmInfo, parsePushPhone, type ApmInfo, type ApmPayoutRequest } from '../../../processors/index.js';
 import { presentSource, sourceAad } from '../../sources/index.js';
@@ -97,6 +98,7 @@ export async function payoutApm(core: PaymentsCore, ctx: RequestContext, input: 
       created_at: now, updated_at: now, started_at: core.p.clock.now(),
     });
     await core.transition(trx, o, 'PAYMENT_STARTED', sourceId ? { source_id: sourceId } : {}, now, { present: false });
+    await IdempotencyStore.commit(trx, ctx, o.id);
     const request: ApmPayoutRequest = {
       reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now, amount: Number(o.amount), currency: o.currency,
       apm: info.apm, kind: info.kind, phone, iban, holder, description: o.description,

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../../platform/db/database.js';
 import { badRequest, conflict } from '../../../platform/errors/errors.js';
+import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import { presentSource } from '../../sources/index.js';
 import { canOrder } from '../order-states.js';
@@ -70,6 +71,7 @@ export async function payout(core: PaymentsCore, ctx: RequestContext, input: Pay
       created_at: now, updated_at: now, started_at: core.p.clock.now(),
     });
     await core.transition(trx, o, 'PAYMENT_STARTED', { source_id: card.sourceId }, now, { present: false });
+    await IdempotencyStore.commit(trx, ctx, o.id);
     return {
       kind: 'call', orderId: o.id, txId, op, connector, safe: false,
       request: {
