@@ -35,6 +35,7 @@ import { TerminalService, terminalFormRoutes } from './modules/terminal/index.js
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers, databaseState } from './platform/db/database.js';
 import { OutageLog } from './platform/db/outage.js';
+import { unavailable } from './platform/errors/errors.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
 import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
@@ -77,6 +78,14 @@ export function buildModules(p: Platform): Modules {
     productionSimulator: p.config.productionSimulator,
     simulatorUrl: p.config.simulatorUrl,
     logger: p.logger,
+    // a synchronous standby required: nothing is sent to a processor unless the step's record will
+    // survive a failover (db/durability.ts)
+    beforeMoneyCall: p.durability.required
+      ? async () => {
+          const problem = await p.durability.check();
+          if (problem) throw unavailable(`Nothing was sent to the processor: ${problem}. Retry later with the same Idempotency-Key`);
+        }
+      : undefined,
   });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
@@ -259,6 +268,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     idempotency: m.idempotency,
     sandboxHttpAnyAddress: config.sandboxHttpAnyAddress,
     outage,
+    durability: p.durability,
   });
 
   opts.instrument?.(app);
@@ -337,6 +347,9 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
     reply.header('Cache-Control', 'no-store');
     const state = await databaseState(p.database, config.dbConnectTimeoutMs);
     if (!state.ready) return reply.code(503).send({ status: state.status, database: p.database.kind });
+    // a synchronous standby required (PAYGATE_REQUIRE_SYNC_STANDBY): not ready while none streams
+    const problem = p.durability.required ? await p.durability.check() : null;
+    if (problem) return reply.code(503).send({ status: problem, database: p.database.kind });
     try {
       const rows = await p.database.db.selectFrom('schema_migrations').select('version').execute();
       const applied = new Set(rows.map((r) => r.version));

@@ -507,6 +507,8 @@ function gatewayEnvOf(s: ClusterState, vault: { keys: string; fingerprint: strin
     PAYGATE_LOG_FORMAT: 'json',
     PAYGATE_LOG_LEVEL: 'warn',
     PAYGATE_DB_CONNECT_TIMEOUT_MS: '2000',
+    // nothing acknowledged while the primary takes writes alone (wait_primary): docs/deployment.md
+    PAYGATE_REQUIRE_SYNC_STANDBY: 'true',
     HOST: '127.0.0.1',
     PORT: String(port),
     ...extra,

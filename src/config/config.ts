@@ -21,6 +21,8 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** PostgreSQL: named prepared statements for parameterized queries. */
   dbPrepare: boolean;
+  /** Acknowledge no write unless a synchronous standby streams from the primary (PAYGATE_REQUIRE_SYNC_STANDBY). */
+  requireSyncStandby: boolean;
   /** A standby (or a proxy of standbys) for reads that may be stale: lists, exports, analytics. */
   readDatabaseUrl: string | null;
   /** Reads go to the standby only while it is at most this far behind the primary, in milliseconds. */
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('PAYGATE_READ_DATABASE_URL must start with postgres:// or postgresql://');
   }
   if (readDatabaseUrl !== null && databaseUrl === null) problems.push('PAYGATE_READ_DATABASE_URL needs DATABASE_URL (the embedded database has no standby)');
+  if (databaseUrl === null && /^(1|true|yes|on)$/i.test(env.PAYGATE_REQUIRE_SYNC_STANDBY ?? '')) problems.push('PAYGATE_REQUIRE_SYNC_STANDBY needs DATABASE_URL (the embedded database has no standby)');
   const simulatorUrl = str('PAYGATE_SIMULATOR_URL', null);
   if (simulatorUrl !== null && !/^https?:\/\/[^/]+/.test(simulatorUrl)) problems.push('PAYGATE_SIMULATOR_URL must be an http(s) URL');
 
@@ -291,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: int('PAYGATE_DB_POOL_SIZE', 20, 1, 500),
     dbConnectTimeoutMs: int('PAYGATE_DB_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
     dbPrepare: bool('PAYGATE_DB_PREPARE', true),
+    requireSyncStandby: bool('PAYGATE_REQUIRE_SYNC_STANDBY', false),
     readDatabaseUrl,
     readMaxLagMs: int('PAYGATE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
     simulatorUrl: simulatorUrl?.replace(/\/+$/, '') ?? null,
@@ -388,6 +392,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_DB_CONNECT_TIMEOUT_MS', 'wait for a new PostgreSQL connection; past it requests answer 503 (5000)'],
   ['PAYGATE_DB_PREPARE', 'PostgreSQL and the embedded database: send parameterized statements as named prepared statements (true)'],
   ['PAYGATE_READ_DATABASE_URL', 'postgres://... of a standby for reads that may be stale (order lists, exports); unset: the primary'],
+  ['PAYGATE_REQUIRE_SYNC_STANDBY', 'acknowledge no write, call no processor and run no background job unless a synchronous standby streams from the primary: /readyz answers 503 meanwhile (false: availability first)'],
   ['PAYGATE_READ_MAX_LAG_MS', 'reads use the standby only while it is at most this far behind the primary (5000)'],
   ['PAYGATE_SIMULATOR_URL', 'http://... of a shared processor simulator (paygate simulator); unset: each process simulates in memory'],
   ['PAYGATE_DATA_DIR', 'embedded database and local key files (./data)'],

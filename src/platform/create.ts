@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { durabilityGuard } from './db/durability.js';
 import { JobQueue } from './jobs/queue.js';
 import { CacheInvalidation } from './db/invalidation.js';
 import { ReadRouting } from './db/read-replica.js';
@@ -46,7 +47,9 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
     }));
   const vault = o.vault ?? vaultFromConfig({ vaultKeys: config.vaultKeys, fingerprintKey: config.vaultFingerprintKey, dataDir: config.dataDir });
   const metrics = new Metrics();
+  const durability = durabilityGuard(database, config.requireSyncStandby);
   const jobs = new JobQueue({
+    durability,
     database,
     clock,
     logger,
@@ -78,7 +81,7 @@ export async function createPlatform(config: Config, o: PlatformOverrides = {}):
   const reads = new ReadRouting({ primary: database, replica, maxLagMs: config.readMaxLagMs, logger });
   reads.start();
   metrics.watchReads(reads);
-  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation, reads };
+  return { config, database, clock, vault, jobs, mailer, logger, metrics, outgoing, invalidation, reads, durability };
 }
 
 /** Checks after migrations that the configured vault keys are the ones that sealed existing data. */

@@ -3,6 +3,7 @@ import type { ReadRouting } from './db/read-replica.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from './db/database.js';
+import type { DurabilityGuard } from './db/durability.js';
 import type { CacheInvalidation } from './db/invalidation.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Mailer } from './mail/outbox.js';
@@ -26,4 +27,6 @@ export interface Platform {
   invalidation: CacheInvalidation;
   /** Where reads that may be stale go (lists, exports, analytics): a fresh standby, else the primary. */
   reads: ReadRouting;
+  /** Whether a synchronous standby has what this primary commits (PAYGATE_REQUIRE_SYNC_STANDBY; db/durability.ts). */
+  durability: DurabilityGuard;
 }

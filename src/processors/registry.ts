@@ -32,6 +32,12 @@ export interface RegistryOptions {
    */
   simulatorUrl?: string | null;
   logger?: Logger;
+  /**
+   * Runs before every call that can move money (authorize, capture, refund, payout, APM payments...):
+   * throws (a 503) when the step's record may not survive a failover (db/durability.ts). Never run for
+   * lookups, 3-D Secure or verification of holders.
+   */
+  beforeMoneyCall?: () => Promise<void>;
 }
 
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -51,9 +57,16 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-/** Wraps a connector so every call answers within `timeoutMs` and never throws. */
-export function guarded(inner: Connector, timeoutMs: number, logger?: Logger): Connector {
+/** Operations that can move money: `beforeMoneyCall` runs before each. */
+const MONEY_CALLS = new Set(['authorize', 'partialAuthorize', 'preauthorize', 'capture', 'cancel', 'refund', 'payout', 'apmPayment', 'apmStart', 'apmComplete', 'apmPayout', 'threedsAuthenticate', 'threedsComplete']);
+
+/**
+ * Wraps a connector so every call answers within `timeoutMs` and never throws for what the processor
+ * did; only `beforeMoneyCall` may refuse a call (it throws, and nothing is sent).
+ */
+export function guarded(inner: Connector, timeoutMs: number, logger?: Logger, beforeMoneyCall?: () => Promise<void>): Connector {
   const call = async <R>(op: string, fn: () => Promise<R>, onFail: (details: string) => R): Promise<R> => {
+    if (beforeMoneyCall && MONEY_CALLS.has(op)) await beforeMoneyCall();
     try {
       return await withDeadline(fn(), timeoutMs);
     } catch (err) {
@@ -112,7 +125,7 @@ export class ProcessorRegistry {
     this.#opts = opts;
     this.simulator = new SimulatorConnector({ latencyMs: opts.simulatorLatencyMs ?? 0 });
     const simulator = opts.simulatorUrl ? new RemoteSimulatorConnector(opts.simulatorUrl) : this.simulator;
-    this.#guardedSimulator = guarded(simulator, opts.timeoutMs, opts.logger);
+    this.#guardedSimulator = guarded(simulator, opts.timeoutMs, opts.logger, opts.beforeMoneyCall);
   }
 
   get timeoutMs(): number {
@@ -122,7 +135,7 @@ export class ProcessorRegistry {
   /** Registers the production connector of a service type. */
   register(serviceType: string, connector: Connector): void {
     this.#production.set(serviceType, connector);
-    this.#guardedProduction.set(serviceType, guarded(connector, this.#opts.timeoutMs, this.#opts.logger));
+    this.#guardedProduction.set(serviceType, guarded(connector, this.#opts.timeoutMs, this.#opts.logger, this.#opts.beforeMoneyCall));
   }
 
   /** True when payments of this type can be processed in this environment. */

@@ -11,6 +11,7 @@ import addFormats from 'ajv-formats';
 import type { Env } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import type { OutageLog } from '../db/outage.js';
+import type { DurabilityGuard } from '../db/durability.js';
 import { ApiError, badRequest, conflictOfViolation, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
@@ -44,6 +45,8 @@ export interface PlatformOptions {
   sandboxHttpAnyAddress?: boolean;
   /** Logs a database outage once (db/outage.ts); without it every 503 of an outage logs a line. */
   outage?: OutageLog;
+  /** With a synchronous standby required, no write is answered as done while none streams (db/durability.ts). */
+  durability?: DurabilityGuard;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -281,6 +284,23 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     req.idempotency = { merchantId: req.ctx.merchant.id, key };
     req.ctx.idempotencyKey = key;
   });
+
+  // ---- durability: a write is answered as done only while a synchronous standby has it ---------------
+  // (PAYGATE_REQUIRE_SYNC_STANDBY): a check started after the request's last commit; else 503, recorded
+  // as such by the idempotency hook below (a key the request committed stays committed: the retry reads
+  // the order)
+  const durability = opts.durability;
+  if (durability?.required) {
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (!req.ctx || !WRITE_METHODS.has(req.method) || reply.statusCode >= 400) return payload;
+      const problem = await durability.check();
+      if (!problem) return payload;
+      req.log.warn({ problem }, 'write not acknowledged: no synchronous standby');
+      reply.code(503).header('Retry-After', '1').type('application/json');
+      const details = `The outcome is not confirmed: ${problem}. Retry with the same Idempotency-Key; a request that was carried out is not carried out again`;
+      return toWireJson(errorEnvelope(envelopeTime(req, opts), 503, details, undefined, String(req.id)));
+    });
+  }
 
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.idempotency && (typeof payload === 'string' || payload === null || payload === undefined)) {
