@@ -134,19 +134,64 @@ describe('processor timeouts and the reconciler', () => {
     expect(after.transactions[0].status).toBe('SUCCESS');
   });
 
-  it('without autorecover_transactions a pending transaction becomes ERROR (TIMEOUT) and the order can be paid again', async () => {
+  it('without autorecover_transactions the processor is asked too: a payment it approved is reversed there, the transaction ERROR (TIMEOUT) naming the reversal, and the order can be paid again', async () => {
     const m = await t.merchant();
+    const sim = t.m.processors.simulator;
     const o = await createOrder(m);
     const c = await storeCard(t, m);
-    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'timeout' });
+    sim.injectFault({ operation: 'authorize', kind: 'timeout' });
     await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: c });
-    const lookups = t.m.processors.simulator.callCount('lookup');
+    const lookups = sim.callCount('lookup');
+    const refunds = sim.callCount('refund');
     expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
-    expect(t.m.processors.simulator.callCount('lookup')).toBe(lookups);
+    expect(sim.callCount('lookup')).toBeGreaterThan(lookups);
+    expect(sim.callCount('refund')).toBe(refunds + 1);
     const after = (await m.api.get(`/order/${o.uuid}`)).body.order;
     expect(after.status).toBe('ERROR');
     expect(after.transactions[0]).toMatchObject({ status: 'ERROR', error: 'TIMEOUT' });
+    expect(after.transactions[0].error_details).toMatch(/approved the payment .* after its answer was lost; autorecover_transactions is off, so it was reversed: refund \S+ of 1000/);
     expect((await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: c })).body.order.status).toBe('SUCCESS');
+  });
+
+  it('without autorecover_transactions a pre-authorization approved after its answer was lost is voided; a reversal whose answer is lost is found again, never sent twice', async () => {
+    const m = await t.merchant();
+    const sim = t.m.processors.simulator;
+    const o = await createOrder(m, { operative: 'DEFERRED' });
+    const c = await storeCard(t, m);
+    sim.injectFault({ operation: 'preauthorize', kind: 'timeout' });
+    await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: c });
+    const cancels = sim.callCount('cancel');
+    // the void is done but its answer is lost: the payment stays PENDING
+    sim.injectFault({ operation: 'cancel', kind: 'timeout' });
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    expect(sim.callCount('cancel')).toBe(cancels + 1);
+    expect((await m.api.get(`/order/${o.uuid}`)).body.order.status).toBe('PENDING_PROCESSOR_RESPONSE');
+    // the next sweep finds the void by its reference instead of sending another
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    expect(sim.callCount('cancel')).toBe(cancels + 1);
+    const tx = (await m.api.get(`/order/${o.uuid}`)).body.order.transactions[0];
+    expect(tx).toMatchObject({ status: 'ERROR', error: 'TIMEOUT' });
+    expect(tx.error_details).toMatch(/reversed: void \S+ of 1000/);
+  });
+
+  it('a processor that cannot be asked keeps the transaction PENDING, asked again later, whatever autorecover_transactions says', async () => {
+    const m = await t.merchant();
+    const sim = t.m.processors.simulator;
+    const o = await createOrder(m);
+    const c = await storeCard(t, m);
+    sim.injectFault({ operation: 'authorize', kind: 'timeout' });
+    await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: c });
+    sim.injectFault({ operation: 'lookup', kind: 'timeout' });
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    expect((await m.api.get(`/order/${o.uuid}`)).body.order.transactions[0].status).toBe('PENDING');
+    const lookups = sim.callCount('lookup');
+    // not asked again at once
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    expect(sim.callCount('lookup')).toBe(lookups);
+    // later it is, and settled (reversed: autorecover_transactions is off)
+    await t.p.database.db.updateTable('transactions').set({ reconcile_after: new Date(Date.now() - 1000) }).where('order_id', '=', o.uuid).execute();
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    expect((await m.api.get(`/order/${o.uuid}`)).body.order.transactions[0]).toMatchObject({ status: 'ERROR', error: 'TIMEOUT' });
   });
 
   it('a request the processor never got is ERROR even with autorecover; a lost refund releases its reservation', async () => {

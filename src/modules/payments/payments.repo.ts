@@ -81,6 +81,8 @@ export interface TransactionsTable {
   payment_data: OptionalJson;
   /** A payment sent to a device: PENDING, waiting for the device to read a card until then (merchant clock). */
   device_wait_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** PENDING, its processor could not be asked: the reconciler asks again after this (real clock). */
+  reconcile_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OrderOperationRetriesTable {
@@ -100,7 +102,7 @@ declare module '../../platform/db/schema.js' {
 }
 
 export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data'> & { threeds_data: unknown; extra_data: unknown };
-export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data' | 'device_wait_until'> & {
+export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data' | 'device_wait_until' | 'reconcile_after'> & {
   antifraud: unknown;
   device: unknown;
   metadata: unknown;
@@ -108,6 +110,7 @@ export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' 
   pos?: unknown;
   payment_data?: unknown;
   device_wait_until?: Date | null;
+  reconcile_after?: Date | null;
 };
 
 /** An order with the merchant settings the money paths need (one round trip). */
@@ -561,7 +564,7 @@ export async function saveRetryState(trx: Executor, orderId: string, operation: 
 // ---- sweeps ---------------------------------------------------------------------------------------------
 
 /** PENDING transactions whose processor call started before `before` (real time). */
-export async function stalePendingTransactions(db: Executor, before: Date, limit: number): Promise<Array<{ id: string; order_id: string }>> {
+export async function stalePendingTransactions(db: Executor, before: Date, realNow: Date, limit: number): Promise<Array<{ id: string; order_id: string }>> {
   return db
     .selectFrom('transactions')
     .select(['id', 'order_id'])
@@ -570,9 +573,16 @@ export async function stalePendingTransactions(db: Executor, before: Date, limit
     // waiting for a device: no processor has it yet (the device's deadline, or overdueDeviceWaits, closes it)
     .where('device_wait_until', 'is', null)
     .where('started_at', '<', before)
+    // its processor could not be asked lately: later
+    .where((eb) => eb.or([eb('reconcile_after', 'is', null), eb('reconcile_after', '<', realNow)]))
     .orderBy('started_at')
     .limit(limit)
     .execute();
+}
+
+/** The processor of a PENDING transaction could not be asked: the reconciler asks again after `after`. */
+export async function reconcileLater(db: Executor, id: string, after: Date): Promise<void> {
+  await db.updateTable('transactions').set({ reconcile_after: after }).where('id', '=', id).where('status', '=', 'PENDING').execute();
 }
 
 /**

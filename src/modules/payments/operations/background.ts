@@ -1,9 +1,10 @@
 /** The recurring background work of payments: the expiry sweep, the reconciler and the overview's fold. */
+import { createHash } from 'node:crypto';
 import type { ProcessorOperation } from '../../../processors/index.js';
 import { fromStatuses } from '../order-states.js';
 import * as repo from '../payments.repo.js';
 import type { PaymentsCore, Settlement } from '../core.js';
-import { settle } from './settle.js';
+import { callProcessor, settle } from './settle.js';
 import { abandonLocked } from './device.js';
 import { foldOverview } from './overview.js';
 
@@ -71,9 +72,15 @@ export async function expireDue(core: PaymentsCore, batch = 200): Promise<number
 }
 
 /**
- * Settles transactions left PENDING by a crash or a processor timeout. With autorecover_transactions
- * the processor is asked (lookup); otherwise, or when the processor has no record, the transaction is
- * ERROR (TIMEOUT).
+ * Settles transactions left PENDING by a crash, a processor timeout or an answer "in progress"
+ * (decisions §13). Whatever `autorecover_transactions` says, the processor is asked first (lookup):
+ *  - it never had the operation: ERROR (TIMEOUT), nothing happened;
+ *  - it cannot be asked now: the transaction stays PENDING and is asked again later (backing off);
+ *  - it has a final result: with autorecover_transactions on, that is the result; off, a payment it
+ *    approved is never turned into a success: it is reversed there (`reverseLost`: a void of a
+ *    pre-authorization, a refund of a charge) and the transaction ends ERROR (TIMEOUT) with the reversal
+ *    named, notified as usual. Confirmations, cancellations, refunds and payouts it did are settled as it
+ *    says either way: they cannot be undone, and the order must say what happened to the money.
  */
 export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number } = {}): Promise<number> {
   const { p } = core;
@@ -91,34 +98,35 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
       p.logger.warn({ transaction: w.id, order: w.order_id }, 'reconciler closed a payment still waiting for a device after its deadline');
     }
   }
-  const before = new Date(p.clock.now().getTime() - (opts.olderThanMs ?? p.config.reconcileAfterMs));
-  const stale = await repo.stalePendingTransactions(db, before, 500);
+  const realNow = p.clock.now();
+  const before = new Date(realNow.getTime() - (opts.olderThanMs ?? p.config.reconcileAfterMs));
+  const stale = await repo.stalePendingTransactions(db, before, realNow, 500);
   let settled = 0;
   for (const s of stale) {
     const o = await repo.findOrder(db, s.order_id);
     const tx = await repo.findTransaction(db, s.id);
     if (!o || !tx || tx.status !== 'PENDING') continue;
-    let result: Settlement | null;
+    const terminal = { serviceType: o.service_type, terminalId: null, serviceId: o.service_id };
+    const connector = core.deps.processors.forService(o.service_type, o.env);
     const apm = tx.processor_operation === 'apmStart' && tx.source_json ? (JSON.parse(tx.source_json) as { apm: string; expires_at?: string }) : null;
-    if (apm?.expires_at) {
-      // a started APM payment waits for the customer (bank page, phone, voucher) until its expiry
-      if (core.now(o).getTime() < Date.parse(apm.expires_at)) continue;
-      // a provider that can be asked (autorecover) may have the payment done although its notification was lost
-      const found = o.m_autorecover
-        ? await core.deps.processors.forService(o.service_type, o.env).lookup({ reference: tx.id, operation: 'apmStart', terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } })
-        : null;
-      result = found?.found === true ? found.result : { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id };
-    } else if (o.m_autorecover) {
-      const connector = core.deps.processors.forService(o.service_type, o.env);
-      const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } });
-      if (found.found === true) result = found.result;
-      else if (found.found === false) result = { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor has no record of the operation: it did not happen' };
-      else {
-        const ageMs = p.clock.now().getTime() - tx.started_at.getTime();
-        result = ageMs > 86_400_000 ? { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor could not be asked for a day' } : null;
-      }
+    // a started APM payment waits for the customer (bank page, phone, voucher) until its expiry
+    if (apm?.expires_at && core.now(o).getTime() < Date.parse(apm.expires_at)) continue;
+    const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal });
+    let result: Settlement | null;
+    if (found.found === false) {
+      result = apm
+        ? { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id }
+        : { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor has no record of the operation: it did not happen' };
+    } else if (found.found === 'unknown') {
+      // it stays PENDING until the processor can be asked; asked again later, less and less often
+      const ageMs = realNow.getTime() - tx.started_at.getTime();
+      await repo.reconcileLater(db, tx.id, new Date(realNow.getTime() + Math.min(3_600_000, Math.max(p.config.sweepEveryMs, ageMs / 10))));
+      if (ageMs > 86_400_000) p.logger.error({ transaction: tx.id, details: found.details }, 'reconciler: the processor could not be asked about a pending transaction for more than a day');
+      continue;
+    } else if (o.m_autorecover || found.result.outcome !== 'APPROVED' || !REVERSIBLE[tx.processor_operation]) {
+      result = found.result;
     } else {
-      result = { outcome: 'FAILED', error: 'TIMEOUT', details: 'No answer from the processor; not recovered (autorecover_transactions is off)' };
+      result = await reverseLost(core, o, tx, found.result);
     }
     if (!result) continue;
     await settle(core, o.id, tx.id, result);
@@ -126,4 +134,57 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
     p.logger.info({ transaction: tx.id, outcome: result.outcome }, 'reconciled a pending transaction');
   }
   return settled + closed;
+}
+
+/** Payments a processor approved after their answer was lost, and how each is reversed. */
+const REVERSIBLE: Partial<Record<string, 'cancel' | 'refund'>> = {
+  authorize: 'refund',
+  partialAuthorize: 'refund',
+  apmPayment: 'refund',
+  apmStart: 'refund',
+  preauthorize: 'cancel',
+};
+
+/** The reference of a transaction's reversal: derived from it, so a sweep that runs again finds it. */
+export function reversalReference(txId: string): string {
+  const h = createHash('sha256').update(`reversal:${txId}`).digest('hex');
+  // a UUID (version 8: custom) like every reference the connectors keep
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * A payment whose answer was lost, approved by the processor, for a merchant without
+ * autorecover_transactions: reversed at the processor (a void, or a refund once captured) before it is
+ * settled as failed. The reversal's reference is derived from the transaction: asked about first, so a
+ * sweep that runs again after a crash never reverses twice. Null: not settled yet (asked again later).
+ * A reversal the processor refuses leaves the charge standing: the payment is settled as approved (the
+ * order must say where the money is), and the refusal is logged as an error.
+ */
+async function reverseLost(core: PaymentsCore, o: repo.LockedOrder, tx: repo.TxRow, approved: Extract<Settlement, { outcome: 'APPROVED' }>): Promise<Settlement | null> {
+  const op = REVERSIBLE[tx.processor_operation]!;
+  const reference = reversalReference(tx.id);
+  const terminal = { serviceType: o.service_type, terminalId: null, serviceId: o.service_id };
+  const connector = core.deps.processors.forService(o.service_type, o.env);
+  const earlier = await connector.lookup({ reference, operation: op, terminal });
+  if (earlier.found === 'unknown') return null;
+  const r = earlier.found === true
+    ? earlier.result
+    : await callProcessor(connector, op, {
+        reference, terminal, now: core.now(o), amount: approved.amount, currency: o.currency,
+        original: { reference: tx.id, processorId: approved.processorId, authorization: approved.authorization },
+      });
+  const what = op === 'cancel' ? 'void' : 'refund';
+  if (r.outcome === 'APPROVED') {
+    core.p.logger.warn({ transaction: tx.id, reversal: reference }, 'reconciler reversed a payment approved after its answer was lost (autorecover_transactions off)');
+    return {
+      outcome: 'FAILED',
+      error: 'TIMEOUT',
+      details: `The processor approved the payment (${approved.processorId}) after its answer was lost; autorecover_transactions is off, so it was reversed: ${what} ${r.processorId} of ${approved.amount}`,
+    };
+  }
+  if (r.outcome === 'DECLINED') {
+    core.p.logger.error({ transaction: tx.id, reversal: reference, details: 'details' in r ? r.details : '' }, 'reconciler: the processor refused to reverse a payment approved after its answer was lost; the charge stands');
+    return approved;
+  }
+  return null;
 }
