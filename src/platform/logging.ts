@@ -36,7 +36,7 @@ export function redactCardNumbersInUrl(url: string): string {
   if (!/\d/.test(url)) return url;
   return url.replace(/[^/?&=#;,]+/g, (part) => {
     const text = decodePart(part);
-    if (!containsCardNumber(text)) return part;
+    if (!containsCardNumber(text, { anyGrouping: true })) return part;
     return encodeURIComponent(redactCardNumbers(text, () => '\u0000')).replace(/%00/g, '[REDACTED]');
   });
 }

@@ -179,6 +179,16 @@ describe('the card-number guard covers every field of the API', () => {
     expect(r.status, r.raw).toBe(200);
     expect(r.body.order.reference).toBe('ts-1763769600000');
   });
+
+  it("a shop plugin's `<order id>-<unix time>` reference whose digits joined look like a card is accepted; a card number grouped in fours is not", async () => {
+    // 636211796608201 passes Luhn in a Maestro range: the old guard joined the groups and refused the order
+    const r = await a.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, service: a.service_uuid, description: 'Order 63621', reference: '63621-1796608201', customer_ext_id: 'c-1' });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.order.reference).toBe('63621-1796608201');
+    const grouped = await a.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, service: a.service_uuid, description: 'x', reference: PAN.replace(/(\d{4})(?=\d)/g, '$1-'), customer_ext_id: 'c-1' });
+    expect(grouped.status).toBe(400);
+    expect(grouped.body.details).toMatch(REFUSED);
+  });
 });
 
 describe('the guard covers every column of the CSV files', () => {

@@ -46,9 +46,9 @@ const SECRET_KEYS = new Set([
 
 const UUID_RE = /\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/i;
 
-/** A text with every card number in it (security/card-numbers.ts, the input guard's definition) replaced. */
+/** A text with every card number in it (security/card-numbers.ts; groups joined any way) replaced. */
 export function redactPans(text: string): string {
-  const spans = cardNumberSpans(text);
+  const spans = cardNumberSpans(text, { anyGrouping: true });
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;

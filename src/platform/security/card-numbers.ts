@@ -10,9 +10,16 @@
  * number passes: an EAN-13 product code (8412345678907), a millisecond timestamp (1763769600000), an
  * order number that happens to pass Luhn.
  *
- * In text, digits may be grouped by single spaces or dashes (4548 8120 4940 0004). Every run of
- * consecutive groups is tried, so a card number next to another number (`order 12 4548 8120 …`) is still
- * found; a run of more than 19 digits with no separator is not a card number.
+ * In text, digits may be grouped by single spaces or dashes the way card numbers are written: in fours
+ * (4548 8120 4940 0004, 6759 6498 2643 8453 123, the last group shorter), or 4-6-5 and 4-6-4 (American
+ * Express, Diners). Every run of consecutive groups is tried, so a card number next to another number
+ * (`order 12 4548 8120 …`) is still found. Groups joined in any other way are not one number: a plugin's
+ * `<order id>-<unix time>` reference (63621-1796608201) passes Luhn in a card range by chance, but no
+ * card number is written 5-10. A run of more than 19 digits with no separator is not a card number.
+ *
+ * What is redacted before it is logged or shown (`redactCardNumbers`, the logged URLs, the request log)
+ * is read more widely, groups joined in any way (`anyGrouping`): hiding a number that only looks like a
+ * card costs nothing there, where refusing a merchant's reference stops a checkout.
  */
 import cardValidator from 'card-validator';
 
@@ -79,8 +86,26 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
  */
 const IDENTIFIER = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-z])(?=[0-9]*[a-f])[0-9a-f]{16,}(?![0-9a-z])/gi;
 
+/**
+ * True when groups of these lengths are a card number's way of being written: one unbroken group, groups
+ * of four with a last one of one to four, or 4-6-5 / 4-6-4.
+ */
+function cardGrouping(lengths: number[]): boolean {
+  if (lengths.length === 1) return true;
+  if (lengths.length === 3 && lengths[0] === 4 && lengths[1] === 6 && (lengths[2] === 5 || lengths[2] === 4)) return true;
+  for (let k = 0; k < lengths.length - 1; k++) if (lengths[k] !== 4) return false;
+  const last = lengths[lengths.length - 1];
+  return last >= 1 && last <= 4;
+}
+
+/** How digit groups may be joined into one number: as card numbers are written (the guard), or any way (redaction). */
+export interface GroupingOptions {
+  anyGrouping?: boolean;
+}
+
 /** The [start, end) spans of `text` that are card numbers (whole groups of a run), leftmost first. */
-export function cardNumberSpans(input: string): Array<[number, number]> {
+export function cardNumberSpans(input: string, opts: GroupingOptions = {}): Array<[number, number]> {
+  const grouped = opts.anyGrouping ? () => true : cardGrouping;
   const spans: Array<[number, number]> = [];
   const n = input.length;
   // most strings (names, URLs, ids) have too few digits to hold a card number: one pass decides
@@ -116,10 +141,12 @@ export function cardNumberSpans(input: string): Array<[number, number]> {
     while (g < groups.length) {
       let digits = '';
       let hit = -1;
+      const lengths: number[] = [];
       for (let h = g; h < groups.length; h++) {
         digits += text.slice(groups[h][0], groups[h][1]);
+        lengths.push(groups[h][1] - groups[h][0]);
         if (digits.length > CARD_NUMBER_MAX) break;
-        if (digits.length >= CARD_NUMBER_MIN && isCardNumber(digits)) hit = h;
+        if (digits.length >= CARD_NUMBER_MIN && grouped(lengths) && isCardNumber(digits)) hit = h;
       }
       if (hit >= 0) {
         spans.push([groups[g][0], groups[hit][1]]);
@@ -133,19 +160,19 @@ export function cardNumberSpans(input: string): Array<[number, number]> {
 }
 
 /** True when `text` carries a card number anywhere (see the module comment). */
-export function containsCardNumber(text: string): boolean {
-  return cardNumberSpans(text).length > 0;
+export function containsCardNumber(text: string, opts: GroupingOptions = {}): boolean {
+  return cardNumberSpans(text, opts).length > 0;
 }
 
 /** BIN and last 4 (`454881******0004`): the most of a card number that may be shown. */
 export const maskCardNumber = (digits: string) => digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
 
 /**
- * `text` with every card number in it replaced by `mask(digits)` (by default masked to its BIN and last
- * 4); everything else is left as it is.
+ * `text` with every card number in it, groups joined any way, replaced by `mask(digits)` (by default
+ * masked to its BIN and last 4); everything else is left as it is.
  */
 export function redactCardNumbers(text: string, mask: (digits: string) => string = maskCardNumber): string {
-  const spans = cardNumberSpans(text);
+  const spans = cardNumberSpans(text, { anyGrouping: true });
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;
