@@ -85,13 +85,56 @@ describe('malformed requests on every route with a body', () => {
   });
 });
 
+describe('text PostgreSQL cannot hold', () => {
+  it('an unpaired UTF-16 surrogate in any string is 400 naming the field, before anything is stored', async () => {
+    const card = { card_pan: '4548812049400004', card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' };
+    const order = { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'surrogates', service: a.service_uuid, customer_ext_id: 'sur-1' };
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['/payment/single-step', { ...order, ...card, card_holder: '\ud800' }, /^body\/card_holder must not contain an unpaired UTF-16 surrogate/],
+      ['/payment/single-step', { ...order, ...card, card_holder: 'Ana', card_additional: 'x\udc00' }, /^body\/card_additional must not contain an unpaired/],
+      ['/payment', { ...order, extra_data: { profile: { first_name: 'An\ud83da' } } }, /^body\/extra_data\/profile\/first_name must not contain an unpaired/],
+      ['/payment', { ...order, metadata_key: { ['k\udfff']: 1 } }, /^body\/metadata_key \(a key\) must not contain an unpaired/],
+      ['/payment-method/card', { customer_ext_id: 'sur-1', card_holder: '\udbff', ...card }, /^body\/card_holder must not contain an unpaired/],
+    ];
+    const orders = async () => Number((await t.p.database.db.selectFrom('orders').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', a.client_uuid).executeTakeFirstOrThrow()).n);
+    const before = await orders();
+    for (const [path, body, expected] of cases) {
+      const r = await a.api.post(path, body);
+      expect(r.status, `${path} ${r.raw}`).toBe(400);
+      expect(r.body.details, path).toMatch(expected);
+    }
+    expect(await orders()).toBe(before);
+    // whole characters (a pair) are fine
+    const ok = await a.api.post('/payment', { ...order, description: 'emoji \ud83d\ude00 ok' });
+    expect(ok.status, ok.raw).toBe(200);
+    // (a query string is UTF-8 once decoded: half a character there becomes U+FFFD, a whole one)
+  });
+
+  it('a card number used as a key is never echoed nor logged, whatever refuses the request', async () => {
+    const pan = '4548812049400004';
+    for (const [url, kind] of [[`/v1/sandbox/orders?${pan}=%00`, 'NUL'], [`/v1/sandbox/orders?${pan}=x`, 'guard']] as const) {
+      const r = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${a.api_key}` } });
+      expect(r.statusCode, kind).toBe(400);
+      expect(r.body, kind).not.toContain(pan);
+      if (kind === 'guard') expect(JSON.parse(r.body).details).toBe('a key of the query must not contain a card number: card numbers go only in the card fields');
+      else expect(JSON.parse(r.body).details).toMatch(/^querystring\/\[REDACTED\] must not contain the NUL character/);
+    }
+    const body = await a.api.post('/payment', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'x', service: a.service_uuid, metadata: { [pan]: 'a\u0000' } });
+    expect(body.status).toBe(400);
+    expect(body.raw).not.toContain(pan);
+  });
+});
+
 describe('property: random input never causes a 5xx', () => {
   const junk = fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
     fc.string(),
     fc.integer(),
     fc.double(),
-    fc.constantFrom(null, true, -1, 0, 1e20, '', 'null', '0000-00-00', '2026-02-30', 'E_COMMERCE', 'REDSYSPSD2', 'EUR', '5411'),
+    fc.constantFrom(null, true, -1, 0, 1e20, '', 'null', '0000-00-00', '2026-02-30', 'E_COMMERCE', 'REDSYSPSD2', 'EUR', '5411', '\ud800', 'a\udfffb', '\u0000'),
+    // any code unit, lone surrogates included (half a character, which PostgreSQL refuses in JSON)
+    fc.string({ unit: 'binary', maxLength: 6 }),
+    fc.dictionary(fc.string({ maxLength: 4 }), fc.constantFrom('\ud800', 'x\udc00', 'ok'), { maxKeys: 2 }),
   );
 
   it('bodies (signed, so they reach validation and the handlers)', async () => {

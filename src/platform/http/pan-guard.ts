@@ -74,7 +74,7 @@ function nameOf(path: Array<string | number>): { field: string; shape: string } 
  * outside the card fields, or null. `method` and `route` say which card fields apply (route null: none).
  * Field names are built only for a hit: the walk itself allocates nothing per field.
  */
-export function findCardNumber(value: unknown, method = '', route: string | null = null): string | null {
+export function findCardNumber(value: unknown, method = '', route: string | null = null, root = 'the body'): string | null {
   const path: Array<string | number> = [];
   const walk = (v: unknown, depth: number): string | null => {
     if (depth > 32 || v === null || typeof v !== 'object') return null;
@@ -89,7 +89,7 @@ export function findCardNumber(value: unknown, method = '', route: string | null
     }
     for (const k in v as Record<string, unknown>) {
       if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
-      if (containsCardNumber(k)) return path.length === 0 ? 'a key of the body' : `a key of ${nameOf(path).field}`;
+      if (containsCardNumber(k)) return path.length === 0 ? `a key of ${root}` : `a key of ${nameOf(path).field}`;
       path.push(k);
       const hit = visit((v as Record<string, unknown>)[k], v as Record<string, unknown>, depth);
       path.pop();
@@ -123,13 +123,15 @@ export function refuseCardNumbers(req: FastifyRequest, parts: { body?: boolean; 
   const { body = true, query = true, params = true, headers = true, cardFields = true } = parts;
   const method = req.method;
   const route = cardFields ? routeOf(req) : null;
+  // a key is named by what holds it ("a key of the query"), a value by its field ("query parameter q")
+  const named = (hit: string, kind: string) => (hit.startsWith('a key of ') ? hit : `${kind} ${hit}`);
   if (params) {
-    const hit = findCardNumber(req.params, method, null);
-    if (hit) throw cardNumberRefusal(`path parameter ${hit}`);
+    const hit = findCardNumber(req.params, method, null, 'the path');
+    if (hit) throw cardNumberRefusal(named(hit, 'path parameter'));
   }
   if (query) {
-    const hit = findCardNumber(req.query, method, null);
-    if (hit) throw cardNumberRefusal(`query parameter ${hit}`);
+    const hit = findCardNumber(req.query, method, null, 'the query');
+    if (hit) throw cardNumberRefusal(named(hit, 'query parameter'));
   }
   if (headers) {
     const idem = req.headers['idempotency-key'];

@@ -23,6 +23,7 @@ import { installGetBodyAsQuery } from './get-body.js';
 import { installNulGuard } from './nul-guard.js';
 import { installPanGuard } from './pan-guard.js';
 import { redactCardNumbersInUrl } from '../logging.js';
+import { redactCardNumbers } from '../security/card-numbers.js';
 import { lenientValidator } from './lenient.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { toWireJson } from './json.js';
@@ -166,6 +167,12 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       status = 500;
       details = `Internal error; request id ${req.id}`;
       req.log.error({ err }, 'unhandled error');
+    }
+    // what the client sent is echoed in messages (a field's name, a key, a value): no card number in any
+    // of it is answered or logged, whatever refused it
+    details = redactCardNumbers(details, () => '[REDACTED]');
+    if (extra && Array.isArray(extra.errors)) {
+      extra = { ...extra, errors: (extra.errors as FieldProblem[]).map((e) => ({ ...e, field: redactCardNumbers(String(e.field), () => '[REDACTED]'), problem: redactCardNumbers(String(e.problem), () => '[REDACTED]') })) };
     }
     if (status >= 400 && status < 500) req.log.info({ status, details }, 'request refused');
     const page = req.routeOptions.config?.page;
