@@ -170,6 +170,25 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com as doc
     }
   });
 
+  it('with autorecover_transactions off too, a refund Checkout.com accepted is decided by Checkout.com, not timed out by the reconciler', async () => {
+    const other = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+    const paid = (await other.api.post('/payment/single-step', { amount: 800, operative: 'AUTHORIZATION', secure: false, description: 'no autorecover', service: other.service_uuid, customer_ext_id: customer(), ...card(luhnCard('42424251', ++n)) })).body.order;
+    expect(paid.status).toBe('SUCCESS');
+    h.sim.holdDecisions = true;
+    try {
+      const refund = (await other.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 800 })).body.order.transactions.at(-1);
+      expect(refund.status).toBe('PENDING');
+      expect(await reconcile()).toBe(0);
+      expect((await other.api.get(`/order/${paid.uuid}`)).body.order.transactions.at(-1)).toMatchObject({ uuid: refund.uuid, status: 'PENDING' });
+      await h.sim.decide();
+      expect(await reconcile()).toBe(1);
+      expect((await other.api.get(`/order/${paid.uuid}`)).body.order).toMatchObject({ status: 'REFUNDED', refunded: 800 });
+    } finally {
+      h.sim.holdDecisions = false;
+      await h.deliverDecisions!(send);
+    }
+  });
+
   // ---- C3: stored credentials ---------------------------------------------------------------------------
 
   it('the payment that stores the card says so; one that does not store it says that', async () => {

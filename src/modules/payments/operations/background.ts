@@ -73,7 +73,8 @@ export async function expireDue(core: PaymentsCore, batch = 200): Promise<number
 /**
  * Settles transactions left PENDING by a crash or a processor timeout. With autorecover_transactions
  * the processor is asked (lookup); otherwise, or when the processor has no record, the transaction is
- * ERROR (TIMEOUT).
+ * ERROR (TIMEOUT). A transaction the processor accepted and has not decided (PENDING with its id, e.g. a
+ * Checkout.com refund answered 202) is always asked about.
  */
 export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number } = {}): Promise<number> {
   const { p } = core;
@@ -108,7 +109,9 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
         ? await core.deps.processors.forService(o.service_type, o.env).lookup({ reference: tx.id, operation: 'apmStart', terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } })
         : null;
       result = found?.found === true ? found.result : { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id };
-    } else if (o.m_autorecover) {
+    } else if (o.m_autorecover || tx.processor_id) {
+      // autorecover on, or an operation the processor accepted and has not decided yet (PENDING with the
+      // processor's id: an asynchronous answer is decided by the processor, never by the clock)
       const connector = core.deps.processors.forService(o.service_type, o.env);
       const found = await connector.lookup({ reference: tx.id, operation: tx.processor_operation as ProcessorOperation, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id } });
       if (found.found === true) result = found.result;
