@@ -119,6 +119,19 @@ export interface PaymentRequest extends Base {
   channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   customerIp?: string | null;
   cofTxnid?: string | null;
+  /**
+   * This payment's card is being stored for later use: the customer-initiated payment that sets up a
+   * stored credential (later payments, merchant-initiated ones included, refer to it). Processors flag it
+   * to the card schemes (Checkout.com `source.store_for_future_use`). Absent: false.
+   */
+  storeCredential?: boolean;
+  /**
+   * What kind of merchant-initiated payment this is (`channel: 'MIT'`): one of a series at fixed
+   * intervals agreed with the cardholder (RECURRING: a subscription's charges, the first one included),
+   * an instalment of one purchase (INSTALMENT), or a charge at no fixed time (UNSCHEDULED: batch charges,
+   * top-ups). Absent or null: UNSCHEDULED. Ignored for the other channels.
+   */
+  mit?: 'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT' | null;
   dynamicDescriptor?: string | null;
   /**
    * Dynamic currency conversion offered to the cardholder on the hosted page, and their choice. The

@@ -73,6 +73,13 @@ export interface ConnectorHarness {
   databases: ReadonlyArray<'pglite' | 'postgres'>;
   /** Payment calls the processor received so far (a retry must not add one). */
   paymentCalls(): number;
+  /**
+   * Processors that accept a capture, void or refund and decide it later (asynchronously: Checkout.com
+   * answers 202, then sends the decision's webhook): waits until the processor has decided every
+   * follow-up it accepted so far and delivers to the gateway, through `send`, what it sent about them.
+   * Absent: follow-ups are decided in their answer.
+   */
+  deliverDecisions?(send: WebhookSend): Promise<void>;
 }
 
 let cardSeq = 0;
@@ -195,7 +202,12 @@ export const CHECKOUT_ACCOUNT = {
   webhookKey: 'whsec-conformance-0123456789abcdef',
 };
 
-/** Checkout.com on its simulator; its webhooks are kept until a scenario delivers them. */
+/**
+ * Checkout.com on its simulator; its webhooks are kept until a scenario delivers them. Captures, voids
+ * and refunds are accepted (202) and decided right after; the webhooks of those decisions are delivered
+ * by `deliverDecisions` (or by `webhooks.deliverTo` when a scenario has them sent). Closing it fails the
+ * file when the simulator saw a request, or gave an answer, that Checkout.com's reference does not allow.
+ */
 export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHarness & { sim: CheckoutSimulator } {
   const sim = new CheckoutSimulator({
     accounts: { [CHECKOUT_ACCOUNT.secretKey]: { processingChannelId: CHECKOUT_ACCOUNT.processingChannelId, webhookKey: CHECKOUT_ACCOUNT.webhookKey, webhookUrl: 'https://gateway.test/v1/processor/checkout/webhook' } },
@@ -203,11 +215,16 @@ export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHar
     webhookHeaders: { 'x-forwarded-proto': 'https' },
   });
   const kept: WebhookDelivery[] = [];
+  // the decisions of follow-ups kept (not sent), for deliverDecisions
+  const decisions: WebhookDelivery[] = [];
   const keepOrSend = (send: WebhookSend | null) => {
     sim.transport = async (n) => {
       const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
       kept.push(d);
-      return send ? (await send(d)).status : 0;
+      if (send) return (await send(d)).status;
+      const actionId = (JSON.parse(n.body) as { data?: { action_id?: string } }).data?.action_id;
+      if (actionId && sim.isFollowUpAction(actionId)) decisions.push(d);
+      return 0;
     };
   };
   keepOrSend(null);
@@ -219,7 +236,10 @@ export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHar
     async start() {
       url = await sim.listen();
     },
-    close: () => sim.close(),
+    async close() {
+      await sim.close();
+      sim.spec.assertClean();
+    },
     env: () => ({ PAYGATE_CHECKOUT_URL: url }),
     terminal: { code: null, credentials: { secret_key: CHECKOUT_ACCOUNT.secretKey, processing_channel_id: CHECKOUT_ACCOUNT.processingChannelId, webhook_signature_key: CHECKOUT_ACCOUNT.webhookKey } },
     cards: {
@@ -247,6 +267,10 @@ export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHar
     },
     databases: ['postgres'],
     paymentCalls: () => sim.calls.payments + sim.calls.actions,
+    async deliverDecisions(send) {
+      await sim.decide();
+      for (const d of decisions.splice(0)) await send(d);
+    },
   };
 }
 

@@ -2,8 +2,8 @@
  * Checkout.com in production against its simulator, beyond the conformance scenarios: 3-D Secure 2
  * through Checkout.com's authentication page driven by the hosted page (a soft decline, the page, the
  * cardholder back with cko-session-id, one approved payment), and webhooks: a forged one (another key),
- * a replayed one (the same event id), reordered ones (a capture's before its authorization's, after
- * both answers) and a late one for a settled payment: recorded, never applied twice. PostgreSQL only
+ * a replayed one (the same event id), reordered ones (a capture's decision before its authorization's
+ * event) and a late one for a settled payment: recorded, never applied twice. PostgreSQL only
  * (the conformance suite covers the connector there; these add no engine-specific behaviour).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,17 +119,24 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com connec
     h.webhooks!.deliverTo(null);
     const before = h.webhooks!.sent().length;
     const pre = (await m.api.post('/payment/single-step', { amount: 1000, operative: 'DEFERRED', secure: false, description: 'late', service: m.service_uuid, customer_ext_id: `cl-${++n}`, card_holder: 'Ana', card_pan: luhnCard('42424244', n), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' })).body.order;
-    await m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 600 });
-    const settled = await order(pre.uuid);
-    expect(settled).toMatchObject({ status: 'SUCCESS' });
+    // the capture is accepted (202) and decided later: PENDING until its webhook
+    const accepted = (await m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 600 })).body.order;
+    expect(accepted).toMatchObject({ status: 'PENDING_CONFIRMATION' });
+    expect(accepted.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'PENDING' });
+    await h.sim.settled();
     const [approved, captured] = h.webhooks!.sent().slice(before);
     expect(JSON.parse(approved.body).type).toBe('payment_approved');
     expect(JSON.parse(captured.body).type).toBe('payment_captured');
-    // reordered (the capture's first) and late (both operations were settled by their answers)
-    expect(await deliver(captured.body, captured.headers['cko-signature'])).toBe('already-settled');
+    // reordered: the capture's decision arrives before the authorization's event, and settles the capture
+    expect(await deliver(captured.body, captured.headers['cko-signature'])).toBe('settled');
+    const settled = await order(pre.uuid);
+    expect(settled).toMatchObject({ status: 'SUCCESS' });
+    expect(settled.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'SUCCESS', amount: 600 });
+    // late: the authorization was settled by its answer
     expect(await deliver(approved.body, approved.headers['cko-signature'])).toBe('already-settled');
-    // replayed: recognised by its event id
+    // replayed: recognised by their event ids
     expect(await deliver(approved.body, approved.headers['cko-signature'])).toBe('ignored');
+    expect(await deliver(captured.body, captured.headers['cko-signature'])).toBe('ignored');
     expect(await order(pre.uuid)).toEqual(settled);
     const recorded = [...(await events(settled.transactions[0].uuid)), ...(await events(settled.transactions[1].uuid))];
     expect(recorded.map((e) => [e.type, e.outcome]).sort()).toEqual([['payment_approved', 'APPROVED'], ['payment_captured', 'APPROVED']]);

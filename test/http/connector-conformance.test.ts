@@ -8,7 +8,9 @@
  * errors, a soft decline sent to authentication, a duplicate follow-up asked of the processor once, an
  * answer that cannot be trusted (PENDING, then settled by the reconciler), an answer lost (PENDING,
  * settled once), payouts, card verification; for processors with webhooks: a tampered webhook refused,
- * a webhook arriving before the synchronous answer, a webhook arriving twice.
+ * a webhook arriving before the synchronous answer, a webhook arriving twice. A processor that decides
+ * captures, voids and refunds after accepting them (decisions §13: Checkout.com's 202) leaves them
+ * PENDING, never SUCCESS, until what it sends about them (`deliverDecisions` of its harness) settles them.
  *
  * A new connector is done when it passes these scenarios: add its harness to CONNECTOR_HARNESSES.
  */
@@ -45,6 +47,31 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
     expect(r.status, r.raw).toBe(status);
     return r.body;
   }
+  /** What the gateway did with a webhook, as its answer says: settled, already-settled or ignored. */
+  const outcomeOf = (body: string) => body.replace(/^[\s\S]*<\/title>/, '').trim();
+  const send: WebhookSend = async (d) => {
+    const r = await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body });
+    return { status: r.statusCode, body: r.body };
+  };
+  /**
+   * The order once the processor decided the follow-up an answer left PENDING (accepted, decided later):
+   * nothing of it counts before (no money moved on the order), then what the processor sent about it is
+   * delivered. An answer with the follow-up settled is the order as it is.
+   */
+  async function decided(answer: { order: any }): Promise<{ order: any }> {
+    const last = answer.order.transactions.at(-1);
+    if (last.status !== 'PENDING') return answer;
+    expect(h.deliverDecisions, `${last.operative} left PENDING by a processor whose harness delivers no decisions`).toBeDefined();
+    const refundedBefore = answer.order.transactions.filter((x: any) => x.operative === 'REFUND' && x.status === 'SUCCESS').reduce((a: number, x: any) => a + x.amount, 0);
+    expect(answer.order.refunded).toBe(refundedBefore);
+    if (last.operative !== 'REFUND') expect(answer.order.status).toBe('PENDING_CONFIRMATION');
+    await h.deliverDecisions!(send);
+    const after = await ok(m.api.get(`/order/${answer.order.uuid}`));
+    expect(after.order.transactions.find((x: any) => x.uuid === last.uuid).status).not.toBe('PENDING');
+    return after;
+  }
+  /** A confirmation, cancellation or refund, and the order once the processor decided it. */
+  const followUp = async (path: string, body: Record<string, unknown>, headers?: Record<string, string>) => decided(await ok(m.api.post(path, body, headers)));
   const customer = () => `cust-${++n}`;
   const card = (pan: string) => ({ card_holder: 'Ana Pérez', card_pan: pan, card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' });
   const order = (fields: Record<string, unknown> = {}) =>
@@ -73,20 +100,20 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
   it('pre-authorization, partial confirmation, then a cancellation of another one', async () => {
     const pre = (await ok(singleStep(h.cards.approved(), { operative: 'DEFERRED' }))).order;
     expect(pre.status).toBe('PENDING_CONFIRMATION');
-    const confirmed = (await ok(m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 600 }))).order;
+    const confirmed = (await followUp('/payment/confirmation', { order_uuid: pre.uuid, amount: 600 })).order;
     expect(confirmed).toMatchObject({ status: 'SUCCESS', paid: true });
     expect(confirmed.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'SUCCESS', amount: 600 });
     const other = (await ok(singleStep(h.cards.approved(), { operative: 'DEFERRED' }))).order;
-    const cancelled = (await ok(m.api.post('/payment/cancellation', { order_uuid: other.uuid }))).order;
+    const cancelled = (await followUp('/payment/cancellation', { order_uuid: other.uuid })).order;
     expect(cancelled.status).toBe('CANCELLED');
     expect(cancelled.transactions.at(-1)).toMatchObject({ operative: 'CANCELLATION', status: 'SUCCESS' });
   });
 
   it('partial and full refunds', async () => {
     const o = (await ok(singleStep(h.cards.approved()))).order;
-    const part = (await ok(m.api.post('/payment/refund', { order_uuid: o.uuid, amount: 300 }))).order;
+    const part = (await followUp('/payment/refund', { order_uuid: o.uuid, amount: 300 })).order;
     expect(part).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 300 });
-    const rest = (await ok(m.api.post('/payment/refund', { order_uuid: o.uuid, amount: 700 }))).order;
+    const rest = (await followUp('/payment/refund', { order_uuid: o.uuid, amount: 700 })).order;
     expect(rest).toMatchObject({ status: 'REFUNDED', refunded: 1000 });
     expect(rest.transactions.map((x: any) => [x.operative, x.status, x.amount])).toEqual([['AUTHORIZATION', 'SUCCESS', 1000], ['REFUND', 'SUCCESS', 300], ['REFUND', 'SUCCESS', 700]]);
     // nothing left
@@ -144,7 +171,7 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
 
   it('a duplicate follow-up is asked of the processor once: a second confirmation is refused, a refund repeated under its Idempotency-Key answered again', async () => {
     const pre = (await ok(singleStep(h.cards.approved(), { operative: 'DEFERRED' }))).order;
-    await ok(m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 1000 }));
+    await followUp('/payment/confirmation', { order_uuid: pre.uuid, amount: 1000 });
     let calls = h.paymentCalls();
     const again = await m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 1000 });
     expect(again.status).toBeGreaterThanOrEqual(400);
@@ -156,7 +183,9 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
     const second = await ok(m.api.post('/payment/refund', { order_uuid: pre.uuid, amount: 400 }, key));
     expect(second).toEqual(first);
     expect(h.paymentCalls()).toBe(calls);
+    await decided(first);
     expect((await ok(m.api.get(`/order/${pre.uuid}`))).order).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 400 });
+    expect(h.paymentCalls()).toBe(calls);
   });
 
   it('declines carry their error and a clear error_details', async () => {
@@ -232,13 +261,6 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
   });
 
   // ---- webhooks (processors that send them) ------------------------------------------------------------
-
-  /** What the gateway did with a webhook, as its answer says: settled, already-settled or ignored. */
-  const outcomeOf = (body: string) => body.replace(/^[\s\S]*<\/title>/, '').trim();
-  const send: WebhookSend = async (d) => {
-    const r = await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body });
-    return { status: r.statusCode, body: r.body };
-  };
 
   it.runIf(hasWebhooks)('a webhook arriving twice settles the payment once; a tampered one is refused', async () => {
     const w = h.webhooks!;

@@ -9,14 +9,19 @@
  *  3. believes an answer only when it names our reference, amount and currency (answers are not signed):
  *     anything else is UNKNOWN and the transaction stays PENDING for the reconciler, which finds the
  *     payment by its reference (`GET /payments?reference=`) or the follow-up among the payment's actions.
+ * A capture, void or refund answered 202 is accepted, not done: Checkout.com processes it asynchronously
+ * and may still decline it. It is PENDING (with its action id) until its webhook (`payment_captured`,
+ * `payment_capture_declined`, ...) or the reconciler (the action among the payment's actions) decides it.
+ * A payment's details (`GET /payments/{id}`, the search by reference) say `status` and `approved`, not a
+ * response code: the code of a decline is read from the payment's actions.
  * Webhooks (`notification`) are verified (Cko-Signature, HMAC-SHA256 of the raw body with the terminal's
  * webhook signature key) before anything in them is used, recorded once by event id, and settle the
  * operation they name.
  *
  * Why not the official `checkout-sdk-node`: it makes its own HTTP calls (axios or fetch) outside the
  * gateway's outgoing client, which is where the allowed hosts, deadlines and answer size cap of every
- * outgoing call live; the part of the Payments API used here is six JSON calls, written from its public
- * reference.
+ * outgoing call live; the part of the Payments API used here is seven JSON calls, written from its public
+ * reference (spec.ts).
  */
 import type { Logger } from 'pino';
 import type { Executor } from '../../platform/db/database.js';
@@ -42,7 +47,7 @@ import type {
 } from '../connector.js';
 import type { CheckoutTerminal } from './credentials.js';
 import { findCof, findOperation, keepCof, operationsOfPayment, recordOperation, recordWebhook, saveIds, type CheckoutOperation } from './checkout.repo.js';
-import { acceptedAction, actionBody, EVENT_KINDS, paymentBody, parseObject, resultOfActions, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
+import { acceptedAction, actionBody, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, parseObject, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
 
 export const CHECKOUT_PRODUCTION_URL = 'https://api.checkout.com';
 export const CHECKOUT_SANDBOX_URL = 'https://api.sandbox.checkout.com';
@@ -63,6 +68,13 @@ export interface CheckoutConnectorOptions {
 type Sent = { kind: 'answer'; status: number; body: Record<string, unknown> | null; text: string } | { kind: 'unknown'; details: string };
 
 const FOLLOW_UP_PATH = { capture: 'captures', void: 'voids', refund: 'refunds' } as const;
+
+/**
+ * A capture, void or refund whose answer was lost and which is not among the payment's actions: it may
+ * have been accepted and not decided yet, or never received. Within this time of being sent it is
+ * undecided (the reconciler asks again); after it, Checkout.com never had it.
+ */
+export const UNDECIDED_ACTION_WINDOW_MS = 60 * 60_000;
 
 export class CheckoutConnector implements Connector {
   readonly name = 'checkout';
@@ -90,7 +102,7 @@ export class CheckoutConnector implements Connector {
   #notProcessed(sent: Extract<Sent, { kind: 'answer' }>, what: string): ProcessorResult {
     if (sent.status >= 400 && sent.status < 500 && sent.status !== 408 && sent.status !== 429) {
       const codes = Array.isArray(sent.body?.error_codes) ? (sent.body!.error_codes as unknown[]).filter((c) => typeof c === 'string').slice(0, 5).join(', ') : '';
-      const why = sent.status === 401 ? 'the secret key was refused' : codes || `HTTP ${sent.status}`;
+      const why = sent.status === 401 ? 'the secret key was refused' : codes || (sent.status === 403 ? 'not allowed for this payment (HTTP 403)' : sent.status === 404 ? 'payment not found (HTTP 404)' : `HTTP ${sent.status}`);
       return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `Checkout.com refused the ${what}: ${why}`, processorId: null };
     }
     this.#o.logger?.warn({ status: sent.status }, 'checkout: unexpected answer');
@@ -149,14 +161,15 @@ export class CheckoutConnector implements Connector {
     });
     const sent = await this.#send('POST', `/payments/${encodeURIComponent(paymentId)}/${FOLLOW_UP_PATH[kind]}`, terminal, actionBody(kind, req.reference, req.amount), req.reference);
     if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
-    if (sent.status !== 202 && sent.status !== 200) return this.#notProcessed(sent, kind);
+    if (sent.status !== 202) return this.#notProcessed(sent, kind);
     const accepted = sent.body ? acceptedAction(sent.body, req.reference) : null;
     if (!accepted) {
       this.#o.logger?.error({ reference: req.reference, kind }, 'checkout: action answer not believed; left to the reconciler');
       return { outcome: 'UNKNOWN', details: `The Checkout.com answer to the ${kind} does not name an action for it` };
     }
     await saveIds(db, req.reference, { actionId: accepted.actionId });
-    return { outcome: 'APPROVED', authorization: accepted.actionId, processorId: paymentId, amount: req.amount };
+    // accepted, processed asynchronously: its webhook or the payment's actions decide it
+    return { outcome: 'PENDING', details: `Checkout.com accepted the ${kind}; it is decided asynchronously`, processorId: accepted.actionId };
   }
 
   capture(req: FollowUpRequest) {
@@ -190,28 +203,58 @@ export class CheckoutConnector implements Connector {
       const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(op.reference)}&limit=10`, terminal, null, null);
       if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
       if (sent.status !== 200 || !sent.body || !Array.isArray(sent.body.data)) return { found: 'unknown', details: `Checkout.com answered the payment search with HTTP ${sent.status}` };
-      // a soft-declined attempt and its authenticated retry share the reference: the approved one counts
-      const ours = (sent.body.data as Array<Record<string, unknown>>).filter((x) => x && x.reference === op.reference);
-      const p = ours.find((x) => x.approved === true) ?? ours[0];
+      // a soft-declined attempt and its authenticated retry share the reference: the approved one
+      // counts, then one still waiting for 3-D Secure, then a declined one
+      const ours = (sent.body.data as Array<Record<string, unknown>>).filter((x) => x && typeof x === 'object' && x.reference === op.reference);
+      const p = ours.find((x) => x.approved === true) ?? ours.find((x) => x.status === 'Pending') ?? ours[0];
       if (!p) return { found: false };
-      const r = resultOfPayment(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
-      if (r.paymentId) await saveIds(db, op.reference, { paymentId: r.paymentId });
-      if (r.result.outcome === 'UNKNOWN' || r.result.outcome === 'PENDING') return { found: 'unknown', details: r.result.details };
-      if (r.result.outcome === 'CHALLENGE') return { found: 'unknown', details: 'the payment waits for 3-D Secure authentication' };
-      return { found: true, result: r.result };
+      const read = readDetails(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
+      if (read.paymentId && (read.state === 'declined' || read.result.outcome !== 'UNKNOWN')) await saveIds(db, op.reference, { paymentId: read.paymentId });
+      const r = await this.#settledFromDetails(terminal, p, read);
+      if (r.outcome === 'UNKNOWN' || r.outcome === 'PENDING') return { found: 'unknown', details: r.details };
+      if (r.outcome === 'CHALLENGE') return { found: 'unknown', details: 'the payment waits for 3-D Secure authentication' };
+      return { found: true, result: r };
     }
     if (!op.paymentId) return { found: false };
     const sent = await this.#send('GET', `/payments/${encodeURIComponent(op.paymentId)}/actions`, terminal, null, null);
     if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
     if (sent.status !== 200) return { found: 'unknown', details: `Checkout.com answered the actions query with HTTP ${sent.status}` };
-    let list: unknown;
-    try {
-      list = JSON.parse(sent.text);
-    } catch {
-      return { found: 'unknown', details: 'Checkout.com answered the actions query with something that is not JSON' };
+    const list = parseJson(sent.text);
+    if (list === undefined) return { found: 'unknown', details: 'Checkout.com answered the actions query with something that is not JSON' };
+    const f = followUpInActions(list, { kind: op.kind, reference: op.reference, actionId: op.actionId, amount: op.amount, paymentId: op.paymentId });
+    if (f.state === 'decided') return { found: true, result: f.result };
+    if (f.state === 'mismatch') return { found: 'unknown', details: `the ${op.kind} among the payment's actions does not have the amount sent` };
+    if (f.state === 'undecided' || op.actionId) return { found: 'unknown', details: `Checkout.com accepted the ${op.kind} and has not decided it yet` };
+    // the answer was lost and the action is not listed: accepted and undecided, or never received
+    const age = op.createdAt ? Date.now() - op.createdAt.getTime() : Infinity;
+    return age < UNDECIDED_ACTION_WINDOW_MS ? { found: 'unknown', details: `the ${op.kind} is not among the payment's actions yet` } : { found: false };
+  }
+
+  /** A payment's authorization action (its response code and auth code); 'unknown' when the actions cannot be read. */
+  async #authorization(terminal: CheckoutTerminal, paymentId: string): Promise<{ code: string; summary: string | null; authCode: string | null } | 'unknown'> {
+    const sent = await this.#send('GET', `/payments/${encodeURIComponent(paymentId)}/actions`, terminal, null, null);
+    if (sent.kind === 'unknown' || sent.status !== 200) return 'unknown';
+    const list = parseJson(sent.text);
+    if (list === undefined) return 'unknown';
+    // declined without a code among its actions: a decline all the same
+    return authorizationOf(list) ?? { code: '20012', summary: 'Declined (no response code among the payment\'s actions)', authCode: null };
+  }
+
+  /**
+   * A payment found by its details: a decline with the code of its authorization action, an approval with
+   * that action's auth code (details carry neither).
+   */
+  async #settledFromDetails(terminal: CheckoutTerminal, details: Record<string, unknown>, read: ReturnType<typeof readDetails>): Promise<ProcessorResult> {
+    if (read.state === 'declined') {
+      // fetched by a 3-D Secure session id, the details carry the summary of the payment's actions
+      const code = authorizationOf(details.actions) ?? (await this.#authorization(terminal, read.paymentId));
+      if (code === 'unknown') return { outcome: 'UNKNOWN', details: 'Checkout.com declined the payment; its actions could not be read for the reason' };
+      return declineOf(read.paymentId, code);
     }
-    const result = resultOfActions(list, { kind: op.kind, reference: op.reference, amount: op.amount, paymentId: op.paymentId });
-    return result ? { found: true, result } : { found: false };
+    const r = read.result;
+    if (r.outcome !== 'APPROVED' || typeof details.auth_code === 'string') return r;
+    const auth = await this.#authorization(terminal, r.processorId);
+    return auth !== 'unknown' && auth.authCode ? { ...r, authorization: auth.authCode } : r;
   }
 
   /** 3-D Secure goes through Checkout.com with the payment (its `3ds` object), not a separate call. */
@@ -272,10 +315,11 @@ export class CheckoutConnector implements Connector {
     const sent = await this.#send('GET', `/payments/${sessionId}`, terminal, null, null);
     if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
     if (sent.status !== 200 || !sent.body) return done({ outcome: 'UNKNOWN', details: `Checkout.com answered the payment query with HTTP ${sent.status}` });
-    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
-    if (r.result.outcome === 'CHALLENGE') return done({ outcome: 'UNKNOWN', details: 'the payment still waits for 3-D Secure authentication' });
-    if (r.result.outcome === 'APPROVED' && r.schemeId) await keepCof(this.#o.db(), terminal.processingChannelId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), r.schemeId);
-    return done(r.result);
+    const read = readDetails(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    const r = await this.#settledFromDetails(terminal, sent.body, read);
+    if (r.outcome === 'CHALLENGE') return done({ outcome: 'UNKNOWN', details: 'the payment still waits for 3-D Secure authentication' });
+    if (r.outcome === 'APPROVED' && read.state === 'result' && read.schemeId) await keepCof(this.#o.db(), terminal.processingChannelId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), read.schemeId);
+    return done(r);
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
@@ -350,6 +394,15 @@ export class CheckoutConnector implements Connector {
     if (!op.paymentId) await saveIds(db, op.reference, { paymentId: facts.paymentId });
     if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await saveIds(db, op.reference, { actionId: facts.actionId });
     return { outcome: 'SETTLE', reference: op.reference, result };
+  }
+}
+
+/** A JSON text's value; undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

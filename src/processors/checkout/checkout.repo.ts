@@ -60,12 +60,15 @@ export interface CheckoutOperation {
   actionId: string | null;
   originalReference: string | null;
   terminalRef: TerminalRefRecord | null;
+  /** When it was recorded (real time), before it was sent. */
+  createdAt: Date | null;
 }
 
 function toOperation(r: Selectable<CheckoutOperationsTable>): CheckoutOperation {
   return {
     reference: r.reference, kind: r.kind, amount: Number(r.amount), currency: r.currency, processingChannelId: r.processing_channel_id,
     paymentId: r.payment_id, actionId: r.action_id, originalReference: r.original_reference, terminalRef: r.terminal_ref ?? null,
+    createdAt: r.created_at ? new Date(r.created_at) : null,
   };
 }
 
@@ -81,7 +84,7 @@ export async function operationsOfPayment(db: Executor, paymentId: string): Prom
 }
 
 /** Records an operation before it is sent; idempotent by reference (a retried step keeps its row). */
-export async function recordOperation(db: Executor, op: Omit<CheckoutOperation, 'actionId'>): Promise<CheckoutOperation> {
+export async function recordOperation(db: Executor, op: Omit<CheckoutOperation, 'actionId' | 'createdAt'>): Promise<CheckoutOperation> {
   const inserted = await db
     .insertInto('checkout_operations')
     .values({

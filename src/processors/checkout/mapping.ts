@@ -1,16 +1,25 @@
 /**
  * Checkout.com mapping (pure): our operations to the Payments API's JSON, its answers and webhooks back
- * to our results. No IO, no clock.
+ * to our results. No IO, no clock. The schemas of every body are in spec.ts, with their sources.
  *
- * Payments API facts used (Checkout.com's public API reference and OpenAPI document):
+ * Payments API facts used:
  *  - `POST /payments` {source, amount, currency, reference, capture, payment_type, merchant_initiated,
  *    previous_payment_id, processing_channel_id, 3ds} → 201 {id, action_id, approved, status,
  *    response_code, response_summary, auth_code, scheme_id, amount, currency, reference}; 202 with
  *    `status: Pending` and `_links.redirect` when the cardholder must authenticate (3-D Secure);
  *    422 {error_type, error_codes} when the request is invalid.
- *  - `POST /payments/{id}/captures|voids|refunds` {amount?, reference} → 202 {action_id, reference}.
- *  - `GET /payments?reference=` (a payment by its reference), `GET /payments/{id}/actions` (its
- *    authorization, captures, refunds and voids, each with `approved` and `response_code`).
+ *  - Stored credentials: a customer payment whose card is being stored says so
+ *    (`source.store_for_future_use`); a merchant-initiated one is `merchant_initiated: true` with
+ *    `source.stored: true`, the `previous_payment_id` of the series (the scheme transaction id of the
+ *    card's first payment) and its `payment_type`: Recurring (subscriptions, first charge included),
+ *    Installment, or Unscheduled.
+ *  - `POST /payments/{id}/captures|voids|refunds` {amount?, reference} → 202 {action_id, reference}:
+ *    accepted, processed asynchronously. It may still be declined: the webhook (`payment_captured`,
+ *    `payment_capture_declined`, ...) or the action in the payment's actions decides it.
+ *  - `GET /payments/{id}` and `GET /payments?reference=` answer a payment's details: `status` and
+ *    `approved`, never a response code. The code of a decline is on its action (`GET /payments/{id}/actions`:
+ *    authorization, captures, refunds and voids, each with `approved` and `response_code`), or in the
+ *    `actions` summary the details carry when the payment is fetched by its 3-D Secure session id.
  *  - Webhooks: `{id, type, created_on, data: {id, action_id, reference, amount, currency, response_code,
  *    response_summary, auth_code}}`, signed with the header `Cko-Signature`: hex HMAC-SHA256 of the raw
  *    body under the webhook's signature key.
@@ -36,31 +45,39 @@ export function cardSource(card: CardData): Record<string, unknown> {
 /** External 3-D Secure data (ours or the merchant's MPI) as the payment's `3ds` object. */
 function threedsOf(t: ThreeDSResult | null | undefined): Record<string, unknown> | null {
   if (!t) return null;
-  return { enabled: true, eci: t.eci ?? undefined, cryptogram: t.cavv ?? undefined, version: t.version, xid: t.dsTransId ?? undefined };
+  return { enabled: true, ...(t.eci ? { eci: t.eci } : {}), ...(t.cavv ? { cryptogram: t.cavv } : {}), version: t.version, ...(t.dsTransId ? { xid: t.dsTransId } : {}) };
 }
 
+/** `payment_type` of a merchant-initiated payment by its kind (absent: unscheduled). */
+const MIT_PAYMENT_TYPE: Record<'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT', string> = { RECURRING: 'Recurring', UNSCHEDULED: 'Unscheduled', INSTALMENT: 'Installment' };
+
 /**
- * The body of `POST /payments`. MoTo: payment_type MOTO (no authentication). Merchant-initiated:
- * `merchant_initiated`, payment_type Unscheduled and `previous_payment_id` (the scheme transaction id
- * of the card's first payment). A card's first customer payment is Regular (its `scheme_id` is kept).
+ * The body of `POST /payments`. MoTo: payment_type MOTO (no authentication). A customer payment is
+ * Regular and says whether its card is being stored for later payments (`store_for_future_use`; its
+ * default is true in Checkout.com's SDK model, so it is sent either way). Merchant-initiated:
+ * `merchant_initiated`, the stored card (`source.stored`), the payment type of its kind (Recurring for
+ * a subscription's charges, the first one included; Installment; Unscheduled) and `previous_payment_id`
+ * (the scheme transaction id of the card's first payment).
  */
 export function paymentBody(
-  req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'card' | 'channel' | 'threeds' | 'dynamicDescriptor'>,
+  req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'card' | 'channel' | 'threeds' | 'dynamicDescriptor' | 'storeCredential' | 'mit'>,
   opts: { kind: 'payment' | 'preauth' | 'verify'; processingChannelId: string; previousPaymentId: string | null; threeds3?: { successUrl: string; failureUrl: string } | null },
 ): Record<string, unknown> {
+  const mit = req.channel === 'MIT';
+  const source = cardSource(req.card);
+  if (mit) source.stored = true;
+  else source.store_for_future_use = req.storeCredential === true;
   const body: Record<string, unknown> = {
-    source: cardSource(req.card),
+    source,
     amount: opts.kind === 'verify' ? 0 : req.amount,
     currency: req.currency,
     reference: req.reference,
     processing_channel_id: opts.processingChannelId,
     capture: opts.kind === 'payment',
-    payment_type: req.channel === 'MOTO' ? 'MOTO' : req.channel === 'MIT' ? 'Unscheduled' : 'Regular',
+    payment_type: req.channel === 'MOTO' ? 'MOTO' : mit ? MIT_PAYMENT_TYPE[req.mit ?? 'UNSCHEDULED'] : 'Regular',
+    merchant_initiated: mit,
   };
-  if (req.channel === 'MIT') {
-    body.merchant_initiated = true;
-    if (opts.previousPaymentId) body.previous_payment_id = opts.previousPaymentId;
-  }
+  if (mit && opts.previousPaymentId) body.previous_payment_id = opts.previousPaymentId;
   const external = threedsOf(req.threeds);
   if (opts.threeds3) {
     body['3ds'] = { enabled: true };
@@ -90,21 +107,32 @@ export function parseObject(text: string): Record<string, unknown> | null {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length <= 200 ? v : null);
 
+const links = (p: Record<string, unknown>) => p._links as Record<string, Record<string, unknown>> | undefined;
+
+/** A payment id as Checkout.com writes them (`pay_` and 26 letters or digits). */
+const PAYMENT_ID = /^pay_[a-z0-9]{10,40}$/;
+
+/** What every payment answer must name to be believed: our reference, amount and currency. */
+function matches(p: Record<string, unknown>, x: Expected, kind: 'payment' | 'preauth' | 'verify'): boolean {
+  return p.reference === x.reference && p.amount === (kind === 'verify' ? 0 : x.amount) && p.currency === x.currency;
+}
+
 /**
- * A payment answer (201/202, or a payment found by reference) as our result. Checkout.com's answers are
- * not signed (TLS only): an answer is believed only when it names our reference, amount and currency;
- * anything else is UNKNOWN (the reconciler asks Checkout.com again).
+ * The answer to `POST /payments` (201, or 202 while 3-D Secure waits) as our result: the answer carries
+ * the authorization's `response_code`. Checkout.com's answers are not signed (TLS only): an answer is
+ * believed only when it names our reference, amount and currency; anything else is UNKNOWN (the
+ * reconciler asks Checkout.com again).
  */
 export function resultOfPayment(p: Record<string, unknown>, x: Expected, kind: 'payment' | 'preauth' | 'verify'): { result: ProcessorResult; paymentId: string | null; schemeId: string | null; redirect: string | null } {
   const paymentId = str(p.id);
   const none = { paymentId, schemeId: null, redirect: null };
-  if (!paymentId || !/^pay_[a-z0-9]{10,40}$/.test(paymentId)) return { ...none, result: { outcome: 'UNKNOWN', details: 'Checkout.com answered without a payment id' } };
+  if (!paymentId || !PAYMENT_ID.test(paymentId)) return { ...none, result: { outcome: 'UNKNOWN', details: 'Checkout.com answered without a payment id' } };
   const amount = kind === 'verify' ? 0 : x.amount;
-  if (p.reference !== x.reference || p.amount !== amount || p.currency !== x.currency) {
+  if (!matches(p, x, kind)) {
     return { ...none, result: { outcome: 'UNKNOWN', details: 'The Checkout.com answer does not match the payment sent (reference, amount or currency)' } };
   }
   const status = str(p.status);
-  const redirect = str((p._links as Record<string, Record<string, unknown>> | undefined)?.redirect?.href);
+  const redirect = str(links(p)?.redirect?.href);
   if (status === 'Pending') {
     if (redirect) return { paymentId, schemeId: null, redirect, result: { outcome: 'CHALLENGE', details: 'Checkout.com asks for 3-D Secure authentication' } };
     return { ...none, result: { outcome: 'UNKNOWN', details: 'Checkout.com has the payment pending' } };
@@ -120,12 +148,65 @@ export function resultOfPayment(p: Record<string, unknown>, x: Expected, kind: '
   return { ...none, result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId: paymentId } };
 }
 
+/**
+ * A payment's details (`GET /payments/{id}`, or an entry of `GET /payments?reference=`), read by their
+ * `status` and `approved`: details carry no response code. Approved: APPROVED. Pending: waiting for 3-D
+ * Secure (CHALLENGE, with the redirect) or UNKNOWN. Anything else was declined, and a decline's reason is
+ * on its action: `declined` (the caller reads the code with `authorizationOf` from the details'
+ * `actions` summary or from `GET /payments/{id}/actions`, then `declineOf`). Details carry no auth code
+ * either: an approval's `authorization` is the payment id until the caller reads the authorization
+ * action's. Believed only when it
+ * names our reference, amount and currency.
+ */
+export function readDetails(
+  p: Record<string, unknown>,
+  x: Expected,
+  kind: 'payment' | 'preauth' | 'verify',
+): { state: 'result'; result: ProcessorResult; paymentId: string | null; schemeId: string | null } | { state: 'declined'; paymentId: string } {
+  const paymentId = str(p.id);
+  const unknown = (details: string) => ({ state: 'result' as const, paymentId, schemeId: null, result: { outcome: 'UNKNOWN' as const, details } });
+  if (!paymentId || !PAYMENT_ID.test(paymentId)) return unknown('Checkout.com answered without a payment id');
+  if (!matches(p, x, kind)) return unknown('The Checkout.com payment does not match the payment sent (reference, amount or currency)');
+  const status = str(p.status);
+  if (status === 'Pending') {
+    if (str(links(p)?.redirect?.href)) return { state: 'result', paymentId, schemeId: null, result: { outcome: 'CHALLENGE', details: 'Checkout.com waits for 3-D Secure authentication' } };
+    return unknown('Checkout.com has the payment pending');
+  }
+  if (p.approved === true && status !== 'Declined') {
+    const schemeId = str(p.scheme_id);
+    return { state: 'result', paymentId, schemeId, result: { outcome: 'APPROVED', authorization: str(p.auth_code) ?? paymentId, processorId: paymentId, amount: kind === 'verify' ? 0 : x.amount, cofTxnid: schemeId } };
+  }
+  if (p.approved !== false || !status) return unknown(`Checkout.com answered status ${status ?? 'none'} without saying whether it was approved`);
+  return { state: 'declined', paymentId };
+}
+
+/**
+ * A payment's authorization (or card verification) among its actions: the list of
+ * `GET /payments/{id}/actions` (latest first), or the `actions` summary of a payment's details (which
+ * has no auth code). Its response code, summary and auth code; null when none is there.
+ */
+export function authorizationOf(list: unknown): { code: string; summary: string | null; authCode: string | null } | null {
+  if (!Array.isArray(list)) return null;
+  for (const a of list as Array<Record<string, unknown>>) {
+    if (!a || (a.type !== 'Authorization' && a.type !== 'Card Verification')) continue;
+    const code = str(a.response_code);
+    if (code) return { code, summary: str(a.response_summary), authCode: str(a.auth_code) };
+  }
+  return null;
+}
+
+/** A declined payment with its authorization's code (`authorizationOf`) as our result. */
+export function declineOf(paymentId: string, code: { code: string; summary: string | null }): SettledResult {
+  const r = refusalOf(code.code, code.summary);
+  return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: paymentId };
+}
+
 /** The body of a capture, void or refund (the amount in minor units; a void has none). */
 export function actionBody(kind: 'capture' | 'void' | 'refund', reference: string, amount: number): Record<string, unknown> {
   return kind === 'void' ? { reference } : { amount, reference };
 }
 
-/** A 202 answer to a capture, void or refund: accepted, with its action id. */
+/** A 202 answer to a capture, void or refund: accepted (not decided yet), with its action id. */
 export function acceptedAction(p: Record<string, unknown>, reference: string): { actionId: string } | null {
   const actionId = str(p.action_id);
   if (!actionId || !/^act_[a-z0-9]{10,40}$/.test(actionId)) return null;
@@ -135,20 +216,30 @@ export function acceptedAction(p: Record<string, unknown>, reference: string): {
 
 const ACTION_TYPE: Record<'capture' | 'void' | 'refund', string> = { capture: 'Capture', void: 'Void', refund: 'Refund' };
 
-/** An action of `GET /payments/{id}/actions` that is our follow-up (by reference and type), as a settled result. */
-export function resultOfActions(list: unknown, op: { kind: 'capture' | 'void' | 'refund'; reference: string; amount: number; paymentId: string }): SettledResult | null {
-  if (!Array.isArray(list)) return null;
+/**
+ * Our capture, void or refund among the payment's actions (`GET /payments/{id}/actions`), by its action
+ * id when we have it, else by its type and our reference. `decided`: approved or declined (its code);
+ * `undecided`: listed without a decision yet (no `approved`); `absent`: not listed (not decided, or never
+ * received); `mismatch`: listed with another amount (not believed).
+ */
+export function followUpInActions(
+  list: unknown,
+  op: { kind: 'capture' | 'void' | 'refund'; reference: string; actionId: string | null; amount: number; paymentId: string },
+): { state: 'decided'; result: SettledResult } | { state: 'undecided' | 'absent' | 'mismatch' } {
+  if (!Array.isArray(list)) return { state: 'absent' };
   for (const a of list as Array<Record<string, unknown>>) {
-    if (!a || a.type !== ACTION_TYPE[op.kind] || a.reference !== op.reference) continue;
+    if (!a || a.type !== ACTION_TYPE[op.kind]) continue;
+    if (op.actionId ? a.id !== op.actionId : a.reference !== op.reference) continue;
+    if (op.kind !== 'void' && a.amount !== op.amount) return { state: 'mismatch' };
+    if (typeof a.approved !== 'boolean') return { state: 'undecided' };
     const code = str(a.response_code) ?? '';
-    if (a.approved === true && (code === '' || isApprovalCode(code))) {
-      if (op.kind !== 'void' && a.amount !== op.amount) return null;
-      return { outcome: 'APPROVED', authorization: str(a.auth_code) ?? str(a.id) ?? op.paymentId, processorId: op.paymentId, amount: op.amount };
+    if (a.approved && (code === '' || isApprovalCode(code))) {
+      return { state: 'decided', result: { outcome: 'APPROVED', authorization: str(a.auth_code) ?? str(a.id) ?? op.paymentId, processorId: op.paymentId, amount: op.amount } };
     }
     const r = refusalOf(code || '20012', str(a.response_summary));
-    return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: op.paymentId };
+    return { state: 'decided', result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId: op.paymentId } };
   }
-  return null;
+  return { state: 'absent' };
 }
 
 // ---- webhooks ----------------------------------------------------------------------------------------------

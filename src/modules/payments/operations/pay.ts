@@ -338,6 +338,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       channel: input.channel,
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
+      // the card typed for this payment is kept as the customer's source for later payments
+      storeCredential: spec.kind === 'card' && sourceId !== null && o.save_card !== false,
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,
       cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,

@@ -4,7 +4,11 @@
  *   4000000000000002  declined, 20005 (Do not honour)
  *   4000000000009995  declined, 20051 (Insufficient funds)
  *   4000002760003184  20154 (3-D Secure authentication required) for a customer payment without
- *                     3-D Secure; approved with 3-D Secure, in MoTo and merchant-initiated payments
+ *                     3-D Secure; approved with 3-D Secure, in MoTo, and in a merchant-initiated payment
+ *                     flagged as Checkout.com's stored-card rules ask (`merchant_initiated`,
+ *                     `source.stored`, `previous_payment_id`, payment_type Recurring, Installment or
+ *                     Unscheduled). Checkout.com says a stored-card payment without those details "has a
+ *                     higher risk of being declined"; on this card the simulator declines it (20154).
  *   4000000000000119  declined, 20059 (Suspected fraud)
  *   4543474002249996  3-D Secure: the challenge is shown (approved once the cardholder passes it)
  * Any other Luhn-valid card is approved (10000); a Luhn-invalid number is 20014, an expired card 20054.
@@ -44,12 +48,24 @@ function luhn(pan: string): boolean {
   return sum % 10 === 0;
 }
 
-export interface SimPaymentInput {
+/** How a payment said it uses a stored card (the fields of Checkout.com's stored-card rules). */
+export interface StoredCredentialFlags {
+  merchantInitiated: boolean;
+  /** `source.stored`. */
+  stored: boolean;
+  previousPaymentId: string | null;
+  paymentType: string;
+}
+
+/** A merchant-initiated payment carrying every stored-card detail Checkout.com asks for. */
+export function flaggedMerchantInitiated(f: StoredCredentialFlags): boolean {
+  return f.merchantInitiated && f.stored && !!f.previousPaymentId && ['Recurring', 'Installment', 'Unscheduled'].includes(f.paymentType);
+}
+
+export interface SimPaymentInput extends StoredCredentialFlags {
   number: string;
   expiryMonth: number;
   expiryYear: number;
-  paymentType: string;
-  merchantInitiated: boolean;
   /** 3-D Secure data came with the payment (an external authentication), or Checkout.com's 3DS ran. */
   authenticated: boolean;
   now: Date;
@@ -68,7 +84,7 @@ export function decide(p: SimPaymentInput): string {
     case CHECKOUT_SIM_CARDS.FRAUD:
       return '20059';
     case CHECKOUT_SIM_CARDS.SOFT_DECLINE:
-      return p.authenticated || p.paymentType === 'MOTO' || p.merchantInitiated ? '10000' : '20154';
+      return p.authenticated || p.paymentType === 'MOTO' || flaggedMerchantInitiated(p) ? '10000' : '20154';
     default:
       return '10000';
   }

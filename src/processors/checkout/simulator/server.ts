@@ -1,20 +1,32 @@
 /**
  * The Checkout.com simulator: a separate HTTP server speaking the Payments API as Checkout.com's public
- * API reference describes it, for the tests and for demos (`npx paygate checkout-simulator`, then
- * PAYGATE_CHECKOUT_URL=http://127.0.0.1:PORT).
+ * API reference describes it (spec.ts), for the tests and for demos (`npx paygate checkout-simulator`,
+ * then PAYGATE_CHECKOUT_URL=http://127.0.0.1:PORT).
  *
- *  - `POST /payments` (card source; capture or not; Regular, MOTO, Unscheduled with
- *    merchant_initiated and previous_payment_id; amount 0 verifies the card), answered 201, or 202
- *    Pending with `_links.redirect` when `3ds.enabled` asks Checkout.com to authenticate (its 3-D Secure
- *    page: `/sim/3ds/{id}`, which sends the cardholder back to success_url or failure_url with
- *    `cko-session-id`); 401 for an unknown secret key, 422 with `error_codes` for an invalid request;
- *  - `POST /payments/{id}/captures|voids|refunds` → 202 {action_id, reference}, 403 when the action is
- *    not allowed (more than is left, a voided payment...);
- *  - `GET /payments?reference=`, `GET /payments/{id}`, `GET /payments/{id}/actions`;
+ *  - Every request it receives and every answer and webhook it gives is checked against the reference's
+ *    schemas (`spec`, a SpecLedger): a request the reference does not allow is answered 422
+ *    `request_invalid` with `error_codes`, as Checkout.com answers an invalid request, and recorded; an
+ *    answer of its own that the reference does not allow is recorded (the tests fail on either).
+ *  - `POST /payments` (card source; capture or not; Regular, MOTO, or merchant-initiated with
+ *    `source.stored`, `previous_payment_id` and payment_type Recurring, Installment or Unscheduled;
+ *    amount 0 verifies the card), answered 201, or 202 Pending with `_links.redirect` when `3ds.enabled`
+ *    asks Checkout.com to authenticate (its 3-D Secure page: `/sim/3ds/{id}`, which sends the cardholder
+ *    back to success_url or failure_url with `cko-session-id`); 401 for an unknown secret key. The flags
+ *    a payment came with are kept (`payment(id).request`).
+ *  - `POST /payments/{id}/captures|voids|refunds` → 202 {action_id, reference}: accepted, decided later,
+ *    as Checkout.com processes them asynchronously. Right after the answer (or when the test calls
+ *    `decide()`, with `holdDecisions`) the action is approved, or declined when a test asked for it
+ *    (`declineNextFollowUp`); then it appears among the payment's actions and its webhook is sent
+ *    (`payment_captured` / `payment_capture_declined`, `payment_voided` / `payment_void_declined`,
+ *    `payment_refunded` / `payment_refund_declined`). 403 (no body) when the action is not allowed (more
+ *    than is left, a voided payment...).
+ *  - `GET /payments?reference=` and `GET /payments/{id}`: payment details, `status` and `approved` and no
+ *    response code (by a `sid_` session id they also carry the summary of the payment's actions);
+ *    `GET /payments/{id}/actions`, latest first, each with its response code.
  *  - `Cko-Idempotency-Key`: a request repeated under the same key gets the first answer;
- *  - webhooks (payment_approved, payment_declined, payment_captured, payment_voided, payment_refunded,
- *    card_verified) posted to the webhook URL, signed `Cko-Signature` (hex HMAC-SHA256 of the raw body
- *    with the webhook's signature key); through `transport` when a test sets one;
+ *  - webhooks (payment_approved, payment_declined, card_verified, payment_captured, and the follow-ups'
+ *    above) posted to the webhook URL, signed `Cko-Signature` (hex HMAC-SHA256 of the raw body with the
+ *    webhook's signature key); through `transport` when a test sets one;
  *  - latency and faults for tests: `lost` (never processed), `drop` (processed, the answer lost),
  *    `drop-notify` (the same, its webhook sent), `notify-first` (the webhook delivered before the
  *    answer), `tamper` (the answer altered on the way: approved, another amount).
@@ -25,6 +37,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { decide, summaryOf } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
+import { SpecChecker, SpecLedger } from '../../kit/spec.js';
+import { CHECKOUT_SPEC } from '../spec.js';
 
 export interface CheckoutSimAccount {
   processingChannelId: string;
@@ -46,6 +60,8 @@ export type CheckoutFaultKind = 'lost' | 'drop' | 'drop-notify' | 'notify-first'
 
 export type WebhookTransport = (n: { url: string; headers: Record<string, string>; body: string }) => Promise<number>;
 
+type FollowUpKind = 'capture' | 'void' | 'refund';
+
 interface Action {
   id: string;
   type: 'Authorization' | 'Card Verification' | 'Capture' | 'Void' | 'Refund';
@@ -56,6 +72,17 @@ interface Action {
   reference: string;
   processed_on: string;
   auth_code?: string;
+}
+
+/** What a payment request said about the card's storage and who initiated it. */
+export interface SimPaymentRequestFlags {
+  paymentType: string;
+  merchantInitiated: boolean;
+  /** `source.stored`: the card comes from the merchant's storage. */
+  stored: boolean;
+  /** `source.store_for_future_use` as sent (null: left out). */
+  storeForFutureUse: boolean | null;
+  previousPaymentId: string | null;
 }
 
 interface SimPayment {
@@ -71,14 +98,71 @@ interface SimPayment {
   schemeId: string;
   last4: string;
   bin: string;
+  fingerprint: string;
   expiryMonth: number;
   expiryYear: number;
   captured: number;
   refunded: number;
   capture: boolean;
   actions: Action[];
+  request: SimPaymentRequestFlags;
+  /** Accepted follow-ups not decided yet (amounts held). */
+  pending: { capture: number; void: boolean; refund: number };
   /** 3DS through Checkout.com: what the payment waits for. */
-  pending3ds: { number: string; paymentType: string; merchantInitiated: boolean; successUrl: string; failureUrl: string } | null;
+  pending3ds: { number: string; successUrl: string; failureUrl: string } | null;
+}
+
+/** A capture, void or refund accepted (202) and not decided yet. */
+interface PendingFollowUp {
+  p: SimPayment;
+  kind: FollowUpKind;
+  id: string;
+  amount: number;
+  reference: string;
+  /** Declined with this code when decided (a test asked for it); null: approved. */
+  declineCode: string | null;
+}
+
+interface Route {
+  op: string;
+  method: 'GET' | 'POST';
+  paymentId?: string;
+  sessionId?: string;
+  follow?: FollowUpKind;
+  actions?: boolean;
+}
+
+const FOLLOW_UP_OP: Record<FollowUpKind, string> = { capture: 'captureAPayment', void: 'voidAPayment', refund: 'refundAPayment' };
+const FOLLOW_UP_PATH: Record<string, FollowUpKind> = { captures: 'capture', voids: 'void', refunds: 'refund' };
+const FOLLOW_UP_EVENT: Record<FollowUpKind, { approved: string; declined: string; type: Action['type'] }> = {
+  capture: { approved: 'payment_captured', declined: 'payment_capture_declined', type: 'Capture' },
+  void: { approved: 'payment_voided', declined: 'payment_void_declined', type: 'Void' },
+  refund: { approved: 'payment_refunded', declined: 'payment_refund_declined', type: 'Refund' },
+};
+
+/** Error codes of invalid fields, by the field's path (Checkout.com's error codes where it names them). */
+const FIELD_CODES: Record<string, string> = {
+  '/source': 'payment_source_invalid',
+  '/source/number': 'card_number_invalid',
+  '/source/expiry_month': 'card_expiry_month_invalid',
+  '/source/expiry_year': 'card_expiry_year_invalid',
+  '/source/cvv': 'cvv_invalid',
+  '/3ds': 'three_ds_invalid',
+};
+
+/** The error codes of a request's problems (as SpecChecker words them): `<field>_required` / `<field>_invalid`. */
+export function errorCodesOf(problems: string[]): string[] {
+  const codes = new Set<string>();
+  for (const p of problems) {
+    const where = p.split(' ')[0];
+    const missing = /must have required property '([^']+)'/.exec(p)?.[1];
+    const extra = /\(([a-z0-9_]+)\)$/.exec(p)?.[1];
+    if (missing) codes.add(where === '(body)' && missing === 'source' ? 'payment_source_required' : `${missing}_required`);
+    else if (/must NOT have additional properties/.test(p) && extra) codes.add(`${extra}_invalid`);
+    else if (where === '(body)') codes.add('request_body_malformed');
+    else codes.add(FIELD_CODES[where] ?? `${where.split('/').filter(Boolean).join('_')}_invalid`);
+  }
+  return [...codes];
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -90,12 +174,21 @@ export class CheckoutSimulator {
   latencyMs: number;
   /** Delivers webhooks instead of posting them over HTTP (tests: into an in-process gateway). */
   transport: WebhookTransport | null = null;
+  /** Follow-ups are decided only when `decide()` is called (otherwise right after their 202 answer). */
+  holdDecisions = false;
+  /** Checks of every request, answer and webhook against Checkout.com's reference (spec.ts). */
+  readonly spec = new SpecLedger(new SpecChecker(CHECKOUT_SPEC));
   readonly #opts: CheckoutSimulatorOptions;
   readonly #server: http.Server;
   readonly #payments = new Map<string, SimPayment>();
   readonly #byReference = new Map<string, string>();
   readonly #idempotent = new Map<string, { status: number; body: string }>();
   readonly #faults: Array<{ kind: CheckoutFaultKind; left: number }> = [];
+  readonly #declines: Array<{ kind: FollowUpKind | null; code: string }> = [];
+  readonly #undecided: PendingFollowUp[] = [];
+  readonly #followUpIds = new Set<string>();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #fingerprintKey = randomBytes(16);
   /** Webhooks sent, in order (tests read them). */
   readonly webhooks: Array<{ url: string; headers: Record<string, string>; body: string; status: number | null }> = [];
   /** Requests received: payments (POST /payments), actions (captures, voids, refunds), queries. */
@@ -125,6 +218,7 @@ export class CheckoutSimulator {
   }
 
   async close(): Promise<void> {
+    await this.settled();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
@@ -133,9 +227,45 @@ export class CheckoutSimulator {
     this.#faults.push({ kind, left: times });
   }
 
+  /**
+   * The next capture, void or refund accepted (of `kind`, or of any kind) is answered 202 as usual and
+   * then declined with `code` (default 20005) when it is decided: its `payment_*_declined` webhook, and
+   * the declined action among the payment's actions.
+   */
+  declineNextFollowUp(opts: { kind?: FollowUpKind; code?: string } = {}): void {
+    this.#declines.push({ kind: opts.kind ?? null, code: opts.code ?? '20005' });
+  }
+
+  /** Decides every accepted follow-up waiting (with `holdDecisions`), and sends their webhooks. */
+  async decide(): Promise<void> {
+    for (const f of this.#undecided.splice(0)) await this.#decide(f);
+    await this.settled();
+  }
+
+  /** Resolves once every follow-up decision under way is done and its webhook sent. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** Follow-ups accepted and not decided yet. */
+  undecided(): number {
+    return this.#undecided.length;
+  }
+
+  /** True for the action id of a capture, void or refund asked through the API. */
+  isFollowUpAction(actionId: string): boolean {
+    return this.#followUpIds.has(actionId);
+  }
+
   /** A payment as the simulator keeps it (tests). */
   payment(paymentId: string): Readonly<SimPayment> | undefined {
     return this.#payments.get(paymentId);
+  }
+
+  /** A payment by its reference (the first made under it), as the simulator keeps it (tests). */
+  paymentByReference(reference: string): Readonly<SimPayment> | undefined {
+    for (const p of this.#payments.values()) if (p.reference === reference) return p;
+    return undefined;
   }
 
   #takeFault(): CheckoutFaultKind | null {
@@ -149,6 +279,20 @@ export class CheckoutSimulator {
     return this.#opts.clock?.() ?? new Date();
   }
 
+  #route(method: string | undefined, path: string): Route | null {
+    let m: RegExpExecArray | null;
+    if (method === 'POST' && path === '/payments') return { op: 'requestAPaymentOrPayout', method: 'POST' };
+    if (method === 'GET' && path === '/payments') return { op: 'getPaymentLists', method: 'GET' };
+    if (method === 'GET' && (m = /^\/payments\/((?:pay|sid)_[a-z0-9]+)(\/actions)?$/.exec(path))) {
+      return m[2] ? { op: 'getPaymentActions', method: 'GET', paymentId: m[1], actions: true } : { op: 'getPaymentDetails', method: 'GET', paymentId: m[1] };
+    }
+    if (method === 'POST' && (m = /^\/payments\/(pay_[a-z0-9]+)\/(captures|voids|refunds)$/.exec(path))) {
+      const follow = FOLLOW_UP_PATH[m[2]];
+      return { op: FOLLOW_UP_OP[follow], method: 'POST', paymentId: m[1], follow };
+    }
+    return null;
+  }
+
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -156,102 +300,147 @@ export class CheckoutSimulator {
     const url = new URL(req.url ?? '/', 'http://sim');
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     if (url.pathname.startsWith('/sim/3ds/')) return this.#threedsPage(req.method ?? 'GET', url, raw, res);
-    const json = (status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(body === null ? '' : JSON.stringify(body));
+    const route = this.#route(req.method, url.pathname);
+    const write = (status: number, body: unknown) => void res.writeHead(status, body === null ? {} : { 'content-type': 'application/json' }).end(body === null ? '' : JSON.stringify(body));
+    if (!route) return write(404, null);
+    // every answer is checked against the reference before it leaves
+    const answer = (status: number, body: unknown) => {
+      this.spec.response(route.op, status, body);
+      write(status, body);
+    };
     const key = /^Bearer (\S+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? String(req.headers.authorization ?? '');
     const account = this.#opts.accounts[key];
-    if (!account) return void res.writeHead(401).end();
-    let m: RegExpExecArray | null;
-    if (req.method === 'GET' && url.pathname === '/payments') {
+    if (!account) return answer(401, null);
+
+    if (route.method === 'GET') {
       this.calls.queries++;
-      const ref = url.searchParams.get('reference') ?? '';
-      const p = this.#payments.get(this.#byReference.get(`${key}:${ref}`) ?? '');
-      return json(200, { limit: Number(url.searchParams.get('limit') ?? 10), skip: 0, total_count: p ? 1 : 0, data: p ? [this.#details(p)] : [] });
-    }
-    if (req.method === 'GET' && (m = /^\/payments\/((?:pay|sid)_[a-z0-9]+)(\/actions)?$/.exec(url.pathname))) {
-      this.calls.queries++;
+      const problems = this.spec.request(route.op, raw === '' ? undefined : raw);
+      if (problems.length > 0) return answer(422, this.#invalid(errorCodesOf(problems)).body);
+      if (route.op === 'getPaymentLists') {
+        const ref = url.searchParams.get('reference') ?? '';
+        const p = this.#payments.get(this.#byReference.get(`${key}:${ref}`) ?? '');
+        const limit = Number(url.searchParams.get('limit') ?? 10);
+        return answer(200, { limit: Number.isInteger(limit) && limit > 0 ? limit : 10, skip: 0, total_count: p ? 1 : 0, data: p ? [this.#details(p, false)] : [] });
+      }
       // a payment by its id, or by the session id its 3-D Secure redirect came back with
-      const p = this.#payments.get(m[1].replace(/^sid_/, 'pay_'));
-      if (!p || p.secretKey !== key) return json(404, null);
-      return json(200, m[2] ? [...p.actions].reverse() : this.#details(p));
+      const bySession = route.paymentId!.startsWith('sid_');
+      const p = this.#payments.get(route.paymentId!.replace(/^sid_/, 'pay_'));
+      if (!p || p.secretKey !== key || (route.actions && bySession)) return answer(404, null);
+      if (route.actions) return answer(p.actions.length > 0 ? 200 : 404, p.actions.length > 0 ? [...p.actions].reverse().map((a) => this.#actionOut(a)) : null);
+      return answer(200, this.#details(p, bySession));
     }
-    const isPayment = req.method === 'POST' && url.pathname === '/payments';
-    const action = req.method === 'POST' ? /^\/payments\/(pay_[a-z0-9]+)\/(captures|voids|refunds)$/.exec(url.pathname) : null;
-    if (!isPayment && !action) return json(404, null);
-    if (isPayment) this.calls.payments++;
-    else this.calls.actions++;
+
+    if (route.follow) this.calls.actions++;
+    else this.calls.payments++;
     const idem = req.headers['cko-idempotency-key'];
     const idemKey = typeof idem === 'string' ? `${key}:${url.pathname}:${idem}` : null;
     const fault = this.#takeFault();
     if (fault === 'lost') return void req.socket.destroy();
-    let out: { status: number; body: unknown; webhooks: Array<{ type: string; p: SimPayment; action: Action }> };
+    type Out = { status: number; body: unknown; webhooks: Array<{ type: string; p: SimPayment; action: Action }>; accepted: PendingFollowUp | null };
+    let out: Out;
     const again = idemKey ? this.#idempotent.get(idemKey) : undefined;
-    if (again) out = { status: again.status, body: JSON.parse(again.body), webhooks: [] };
+    if (again) out = { status: again.status, body: again.body === '' ? null : JSON.parse(again.body), webhooks: [], accepted: null };
     else {
-      let body: Record<string, unknown>;
+      let body: unknown;
       try {
-        body = JSON.parse(raw) as Record<string, unknown>;
-        if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
+        body = JSON.parse(raw);
       } catch {
-        return json(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['request_body_malformed'] });
+        body = raw;
       }
-      out = isPayment ? this.#pay(key, account, body) : this.#act(key, action![1], action![2] as 'captures' | 'voids' | 'refunds', body);
-      if (idemKey && out.status < 500) this.#idempotent.set(idemKey, { status: out.status, body: JSON.stringify(out.body) });
+      const problems = this.spec.request(route.op, body);
+      if (problems.length > 0) out = { ...this.#invalid(errorCodesOf(problems)), accepted: null };
+      else out = route.follow ? this.#act(key, route.paymentId!, route.follow, body as Record<string, unknown>) : { ...this.#pay(key, account, body as Record<string, unknown>), accepted: null };
+      if (idemKey && out.status < 500) this.#idempotent.set(idemKey, { status: out.status, body: out.body === null ? '' : JSON.stringify(out.body) });
     }
     const send = async () => {
       // in order: the authorization's event before its capture's
       for (const w of out.webhooks) await this.#webhook(account, w.type, w.p, w.action);
     };
-    if (fault === 'drop') return void req.socket.destroy();
+    const later = () => {
+      // a capture, void or refund is decided after it was accepted
+      if (!out.accepted) return;
+      if (this.holdDecisions) this.#undecided.push(out.accepted);
+      else {
+        const f = out.accepted;
+        this.#track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#decide(f)));
+      }
+    };
+    this.spec.response(route.op, out.status, out.body);
+    if (fault === 'drop') {
+      later();
+      return void req.socket.destroy();
+    }
     if (fault === 'drop-notify' || fault === 'notify-first') {
       await send();
-      if (fault === 'drop-notify') return void req.socket.destroy();
+      if (fault === 'drop-notify') {
+        later();
+        return void req.socket.destroy();
+      }
       out.webhooks = [];
     }
-    let answer = out.body;
-    if (fault === 'tamper' && answer && typeof answer === 'object') {
-      const a = answer as Record<string, unknown>;
-      answer = { ...a, approved: true, status: 'Captured', response_code: '10000', response_summary: 'Approved', amount: Number(a.amount ?? 0) + 1 };
+    let sent = out.body;
+    if (fault === 'tamper' && sent && typeof sent === 'object') {
+      // altered on the way, after the simulator answered
+      const a = sent as Record<string, unknown>;
+      sent = { ...a, approved: true, status: 'Captured', response_code: '10000', response_summary: 'Approved', amount: Number(a.amount ?? 0) + 1 };
     }
-    json(out.status, answer);
-    void send();
+    write(out.status, sent);
+    this.#track(send());
+    later();
+  }
+
+  #track(p: Promise<void>): void {
+    const t = p.catch(() => {}).finally(() => this.#inFlight.delete(t));
+    this.#inFlight.add(t);
   }
 
   #invalid(codes: string[]) {
     return { status: 422, body: { request_id: id('req_'), error_type: 'request_invalid', error_codes: codes }, webhooks: [] };
   }
 
+  /** A card's fingerprint as Checkout.com gives one (upper-case hex); never a long run of digits. */
+  #fingerprint(number: string): string {
+    for (let salt = 0; ; salt++) {
+      const fp = createHmac('sha256', this.#fingerprintKey).update(`${salt}:${number}`).digest('hex').toUpperCase();
+      if (!/\d{12,}/.test(fp)) return fp;
+    }
+  }
+
   #pay(key: string, account: CheckoutSimAccount, b: Record<string, unknown>) {
-    const src = b.source as Record<string, unknown> | undefined;
+    const src = (b.source ?? null) as Record<string, unknown> | null;
     const codes: string[] = [];
-    if (!src || src.type !== 'card') codes.push('source_type_invalid');
+    if (!src) codes.push('payment_source_required');
     const number = typeof src?.number === 'string' ? src.number : '';
-    if (!/^\d{12,19}$/.test(number)) codes.push('card_number_invalid');
-    if (typeof src?.expiry_month !== 'number') codes.push('card_expiry_month_invalid');
-    if (typeof src?.expiry_year !== 'number') codes.push('card_expiry_year_invalid');
-    if (!Number.isInteger(b.amount) || (b.amount as number) < 0) codes.push('amount_invalid');
-    if (typeof b.currency !== 'string' || !/^[A-Z]{3}$/.test(b.currency)) codes.push('currency_invalid');
+    if (src && !/^\d{12,19}$/.test(number)) codes.push('card_number_invalid');
     if (b.processing_channel_id !== account.processingChannelId) codes.push('processing_channel_id_invalid');
-    if (typeof b.reference !== 'string' || b.reference.length > 80) codes.push('reference_invalid');
+    if (typeof b.reference !== 'string') codes.push('reference_invalid');
     if (b.merchant_initiated === true && typeof b.previous_payment_id !== 'string') codes.push('previous_payment_id_required');
     if (codes.length > 0) return this.#invalid(codes);
-    const amount = b.amount as number;
+    // no amount: a card verification
+    const amount = typeof b.amount === 'number' ? b.amount : 0;
     const threeds = (b['3ds'] ?? null) as Record<string, unknown> | null;
-    const paymentType = typeof b.payment_type === 'string' ? b.payment_type : 'Regular';
+    const request: SimPaymentRequestFlags = {
+      paymentType: typeof b.payment_type === 'string' ? b.payment_type : 'Regular',
+      merchantInitiated: b.merchant_initiated === true,
+      stored: src!.stored === true,
+      storeForFutureUse: typeof src!.store_for_future_use === 'boolean' ? src!.store_for_future_use : null,
+      previousPaymentId: typeof b.previous_payment_id === 'string' ? b.previous_payment_id : null,
+    };
     const p: SimPayment = {
       id: id('pay_'), secretKey: key, reference: b.reference as string, amount, currency: b.currency as string,
       status: 'Pending', approved: false, code: '', authCode: String(randomInt(100000, 999999)), schemeId: schemeTransactionId(),
-      last4: number.slice(-4), bin: number.slice(0, 6), expiryMonth: src!.expiry_month as number, expiryYear: src!.expiry_year as number,
-      captured: 0, refunded: 0, capture: b.capture !== false && amount > 0, actions: [], pending3ds: null,
+      last4: number.slice(-4), bin: number.slice(0, 6), fingerprint: this.#fingerprint(number), expiryMonth: src!.expiry_month as number, expiryYear: src!.expiry_year as number,
+      captured: 0, refunded: 0, capture: b.capture !== false && amount > 0, actions: [], request, pending: { capture: 0, void: false, refund: 0 }, pending3ds: null,
     };
     this.#payments.set(p.id, p);
     this.#byReference.set(`${key}:${p.reference}`, p.id);
     if (threeds?.enabled === true && !threeds.cryptogram && typeof b.success_url === 'string' && typeof b.failure_url === 'string') {
       // Checkout.com authenticates first: the cardholder goes to its 3-D Secure page
-      p.pending3ds = { number, paymentType, merchantInitiated: b.merchant_initiated === true, successUrl: b.success_url, failureUrl: b.failure_url };
+      p.pending3ds = { number, successUrl: b.success_url, failureUrl: b.failure_url };
       return { status: 202, body: { id: p.id, status: 'Pending', reference: p.reference, customer: { id: id('cus_') }, '3ds': { downgraded: false, enrolled: 'Y' }, _links: { self: { href: `${this.#url}/payments/${p.id}` }, redirect: { href: `${this.#url}/sim/3ds/${p.id}` } } }, webhooks: [] };
     }
     const authenticated = threeds?.enabled === true && typeof threeds.cryptogram === 'string';
-    const code = decide({ number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, paymentType, merchantInitiated: b.merchant_initiated === true, authenticated, now: this.#now() });
+    const code = decide({ number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, ...request, authenticated, now: this.#now() });
     const action = this.#authorize(p, code);
     return { status: 201, body: this.#answer(p, action), webhooks: this.#authWebhooks(p, action) };
   }
@@ -262,91 +451,145 @@ export class CheckoutSimulator {
     const verify = p.amount === 0;
     p.status = !p.approved ? 'Declined' : verify ? 'Card Verified' : p.capture ? 'Captured' : 'Authorized';
     if (p.approved && p.capture) p.captured = p.amount;
-    const action: Action = { id: id('act_'), type: verify ? 'Card Verification' : 'Authorization', amount: p.amount, approved: p.approved, response_code: code, response_summary: summaryOf(code), reference: p.reference, processed_on: this.#now().toISOString(), auth_code: p.authCode };
+    const action: Action = { id: id('act_'), type: verify ? 'Card Verification' : 'Authorization', amount: p.amount, approved: p.approved, response_code: code, response_summary: summaryOf(code), reference: p.reference, processed_on: this.#now().toISOString(), ...(p.approved ? { auth_code: p.authCode } : {}) };
     p.actions.push(action);
-    if (p.approved && p.capture) p.actions.push({ ...action, id: id('act_'), type: 'Capture' });
+    if (p.approved && p.capture) p.actions.push({ id: id('act_'), type: 'Capture', amount: p.amount, approved: true, response_code: code, response_summary: summaryOf(code), reference: p.reference, processed_on: action.processed_on });
     return action;
   }
 
   #authWebhooks(p: SimPayment, action: Action) {
-    const type = !p.approved ? 'payment_declined' : p.amount === 0 ? 'card_verified' : 'payment_approved';
+    const type = !p.approved ? (p.amount === 0 ? 'card_verification_declined' : 'payment_declined') : p.amount === 0 ? 'card_verified' : 'payment_approved';
     const hooks = [{ type, p, action }];
     if (p.approved && p.capture) hooks.push({ type: 'payment_captured', p, action: p.actions.at(-1)! });
     return hooks;
   }
 
+  #links(p: SimPayment) {
+    const base = `${this.#url}/payments/${p.id}`;
+    return {
+      self: { href: base }, actions: { href: `${base}/actions` },
+      ...(p.status === 'Authorized' ? { capture: { href: `${base}/captures` }, void: { href: `${base}/voids` } } : {}),
+      ...(p.captured > p.refunded ? { refund: { href: `${base}/refunds` } } : {}),
+      ...(p.pending3ds ? { redirect: { href: `${this.#url}/sim/3ds/${p.id}` } } : {}),
+    };
+  }
+
+  #source(p: SimPayment) {
+    return { type: 'card', id: `src_${p.id.slice(4)}`, expiry_month: p.expiryMonth, expiry_year: p.expiryYear, scheme: 'Visa', last4: p.last4, fingerprint: p.fingerprint, bin: p.bin };
+  }
+
+  /** The 201 answer of a payment (PaymentResponse): the authorization's response code with it. */
   #answer(p: SimPayment, action: Action) {
     return {
       id: p.id, action_id: action.id, amount: p.amount, currency: p.currency, approved: p.approved, status: p.status,
       ...(p.approved ? { auth_code: p.authCode } : {}),
       response_code: p.code, response_summary: summaryOf(p.code),
-      source: { type: 'card', id: `src_${p.id.slice(4)}`, expiry_month: p.expiryMonth, expiry_year: p.expiryYear, last4: p.last4, bin: p.bin, scheme: 'Visa' },
+      source: this.#source(p),
       processed_on: action.processed_on, reference: p.reference, ...(p.approved ? { scheme_id: p.schemeId } : {}),
       risk: { flagged: false },
-      _links: { self: { href: `${this.#url}/payments/${p.id}` }, actions: { href: `${this.#url}/payments/${p.id}/actions` } },
+      _links: this.#links(p),
     };
   }
 
-  #details(p: SimPayment) {
+  /**
+   * A payment's details (PaymentDetails): status and approval, no response code. Fetched by its 3-D
+   * Secure session id they carry the summary of its actions (with their codes).
+   */
+  #details(p: SimPayment, withActions: boolean) {
     return {
-      id: p.id, requested_on: p.actions[0]?.processed_on ?? this.#now().toISOString(), amount: p.amount, currency: p.currency, reference: p.reference,
-      status: p.status, approved: p.approved, ...(p.approved ? { auth_code: p.authCode, scheme_id: p.schemeId } : {}),
-      ...(p.code ? { response_code: p.code, response_summary: summaryOf(p.code) } : {}),
-      balances: { total_authorized: p.approved ? p.amount : 0, total_captured: p.captured, total_refunded: p.refunded },
-      source: { type: 'card', last4: p.last4, bin: p.bin, expiry_month: p.expiryMonth, expiry_year: p.expiryYear },
-      ...(p.pending3ds ? { _links: { redirect: { href: `${this.#url}/sim/3ds/${p.id}` } } } : {}),
+      id: p.id, requested_on: p.actions[0]?.processed_on ?? this.#now().toISOString(), source: this.#source(p), amount: p.amount, currency: p.currency,
+      payment_type: p.request.paymentType, reference: p.reference, status: p.status, approved: p.approved,
+      ...(p.approved ? { scheme_id: p.schemeId } : {}),
+      balances: {
+        total_authorized: p.approved ? p.amount : 0, total_voided: p.status === 'Voided' ? p.amount : 0,
+        available_to_void: p.status === 'Authorized' ? p.amount : 0, total_captured: p.captured,
+        available_to_capture: p.status === 'Authorized' ? p.amount : 0, total_refunded: p.refunded, available_to_refund: p.captured - p.refunded,
+      },
+      risk: { flagged: false },
+      ...(withActions && p.actions.length > 0 ? { actions: [...p.actions].reverse().map((a) => ({ id: a.id, type: a.type, response_code: a.response_code, response_summary: a.response_summary })) } : {}),
+      _links: this.#links(p),
     };
   }
 
-  #act(key: string, paymentId: string, what: 'captures' | 'voids' | 'refunds', b: Record<string, unknown>) {
-    const p = this.#payments.get(paymentId);
-    if (!p || p.secretKey !== key) return { status: 404, body: null, webhooks: [] };
-    const reference = typeof b.reference === 'string' ? b.reference : '';
-    const notAllowed = (code: string) => ({ status: 403, body: { request_id: id('req_'), error_type: 'action_not_allowed', error_codes: [code] }, webhooks: [] });
-    const amount = b.amount === undefined ? null : b.amount;
-    if (amount !== null && (!Number.isInteger(amount) || (amount as number) <= 0)) return this.#invalid(['amount_invalid']);
-    let type: Action['type'];
-    let hook: string;
-    let value: number;
-    if (what === 'captures') {
-      if (!p.approved || p.status !== 'Authorized') return notAllowed('capture_not_allowed');
-      value = (amount as number | null) ?? p.amount;
-      if (value > p.amount) return notAllowed('capture_amount_exceeds_authorized');
-      p.captured = value;
-      p.status = value < p.amount ? 'Partially Captured' : 'Captured';
-      [type, hook] = ['Capture', 'payment_captured'];
-    } else if (what === 'voids') {
-      if (!p.approved || p.status !== 'Authorized') return notAllowed('void_not_allowed');
-      value = p.amount;
-      p.status = 'Voided';
-      [type, hook] = ['Void', 'payment_voided'];
-    } else {
-      const left = p.captured - p.refunded;
-      value = (amount as number | null) ?? left;
-      if (!p.approved || p.captured === 0) return notAllowed('refund_not_allowed');
-      if (value > left) return notAllowed('refund_amount_exceeds_balance');
-      p.refunded += value;
-      p.status = p.refunded === p.captured ? 'Refunded' : 'Partially Refunded';
-      [type, hook] = ['Refund', 'payment_refunded'];
-    }
-    const action: Action = { id: id('act_'), type, amount: value, approved: true, response_code: '10000', response_summary: 'Approved', reference, processed_on: this.#now().toISOString() };
-    p.actions.push(action);
-    return { status: 202, body: { action_id: action.id, reference, _links: { payment: { href: `${this.#url}/payments/${p.id}` } } }, webhooks: [{ type: hook, p, action }] };
+  #actionOut(a: Action) {
+    return { id: a.id, type: a.type, processed_on: a.processed_on, amount: a.amount, approved: a.approved, ...(a.auth_code ? { auth_code: a.auth_code } : {}), response_code: a.response_code, response_summary: a.response_summary, reference: a.reference };
   }
 
-  /** The webhook of an action, signed with the account's webhook key. */
-  async #webhook(account: CheckoutSimAccount, type: string, p: SimPayment, a: Action): Promise<void> {
-    if (!account.webhookUrl) return;
-    const body = JSON.stringify({
-      id: id('evt_'), type, version: '1.0.33', created_on: this.#now().toISOString(),
+  /** A capture, void or refund: checked against what is left, accepted (202) and decided later. */
+  #act(key: string, paymentId: string, kind: FollowUpKind, b: Record<string, unknown>) {
+    const none = { webhooks: [], accepted: null };
+    const p = this.#payments.get(paymentId);
+    if (!p || p.secretKey !== key) return { status: 404, body: null, ...none };
+    const reference = typeof b.reference === 'string' ? b.reference : '';
+    const notAllowed = { status: 403, body: null, ...none };
+    const amount = typeof b.amount === 'number' ? b.amount : null;
+    if (amount !== null && amount <= 0) return { ...this.#invalid(['amount_invalid']), accepted: null };
+    const busy = p.pending.capture > 0 || p.pending.void;
+    let value: number;
+    if (kind === 'capture') {
+      if (!p.approved || p.status !== 'Authorized' || busy) return notAllowed;
+      value = amount ?? p.amount;
+      if (value > p.amount) return notAllowed;
+      p.pending.capture = value;
+    } else if (kind === 'void') {
+      if (!p.approved || p.status !== 'Authorized' || busy) return notAllowed;
+      value = p.amount;
+      p.pending.void = true;
+    } else {
+      const left = p.captured - p.refunded - p.pending.refund;
+      value = amount ?? left;
+      if (!p.approved || p.captured === 0 || value <= 0 || value > left) return notAllowed;
+      p.pending.refund += value;
+    }
+    const i = this.#declines.findIndex((d) => d.kind === null || d.kind === kind);
+    const declineCode = i >= 0 ? this.#declines.splice(i, 1)[0].code : null;
+    const accepted: PendingFollowUp = { p, kind, id: id('act_'), amount: value, reference, declineCode };
+    this.#followUpIds.add(accepted.id);
+    return { status: 202, body: { action_id: accepted.id, reference, _links: { payment: { href: `${this.#url}/payments/${p.id}` } } }, webhooks: [], accepted };
+  }
+
+  /** Decides an accepted follow-up: the balances, the action among the payment's actions, the webhook. */
+  async #decide(f: PendingFollowUp): Promise<void> {
+    const { p } = f;
+    const approved = f.declineCode === null;
+    if (f.kind === 'capture') {
+      p.pending.capture = 0;
+      if (approved) {
+        p.captured = f.amount;
+        p.status = f.amount < p.amount ? 'Partially Captured' : 'Captured';
+      }
+    } else if (f.kind === 'void') {
+      p.pending.void = false;
+      if (approved) p.status = 'Voided';
+    } else {
+      p.pending.refund -= f.amount;
+      if (approved) {
+        p.refunded += f.amount;
+        p.status = p.refunded === p.captured ? 'Refunded' : 'Partially Refunded';
+      }
+    }
+    const code = f.declineCode ?? '10000';
+    const event = FOLLOW_UP_EVENT[f.kind];
+    const action: Action = { id: f.id, type: event.type, amount: f.amount, approved, response_code: code, response_summary: summaryOf(code), reference: f.reference, processed_on: this.#now().toISOString() };
+    p.actions.push(action);
+    await this.#webhook(this.#opts.accounts[p.secretKey], approved ? event.approved : event.declined, p, action);
+  }
+
+  /** The webhook of an action, signed with the account's webhook key, checked against the reference. */
+  async #webhook(account: CheckoutSimAccount | undefined, type: string, p: SimPayment, a: Action): Promise<void> {
+    if (!account?.webhookUrl) return;
+    const eventId = id('evt_');
+    const event = {
+      id: eventId, type, version: '1.0.33', created_on: this.#now().toISOString(),
       data: {
         id: p.id, action_id: a.id, reference: a.reference, amount: a.amount, currency: p.currency, processed_on: a.processed_on,
         response_code: a.response_code, response_summary: a.response_summary, ...(a.auth_code && a.approved ? { auth_code: a.auth_code } : {}),
         ...(type === 'payment_approved' ? { scheme_id: p.schemeId, source: { type: 'card', last4: p.last4, bin: p.bin } } : {}),
       },
-      _links: { self: { href: `${this.#url}/workflows/events/${id('evt_')}` }, payment: { href: `${this.#url}/payments/${p.id}` } },
-    });
-    await this.send(account.webhookUrl, body, account.webhookKey);
+      _links: { self: { href: `${this.#url}/workflows/events/${eventId}` }, payment: { href: `${this.#url}/payments/${p.id}` } },
+    };
+    this.spec.response('webhook', type, event);
+    await this.send(account.webhookUrl, JSON.stringify(event), account.webhookKey);
   }
 
   /** Posts a webhook body signed with `key` (tests: a late or replayed delivery). */
@@ -382,12 +625,14 @@ export class CheckoutSimulator {
     const passed = result === 'Y';
     const pending = p.pending3ds;
     p.pending3ds = null;
-    const code = passed ? decide({ number: pending.number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, paymentType: pending.paymentType, merchantInitiated: pending.merchantInitiated, authenticated: true, now: this.#now() }) : '20151';
+    const code = passed ? decide({ number: pending.number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, ...p.request, authenticated: true, now: this.#now() }) : '20151';
     const action = this.#authorize(p, code);
     const account = this.#opts.accounts[p.secretKey];
-    void (async () => {
-      for (const w of this.#authWebhooks(p, action)) await this.#webhook(account, w.type, w.p, w.action);
-    })();
+    this.#track(
+      (async () => {
+        for (const w of this.#authWebhooks(p, action)) await this.#webhook(account, w.type, w.p, w.action);
+      })(),
+    );
     const back = new URL(p.approved ? pending.successUrl : pending.failureUrl);
     back.searchParams.set('cko-session-id', `sid_${p.id.slice(4)}`);
     res.writeHead(302, { location: back.toString() }).end();
