@@ -119,6 +119,18 @@ export interface PaymentRequest extends Base {
   channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   customerIp?: string | null;
   cofTxnid?: string | null;
+  /**
+   * This payment's card is being stored for later use (a customer-initiated payment that stores the card:
+   * the first payment of a stored credential, which networks mark as such). Absent: false.
+   */
+  storeCredential?: boolean;
+  /**
+   * What kind of merchant-initiated payment this is (`channel: 'MIT'`): a charge of a schedule agreed with
+   * the cardholder (`RECURRING`, a subscription), one of a fixed number of instalments (`INSTALMENT`), or
+   * an unscheduled charge of a card on file (`UNSCHEDULED`). Absent or null: UNSCHEDULED. Ignored for
+   * other channels.
+   */
+  mit?: 'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT' | null;
   dynamicDescriptor?: string | null;
   /**
    * Dynamic currency conversion offered to the cardholder on the hosted page, and their choice. The

@@ -209,6 +209,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   let sourceJson: string | null = null;
   let fingerprint: string;
   let cardCountry: string | null = null;
+  // the card is stored by this payment (its first use as a stored credential)
+  let storesCard = false;
   const spec = input.card;
   if (spec.kind === 'source') {
     // any stored card of the merchant pays (another merchant's is not found): one-click plugins list a
@@ -237,6 +239,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       });
       sourceId = row.id;
       sourceJson = JSON.stringify(presentSource(row));
+      storesCard = true;
     }
     if (input.wallet) sourceJson = JSON.stringify(walletSource(input.wallet));
   }
@@ -335,6 +338,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       channel: input.channel,
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
+      ...(storesCard ? { storeCredential: true } : {}),
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,
       cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,
