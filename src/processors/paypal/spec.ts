@@ -13,7 +13,8 @@
  *    mandatory for Mastercard and Discover);
  *  - [AUTH] PayPal REST "Authentication" (developer.paypal.com/api/rest/authentication/): `POST
  *    /v1/oauth2/token`, form `grant_type=client_credentials`, Basic client id and secret; answer
- *    `scope, access_token, token_type, app_id, expires_in, nonce`; 401 `invalid_client`;
+ *    `scope, access_token, token_type, app_id, expires_in, nonce`; 401 `invalid_client`; its errors
+ *    are OAuth 2.0's (RFC 6749, section 5.2);
  *  - [CUR] PayPal REST "Currency codes" (developer.paypal.com/docs/api/reference/currency-codes/): the 25
  *    currencies, HUF, JPY and TWD without decimals (currencies.ts);
  *  - [3DS] PayPal "3D Secure: Orders API" (developer.paypal.com/docs/checkout/advanced/customize/3d-secure/api/):
@@ -458,6 +459,8 @@ export const PAYPAL_SPEC: ProviderSpec = {
           required: ['access_token', 'token_type', 'expires_in'],
           properties: { scope: { type: 'string' }, access_token: { type: 'string' }, token_type: { type: 'string' }, app_id: { type: 'string' }, expires_in: { type: 'integer', minimum: 0 }, nonce: { type: 'string' } },
         },
+        // an OAuth 2.0 error (RFC 6749 section 5.2): 400 for a grant type it does not take, 401 for the client
+        '400': { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } },
         '401': { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } },
       },
     },
