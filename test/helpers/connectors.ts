@@ -300,7 +300,11 @@ export function paypalHarness(opts: { latencyMs?: number } = {}): ConnectorHarne
     async start() {
       url = await sim.listen();
     },
-    close: () => sim.close(),
+    async close() {
+      await sim.close();
+      // a request or answer PayPal's reference (src/processors/paypal/spec.ts) does not allow fails the file
+      sim.spec.assertClean();
+    },
     env: () => ({ PAYGATE_PAYPAL_URL: url }),
     terminal: { code: null, credentials: { client_id: PAYPAL_APP.clientId, client_secret: PAYPAL_APP.clientSecret, webhook_id: PAYPAL_APP.webhookId } },
     cards: {

@@ -1,6 +1,7 @@
 /**
  * PayPal in production against its simulator, beyond the conformance scenarios: a card's soft decline
- * authenticated on PayPal's 3-D Secure page from the hosted page (back with the order's token), a buyer's PayPal
+ * authenticated on PayPal's 3-D Secure page from the hosted page (the order's payer-action link with
+ * redirect_uri; back with the order's token), a buyer's PayPal
  * account by redirect (the PAYPAL APM: the order's approval page, PayPal's CHECKOUT.ORDER.APPROVED
  * webhook, the capture, SUCCESS once), and webhooks that PayPal's verification call does not confirm
  * (altered, or sent for another webhook id), replayed and late ones: recorded once, never applied
@@ -57,7 +58,9 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal connector', 
     const auth = await t.app.inject({ method: 'POST', url: `${tokenized}/authenticate`, headers: { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(browser).toString() });
     expect(auth.statusCode, String(auth.headers.location)).toBe(200);
     const acs = attr(auth.body, /<form method="post" action="([^"]+)" id="threeds-acs">/);
-    expect(acs).toMatch(new RegExp(`^${h.sim.url}/sim/3ds/[A-Z0-9]+$`));
+    // the order's payer-action link, with redirect_uri back to the page (PayPal "3D Secure: Orders API")
+    expect(acs).toMatch(new RegExp(`^${h.sim.url}/sim/3ds/[A-Z0-9]+\\?redirect_uri=`));
+    expect(new URL(acs).searchParams.get('redirect_uri')).toMatch(new RegExp(`/v1/payment/tokenized/${created.token}/cres$`));
     expect(await (await fetch(acs, { method: 'POST', body: new URLSearchParams({ creq: 'x' }) })).text()).toContain('id="pass"');
     const calls = h.paymentCalls();
     const back = await fetch(acs, { method: 'POST', body: new URLSearchParams({ result: 'Y' }), redirect: 'manual' });

@@ -9,9 +9,18 @@
  * (CHECKOUT.ORDER.APPROVED) reaches the gateway and the connector captures the order.
  *
  * Every request carries our reference as `PayPal-Request-Id` (a request sent twice is processed once)
- * and as `custom_id`; answers (not signed) are believed only when they name our order, reference, amount
- * and currency. Webhooks are verified through PayPal's verify-webhook-signature call, with the event as
- * received, before anything in them is used, and recorded once by event id.
+ * and as `custom_id` (`invoice_id` for a capture of an authorization, whose request has no custom_id);
+ * answers (not signed) are believed only when they name our order, reference, amount and currency.
+ * Webhooks are verified through PayPal's verify-webhook-signature call, with the event as received,
+ * before anything in them is used, and recorded once by event id.
+ *
+ * 3-D Secure: a card payment PayPal answers 422 PAYER_ACTION_REQUIRED is a CHALLENGE; the gateway's 3-D
+ * Secure page sends the cardholder to the order's `payer-action` link (with `redirect_uri` back to the
+ * page); back from it, the order's `authentication_result` decides by PayPal's table of recommended
+ * actions whether the order is captured (or authorized) at all, and how the payment is recorded. A
+ * capture, authorization or refund PENDING at PayPal is PENDING here until its webhook
+ * (PAYMENT.CAPTURE.COMPLETED / DENIED) or the order read again decides it. Amounts are sent in PayPal's
+ * decimals of the currency (currencies.ts); one PayPal cannot take is refused before anything is sent.
  *
  * Why not the official `@paypal/paypal-server-sdk`: it makes its own HTTP calls (axios) outside the
  * gateway's outgoing client (allowed hosts, deadlines, answer size cap), and it has no call for the
@@ -28,6 +37,7 @@ import type {
   ApmStartResult,
   AuthenticateRequest,
   AuthenticationResult,
+  ThreeDSResult,
   Connector,
   FollowUpRequest,
   LookupRequest,
@@ -44,21 +54,28 @@ import type {
   VerifyHolderResult,
 } from '../connector.js';
 import type { PaypalTerminal } from './credentials.js';
+import { amountProblem, smallestAmount } from './currencies.js';
 import { findCof, findOperation, keepCof, operationsOf, recordOperation, recordWebhook, saveIds, type PaypalOperation } from './paypal.repo.js';
 import {
+  authenticationOf,
+  cardNetwork,
   cardPaymentSource,
   EVENT_KINDS,
+  followUpBody,
   followUpInOrder,
+  issuesOf,
   orderBody,
   parseObject,
   payerActionOf,
   resultOfAction,
   resultOfOrder,
   resultOfWebhook,
-  toValue,
+  threedsDecision,
   TRANSMISSION_HEADERS,
   verificationBody,
   webhookFacts,
+  withRedirect,
+  type NetworkReference,
 } from './mapping.js';
 
 export const PAYPAL_PRODUCTION_URL = 'https://api-m.paypal.com';
@@ -145,41 +162,81 @@ export class PaypalConnector implements Connector {
     return { outcome: 'UNKNOWN', details: `PayPal answered HTTP ${sent.status}` };
   }
 
+  /** An amount PayPal cannot take, refused before anything is sent; null when it can be sent. */
+  #notSendable(amount: number, currency: string): ProcessorResult | null {
+    const problem = amountProblem(amount, currency);
+    return problem ? { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `Not sent to PayPal: ${problem}`, processorId: null } : null;
+  }
+
+  /** Creates the operation's order once (no money moves) and records its id; the operation with it. */
+  async #order(t: PaypalTerminal, op: PaypalOperation, intent: 'CAPTURE' | 'AUTHORIZE'): Promise<{ op: PaypalOperation } | { result: ProcessorResult }> {
+    if (op.orderId) return { op };
+    const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(op.reference, op.amount, op.currency, intent), `${op.reference}-order`);
+    if (created.kind === 'failed') return { result: created.result };
+    if (created.kind === 'unknown') return { result: { outcome: 'UNKNOWN', details: created.details } };
+    if (created.status !== 200 && created.status !== 201) return { result: this.#refused(created, 'order') };
+    const id = created.body?.id;
+    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id)) return { result: { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' } };
+    await saveIds(this.#o.db(), op.reference, { orderId: id });
+    return { op: { ...op, orderId: id } };
+  }
+
+  /**
+   * The network reference a merchant-initiated payment quotes: the card's first payment's, kept with its
+   * network and date; the order's cof_txnid when it names another (its network the card's brand). A
+   * Mastercard or Discover reference without its date, which PayPal requires, is not quoted.
+   */
+  async #previous(clientId: string, fingerprint: string, cofTxnid: string | null | undefined, network: string | null): Promise<NetworkReference | null> {
+    const kept = await findCof(this.#o.db(), clientId, fingerprint);
+    const ref = cofTxnid && kept?.id !== cofTxnid ? { id: cofTxnid, network, date: null } : kept ? { ...kept, network: kept.network ?? network } : null;
+    if (ref && (ref.network === 'MASTERCARD' || ref.network === 'DISCOVER') && !ref.date) {
+      this.#o.logger?.warn({ network: ref.network }, 'paypal: the card\'s network reference has no date; the merchant-initiated payment is sent without it');
+      return null;
+    }
+    return ref;
+  }
+
   async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
     if (req.channel === 'CARD_PRESENT') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through PayPal', processorId: null };
+    const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
+    const amount = kind === 'verify' ? smallestAmount(req.currency) : req.amount;
+    const refused = this.#notSendable(amount, req.currency);
+    if (refused) return refused;
     const t = await this.#o.terminals(req.terminal);
     const db = this.#o.db();
-    const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
-    const amount = kind === 'verify' ? 1 : req.amount;
-    let op = await recordOperation(db, { reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
-    if (!op.orderId) {
-      // 1. the order: no money moves
-      const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, amount, req.currency, intent), `${req.reference}-order`);
-      if (created.kind === 'failed') return created.result;
-      if (created.kind === 'unknown') return { outcome: 'UNKNOWN', details: created.details };
-      if (created.status !== 200 && created.status !== 201) return this.#refused(created, 'order');
-      const id = created.body?.id;
-      if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id)) return { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' };
-      await saveIds(db, req.reference, { orderId: id });
-      op = { ...op, orderId: id };
-    }
+    const recorded = await recordOperation(db, { reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    // 1. the order: no money moves
+    const ordered = await this.#order(t, recorded, intent);
+    if ('result' in ordered) return ordered.result;
+    const op = ordered.op;
     // 2. the money: capture or authorize the order with the card
-    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
-    const previous = req.channel === 'MIT' ? (req.cofTxnid ? { id: req.cofTxnid, network: 'VISA' } : await findCof(db, t.clientId, fingerprint)) : null;
-    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: cardPaymentSource(req.card, req.channel, previous) }, req.reference);
+    const pan = req.card.pan.reveal().replace(/\s+/g, '');
+    const fingerprint = this.#o.fingerprint(pan);
+    const network = cardNetwork(pan);
+    const previous = req.channel === 'MIT' ? await this.#previous(t.clientId, fingerprint, req.cofTxnid, network) : null;
+    const source = cardPaymentSource(req.card, { channel: req.channel, storeCredential: req.storeCredential, mit: req.mit, previous });
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, req.reference);
     if (sent.kind === 'failed') return sent.result;
     if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    const noAuthentication = (details: string, processorId: string | null = null): ProcessorResult => ({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: `${details}, which a ${req.channel === 'MOTO' ? 'MoTo' : 'merchant-initiated'} payment cannot go through`, processorId });
+    if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) {
+      // 3-D Secure first (422 PAYER_ACTION_REQUIRED with the payer-action link): the gateway's 3-D Secure page
+      if (req.channel !== 'ECOMMERCE') return noAuthentication('PayPal asks for 3-D Secure (PAYER_ACTION_REQUIRED)');
+      return { outcome: 'CHALLENGE', details: 'PayPal asks for 3-D Secure authentication (422 PAYER_ACTION_REQUIRED)' };
+    }
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'payment');
     if (!sent.body) return { outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' };
-    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency }, intent);
+    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency, cardNetwork: network }, intent);
     if (f.result.outcome === 'UNKNOWN') {
       this.#o.logger?.error({ reference: req.reference, details: f.result.details }, 'paypal: answer not believed; the operation is left to the reconciler');
       return f.result;
     }
     if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    if (f.result.outcome === 'CHALLENGE' && req.channel !== 'ECOMMERCE') return noAuthentication(f.result.details, f.paymentId);
     if (f.result.outcome !== 'APPROVED') return f.result;
-    if (req.channel === 'ECOMMERCE' && f.network) await keepCof(db, t.clientId, fingerprint, f.network);
-    if (req.channel === 'MIT') return { ...f.result, amount: req.amount, cofTxnid: previous?.id ?? null };
+    // the card's first network reference, which later merchant-initiated payments quote
+    if (req.channel !== 'MIT' && f.network) await keepCof(db, t.clientId, fingerprint, f.network);
+    if (req.channel === 'MIT') return { ...f.result, amount: req.amount, cofTxnid: previous?.id ?? req.cofTxnid ?? null };
     return { ...f.result, amount: req.amount };
   }
 
@@ -207,9 +264,11 @@ export class PaypalConnector implements Connector {
       target = capture?.actionId ?? null;
     }
     if (!original || !target || !original.orderId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'The payment was not made through PayPal by this gateway: no capture or authorization to refer to', processorId: null };
+    const refused = kind === 'void' ? null : this.#notSendable(req.amount, req.currency);
+    if (refused) return refused;
     await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: original.clientId, orderId: original.orderId, paymentId: target, originalReference: original.reference, terminalRef: refOf(req.terminal) });
     const path = kind === 'refund' ? `/v2/payments/captures/${target}/refund` : `/v2/payments/authorizations/${target}/${kind}`;
-    const body = kind === 'void' ? null : { amount: { currency_code: req.currency, value: toValue(req.amount, req.currency) }, custom_id: req.reference, ...(kind === 'capture' ? { final_capture: true } : {}) };
+    const body = followUpBody(kind, req.reference, req.amount, req.currency);
     const sent = await this.#call(t, 'POST', path, body, req.reference);
     if (sent.kind === 'failed') return sent.result;
     if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
@@ -225,6 +284,7 @@ export class PaypalConnector implements Connector {
       return { outcome: 'UNKNOWN', details: `The PayPal answer to the ${kind} does not match it` };
     }
     if (typeof sent.body?.id === 'string') await saveIds(db, req.reference, { actionId: sent.body.id });
+    if (r.outcome === 'PENDING') this.#o.logger?.info({ reference: req.reference, kind }, 'paypal: PENDING at PayPal; its webhook or the reconciler settles it');
     return r;
   }
 
@@ -262,22 +322,28 @@ export class PaypalConnector implements Connector {
     if (sent.status !== 200 || !sent.body) return { found: 'unknown', details: `PayPal answered the order query with HTTP ${sent.status}` };
     if (op.kind === 'capture' || op.kind === 'void' || op.kind === 'refund') {
       const r = followUpInOrder(sent.body, { kind: op.kind, reference: op.reference, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? '' });
-      return r ? { found: true, result: r } : { found: false };
+      if (!r) return { found: false };
+      if (r.outcome === 'APPROVED' || r.outcome === 'DECLINED') return { found: true, result: r };
+      return { found: 'unknown', details: r.outcome === 'PENDING' || r.outcome === 'UNKNOWN' || r.outcome === 'CHALLENGE' ? r.details : 'not decided' };
     }
     const intent = op.kind === 'payment' || op.kind === 'apm' ? 'CAPTURE' : 'AUTHORIZE';
     const f = resultOfOrder(sent.body, { orderId: op.orderId, reference: op.reference, amount: op.amount, currency: op.currency }, intent);
     if (f.paymentId) await saveIds(db, op.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED') return { found: true, result: f.result };
     if (f.result.outcome === 'UNKNOWN' && (sent.body.status === 'CREATED' || sent.body.status === 'VOIDED')) return { found: false };
-    return { found: 'unknown', details: f.result.outcome === 'UNKNOWN' ? f.result.details : 'the order waits for the payer' };
+    // PENDING at PayPal, or waiting for the payer (3-D Secure, the buyer's approval): not decided yet
+    return { found: 'unknown', details: f.result.outcome === 'CHALLENGE' ? 'the order waits for the payer' : f.result.details };
   }
 
   /**
-   * 3-D Secure for card payments, driven by our hosted page: the order is captured (or authorized) with
-   * the card asking for SCA_ALWAYS and our challenge notification URL as return URL; PayPal answers
-   * PAYER_ACTION_REQUIRED with its authentication page (the payer-action link); the cardholder comes
-   * back with the order's `token`, which `complete` gets as `cres`: the order is then captured (or
-   * authorized) without a payment source, and PayPal answers the payment's result.
+   * 3-D Secure for card payments, driven by our hosted page (PayPal "3D Secure: Orders API"). The
+   * cardholder goes to the order's `payer-action` link with `redirect_uri` back to the page: the link of
+   * a payment PayPal answered 422 PAYER_ACTION_REQUIRED, or, for a payment not tried yet (a secure order),
+   * of the capture (or authorization) sent with the card asking for SCA_ALWAYS. Back from PayPal (the
+   * order's `token`, as `cres`), the order's authentication_result decides by PayPal's recommended
+   * actions: continue (the order is captured or authorized with an empty body), do not continue, or do
+   * not and have the cardholder retry; only a payment whose liability may shift is recorded as
+   * authenticated.
    */
   readonly threeds: AcquirerThreeDS = {
     start: async () => ({ outcome: 'READY' }),
@@ -285,52 +351,90 @@ export class PaypalConnector implements Connector {
     complete: (req, cres) => this.#threedsComplete(req, cres),
   };
 
+  /** After a capture or authorization answered with its result: keeps the network reference, and the payment as ours. */
+  async #settled(t: PaypalTerminal, req: PaymentRequest, f: { result: ProcessorResult; paymentId: string | null; network: NetworkReference | null }): Promise<ProcessorResult> {
+    const db = this.#o.db();
+    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    if (f.result.outcome === 'APPROVED' && f.network) await keepCof(db, t.clientId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), f.network);
+    if (f.result.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId };
+    return f.result.outcome === 'APPROVED' ? { ...f.result, amount: req.amount } : f.result;
+  }
+
   async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
-    const result = (r: ProcessorResult): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds: null, flow: 'FRICTIONLESS' });
+    const result = (r: ProcessorResult, threeds: ThreeDSResult | null = null): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds, flow: 'FRICTIONLESS' });
     const kind = req.preauthorization ? 'preauth' : 'payment';
     const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
+    const refused = this.#notSendable(req.amount, req.currency);
+    if (refused) return result(refused);
     const t = await this.#o.terminals(req.terminal);
     const db = this.#o.db();
-    let op = await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
-    if (!op.orderId) {
-      const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, intent), `${req.reference}-order`);
-      if (created.kind === 'failed') return result(created.result);
-      if (created.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: created.details });
-      if ((created.status !== 200 && created.status !== 201) || typeof created.body?.id !== 'string') return result(created.status >= 400 ? this.#refused(created, 'order') : { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' });
-      await saveIds(db, req.reference, { orderId: created.body.id });
-      op = { ...op, orderId: created.body.id };
+    const recorded = await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    const challenge = (link: string): ThreeDSPayment => ({ outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(recorded.orderId ?? '').toString('base64url') });
+    const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
+    if (recorded.orderId) {
+      // a payment PayPal asked 3-D Secure for: the order's payer-action link
+      const got = await this.#call(t, 'GET', `/v2/checkout/orders/${recorded.orderId}`, null, null);
+      if (got.kind === 'failed') return result(got.result);
+      if (got.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: got.details });
+      if (got.status !== 200 || !got.body || got.body.id !== recorded.orderId) return result({ outcome: 'UNKNOWN', details: `PayPal answered the order query with HTTP ${got.status}` });
+      const link = payerActionOf(got.body);
+      if (got.body.status === 'PAYER_ACTION_REQUIRED' && link) return challenge(link);
+      const f = resultOfOrder(got.body, { orderId: recorded.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
+      if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED' || f.result.outcome === 'PENDING') return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(got.body)).threeds);
+      // an order with nothing charged: the card is sent asking for 3-D Secure
     }
-    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: cardPaymentSource(req.card, 'ECOMMERCE', null, { returnUrl: back }) }, `${req.reference}-3ds`);
+    const ordered = await this.#order(t, recorded, intent);
+    if ('result' in ordered) return result(ordered.result);
+    const orderId = ordered.op.orderId!;
+    const source = cardPaymentSource(req.card, { channel: 'ECOMMERCE', storeCredential: req.storeCredential, threeds: { returnUrl: back } });
+    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, `${req.reference}-3ds`);
     if (sent.kind === 'failed') return result(sent.result);
     if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) {
+      const link = sent.body ? payerActionOf(sent.body) : null;
+      if (link) return { outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(orderId).toString('base64url') };
+      return result({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal asked for 3-D Secure without the page to go through it', processorId: null });
+    }
     if (sent.status !== 200 && sent.status !== 201) return result(this.#refused(sent, 'payment'));
-    if (!sent.body || sent.body.id !== op.orderId) return result({ outcome: 'UNKNOWN', details: 'PayPal answered for another order' });
-    const link = payerActionOf(sent.body);
-    if (sent.body.status === 'PAYER_ACTION_REQUIRED' && link) return { outcome: 'ACS_CHALLENGE', acsUrl: link, creq: Buffer.from(op.orderId!).toString('base64url') };
-    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount: req.amount, currency: req.currency }, intent);
-    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
-    return result(f.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId } : f.result);
+    if (!sent.body) return result({ outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' });
+    // no challenge: the answer is the payment's result, and says how the cardholder was authenticated
+    const f = resultOfOrder(sent.body, { orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
+    if (f.result.outcome === 'UNKNOWN') return result(f.result);
+    return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(sent.body)).threeds);
   }
 
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, token: string): Promise<ThreeDSPayment> {
     const intent = req.preauthorization ? 'AUTHORIZE' : 'CAPTURE';
-    const done = (r: ProcessorResult): ThreeDSPayment => ({
-      outcome: 'RESULT', result: r, flow: 'CHALLENGE',
-      threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
-    });
+    const done = (r: ProcessorResult, threeds: ThreeDSResult | null = null): ThreeDSPayment => ({ outcome: 'RESULT', result: r, flow: 'CHALLENGE', threeds });
     const db = this.#o.db();
     const op = await findOperation(db, req.reference);
-    if (!op?.orderId || op.orderId !== token) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal sent the cardholder back for another order', processorId: null });
+    if (!op?.orderId) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'No PayPal order of this gateway for this payment', processorId: null });
+    // PayPal names the order it sends the cardholder back for; the operation's own order is used when it names none
+    if (token && token !== op.orderId) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal sent the cardholder back for another order', processorId: null });
     const t = await this.#o.terminals(req.terminal);
+    const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
+    const x = { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network };
+    // 1. what 3-D Secure came to (the order's payment_source.card.authentication_result)
+    const got = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    if (got.kind === 'failed') return done(got.result);
+    if (got.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: got.details });
+    if (got.status !== 200 || !got.body || got.body.id !== op.orderId) return done({ outcome: 'UNKNOWN', details: `PayPal answered the order query with HTTP ${got.status}` });
+    const decision = threedsDecision(authenticationOf(got.body));
+    const before = resultOfOrder(got.body, x, intent);
+    // already captured or authorized (the cardholder came back twice): the order says the result
+    if (before.result.outcome === 'APPROVED' || before.result.outcome === 'DECLINED' || before.result.outcome === 'PENDING') return done(await this.#settled(t, req, before), decision.threeds);
+    // 2. PayPal's recommended action: not continued, the order is never captured (it moved no money)
+    if (decision.action !== 'CONTINUE') return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: decision.details, processorId: null }, decision.threeds);
+    // 3. continued: captured (or authorized) with an empty body
     const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, {}, `${req.reference}-3ds-done`);
     if (sent.kind === 'failed') return done(sent.result);
     if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The cardholder did not complete 3-D Secure on PayPal\'s page', processorId: null }, decision.threeds);
     if (sent.status !== 200 && sent.status !== 201) return done(this.#refused(sent, 'payment'));
     if (!sent.body) return done({ outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' });
-    const f = resultOfOrder(sent.body, { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency }, intent);
-    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
-    if (f.result.outcome === 'APPROVED' && f.network) await keepCof(db, t.clientId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), f.network);
-    return done(f.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId } : f.result);
+    const f = resultOfOrder(sent.body, x, intent);
+    if (f.result.outcome === 'UNKNOWN') return done(f.result);
+    return done(await this.#settled(t, req, f), decision.threeds);
   }
 
   async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
@@ -339,7 +443,7 @@ export class PaypalConnector implements Connector {
 
   /** A card is verified by an authorization of the smallest amount, voided at once. */
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
-    const r = await this.#payment({ ...req, amount: 1, channel: 'ECOMMERCE', threeds: null }, 'verify');
+    const r = await this.#payment({ ...req, amount: smallestAmount(req.currency), channel: 'ECOMMERCE', threeds: null }, 'verify');
     if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
     if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
     if (r.outcome === 'UNKNOWN' || r.outcome === 'PENDING') return { outcome: 'UNKNOWN', details: r.details };
@@ -363,6 +467,8 @@ export class PaypalConnector implements Connector {
   /** The PAYPAL APM: an order the buyer approves on PayPal (its payer-action page), captured once approved. */
   async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
     if (req.apm !== 'PAYPAL') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `${req.apm} is not offered through PayPal`, processorId: null };
+    const refused = this.#notSendable(req.amount, req.currency);
+    if (refused) return refused as ApmStartResult;
     const t = await this.#o.terminals(req.terminal);
     const db = this.#o.db();
     await recordOperation(db, { reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
@@ -434,7 +540,11 @@ export class PaypalConnector implements Connector {
     }
     candidates.push(...(await operationsOf(db, { orderId: facts.orderId, paymentId: facts.resourceId })));
     const ofKind = candidates.filter((c) => kinds.includes(c.kind));
-    const op = ofKind.find((c) => c.reference === facts.customId) ?? ofKind.find((c) => c.kind === 'void' && c.paymentId === facts.resourceId) ?? ofKind.find((c) => c.kind === 'apm' && c.orderId === facts.orderId);
+    // a capture of an authorization is ours by invoice_id (its request has no custom_id)
+    const op = ofKind.find((c) => c.reference === facts.customId && c.kind !== 'capture')
+      ?? ofKind.find((c) => c.kind === 'capture' && (c.reference === facts.invoiceId || c.actionId === facts.resourceId))
+      ?? ofKind.find((c) => c.kind === 'void' && c.paymentId === facts.resourceId)
+      ?? ofKind.find((c) => c.kind === 'apm' && c.orderId === facts.orderId);
     if (!op || !op.terminalRef) return { outcome: 'IGNORED', reason: 'no operation of ours for this webhook' };
     let t: PaypalTerminal;
     try {
@@ -458,6 +568,8 @@ export class PaypalConnector implements Connector {
     const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? facts.resourceId });
     if (!result) return { outcome: 'IGNORED', reason: 'the webhook does not match the operation (amount, currency or type)' };
     if (!op.paymentId && (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'apm')) await saveIds(db, op.reference, { paymentId: facts.resourceId });
+    // PAYMENT.CAPTURE.PENDING (or a resource still PENDING): nothing final; the transaction stays PENDING
+    if (result.outcome === 'PENDING') return { outcome: 'IGNORED', reason: result.details };
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
 }

@@ -1,11 +1,12 @@
 /**
  * The operations sent to PayPal (table `paypal_operations`, migration 1001), the network references of
- * cards' first payments (`paypal_cof`) and the webhooks received (`paypal_webhook_events`). Each
+ * cards' first payments with their network and date (`paypal_cof`, migrations 1001 and 1085) and the
+ * webhooks received (`paypal_webhook_events`). Each
  * function is one statement on the root connection, never inside a business transaction.
  */
 import type { ColumnType, Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
-import type { PaypalKind } from './mapping.js';
+import type { NetworkReference, PaypalKind } from './mapping.js';
 
 export interface TerminalRefRecord {
   serviceId?: string | null;
@@ -32,6 +33,7 @@ export interface PaypalCofTable {
   card_fingerprint: string;
   network_reference: string;
   network: string;
+  network_date: string | null;
   updated_at: Date | undefined;
 }
 
@@ -114,13 +116,18 @@ export async function saveIds(db: Executor, reference: string, ids: { orderId?: 
   if (Object.keys(set).length > 0) await db.updateTable('paypal_operations').set(set).where('reference', '=', reference).execute();
 }
 
-export async function findCof(db: Executor, clientId: string, fingerprint: string): Promise<{ id: string; network: string } | null> {
-  const r = await db.selectFrom('paypal_cof').select(['network_reference', 'network']).where('client_id', '=', clientId).where('card_fingerprint', '=', fingerprint).executeTakeFirst();
-  return r ? { id: r.network_reference, network: r.network } : null;
+export async function findCof(db: Executor, clientId: string, fingerprint: string): Promise<NetworkReference | null> {
+  const r = await db.selectFrom('paypal_cof').select(['network_reference', 'network', 'network_date']).where('client_id', '=', clientId).where('card_fingerprint', '=', fingerprint).executeTakeFirst();
+  return r ? { id: r.network_reference, network: r.network || null, date: r.network_date ?? null } : null;
 }
 
-export async function keepCof(db: Executor, clientId: string, fingerprint: string, ref: { id: string; network: string }): Promise<void> {
-  await db.insertInto('paypal_cof').values({ client_id: clientId, card_fingerprint: fingerprint, network_reference: ref.id, network: ref.network, updated_at: undefined }).onConflict((oc) => oc.doNothing()).execute();
+/** Keeps a card's first network reference (the first one kept stays). */
+export async function keepCof(db: Executor, clientId: string, fingerprint: string, ref: NetworkReference): Promise<void> {
+  await db
+    .insertInto('paypal_cof')
+    .values({ client_id: clientId, card_fingerprint: fingerprint, network_reference: ref.id, network: ref.network ?? '', network_date: ref.date, updated_at: undefined })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 /** Records a verified webhook; false when its event id was received before (a replay). */

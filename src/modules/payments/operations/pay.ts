@@ -212,6 +212,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   let sourceJson: string | null = null;
   let fingerprint: string;
   let cardCountry: string | null = null;
+  // the card is stored by this payment (its first use as a stored credential)
+  let storesCard = false;
   const spec = input.card;
   if (spec.kind === 'source') {
     // any stored card of the merchant pays (another merchant's is not found): one-click plugins list a
@@ -240,6 +242,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       });
       sourceId = row.id;
       sourceJson = JSON.stringify(presentSource(row));
+      storesCard = true;
     }
     if (input.wallet) sourceJson = JSON.stringify(walletSource(input.wallet));
   }
@@ -338,8 +341,9 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       channel: input.channel,
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
-      // the card typed for this payment is kept as the customer's source for later payments
-      storeCredential: spec.kind === 'card' && sourceId !== null && o.save_card !== false,
+      // the card typed for this payment is kept as the customer's source for later payments, with the
+      // customer's consent (save_card): the first use of a stored credential
+      storeCredential: storesCard && o.save_card !== false,
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,
       cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,
