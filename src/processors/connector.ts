@@ -132,6 +132,11 @@ export interface PaymentRequest extends Base {
    * top-ups). Absent or null: UNSCHEDULED. Ignored for the other channels.
    */
   mit?: 'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT' | null;
+  /**
+   * The card comes from the merchant's stored cards (a stored credential used again, by the customer or
+   * the merchant), not typed or read for this payment. Processors flag it (Checkout.com `source.stored`).
+   */
+  storedCard?: boolean;
   dynamicDescriptor?: string | null;
   /**
    * Dynamic currency conversion offered to the cardholder on the hosted page, and their choice. The
@@ -392,7 +397,11 @@ export type ThreeDSStart =
 /** A payment's result after acquirer-side authentication, or the ACS challenge to show first. */
 export type ThreeDSPayment =
   /** The browser posts `creq` to `acsUrl`; the ACS posts `cres` back to the challenge notification URL. */
-  | { outcome: 'ACS_CHALLENGE'; acsUrl: string; creq: string }
+  /**
+   * The browser goes to the issuer's challenge: it posts `creq` to `acsUrl` (EMV 3DS), or, with `method:
+   * 'get'`, is sent to `acsUrl` as it is (a provider's own authentication page, PayPal's payer-action link).
+   */
+  | { outcome: 'ACS_CHALLENGE'; acsUrl: string; creq: string; method?: 'post' | 'get' }
   /** The payment's result; `threeds`: how the cardholder was authenticated (null when not known). */
   | { outcome: 'RESULT'; result: ProcessorResult; threeds: ThreeDSResult | null; flow: 'FRICTIONLESS' | 'CHALLENGE' };
 

@@ -174,13 +174,15 @@ describe('processor timeouts and the reconciler', () => {
     expect(tx.error_details).toMatch(/reversed: void \S+ of 1000/);
   });
 
-  it('a processor that cannot be asked keeps the transaction PENDING, asked again later, whatever autorecover_transactions says', async () => {
+  it('a processor that cannot be asked keeps the transaction PENDING, asked again later (less often as it ages), whatever autorecover_transactions says', async () => {
     const m = await t.merchant();
     const sim = t.m.processors.simulator;
     const o = await createOrder(m);
     const c = await storeCard(t, m);
     sim.injectFault({ operation: 'authorize', kind: 'timeout' });
     await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: c });
+    // an old one (two hours): the next question waits a tenth of its age
+    await t.p.database.db.updateTable('transactions').set({ started_at: new Date(Date.now() - 2 * 3_600_000) }).where('order_id', '=', o.uuid).execute();
     sim.injectFault({ operation: 'lookup', kind: 'timeout' });
     expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
     expect((await m.api.get(`/order/${o.uuid}`)).body.order.transactions[0].status).toBe('PENDING');

@@ -57,7 +57,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal connector', 
     const browser = { nonce: attr(page.body, /name="nonce" value="([^"]+)"/), method: 'U', js: 'true', java: 'false', language: 'en-GB', color_depth: '24', screen_height: '900', screen_width: '1440', tz: '0' };
     const auth = await t.app.inject({ method: 'POST', url: `${tokenized}/authenticate`, headers: { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(browser).toString() });
     expect(auth.statusCode, String(auth.headers.location)).toBe(200);
-    const acs = attr(auth.body, /<form method="post" action="([^"]+)" id="threeds-acs">/);
+    const acs = attr(auth.body, /<a class="button" href="([^"]+)" id="threeds-acs-link">/);
     // the order's payer-action link, with redirect_uri back to the page (PayPal "3D Secure: Orders API")
     expect(acs).toMatch(new RegExp(`^${h.sim.url}/sim/3ds/[A-Z0-9]+\\?redirect_uri=`));
     expect(new URL(acs).searchParams.get('redirect_uri')).toMatch(new RegExp(`/v1/payment/tokenized/${created.token}/cres$`));

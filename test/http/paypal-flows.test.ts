@@ -76,7 +76,9 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal flows as Pay
     const browser = { nonce: attr(page.body, /name="nonce" value="([^"]+)"/), method: 'U', js: 'true', java: 'false', language: 'en-GB', color_depth: '24', screen_height: '900', screen_width: '1440', tz: '0' };
     const auth = await t.app.inject({ method: 'POST', url: `${tokenized}/authenticate`, headers: { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(browser).toString() });
     expect(auth.statusCode, String(auth.headers.location)).toBe(200);
-    return attr(auth.body, /<form method="post" action="([^"]+)" id="threeds-acs">/);
+    // PayPal's payer-action link is a page to visit as it is (GET, its query kept), not an ACS to post to
+    expect(auth.body).not.toContain('id="threeds-acs"');
+    return attr(auth.body, /<a class="button" href="([^"]+)" id="threeds-acs-link">/);
   }
 
   /** The cardholder's answer on PayPal's 3-D Secure page, then back on the gateway's page: where it sends the browser. */
@@ -194,7 +196,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal flows as Pay
     const cof = await t.p.database.db.selectFrom('paypal_cof').selectAll().where('network_reference', '=', reference.id).executeTakeFirstOrThrow();
     expect(cof).toMatchObject({ network: 'MASTERCARD', network_date: reference.date });
 
-    // a subscription's charge and a batch line: merchant-initiated, UNSCHEDULED (the callers name no schedule yet)
+    // a subscription's charge (RECURRING) and a batch line (UNSCHEDULED): merchant-initiated
     const source = first.transactions[0].source.uuid as string;
     await ok(m.api.post('/subscriptions/product', { name: `P ${c}`, external_id: `prod-${c}` }));
     await ok(m.api.post('/subscriptions/plan', { name: `Plan ${c}`, external_id: `plan-${c}`, product: `prod-${c}`, amount: 990, interval: 1, interval_type: 'MONTHLY' }));
@@ -205,11 +207,14 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal flows as Pay
     await t.m.batch.drain();
     const { rows } = await sql<{ id: string }>`select t.id from transactions t join orders o on o.id = t.order_id where o.customer_ext_id = ${c} and o.id <> ${first.uuid}`.execute(t.p.database.db);
     expect(rows).toHaveLength(2);
+    const types: string[] = [];
     for (const row of rows) {
       const mit = await simOrderOf(row.id);
       expect(mit.status).toBe('COMPLETED');
-      expect(mit.storedCredential).toEqual({ payment_initiator: 'MERCHANT', payment_type: 'UNSCHEDULED', usage: 'SUBSEQUENT', previous_network_transaction_reference: { id: reference.id, network: 'MASTERCARD', date: reference.date } });
+      expect(mit.storedCredential).toMatchObject({ payment_initiator: 'MERCHANT', usage: 'SUBSEQUENT', previous_network_transaction_reference: { id: reference.id, network: 'MASTERCARD', date: reference.date } });
+      types.push(mit.storedCredential.payment_type);
     }
+    expect(types.sort()).toEqual(['RECURRING', 'UNSCHEDULED']);
     expect((await ok(m.api.get(`/batch/${batch.uuid}`))).lines[0]).toMatchObject({ status: 'SUCCEEDED', outcome: 'SUCCESS' });
   });
 

@@ -316,7 +316,7 @@ export class BatchService {
     // failed on our side (ERROR: the processor was not reached, or a crash cut it short and the processor
     // has no record of it) did not charge the card: the line pays the same order again, a few times.
     if (order.transactions.length === 0 || retryable(order)) {
-      order = (await this.deps.payments.pay(ctx, l.order_id, { channel: 'MIT', card: { kind: 'source', sourceUuid: d.card } })).order;
+      order = (await this.deps.payments.pay(ctx, l.order_id, { channel: 'MIT', mit: 'UNSCHEDULED', card: { kind: 'source', sourceUuid: d.card } })).order;
     }
     return outcomeOf(order, this.p.clock.now(), this.#pendingRetryMs());
   }

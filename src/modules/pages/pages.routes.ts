@@ -514,7 +514,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       if (out.kind === 'challenge') {
         const acsOrigin = originOf(out.acsUrl);
         const chrome = await chromeFor(req, reply, o, q, 'tokenized', acsOrigin ? { formTargets: [acsOrigin] } : {});
-        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq }));
+        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq, method: out.method }));
       }
       return afterSubmit(req, reply, o, q, out, 'tokenized');
     });

@@ -424,7 +424,7 @@ export class PagesService {
     challengeNotification: string,
     locate: (d: Destination) => string,
     threedsPage: string,
-  ): Promise<SubmitOutcome | { kind: 'challenge'; acsUrl: string; creq: string }> {
+  ): Promise<SubmitOutcome | { kind: 'challenge'; acsUrl: string; creq: string; method: 'post' | 'get' }> {
     const nonce = this.verifyNonce(o.token, 'threeds', body.nonce);
     if (!nonce) return { kind: 'error', status: 400 };
     const seen = await repo.location(this.p.database.db, nonce);
@@ -446,7 +446,7 @@ export class PagesService {
       tz: num(body.tz, 1440),
     };
     const method = body.method === 'Y' ? true : body.method === 'N' ? false : null;
-    let challenge: { acsUrl: string; creq: string } | null = null;
+    let challenge: { acsUrl: string; creq: string; method: 'post' | 'get' } | null = null;
     const outcome = await this.#once(o, nonce, async () => {
       const r = await this.deps.payments.acquirerThreedsAuthenticate(o.token, browser, { challengeNotification }, method);
       if ('challenge' in r) {
@@ -456,7 +456,7 @@ export class PagesService {
       }
       return r.done;
     }, locate);
-    if (challenge) return { kind: 'challenge', ...(challenge as { acsUrl: string; creq: string }) };
+    if (challenge) return { kind: 'challenge', ...(challenge as { acsUrl: string; creq: string; method: 'post' | 'get' }) };
     return outcome;
   }
 

@@ -263,9 +263,20 @@ export function threedsMethodDonePage(nonce: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>3-D Secure</title></head><body><script nonce="${nonce}">parent.postMessage('paygate:3ds-method', location.origin);</script></body></html>`;
 }
 
-/** The ACS challenge: the page posts `creq` to the issuer's ACS (by script; otherwise the button). */
-export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; acsUrl: string; creq: string }): string {
+/**
+ * The ACS challenge: the page posts `creq` to the issuer's ACS (by script; otherwise the button), or, for
+ * a provider's own authentication page (`method: 'get'`, PayPal's payer-action link), goes there as the
+ * link is (a form GET would drop the link's query; a redirect would not pass the page's form-action).
+ */
+export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; acsUrl: string; creq: string; method?: 'post' | 'get' }): string {
   const { t } = chrome;
+  if (p.method === 'get') {
+    const url = safeUrl(p.acsUrl);
+    const body = html`<h1>${t('acs.title')}</h1>
+<div class="actions"><a class="button" href="${url}" id="threeds-acs-link">${t('action.continue')}</a></div>`;
+    const target = JSON.stringify(String(url)).replace(/</g, '\\u003c');
+    return layout(chrome, { title: t('acs.title'), summary: p.summary, body, className: 'acs', extraScript: `location.replace(${target});` });
+  }
   const body = html`<h1>${t('acs.title')}</h1>
 <form method="post" action="${safeUrl(p.acsUrl)}" id="threeds-acs">
 <input type="hidden" name="creq" value="${p.creq}">

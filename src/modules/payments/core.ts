@@ -98,6 +98,8 @@ export interface PayInput {
    * (recurring, batch); CARD_PRESENT: read by a physical device (the chip or PIN authenticated the cardholder).
    */
   channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
+  /** MIT: what kind of merchant-initiated payment (a subscription's charge is RECURRING); absent: UNSCHEDULED. */
+  mit?: 'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT' | null;
   card: CardSpec;
   cvv?: Secret<string> | null;
   customerIp?: string | null;

@@ -807,7 +807,7 @@ export class SubscriptionsService {
       );
       const decided = decidedBy(created.order);
       if (decided) return decided;
-      result = await this.deps.payments.pay(ctx, orderId, { channel: 'MIT', card: { kind: 'source', sourceUuid: source } });
+      result = await this.deps.payments.pay(ctx, orderId, { channel: 'MIT', mit: 'RECURRING', card: { kind: 'source', sourceUuid: source } });
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err;
       // a raced or repeated run: the order may have been paid by the other one

@@ -369,7 +369,7 @@ export class PaypalConnector implements Connector {
     const t = await this.#o.terminals(req.terminal);
     const db = this.#o.db();
     const recorded = await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
-    const challenge = (link: string): ThreeDSPayment => ({ outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(recorded.orderId ?? '').toString('base64url') });
+    const challenge = (link: string): ThreeDSPayment => ({ outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(recorded.orderId ?? '').toString('base64url'), method: 'get' });
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
     if (recorded.orderId) {
       // a payment PayPal asked 3-D Secure for: the order's payer-action link
@@ -392,7 +392,7 @@ export class PaypalConnector implements Connector {
     if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
     if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) {
       const link = sent.body ? payerActionOf(sent.body) : null;
-      if (link) return { outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(orderId).toString('base64url') };
+      if (link) return { outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(orderId).toString('base64url'), method: 'get' };
       return result({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal asked for 3-D Secure without the page to go through it', processorId: null });
     }
     if (sent.status !== 200 && sent.status !== 201) return result(this.#refused(sent, 'payment'));

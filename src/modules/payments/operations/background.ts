@@ -118,9 +118,12 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
         ? { outcome: 'DECLINED', error: 'DENIED', details: `The ${apm.apm} payment expired before it was completed`, processorId: tx.processor_id }
         : { outcome: 'FAILED', error: 'TIMEOUT', details: 'The processor has no record of the operation: it did not happen' };
     } else if (found.found === 'unknown') {
-      // it stays PENDING until the processor can be asked; asked again later, less and less often
+      // it stays PENDING until the processor can be asked (or decides it): asked at every sweep while it is
+      // young, then less and less often (a tenth of its age, at most hourly), so old ones do not crowd out
+      // the rest of the sweep
       const ageMs = realNow.getTime() - tx.started_at.getTime();
-      await repo.reconcileLater(db, tx.id, new Date(realNow.getTime() + Math.min(3_600_000, Math.max(p.config.sweepEveryMs, ageMs / 10))));
+      const later = Math.min(3_600_000, ageMs / 10);
+      if (later > p.config.sweepEveryMs) await repo.reconcileLater(db, tx.id, new Date(realNow.getTime() + later));
       if (ageMs > 86_400_000) p.logger.error({ transaction: tx.id, details: found.details }, 'reconciler: the processor could not be asked about a pending transaction for more than a day');
       continue;
     } else if (o.m_autorecover || found.result.outcome !== 'APPROVED' || !REVERSIBLE[tx.processor_operation]) {

@@ -185,6 +185,9 @@ async function payFast(
     customerIp: input.customerIp ?? null,
     cofTxnid: o.cof_txnid,
     dynamicDescriptor: o.dynamic_descriptor,
+    // the fast path pays stored cards only
+    storedCard: true,
+    ...(input.channel === 'MIT' ? { mit: input.mit ?? 'UNSCHEDULED' } : {}),
   };
   const result = await callProcessor(connector, op, request);
   if (result.outcome !== 'APPROVED') return settle(core, o.id, txId, result, { safe: false });

@@ -344,6 +344,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       // the card typed for this payment is kept as the customer's source for later payments, with the
       // customer's consent (save_card): the first use of a stored credential
       storeCredential: storesCard && o.save_card !== false,
+      storedCard: spec.kind === 'source',
+      ...(input.channel === 'MIT' ? { mit: input.mit ?? 'UNSCHEDULED' } : {}),
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,
       cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,

@@ -56,7 +56,11 @@ export async function tryFrictionless(core: PaymentsCore, orderId: string, exemp
   return authorizeAfter3ds(core, prep, cardData, auth.threeds, record, !exempted);
 }
 
-type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; now: Date };
+/**
+ * `storesCard`: the stored card has never paid yet (the payment that stores it, or the first use of one
+ * tokenized without a payment): the first use of a stored credential, flagged to the processor.
+ */
+type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; storesCard: boolean; now: Date };
 
 /** The order waiting for 3DS, its transaction and card (or the order expired on the spot). */
 async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.LockedOrder | undefined>): Promise<Waiting | { expired: true }> {
@@ -72,11 +76,10 @@ async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.Lo
     const tx = await repo.awaiting3dsTransaction(trx, o.id);
     if (!tx) throw badRequest('The order has no payment waiting for 3DS');
     // the stored card, or the card the hosted page keeps for the challenge (no customer)
-    const card = tx.source_id
-      ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id)
-      : await keptCards.keptCard(trx, core.p.vault, tx.id);
+    const stored = tx.source_id ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id) : null;
+    const card = stored ?? (await keptCards.keptCard(trx, core.p.vault, tx.id));
     if (!card) throw badRequest('The card of this payment is no longer available: the 3DS challenge timed out');
-    return { o, tx, card, now };
+    return { o, tx, card, storesCard: !!stored && stored.row.first_paid_at === null && o.save_card !== false, now };
   });
 }
 
@@ -160,6 +163,8 @@ function acquirerRequest(w: Waiting, card: CardData): PaymentRequest & { preauth
     channel: 'ECOMMERCE',
     customerIp: tx.customer_ip,
     dcc: dccDataOf(tx.dcc),
+    storeCredential: w.storesCard,
+    storedCard: !!tx.source_id && !w.storesCard,
     preauthorization: o.operative === 'DEFERRED',
   };
 }
@@ -192,7 +197,7 @@ export async function acquirerThreedsStart(core: PaymentsCore, token: string, ur
  * the processor first (a crash leaves it to the reconciler); an ACS challenge puts it back to wait for
  * 3-D Secure, a result settles it with what the authentication was.
  */
-async function acquirerPay(core: PaymentsCore, token: string, call: (t: AcquirerThreeDS, req: PaymentRequest & { preauthorization: boolean }) => Promise<ThreeDSPayment>): Promise<{ challenge: { acsUrl: string; creq: string } } | { done: OrderResult }> {
+async function acquirerPay(core: PaymentsCore, token: string, call: (t: AcquirerThreeDS, req: PaymentRequest & { preauthorization: boolean }) => Promise<ThreeDSPayment>): Promise<{ challenge: { acsUrl: string; creq: string; method: 'post' | 'get' } } | { done: OrderResult }> {
   const { w, threeds, req } = await acquirerWaiting(core, token);
   const { o, tx } = w;
   await core.db.transaction(async (trx) => {
@@ -204,7 +209,7 @@ async function acquirerPay(core: PaymentsCore, token: string, call: (t: Acquirer
   const r = await call(threeds, req);
   if (r.outcome === 'ACS_CHALLENGE') {
     await settle(core, o.id, tx.id, { outcome: 'CHALLENGE', details: 'The issuer asks for the ACS challenge' });
-    return { challenge: { acsUrl: r.acsUrl, creq: r.creq } };
+    return { challenge: { acsUrl: r.acsUrl, creq: r.creq, method: r.method ?? 'post' } };
   }
   const authenticated = !!r.threeds && ['Y', 'A'].includes(r.threeds.transStatus);
   const record = r.threeds ? threedsRecordOf(r.threeds, r.flow, true) : undefined;
