@@ -1,7 +1,8 @@
 /**
  * The hosted pages paid through the Checkout.com and PayPal connectors in a real browser (Chromium), in
  * production against their simulators: a 3-D Secure challenge on Checkout.com's authentication page
- * (the cardholder back with cko-session-id, then url_ok), and a PayPal account approving on PayPal's page
+ * (the cardholder back with cko-session-id, then url_ok), a card PayPal asks 3-D Secure for (PayPal's
+ * payer-action page, visited as its link is, and back), and a PayPal account approving on PayPal's page
  * (PayPal's webhook has the order captured; the order's page then says it is paid).
  */
 import http from 'node:http';
@@ -12,6 +13,7 @@ import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.j
 import { freePort } from '../helpers/process.js';
 import { checkoutHarness, paypalHarness, type WebhookSend } from '../helpers/connectors.js';
 import { CHECKOUT_SIM_CARDS } from '../../src/processors/checkout/simulator/rules.js';
+import { PAYPAL_SIM_CARDS } from '../../src/processors/paypal/simulator/rules.js';
 
 const CHROMIUM = await chromiumForTests(import.meta.url);
 const it = vitestIt.skipIf(!CHROMIUM);
@@ -86,6 +88,26 @@ describe('the hosted pages through Checkout.com and PayPal in Chromium', () => {
     const o = (await checkout.api.get(`/order/${r.body.order.uuid}`)).body.order;
     expect(o).toMatchObject({ status: 'SUCCESS', paid: true, safe: true });
     expect(cko.sim.payment(o.transactions[0].processor_id)).toMatchObject({ approved: true, amount: 4200 });
+    await page.close();
+  });
+
+  it('PayPal: a card whose issuer asks for 3-D Secure goes to PayPal\'s payer-action page, authenticates, comes back, then url_ok', async () => {
+    const r = await paypal.api.post('/payment/single-step', {
+      amount: 3100, operative: 'AUTHORIZATION', secure: false, description: 'browser pp 3ds', service: paypal.service_uuid, customer_ext_id: 'b-pp-3ds',
+      url_ok: `${SHOP}/ok`, url_ko: `${SHOP}/ko`, card_holder: 'Ana', card_pan: PAYPAL_SIM_CARDS.SOFT_DECLINE, card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
+    });
+    expect(r.status, r.raw).toBe(303);
+    const page = await context.newPage();
+    await page.goto(String(r.body.url).replace(/^https?:\/\/[^/]+/, base));
+    await page.waitForSelector('#pass', { timeout: 30_000 }).catch(async (err) => {
+      throw new Error(`${err.message}\nat ${page.url()}:\n${(await page.innerText('body')).slice(0, 3000)}`);
+    });
+    // the link as PayPal gave it, with the way back appended
+    expect(page.url()).toMatch(new RegExp(`^${pp.sim.url}/sim/3ds/[^?]+\\?.*redirect_uri=`));
+    await page.click('#pass');
+    await arrive(page, `${SHOP}/ok`);
+    const o = (await paypal.api.get(`/order/${r.body.order.uuid}`)).body.order;
+    expect(o).toMatchObject({ status: 'SUCCESS', paid: true, safe: true });
     await page.close();
   });
 
