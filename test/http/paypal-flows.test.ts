@@ -212,7 +212,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('PayPal flows as Pay
       const mit = await simOrderOf(row.id);
       expect(mit.status).toBe('COMPLETED');
       expect(mit.storedCredential).toMatchObject({ payment_initiator: 'MERCHANT', usage: 'SUBSEQUENT', previous_network_transaction_reference: { id: reference.id, network: 'MASTERCARD', date: reference.date } });
-      types.push(mit.storedCredential.payment_type);
+      types.push(String((mit.storedCredential as { payment_type?: string } | null)?.payment_type));
     }
     expect(types.sort()).toEqual(['RECURRING', 'UNSCHEDULED']);
     expect((await ok(m.api.get(`/batch/${batch.uuid}`))).lines[0]).toMatchObject({ status: 'SUCCEEDED', outcome: 'SUCCESS' });

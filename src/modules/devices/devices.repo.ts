@@ -77,10 +77,12 @@ export interface DeviceRefundsTable {
   amount: ColumnType<number | string | null, number | null, number | null>;
   status: DeviceRefundStatus;
   error: string | null;
+  /** The payments module's PENDING REFUND transaction that reserves its amount (null: queued by an earlier release). */
+  transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }
-export type DeviceRefundRow = DeviceRefundRecord & { merchant_id: string; env: Env; key_id: string };
+export type DeviceRefundRow = DeviceRefundRecord & { merchant_id: string; env: Env; key_id: string; transaction_id?: string | null };
 
 export async function insertDeviceRefund(db: Executor, row: DeviceRefundRow): Promise<void> {
   await db.insertInto('device_refunds').values({ ...row, amount: row.amount === null ? null : Number(row.amount) }).execute();

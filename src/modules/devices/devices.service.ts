@@ -519,25 +519,24 @@ export class DevicesService {
     return { result: await this.deps.payments.refund(ctx, { order_uuid: input.order_uuid, amount: input.amount ?? null }), device: await this.get(ctx, device.id) };
   }
 
+  /**
+   * J7 on a SIMULATION device: judged and its amount reserved now (the payments module's PENDING refund:
+   * more than is left, counting refunds already sent, is 400 at once and changes nothing), recorded and
+   * scheduled in the same transaction; the terminal acts on it 10 seconds later (its job).
+   */
   async #queueSimulatedRefund(ctx: RequestContext, device: repo.DeviceRow, input: { order_uuid: string; amount?: number | null }) {
-    const current = await this.deps.payments.getOrder(ctx, input.order_uuid);
-    const o = current.order as { uuid: string; status: string; paid: boolean; amount: number; refunded: number };
-    const left = Number(o.amount) - Number(o.refunded);
-    // what can be judged now is judged now (400 at once); the rest when it is processed (FAILED, with why)
-    if (!o.paid || left <= 0) throw badRequest(`The order is ${o.status}: there is nothing to refund`);
-    if (input.amount !== undefined && input.amount !== null && (input.amount < 1 || input.amount > left)) throw badRequest(`amount must be from 1 to ${left}`);
     const now = ctx.clock.now();
     const realNow = this.p.clock.now();
-    const row: repo.DeviceRefundRow = {
-      id: randomUUID(), device_id: device.id, merchant_id: ctx.merchant.id, env: ctx.env, key_id: ctx.keyId, order_id: o.uuid,
-      amount: input.amount ?? null, status: 'QUEUED', error: null, created_at: now, updated_at: now,
-    };
-    await this.p.database.transaction(async (trx) => {
+    let row: repo.DeviceRefundRow | null = null;
+    const reserved = await this.deps.payments.reserveDeviceRefund(ctx, input.order_uuid, input.amount ?? null, async (trx, r) => {
+      row = {
+        id: randomUUID(), device_id: device.id, merchant_id: ctx.merchant.id, env: ctx.env, key_id: ctx.keyId, order_id: input.order_uuid.toLowerCase(),
+        amount: r.amount, status: 'QUEUED', error: null, transaction_id: r.txId, created_at: now, updated_at: now,
+      };
       await repo.insertDeviceRefund(trx, row);
-      await IdempotencyStore.commit(trx, ctx, o.uuid);
       await this.p.jobs.enqueue(trx, { queue: SIMULATE_REFUND_QUEUE, payload: { refundId: row.id }, runAt: new Date(realNow.getTime() + SIMULATION_DELAY_MS), merchantId: ctx.merchant.id, maxAttempts: 10, dedupeKey: `simulate-refund:${row.id}` });
     });
-    return { result: current, device: await this.get(ctx, device.id), refund: presentDeviceRefund(row) };
+    return { result: reserved.result, device: await this.get(ctx, device.id), refund: presentDeviceRefund(row!) };
   }
 
   /** Moves a simulated refund on under its row lock; false when its table does not allow it now. */
@@ -551,11 +550,45 @@ export class DevicesService {
     });
   }
 
-  /** The simulated device processes a J7 refund (sandbox rules by amount). */
+  /**
+   * The simulated terminal acts on a J7 refund (sandbox rules by amount): cancelled or refused on the
+   * terminal, or refunded. Each outcome settles the reserved refund on the order (notified there).
+   */
   async #simulateRefundJob(job: Job<{ refundId: string }>): Promise<void> {
     const r = await repo.findDeviceRefund(this.#db, job.payload.refundId);
     if (!r) return;
     const ctx = await this.deps.merchants.contextForKey(r.key_id);
+    if (!r.transaction_id) return this.#simulateUnreservedRefund(r, ctx);
+    const txId = r.transaction_id;
+    // the order says what happened to the reserved refund (a run cut short after PROCESSING finds it
+    // there: refunded, failed, or still with the processor, asked again later)
+    const outcomeOnOrder = async (): Promise<'done' | 'pending'> => {
+      const tx = (await this.deps.payments.getOrder(ctx, r.order_id)).order.transactions.find((x: { uuid: string }) => x.uuid === txId) as { status: string; error_details?: string | null } | undefined;
+      if (!tx || tx.status === 'PENDING') return 'pending';
+      const ok = tx.status === 'SUCCESS';
+      await this.#settleRefund(r.id, ok ? 'REFUNDED' : 'FAILED', ok ? null : tx.error_details ?? `The refund is ${tx.status}`, ctx.clock.now());
+      return 'done';
+    };
+    if (r.status === 'PROCESSING') {
+      if ((await outcomeOnOrder()) === 'pending') throw new Error('the refund is still with the processor: asked again later');
+      return;
+    }
+    if (r.status !== 'QUEUED') return;
+    const now = ctx.clock.now();
+    const outcome = simulatedRefundOutcome(Number(r.amount));
+    if (outcome !== 'REFUND') {
+      const details = outcome === 'CANCELLED' ? 'Cancelled on the terminal' : 'Refused on the terminal';
+      if (!(await this.#settleRefund(r.id, outcome, details, now))) return;
+      await this.deps.payments.finishDeviceRefund(ctx, r.order_id, txId, { kind: outcome, details });
+      return;
+    }
+    if (!(await this.#settleRefund(r.id, 'PROCESSING', null, now))) return;
+    await this.deps.payments.finishDeviceRefund(ctx, r.order_id, txId, { kind: 'REFUND' });
+    if ((await outcomeOnOrder()) === 'pending') throw new Error('the refund is still with the processor: asked again later');
+  }
+
+  /** A refund queued by an earlier release, with nothing reserved: processed as it was then. */
+  async #simulateUnreservedRefund(r: repo.DeviceRefundRow, ctx: RequestContext): Promise<void> {
     const now = ctx.clock.now();
     if (r.status === 'PROCESSING') {
       // a run cut short after its claim: the refund may have been made; never make it twice

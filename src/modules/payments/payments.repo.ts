@@ -580,6 +580,11 @@ export async function stalePendingTransactions(db: Executor, before: Date, realN
     .execute();
 }
 
+/** A PENDING transaction whose processor is about to be asked: the reconciler may settle it from `realNow` on. */
+export async function reconcileNow(db: Executor, id: string, realNow: Date): Promise<void> {
+  await db.updateTable('transactions').set({ reconcile_after: null, started_at: realNow }).where('id', '=', id).where('status', '=', 'PENDING').execute();
+}
+
 /** The processor of a PENDING transaction could not be asked: the reconciler asks again after `after`. */
 export async function reconcileLater(db: Executor, id: string, after: Date): Promise<void> {
   await db.updateTable('transactions').set({ reconcile_after: after }).where('id', '=', id).where('status', '=', 'PENDING').execute();

@@ -27,6 +27,8 @@ import { orderByToken, payByToken, payDirect, payMoto, payOwned, paySingleStep, 
 import { payout, type PayoutInput } from './operations/payout.js';
 import { payWallet, type WalletPayment } from './operations/wallet.js';
 import { abandonDeviceWait, startDeviceWait, type AbandonInput, type DeviceWaitInput } from './operations/device.js';
+import { finishDeviceRefund, reserveDeviceRefund, type ReservedRefund } from './operations/device-refund.js';
+import type { Tx } from '../../platform/db/database.js';
 import { acquirerThreedsAuthenticate, acquirerThreedsComplete, acquirerThreedsStart, completeAfter3ds, expireKeptCardChallenges, hasAcquirerThreeds, pending3dsCardLast4 } from './operations/threeds.js';
 import { eachOrder, searchOrders, type OrderFilters, type OrderSearchRow } from './operations/search.js';
 import { foldOverview, overview, type Overview, type OverviewQuery } from './operations/overview.js';
@@ -61,6 +63,13 @@ export interface Payments {
   sendToDevice(ctx: RequestContext, orderUuid: string, input: DeviceWaitInput): Promise<OrderResult>;
   /** No card was charged for an order that waited for a device: it is closed (CANCELLED or EXPIRED, notified). */
   abandonDevicePayment(ctx: RequestContext, orderUuid: string, input: AbandonInput): Promise<OrderResult>;
+  /**
+   * J7 on a simulated device: judges a refund and reserves its amount now (400 when more than is left),
+   * a PENDING REFUND transaction; `within` runs in the same database transaction.
+   */
+  reserveDeviceRefund(ctx: RequestContext, orderUuid: string, amount: number | null, within: (trx: Tx, r: { txId: string; amount: number }) => Promise<void>): Promise<ReservedRefund>;
+  /** What the terminal did with a reserved refund: refunded (the processor is asked), or cancelled or refused on it; notified. */
+  finishDeviceRefund(ctx: RequestContext, orderUuid: string, txId: string, outcome: { kind: 'REFUND' } | { kind: 'CANCELLED' | 'REFUSED'; details: string }): Promise<OrderResult>;
   /** B9: captures a DEFERRED order's hold (all or part). */
   confirm(ctx: RequestContext, input: { order_uuid: string; amount?: number | null }): Promise<OrderResult>;
   /** B8: releases a DEFERRED order's hold. */
@@ -113,6 +122,16 @@ export class PaymentsService implements Payments {
 
   confirm(ctx: RequestContext, input: { order_uuid: string; amount?: number | null }): Promise<OrderResult> {
     return confirm(this.#core, ctx, input);
+  }
+
+  /** J7 on a simulated device: judges the refund and reserves its amount (operations/device-refund.ts). */
+  reserveDeviceRefund(ctx: RequestContext, orderUuid: string, amount: number | null, within: (trx: Tx, r: { txId: string; amount: number }) => Promise<void>): Promise<ReservedRefund> {
+    return reserveDeviceRefund(this.#core, ctx, orderUuid, amount, within);
+  }
+
+  /** What the terminal did with a reserved refund: refunded, or cancelled or refused on it. */
+  finishDeviceRefund(ctx: RequestContext, orderUuid: string, txId: string, outcome: { kind: 'REFUND' } | { kind: 'CANCELLED' | 'REFUSED'; details: string }): Promise<OrderResult> {
+    return finishDeviceRefund(this.#core, ctx, orderUuid, txId, outcome);
   }
 
   sendToDevice(ctx: RequestContext, orderUuid: string, input: DeviceWaitInput): Promise<OrderResult> {

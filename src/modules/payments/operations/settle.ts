@@ -73,7 +73,7 @@ export async function settle(
   orderId: string,
   txId: string,
   result: ProcessorResult | Settlement,
-  opts: { safe?: boolean; threedsData?: unknown } = {},
+  opts: { safe?: boolean; threedsData?: unknown; deviceRefund?: boolean } = {},
 ): Promise<OrderResult> {
   return core.db.transaction(async (trx) => {
     const locked = await repo.lockOrderWithTx(trx, orderId, txId);
@@ -98,7 +98,7 @@ export async function settle(
       case 'CONFIRMATION':
       case 'CANCELLATION':
       case 'REFUND':
-        return settleFollowUp(core, trx, o, tx, retry, result as Settlement, now);
+        return settleFollowUp(core, trx, o, tx, retry, result as Settlement, now, { deviceRefund: opts.deviceRefund });
     }
   });
 }
@@ -166,7 +166,12 @@ async function settlePayment(
   }
 }
 
-async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date): Promise<OrderResult> {
+/**
+ * `deviceRefund`: a refund sent to a device (J7), answered before its outcome: a failure is notified
+ * (url_post, the event log), since nobody is waiting for the answer, and a refund the terminal cancelled
+ * or refused does not count for the retry rules (the processor refused nothing).
+ */
+async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date, opts: { deviceRefund?: boolean } = {}): Promise<OrderResult> {
   const op = tx.operative as RetryOperation;
   const base = { merchantId: o.merchant_id, redirect: null, failed: null };
   const amount = Number(tx.amount);
@@ -190,9 +195,11 @@ async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, 
   const error = r.outcome === 'DECLINED' || r.outcome === 'FAILED' ? r.error : 'PROCESSOR_ERROR';
   const details = 'details' in r ? r.details : 'failed';
   await core.settleTx(trx, tx, r.outcome === 'DECLINED' ? 'DECLINED' : 'FAILED', { error, error_details: details }, now);
-  await repo.saveRetryState(trx, o.id, op, afterFailure(state, now));
+  if (!opts.deviceRefund) await repo.saveRetryState(trx, o.id, op, afterFailure(state, now));
   const release: Partial<repo.OrderRow> = op === 'REFUND' ? { refund_reserved: Number(o.refund_reserved) - amount } : { busy_tx_id: null };
   await repo.updateOrder(trx, o.id, o.status, { ...release, updated_at: now });
   const next = { ...o, ...release, updated_at: now };
-  return { ...base, order: core.present(next, await repo.transactionsOf(trx, o.id)), failed: `${FAILED_OPERATION[op]}: ${details}` };
+  const presented = core.present(next, await repo.transactionsOf(trx, o.id));
+  if (opts.deviceRefund && o.url_post) await core.notify(trx, next, presented, now);
+  return { ...base, order: presented, failed: `${FAILED_OPERATION[op]}: ${details}` };
 }
