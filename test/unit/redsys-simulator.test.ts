@@ -72,6 +72,9 @@ describe('redsys-easy as a client of the simulator', () => {
     const o3 = order();
     await api.restTrataPeticion(base(o3, card(SIM_CARDS.APPROVED, { DS_MERCHANT_TRANSACTIONTYPE: '1' })) as never);
     expect(await api.restTrataPeticion(base(o3, { DS_MERCHANT_TRANSACTIONTYPE: '9' }) as never)).toMatchObject({ Ds_Response: '0400' });
+    // Redsys's cancellation errors: already cancelled (SIS0222), nothing to cancel (a payment is no pre-authorization: SIS0225)
+    await expect(api.restTrataPeticion(base(o3, { DS_MERCHANT_TRANSACTIONTYPE: '9' }) as never)).rejects.toMatchObject({ code: 'SIS0222' });
+    await expect(api.restTrataPeticion(base(o1, { DS_MERCHANT_TRANSACTIONTYPE: '9' }) as never)).rejects.toMatchObject({ code: 'SIS0225' });
     // a refund needs a payment; a confirmation a pre-authorization
     await expect(api.restTrataPeticion(base(order(), { DS_MERCHANT_TRANSACTIONTYPE: '3' }) as never)).rejects.toMatchObject({ code: 'SIS0054' });
     await expect(api.restTrataPeticion(base(o1, { DS_MERCHANT_TRANSACTIONTYPE: '2' }) as never)).rejects.toMatchObject({ code: 'SIS0059' });

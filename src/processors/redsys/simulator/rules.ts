@@ -145,7 +145,10 @@ export function decideFollowUp(order: SimOrder | undefined, type: '2' | '3' | '9
     if (amount > charged - order.refunded) return { error: 'SIS0057' };
     return { code: '0900' };
   }
-  if (!order || order.type !== '1' || !order.approved) return { error: 'SIS0292' };
-  if (order.cancelled || order.confirmed > 0) return { error: 'SIS0072' };
+  // a cancellation (anulación) is of a pre-authorization
+  if (!order || order.type !== '1') return { error: 'SIS0225' };
+  if (!order.approved) return { error: 'SIS0223' };
+  if (order.cancelled) return { error: 'SIS0222' };
+  if (order.confirmed > 0) return { error: 'SIS0072' };
   return { code: '0400' };
 }
