@@ -82,6 +82,9 @@ describe('answers', () => {
     expect(resultOfAnswer(answer({ Ds_Response: '0195' }), { ref, type: TX_TYPE.REFUND, amount: 1000 }).result).toMatchObject({ outcome: 'DECLINED' });
     expect(resultOfAnswer(answer({ Ds_Response: '9915' }), pay).result).toMatchObject({ error: 'DENIED', details: expect.stringContaining('cancelled') });
     expect(resultOfAnswer(answer({ Ds_Response: '9042' }), pay).result).toMatchObject({ error: 'PROCESSOR_ERROR', details: expect.stringContaining('SIS0042') });
+    // in progress at Redsys: no decision yet (its notification or query service decides)
+    expect(resultOfAnswer(answer({ Ds_Response: '9999' }), pay).result).toEqual({ outcome: 'PENDING', details: 'Redsys 9999: operation in progress: sent to the issuer to authenticate the cardholder', processorId: ref.order });
+    expect(resultOfAnswer(answer({ Ds_Response: '9998' }), pay).result).toEqual({ outcome: 'PENDING', details: "Redsys 9998: operation in progress: the card's data are being requested", processorId: ref.order });
     expect(resultOfErrorCode('SIS0042')).toEqual({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Redsys SIS0042: signature error: check the terminal key and the signature version', processorId: null });
     expect(resultOfErrorCode('SIS0617')).toMatchObject({ details: expect.stringContaining('COF_TXNID') });
   });

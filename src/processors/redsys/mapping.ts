@@ -8,7 +8,7 @@
  */
 import { currencyByCode } from '../../platform/money/currency.js';
 import type { CardData, PaymentRequest, ProcessorResult, SettledResult, ThreeDSResult } from '../connector.js';
-import { isApproval, normaliseCode, refusalOf, SOFT_DECLINE, type CodeKind } from './codes.js';
+import { inProgress, isApproval, normaliseCode, refusalOf, SOFT_DECLINE, type CodeKind } from './codes.js';
 import { safeDecodeURIComponent, type SignatureVersion } from './signature.js';
 
 /** Transaction types (`DS_MERCHANT_TRANSACTIONTYPE`). */
@@ -183,9 +183,11 @@ export interface AnswerFacts {
 }
 
 /**
- * The result of a verified answer (or notification) for an operation we sent. Checks first that it
- * answers that operation (order number, merchant code, terminal, amount): an answer for something else
- * is UNKNOWN. `0195` on a payment is the soft decline (CHALLENGE).
+ * The result of a verified answer (or notification, or query answer) for an operation we sent. Checks
+ * first that it answers that operation (order number, merchant code, terminal, amount): an answer for
+ * something else is UNKNOWN. `0195` on a payment is the soft decline (CHALLENGE); `9998` and `9999` say
+ * the operation is in progress at Redsys (card data being requested; sent to the issuer to
+ * authenticate): PENDING, decided later by Redsys's notification or its query service.
  */
 export function resultOfAnswer(
   params: Record<string, unknown>,
@@ -203,6 +205,8 @@ export function resultOfAnswer(
   const code = normaliseCode(params.Ds_Response);
   if (code === null) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered without a result code' }, facts };
   const processorId = expect.ref.order;
+  const pending = inProgress(code);
+  if (pending) return { result: { outcome: 'PENDING', details: pending, processorId }, facts };
   if (isApproval(code, codeKindOf(expect.type))) {
     const amountRaw = str(params.Ds_Amount);
     const amount = amountRaw !== null && /^\d+$/.test(amountRaw) ? Number(amountRaw) : expect.amount;

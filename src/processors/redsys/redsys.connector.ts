@@ -6,7 +6,9 @@
  *     `{PAYGATE_REDSYS_URL}/sis/rest/trataPeticionREST` through the gateway's outgoing HTTP client
  *     (timeouts, size cap, only the configured host);
  *  3. verifies the answer's signature before reading anything in it: a bad or missing signature is an
- *     UNKNOWN outcome (the transaction stays PENDING for the reconciler), logged without secrets.
+ *     UNKNOWN outcome (the transaction stays PENDING for the reconciler), logged without secrets; an
+ *     operation Redsys answers as in progress (Ds_Response 9998/9999) is PENDING, decided later by
+ *     Redsys's notification or its query service.
  * `lookup` asks Redsys's query service (`/apl02/services/SerClsWSConsulta`) for an operation by its order
  * number and type.
  */

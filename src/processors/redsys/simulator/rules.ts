@@ -15,7 +15,10 @@
  *   4000000000009995  0116 insufficient funds
  *   4000000000000002  0180 card not supported
  *   4000000000000259  0202 suspected fraud
- *   4000000000000101  0129 CVV check failed (whenever a CVV is given)
+ *   4000000000000101  0129 wrong CVV (whenever a CVV is given)
+ *   4000000000009987  9999 in progress: sent to the issuer to authenticate the cardholder (customer
+ *                     payments without authentication); the test decides it later (`decideInProgress`),
+ *                     then Redsys notifies and its query service answers the result
  * An expired card is 0101; a number failing Luhn is SIS0253.
  */
 export const SIM_CARDS = {
@@ -31,7 +34,11 @@ export const SIM_CARDS = {
   NOT_SUPPORTED: '4000000000000002',
   FRAUD: '4000000000000259',
   CVV_FAIL: '4000000000000101',
+  IN_PROGRESS: '4000000000009987',
 } as const;
+
+/** `Ds_Response` codes of an operation still in progress at Redsys (no decision yet). */
+export const IN_PROGRESS_CODES = ['9998', '9999'] as const;
 
 export type ThreeDSPath = { method: boolean; challenge: boolean };
 
@@ -110,6 +117,9 @@ export function decidePayment(p: SimPayment): Decision {
       return { code: '0202' };
     case SIM_CARDS.SOFT_DECLINE:
       return p.authenticated || p.directPayment === 'moto' || mit ? { code: '0000' } : { code: '0195' };
+    case SIM_CARDS.IN_PROGRESS:
+      // the issuer authenticates the cardholder before it decides
+      return p.authenticated || p.directPayment === 'moto' || mit ? { code: '0000' } : { code: '9999' };
     default:
       return { code: '0000' };
   }

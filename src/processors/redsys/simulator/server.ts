@@ -26,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { readQueryRequest } from '../query.js';
 import { decodeBase64Any, decodeParameters, openMessage, sign, signMessage, type SignatureVersion } from '../signature.js';
-import { decideFollowUp, decidePayment, threedsPathOf, type Decision, type SimOrder } from './rules.js';
+import { decideFollowUp, decidePayment, IN_PROGRESS_CODES, threedsPathOf, type Decision, type SimOrder } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 
 export interface RedsysSimTerminal {
@@ -68,6 +68,11 @@ interface KeptOrder extends SimOrder {
   authCode: string;
   securePayment: string;
   cofTxnid: string | null;
+  /** Still in progress (Ds_Response 9998 or 9999): no decision yet; `decideInProgress` gives it one. */
+  inProgress: boolean;
+  /** Where its notifications go, and the signature version they are signed with. */
+  merchantUrl: string | null;
+  version: SignatureVersion;
   /** The operations done under this number, in order (for the query service). */
   operations: Array<{ type: string; amount: number; code: string; authCode: string; at: Date }>;
 }
@@ -327,7 +332,7 @@ export class RedsysSimulator {
       return { answer: signed(p), notify: notifyOf(p) };
     }
     if (type !== '0' && type !== '1') return { answer: { errorCode: 'SIS0274' } };
-    if (kept && kept.approved) return { answer: { errorCode: 'SIS0051' } };
+    if (kept && (kept.approved || kept.inProgress)) return { answer: { errorCode: 'SIS0051' } };
 
     let authenticated = false;
     let authenticationFailed = false;
@@ -383,11 +388,12 @@ export class RedsysSimulator {
     if (!pan) return { answer: { errorCode: 'SIS0063' } };
     if ('error' in d) return { answer: { errorCode: d.error } };
     const approved = Number(d.code) <= 99;
+    const pending = (IN_PROGRESS_CODES as readonly string[]).includes(d.code);
     const authCode = approved ? String(randomInt(100000, 999999)) : '';
     const cofTxnid = approved && params.DS_MERCHANT_COF_INI === 'S' ? schemeTransactionId() : null;
     const order_: KeptOrder = {
       fuc, terminal, order, type: type as '0' | '1', amount, currency, approved, confirmed: 0, refunded: 0, cancelled: false, authCode, securePayment: secure,
-      cofTxnid, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
+      cofTxnid, inProgress: pending, merchantUrl, version, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
     };
     this.#orders.set(k, order_);
     const p: Record<string, unknown> = {
@@ -395,7 +401,8 @@ export class RedsysSimulator {
       Ds_Language: '1', Ds_Card_Country: '724', Ds_Card_Brand: pan.startsWith('5') ? '2' : '1', Ds_Card_PSD2: 'Y', Ds_ProcessedPayMethod: '3', Ds_MerchantData: '',
       ...(cofTxnid ? { Ds_Merchant_Cof_Txnid: cofTxnid } : {}),
     };
-    return { answer: signed(p), notify: notifyOf(p) };
+    // in progress: Redsys notifies the decision, not the wait
+    return { answer: signed(p), notify: pending ? undefined : notifyOf(p) };
   }
 
   // ---- notifications ----------------------------------------------------------------------------------
@@ -430,6 +437,32 @@ export class RedsysSimulator {
     return sent;
   }
 
+  /**
+   * Decides an operation left in progress (Ds_Response 9999: the cardholder was at the issuer): the
+   * issuer's answer `code` becomes its result, Redsys notifies the merchant (when the request named a
+   * DS_MERCHANT_MERCHANTURL) and its query service answers it. Tests: the decision that comes later.
+   */
+  async decideInProgress(fuc: string, terminal: string, order: string, code = '0000'): Promise<SentNotification | null> {
+    const o = this.#orders.get(`${fuc}:${pad3(terminal)}:${order}`);
+    if (!o || !o.inProgress) throw new Error(`no operation in progress under ${order}`);
+    const last = o.operations[o.operations.length - 1];
+    o.inProgress = false;
+    o.approved = Number(code) <= 99;
+    o.authCode = o.approved ? String(randomInt(100000, 999999)) : '';
+    o.securePayment = o.approved ? '2' : '0';
+    last.code = code;
+    last.authCode = o.authCode;
+    last.at = this.#now();
+    if (!o.merchantUrl || this.#opts.notifyRest === false) return null;
+    const sending = this.#notify(o.merchantUrl, fuc, o.terminal, o.version, {
+      Ds_Amount: String(last.amount), Ds_Currency: o.currency, Ds_Order: order, Ds_MerchantCode: fuc, Ds_Terminal: String(Number(o.terminal)), Ds_TransactionType: last.type,
+      Ds_SecurePayment: o.securePayment, Ds_Response: code, Ds_AuthorisationCode: o.authCode, Ds_Language: '1', Ds_MerchantData: '',
+    });
+    this.#sending.add(sending);
+    void sending.finally(() => this.#sending.delete(sending));
+    return sending;
+  }
+
   /** Sends again the notification of an order's last operation (tests: a late notification). */
   async renotify(fuc: string, terminal: string, order: string, url: string): Promise<SentNotification | null> {
     const o = this.#orders.get(`${fuc}:${pad3(terminal)}:${order}`);
@@ -462,7 +495,7 @@ export class RedsysSimulator {
       '<Messages><Version Ds_Version="0.0"><Message><Response Ds_Version="0.0">' +
         `<Ds_MerchantCode>${q.fuc}</Ds_MerchantCode><Ds_Terminal>${Number(q.terminal)}</Ds_Terminal><Ds_Order>${q.order}</Ds_Order>` +
         `<Ds_TransactionType>${op.type}</Ds_TransactionType><Ds_Date>${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}</Ds_Date><Ds_Hour>${two(d.getUTCHours())}:${two(d.getUTCMinutes())}</Ds_Hour>` +
-        `<Ds_Amount>${op.amount}</Ds_Amount><Ds_Currency>${o.currency}</Ds_Currency><Ds_SecurePayment>${o.securePayment}</Ds_SecurePayment><Ds_State>F</Ds_State>` +
+        `<Ds_Amount>${op.amount}</Ds_Amount><Ds_Currency>${o.currency}</Ds_Currency><Ds_SecurePayment>${o.securePayment}</Ds_SecurePayment>${(IN_PROGRESS_CODES as readonly string[]).includes(op.code) ? '' : '<Ds_State>F</Ds_State>'}` +
         `<Ds_Response>${op.code}</Ds_Response><Ds_AuthorisationCode>${op.authCode}</Ds_AuthorisationCode>` +
         '</Response></Message></Version></Messages>',
     );
@@ -552,6 +585,13 @@ export class RedsysSimulator {
     const order = String(params.DS_MERCHANT_ORDER ?? '');
     if (this.#orders.get(`${fuc}:${pad3(terminalRaw)}:${order}`)?.approved) return this.#html(res, 'Redsys', '<p>SIS0051</p>', 400);
     const session = randomUUID();
+    // the operation exists at Redsys while the customer is on its page: in progress, "card data being requested"
+    const version = opened.version;
+    const merchantUrl = (params.DS_MERCHANT_MERCHANTURL as string) ?? null;
+    this.#orders.set(`${fuc}:${pad3(terminalRaw)}:${order}`, {
+      fuc, terminal: pad3(terminalRaw), order, type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY), approved: false, confirmed: 0, refunded: 0,
+      cancelled: false, authCode: '', securePayment: '0', cofTxnid: null, inProgress: true, merchantUrl, version, operations: [{ type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), code: '9998', authCode: '', at: this.#now() }],
+    });
     this.#bizum.set(session, {
       fuc, terminalDisplay: terminalRaw, terminal: pad3(terminalRaw), order, amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY),
       version: opened.version, merchantUrl: (params.DS_MERCHANT_MERCHANTURL as string) ?? null, urlOk: (params.DS_MERCHANT_URLOK as string) ?? null, urlKo: (params.DS_MERCHANT_URLKO as string) ?? null,
@@ -574,7 +614,7 @@ export class RedsysSimulator {
     const authCode = paid ? String(randomInt(100000, 999999)) : '';
     this.#orders.set(`${s.fuc}:${s.terminal}:${s.order}`, {
       fuc: s.fuc, terminal: s.terminal, order: s.order, type: '0', amount: s.amount, currency: s.currency, approved: paid, confirmed: 0, refunded: 0, cancelled: false,
-      authCode, securePayment: '0', cofTxnid: null, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.#now() }],
+      authCode, securePayment: '0', cofTxnid: null, inProgress: false, merchantUrl: s.merchantUrl, version: s.version, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.#now() }],
     });
     if (s.merchantUrl) {
       await this.#notify(s.merchantUrl, s.fuc, s.terminal, s.version, {
