@@ -8,7 +8,7 @@ import { secret } from '../../src/platform/security/secret.js';
 import { TX_ERRORS, type CardData } from '../../src/processors/connector.js';
 import { isApproval, normaliseCode, refusalOf } from '../../src/processors/redsys/codes.js';
 import { redsysTerminalOf, redsysTerminalProblems, terminalNumber } from '../../src/processors/redsys/credentials.js';
-import { bizumRedirectParameters, expiryYYMM, followUpParameters, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
+import { bizumRedirectParameters, expiryYYMM, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
 import { queryRequestXml, readQueryAnswer, readQueryRequest } from '../../src/processors/redsys/query.js';
 import { newOrderNumber } from '../../src/processors/redsys/redsys.repo.js';
 import { sign } from '../../src/processors/redsys/signature.js';
@@ -87,6 +87,16 @@ describe('answers', () => {
     expect(resultOfAnswer(answer({ Ds_Response: '9998' }), pay).result).toEqual({ outcome: 'PENDING', details: "Redsys 9998: operation in progress: the card's data are being requested", processorId: ref.order });
     expect(resultOfErrorCode('SIS0042')).toEqual({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Redsys SIS0042: signature error: check the terminal key and the signature version', processorId: null });
     expect(resultOfErrorCode('SIS0617')).toMatchObject({ details: expect.stringContaining('COF_TXNID') });
+  });
+
+  it('3-D Secure 1 is refused (AUTHENTICATION_FAILED), never left waiting without a result code', () => {
+    // Redsys's answer to an authentication in protocol 1.0.2 (as its sandbox recorded it): the 3DS 1 ACS, MD and PAReq
+    const v1 = answer({ Ds_Amount: '1000', Ds_TransactionType: '0', Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '1.0.2', acsURL: 'https://sis-d.redsys.es/sis-simulador-web/3DS1/pares.jsp', MD: 'efca7298949ce12042c4e5da95a07e324f2d5cbd', PAReq: 'eJxVUttugzAM' } });
+    expect(resultOfAnswer(v1, pay).result).toEqual({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: THREEDS1_REFUSAL, processorId: ref.order });
+    expect(THREEDS1_REFUSAL).toMatch(/3-D Secure 1 .*not supported/);
+    expect(isThreeDS1({ protocolVersion: 'NO_3DS_v2', threeDSInfo: 'CardConfiguration' })).toBe(true);
+    expect(isThreeDS1({ protocolVersion: '2.1.0', threeDSInfo: 'CardConfiguration', threeDSServerTransID: 'x' })).toBe(false);
+    expect(isThreeDS1({ protocolVersion: '2.1.0', threeDSInfo: 'ChallengeRequest', acsURL: 'https://acs', creq: 'e30' })).toBe(false);
   });
 
   it('an answer for something else is UNKNOWN, never a success', () => {

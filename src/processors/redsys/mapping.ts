@@ -158,6 +158,21 @@ export function bizumRedirectParameters(ref: OrderRef, amount: number, currency:
   };
 }
 
+/**
+ * 3-D Secure 1 (protocol 1.0.2), which the gateway does not support: Redsys says so in a card
+ * configuration (`protocolVersion: "NO_3DS_v2"`) or in a challenge request for the 3DS 1 ACS
+ * (`protocolVersion: "1.0.2"`, `MD` and `PAReq` instead of `creq`). The payment is refused then.
+ */
+export const THREEDS1_REFUSAL = 'Redsys asks for 3-D Secure 1 (protocol 1.0.2), which is not supported (only EMV 3-D Secure 2): the payment is refused';
+
+/** Whether a `Ds_EMV3DS` of an answer is 3-D Secure 1 (see THREEDS1_REFUSAL). */
+export function isThreeDS1(emv: unknown): boolean {
+  if (!emv || typeof emv !== 'object') return false;
+  const e = emv as Record<string, unknown>;
+  const version = typeof e.protocolVersion === 'string' ? e.protocolVersion : '';
+  return version === 'NO_3DS_v2' || version.startsWith('1.') || (e.threeDSInfo === 'ChallengeRequest' && (e.MD !== undefined || e.PAReq !== undefined));
+}
+
 /** What kind of approval code an operation expects. */
 export function codeKindOf(type: TxType): CodeKind {
   switch (type) {
@@ -187,7 +202,8 @@ export interface AnswerFacts {
  * first that it answers that operation (order number, merchant code, terminal, amount): an answer for
  * something else is UNKNOWN. `0195` on a payment is the soft decline (CHALLENGE); `9998` and `9999` say
  * the operation is in progress at Redsys (card data being requested; sent to the issuer to
- * authenticate): PENDING, decided later by Redsys's notification or its query service.
+ * authenticate): PENDING, decided later by Redsys's notification or its query service. A challenge
+ * request for 3-D Secure 1 (which has no result code) is a clean refusal (AUTHENTICATION_FAILED).
  */
 export function resultOfAnswer(
   params: Record<string, unknown>,
@@ -203,6 +219,9 @@ export function resultOfAnswer(
   const type = str(params.Ds_TransactionType);
   if (type !== null && type !== expect.type) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered for another type of operation' }, facts };
   const code = normaliseCode(params.Ds_Response);
+  if (code === null && isThreeDS1(params.Ds_EMV3DS)) {
+    return { result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: THREEDS1_REFUSAL, processorId: expect.ref.order }, facts };
+  }
   if (code === null) return { result: { outcome: 'UNKNOWN', details: 'Redsys answered without a result code' }, facts };
   const processorId = expect.ref.order;
   const pending = inProgress(code);

@@ -43,10 +43,12 @@ import { normaliseCode, refusalOf } from './codes.js';
 import {
   bizumRedirectParameters,
   followUpParameters,
+  isThreeDS1,
   laneFor,
   paymentParameters,
   resultOfAnswer,
   resultOfErrorCode,
+  THREEDS1_REFUSAL,
   TX_TYPE,
   verificationParameters,
   type AnswerFacts,
@@ -310,6 +312,7 @@ export class RedsysConnector implements Connector {
     const emv = sent.params.Ds_EMV3DS as Record<string, unknown> | undefined;
     const transId = typeof emv?.threeDSServerTransID === 'string' ? emv.threeDSServerTransID : null;
     const protocolVersion = typeof emv?.protocolVersion === 'string' ? emv.protocolVersion : null;
+    if (isThreeDS1(emv)) return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: THREEDS1_REFUSAL };
     if (!transId || !protocolVersion || !protocolVersion.startsWith('2.')) {
       return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Redsys: the card does not support EMV 3-D Secure 2' };
     }
@@ -328,6 +331,8 @@ export class RedsysConnector implements Connector {
     if (emv?.threeDSInfo === 'ChallengeRequest' && typeof emv.acsURL === 'string' && typeof emv.creq === 'string' && /^https?:\/\//.test(emv.acsURL)) {
       return { outcome: 'ACS_CHALLENGE', acsUrl: emv.acsURL, creq: emv.creq };
     }
+    // a challenge for 3-D Secure 1 (MD, PAReq): not supported, refused (resultOfAnswer says so)
+    if (isThreeDS1(emv)) return { outcome: 'RESULT', result: resultOfAnswer(sent.params, { ref: x.ref, type: x.type, amount: x.amount }).result, threeds: null, flow: x.flow };
     const { result, facts } = resultOfAnswer(sent.params, { ref: x.ref, type: x.type, amount: x.amount });
     const secure = facts.securePayment === '2' || facts.securePayment === '1';
     const threeds: ThreeDSResult = { version: x.protocolVersion, transStatus: secure ? 'Y' : 'N', eci: typeof sent.params.Ds_ECI === 'string' ? sent.params.Ds_ECI : null, cavv: null, dsTransId: null };

@@ -16,6 +16,10 @@
  *   4000000000000002  0180 card not supported
  *   4000000000000259  0202 suspected fraud
  *   4000000000000101  0129 wrong CVV (whenever a CVV is given)
+ *   4548810000000003  3-D Secure 1 only: the card configuration says NO_3DS_v2
+ *   4548815374025114  card configuration in EMV 3DS 2.2.0, but the authentication answers a 3-D Secure 1
+ *                     challenge (protocolVersion 1.0.2, MD, PAReq), as Redsys's sandbox did for this card
+ *                     (recorded by redsys-easy's "Rest 3DS v2.2 MIT exception" test until December 2023)
  *   4000000000009987  9999 in progress: sent to the issuer to authenticate the cardholder (customer
  *                     payments without authentication); the test decides it later (`decideInProgress`),
  *                     then Redsys notifies and its query service answers the result
@@ -35,12 +39,18 @@ export const SIM_CARDS = {
   FRAUD: '4000000000000259',
   CVV_FAIL: '4000000000000101',
   IN_PROGRESS: '4000000000009987',
+  THREEDS1_ONLY: '4548810000000003',
+  THREEDS1_CHALLENGE: '4548815374025114',
 } as const;
 
 /** `Ds_Response` codes of an operation still in progress at Redsys (no decision yet). */
 export const IN_PROGRESS_CODES = ['9998', '9999'] as const;
 
-export type ThreeDSPath = { method: boolean; challenge: boolean };
+/**
+ * `version`: what the card configuration answers (`NO_3DS_v2`: 3-D Secure 1 only); `v1Challenge`: the
+ * authentication answers a 3-D Secure 1 challenge (MD, PAReq) although the configuration said 2.x.
+ */
+export type ThreeDSPath = { method: boolean; challenge: boolean; version: '2.1.0' | '2.2.0' | 'NO_3DS_v2'; v1Challenge?: boolean };
 
 /** How 3-D Secure 2 goes for a card: with or without a 3DS method, frictionless or challenge. */
 export function threedsPathOf(pan: string): ThreeDSPath {
@@ -48,13 +58,17 @@ export function threedsPathOf(pan: string): ThreeDSPath {
     case SIM_CARDS.CHALLENGE:
     case SIM_CARDS.CHALLENGE_FAILS:
     case SIM_CARDS.SOFT_DECLINE:
-      return { method: true, challenge: true };
+      return { method: true, challenge: true, version: '2.1.0' };
     case SIM_CARDS.CHALLENGE_NO_METHOD:
-      return { method: false, challenge: true };
+      return { method: false, challenge: true, version: '2.1.0' };
     case SIM_CARDS.FRICTIONLESS_NO_METHOD:
-      return { method: false, challenge: false };
+      return { method: false, challenge: false, version: '2.1.0' };
+    case SIM_CARDS.THREEDS1_ONLY:
+      return { method: false, challenge: true, version: 'NO_3DS_v2' };
+    case SIM_CARDS.THREEDS1_CHALLENGE:
+      return { method: false, challenge: true, version: '2.2.0', v1Challenge: true };
     default:
-      return { method: true, challenge: false };
+      return { method: true, challenge: false, version: '2.1.0' };
   }
 }
 

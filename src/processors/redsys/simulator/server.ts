@@ -254,6 +254,8 @@ export class RedsysSimulator {
     if (req.method === 'POST' && path === '/sim/3ds-method') return this.#methodPage(new URLSearchParams(body), res);
     if (req.method === 'POST' && path === '/sim/acs') return this.#acsPage(new URLSearchParams(body), res);
     if (req.method === 'POST' && path === '/sim/acs/answer') return this.#acsAnswer(new URLSearchParams(body), res);
+    // the 3-D Secure 1 ACS a 1.0.2 challenge request names: only a page saying what it is (the gateway refuses 3DS 1)
+    if (req.method === 'POST' && path === '/sim/acs-v1') return this.#html(res, 'ACS (3-D Secure 1)', '<p>3-D Secure 1 challenge (simulated issuer): not run by this simulator</p>');
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   }
 
@@ -301,13 +303,15 @@ export class RedsysSimulator {
       const pan = String(params.DS_MERCHANT_PAN ?? '');
       if (!pan) return { answer: { errorCode: 'SIS0063' } };
       if (!emv || emv.threeDSInfo !== 'CardData') return { answer: signed({ ...common, Ds_Card_PSD2: 'Y' }) };
-      const transId = randomUUID();
       const path = threedsPathOf(pan);
+      // a card of 3-D Secure 1 only: no EMV 3DS session (the merchant would go on with protocol 1.0.2)
+      if (path.version === 'NO_3DS_v2') return { answer: signed({ ...common, Ds_EMV3DS: { protocolVersion: 'NO_3DS_v2', threeDSInfo: 'CardConfiguration' }, Ds_Card_PSD2: 'Y' }) };
+      const transId = randomUUID();
       this.#threeds.set(transId, { fuc, terminal, order, pan, acsTransID: randomUUID(), notificationURL: null, methodDone: false, challengeResult: null });
       return {
         answer: signed({
           ...common,
-          Ds_EMV3DS: { protocolVersion: '2.1.0', threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.#url}/sim/3ds-method` } : {}) },
+          Ds_EMV3DS: { protocolVersion: path.version, threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.#url}/sim/3ds-method` } : {}) },
           Ds_Card_PSD2: 'Y',
         }),
       };
@@ -344,6 +348,12 @@ export class RedsysSimulator {
         if (!s || s.order !== order || s.fuc !== fuc) return { answer: { errorCode: 'SIS0081' } };
         if (emv.browserJavascriptEnabled === undefined || typeof emv.notificationURL !== 'string' || typeof emv.browserAcceptHeader !== 'string' || typeof emv.browserUserAgent !== 'string') {
           return { answer: { errorCode: 'SIS0653' } };
+        }
+        if (threedsPathOf(s.pan).v1Challenge) {
+          // the issuer's ACS of 3-D Secure 1: MD and PAReq for its page (the merchant's TermUrl gets PARes)
+          const md = randomUUID().replace(/-/g, '');
+          const pareq = Buffer.from(`<PAReq><Merchant><acqBIN>0</acqBIN></Merchant><Purchase><xid>${md.slice(0, 20)}</xid></Purchase></PAReq>`).toString('base64');
+          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '1.0.2', acsURL: `${this.#url}/sim/acs-v1`, MD: md, PAReq: pareq } }) };
         }
         if (threedsPathOf(s.pan).challenge) {
           s.notificationURL = emv.notificationURL;
