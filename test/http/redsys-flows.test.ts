@@ -1,12 +1,14 @@
 /**
  * Redsys's documented flows through the public API in production mode, against the Redsys simulator:
  * an operation Redsys answers as still in progress (Ds_Response 9999: sent to the issuer to
- * authenticate) stays PENDING until Redsys's notification or its query service decides it.
+ * authenticate) stays PENDING until Redsys's notification or its query service decides it; the
+ * merchant's own 3-D Secure result (`threeds_data`, an external MPI) sent as DS_MERCHANT_MPIEXTERNAL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { redsysHarness, type WebhookSend } from '../helpers/connectors.js';
 import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
+import { decodeParameters } from '../../src/processors/redsys/signature.js';
 
 const h = redsysHarness();
 const FUC = '999008881';
@@ -73,5 +75,32 @@ describe('an operation in progress at Redsys (9999)', () => {
     const after = await get(o.uuid);
     expect(after.status).toBe('REFUSED');
     expect(after.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'DENIED', error_details: 'Redsys 0190: declined by the issuer without a reason' });
+  });
+});
+
+/** The decoded parameters of the last request Redsys received. */
+const lastSent = () => decodeParameters((h.sim.requests.at(-1)!.body as { Ds_MerchantParameters: string }).Ds_MerchantParameters);
+
+describe('the merchant\'s own 3-D Secure (threeds_data, an external MPI)', () => {
+  const dsTransId = '3c7a8f10-6a1e-4a77-9e0c-52b1d9d2f7a4';
+  const cavv = 'AAABBEg0VhI0VniQEjRWAAAAAAA=';
+
+  it('goes to Redsys as DS_MERCHANT_MPIEXTERNAL: the payment is authenticated (a card that needs SCA is approved) and safe', async () => {
+    const o = await singleStep(SIM_CARDS.SOFT_DECLINE, { threeds_data: { version: '2.2.0', trans_status: 'Y', eci: '05', cavv, ds_trans_id: dsTransId } });
+    expect(o).toMatchObject({ status: 'SUCCESS', paid: true, safe: true });
+    expect(o.threeds_data).toMatchObject({ flow: 'EXTERNAL', status: 'Y', eci: '05' });
+    const sent = lastSent();
+    expect(sent.DS_MERCHANT_MPIEXTERNAL).toEqual({ protocolVersion: '2.2.0', dsTransID: dsTransId, authenticacionValue: cavv, Eci: '05' });
+    expect(sent).not.toHaveProperty('DS_MERCHANT_EMV3DS');
+    expect(h.sim.order(FUC, '001', o.transactions[0].processor_id)).toMatchObject({ approved: true, securePayment: '2' });
+  });
+
+  it('a result that says the cardholder was not authenticated is refused without asking Redsys', async () => {
+    const calls = h.sim.calls.trataPeticion;
+    const o = await singleStep(SIM_CARDS.APPROVED, { threeds_data: { version: '2.2.0', trans_status: 'N', eci: '07', ds_trans_id: dsTransId } });
+    expect(o.status).toBe('REFUSED');
+    expect(o.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'AUTHENTICATION_FAILED' });
+    expect(o.transactions[0].error_details).toMatch(/transStatus N/);
+    expect(h.sim.calls.trataPeticion).toBe(calls);
   });
 });

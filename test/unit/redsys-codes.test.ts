@@ -117,6 +117,8 @@ const SIS: Record<string, [RegExp, RegExp]> = {
   SIS0493: [/parametros de MPI en operacion no segura/, /MPI\) data in a non-secure operation/],
   SIS0573: [/browserAcceptHeader no indicado/, /browserAcceptHeader is missing/],
   SIS0574: [/browserUserAgent no indicado/, /browserUserAgent is missing/],
+  SIS0581: [/datos DS_MERCHANT_EMV3DS no está indicado o es demasiado grande/, /DS_MERCHANT_EMV3DS data are missing or not readable/],
+  SIS0582: [/threeDSServerTransID no indicado/, /threeDSServerTransID is missing/],
   SIS0584: [/notificationURL no indicado/, /notificationURL is missing/],
   SIS0605: [/Error en el parámetro DS_MERCHANT_MPIEXTERNAL/, /external 3-D Secure data \(DS_MERCHANT_MPIEXTERNAL\)/],
   SIS0606: [/Error en los datos de MPI enviados en el parámetro DS_MERCHANT_MPIEXTERNAL/, /MPI data of DS_MERCHANT_MPIEXTERNAL/],

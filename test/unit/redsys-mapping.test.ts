@@ -8,7 +8,7 @@ import { secret } from '../../src/platform/security/secret.js';
 import { TX_ERRORS, type CardData } from '../../src/processors/connector.js';
 import { isApproval, normaliseCode, refusalOf } from '../../src/processors/redsys/codes.js';
 import { redsysTerminalOf, redsysTerminalProblems, terminalNumber } from '../../src/processors/redsys/credentials.js';
-import { bizumRedirectParameters, expiryYYMM, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
+import { bizumRedirectParameters, expiryYYMM, externalAuthenticationRefusal, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
 import { queryRequestXml, readQueryAnswer, readQueryRequest } from '../../src/processors/redsys/query.js';
 import { newOrderNumber } from '../../src/processors/redsys/redsys.repo.js';
 import { sign } from '../../src/processors/redsys/signature.js';
@@ -35,10 +35,24 @@ describe('requests', () => {
     expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(null), channel: 'MIT', cofTxnid: 'MCC0001' })).toMatchObject({
       DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: 'MCC0001', DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true',
     });
-    // an external authentication travels as EMV3DS authentication data
-    expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'ECOMMERCE', threeds: { version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAAB', dsTransId: 'ds-1' } }).DS_MERCHANT_EMV3DS).toEqual({
-      threeDSInfo: 'AuthenticationData', protocolVersion: '2.2.0', transStatus: 'Y', eci: '05', authenticationValue: 'AAAB', dsTransID: 'ds-1',
-    });
+  });
+
+  it('an external authentication (the merchant\'s own MPI) travels as DS_MERCHANT_MPIEXTERNAL, with Redsys\'s field names', () => {
+    const ext = (threeds: Parameters<typeof paymentParameters>[0]['threeds']) => paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'ECOMMERCE', threeds });
+    const dsTransId = 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b';
+    const v2 = ext({ version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId });
+    expect(v2.DS_MERCHANT_MPIEXTERNAL).toEqual({ protocolVersion: '2.2.0', dsTransID: dsTransId, authenticacionValue: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', Eci: '05' });
+    expect(v2).not.toHaveProperty('DS_MERCHANT_EMV3DS');
+    // versions and ECIs as merchants write them
+    expect(ext({ version: '2', transStatus: 'A', eci: '6', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId }).DS_MERCHANT_MPIEXTERNAL).toMatchObject({ protocolVersion: '2.1.0', Eci: '06' });
+    // 3-D Secure 1: TXID, CAVV, ECI
+    expect(ext({ version: '1.0.2', transStatus: 'Y', eci: '5', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId: 'xid-1' }).DS_MERCHANT_MPIEXTERNAL).toEqual({ TXID: 'xid-1', CAVV: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', ECI: '5' });
+    // no authentication data: an acknowledged exemption is sent without; a failed authentication is refused before anything is sent
+    expect(ext({ version: '2.2.0', transStatus: 'I', eci: '07', cavv: null, dsTransId })).not.toHaveProperty('DS_MERCHANT_MPIEXTERNAL');
+    expect(externalAuthenticationRefusal({ version: '2.2.0', transStatus: 'N', eci: null, cavv: null, dsTransId })).toMatch(/transStatus N/);
+    for (const t of ['Y', 'A', 'I']) expect(externalAuthenticationRefusal({ version: '2.2.0', transStatus: t, eci: null, cavv: null, dsTransId })).toBeNull();
+    // MoTo and MIT carry no authentication
+    expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'MOTO', threeds: { version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId } })).not.toHaveProperty('DS_MERCHANT_MPIEXTERNAL');
   });
 
   it('follow-ups carry the original order number and their type; verification is amount 0; Bizum is PAYMETHODS=z', () => {

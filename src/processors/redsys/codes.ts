@@ -129,6 +129,8 @@ const SIS_REFUSALS: Record<string, Refusal> = {
   SIS0493: { error: 'PROCESSOR_ERROR', details: 'external 3-D Secure (MPI) data in a non-secure operation' },
   SIS0573: { error: 'PROCESSOR_ERROR', details: '3-D Secure authentication refused: browserAcceptHeader is missing' },
   SIS0574: { error: 'PROCESSOR_ERROR', details: '3-D Secure authentication refused: browserUserAgent is missing' },
+  SIS0581: { error: 'PROCESSOR_ERROR', details: '3-D Secure authentication refused: the DS_MERCHANT_EMV3DS data are missing or not readable' },
+  SIS0582: { error: 'PROCESSOR_ERROR', details: '3-D Secure authentication refused: threeDSServerTransID is missing' },
   SIS0584: { error: 'PROCESSOR_ERROR', details: '3-D Secure authentication refused: notificationURL is missing' },
   SIS0605: { error: 'PROCESSOR_ERROR', details: 'error in the external 3-D Secure data (DS_MERCHANT_MPIEXTERNAL)' },
   SIS0606: { error: 'PROCESSOR_ERROR', details: 'error in the MPI data of DS_MERCHANT_MPIEXTERNAL' },

@@ -82,7 +82,7 @@ export interface PaymentParametersInput {
   channel: PaymentRequest['channel'];
   /** MIT: the network transaction id of the first payment. */
   cofTxnid?: string | null;
-  /** An authentication done elsewhere (an external MPI's `threeds_data`). */
+  /** An authentication done elsewhere (an external MPI's `threeds_data`): sent as DS_MERCHANT_MPIEXTERNAL. */
   threeds?: ThreeDSResult | null;
   /** The gateway's notification URL (Redsys posts the signed result there too). */
   merchantUrl?: string | null;
@@ -113,18 +113,50 @@ export function paymentParameters(i: PaymentParametersInput): Record<string, unk
     p.DS_MERCHANT_COF_TYPE = 'C';
   }
   if (i.threeds && i.channel === 'ECOMMERCE') {
-    // an authentication the merchant did with its own 3DS server
-    p.DS_MERCHANT_EMV3DS = {
-      threeDSInfo: 'AuthenticationData',
-      protocolVersion: i.threeds.version,
-      transStatus: i.threeds.transStatus,
-      ...(i.threeds.eci ? { eci: i.threeds.eci } : {}),
-      ...(i.threeds.cavv ? { authenticationValue: i.threeds.cavv } : {}),
-      ...(i.threeds.dsTransId ? { dsTransID: i.threeds.dsTransId } : {}),
-    };
+    // an authentication the merchant did with its own 3DS server (an external MPI)
+    const mpi = mpiExternal(i.threeds);
+    if (mpi) p.DS_MERCHANT_MPIEXTERNAL = mpi;
   }
   if (i.merchantUrl) p.DS_MERCHANT_MERCHANTURL = i.merchantUrl;
   return p;
+}
+
+/** An EMV 3DS protocol version as Redsys writes it (`2.2.0`); `2` and `2.1` are completed. */
+function protocolVersionOf(v: string): string {
+  const parts = v.trim().split('.');
+  if (parts.length === 1) return `${parts[0]}.1.0`;
+  return parts.length === 2 ? `${parts[0]}.${parts[1]}.0` : v.trim();
+}
+
+/**
+ * The authentication of an external MPI (the merchant's own 3DS server: `threeds_data`) as Redsys takes
+ * it: `DS_MERCHANT_MPIEXTERNAL`, with the field names of Redsys's SIS error table (SIS0605–SIS0614;
+ * `authenticacionValue` is Redsys's spelling). EMV 3DS 2: `protocolVersion`, `dsTransID`,
+ * `authenticacionValue` (the CAVV), `Eci`; 3-D Secure 1: `TXID`, `CAVV`, `ECI`. Only an authenticated or
+ * attempted result (transStatus Y or A) with its CAVV carries authentication data; otherwise null (an
+ * acknowledged exemption, I, is sent without: Redsys applies its own rules).
+ */
+export function mpiExternal(t: ThreeDSResult): Record<string, string> | null {
+  if ((t.transStatus !== 'Y' && t.transStatus !== 'A') || !t.cavv) return null;
+  if (t.version.trim().startsWith('1.')) {
+    return { ...(t.dsTransId ? { TXID: t.dsTransId } : {}), CAVV: t.cavv, ...(t.eci ? { ECI: t.eci } : {}) };
+  }
+  return {
+    protocolVersion: protocolVersionOf(t.version),
+    ...(t.dsTransId ? { dsTransID: t.dsTransId } : {}),
+    authenticacionValue: t.cavv,
+    ...(t.eci ? { Eci: t.eci.padStart(2, '0') } : {}),
+  };
+}
+
+/**
+ * An external 3-D Secure result that says the cardholder was not authenticated (transStatus other than
+ * Y, A or I): the payment is refused without asking Redsys (MPIEXTERNAL has no field for a failed
+ * authentication), as the sandbox refuses it.
+ */
+export function externalAuthenticationRefusal(t: ThreeDSResult | null | undefined): string | null {
+  if (!t || t.transStatus === 'Y' || t.transStatus === 'A' || t.transStatus === 'I') return null;
+  return `3-D Secure authentication not successful (the merchant's 3-D Secure result is transStatus ${t.transStatus})`;
 }
 
 /** A confirmation (`2`), refund (`3`) or cancellation (`9`) under the original payment's order number. */

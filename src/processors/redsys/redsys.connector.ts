@@ -42,6 +42,7 @@ import type {
 import { normaliseCode, refusalOf } from './codes.js';
 import {
   bizumRedirectParameters,
+  externalAuthenticationRefusal,
   followUpParameters,
   isThreeDS1,
   laneFor,
@@ -163,6 +164,8 @@ export class RedsysConnector implements Connector {
     if (req.channel === 'CARD_PRESENT') {
       return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through Redsys e-commerce terminals', processorId: null };
     }
+    const notAuthenticated = req.channel === 'ECOMMERCE' ? externalAuthenticationRefusal(req.threeds) : null;
+    if (notAuthenticated) return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: notAuthenticated, processorId: null };
     const op = await recordOperation(this.#o.db(), {
       reference: req.reference, merchantCode: terminal.fuc, terminal: terminal[lane].terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: refOf(req.terminal),
     });

@@ -114,6 +114,34 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const b64urlJson = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const BASE64 = /^[A-Za-z0-9+/]{20,}={0,2}$/;
+
+/**
+ * DS_MERCHANT_MPIEXTERNAL as Redsys checks it (the SIS errors that name its fields): EMV 3DS 2
+ * (`protocolVersion`, `dsTransID`, `authenticacionValue`, `Eci`, optionally `threeDSServerTransID`) or
+ * 3-D Secure 1 (`TXID`, `CAVV`, `ECI`). `secure`: the Ds_SecurePayment of the payment (2 or 1).
+ */
+function checkMpiExternal(mpi: unknown): { secure: '1' | '2' } | { error: string } {
+  if (!mpi || typeof mpi !== 'object' || Array.isArray(mpi)) return { error: 'SIS0605' };
+  const m = mpi as Record<string, unknown>;
+  if (m.protocolVersion !== undefined || m.dsTransID !== undefined || m.authenticacionValue !== undefined) {
+    if (typeof m.protocolVersion !== 'string' || !/^2\.\d\.\d$/.test(m.protocolVersion)) return { error: 'SIS0613' };
+    if (m.threeDSServerTransID !== undefined && (typeof m.threeDSServerTransID !== 'string' || !UUID.test(m.threeDSServerTransID))) return { error: 'SIS0610' };
+    if (typeof m.dsTransID !== 'string' || !UUID.test(m.dsTransID)) return { error: 'SIS0611' };
+    if (typeof m.authenticacionValue !== 'string' || !BASE64.test(m.authenticacionValue)) return { error: 'SIS0612' };
+    if (typeof m.Eci !== 'string' || !/^0\d$/.test(m.Eci)) return { error: 'SIS0614' };
+    return { secure: '2' };
+  }
+  if (m.CAVV !== undefined || m.TXID !== undefined) {
+    if (m.TXID !== undefined && typeof m.TXID !== 'string') return { error: 'SIS0607' };
+    if (typeof m.CAVV !== 'string' || !BASE64.test(m.CAVV)) return { error: 'SIS0608' };
+    if (typeof m.ECI !== 'string' || !/^0?\d$/.test(m.ECI)) return { error: 'SIS0609' };
+    return { secure: '1' };
+  }
+  return { error: 'SIS0606' };
+}
+
 export class RedsysSimulator {
   latencyMs: number;
   readonly #opts: RedsysSimulatorOptions;
@@ -342,13 +370,24 @@ export class RedsysSimulator {
     let authenticationFailed = false;
     let secure = '0';
     const pan = String(params.DS_MERCHANT_PAN ?? '');
+    const mpi = params.DS_MERCHANT_MPIEXTERNAL;
+    if (mpi !== undefined) {
+      // an authentication done by the merchant's own 3DS server (external MPI)
+      if (typeof params.DS_MERCHANT_DIRECTPAYMENT === 'string') return { answer: { errorCode: 'SIS0493' } };
+      const checked = checkMpiExternal(mpi);
+      if ('error' in checked) return { answer: { errorCode: checked.error } };
+      authenticated = true;
+      secure = checked.secure;
+    }
     if (emv && typeof emv.threeDSInfo === 'string') {
-      if (emv.threeDSInfo === 'AuthenticationData' && typeof emv.threeDSServerTransID === 'string') {
+      if (emv.threeDSInfo === 'AuthenticationData') {
+        if (typeof emv.threeDSServerTransID !== 'string') return { answer: { errorCode: 'SIS0582' } };
         const s = this.#threeds.get(emv.threeDSServerTransID);
         if (!s || s.order !== order || s.fuc !== fuc) return { answer: { errorCode: 'SIS0081' } };
-        if (emv.browserJavascriptEnabled === undefined || typeof emv.notificationURL !== 'string' || typeof emv.browserAcceptHeader !== 'string' || typeof emv.browserUserAgent !== 'string') {
-          return { answer: { errorCode: 'SIS0653' } };
-        }
+        if (emv.browserJavascriptEnabled === undefined) return { answer: { errorCode: 'SIS0653' } };
+        if (typeof emv.browserAcceptHeader !== 'string') return { answer: { errorCode: 'SIS0573' } };
+        if (typeof emv.browserUserAgent !== 'string') return { answer: { errorCode: 'SIS0574' } };
+        if (typeof emv.notificationURL !== 'string') return { answer: { errorCode: 'SIS0584' } };
         if (threedsPathOf(s.pan).v1Challenge) {
           // the issuer's ACS of 3-D Secure 1: MD and PAReq for its page (the merchant's TermUrl gets PARes)
           const md = randomUUID().replace(/-/g, '');
@@ -375,12 +414,7 @@ export class RedsysSimulator {
         authenticated = s.challengeResult === 'Y';
         authenticationFailed = !authenticated;
         secure = authenticated ? '2' : '0';
-      } else if (emv.threeDSInfo === 'AuthenticationData' && typeof emv.transStatus === 'string') {
-        // an authentication done by the merchant's own 3DS server
-        authenticated = emv.transStatus === 'Y' || emv.transStatus === 'A';
-        authenticationFailed = !authenticated;
-        secure = authenticated ? '2' : '0';
-      } else return { answer: { errorCode: 'SIS0653' } };
+      } else return { answer: { errorCode: 'SIS0581' } };
     }
     const directPayment = typeof params.DS_MERCHANT_DIRECTPAYMENT === 'string' ? params.DS_MERCHANT_DIRECTPAYMENT : null;
     const d: Decision = decidePayment({
