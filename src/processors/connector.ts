@@ -119,6 +119,21 @@ export interface PaymentRequest extends Base {
   channel: 'ECOMMERCE' | 'MOTO' | 'MIT' | 'CARD_PRESENT';
   customerIp?: string | null;
   cofTxnid?: string | null;
+  /**
+   * Stored credentials (card on file), customer-initiated payments: this payment's card is being stored
+   * for later use, with the customer's consent. Set when the payment stores the card (B3 single step; the
+   * hosted page when the order saves the card) and when it pays with a card stored for later use (B10):
+   * the first payment through a processor that holds no network transaction id for the card yet is the
+   * credential's first use (the processor's network id is kept, for the card's later payments), a later
+   * one uses the stored credential. Absent or false: a one-off payment, no stored-credential flags.
+   */
+  storeCredential?: boolean;
+  /**
+   * The kind of a merchant-initiated payment (`channel` MIT) on a stored credential: RECURRING (a
+   * subscription's charges on its schedule), UNSCHEDULED (batch lines and other charges the merchant
+   * makes when needed), INSTALMENT (one purchase paid in parts). Absent or null: UNSCHEDULED.
+   */
+  mit?: 'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT' | null;
   dynamicDescriptor?: string | null;
   /**
    * Dynamic currency conversion offered to the cardholder on the hosted page, and their choice. The

@@ -2,11 +2,16 @@
  * Redsys's documented flows through the public API in production mode, against the Redsys simulator:
  * an operation Redsys answers as still in progress (Ds_Response 9999: sent to the issuer to
  * authenticate) stays PENDING until Redsys's notification or its query service decides it; the
- * merchant's own 3-D Secure result (`threeds_data`, an external MPI) sent as DS_MERCHANT_MPIEXTERNAL.
+ * merchant's own 3-D Secure result (`threeds_data`, an external MPI) sent as DS_MERCHANT_MPIEXTERNAL;
+ * stored credentials (COF): the first use only when the payment stores the card (B3, the hosted page
+ * when the order saves it, a stored card's first payment), later uses quoting the network id, merchant-
+ * initiated payments with their kind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { redsysHarness, type WebhookSend } from '../helpers/connectors.js';
+import { storeCard } from '../helpers/payments.js';
+import { nonceOf, pagePath, post as postForm } from '../helpers/pages.js';
 import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
 import { decodeParameters } from '../../src/processors/redsys/signature.js';
 
@@ -102,5 +107,59 @@ describe('the merchant\'s own 3-D Secure (threeds_data, an external MPI)', () =>
     expect(o.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'AUTHENTICATION_FAILED' });
     expect(o.transactions[0].error_details).toMatch(/transStatus N/);
     expect(h.sim.calls.trataPeticion).toBe(calls);
+  });
+});
+
+describe('stored credentials (COF)', () => {
+  const cofFields = () => Object.fromEntries(Object.entries(lastSent()).filter(([k]) => /COF|EXCEP_SCA|DIRECTPAYMENT/.test(k)));
+  const pan = () => h.cards.approved();
+
+  it('B3 stores the card: its first use; a B10 payment with it quotes the network id; a batch line is an unscheduled MIT quoting it', async () => {
+    const c = `cof-${++n}`;
+    const first = await singleStep(pan(), { customer_ext_id: c });
+    expect(first.status).toBe('SUCCESS');
+    expect(cofFields()).toEqual({ DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' });
+    expect(first.cof_txnid).toMatch(/^\d{15}$/);
+    const source = first.transactions[0].source.uuid as string;
+    // the customer pays again with the stored card (B10): a later use of the stored credential
+    const o = (await m.api.post('/payment', { amount: 700, operative: 'AUTHORIZATION', secure: false, description: 'again', service: m.service_uuid, customer_ext_id: c })).body.order;
+    const again = await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source });
+    expect(again.status, again.raw).toBe(200);
+    expect(again.body.order).toMatchObject({ status: 'SUCCESS', cof_txnid: first.cof_txnid });
+    expect(cofFields()).toEqual({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_COF_TXNID: first.cof_txnid });
+    // a batch line: merchant-initiated, unscheduled
+    const file = Buffer.from(`amount,card,customer_external_id,service,additional,url_post\n450,${source},${c},${m.service_uuid},batch line,\n`).toString('base64');
+    const batch = (await m.api.post('/batch/authorizations', { data: file, filename: 'lines.csv' })).body.batch;
+    await t.m.batch.drain();
+    const line = (await m.api.get(`/batch/${batch.uuid}`)).body.lines[0];
+    expect(line).toMatchObject({ status: 'SUCCEEDED', outcome: 'SUCCESS' });
+    expect(cofFields()).toEqual({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_COF_TXNID: first.cof_txnid, DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true' });
+  });
+
+  it('a card stored without a payment: its first payment (B10) is the first use', async () => {
+    const c = `cof-${++n}`;
+    const source = await storeCard(t, m, pan(), c);
+    const o = (await m.api.post('/payment', { amount: 700, operative: 'AUTHORIZATION', secure: false, description: 'stored', service: m.service_uuid, customer_ext_id: c })).body.order;
+    const r = await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: source });
+    expect(r.body.order).toMatchObject({ status: 'SUCCESS', cof_txnid: expect.stringMatching(/^\d{15}$/) });
+    expect(cofFields()).toEqual({ DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' });
+  });
+
+  it('a payment that does not keep the card for later is no stored-credential use: B3 without save_card, the hosted page without save_card', async () => {
+    const oneOff = await singleStep(pan(), { save_card: false });
+    expect(oneOff.status).toBe('SUCCESS');
+    expect(cofFields()).toEqual({});
+    expect(oneOff.cof_txnid).toBeNull();
+    // the hosted page: stored for later only when the order saves the card
+    for (const save of [false, true]) {
+      const o = (await m.api.post('/payment', { amount: 900, operative: 'AUTHORIZATION', secure: false, description: 'page', service: m.service_uuid, customer_ext_id: `cof-${++n}`, save_card: save, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' })).body.order;
+      const url = pagePath(o, 'process', 'production');
+      const page = await t.app.inject({ method: 'GET', url, headers: { 'x-forwarded-proto': 'https' } });
+      expect(page.statusCode, page.body.slice(0, 300)).toBe(200);
+      const paid = await postForm(t, url, { nonce: nonceOf(page.body), holder: 'Ana Pérez', number: pan(), expiry: '12/30', cvv: '123' }, { 'x-forwarded-proto': 'https' });
+      expect(paid.statusCode, paid.body.slice(0, 300)).toBeLessThan(400);
+      expect((await get(o.uuid)).status).toBe('SUCCESS');
+      expect(cofFields()).toEqual(save ? { DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' } : {});
+    }
   });
 });

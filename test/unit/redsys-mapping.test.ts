@@ -8,7 +8,7 @@ import { secret } from '../../src/platform/security/secret.js';
 import { TX_ERRORS, type CardData } from '../../src/processors/connector.js';
 import { isApproval, normaliseCode, refusalOf } from '../../src/processors/redsys/codes.js';
 import { redsysTerminalOf, redsysTerminalProblems, terminalNumber } from '../../src/processors/redsys/credentials.js';
-import { bizumRedirectParameters, expiryYYMM, externalAuthenticationRefusal, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
+import { bizumRedirectParameters, cofUseOf, expiryYYMM, externalAuthenticationRefusal, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
 import { queryRequestXml, readQueryAnswer, readQueryRequest } from '../../src/processors/redsys/query.js';
 import { newOrderNumber } from '../../src/processors/redsys/redsys.repo.js';
 import { sign } from '../../src/processors/redsys/signature.js';
@@ -18,23 +18,44 @@ const card = (cvv: string | null = '123'): CardData => ({ pan: secret('454881204
 const answer = (o: Record<string, unknown>) => ({ Ds_Order: ref.order, Ds_MerchantCode: ref.fuc, Ds_Terminal: '1', Ds_Amount: '1000', Ds_Currency: '978', ...o });
 
 describe('requests', () => {
-  it('an e-commerce authorization: card, amount, numeric currency, first use of a stored credential', () => {
+  it('an e-commerce authorization: card, amount, numeric currency; a one-off payment carries no stored-credential fields', () => {
     expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 1000, currency: 'EUR', card: card(), channel: 'ECOMMERCE' })).toEqual({
       DS_MERCHANT_ORDER: '1234AbCdEfGh', DS_MERCHANT_MERCHANTCODE: '999008881', DS_MERCHANT_TERMINAL: '001', DS_MERCHANT_TRANSACTIONTYPE: '0',
       DS_MERCHANT_AMOUNT: '1000', DS_MERCHANT_CURRENCY: '978', DS_MERCHANT_PAN: '4548812049400004', DS_MERCHANT_EXPIRYDATE: '3403', DS_MERCHANT_CVV2: '123',
-      DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C',
     });
   });
 
-  it('a pre-authorization is type 1; MoTo is DIRECTPAYMENT=moto; MIT quotes the first payment', () => {
+  it('stored credentials: the first use only when the card is stored, later uses quote the network id, merchant-initiated ones say their kind', () => {
+    const pay = (req: Parameters<typeof cofUseOf>[0], known: string | null) =>
+      paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(null), channel: req.channel, cof: cofUseOf(req, known) });
+    const cofFields = (p: Record<string, unknown>) => Object.fromEntries(Object.entries(p).filter(([k]) => /COF|EXCEP_SCA|DIRECTPAYMENT/.test(k)));
+    // a customer's payment that does not store the card: none (whatever is known of the card)
+    expect(cofFields(pay({ channel: 'ECOMMERCE' }, null))).toEqual({});
+    expect(cofFields(pay({ channel: 'ECOMMERCE', storeCredential: false }, 'NTX1'))).toEqual({});
+    // the card is stored and Redsys has no network id for it yet: the first use
+    expect(cofFields(pay({ channel: 'ECOMMERCE', storeCredential: true }, null))).toEqual({ DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' });
+    // a stored card whose first use is known: a later customer-initiated use
+    expect(cofFields(pay({ channel: 'ECOMMERCE', storeCredential: true }, 'NTX1'))).toEqual({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_COF_TXNID: 'NTX1' });
+    // merchant-initiated: recurring (subscriptions) R, unscheduled (batch lines, other charges; the default) C, instalments I
+    const mit = { DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: 'NTX1', DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true' };
+    expect(cofFields(pay({ channel: 'MIT', mit: 'RECURRING' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'R' });
+    expect(cofFields(pay({ channel: 'MIT', mit: 'UNSCHEDULED' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'C' });
+    expect(cofFields(pay({ channel: 'MIT' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'C' });
+    expect(cofFields(pay({ channel: 'MIT', mit: null }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'C' });
+    expect(cofFields(pay({ channel: 'MIT', mit: 'INSTALMENT' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'I' });
+    // no id known for an MIT: Redsys refuses it (SIS0617), nothing is invented
+    expect(pay({ channel: 'MIT' }, null)).not.toHaveProperty('DS_MERCHANT_COF_TXNID');
+    // MoTo: no stored-credential fields, even for a stored card
+    expect(cofUseOf({ channel: 'MOTO', storeCredential: true }, 'NTX1')).toBeNull();
+    expect(cofFields(pay({ channel: 'MOTO', storeCredential: true }, 'NTX1'))).toEqual({ DS_MERCHANT_DIRECTPAYMENT: 'moto' });
+  });
+
+  it('a pre-authorization is type 1; MoTo is DIRECTPAYMENT=moto', () => {
     expect(paymentParameters({ ref, type: TX_TYPE.PREAUTHORIZATION, amount: 5, currency: 'USD', card: card(null), channel: 'ECOMMERCE' })).toMatchObject({ DS_MERCHANT_TRANSACTIONTYPE: '1', DS_MERCHANT_CURRENCY: '840', DS_MERCHANT_AMOUNT: '5' });
     expect(paymentParameters({ ref, type: TX_TYPE.PREAUTHORIZATION, amount: 5, currency: 'USD', card: card(null), channel: 'ECOMMERCE' })).not.toHaveProperty('DS_MERCHANT_CVV2');
     const moto = paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'MOTO' });
     expect(moto).toMatchObject({ DS_MERCHANT_DIRECTPAYMENT: 'moto' });
     expect(moto).not.toHaveProperty('DS_MERCHANT_COF_INI');
-    expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(null), channel: 'MIT', cofTxnid: 'MCC0001' })).toMatchObject({
-      DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: 'MCC0001', DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true',
-    });
   });
 
   it('an external authentication (the merchant\'s own MPI) travels as DS_MERCHANT_MPIEXTERNAL, with Redsys\'s field names', () => {

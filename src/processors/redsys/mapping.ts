@@ -73,6 +73,35 @@ function base(ref: OrderRef, type: TxType, amount: number, currency: string): Re
   };
 }
 
+/** `DS_MERCHANT_COF_TYPE` of a stored credential's use: recurring, instalments, or other (unscheduled). */
+export const COF_TYPE = { RECURRING: 'R', INSTALMENT: 'I', UNSCHEDULED: 'C' } as const;
+
+/**
+ * How a payment uses a stored credential (Redsys's COF fields), or null (none):
+ * - `first`: the customer's payment that stores the card (`COF_INI=S`, `COF_TYPE=C`); Redsys answers the
+ *   network transaction id (`Ds_Merchant_Cof_Txnid`) the card's later payments quote;
+ * - `stored`: a later customer-initiated payment with the stored card (`COF_INI=N`, `COF_TYPE=C`,
+ *   `COF_TXNID`);
+ * - `mit`: a merchant-initiated payment (`COF_INI=N`, `COF_TYPE` R, I or C, `COF_TXNID` when known, with
+ *   `EXCEP_SCA=MIT` and `DIRECTPAYMENT=true`).
+ */
+export type CofUse =
+  | { kind: 'first' }
+  | { kind: 'stored'; txnid: string }
+  | { kind: 'mit'; type: (typeof COF_TYPE)[keyof typeof COF_TYPE]; txnid: string | null };
+
+/**
+ * The stored-credential use of a payment: `known` is the network transaction id Redsys gave the card's
+ * first use under this merchant code (MIT: the one the request names first), or null. A customer's
+ * payment is a first use only when it stores the card (`storeCredential`) and no id is known yet;
+ * MoTo payments carry none.
+ */
+export function cofUseOf(req: Pick<PaymentRequest, 'channel' | 'storeCredential' | 'mit'>, known: string | null): CofUse | null {
+  if (req.channel === 'MIT') return { kind: 'mit', type: COF_TYPE[req.mit ?? 'UNSCHEDULED'], txnid: known };
+  if (req.channel !== 'ECOMMERCE' || !req.storeCredential) return null;
+  return known ? { kind: 'stored', txnid: known } : { kind: 'first' };
+}
+
 export interface PaymentParametersInput {
   ref: OrderRef;
   type: typeof TX_TYPE.AUTHORIZATION | typeof TX_TYPE.PREAUTHORIZATION;
@@ -80,8 +109,8 @@ export interface PaymentParametersInput {
   currency: string;
   card: CardData;
   channel: PaymentRequest['channel'];
-  /** MIT: the network transaction id of the first payment. */
-  cofTxnid?: string | null;
+  /** The stored-credential use (cofUseOf); null or absent: none. */
+  cof?: CofUse | null;
   /** An authentication done elsewhere (an external MPI's `threeds_data`): sent as DS_MERCHANT_MPIEXTERNAL. */
   threeds?: ThreeDSResult | null;
   /** The gateway's notification URL (Redsys posts the signed result there too). */
@@ -90,9 +119,8 @@ export interface PaymentParametersInput {
 
 /**
  * A payment with card data (authorization `0`, pre-authorization `1`), host to host.
- * - ECOMMERCE: the first use of a stored credential (`COF_INI=S`, `COF_TYPE=C`), so the answer carries
- *   the network transaction id later merchant-initiated payments quote.
- * - MIT: `COF_INI=N`, `COF_TXNID` (when known), `EXCEP_SCA=MIT`, `DIRECTPAYMENT=true`.
+ * - ECOMMERCE: the stored-credential fields of its `cof` use (none for a one-off payment).
+ * - MIT: `COF_INI=N`, `COF_TYPE`, `COF_TXNID` (when known), `EXCEP_SCA=MIT`, `DIRECTPAYMENT=true`.
  * - MOTO: `DIRECTPAYMENT=moto` (no authentication).
  */
 export function paymentParameters(i: PaymentParametersInput): Record<string, unknown> {
@@ -102,15 +130,21 @@ export function paymentParameters(i: PaymentParametersInput): Record<string, unk
     DS_MERCHANT_EXPIRYDATE: expiryYYMM(i.card),
   };
   if (i.card.cvv) p.DS_MERCHANT_CVV2 = i.card.cvv.reveal();
+  const cof = i.cof ?? (i.channel === 'MIT' ? cofUseOf({ channel: 'MIT' }, null) : null);
   if (i.channel === 'MOTO') p.DS_MERCHANT_DIRECTPAYMENT = 'moto';
-  else if (i.channel === 'MIT') {
+  else if (i.channel === 'MIT' && cof?.kind === 'mit') {
     p.DS_MERCHANT_COF_INI = 'N';
-    if (i.cofTxnid) p.DS_MERCHANT_COF_TXNID = i.cofTxnid;
+    p.DS_MERCHANT_COF_TYPE = cof.type;
+    if (cof.txnid) p.DS_MERCHANT_COF_TXNID = cof.txnid;
     p.DS_MERCHANT_EXCEP_SCA = 'MIT';
     p.DS_MERCHANT_DIRECTPAYMENT = 'true';
-  } else {
+  } else if (i.channel === 'ECOMMERCE' && cof?.kind === 'first') {
     p.DS_MERCHANT_COF_INI = 'S';
-    p.DS_MERCHANT_COF_TYPE = 'C';
+    p.DS_MERCHANT_COF_TYPE = COF_TYPE.UNSCHEDULED;
+  } else if (i.channel === 'ECOMMERCE' && cof?.kind === 'stored') {
+    p.DS_MERCHANT_COF_INI = 'N';
+    p.DS_MERCHANT_COF_TYPE = COF_TYPE.UNSCHEDULED;
+    p.DS_MERCHANT_COF_TXNID = cof.txnid;
   }
   if (i.threeds && i.channel === 'ECOMMERCE') {
     // an authentication the merchant did with its own 3DS server (an external MPI)

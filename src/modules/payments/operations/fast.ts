@@ -184,6 +184,8 @@ async function payFast(
     channel: input.channel,
     customerIp: input.customerIp ?? null,
     cofTxnid: o.cof_txnid,
+    // stored credentials: a stored card the customer pays with (B10)
+    storeCredential: input.channel === 'ECOMMERCE' && loaded.row.is_saved,
     dynamicDescriptor: o.dynamic_descriptor,
   };
   const result = await callProcessor(connector, op, request);

@@ -209,6 +209,9 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   let sourceJson: string | null = null;
   let fingerprint: string;
   let cardCountry: string | null = null;
+  // stored credentials: the card is kept for later payments with the customer's consent (stored by this
+  // payment, or a stored card); connectors flag the credential's first use or a later one
+  let savedCard = false;
   const spec = input.card;
   if (spec.kind === 'source') {
     // any stored card of the merchant pays (another merchant's is not found): one-click plugins list a
@@ -219,6 +222,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     sourceJson = JSON.stringify(presentSource(loaded.row));
     fingerprint = loaded.fingerprint;
     cardCountry = loaded.row.country || null;
+    savedCard = loaded.row.is_saved;
   } else {
     const checked = core.deps.sources.checkCard({ holder: spec.holder, pan: spec.pan, expMonth: spec.expMonth, expYear: spec.expYear, at: now });
     card = { pan: checked.card.pan, expiryMonth: checked.expMonth, expiryYear: checked.expYear, cvv: input.cvv ?? null, holder: checked.holder };
@@ -237,6 +241,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       });
       sourceId = row.id;
       sourceJson = JSON.stringify(presentSource(row));
+      savedCard = row.is_saved;
     }
     if (input.wallet) sourceJson = JSON.stringify(walletSource(input.wallet));
   }
@@ -335,6 +340,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       channel: input.channel,
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
+      storeCredential: input.channel === 'ECOMMERCE' && savedCard,
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,
       cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,

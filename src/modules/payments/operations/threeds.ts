@@ -56,7 +56,8 @@ export async function tryFrictionless(core: PaymentsCore, orderId: string, exemp
   return authorizeAfter3ds(core, prep, cardData, auth.threeds, record, !exempted);
 }
 
-type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; now: Date };
+/** `savedCard`: the card is a stored card kept for later payments (stored credentials), not one kept for the challenge only. */
+type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; now: Date; savedCard: boolean };
 
 /** The order waiting for 3DS, its transaction and card (or the order expired on the spot). */
 async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.LockedOrder | undefined>): Promise<Waiting | { expired: true }> {
@@ -72,11 +73,10 @@ async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.Lo
     const tx = await repo.awaiting3dsTransaction(trx, o.id);
     if (!tx) throw badRequest('The order has no payment waiting for 3DS');
     // the stored card, or the card the hosted page keeps for the challenge (no customer)
-    const card = tx.source_id
-      ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id)
-      : await keptCards.keptCard(trx, core.p.vault, tx.id);
+    const stored = tx.source_id ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id) : null;
+    const card = stored ?? (await keptCards.keptCard(trx, core.p.vault, tx.id));
     if (!card) throw badRequest('The card of this payment is no longer available: the 3DS challenge timed out');
-    return { o, tx, card, now };
+    return { o, tx, card, now, savedCard: stored?.row.is_saved ?? false };
   });
 }
 
@@ -101,6 +101,7 @@ async function authorizeAfter3ds(core: PaymentsCore, w: Waiting, cardData: CardD
     threeds,
     dpan: null,
     channel: 'ECOMMERCE',
+    storeCredential: w.savedCard,
     customerIp: tx.customer_ip,
     dcc: dccDataOf(tx.dcc),
   });
@@ -158,6 +159,7 @@ function acquirerRequest(w: Waiting, card: CardData): PaymentRequest & { preauth
     currency: o.currency,
     card,
     channel: 'ECOMMERCE',
+    storeCredential: w.savedCard,
     customerIp: tx.customer_ip,
     dcc: dccDataOf(tx.dcc),
     preauthorization: o.operative === 'DEFERRED',
