@@ -60,6 +60,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
   await db?.drop();
+  // every request the connector sent and every answer the simulator gave followed Redsys's reference
+  sim?.spec.assertClean();
 });
 
 describe('payments and follow-ups', () => {

@@ -7,7 +7,7 @@
  * refund) through the terminal of the payment it refers to, under that payment's order number.
  */
 import { currencyByCode } from '../../platform/money/currency.js';
-import type { CardData, PaymentRequest, ProcessorResult, SettledResult, ThreeDSResult } from '../connector.js';
+import type { BrowserInfo, CardData, PaymentRequest, ProcessorResult, SettledResult, ThreeDSResult } from '../connector.js';
 import { inProgress, isApproval, normaliseCode, refusalOf, SOFT_DECLINE, type CodeKind } from './codes.js';
 import { safeDecodeURIComponent, type SignatureVersion } from './signature.js';
 
@@ -191,6 +191,38 @@ export function mpiExternal(t: ThreeDSResult): Record<string, string> | null {
 export function externalAuthenticationRefusal(t: ThreeDSResult | null | undefined): string | null {
   if (!t || t.transStatus === 'Y' || t.transStatus === 'A' || t.transStatus === 'I') return null;
   return `3-D Secure authentication not successful (the merchant's 3-D Secure result is transStatus ${t.transStatus})`;
+}
+
+/** DS_MERCHANT_EMV3DS of the card configuration (iniciaPeticion): which EMV 3DS the card has, and its 3DS method. */
+export const CARD_DATA = { threeDSInfo: 'CardData' } as const;
+
+/**
+ * DS_MERCHANT_EMV3DS of the authentication (trataPeticion) in the EMV 3DS session the card configuration
+ * opened: the browser's data, where the ACS posts the challenge's answer, whether the 3DS method ran
+ * (`threeDSCompInd` Y, N, or U when there was none).
+ */
+export function authenticationData(session: { transId: string; protocolVersion: string }, browser: BrowserInfo, challengeNotification: string, methodCompleted: boolean | null): Record<string, unknown> {
+  return {
+    threeDSInfo: 'AuthenticationData',
+    protocolVersion: session.protocolVersion,
+    browserAcceptHeader: browser.acceptHeader,
+    browserUserAgent: browser.userAgent,
+    browserJavaEnabled: browser.javaEnabled,
+    browserJavascriptEnabled: browser.javascriptEnabled,
+    browserLanguage: browser.language,
+    browserColorDepth: String(browser.colorDepth),
+    browserScreenHeight: String(browser.screenHeight),
+    browserScreenWidth: String(browser.screenWidth),
+    browserTZ: String(browser.tz),
+    threeDSServerTransID: session.transId,
+    notificationURL: challengeNotification,
+    threeDSCompInd: methodCompleted === null ? 'U' : methodCompleted ? 'Y' : 'N',
+  };
+}
+
+/** DS_MERCHANT_EMV3DS of the final call after an ACS challenge: the ACS's answer as the browser posted it. */
+export function challengeResponse(session: { protocolVersion: string }, cres: string): Record<string, unknown> {
+  return { threeDSInfo: 'ChallengeResponse', protocolVersion: session.protocolVersion, cres };
 }
 
 /** A confirmation (`2`), refund (`3`) or cancellation (`9`) under the original payment's order number. */

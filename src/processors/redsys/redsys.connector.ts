@@ -41,7 +41,10 @@ import type {
 } from '../connector.js';
 import { normaliseCode, refusalOf } from './codes.js';
 import {
+  authenticationData,
   bizumRedirectParameters,
+  CARD_DATA,
+  challengeResponse,
   cofUseOf,
   externalAuthenticationRefusal,
   followUpParameters,
@@ -328,7 +331,7 @@ export class RedsysConnector implements Connector {
 
   async #threedsStart(req: PaymentRequest & { preauthorization: boolean }, urls: { methodNotification: string }): Promise<ThreeDSStart> {
     const { terminal, op, params } = await this.#threedsPayment(req);
-    const sent = await this.#post('/sis/rest/iniciaPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: { threeDSInfo: 'CardData' } }, op.order);
+    const sent = await this.#post('/sis/rest/iniciaPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: CARD_DATA }, op.order);
     if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
     if (sent.kind === 'error') {
       const r = resultOfErrorCode(sent.code);
@@ -373,22 +376,7 @@ export class RedsysConnector implements Connector {
     const { terminal, type, op, ref, params, cof, fingerprint } = await this.#threedsPayment(req);
     const session = (await findOperation(this.#o.db(), op.reference))?.emv3ds ?? null;
     if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'FRICTIONLESS' };
-    const emv = {
-      threeDSInfo: 'AuthenticationData',
-      protocolVersion: session.protocolVersion,
-      browserAcceptHeader: browser.acceptHeader,
-      browserUserAgent: browser.userAgent,
-      browserJavaEnabled: browser.javaEnabled,
-      browserJavascriptEnabled: browser.javascriptEnabled,
-      browserLanguage: browser.language,
-      browserColorDepth: String(browser.colorDepth),
-      browserScreenHeight: String(browser.screenHeight),
-      browserScreenWidth: String(browser.screenWidth),
-      browserTZ: String(browser.tz),
-      threeDSServerTransID: session.transId,
-      notificationURL: urls.challengeNotification,
-      threeDSCompInd: methodCompleted === null ? 'U' : methodCompleted ? 'Y' : 'N',
-    };
+    const emv = authenticationData(session, browser, urls.challengeNotification, methodCompleted);
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
     return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'FRICTIONLESS', fingerprint, cof });
   }
@@ -397,7 +385,7 @@ export class RedsysConnector implements Connector {
     const { terminal, type, op, ref, params, cof, fingerprint } = await this.#threedsPayment(req);
     const session = (await findOperation(this.#o.db(), op.reference))?.emv3ds ?? null;
     if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'CHALLENGE' };
-    const emv = { threeDSInfo: 'ChallengeResponse', protocolVersion: session.protocolVersion, cres };
+    const emv = challengeResponse(session, cres);
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
     return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint, cof });
   }
