@@ -117,7 +117,11 @@ export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HM
     async start() {
       url = await sim.listen();
     },
-    close: () => sim.close(),
+    // every request the simulator received and every answer it gave followed Redsys's reference (spec.ts)
+    async close() {
+      await sim.close();
+      sim.spec.assertClean();
+    },
     env: () => ({ PAYGATE_REDSYS_URL: url }),
     terminal: {
       code: '999008881',

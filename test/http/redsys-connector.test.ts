@@ -60,11 +60,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
   await db?.drop();
+  // every request the connector sent and every answer the simulator gave followed Redsys's reference
+  sim?.spec.assertClean();
 });
 
 describe('payments and follow-ups', () => {
   it('authorizes on the secure terminal under a new order number; redsys-easy signs the same request identically', async () => {
-    const req = pay(SIM_CARDS.APPROVED);
+    const req = pay(SIM_CARDS.APPROVED, { storeCredential: true });
     const r = await v1.authorize(req);
     expect(r).toMatchObject({ outcome: 'APPROVED', amount: 1000, authorization: expect.stringMatching(/^\d{6}$/), cofTxnid: expect.stringMatching(/^\d{15}$/) });
     const op = (await findOperation(db.database.db, req.reference))!;
@@ -110,15 +112,25 @@ describe('payments and follow-ups', () => {
     expect(decodeParameters((sim.requests.at(-1)!.body as { Ds_MerchantParameters: string }).Ds_MerchantParameters)).toMatchObject({ DS_MERCHANT_TERMINAL: '002', DS_MERCHANT_DIRECTPAYMENT: 'moto' });
   });
 
-  it('a merchant-initiated payment quotes the network transaction id of the card\'s first payment', async () => {
-    const first = await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD));
+  it('a merchant-initiated payment quotes the network transaction id of the card\'s first payment, with its kind', async () => {
+    const sent = () => decodeParameters((sim.requests.at(-1)!.body as { Ds_MerchantParameters: string }).Ds_MerchantParameters);
+    // a one-off customer payment (the card is not stored) is no first use: no id
+    expect(await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD))).not.toHaveProperty('cofTxnid');
+    expect(sent()).not.toHaveProperty('DS_MERCHANT_COF_INI');
+    const first = await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD, { storeCredential: true }));
     const cof = first.outcome === 'APPROVED' ? first.cofTxnid : null;
-    expect(cof).toBeTruthy();
-    const mit = await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD, { channel: 'MIT', card: card(SIM_CARDS.FRICTIONLESS_NO_METHOD, null) }));
+    expect(cof).toMatch(/^\d{15}$/);
+    expect(sent()).toMatchObject({ DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' });
+    // the stored card paid again by its customer: a later use of the stored credential
+    expect(await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD, { storeCredential: true }))).toMatchObject({ outcome: 'APPROVED', cofTxnid: cof });
+    expect(sent()).toMatchObject({ DS_MERCHANT_TERMINAL: '001', DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_COF_TXNID: cof });
+    const mit = await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD, { channel: 'MIT', mit: 'RECURRING', card: card(SIM_CARDS.FRICTIONLESS_NO_METHOD, null) }));
     expect(mit).toMatchObject({ outcome: 'APPROVED', cofTxnid: cof });
-    expect(decodeParameters((sim.requests.at(-1)!.body as { Ds_MerchantParameters: string }).Ds_MerchantParameters)).toMatchObject({
-      DS_MERCHANT_TERMINAL: '002', DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: cof, DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true',
+    expect(sent()).toMatchObject({
+      DS_MERCHANT_TERMINAL: '002', DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'R', DS_MERCHANT_COF_TXNID: cof, DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true',
     });
+    await v1.authorize(pay(SIM_CARDS.FRICTIONLESS_NO_METHOD, { channel: 'MIT', mit: 'INSTALMENT', card: card(SIM_CARDS.FRICTIONLESS_NO_METHOD, null) }));
+    expect(sent()).toMatchObject({ DS_MERCHANT_COF_TYPE: 'I' });
     // a card never paid by its customer has no id: Redsys refuses the MIT (SIS0617)
     expect(await v1.authorize(pay(SIM_CARDS.CVV_FAIL, { channel: 'MIT', card: card(SIM_CARDS.CVV_FAIL, null) }))).toMatchObject({ outcome: 'DECLINED', details: expect.stringContaining('SIS0617') });
   });

@@ -159,6 +159,32 @@ describe('EMV 3-D Secure 2 through Redsys', () => {
     expect(h.sim.order('999008881', '001', after.transactions[0].processor_id)).toMatchObject({ approved: true, securePayment: '2' });
   });
 
+  it('3-D Secure 1 is refused cleanly: a card configuration of 3DS 1 only (NO_3DS_v2)', async () => {
+    // refused at once, nothing authorized
+    const v1 = await securePayment(SIM_CARDS.THREEDS1_ONLY);
+    const page = await get(`/v1/payment/tokenized/${v1.token}`);
+    expect(page.statusCode).toBeLessThan(500);
+    const refused = await order(v1.uuid);
+    expect(refused).toMatchObject({ status: 'REFUSED', paid: false });
+    expect(refused.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'AUTHENTICATION_FAILED' });
+    expect(refused.transactions[0].error_details).toMatch(/3-D Secure 1 .*not supported/);
+  });
+
+  it('3-D Secure 1 is refused cleanly: a 3DS 1 challenge (MD, PAReq) where EMV 3DS 2.2.0 was announced, not left waiting', async () => {
+    const o = await securePayment(SIM_CARDS.THREEDS1_CHALLENGE);
+    const tokenized = `/v1/payment/tokenized/${o.token}`;
+    const p2 = await get(tokenized);
+    expect(p2.body).toContain('data-method="none"');
+    const auth = await post(`${tokenized}/authenticate`, browserData(p2.body, 'U'));
+    expect(auth.statusCode).toBe(303);
+    expect(auth.headers.location).toBe('https://shop.example/ko');
+    const after = await order(o.uuid);
+    expect(after).toMatchObject({ status: 'REFUSED', paid: false });
+    expect(after.transactions).toHaveLength(1);
+    expect(after.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'AUTHENTICATION_FAILED' });
+    expect(after.transactions[0].error_details).toMatch(/3-D Secure 1 .*not supported/);
+  });
+
   it('the 3DS method notification page and a bad cres are harmless', async () => {
     const o = await securePayment(SIM_CARDS.CHALLENGE_NO_METHOD);
     const tokenized = `/v1/payment/tokenized/${o.token}`;

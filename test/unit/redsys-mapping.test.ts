@@ -8,7 +8,7 @@ import { secret } from '../../src/platform/security/secret.js';
 import { TX_ERRORS, type CardData } from '../../src/processors/connector.js';
 import { isApproval, normaliseCode, refusalOf } from '../../src/processors/redsys/codes.js';
 import { redsysTerminalOf, redsysTerminalProblems, terminalNumber } from '../../src/processors/redsys/credentials.js';
-import { bizumRedirectParameters, expiryYYMM, followUpParameters, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
+import { bizumRedirectParameters, cofUseOf, expiryYYMM, externalAuthenticationRefusal, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
 import { queryRequestXml, readQueryAnswer, readQueryRequest } from '../../src/processors/redsys/query.js';
 import { newOrderNumber } from '../../src/processors/redsys/redsys.repo.js';
 import { sign } from '../../src/processors/redsys/signature.js';
@@ -18,27 +18,62 @@ const card = (cvv: string | null = '123'): CardData => ({ pan: secret('454881204
 const answer = (o: Record<string, unknown>) => ({ Ds_Order: ref.order, Ds_MerchantCode: ref.fuc, Ds_Terminal: '1', Ds_Amount: '1000', Ds_Currency: '978', ...o });
 
 describe('requests', () => {
-  it('an e-commerce authorization: card, amount, numeric currency, first use of a stored credential', () => {
+  it('an e-commerce authorization: card, amount, numeric currency; a one-off payment carries no stored-credential fields', () => {
     expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 1000, currency: 'EUR', card: card(), channel: 'ECOMMERCE' })).toEqual({
       DS_MERCHANT_ORDER: '1234AbCdEfGh', DS_MERCHANT_MERCHANTCODE: '999008881', DS_MERCHANT_TERMINAL: '001', DS_MERCHANT_TRANSACTIONTYPE: '0',
       DS_MERCHANT_AMOUNT: '1000', DS_MERCHANT_CURRENCY: '978', DS_MERCHANT_PAN: '4548812049400004', DS_MERCHANT_EXPIRYDATE: '3403', DS_MERCHANT_CVV2: '123',
-      DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C',
     });
   });
 
-  it('a pre-authorization is type 1; MoTo is DIRECTPAYMENT=moto; MIT quotes the first payment', () => {
+  it('stored credentials: the first use only when the card is stored, later uses quote the network id, merchant-initiated ones say their kind', () => {
+    const pay = (req: Parameters<typeof cofUseOf>[0], known: string | null) =>
+      paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(null), channel: req.channel, cof: cofUseOf(req, known) });
+    const cofFields = (p: Record<string, unknown>) => Object.fromEntries(Object.entries(p).filter(([k]) => /COF|EXCEP_SCA|DIRECTPAYMENT/.test(k)));
+    // a customer's payment that does not store the card: none (whatever is known of the card)
+    expect(cofFields(pay({ channel: 'ECOMMERCE' }, null))).toEqual({});
+    expect(cofFields(pay({ channel: 'ECOMMERCE', storeCredential: false }, 'NTX1'))).toEqual({});
+    // the card is stored and Redsys has no network id for it yet: the first use
+    expect(cofFields(pay({ channel: 'ECOMMERCE', storeCredential: true }, null))).toEqual({ DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' });
+    // a stored card whose first use is known: a later customer-initiated use
+    expect(cofFields(pay({ channel: 'ECOMMERCE', storeCredential: true }, 'NTX1'))).toEqual({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_COF_TXNID: 'NTX1' });
+    // merchant-initiated: recurring (subscriptions) R, unscheduled (batch lines, other charges; the default) C, instalments I
+    const mit = { DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: 'NTX1', DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true' };
+    expect(cofFields(pay({ channel: 'MIT', mit: 'RECURRING' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'R' });
+    expect(cofFields(pay({ channel: 'MIT', mit: 'UNSCHEDULED' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'C' });
+    expect(cofFields(pay({ channel: 'MIT' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'C' });
+    expect(cofFields(pay({ channel: 'MIT', mit: null }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'C' });
+    expect(cofFields(pay({ channel: 'MIT', mit: 'INSTALMENT' }, 'NTX1'))).toEqual({ ...mit, DS_MERCHANT_COF_TYPE: 'I' });
+    // no id known for an MIT: Redsys refuses it (SIS0617), nothing is invented
+    expect(pay({ channel: 'MIT' }, null)).not.toHaveProperty('DS_MERCHANT_COF_TXNID');
+    // MoTo: no stored-credential fields, even for a stored card
+    expect(cofUseOf({ channel: 'MOTO', storeCredential: true }, 'NTX1')).toBeNull();
+    expect(cofFields(pay({ channel: 'MOTO', storeCredential: true }, 'NTX1'))).toEqual({ DS_MERCHANT_DIRECTPAYMENT: 'moto' });
+  });
+
+  it('a pre-authorization is type 1; MoTo is DIRECTPAYMENT=moto', () => {
     expect(paymentParameters({ ref, type: TX_TYPE.PREAUTHORIZATION, amount: 5, currency: 'USD', card: card(null), channel: 'ECOMMERCE' })).toMatchObject({ DS_MERCHANT_TRANSACTIONTYPE: '1', DS_MERCHANT_CURRENCY: '840', DS_MERCHANT_AMOUNT: '5' });
     expect(paymentParameters({ ref, type: TX_TYPE.PREAUTHORIZATION, amount: 5, currency: 'USD', card: card(null), channel: 'ECOMMERCE' })).not.toHaveProperty('DS_MERCHANT_CVV2');
     const moto = paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'MOTO' });
     expect(moto).toMatchObject({ DS_MERCHANT_DIRECTPAYMENT: 'moto' });
     expect(moto).not.toHaveProperty('DS_MERCHANT_COF_INI');
-    expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(null), channel: 'MIT', cofTxnid: 'MCC0001' })).toMatchObject({
-      DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: 'MCC0001', DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true',
-    });
-    // an external authentication travels as EMV3DS authentication data
-    expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'ECOMMERCE', threeds: { version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAAB', dsTransId: 'ds-1' } }).DS_MERCHANT_EMV3DS).toEqual({
-      threeDSInfo: 'AuthenticationData', protocolVersion: '2.2.0', transStatus: 'Y', eci: '05', authenticationValue: 'AAAB', dsTransID: 'ds-1',
-    });
+  });
+
+  it('an external authentication (the merchant\'s own MPI) travels as DS_MERCHANT_MPIEXTERNAL, with Redsys\'s field names', () => {
+    const ext = (threeds: Parameters<typeof paymentParameters>[0]['threeds']) => paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'ECOMMERCE', threeds });
+    const dsTransId = 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b';
+    const v2 = ext({ version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId });
+    expect(v2.DS_MERCHANT_MPIEXTERNAL).toEqual({ protocolVersion: '2.2.0', dsTransID: dsTransId, authenticacionValue: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', Eci: '05' });
+    expect(v2).not.toHaveProperty('DS_MERCHANT_EMV3DS');
+    // versions and ECIs as merchants write them
+    expect(ext({ version: '2', transStatus: 'A', eci: '6', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId }).DS_MERCHANT_MPIEXTERNAL).toMatchObject({ protocolVersion: '2.1.0', Eci: '06' });
+    // 3-D Secure 1: TXID, CAVV, ECI
+    expect(ext({ version: '1.0.2', transStatus: 'Y', eci: '5', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId: 'xid-1' }).DS_MERCHANT_MPIEXTERNAL).toEqual({ TXID: 'xid-1', CAVV: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', ECI: '5' });
+    // no authentication data: an acknowledged exemption is sent without; a failed authentication is refused before anything is sent
+    expect(ext({ version: '2.2.0', transStatus: 'I', eci: '07', cavv: null, dsTransId })).not.toHaveProperty('DS_MERCHANT_MPIEXTERNAL');
+    expect(externalAuthenticationRefusal({ version: '2.2.0', transStatus: 'N', eci: null, cavv: null, dsTransId })).toMatch(/transStatus N/);
+    for (const t of ['Y', 'A', 'I']) expect(externalAuthenticationRefusal({ version: '2.2.0', transStatus: t, eci: null, cavv: null, dsTransId })).toBeNull();
+    // MoTo and MIT carry no authentication
+    expect(paymentParameters({ ref, type: TX_TYPE.AUTHORIZATION, amount: 5, currency: 'EUR', card: card(), channel: 'MOTO', threeds: { version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId } })).not.toHaveProperty('DS_MERCHANT_MPIEXTERNAL');
   });
 
   it('follow-ups carry the original order number and their type; verification is amount 0; Bizum is PAYMETHODS=z', () => {
@@ -82,8 +117,21 @@ describe('answers', () => {
     expect(resultOfAnswer(answer({ Ds_Response: '0195' }), { ref, type: TX_TYPE.REFUND, amount: 1000 }).result).toMatchObject({ outcome: 'DECLINED' });
     expect(resultOfAnswer(answer({ Ds_Response: '9915' }), pay).result).toMatchObject({ error: 'DENIED', details: expect.stringContaining('cancelled') });
     expect(resultOfAnswer(answer({ Ds_Response: '9042' }), pay).result).toMatchObject({ error: 'PROCESSOR_ERROR', details: expect.stringContaining('SIS0042') });
+    // in progress at Redsys: no decision yet (its notification or query service decides)
+    expect(resultOfAnswer(answer({ Ds_Response: '9999' }), pay).result).toEqual({ outcome: 'PENDING', details: 'Redsys 9999: operation in progress: sent to the issuer to authenticate the cardholder', processorId: ref.order });
+    expect(resultOfAnswer(answer({ Ds_Response: '9998' }), pay).result).toEqual({ outcome: 'PENDING', details: "Redsys 9998: operation in progress: the card's data are being requested", processorId: ref.order });
     expect(resultOfErrorCode('SIS0042')).toEqual({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Redsys SIS0042: signature error: check the terminal key and the signature version', processorId: null });
     expect(resultOfErrorCode('SIS0617')).toMatchObject({ details: expect.stringContaining('COF_TXNID') });
+  });
+
+  it('3-D Secure 1 is refused (AUTHENTICATION_FAILED), never left waiting without a result code', () => {
+    // Redsys's answer to an authentication in protocol 1.0.2 (as its sandbox recorded it): the 3DS 1 ACS, MD and PAReq
+    const v1 = answer({ Ds_Amount: '1000', Ds_TransactionType: '0', Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '1.0.2', acsURL: 'https://sis-d.redsys.es/sis-simulador-web/3DS1/pares.jsp', MD: 'efca7298949ce12042c4e5da95a07e324f2d5cbd', PAReq: 'eJxVUttugzAM' } });
+    expect(resultOfAnswer(v1, pay).result).toEqual({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: THREEDS1_REFUSAL, processorId: ref.order });
+    expect(THREEDS1_REFUSAL).toMatch(/3-D Secure 1 .*not supported/);
+    expect(isThreeDS1({ protocolVersion: 'NO_3DS_v2', threeDSInfo: 'CardConfiguration' })).toBe(true);
+    expect(isThreeDS1({ protocolVersion: '2.1.0', threeDSInfo: 'CardConfiguration', threeDSServerTransID: 'x' })).toBe(false);
+    expect(isThreeDS1({ protocolVersion: '2.1.0', threeDSInfo: 'ChallengeRequest', acsURL: 'https://acs', creq: 'e30' })).toBe(false);
   });
 
   it('an answer for something else is UNKNOWN, never a success', () => {

@@ -42,6 +42,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim.close();
   await new Promise((r) => receiver.close(r));
+  // what redsys-easy sent and the simulator answered followed Redsys's reference (the requests below
+  // that break it on purpose take their violations off the ledger)
+  sim.spec.assertClean();
 });
 
 const base = (o: string, extra: Record<string, unknown> = {}) => ({
@@ -72,6 +75,9 @@ describe('redsys-easy as a client of the simulator', () => {
     const o3 = order();
     await api.restTrataPeticion(base(o3, card(SIM_CARDS.APPROVED, { DS_MERCHANT_TRANSACTIONTYPE: '1' })) as never);
     expect(await api.restTrataPeticion(base(o3, { DS_MERCHANT_TRANSACTIONTYPE: '9' }) as never)).toMatchObject({ Ds_Response: '0400' });
+    // Redsys's cancellation errors: already cancelled (SIS0222), nothing to cancel (a payment is no pre-authorization: SIS0225)
+    await expect(api.restTrataPeticion(base(o3, { DS_MERCHANT_TRANSACTIONTYPE: '9' }) as never)).rejects.toMatchObject({ code: 'SIS0222' });
+    await expect(api.restTrataPeticion(base(o1, { DS_MERCHANT_TRANSACTIONTYPE: '9' }) as never)).rejects.toMatchObject({ code: 'SIS0225' });
     // a refund needs a payment; a confirmation a pre-authorization
     await expect(api.restTrataPeticion(base(order(), { DS_MERCHANT_TRANSACTIONTYPE: '3' }) as never)).rejects.toMatchObject({ code: 'SIS0054' });
     await expect(api.restTrataPeticion(base(o1, { DS_MERCHANT_TRANSACTIONTYPE: '2' }) as never)).rejects.toMatchObject({ code: 'SIS0059' });
@@ -100,7 +106,9 @@ describe('redsys-easy as a client of the simulator', () => {
     // merchant-initiated: without the first payment's id SIS0617, with it approved, a bad exemption SIS0616
     expect(await code(SIM_CARDS.APPROVED, { DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_DIRECTPAYMENT: 'true' })).toBe('SIS0617');
     expect(await code(SIM_CARDS.APPROVED, { DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TXNID: '123', DS_MERCHANT_DIRECTPAYMENT: 'true' })).toBe('0000');
+    // an exemption Redsys does not define breaks its reference: SIS0616, and the simulator records it
     expect(await code(SIM_CARDS.APPROVED, { DS_MERCHANT_EXCEP_SCA: 'XYZ' })).toBe('SIS0616');
+    expect(sim.spec.violations.splice(0)).toEqual([expect.stringContaining('/DS_MERCHANT_EXCEP_SCA must be equal to one of the allowed values')]);
   });
 
   it('runs the EMV 3-D Secure 2 challenge of the published transcript, with the ACS page posting cres to the merchant', async () => {
@@ -113,6 +121,14 @@ describe('redsys-easy as a client of the simulator', () => {
     const partial: Record<string, unknown> = { ...browser };
     delete partial.browserJavascriptEnabled;
     await expect(api.restTrataPeticion(base(o, card(SIM_CARDS.CHALLENGE, { DS_MERCHANT_EMV3DS: { threeDSInfo: 'AuthenticationData', protocolVersion: '2.1.0', threeDSServerTransID: emv.threeDSServerTransID, notificationURL: receiverUrl, threeDSCompInd: 'Y', ...partial } })) as never)).rejects.toMatchObject({ code: 'SIS0653' });
+    expect(sim.spec.violations.splice(0)).toEqual([expect.stringContaining("/DS_MERCHANT_EMV3DS must have required property 'browserJavascriptEnabled'")]);
+    // each missing browser field is named by its own SIS error
+    for (const [field, sis] of [['browserAcceptHeader', 'SIS0573'], ['browserTZ', 'SIS0580']] as const) {
+      const without: Record<string, unknown> = { ...browser };
+      delete without[field];
+      await expect(api.restTrataPeticion(base(o, card(SIM_CARDS.CHALLENGE, { DS_MERCHANT_EMV3DS: { threeDSInfo: 'AuthenticationData', protocolVersion: '2.1.0', threeDSServerTransID: emv.threeDSServerTransID, notificationURL: receiverUrl, threeDSCompInd: 'Y', ...without } })) as never)).rejects.toMatchObject({ code: sis });
+      expect(sim.spec.violations.splice(0)).toHaveLength(1);
+    }
     const challenge = await api.restTrataPeticion(base(o, card(SIM_CARDS.CHALLENGE, { DS_MERCHANT_EMV3DS: { threeDSInfo: 'AuthenticationData', protocolVersion: '2.1.0', threeDSServerTransID: emv.threeDSServerTransID, notificationURL: receiverUrl, threeDSCompInd: 'Y', ...browser } })) as never);
     const req = (challenge as unknown as { Ds_EMV3DS: { threeDSInfo: string; acsURL: string; creq: string } }).Ds_EMV3DS;
     expect(req).toMatchObject({ threeDSInfo: 'ChallengeRequest', acsURL: `${url}/sim/acs` });
@@ -132,7 +148,8 @@ describe('redsys-easy as a client of the simulator', () => {
     const config = await api.restIniciaPeticion(base(o, card(SIM_CARDS.FRICTIONLESS_NO_METHOD, { DS_MERCHANT_EMV3DS: { threeDSInfo: 'CardData' } })) as never);
     const emv = (config as unknown as { Ds_EMV3DS: Record<string, string> }).Ds_EMV3DS;
     expect(emv.threeDSMethodURL).toBeUndefined();
-    const done = await api.restTrataPeticion(base(o, card(SIM_CARDS.FRICTIONLESS_NO_METHOD, { DS_MERCHANT_EMV3DS: { threeDSInfo: 'AuthenticationData', protocolVersion: '2.1.0', threeDSServerTransID: emv.threeDSServerTransID, notificationURL: receiverUrl, threeDSCompInd: 'N', browserAcceptHeader: 'a', browserUserAgent: 'b', browserJavascriptEnabled: true } })) as never);
+    const browser = { browserAcceptHeader: 'a', browserUserAgent: 'b', browserJavaEnabled: false, browserJavascriptEnabled: true, browserLanguage: 'es-ES', browserColorDepth: '24', browserScreenHeight: '800', browserScreenWidth: '1200', browserTZ: '-60' };
+    const done = await api.restTrataPeticion(base(o, card(SIM_CARDS.FRICTIONLESS_NO_METHOD, { DS_MERCHANT_EMV3DS: { threeDSInfo: 'AuthenticationData', protocolVersion: '2.1.0', threeDSServerTransID: emv.threeDSServerTransID, notificationURL: receiverUrl, threeDSCompInd: 'N', ...browser } })) as never);
     expect(done).toMatchObject({ Ds_Response: '0000', Ds_SecurePayment: '2' });
   });
 
@@ -157,9 +174,9 @@ describe('protocol errors, V2 and faults', () => {
   it('SIS0042 for a bad signature, SIS0026 for an unknown terminal', async () => {
     const o = order();
     const m = signMessage('HMAC_SHA256_V1', KEY, base(o, card(SIM_CARDS.APPROVED)), o);
-    expect(await post({ ...m, Ds_Signature: signMessage('HMAC_SHA256_V1', 'Zq7HjrUOBfKmC576ILgskD5srU870gJ7', base(o), o).Ds_Signature })).toEqual({ errorCode: 'SIS0042' });
+    expect(await post({ ...m, Ds_Signature: signMessage('HMAC_SHA256_V1', 'Zq7HjrUOBfKmC576ILgskD5srU870gJ7', base(o, card(SIM_CARDS.APPROVED)), o).Ds_Signature })).toEqual({ errorCode: 'SIS0042' });
     const o2 = order();
-    expect(await post(signMessage('HMAC_SHA256_V1', KEY, base(o2, { DS_MERCHANT_TERMINAL: '7' }), o2))).toEqual({ errorCode: 'SIS0026' });
+    expect(await post(signMessage('HMAC_SHA256_V1', KEY, base(o2, card(SIM_CARDS.APPROVED, { DS_MERCHANT_TERMINAL: '7' })), o2))).toEqual({ errorCode: 'SIS0026' });
   });
 
   it('speaks HMAC_SHA512_V2 and answers in the version asked', async () => {

@@ -54,18 +54,19 @@ const MIT_PAYMENT_TYPE: Record<'RECURRING' | 'UNSCHEDULED' | 'INSTALMENT', strin
 /**
  * The body of `POST /payments`. MoTo: payment_type MOTO (no authentication). A customer payment is
  * Regular and says whether its card is being stored for later payments (`store_for_future_use`; its
- * default is true in Checkout.com's SDK model, so it is sent either way). Merchant-initiated:
+ * default is true in Checkout.com's SDK model, so it is sent either way), or that it is a stored card
+ * paying again (`source.stored`, "Stored card details"). Merchant-initiated:
  * `merchant_initiated`, the stored card (`source.stored`), the payment type of its kind (Recurring for
  * a subscription's charges, the first one included; Installment; Unscheduled) and `previous_payment_id`
  * (the scheme transaction id of the card's first payment).
  */
 export function paymentBody(
-  req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'card' | 'channel' | 'threeds' | 'dynamicDescriptor' | 'storeCredential' | 'mit'>,
+  req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'card' | 'channel' | 'threeds' | 'dynamicDescriptor' | 'storeCredential' | 'storedCard' | 'mit'>,
   opts: { kind: 'payment' | 'preauth' | 'verify'; processingChannelId: string; previousPaymentId: string | null; threeds3?: { successUrl: string; failureUrl: string } | null },
 ): Record<string, unknown> {
   const mit = req.channel === 'MIT';
   const source = cardSource(req.card);
-  if (mit) source.stored = true;
+  if (mit || req.storedCard === true) source.stored = true;
   else source.store_for_future_use = req.storeCredential === true;
   const body: Record<string, unknown> = {
     source,

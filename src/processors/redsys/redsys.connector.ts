@@ -6,7 +6,9 @@
  *     `{PAYGATE_REDSYS_URL}/sis/rest/trataPeticionREST` through the gateway's outgoing HTTP client
  *     (timeouts, size cap, only the configured host);
  *  3. verifies the answer's signature before reading anything in it: a bad or missing signature is an
- *     UNKNOWN outcome (the transaction stays PENDING for the reconciler), logged without secrets.
+ *     UNKNOWN outcome (the transaction stays PENDING for the reconciler), logged without secrets; an
+ *     operation Redsys answers as in progress (Ds_Response 9998/9999) is PENDING, decided later by
+ *     Redsys's notification or its query service.
  * `lookup` asks Redsys's query service (`/apl02/services/SerClsWSConsulta`) for an operation by its order
  * number and type.
  */
@@ -39,15 +41,23 @@ import type {
 } from '../connector.js';
 import { normaliseCode, refusalOf } from './codes.js';
 import {
+  authenticationData,
   bizumRedirectParameters,
+  CARD_DATA,
+  challengeResponse,
+  cofUseOf,
+  externalAuthenticationRefusal,
   followUpParameters,
+  isThreeDS1,
   laneFor,
   paymentParameters,
   resultOfAnswer,
   resultOfErrorCode,
+  THREEDS1_REFUSAL,
   TX_TYPE,
   verificationParameters,
   type AnswerFacts,
+  type CofUse,
   type Lane,
   type OrderRef,
   type RedsysTerminal,
@@ -159,22 +169,43 @@ export class RedsysConnector implements Connector {
     if (req.channel === 'CARD_PRESENT') {
       return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through Redsys e-commerce terminals', processorId: null };
     }
+    const notAuthenticated = req.channel === 'ECOMMERCE' ? externalAuthenticationRefusal(req.threeds) : null;
+    if (notAuthenticated) return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: notAuthenticated, processorId: null };
     const op = await recordOperation(this.#o.db(), {
       reference: req.reference, merchantCode: terminal.fuc, terminal: terminal[lane].terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: refOf(req.terminal),
     });
     const ref: OrderRef = { fuc: terminal.fuc, terminal: terminal[lane].terminal, order: op.order };
-    const db = this.#o.db();
-    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
-    // a merchant-initiated payment quotes the network transaction id of the card's first payment
-    const cofTxnid = req.channel === 'MIT' ? req.cofTxnid || (await findCof(db, terminal.fuc, fingerprint)) : null;
-    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: req.channel, cofTxnid, threeds: req.threeds ?? null, merchantUrl: this.#o.notificationUrl ?? null });
+    const { cof, fingerprint } = await this.#cofOf(req, terminal.fuc);
+    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: req.channel, cof, threeds: req.threeds ?? null, merchantUrl: this.#o.notificationUrl ?? null });
     const { result, facts } = await this.#operation(terminal, lane, op, params, type, req.amount);
-    if (result.outcome !== 'APPROVED') return result;
-    if (req.channel === 'ECOMMERCE' && facts?.cofTxnid) {
-      await keepCof(db, terminal.fuc, fingerprint, facts.cofTxnid);
+    return this.#withCof(result, facts, cof, terminal.fuc, fingerprint);
+  }
+
+  /**
+   * The stored-credential use of a payment (mapping.cofUseOf) with the network transaction id known for
+   * its card under this merchant code: a merchant-initiated payment quotes the one its request names,
+   * else the card's first use's; a customer's payment that stores the card is a first use until an id
+   * is known.
+   */
+  async #cofOf(req: PaymentRequest, fuc: string): Promise<{ cof: CofUse | null; fingerprint: string }> {
+    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
+    const asks = req.channel === 'MIT' || (req.channel === 'ECOMMERCE' && !!(req.storeCredential || req.storedCard));
+    const known = req.channel === 'MIT' && req.cofTxnid ? req.cofTxnid : asks ? await findCof(this.#o.db(), fuc, fingerprint) : null;
+    return { cof: cofUseOf(req, known), fingerprint };
+  }
+
+  /**
+   * An approved payment with its stored credential: a first use keeps the network transaction id Redsys
+   * answered (the card's later payments quote it); a later use shows the one it quoted.
+   */
+  async #withCof(result: ProcessorResult, facts: AnswerFacts | null, cof: CofUse | null, fuc: string, fingerprint: string): Promise<ProcessorResult> {
+    if (result.outcome !== 'APPROVED' || !cof) return result;
+    if (cof.kind === 'first') {
+      if (!facts?.cofTxnid) return result;
+      await keepCof(this.#o.db(), fuc, fingerprint, facts.cofTxnid);
       return { ...result, cofTxnid: facts.cofTxnid };
     }
-    return cofTxnid ? { ...result, cofTxnid } : result;
+    return cof.txnid ? { ...result, cofTxnid: cof.txnid } : result;
   }
 
   authorize(req: PaymentRequest) {
@@ -293,13 +324,14 @@ export class RedsysConnector implements Connector {
       reference: req.reference, merchantCode: terminal.fuc, terminal: terminal.secure.terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: refOf(req.terminal),
     });
     const ref: OrderRef = { fuc: terminal.fuc, terminal: terminal.secure.terminal, order: op.order };
-    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: 'ECOMMERCE' });
-    return { terminal, type, op, ref, params };
+    const { cof, fingerprint } = await this.#cofOf({ ...req, channel: 'ECOMMERCE' }, terminal.fuc);
+    const params = paymentParameters({ ref, type, amount: req.amount, currency: req.currency, card: req.card, channel: 'ECOMMERCE', cof });
+    return { terminal, type, op, ref, params, cof, fingerprint };
   }
 
   async #threedsStart(req: PaymentRequest & { preauthorization: boolean }, urls: { methodNotification: string }): Promise<ThreeDSStart> {
     const { terminal, op, params } = await this.#threedsPayment(req);
-    const sent = await this.#post('/sis/rest/iniciaPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: { threeDSInfo: 'CardData' } }, op.order);
+    const sent = await this.#post('/sis/rest/iniciaPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: CARD_DATA }, op.order);
     if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
     if (sent.kind === 'error') {
       const r = resultOfErrorCode(sent.code);
@@ -308,6 +340,7 @@ export class RedsysConnector implements Connector {
     const emv = sent.params.Ds_EMV3DS as Record<string, unknown> | undefined;
     const transId = typeof emv?.threeDSServerTransID === 'string' ? emv.threeDSServerTransID : null;
     const protocolVersion = typeof emv?.protocolVersion === 'string' ? emv.protocolVersion : null;
+    if (isThreeDS1(emv)) return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: THREEDS1_REFUSAL };
     if (!transId || !protocolVersion || !protocolVersion.startsWith('2.')) {
       return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Redsys: the card does not support EMV 3-D Secure 2' };
     }
@@ -319,13 +352,15 @@ export class RedsysConnector implements Connector {
   }
 
   /** Reads a trataPeticion answer of a 3DS exchange: the ACS challenge, or the payment's result. */
-  #threedsAnswer(sent: Sent, x: { type: TxType; ref: OrderRef; amount: number; protocolVersion: string; flow: 'FRICTIONLESS' | 'CHALLENGE'; fingerprint: string }): Promise<ThreeDSPayment> | ThreeDSPayment {
+  async #threedsAnswer(sent: Sent, x: { type: TxType; ref: OrderRef; amount: number; protocolVersion: string; flow: 'FRICTIONLESS' | 'CHALLENGE'; fingerprint: string; cof: CofUse | null }): Promise<ThreeDSPayment> {
     if (sent.kind === 'unknown') return { outcome: 'RESULT', result: { outcome: 'UNKNOWN', details: sent.details }, threeds: null, flow: x.flow };
     if (sent.kind === 'error') return { outcome: 'RESULT', result: resultOfErrorCode(sent.code), threeds: null, flow: x.flow };
     const emv = sent.params.Ds_EMV3DS as Record<string, unknown> | undefined;
     if (emv?.threeDSInfo === 'ChallengeRequest' && typeof emv.acsURL === 'string' && typeof emv.creq === 'string' && /^https?:\/\//.test(emv.acsURL)) {
       return { outcome: 'ACS_CHALLENGE', acsUrl: emv.acsURL, creq: emv.creq };
     }
+    // a challenge for 3-D Secure 1 (MD, PAReq): not supported, refused (resultOfAnswer says so)
+    if (isThreeDS1(emv)) return { outcome: 'RESULT', result: resultOfAnswer(sent.params, { ref: x.ref, type: x.type, amount: x.amount }).result, threeds: null, flow: x.flow };
     const { result, facts } = resultOfAnswer(sent.params, { ref: x.ref, type: x.type, amount: x.amount });
     const secure = facts.securePayment === '2' || facts.securePayment === '1';
     const threeds: ThreeDSResult = { version: x.protocolVersion, transStatus: secure ? 'Y' : 'N', eci: typeof sent.params.Ds_ECI === 'string' ? sent.params.Ds_ECI : null, cavv: null, dsTransId: null };
@@ -334,47 +369,25 @@ export class RedsysConnector implements Connector {
       const r = refusalOf('0195');
       return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.ref.order }, threeds, flow: x.flow };
     }
-    const finish = async (): Promise<ThreeDSPayment> => {
-      if (result.outcome === 'APPROVED' && facts.cofTxnid) {
-        await keepCof(this.#o.db(), x.ref.fuc, x.fingerprint, facts.cofTxnid);
-        return { outcome: 'RESULT', result: { ...result, cofTxnid: facts.cofTxnid }, threeds, flow: x.flow };
-      }
-      return { outcome: 'RESULT', result, threeds, flow: x.flow };
-    };
-    return finish();
+    return { outcome: 'RESULT', result: await this.#withCof(result, facts, x.cof, x.ref.fuc, x.fingerprint), threeds, flow: x.flow };
   }
 
   async #threedsAuthenticate(req: PaymentRequest & { preauthorization: boolean }, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null): Promise<ThreeDSPayment> {
-    const { terminal, type, op, ref, params } = await this.#threedsPayment(req);
+    const { terminal, type, op, ref, params, cof, fingerprint } = await this.#threedsPayment(req);
     const session = (await findOperation(this.#o.db(), op.reference))?.emv3ds ?? null;
     if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'FRICTIONLESS' };
-    const emv = {
-      threeDSInfo: 'AuthenticationData',
-      protocolVersion: session.protocolVersion,
-      browserAcceptHeader: browser.acceptHeader,
-      browserUserAgent: browser.userAgent,
-      browserJavaEnabled: browser.javaEnabled,
-      browserJavascriptEnabled: browser.javascriptEnabled,
-      browserLanguage: browser.language,
-      browserColorDepth: String(browser.colorDepth),
-      browserScreenHeight: String(browser.screenHeight),
-      browserScreenWidth: String(browser.screenWidth),
-      browserTZ: String(browser.tz),
-      threeDSServerTransID: session.transId,
-      notificationURL: urls.challengeNotification,
-      threeDSCompInd: methodCompleted === null ? 'U' : methodCompleted ? 'Y' : 'N',
-    };
+    const emv = authenticationData(session, browser, urls.challengeNotification, methodCompleted);
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
-    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'FRICTIONLESS', fingerprint: this.#o.fingerprint(req.card.pan.reveal()) });
+    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'FRICTIONLESS', fingerprint, cof });
   }
 
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment> {
-    const { terminal, type, op, ref, params } = await this.#threedsPayment(req);
+    const { terminal, type, op, ref, params, cof, fingerprint } = await this.#threedsPayment(req);
     const session = (await findOperation(this.#o.db(), op.reference))?.emv3ds ?? null;
     if (!session) return { outcome: 'RESULT', result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The 3-D Secure session was not started', processorId: null }, threeds: null, flow: 'CHALLENGE' };
-    const emv = { threeDSInfo: 'ChallengeResponse', protocolVersion: session.protocolVersion, cres };
+    const emv = challengeResponse(session, cres);
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.order);
-    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint: this.#o.fingerprint(req.card.pan.reveal()) });
+    return this.#threedsAnswer(sent, { type, ref, amount: req.amount, protocolVersion: session.protocolVersion, flow: 'CHALLENGE', fingerprint, cof });
   }
 
   /**

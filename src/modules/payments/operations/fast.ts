@@ -185,8 +185,10 @@ async function payFast(
     customerIp: input.customerIp ?? null,
     cofTxnid: o.cof_txnid,
     dynamicDescriptor: o.dynamic_descriptor,
-    // the fast path pays stored cards only
-    storedCard: true,
+    // stored credentials (the fast path pays stored cards only): the first payment with a card kept with
+    // the customer's consent is the credential's first use, later ones use it
+    storeCredential: loaded.row.is_saved && loaded.row.first_paid_at === null,
+    storedCard: loaded.row.is_saved && loaded.row.first_paid_at !== null,
     ...(input.channel === 'MIT' ? { mit: input.mit ?? 'UNSCHEDULED' } : {}),
   };
   const result = await callProcessor(connector, op, request);

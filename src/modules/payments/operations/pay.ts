@@ -212,8 +212,9 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   let sourceJson: string | null = null;
   let fingerprint: string;
   let cardCountry: string | null = null;
-  // the card is stored by this payment (its first use as a stored credential)
-  let storesCard = false;
+  // stored credentials: the card is kept for later payments with the customer's consent (stored by this
+  // payment, or earlier); the first payment with it is the credential's first use, later ones use it
+  let saved: { firstPaidAt: Date | null } | null = null;
   const spec = input.card;
   if (spec.kind === 'source') {
     // any stored card of the merchant pays (another merchant's is not found): one-click plugins list a
@@ -224,6 +225,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
     sourceJson = JSON.stringify(presentSource(loaded.row));
     fingerprint = loaded.fingerprint;
     cardCountry = loaded.row.country || null;
+    if (loaded.row.is_saved) saved = { firstPaidAt: loaded.row.first_paid_at };
   } else {
     const checked = core.deps.sources.checkCard({ holder: spec.holder, pan: spec.pan, expMonth: spec.expMonth, expYear: spec.expYear, at: now });
     card = { pan: checked.card.pan, expiryMonth: checked.expMonth, expiryYear: checked.expYear, cvv: input.cvv ?? null, holder: checked.holder };
@@ -242,7 +244,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       });
       sourceId = row.id;
       sourceJson = JSON.stringify(presentSource(row));
-      storesCard = true;
+      if (row.is_saved) saved = { firstPaidAt: row.first_paid_at };
     }
     if (input.wallet) sourceJson = JSON.stringify(walletSource(input.wallet));
   }
@@ -341,10 +343,8 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
       channel: input.channel,
       customerIp: input.customerIp ?? null,
       cofTxnid: o.cof_txnid,
-      // the card typed for this payment is kept as the customer's source for later payments, with the
-      // customer's consent (save_card): the first use of a stored credential
-      storeCredential: storesCard && o.save_card !== false,
-      storedCard: spec.kind === 'source',
+      storeCredential: !!saved && saved.firstPaidAt === null,
+      storedCard: !!saved && saved.firstPaidAt !== null,
       ...(input.channel === 'MIT' ? { mit: input.mit ?? 'UNSCHEDULED' } : {}),
       dynamicDescriptor: o.dynamic_descriptor,
       dcc: dcc.data,

@@ -57,10 +57,11 @@ export async function tryFrictionless(core: PaymentsCore, orderId: string, exemp
 }
 
 /**
- * `storesCard`: the stored card has never paid yet (the payment that stores it, or the first use of one
- * tokenized without a payment): the first use of a stored credential, flagged to the processor.
+ * `saved`: the card is a stored card kept for later payments with the customer's consent (not one kept
+ * for the challenge only); `firstUse`: it has never paid (the payment that stores it, or the first use of
+ * one tokenized without a payment): the stored credential's first use, flagged to the processor.
  */
-type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; storesCard: boolean; now: Date };
+type Waiting = { o: repo.LockedOrder; tx: repo.TxRow; card: { pan: Secret<string>; expMonth: number; expYear: number; holder: string }; saved: boolean; firstUse: boolean; now: Date };
 
 /** The order waiting for 3DS, its transaction and card (or the order expired on the spot). */
 async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.LockedOrder | undefined>): Promise<Waiting | { expired: true }> {
@@ -79,7 +80,8 @@ async function waiting3ds(core: PaymentsCore, lock: (trx: Tx) => Promise<repo.Lo
     const stored = tx.source_id ? await core.deps.sources.loadCardForPayment(trx, { merchantId: o.merchant_id, env: o.env }, tx.source_id) : null;
     const card = stored ?? (await keptCards.keptCard(trx, core.p.vault, tx.id));
     if (!card) throw badRequest('The card of this payment is no longer available: the 3DS challenge timed out');
-    return { o, tx, card, storesCard: !!stored && stored.row.first_paid_at === null && o.save_card !== false, now };
+    const saved = !!stored?.row.is_saved;
+    return { o, tx, card, saved, firstUse: saved && stored!.row.first_paid_at === null, now };
   });
 }
 
@@ -104,6 +106,8 @@ async function authorizeAfter3ds(core: PaymentsCore, w: Waiting, cardData: CardD
     threeds,
     dpan: null,
     channel: 'ECOMMERCE',
+    storeCredential: w.firstUse,
+    storedCard: w.saved && !w.firstUse,
     customerIp: tx.customer_ip,
     dcc: dccDataOf(tx.dcc),
   });
@@ -163,8 +167,8 @@ function acquirerRequest(w: Waiting, card: CardData): PaymentRequest & { preauth
     channel: 'ECOMMERCE',
     customerIp: tx.customer_ip,
     dcc: dccDataOf(tx.dcc),
-    storeCredential: w.storesCard,
-    storedCard: !!tx.source_id && !w.storesCard,
+    storeCredential: w.firstUse,
+    storedCard: w.saved && !w.firstUse,
     preauthorization: o.operative === 'DEFERRED',
   };
 }

@@ -15,7 +15,14 @@
  *   4000000000009995  0116 insufficient funds
  *   4000000000000002  0180 card not supported
  *   4000000000000259  0202 suspected fraud
- *   4000000000000101  0129 CVV check failed (whenever a CVV is given)
+ *   4000000000000101  0129 wrong CVV (whenever a CVV is given)
+ *   4548810000000003  3-D Secure 1 only: the card configuration says NO_3DS_v2
+ *   4548815374025114  card configuration in EMV 3DS 2.2.0, but the authentication answers a 3-D Secure 1
+ *                     challenge (protocolVersion 1.0.2, MD, PAReq), as Redsys's sandbox did for this card
+ *                     (recorded by redsys-easy's "Rest 3DS v2.2 MIT exception" test until December 2023)
+ *   4000000000009987  9999 in progress: sent to the issuer to authenticate the cardholder (customer
+ *                     payments without authentication); the test decides it later (`decideInProgress`),
+ *                     then Redsys notifies and its query service answers the result
  * An expired card is 0101; a number failing Luhn is SIS0253.
  */
 export const SIM_CARDS = {
@@ -31,9 +38,19 @@ export const SIM_CARDS = {
   NOT_SUPPORTED: '4000000000000002',
   FRAUD: '4000000000000259',
   CVV_FAIL: '4000000000000101',
+  IN_PROGRESS: '4000000000009987',
+  THREEDS1_ONLY: '4548810000000003',
+  THREEDS1_CHALLENGE: '4548815374025114',
 } as const;
 
-export type ThreeDSPath = { method: boolean; challenge: boolean };
+/** `Ds_Response` codes of an operation still in progress at Redsys (no decision yet). */
+export const IN_PROGRESS_CODES = ['9998', '9999'] as const;
+
+/**
+ * `version`: what the card configuration answers (`NO_3DS_v2`: 3-D Secure 1 only); `v1Challenge`: the
+ * authentication answers a 3-D Secure 1 challenge (MD, PAReq) although the configuration said 2.x.
+ */
+export type ThreeDSPath = { method: boolean; challenge: boolean; version: '2.1.0' | '2.2.0' | 'NO_3DS_v2'; v1Challenge?: boolean };
 
 /** How 3-D Secure 2 goes for a card: with or without a 3DS method, frictionless or challenge. */
 export function threedsPathOf(pan: string): ThreeDSPath {
@@ -41,13 +58,17 @@ export function threedsPathOf(pan: string): ThreeDSPath {
     case SIM_CARDS.CHALLENGE:
     case SIM_CARDS.CHALLENGE_FAILS:
     case SIM_CARDS.SOFT_DECLINE:
-      return { method: true, challenge: true };
+      return { method: true, challenge: true, version: '2.1.0' };
     case SIM_CARDS.CHALLENGE_NO_METHOD:
-      return { method: false, challenge: true };
+      return { method: false, challenge: true, version: '2.1.0' };
     case SIM_CARDS.FRICTIONLESS_NO_METHOD:
-      return { method: false, challenge: false };
+      return { method: false, challenge: false, version: '2.1.0' };
+    case SIM_CARDS.THREEDS1_ONLY:
+      return { method: false, challenge: true, version: 'NO_3DS_v2' };
+    case SIM_CARDS.THREEDS1_CHALLENGE:
+      return { method: false, challenge: true, version: '2.2.0', v1Challenge: true };
     default:
-      return { method: true, challenge: false };
+      return { method: true, challenge: false, version: '2.1.0' };
   }
 }
 
@@ -110,6 +131,9 @@ export function decidePayment(p: SimPayment): Decision {
       return { code: '0202' };
     case SIM_CARDS.SOFT_DECLINE:
       return p.authenticated || p.directPayment === 'moto' || mit ? { code: '0000' } : { code: '0195' };
+    case SIM_CARDS.IN_PROGRESS:
+      // the issuer authenticates the cardholder before it decides
+      return p.authenticated || p.directPayment === 'moto' || mit ? { code: '0000' } : { code: '9999' };
     default:
       return { code: '0000' };
   }
@@ -145,7 +169,10 @@ export function decideFollowUp(order: SimOrder | undefined, type: '2' | '3' | '9
     if (amount > charged - order.refunded) return { error: 'SIS0057' };
     return { code: '0900' };
   }
-  if (!order || order.type !== '1' || !order.approved) return { error: 'SIS0292' };
-  if (order.cancelled || order.confirmed > 0) return { error: 'SIS0072' };
+  // a cancellation (anulación) is of a pre-authorization
+  if (!order || order.type !== '1') return { error: 'SIS0225' };
+  if (!order.approved) return { error: 'SIS0223' };
+  if (order.cancelled) return { error: 'SIS0222' };
+  if (order.confirmed > 0) return { error: 'SIS0072' };
   return { code: '0400' };
 }

@@ -5,6 +5,7 @@
  *  - `POST /sis/rest/trataPeticionREST` and `POST /sis/rest/iniciaPeticionREST`: signed JSON messages
  *    (HMAC_SHA256_V1 and HMAC_SHA512_V2), answered signed with the request's version, or
  *    `{"errorCode": "SIS0xxx"}` (SIS0026 unknown merchant or terminal, SIS0042 bad signature, ...);
+ *    external 3-D Secure in DS_MERCHANT_MPIEXTERNAL (SIS0605–SIS0614), stored credentials (COF);
  *  - orders kept per merchant code, terminal and order number: a refund needs an approved payment, a
  *    confirmation an approved pre-authorization, amounts are capped (rules.ts);
  *  - EMV 3-D Secure 2: card configuration (iniciaPeticion), a 3DS method page, frictionless or challenge
@@ -14,6 +15,12 @@
  *    posts the notification to `DS_MERCHANT_MERCHANTURL` and sends the customer to URLOK / URLKO;
  *  - the query service `POST /apl02/services/SerClsWSConsulta` (SOAP `consultaOperaciones`);
  *  - signed notifications of REST operations to `DS_MERCHANT_MERCHANTURL`;
+ *  - Redsys's reference (spec.ts) as the oracle: every request's decoded parameters, every answer,
+ *    notification and query answer are checked against it through a SpecLedger (`spec`); a request
+ *    that breaks it is recorded and answered with the SIS error of the parameter it breaks (after the
+ *    signature is verified), and the test harness fails a file that left a violation;
+ *  - operations in progress (Ds_Response 9999 for the in-progress card, 9998 while a customer is on the
+ *    Bizum page), decided later (`decideInProgress`), then notified and answered by the query service;
  *  - latency (`latencyMs`) and faults for tests: `lost` (never processed, the connection dropped),
  *    `drop` (processed, the answer lost), `drop-notify` (the same, the notification sent),
  *    `notify-first` (the notification delivered before the answer), `tamper` (processed, the answer's
@@ -26,8 +33,10 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { readQueryRequest } from '../query.js';
 import { decodeBase64Any, decodeParameters, openMessage, sign, signMessage, type SignatureVersion } from '../signature.js';
-import { decideFollowUp, decidePayment, threedsPathOf, type Decision, type SimOrder } from './rules.js';
+import { decideFollowUp, decidePayment, IN_PROGRESS_CODES, threedsPathOf, type Decision, type SimOrder } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
+import { SpecChecker, SpecLedger } from '../../kit/spec.js';
+import { REDSYS_SPEC, sisErrorOf, trataOperationOf } from '../spec.js';
 
 export interface RedsysSimTerminal {
   key: string;
@@ -68,6 +77,11 @@ interface KeptOrder extends SimOrder {
   authCode: string;
   securePayment: string;
   cofTxnid: string | null;
+  /** Still in progress (Ds_Response 9998 or 9999): no decision yet; `decideInProgress` gives it one. */
+  inProgress: boolean;
+  /** Where its notifications go, and the signature version they are signed with. */
+  merchantUrl: string | null;
+  version: SignatureVersion;
   /** The operations done under this number, in order (for the query service). */
   operations: Array<{ type: string; amount: number; code: string; authCode: string; at: Date }>;
 }
@@ -109,6 +123,36 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const b64urlJson = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
+type RestOutcome = { answer: Record<string, unknown>; notify?: { url: string; fuc: string; terminal: string; version: SignatureVersion; params: Record<string, unknown> } };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const BASE64 = /^[A-Za-z0-9+/]{20,}={0,2}$/;
+
+/**
+ * DS_MERCHANT_MPIEXTERNAL as Redsys checks it (the SIS errors that name its fields): EMV 3DS 2
+ * (`protocolVersion`, `dsTransID`, `authenticacionValue`, `Eci`, optionally `threeDSServerTransID`) or
+ * 3-D Secure 1 (`TXID`, `CAVV`, `ECI`). `secure`: the Ds_SecurePayment of the payment (2 or 1).
+ */
+function checkMpiExternal(mpi: unknown): { secure: '1' | '2' } | { error: string } {
+  if (!mpi || typeof mpi !== 'object' || Array.isArray(mpi)) return { error: 'SIS0605' };
+  const m = mpi as Record<string, unknown>;
+  if (m.protocolVersion !== undefined || m.dsTransID !== undefined || m.authenticacionValue !== undefined) {
+    if (typeof m.protocolVersion !== 'string' || !/^2\.\d\.\d$/.test(m.protocolVersion)) return { error: 'SIS0613' };
+    if (m.threeDSServerTransID !== undefined && (typeof m.threeDSServerTransID !== 'string' || !UUID.test(m.threeDSServerTransID))) return { error: 'SIS0610' };
+    if (m.dsTransID !== undefined && (typeof m.dsTransID !== 'string' || !UUID.test(m.dsTransID))) return { error: 'SIS0611' };
+    if (typeof m.authenticacionValue !== 'string' || !BASE64.test(m.authenticacionValue)) return { error: 'SIS0612' };
+    if (typeof m.Eci !== 'string' || !/^0\d$/.test(m.Eci)) return { error: 'SIS0614' };
+    return { secure: '2' };
+  }
+  if (m.CAVV !== undefined || m.TXID !== undefined) {
+    if (m.TXID !== undefined && typeof m.TXID !== 'string') return { error: 'SIS0607' };
+    if (typeof m.CAVV !== 'string' || !BASE64.test(m.CAVV)) return { error: 'SIS0608' };
+    if (typeof m.ECI !== 'string' || !/^0?\d$/.test(m.ECI)) return { error: 'SIS0609' };
+    return { secure: '1' };
+  }
+  return { error: 'SIS0606' };
+}
+
 export class RedsysSimulator {
   latencyMs: number;
   readonly #opts: RedsysSimulatorOptions;
@@ -125,6 +169,11 @@ export class RedsysSimulator {
   readonly requests: Array<{ endpoint: string; body: Record<string, unknown> }> = [];
   /** Requests received per endpoint. */
   readonly calls = { trataPeticion: 0, iniciaPeticion: 0, query: 0, realizarPago: 0 };
+  /**
+   * Every request received and every answer and notification given, checked against Redsys's reference
+   * (spec.ts); the test harness asserts it clean when the simulator closes.
+   */
+  readonly spec = new SpecLedger(new SpecChecker(REDSYS_SPEC));
   #url = '';
   /**
    * Called after an operation was processed and before its answer is written (tests: a gateway killed
@@ -249,12 +298,35 @@ export class RedsysSimulator {
     if (req.method === 'POST' && path === '/sim/3ds-method') return this.#methodPage(new URLSearchParams(body), res);
     if (req.method === 'POST' && path === '/sim/acs') return this.#acsPage(new URLSearchParams(body), res);
     if (req.method === 'POST' && path === '/sim/acs/answer') return this.#acsAnswer(new URLSearchParams(body), res);
+    // the 3-D Secure 1 ACS a 1.0.2 challenge request names: only a page saying what it is (the gateway refuses 3DS 1)
+    if (req.method === 'POST' && path === '/sim/acs-v1') return this.#html(res, 'ACS (3-D Secure 1)', '<p>3-D Secure 1 challenge (simulated issuer): not run by this simulator</p>');
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   }
 
   // ---- REST -----------------------------------------------------------------------------------------
 
-  #rest(endpoint: 'trataPeticion' | 'iniciaPeticion', body: string): { answer: Record<string, unknown>; notify?: { url: string; fuc: string; terminal: string; version: SignatureVersion; params: Record<string, unknown> } } {
+  /**
+   * A REST request: its decoded parameters checked against the reference (a violation is recorded, and
+   * answered with the SIS error of the parameter once the signature is verified), the answer recorded.
+   */
+  #rest(endpoint: 'trataPeticion' | 'iniciaPeticion', body: string): RestOutcome {
+    let params: Record<string, unknown> | null;
+    try {
+      params = decodeParameters(String((JSON.parse(body) as Record<string, unknown>).Ds_MerchantParameters ?? ''));
+    } catch {
+      params = null;
+    }
+    const op = endpoint === 'iniciaPeticion' ? 'iniciaPeticion' : trataOperationOf(params?.DS_MERCHANT_TRANSACTIONTYPE);
+    const problems = this.spec.request(op, params);
+    const out = this.#restAnswer(endpoint, body, problems);
+    if (typeof out.answer.Ds_MerchantParameters === 'string') {
+      const answered = decodeParameters(out.answer.Ds_MerchantParameters);
+      this.spec.response(op, endpoint === 'iniciaPeticion' ? 'cardConfiguration' : answered.Ds_Response !== undefined ? 'answer' : 'challenge', answered);
+    } else this.spec.response(op, 'error', out.answer);
+    return out;
+  }
+
+  #restAnswer(endpoint: 'trataPeticion' | 'iniciaPeticion', body: string, problems: string[]): RestOutcome {
     let msg: Record<string, unknown>;
     try {
       msg = JSON.parse(body) as Record<string, unknown>;
@@ -266,8 +338,8 @@ export class RedsysSimulator {
     let params: Record<string, unknown>;
     try {
       params = decodeParameters(String(msg.Ds_MerchantParameters ?? ''));
-    } catch {
-      return { answer: { errorCode: 'SIS0007' } };
+    } catch (err) {
+      return { answer: { errorCode: err instanceof SyntaxError ? 'SIS0431' : 'SIS0430' } };
     }
     const fuc = String(params.DS_MERCHANT_MERCHANTCODE ?? '');
     const terminalRaw = String(params.DS_MERCHANT_TERMINAL ?? '');
@@ -279,6 +351,8 @@ export class RedsysSimulator {
     if (!key) return { answer: { errorCode: 'SIS0026' } };
     const opened = openMessage(key, msg);
     if (!opened.ok) return { answer: { errorCode: opened.reason.startsWith('unknown Ds_SignatureVersion') ? 'SIS0429' : 'SIS0042' } };
+    // a request the reference does not allow: the SIS error of the parameter it breaks
+    if (problems.length > 0) return { answer: { errorCode: sisErrorOf(problems) } };
     const version = opened.version;
     const terminal = pad3(terminalRaw);
     const type = String(params.DS_MERCHANT_TRANSACTIONTYPE ?? '');
@@ -296,13 +370,15 @@ export class RedsysSimulator {
       const pan = String(params.DS_MERCHANT_PAN ?? '');
       if (!pan) return { answer: { errorCode: 'SIS0063' } };
       if (!emv || emv.threeDSInfo !== 'CardData') return { answer: signed({ ...common, Ds_Card_PSD2: 'Y' }) };
-      const transId = randomUUID();
       const path = threedsPathOf(pan);
+      // a card of 3-D Secure 1 only: no EMV 3DS session (the merchant would go on with protocol 1.0.2)
+      if (path.version === 'NO_3DS_v2') return { answer: signed({ ...common, Ds_EMV3DS: { protocolVersion: 'NO_3DS_v2', threeDSInfo: 'CardConfiguration' }, Ds_Card_PSD2: 'Y' }) };
+      const transId = randomUUID();
       this.#threeds.set(transId, { fuc, terminal, order, pan, acsTransID: randomUUID(), notificationURL: null, methodDone: false, challengeResult: null });
       return {
         answer: signed({
           ...common,
-          Ds_EMV3DS: { protocolVersion: '2.1.0', threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.#url}/sim/3ds-method` } : {}) },
+          Ds_EMV3DS: { protocolVersion: path.version, threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.#url}/sim/3ds-method` } : {}) },
           Ds_Card_PSD2: 'Y',
         }),
       };
@@ -327,18 +403,33 @@ export class RedsysSimulator {
       return { answer: signed(p), notify: notifyOf(p) };
     }
     if (type !== '0' && type !== '1') return { answer: { errorCode: 'SIS0274' } };
-    if (kept && kept.approved) return { answer: { errorCode: 'SIS0051' } };
+    if (kept && (kept.approved || kept.inProgress)) return { answer: { errorCode: 'SIS0051' } };
 
     let authenticated = false;
     let authenticationFailed = false;
     let secure = '0';
     const pan = String(params.DS_MERCHANT_PAN ?? '');
+    const mpi = params.DS_MERCHANT_MPIEXTERNAL;
+    if (mpi !== undefined) {
+      // an authentication done by the merchant's own 3DS server (external MPI)
+      if (typeof params.DS_MERCHANT_DIRECTPAYMENT === 'string') return { answer: { errorCode: 'SIS0493' } };
+      const checked = checkMpiExternal(mpi);
+      if ('error' in checked) return { answer: { errorCode: checked.error } };
+      authenticated = true;
+      secure = checked.secure;
+    }
     if (emv && typeof emv.threeDSInfo === 'string') {
-      if (emv.threeDSInfo === 'AuthenticationData' && typeof emv.threeDSServerTransID === 'string') {
+      if (emv.threeDSInfo === 'AuthenticationData') {
+        if (typeof emv.threeDSServerTransID !== 'string') return { answer: { errorCode: 'SIS0582' } };
         const s = this.#threeds.get(emv.threeDSServerTransID);
         if (!s || s.order !== order || s.fuc !== fuc) return { answer: { errorCode: 'SIS0081' } };
-        if (emv.browserJavascriptEnabled === undefined || typeof emv.notificationURL !== 'string' || typeof emv.browserAcceptHeader !== 'string' || typeof emv.browserUserAgent !== 'string') {
-          return { answer: { errorCode: 'SIS0653' } };
+        // the browser data were checked with the request (spec.ts: SIS0571-SIS0584, SIS0653)
+        if (typeof emv.notificationURL !== 'string') return { answer: { errorCode: 'SIS0584' } };
+        if (threedsPathOf(s.pan).v1Challenge) {
+          // the issuer's ACS of 3-D Secure 1: MD and PAReq for its page (the merchant's TermUrl gets PARes)
+          const md = randomUUID().replace(/-/g, '');
+          const pareq = Buffer.from(`<PAReq><Merchant><acqBIN>0</acqBIN></Merchant><Purchase><xid>${md.slice(0, 20)}</xid></Purchase></PAReq>`).toString('base64');
+          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '1.0.2', acsURL: `${this.#url}/sim/acs-v1`, MD: md, PAReq: pareq } }) };
         }
         if (threedsPathOf(s.pan).challenge) {
           s.notificationURL = emv.notificationURL;
@@ -360,12 +451,7 @@ export class RedsysSimulator {
         authenticated = s.challengeResult === 'Y';
         authenticationFailed = !authenticated;
         secure = authenticated ? '2' : '0';
-      } else if (emv.threeDSInfo === 'AuthenticationData' && typeof emv.transStatus === 'string') {
-        // an authentication done by the merchant's own 3DS server
-        authenticated = emv.transStatus === 'Y' || emv.transStatus === 'A';
-        authenticationFailed = !authenticated;
-        secure = authenticated ? '2' : '0';
-      } else return { answer: { errorCode: 'SIS0653' } };
+      } else return { answer: { errorCode: 'SIS0581' } };
     }
     const directPayment = typeof params.DS_MERCHANT_DIRECTPAYMENT === 'string' ? params.DS_MERCHANT_DIRECTPAYMENT : null;
     const d: Decision = decidePayment({
@@ -383,11 +469,12 @@ export class RedsysSimulator {
     if (!pan) return { answer: { errorCode: 'SIS0063' } };
     if ('error' in d) return { answer: { errorCode: d.error } };
     const approved = Number(d.code) <= 99;
+    const pending = (IN_PROGRESS_CODES as readonly string[]).includes(d.code);
     const authCode = approved ? String(randomInt(100000, 999999)) : '';
     const cofTxnid = approved && params.DS_MERCHANT_COF_INI === 'S' ? schemeTransactionId() : null;
     const order_: KeptOrder = {
       fuc, terminal, order, type: type as '0' | '1', amount, currency, approved, confirmed: 0, refunded: 0, cancelled: false, authCode, securePayment: secure,
-      cofTxnid, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
+      cofTxnid, inProgress: pending, merchantUrl, version, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
     };
     this.#orders.set(k, order_);
     const p: Record<string, unknown> = {
@@ -395,7 +482,8 @@ export class RedsysSimulator {
       Ds_Language: '1', Ds_Card_Country: '724', Ds_Card_Brand: pan.startsWith('5') ? '2' : '1', Ds_Card_PSD2: 'Y', Ds_ProcessedPayMethod: '3', Ds_MerchantData: '',
       ...(cofTxnid ? { Ds_Merchant_Cof_Txnid: cofTxnid } : {}),
     };
-    return { answer: signed(p), notify: notifyOf(p) };
+    // in progress: Redsys notifies the decision, not the wait
+    return { answer: signed(p), notify: pending ? undefined : notifyOf(p) };
   }
 
   // ---- notifications ----------------------------------------------------------------------------------
@@ -410,6 +498,7 @@ export class RedsysSimulator {
       Ds_Hour: encodeURIComponent(`${two(now.getUTCHours())}:${two(now.getUTCMinutes())}`),
       ...params,
     };
+    this.spec.response('notification', 'notification', p);
     const merchantParameters = Buffer.from(JSON.stringify(p)).toString('base64url');
     const order = String(params.Ds_Order);
     const signature = Buffer.from(sign(version, key, order, merchantParameters).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('base64url');
@@ -430,6 +519,32 @@ export class RedsysSimulator {
     return sent;
   }
 
+  /**
+   * Decides an operation left in progress (Ds_Response 9999: the cardholder was at the issuer): the
+   * issuer's answer `code` becomes its result, Redsys notifies the merchant (when the request named a
+   * DS_MERCHANT_MERCHANTURL) and its query service answers it. Tests: the decision that comes later.
+   */
+  async decideInProgress(fuc: string, terminal: string, order: string, code = '0000'): Promise<SentNotification | null> {
+    const o = this.#orders.get(`${fuc}:${pad3(terminal)}:${order}`);
+    if (!o || !o.inProgress) throw new Error(`no operation in progress under ${order}`);
+    const last = o.operations[o.operations.length - 1];
+    o.inProgress = false;
+    o.approved = Number(code) <= 99;
+    o.authCode = o.approved ? String(randomInt(100000, 999999)) : '';
+    o.securePayment = o.approved ? '2' : '0';
+    last.code = code;
+    last.authCode = o.authCode;
+    last.at = this.#now();
+    if (!o.merchantUrl || this.#opts.notifyRest === false) return null;
+    const sending = this.#notify(o.merchantUrl, fuc, o.terminal, o.version, {
+      Ds_Amount: String(last.amount), Ds_Currency: o.currency, Ds_Order: order, Ds_MerchantCode: fuc, Ds_Terminal: String(Number(o.terminal)), Ds_TransactionType: last.type,
+      Ds_SecurePayment: o.securePayment, Ds_Response: code, Ds_AuthorisationCode: o.authCode, Ds_Language: '1', Ds_MerchantData: '',
+    });
+    this.#sending.add(sending);
+    void sending.finally(() => this.#sending.delete(sending));
+    return sending;
+  }
+
   /** Sends again the notification of an order's last operation (tests: a late notification). */
   async renotify(fuc: string, terminal: string, order: string, url: string): Promise<SentNotification | null> {
     const o = this.#orders.get(`${fuc}:${pad3(terminal)}:${order}`);
@@ -447,25 +562,36 @@ export class RedsysSimulator {
     const wrap = (inner: string) =>
       '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>' +
       `<p231:consultaOperacionesResponse xmlns:p231="http://webservices.apl02.redsys.es"><consultaOperacionesReturn>${esc(inner)}</consultaOperacionesReturn></p231:consultaOperacionesResponse></soapenv:Body></soapenv:Envelope>`;
-    const error = (code: string) => wrap(`<Messages><Version Ds_Version="0.0"><Message><ErrorMsg><Ds_ErrorCode>${code}</Ds_ErrorCode></ErrorMsg></Message></Version></Messages>`);
+    const error = (code: string) => {
+      this.spec.response('consultaOperaciones', 'error', { Ds_ErrorCode: code });
+      return wrap(`<Messages><Version Ds_Version="0.0"><Message><ErrorMsg><Ds_ErrorCode>${code}</Ds_ErrorCode></ErrorMsg></Message></Version></Messages>`);
+    };
     const q = readQueryRequest(body);
+    const problems = this.spec.request('consultaOperaciones', q ? { Ds_MerchantCode: q.fuc, Ds_Terminal: q.terminal, Ds_Order: q.order, Ds_TransactionType: q.type } : null);
     if (!q) return error('XML0001');
     const key = this.#key(q.fuc, q.terminal);
     if (!key) return error('XML0028');
     if (q.signature !== sign('HMAC_SHA256_V1', key, q.order, q.version)) return error('XML0023');
+    if (problems.length > 0) {
+      // the element the XML error table names (wrong length or format)
+      const field = /^\/(Ds_[A-Za-z]+)/.exec(problems[0])?.[1];
+      return error(field === 'Ds_MerchantCode' ? 'XML0006' : field === 'Ds_Terminal' ? 'XML0010' : field === 'Ds_Order' ? 'XML0014' : field === 'Ds_TransactionType' ? 'XML0020' : 'XML0001');
+    }
     const o = this.#orders.get(`${q.fuc}:${pad3(q.terminal)}:${q.order}`);
     const op = o?.operations.filter((x) => x.type === q.type).at(-1);
     if (!o || !op) return error('XML0024');
     const d = op.at;
     const two = (n: number) => String(n).padStart(2, '0');
-    return wrap(
-      '<Messages><Version Ds_Version="0.0"><Message><Response Ds_Version="0.0">' +
-        `<Ds_MerchantCode>${q.fuc}</Ds_MerchantCode><Ds_Terminal>${Number(q.terminal)}</Ds_Terminal><Ds_Order>${q.order}</Ds_Order>` +
-        `<Ds_TransactionType>${op.type}</Ds_TransactionType><Ds_Date>${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}</Ds_Date><Ds_Hour>${two(d.getUTCHours())}:${two(d.getUTCMinutes())}</Ds_Hour>` +
-        `<Ds_Amount>${op.amount}</Ds_Amount><Ds_Currency>${o.currency}</Ds_Currency><Ds_SecurePayment>${o.securePayment}</Ds_SecurePayment><Ds_State>F</Ds_State>` +
-        `<Ds_Response>${op.code}</Ds_Response><Ds_AuthorisationCode>${op.authCode}</Ds_AuthorisationCode>` +
-        '</Response></Message></Version></Messages>',
-    );
+    const fields: Record<string, string> = {
+      Ds_MerchantCode: q.fuc, Ds_Terminal: String(Number(q.terminal)), Ds_Order: q.order, Ds_TransactionType: op.type,
+      Ds_Date: `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`, Ds_Hour: `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`,
+      Ds_Amount: String(op.amount), Ds_Currency: o.currency, Ds_SecurePayment: o.securePayment,
+      // an operation in progress has no final state yet
+      ...((IN_PROGRESS_CODES as readonly string[]).includes(op.code) ? {} : { Ds_State: 'F' }),
+      Ds_Response: op.code, Ds_AuthorisationCode: op.authCode,
+    };
+    this.spec.response('consultaOperaciones', 'response', fields);
+    return wrap(`<Messages><Version Ds_Version="0.0"><Message><Response Ds_Version="0.0">${Object.entries(fields).map(([k, v]) => `<${k}>${esc(v)}</${k}>`).join('')}</Response></Message></Version></Messages>`);
   }
 
   // ---- pages: 3DS method, ACS challenge, redirect payment (Bizum) -------------------------------------------
@@ -540,18 +666,28 @@ export class RedsysSimulator {
     try {
       params = decodeParameters(String(msg.Ds_MerchantParameters ?? ''));
     } catch {
-      return this.#html(res, 'Redsys', '<p>SIS0007</p>', 400);
+      this.spec.request('realizarPago', null);
+      return this.#html(res, 'Redsys', '<p>SIS0430</p>', 400);
     }
+    const problems = this.spec.request('realizarPago', params);
     const fuc = String(params.DS_MERCHANT_MERCHANTCODE ?? '');
     const terminalRaw = String(params.DS_MERCHANT_TERMINAL ?? '');
     const key = this.#key(fuc, terminalRaw);
     if (!key) return this.#html(res, 'Redsys', '<p>SIS0026</p>', 400);
     const opened = openMessage(key, msg);
     if (!opened.ok) return this.#html(res, 'Redsys', '<p>SIS0042</p>', 400);
+    if (problems.length > 0) return this.#html(res, 'Redsys', `<p>${sisErrorOf(problems)}</p>`, 400);
     if (params.DS_MERCHANT_PAYMETHODS !== 'z') return this.#html(res, 'Redsys', '<p>only Bizum (PAYMETHODS=z) is simulated on this page</p>', 400);
     const order = String(params.DS_MERCHANT_ORDER ?? '');
     if (this.#orders.get(`${fuc}:${pad3(terminalRaw)}:${order}`)?.approved) return this.#html(res, 'Redsys', '<p>SIS0051</p>', 400);
     const session = randomUUID();
+    // the operation exists at Redsys while the customer is on its page: in progress, "card data being requested"
+    const version = opened.version;
+    const merchantUrl = (params.DS_MERCHANT_MERCHANTURL as string) ?? null;
+    this.#orders.set(`${fuc}:${pad3(terminalRaw)}:${order}`, {
+      fuc, terminal: pad3(terminalRaw), order, type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY), approved: false, confirmed: 0, refunded: 0,
+      cancelled: false, authCode: '', securePayment: '0', cofTxnid: null, inProgress: true, merchantUrl, version, operations: [{ type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), code: '9998', authCode: '', at: this.#now() }],
+    });
     this.#bizum.set(session, {
       fuc, terminalDisplay: terminalRaw, terminal: pad3(terminalRaw), order, amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY),
       version: opened.version, merchantUrl: (params.DS_MERCHANT_MERCHANTURL as string) ?? null, urlOk: (params.DS_MERCHANT_URLOK as string) ?? null, urlKo: (params.DS_MERCHANT_URLKO as string) ?? null,
@@ -574,7 +710,7 @@ export class RedsysSimulator {
     const authCode = paid ? String(randomInt(100000, 999999)) : '';
     this.#orders.set(`${s.fuc}:${s.terminal}:${s.order}`, {
       fuc: s.fuc, terminal: s.terminal, order: s.order, type: '0', amount: s.amount, currency: s.currency, approved: paid, confirmed: 0, refunded: 0, cancelled: false,
-      authCode, securePayment: '0', cofTxnid: null, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.#now() }],
+      authCode, securePayment: '0', cofTxnid: null, inProgress: false, merchantUrl: s.merchantUrl, version: s.version, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.#now() }],
     });
     if (s.merchantUrl) {
       await this.#notify(s.merchantUrl, s.fuc, s.terminal, s.version, {
