@@ -172,7 +172,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     // of it is answered or logged, whatever refused it
     details = redactCardNumbers(details, () => '[REDACTED]');
     if (extra && Array.isArray(extra.errors)) {
-      extra = { ...extra, errors: (extra.errors as FieldProblem[]).map((e) => ({ ...e, field: redactCardNumbers(String(e.field), () => '[REDACTED]'), problem: redactCardNumbers(String(e.problem), () => '[REDACTED]') })) };
+      const redact = (v: unknown) => (typeof v === 'string' ? redactCardNumbers(v, () => '[REDACTED]') : v);
+      extra = { ...extra, errors: (extra.errors as unknown[]).map((e) => (e && typeof e === 'object' ? Object.fromEntries(Object.entries(e).map(([k, v]) => [k, redact(v)])) : redact(e))) };
     }
     if (status >= 400 && status < 500) req.log.info({ status, details }, 'request refused');
     const page = req.routeOptions.config?.page;
