@@ -663,30 +663,68 @@ export function findDashboardBuild(): string | null {
 const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>paygate dashboard</title>
 <p>The dashboard web app has not been built. <code>npm start</code> builds it; or run <code>node scripts/build-dashboard.mjs</code>.</p></html>`;
 
-/** Serves the web app at /dashboard: its files, and its page for every path of the app (it routes itself). */
+/**
+ * What the dashboard's answers carry besides their Content-Security-Policy: the browser features the
+ * pages never use are off (camera, microphone, geolocation, payment, USB, …), for the app and any frame.
+ */
+export const DASHBOARD_PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), bluetooth=(), midi=(), magnetometer=(), gyroscope=(), accelerometer=(), display-capture=(), interest-cohort=()';
+
+/**
+ * The encoding of a build file to send: the brotli or gzip copy the build wrote beside it
+ * (scripts/build-dashboard.mjs), when the browser accepts it (`Accept-Encoding`, not refused with q=0).
+ */
+export function pickEncoding(acceptEncoding: string | undefined, exists: (suffix: '.br' | '.gz') => boolean): 'br' | 'gzip' | null {
+  const accepted = new Map<string, number>();
+  for (const part of (acceptEncoding ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((x) => /^\s*q=([0-9.]+)\s*$/.exec(x)?.[1]).find((x) => x !== undefined);
+    accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const ok = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (ok('br') && exists('.br')) return 'br';
+  if (ok('gzip') && exists('.gz')) return 'gzip';
+  return null;
+}
+
+/**
+ * Serves the web app at /dashboard: its files, and its page for every path of the app (it routes itself).
+ * The scripts and styles have hashed names: cached for good (`immutable`); the page is checked at each
+ * load (`no-cache`), so a new build is picked up at the next one. Each goes out compressed when the
+ * browser accepts it, from the copies the build wrote.
+ */
 export async function installDashboardApp(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     const dir = () => findDashboardBuild();
-    const page = (reply: FastifyReply) => {
-      const d = dir();
-      reply.header('Content-Security-Policy', DASHBOARD_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin').header('Cache-Control', 'no-cache');
-      if (!d) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
-      return reply.type('text/html; charset=utf-8').send(fs.readFileSync(path.join(d, 'index.html')));
+    const send = (req: FastifyRequest, reply: FastifyReply, file: string, type: string) => {
+      const encoding = pickEncoding(typeof req.headers['accept-encoding'] === 'string' ? req.headers['accept-encoding'] : undefined, (suffix) => fs.existsSync(file + suffix));
+      const chosen = encoding === 'br' ? `${file}.br` : encoding === 'gzip' ? `${file}.gz` : file;
+      reply.type(type).header('Vary', 'Accept-Encoding').header('Content-Length', String(fs.statSync(chosen).size));
+      if (encoding) reply.header('Content-Encoding', encoding);
+      return reply.send(fs.createReadStream(chosen));
     };
-    scope.get('/dashboard', { schema: { hide: true } }, async (_req, reply) => page(reply));
+    const page = (req: FastifyRequest, reply: FastifyReply) => {
+      const d = dir();
+      reply.header('Content-Security-Policy', DASHBOARD_CSP).header('Permissions-Policy', DASHBOARD_PERMISSIONS_POLICY).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin').header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-cache');
+      if (!d) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
+      return send(req, reply, path.join(d, 'index.html'), 'text/html; charset=utf-8');
+    };
+    scope.get('/dashboard', { schema: { hide: true } }, async (req, reply) => page(req, reply));
     scope.get('/dashboard/*', { schema: { hide: true } }, async (req, reply) => {
       const rest = (req.params as { '*': string })['*'] ?? '';
       if (rest === 'api' || rest.startsWith('api/')) throw notFound(`No route ${req.method} ${redactCardNumbersInUrl(req.url.split('?')[0])}`);
       if (rest.startsWith('assets/') || /^[\w.-]+\.(svg|png|ico|txt|webmanifest)$/.test(rest)) {
         const d = dir();
         const file = d ? path.resolve(d, rest) : null;
-        if (!d || !file || !file.startsWith(d + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound(`No file ${rest}`);
+        // the compressed copies are sent for their file, never asked for by name
+        if (!d || !file || !file.startsWith(d + path.sep) || /\.(br|gz)$/.test(file) || !fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound(`No file ${rest}`);
         const type = MIME[path.extname(file)] ?? 'application/octet-stream';
         // hashed names: cached for good
-        if (rest.startsWith('assets/')) reply.header('Cache-Control', 'public, max-age=31536000, immutable');
-        return reply.type(type).header('Content-Security-Policy', DASHBOARD_CSP).send(fs.createReadStream(file));
+        reply.header('Cache-Control', rest.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+        reply.header('Content-Security-Policy', DASHBOARD_CSP).header('Permissions-Policy', DASHBOARD_PERMISSIONS_POLICY).header('X-Content-Type-Options', 'nosniff');
+        return send(req, reply, file, type);
       }
-      return page(reply);
+      return page(req, reply);
     });
   });
 }
