@@ -5,7 +5,7 @@
  */
 import { Suspense, lazy, useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, setCsrf, type Answer, type Me, type Permission } from './api';
+import { ApiError, api, onSessionEnd, setCsrf, type Answer, type Me, type Permission } from './api';
 import { LANGS, LangContext, translator, useT, type Lang } from './i18n';
 import { navigate, usePath } from './router';
 import { AREAS } from './areas';
@@ -37,6 +37,16 @@ function useSession() {
 
 export function App() {
   const session = useSession();
+  const qc = useQueryClient();
+  // the session ended (idle, signed out elsewhere, disabled): back to the sign-in, nothing else kept
+  useEffect(() => {
+    onSessionEnd(() => {
+      setCsrf(null);
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+      qc.setQueryData(['session'], null);
+    });
+    return () => onSessionEnd(null);
+  }, [qc]);
   const [chosen, setChosen] = useState<Lang | null>(null);
   const lang: Lang = chosen ?? ((session.data?.user.language as Lang) || (navigator.language.startsWith('es') ? 'ES' : navigator.language.startsWith('pt') ? 'PT' : 'EN'));
   const ctx = useMemo(() => ({ lang, t: translator(lang) }), [lang]);
@@ -292,7 +302,7 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   else page = <p className="card">{me.user.group}</p>;
   return (
     <div className={`shell env-${me.env}`}>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">{t('skip')}</a>
       <header className="top">
         <div className="brand">
           <button type="button" className="menu-button" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>

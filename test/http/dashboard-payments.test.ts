@@ -235,6 +235,23 @@ describe('the order detail and its actions', () => {
     expect(stored.metadata).toEqual({ invoice: 'F-2026-001' });
   });
 
+  it('answers the order\'s description apart from its additional text, until when it can be paid, and each transaction\'s metadata', async () => {
+    const o = await createOrder(a, { description: 'Order #1042', additional: 'gift wrap', expires_in: 7 * 86400 });
+    const r = await manager.get(`/orders/${o.uuid}`);
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.description).toBe('Order #1042');
+    expect(r.body.order.additional).toBe('gift wrap');
+    const ms = new Date(r.body.expires_at).getTime() - Date.now();
+    expect(ms).toBeGreaterThan(7 * 86400_000 - 120_000);
+    expect(ms).toBeLessThanOrEqual(7 * 86400_000);
+    const paid = await payWith(a, TEST_CARDS.APPROVED, { description: 'with metadata' });
+    const tx = paid.transactions[0].uuid;
+    expect((await a.api.post(`/transaction/${tx}/metadata`, { metadata: { a: '1', b: '2' } })).status).toBe(200);
+    const d = await manager.get(`/orders/${paid.uuid}`);
+    expect(d.body.metadata[tx]).toEqual({ a: '1', b: '2' });
+    expect(d.body.description).toBe('with metadata');
+  });
+
   it('refuses every action to a VIEWER, who can still read', async () => {
     const order = await payWith(a, TEST_CARDS.APPROVED);
     expect((await viewer.get(`/orders/${order.uuid}`)).status).toBe(200);

@@ -35,7 +35,18 @@ export interface DashboardRoute {
   permission?: Permission;
   /** the bridge to the merchant API: the permission is the called operation's (API_OPERATIONS) */
   bridge?: boolean;
+  /**
+   * a request of the route is never a person's use of the session (the live stream, opened and
+   * reopened by the page itself): it does not keep the session from idling out
+   */
+  passive?: boolean;
 }
+
+/**
+ * The header the web app puts on the requests no person asked for (a page's own refresh, the list read
+ * again after a live change): like a passive route's, they do not keep the session from idling out.
+ */
+export const BACKGROUND_HEADER = 'x-dashboard-background';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -221,7 +232,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       }
       if (d.public) return;
       const token = tokenOf(req);
-      const s = await service.resolve(token, caller(req));
+      const s = await service.resolve(token, caller(req), { use: !d.passive && req.headers[BACKGROUND_HEADER] === undefined });
       const stages = d.stages ?? ['ACTIVE'];
       if (!stages.includes(s.session.stage)) {
         throw forbidden(s.session.stage === 'PASSWORD_CHANGE' ? 'Change your password first' : s.session.stage === 'TOTP' ? 'Enter the code of your authenticator app first' : 'Not available once signed in');
@@ -401,7 +412,10 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       const r = await service.order(s, req.params.uuid);
       const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
       const requests = (await service.requests(s, { orderId: r.order.uuid, limit: 50 })).map((x) => ({ uuid: x.id, method: x.method, path: x.path, status: x.status, request_id: x.request_id, created_at: x.created_at.toISOString() }));
-      return done({ order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests });
+      return done({
+        order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests,
+        description: r.description, expires_at: r.expires_at ? r.expires_at.toISOString() : null, metadata: r.metadata,
+      });
     });
 
     app.post('/orders/:uuid/refund', {
@@ -435,7 +449,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     }, async (req) => done({ notification: await service.resendNotification(dash(req), req.params.uuid) }));
 
     app.get('/live', {
-      config: { dashboard: { permission: 'payments.read' }, stream: true },
+      config: { dashboard: { permission: 'payments.read', passive: true }, stream: true },
       exposeHeadRoute: false,
       schema: {},
     }, async (req, reply) => {
@@ -519,7 +533,20 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     app.post('/users', {
       config: { dashboard: { permission: 'users.manage' } },
       schema: { body: S.InviteBody, response: responses(S.InvitedResponse) },
-    }, async (req) => done({ uuid: await service.invite(dash(req), req.body) }));
+    }, async (req) => done(await service.invite(dash(req), req.body)));
+
+    app.post('/users/:uuid/credentials', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { params: S.OrderParams, response: responses(S.CredentialsResponse) },
+    }, async (req) => done(await service.resendCredentials(dash(req), req.params.uuid)));
+
+    app.post('/users/:uuid/unlock', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.unlockUser(dash(req), req.params.uuid);
+      return done({});
+    });
 
     app.put('/users/:uuid', {
       config: { dashboard: { permission: 'users.manage' } },
