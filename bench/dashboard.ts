@@ -47,7 +47,7 @@ await app.listen({ port, host: '127.0.0.1' });
 // a manager of a merchant with a few payments, signed in once (its session cookie is given to each run)
 const merchant = await createMerchantWithService(p, m, { name: 'Bench Shop' });
 const ctx = await m.merchants.contextForKey(merchant.key_id);
-const created = await m.merchants.createUser(ctx, { email: 'bench@shop.example', username: 'bench.manager', language: 'EN', environment: 'SANDBOX', send_email_with_credentials: false, group: 'MANAGER' });
+const created = await m.merchants.createUser(ctx, { email: 'staff@shop.example', username: 'bench.manager', language: 'EN', environment: 'SANDBOX', send_email_with_credentials: false, group: 'MANAGER' });
 for (let i = 0; i < 20; i++) await m.payments.create(ctx, { amount: 1000 + i, currency: 'EUR', service: merchant.service_uuid, operative: 'AUTHORIZATION', secure: false, description: `Bench order ${i}` } as never);
 const signIn = await app.inject({ method: 'POST', url: '/dashboard/api/session', payload: { login: 'bench.manager', password: created.password } });
 let cookie = String([signIn.headers['set-cookie']].flat()[0]).split(';')[0];
