@@ -6,12 +6,17 @@
  * `npm start` (scripts/build.mjs) and the test set-up (vitest's globalSetup) run it, so neither needs an
  * extra command.
  *
+ * Every text file of the build (scripts, styles, the page) is also written compressed beside itself,
+ * `name.br` (brotli, the best quality) and `name.gz` (gzip -9), once here rather than at each request:
+ * the gateway sends the one the browser accepts (installDashboardApp).
+ *
  *   node scripts/build-dashboard.mjs          build when stale
  *   node scripts/build-dashboard.mjs --force  build anyway
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,6 +44,8 @@ export function sourceHash() {
     h.update(fs.readFileSync(f));
     h.update('\0');
   }
+  // this script too: how the output is made (its compressed copies) is part of it
+  h.update(fs.readFileSync(fileURLToPath(import.meta.url)));
   for (const pkg of ['vite', '@vitejs/plugin-react', 'react', 'react-dom', '@tanstack/react-query', '@tanstack/react-table', '@radix-ui/react-dialog']) {
     try {
       h.update(`${pkg}@${JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version}\n`);
@@ -54,6 +61,21 @@ export function dashboardIsStale() {
     return fs.readFileSync(stampFile, 'utf8').trim() !== sourceHash() || !fs.existsSync(path.join(dashboardOut, 'index.html'));
   } catch {
     return true;
+  }
+}
+
+const COMPRESSIBLE = /\.(js|css|html|svg|json|txt|webmanifest)$/;
+
+/** Writes `f.br` and `f.gz` beside each text file of `dir` (of at least 1 KiB, when smaller than it). */
+export function precompress(dir) {
+  for (const f of files(dir)) {
+    if (!COMPRESSIBLE.test(f)) continue;
+    const raw = fs.readFileSync(f);
+    if (raw.length < 1024) continue;
+    const br = zlib.brotliCompressSync(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } });
+    const gz = zlib.gzipSync(raw, { level: 9 });
+    if (br.length < raw.length) fs.writeFileSync(`${f}.br`, br);
+    if (gz.length < raw.length) fs.writeFileSync(`${f}.gz`, gz);
   }
 }
 
@@ -73,6 +95,7 @@ export async function buildDashboard({ force = false, quiet = false } = {}) {
     logLevel: quiet ? 'error' : 'warn',
     build: { outDir: tmp, emptyOutDir: true },
   });
+  precompress(tmp);
   fs.writeFileSync(path.join(tmp, '.source-hash'), `${hash}\n`);
   const old = `${dashboardOut}.${process.pid}.${Date.now()}.old`;
   if (fs.existsSync(dashboardOut)) fs.renameSync(dashboardOut, old);

@@ -3,17 +3,20 @@
  * the layout (environment and merchant switches, language, sign-out) around the page of the path.
  * What a user's group may not do is not shown; the server refuses it anyway.
  */
-import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, setCsrf, type Answer, type Me, type Permission } from './api';
+import { ApiError, api, onSessionEnd, setCsrf, type Answer, type Me, type Permission } from './api';
 import { LANGS, LangContext, translator, useT, type Lang } from './i18n';
 import { navigate, usePath } from './router';
-import { Payments } from './pages/Payments';
-import { OrderDetail } from './pages/OrderDetail';
-import { Developers } from './pages/Developers';
-import { Audit, Users } from './pages/Users';
-import { Account } from './pages/Account';
 import { AREAS } from './areas';
+
+// every page is a script of its own, loaded when it is first shown: the sign-in page needs none of them
+const Payments = lazy(() => import('./pages/Payments').then((x) => ({ default: x.Payments })));
+const OrderDetail = lazy(() => import('./pages/OrderDetail').then((x) => ({ default: x.OrderDetail })));
+const Developers = lazy(() => import('./pages/Developers').then((x) => ({ default: x.Developers })));
+const Users = lazy(() => import('./pages/Users').then((x) => ({ default: x.Users })));
+const Audit = lazy(() => import('./pages/Users').then((x) => ({ default: x.Audit })));
+const Account = lazy(() => import('./pages/Account').then((x) => ({ default: x.Account })));
 import type { Key } from './i18n';
 
 function useSession() {
@@ -34,6 +37,16 @@ function useSession() {
 
 export function App() {
   const session = useSession();
+  const qc = useQueryClient();
+  // the session ended (idle, signed out elsewhere, disabled): back to the sign-in, nothing else kept
+  useEffect(() => {
+    onSessionEnd(() => {
+      setCsrf(null);
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+      qc.setQueryData(['session'], null);
+    });
+    return () => onSessionEnd(null);
+  }, [qc]);
   const [chosen, setChosen] = useState<Lang | null>(null);
   const lang: Lang = chosen ?? ((session.data?.user.language as Lang) || (navigator.language.startsWith('es') ? 'ES' : navigator.language.startsWith('pt') ? 'PT' : 'EN'));
   const ctx = useMemo(() => ({ lang, t: translator(lang) }), [lang]);
@@ -289,7 +302,7 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   else page = <p className="card">{me.user.group}</p>;
   return (
     <div className={`shell env-${me.env}`}>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">{t('skip')}</a>
       <header className="top">
         <div className="brand">
           <button type="button" className="menu-button" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>
@@ -376,7 +389,7 @@ function Layout({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
             )}
           </ul>
         </nav>
-        <main id="main" className="main">{page}</main>
+        <main id="main" className="main"><Suspense fallback={<p>{t('loading')}</p>}>{page}</Suspense></main>
       </div>
     </div>
   );

@@ -50,6 +50,25 @@ export function setCsrf(token: string | null) {
 }
 
 /**
+ * Whether a person acted (a click, a key, a touch) since the last request: only then is a request a use
+ * of the session. A page's own refresh or the list read again after a live change is sent marked
+ * `X-Dashboard-Background`, so an open tab alone lets the session idle out (PAYGATE_DASHBOARD_IDLE_MINUTES).
+ * Loading the page is a person's action.
+ */
+let acted = true;
+for (const type of ['pointerdown', 'keydown', 'input', 'touchstart', 'wheel']) window.addEventListener(type, () => { acted = true; }, { capture: true, passive: true });
+function activity(headers: Record<string, string>) {
+  if (!acted) headers['x-dashboard-background'] = '1';
+  acted = false;
+}
+
+/** Told when the server says the session is over (401 outside the sign-in steps): the app shows the sign-in. */
+let sessionEnded: (() => void) | null = null;
+export function onSessionEnd(fn: (() => void) | null) {
+  sessionEnded = fn;
+}
+
+/**
  * A call of the dashboard API. `T` is what it answers, `Answer<path, method>`; without it the answer is
  * `unknown` (never guessed from where the answer goes, so an answer the page reads is always typed).
  */
@@ -57,6 +76,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+  activity(headers);
   const res = await fetch(`${API}${path}`, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   let data: any = null;
   try {
@@ -64,6 +84,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   } catch {
     data = null;
   }
+  if (res.status === 401 && !path.startsWith('/session') && !path.startsWith('/password-reset')) sessionEnded?.();
   if (!res.ok) throw new ApiError(res.status, data?.details ?? `${res.status} ${res.statusText}`, data);
   if (data && typeof data.csrf_token === 'string') csrf = data.csrf_token;
   return data as T;
@@ -105,7 +126,9 @@ export function v1<T = unknown>(method: string, path: string, body?: unknown): P
 
 /** Downloads what a GET of the dashboard API answers (a CSV, a PDF) as a file named by the server. */
 export async function download(path: string, fallbackName: string): Promise<void> {
-  const res = await fetch(`${API}${path}`, { credentials: 'same-origin' });
+  const headers: Record<string, string> = {};
+  activity(headers);
+  const res = await fetch(`${API}${path}`, { credentials: 'same-origin', headers });
   if (!res.ok) {
     let details = `${res.status} ${res.statusText}`;
     try {

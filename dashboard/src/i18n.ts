@@ -107,7 +107,7 @@ const EN = {
   'confirm.cancel_order': 'Release the held amount of this payment?',
   'confirm.expire': 'Expire this order? Its payment link stops working.',
   'confirm.resend': 'Send this notification again now?',
-  'confirm.metadata': 'Replace the metadata of this transaction?',
+  'confirm.metadata': 'Save the metadata of this transaction as shown (keys removed here are removed)?',
   'done.ok': 'Done.',
   'error.title': 'Refused',
   'error.network': 'The gateway could not be reached.',
@@ -138,7 +138,7 @@ const EN = {
   'nav.users': 'Users',
   'nav.audit': 'Audit log',
   'users.invite': 'Invite a user',
-  'users.invite_help': 'The user gets an e-mail with a password to change at the first sign-in.',
+  'users.invite_help': 'The user gets a one-time password, by e-mail (or shown to you once when no e-mail is configured), to change at the first sign-in.',
   'users.username': 'User',
   'users.group': 'Group',
   'users.save': 'Save',
@@ -177,6 +177,68 @@ const EN = {
   'account.change_password': 'Change my password',
   'account.password_changed': 'Your password is changed; your other sessions have ended.',
   'loading': 'Loading…',
+  'status.CREATED': 'CREATED',
+  'status.PENDING_3DS_RESPONSE': 'PENDING_3DS_RESPONSE',
+  'status.AUTHENTICATION_REQUIRED': 'AUTHENTICATION_REQUIRED',
+  'status.PENDING_PROCESSOR_RESPONSE': 'PENDING_PROCESSOR_RESPONSE',
+  'status.PENDING_CONFIRMATION': 'PENDING_CONFIRMATION',
+  'status.SUCCESS': 'SUCCESS',
+  'status.PARTIALLY_REFUNDED': 'PARTIALLY_REFUNDED',
+  'status.REFUNDED': 'REFUNDED',
+  'status.CANCELLED': 'CANCELLED',
+  'status.REFUSED': 'REFUSED',
+  'status.ERROR': 'ERROR',
+  'status.FRAUD': 'FRAUD',
+  'status.BLACKLISTED': 'BLACKLISTED',
+  'status.EXPIRED': 'EXPIRED',
+  'status.PENDING': 'PENDING',
+  'status.DELIVERED': 'DELIVERED',
+  'status.FAILED': 'FAILED',
+  'status.PAID': 'PAID',
+  'status.UNPAID': 'UNPAID',
+  'status.FINISHED': 'FINISHED',
+  'status.SCHEDULED': 'SCHEDULED',
+  'status.PROCESSING': 'PROCESSING',
+  'status.COMPLETED': 'COMPLETED',
+  'status.SENT': 'SENT',
+  'status.OPENED': 'OPENED',
+  'status.ACTIVE': 'ACTIVE',
+  'status.DISABLED': 'DISABLED',
+  'reason.DENIED': 'Denied',
+  'reason.INSUFFICIENT_FUNDS': 'Insufficient funds',
+  'reason.EXPIRED_CARD': 'Expired card',
+  'reason.INVALID_CARD': 'Invalid card',
+  'reason.AUTHENTICATION_FAILED': 'Authentication failed',
+  'reason.FRAUD_SUSPECTED': 'Fraud suspected',
+  'reason.BLACKLISTED': 'Blacklisted',
+  'reason.PROCESSOR_ERROR': 'Processor error',
+  'reason.TIMEOUT': 'Timeout',
+  'skip': 'Skip to content',
+  'order.additional': 'Additional information',
+  'order.expires': 'Payment link works until',
+  'order.no_actions': 'No action on this payment is open to your group.',
+  'order.metadata_none': 'No metadata',
+  'order.metadata_key': 'Key',
+  'order.metadata_value': 'Value',
+  'order.metadata_add': 'Add a key',
+  'order.metadata_remove': 'Remove {key}',
+  'order.refund_over': 'At most {amount} can be refunded.',
+  'users.invitation_shown': 'Password shown to the inviting manager',
+  'users.mail.PENDING': 'Invitation e-mail: waiting to be sent',
+  'users.mail.SENT': 'Invitation e-mail: sent',
+  'users.mail.FAILED': 'Invitation e-mail: not delivered',
+  'users.resend': 'Send a new password',
+  'users.resend_confirm': 'Send {user} a new one-time password? The one before stops working.',
+  'users.password_once': 'One-time password for {user}: give it to them yourself, it is shown only now (no e-mail is configured). They choose their own at the first sign-in.',
+  'users.mailed': 'The invitation was e-mailed to {email}.',
+  'users.copy': 'Copy',
+  'users.hide': 'I have noted it',
+  'users.locked': 'Locked at {address} until {until} ({failures} failed, {attempts} tried during the lock)',
+  'users.slowed': 'Slowed down at new addresses until {until} ({failures} failed sign-ins)',
+  'users.unlock': 'Unlock',
+  'users.unlock_confirm': 'Lift the sign-in locks of {user}?',
+  'users.status_locked': 'LOCKED',
+  'account.totp_on_now': 'Two-factor sign-in is on.',
 } as const;
 
 type BaseKey = keyof typeof EN;
@@ -279,7 +341,7 @@ const ES: Record<BaseKey, string> = {
   'confirm.cancel_order': '¿Liberar el importe retenido de este pago?',
   'confirm.expire': '¿Caducar este pedido? Su enlace de pago deja de funcionar.',
   'confirm.resend': '¿Enviar esta notificación otra vez ahora?',
-  'confirm.metadata': '¿Sustituir los metadatos de esta transacción?',
+  'confirm.metadata': '¿Guardar los metadatos de esta transacción tal como se ven (las claves quitadas aquí se quitan)?',
   'done.ok': 'Hecho.',
   'error.title': 'Rechazado',
   'error.network': 'No se pudo contactar con la pasarela.',
@@ -310,7 +372,7 @@ const ES: Record<BaseKey, string> = {
   'nav.users': 'Usuarios',
   'nav.audit': 'Registro de auditoría',
   'users.invite': 'Invitar a un usuario',
-  'users.invite_help': 'El usuario recibe un e-mail con una contraseña que cambiará al entrar por primera vez.',
+  'users.invite_help': 'El usuario recibe una contraseña de un solo uso, por e-mail (o mostrada a ti una vez si no hay e-mail configurado), que cambiará al entrar por primera vez.',
   'users.username': 'Usuario',
   'users.group': 'Grupo',
   'users.save': 'Guardar',
@@ -349,6 +411,68 @@ const ES: Record<BaseKey, string> = {
   'account.change_password': 'Cambiar mi contraseña',
   'account.password_changed': 'Tu contraseña ha cambiado; tus otras sesiones han terminado.',
   'loading': 'Cargando…',
+  'status.CREATED': 'Creado',
+  'status.PENDING_3DS_RESPONSE': 'Esperando 3-D Secure',
+  'status.AUTHENTICATION_REQUIRED': 'Autenticación requerida',
+  'status.PENDING_PROCESSOR_RESPONSE': 'Esperando al procesador',
+  'status.PENDING_CONFIRMATION': 'Pendiente de confirmar',
+  'status.SUCCESS': 'Pagado',
+  'status.PARTIALLY_REFUNDED': 'Devuelto en parte',
+  'status.REFUNDED': 'Devuelto',
+  'status.CANCELLED': 'Cancelado',
+  'status.REFUSED': 'Rechazado',
+  'status.ERROR': 'Error',
+  'status.FRAUD': 'Fraude',
+  'status.BLACKLISTED': 'En lista negra',
+  'status.EXPIRED': 'Caducado',
+  'status.PENDING': 'Pendiente',
+  'status.DELIVERED': 'Entregada',
+  'status.FAILED': 'Fallida',
+  'status.PAID': 'Pagada',
+  'status.UNPAID': 'Impagada',
+  'status.FINISHED': 'Terminada',
+  'status.SCHEDULED': 'Programado',
+  'status.PROCESSING': 'Procesando',
+  'status.COMPLETED': 'Completado',
+  'status.SENT': 'Enviado',
+  'status.OPENED': 'Abierto',
+  'status.ACTIVE': 'Activo',
+  'status.DISABLED': 'Desactivado',
+  'reason.DENIED': 'Denegada',
+  'reason.INSUFFICIENT_FUNDS': 'Fondos insuficientes',
+  'reason.EXPIRED_CARD': 'Tarjeta caducada',
+  'reason.INVALID_CARD': 'Tarjeta no válida',
+  'reason.AUTHENTICATION_FAILED': 'Autenticación fallida',
+  'reason.FRAUD_SUSPECTED': 'Sospecha de fraude',
+  'reason.BLACKLISTED': 'En lista negra',
+  'reason.PROCESSOR_ERROR': 'Error del procesador',
+  'reason.TIMEOUT': 'Sin respuesta a tiempo',
+  'skip': 'Saltar al contenido',
+  'order.additional': 'Información adicional',
+  'order.expires': 'El enlace de pago vale hasta',
+  'order.no_actions': 'Tu grupo no tiene ninguna acción disponible sobre este pago.',
+  'order.metadata_none': 'Sin metadatos',
+  'order.metadata_key': 'Clave',
+  'order.metadata_value': 'Valor',
+  'order.metadata_add': 'Añadir una clave',
+  'order.metadata_remove': 'Quitar {key}',
+  'order.refund_over': 'Como mucho se pueden devolver {amount}.',
+  'users.invitation_shown': 'Contraseña mostrada al responsable que invitó',
+  'users.mail.PENDING': 'E-mail de invitación: pendiente de envío',
+  'users.mail.SENT': 'E-mail de invitación: enviado',
+  'users.mail.FAILED': 'E-mail de invitación: no entregado',
+  'users.resend': 'Enviar una contraseña nueva',
+  'users.resend_confirm': '¿Enviar a {user} una contraseña de un solo uso nueva? La anterior deja de valer.',
+  'users.password_once': 'Contraseña de un solo uso de {user}: dásela tú, solo se muestra ahora (no hay e-mail configurado). Elegirá la suya al entrar por primera vez.',
+  'users.mailed': 'La invitación se envió por e-mail a {email}.',
+  'users.copy': 'Copiar',
+  'users.hide': 'Ya la he anotado',
+  'users.locked': 'Bloqueado en {address} hasta {until} ({failures} fallos, {attempts} intentos durante el bloqueo)',
+  'users.slowed': 'Frenado en direcciones nuevas hasta {until} ({failures} intentos fallidos)',
+  'users.unlock': 'Desbloquear',
+  'users.unlock_confirm': '¿Quitar los bloqueos de acceso de {user}?',
+  'users.status_locked': 'BLOQUEADO',
+  'account.totp_on_now': 'El acceso en dos pasos está activado.',
 };
 
 const PT: Record<BaseKey, string> = {
@@ -447,7 +571,7 @@ const PT: Record<BaseKey, string> = {
   'confirm.cancel_order': 'Libertar o montante retido deste pagamento?',
   'confirm.expire': 'Expirar esta encomenda? A ligação de pagamento deixa de funcionar.',
   'confirm.resend': 'Enviar esta notificação outra vez agora?',
-  'confirm.metadata': 'Substituir os metadados desta transação?',
+  'confirm.metadata': 'Guardar os metadados desta transação como estão (as chaves retiradas aqui são retiradas)?',
   'done.ok': 'Feito.',
   'error.title': 'Recusado',
   'error.network': 'Não foi possível contactar o gateway.',
@@ -478,7 +602,7 @@ const PT: Record<BaseKey, string> = {
   'nav.users': 'Utilizadores',
   'nav.audit': 'Registo de auditoria',
   'users.invite': 'Convidar um utilizador',
-  'users.invite_help': 'O utilizador recebe um e-mail com uma palavra-passe a alterar no primeiro acesso.',
+  'users.invite_help': 'O utilizador recebe uma palavra-passe de uso único, por e-mail (ou mostrada a si uma vez se não houver e-mail configurado), a alterar no primeiro acesso.',
   'users.username': 'Utilizador',
   'users.group': 'Grupo',
   'users.save': 'Guardar',
@@ -517,6 +641,68 @@ const PT: Record<BaseKey, string> = {
   'account.change_password': 'Alterar a minha palavra-passe',
   'account.password_changed': 'A sua palavra-passe foi alterada; as suas outras sessões terminaram.',
   'loading': 'A carregar…',
+  'status.CREATED': 'Criado',
+  'status.PENDING_3DS_RESPONSE': 'À espera do 3-D Secure',
+  'status.AUTHENTICATION_REQUIRED': 'Autenticação necessária',
+  'status.PENDING_PROCESSOR_RESPONSE': 'À espera do processador',
+  'status.PENDING_CONFIRMATION': 'Por confirmar',
+  'status.SUCCESS': 'Pago',
+  'status.PARTIALLY_REFUNDED': 'Reembolsado em parte',
+  'status.REFUNDED': 'Reembolsado',
+  'status.CANCELLED': 'Cancelado',
+  'status.REFUSED': 'Recusado',
+  'status.ERROR': 'Erro',
+  'status.FRAUD': 'Fraude',
+  'status.BLACKLISTED': 'Na lista negra',
+  'status.EXPIRED': 'Expirado',
+  'status.PENDING': 'Pendente',
+  'status.DELIVERED': 'Entregue',
+  'status.FAILED': 'Falhada',
+  'status.PAID': 'Paga',
+  'status.UNPAID': 'Não paga',
+  'status.FINISHED': 'Terminada',
+  'status.SCHEDULED': 'Agendado',
+  'status.PROCESSING': 'Em processamento',
+  'status.COMPLETED': 'Concluído',
+  'status.SENT': 'Enviado',
+  'status.OPENED': 'Aberto',
+  'status.ACTIVE': 'Ativo',
+  'status.DISABLED': 'Desativado',
+  'reason.DENIED': 'Recusada',
+  'reason.INSUFFICIENT_FUNDS': 'Saldo insuficiente',
+  'reason.EXPIRED_CARD': 'Cartão expirado',
+  'reason.INVALID_CARD': 'Cartão inválido',
+  'reason.AUTHENTICATION_FAILED': 'Autenticação falhada',
+  'reason.FRAUD_SUSPECTED': 'Suspeita de fraude',
+  'reason.BLACKLISTED': 'Na lista negra',
+  'reason.PROCESSOR_ERROR': 'Erro do processador',
+  'reason.TIMEOUT': 'Sem resposta a tempo',
+  'skip': 'Saltar para o conteúdo',
+  'order.additional': 'Informação adicional',
+  'order.expires': 'O link de pagamento vale até',
+  'order.no_actions': 'O seu grupo não tem nenhuma ação disponível sobre este pagamento.',
+  'order.metadata_none': 'Sem metadados',
+  'order.metadata_key': 'Chave',
+  'order.metadata_value': 'Valor',
+  'order.metadata_add': 'Adicionar uma chave',
+  'order.metadata_remove': 'Retirar {key}',
+  'order.refund_over': 'No máximo podem ser reembolsados {amount}.',
+  'users.invitation_shown': 'Palavra-passe mostrada ao responsável que convidou',
+  'users.mail.PENDING': 'E-mail de convite: por enviar',
+  'users.mail.SENT': 'E-mail de convite: enviado',
+  'users.mail.FAILED': 'E-mail de convite: não entregue',
+  'users.resend': 'Enviar uma palavra-passe nova',
+  'users.resend_confirm': 'Enviar a {user} uma palavra-passe de uso único nova? A anterior deixa de valer.',
+  'users.password_once': 'Palavra-passe de uso único de {user}: entregue-lha você, só é mostrada agora (não há e-mail configurado). Escolherá a sua no primeiro acesso.',
+  'users.mailed': 'O convite foi enviado por e-mail para {email}.',
+  'users.copy': 'Copiar',
+  'users.hide': 'Já a anotei',
+  'users.locked': 'Bloqueado em {address} até {until} ({failures} falhas, {attempts} tentativas durante o bloqueio)',
+  'users.slowed': 'Abrandado em endereços novos até {until} ({failures} tentativas falhadas)',
+  'users.unlock': 'Desbloquear',
+  'users.unlock_confirm': 'Retirar os bloqueios de acesso de {user}?',
+  'users.status_locked': 'BLOQUEADO',
+  'account.totp_on_now': 'O acesso em dois passos está ativado.',
 };
 
 export const DICTS: Record<Lang, Record<Key, string>> = { EN: { ...EN, ...AREA_EN }, ES: { ...ES, ...AREA_ES }, PT: { ...PT, ...AREA_PT } };
@@ -530,6 +716,26 @@ export function translator(lang: Lang): T {
     for (const [k, v] of Object.entries(vars ?? {})) s = s.replace(`{${k}}`, v);
     return s;
   };
+}
+
+/** A state of the API (an order's, a transaction's, a notification's…) in the user's language; the API's word when it has none. */
+export function statusLabel(value: string, t: T): string {
+  const key = `status.${value}` as Key;
+  return key in DICTS.EN ? t(key) : value;
+}
+
+/** An error code of a transaction (a decline's reason) in the user's language: DENIED → Denied, Denegada. */
+export function reasonLabel(code: string, t: T): string {
+  const key = `reason.${code}` as Key;
+  if (key in DICTS.EN) return t(key);
+  const words = code.replace(/_/g, ' ').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The plural form of `count` in the language (one, other…): picks the key `base.one` or `base.other`. */
+export function plural(lang: Lang, count: number): 'one' | 'other' {
+  const locale = lang === 'ES' ? 'es-ES' : lang === 'PT' ? 'pt-PT' : 'en-GB';
+  return new Intl.PluralRules(locale).select(count) === 'one' ? 'one' : 'other';
 }
 
 export const LangContext = createContext<{ lang: Lang; t: T }>({ lang: 'EN', t: translator('EN') });
@@ -547,10 +753,14 @@ export function money(minor: number, currency: string, lang: Lang): string {
   }
 }
 
-export function dateTime(iso: string, lang: Lang, timeZone: string): string {
+/**
+ * An instant as the merchant's date and time (every date of the dashboard is in the merchant's timezone);
+ * `seconds`: with the seconds (the request log, where requests a second apart are told apart).
+ */
+export function dateTime(iso: string, lang: Lang, timeZone: string, seconds = false): string {
   const locale = lang === 'ES' ? 'es-ES' : lang === 'PT' ? 'pt-PT' : 'en-GB';
   try {
-    return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(iso));
+    return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: seconds ? 'medium' : 'short', timeZone }).format(new Date(iso));
   } catch {
     return iso;
   }

@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Username (or e-mail) and password. Sets the session cookie; the answer says which stage the sign-in reached (PASSWORD_CHANGE, TOTP or ACTIVE) and carries the CSRF token. Failed sign-ins lock the user and the address (429).
+         * @description Username (or e-mail) and password. Sets the session cookie; the answer says which stage the sign-in reached (PASSWORD_CHANGE, TOTP or ACTIVE) and carries the CSRF token. Failed sign-ins lock the user at the address they come from, slow down the addresses a user never signed in from, and lock an address that fails many (429).
          */
         post: operations["signIn"];
         /**
@@ -301,7 +301,7 @@ export interface paths {
         };
         /**
          * An order in full
-         * @description The order (as C2 presents it), its currency, its notifications with every attempt, its payment link while it can be paid, and the API requests that touched it.
+         * @description The order (as C2 presents it), its currency, description, expiry and transactions' metadata, its notifications with every attempt, its payment link while it can be paid, and the API requests that touched it.
          */
         get: operations["getOrderDetail"];
         put?: never;
@@ -441,7 +441,7 @@ export interface paths {
         };
         /**
          * Live updates of the payments list
-         * @description Server-Sent Events: `ready`, then `change` whenever the merchant's payments changed; the page reads the list again.
+         * @description Server-Sent Events: `ready`, then `change` whenever the merchant's payments changed; the page reads the list again. The stream is no use of the session: an open page alone lets it idle out.
          */
         get: operations["livePayments"];
         put?: never;
@@ -565,15 +565,55 @@ export interface paths {
         };
         /**
          * Dashboard users
-         * @description The users of the merchant looked at and its children.
+         * @description The users of the merchant looked at and its children, each with its sign-in locks and how its invitation was delivered.
          */
         get: operations["listUsers"];
         put?: never;
         /**
          * Invite a user
-         * @description D3 under the hood: the generated password goes by e-mail only. Audited.
+         * @description D3 under the hood. With e-mail configured the generated password goes by e-mail only (its delivery is in GET /users); without it, it is answered here once for the manager to hand over. Audited.
          */
         post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{uuid}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a user a new one-time password
+         * @description For a user who has not chosen a password yet: a new generated password replaces the one before (their sessions end), e-mailed, or answered once without e-mail. Audited.
+         */
+        post: operations["resendCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{uuid}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a user's sign-in locks
+         * @description Clears the user's locks at every address and the slow-down of new addresses. Audited.
+         */
+        post: operations["unlockUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3275,6 +3315,15 @@ export interface operations {
                             request_id: string;
                             created_at: string;
                         }[];
+                        /** @description the order's description (B1 `description`; `order.additional` is its free text) */
+                        description: string;
+                        expires_at: string | null;
+                        /** @description the metadata of each transaction (C4), by transaction uuid */
+                        metadata: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };
@@ -6207,6 +6256,28 @@ export interface operations {
                             totp_enabled: boolean;
                             must_change_password: boolean;
                             created_at: string;
+                            signin: {
+                                /** @description the addresses the user is locked at now (too many failed sign-ins from each) */
+                                locks: {
+                                    /** @description the client address the user is locked at */
+                                    address: string;
+                                    locked_until: string;
+                                    /** @description failed sign-ins from the address in the window */
+                                    failures: number;
+                                    /** @description sign-ins refused since the lock began */
+                                    attempts_during_lock: number;
+                                }[];
+                                slowed_until: string | null;
+                                /** @description failed sign-ins from every address in the window, while slowed down */
+                                failures: number;
+                            };
+                            invitation: {
+                                /** @description EMAIL: the one-time password was e-mailed; SHOWN: shown once to the inviting manager (no e-mail configured) */
+                                delivery: "EMAIL" | "SHOWN";
+                                mail_status: ("PENDING" | "SENT" | "FAILED") | null;
+                                mail_error: string | null;
+                                invited_at: string;
+                            } | null;
                         }[];
                     };
                 };
@@ -6315,6 +6386,188 @@ export interface operations {
                          * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
                          */
                         uuid: string;
+                        delivery: "EMAIL" | "SHOWN";
+                        password: string | null;
+                    };
+                };
+            };
+            /** @description Refused: the error envelope (`details` says why) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the reason phrase of the status
+                         * @example Bad Request
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 400
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description what went wrong, as a sentence */
+                        details: string;
+                        /**
+                         * @description the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs
+                         * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+                         */
+                        request_id: string;
+                        /** @description validation errors only: every problem found, one per field and kind */
+                        errors?: {
+                            /**
+                             * @description the field as sent: `amount`, `cards[0].card_pan`, `extra_data.cof.reason`
+                             * @example amount
+                             */
+                            field: string;
+                            /**
+                             * @description what is wrong with it
+                             * @example must be integer
+                             */
+                            problem: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
+                    };
+                };
+            };
+        };
+    };
+    resendCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID, upper or lower case */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        delivery: "EMAIL" | "SHOWN";
+                        password: string | null;
+                    };
+                };
+            };
+            /** @description Refused: the error envelope (`details` says why) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the reason phrase of the status
+                         * @example Bad Request
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 400
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description what went wrong, as a sentence */
+                        details: string;
+                        /**
+                         * @description the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs
+                         * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+                         */
+                        request_id: string;
+                        /** @description validation errors only: every problem found, one per field and kind */
+                        errors?: {
+                            /**
+                             * @description the field as sent: `amount`, `cards[0].card_pan`, `extra_data.cof.reason`
+                             * @example amount
+                             */
+                            field: string;
+                            /**
+                             * @description what is wrong with it
+                             * @example must be integer
+                             */
+                            problem: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
+                    };
+                };
+            };
+        };
+    };
+    unlockUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID, upper or lower case */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
                     };
                 };
             };

@@ -63,14 +63,35 @@ describe('the virtual terminal', () => {
     await page.getByLabel('Your reference (optional)').fill('');
     await page.getByLabel('E-mail address or mobile number').fill('lucia@example.com');
     await page.getByLabel('Subject (e-mail title or SMS sender)').fill('Your order 1042');
-    await page.getByRole('button', { name: 'Create and send the link' }).click();
+    // the link works for days unless chosen otherwise (the API's default is 10 minutes)
+    expect(await page.getByLabel('How long').inputValue()).toBe('7');
+    expect(await page.getByLabel('Unit').inputValue()).toBe('days');
+    await page.getByLabel('How long').fill('5');
+    await page.getByLabel('Unit').selectOption('minutes');
+    await page.getByTestId('expiry-invalid').waitFor();
+    expect(await page.getByRole('button', { name: 'Create and send the link' }).isDisabled()).toBe(true);
+    await page.getByLabel('How long').fill('3');
+    await page.getByLabel('Unit').selectOption('days');
+    const send = page.getByRole('button', { name: 'Create and send the link' });
+    // pressed twice: one order, one message
+    await send.dblclick();
     await page.getByText('Sent to lucia@example.com.').waitFor();
     const link = await page.getByLabel('Link to pay').inputValue();
     expect(link).toMatch(/\/v1\/sandbox\/payment\/process\/[0-9a-f]+/);
     await expect.poll(() => smtp.mails.length).toBe(1);
+    expect(await send.count()).toBe(0);
+    const made = await d.t.p.database.db.selectFrom('orders').select(['id', 'expires_at', 'created_at']).where('description', '=', 'Balance of order 1042').execute();
+    expect(made).toHaveLength(1);
+    const lasts = made[0].expires_at.getTime() - made[0].created_at.getTime();
+    expect(Math.abs(lasts - 3 * 86400_000)).toBeLessThan(5_000);
+    // and it says until when
+    expect(await page.getByTestId('link-expires').textContent()).toMatch(/The link works until .*2\d{3}/);
     expect(smtp.mails[0].to).toEqual(['lucia@example.com']);
     expect(smtp.mails[0].raw).toContain('Your order 1042');
     await axe(page, 'virtual terminal with a link sent');
+    // another link is asked for, not made by pressing again
+    await page.getByRole('button', { name: 'Send another link' }).click();
+    await send.waitFor();
     // on a phone
     await page.setViewportSize({ width: 375, height: 800 });
     await axe(page, 'virtual terminal on a phone');

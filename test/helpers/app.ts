@@ -15,6 +15,7 @@ import { createLogger } from '../../src/platform/logging.js';
 import type { Platform } from '../../src/platform/index.js';
 import { Vault } from '../../src/platform/security/vault.js';
 import type { Env } from '../../src/platform/db/schema.js';
+import type { Clock } from '../../src/platform/time/clock.js';
 import { installResponseValidation } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { appendCapture, captureFile, decodedUrl, pansAnywhere, pansInRequest, recordKnownPans } from './capture.js';
@@ -112,6 +113,8 @@ async function dumpDatabase(p: Platform): Promise<void> {
 export interface TestAppOptions {
   /** The vault to use (tests of key rotation keep its keys); a fresh random one by default. */
   vault?: Vault;
+  /** The gateway's real-time clock (sessions, lockouts, jobs): a test moves it instead of waiting. */
+  clock?: Clock;
 }
 
 function testConfig(env: Record<string, string>): Config {
@@ -137,6 +140,7 @@ export async function createTestApp(env: Record<string, string> = {}, opts: Test
     database: db.database,
     vault: opts.vault ?? testVault(),
     logger: testLogger(),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const m = buildModules(p);
   registerJobs(p, m);

@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { screenshotDir } from './screenshots.js';
 import { chromiumForTests } from './chromium.js';
-import { createTestApp, type TestApp, type TestMerchant } from './app.js';
+import { createTestApp, type TestApp, type TestAppOptions, type TestMerchant } from './app.js';
 import { freePort } from './process.js';
 import { createUser, type DashUser } from './dashboard.js';
 
@@ -33,10 +33,10 @@ export async function chromiumOrNull(url: string) {
   return chromiumForTests(url);
 }
 
-export async function startDashboardBrowser(chrome: NonNullable<Awaited<ReturnType<typeof chromiumForTests>>>, env: Record<string, string> = {}): Promise<DashboardBrowser> {
+export async function startDashboardBrowser(chrome: NonNullable<Awaited<ReturnType<typeof chromiumForTests>>>, env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<DashboardBrowser> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ PAYGATE_PUBLIC_URL: base, PAYGATE_EVENTS_STREAM_POLL_MS: '200', PAYGATE_DASHBOARD_LOCKOUT_FAILURES: '1000', ...env });
+  const t = await createTestApp({ PAYGATE_PUBLIC_URL: base, PAYGATE_EVENTS_STREAM_POLL_MS: '200', PAYGATE_DASHBOARD_LOCKOUT_FAILURES: '1000', ...env }, opts);
   await t.app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({ executablePath: chrome.executablePath, args: chrome.args });
   const shots = screenshotDir();

@@ -6,6 +6,7 @@
  * everywhere; the role table holds on the server; another merchant's order is 404.
  */
 import { sql } from 'kysely';
+import { generateSecret } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { DashClient, createUser, signedIn, type DashUser } from '../helpers/dashboard.js';
@@ -48,6 +49,13 @@ describe('sign-in and the first password change', () => {
     const weak = await c.post('/session/password', { current_password: u.password, new_password: 'short' });
     expect(weak.status).toBe(400);
     expect(weak.body.details).toMatch(/at least 12 characters/);
+    // long enough but among the commonest passwords, or one group repeated (NIST SP 800-63B)
+    const common = await c.post('/session/password', { current_password: u.password, new_password: 'password1234' });
+    expect(common.status).toBe(400);
+    expect(common.body.details).toMatch(/most common/);
+    const repeated = await c.post('/session/password', { current_password: u.password, new_password: 'abababababab' });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.details).toMatch(/repeated/);
     const wrong = await c.post('/session/password', { current_password: 'not-it', new_password: 'a much longer passphrase' });
     expect(wrong.status).toBe(400);
     const before = c.cookieHeader();
@@ -127,32 +135,92 @@ describe('CSRF and session fixation', () => {
 });
 
 describe('throttling and lockout', () => {
-  it('locks a user after repeated failures with a clear message, even for the right password, and lets it in after the lock', async () => {
-    const u = await createUser(a, 'VIEWER');
+  /** A sign-in client from one address (the gateway trusts X-Forwarded-For here). */
+  const from = (ip: string) => {
     const c = new DashClient(t.app);
-    c.extra['x-forwarded-for'] = '198.51.100.7';
-    for (let i = 0; i < 2; i++) expect((await c.signIn(u.username, 'wrong password')).status).toBe(401);
-    const third = await c.signIn(u.username, 'wrong password');
+    c.extra['x-forwarded-for'] = ip;
+    return c;
+  };
+  /** The lapse of every count of these keys (as 15 minutes passing would). */
+  const lapse = (userId: string) => sql`update dashboard_signin_failures set locked_until = now() - interval '1 second', slowed_until = null, window_started_at = now() - interval '1 hour' where user_id = ${userId}`.execute(db());
+
+  it('locks a user at the address that failed only: the right password from the user\'s own address still signs in, and a lock lapses', async () => {
+    const u = await createUser(a, 'VIEWER');
+    // the user's own address: signed in from before
+    expect((await from('198.51.100.50').signIn(u.username, u.password)).status).toBe(200);
+    const attacker = from('203.0.113.66');
+    for (let i = 0; i < 2; i++) expect((await attacker.signIn(u.username, 'wrong password')).status).toBe(401);
+    const third = await attacker.signIn(u.username, 'wrong password');
     expect(third.status).toBe(429);
-    expect(third.body.details).toMatch(/locked for 15 minutes/);
+    expect(third.body.details).toMatch(/from this address: it is locked here for 15 minutes/);
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
-    const right = await c.signIn(u.username, u.password);
-    expect(right.status).toBe(429);
-    // from another address too: the lock is the user's
-    const elsewhere = new DashClient(t.app);
-    elsewhere.extra['x-forwarded-for'] = '203.0.113.9';
-    expect((await elsewhere.signIn(u.username, u.password)).status).toBe(429);
-    // the lock lapses (its end moved into the past, as time passing would)
-    await sql`update dashboard_signin_failures set locked_until = now() - interval '1 second', window_started_at = now() - interval '1 hour' where key = ${`user:${u.uuid}`} or key = ${`login:${u.username}`}`.execute(db());
-    expect((await elsewhere.signIn(u.username, u.password)).status).toBe(200);
+    // the lock holds at that address, even for the right password
+    expect((await attacker.signIn(u.username, u.password)).status).toBe(429);
+    // the user at their own address is not locked out (the old lock was the user's everywhere)
+    expect((await from('198.51.100.50').signIn(u.username, u.password)).status).toBe(200);
+    // the lock lapses
+    await lapse(u.uuid);
+    expect((await attacker.signIn(u.username, u.password)).status).toBe(200);
     const audit = await db().selectFrom('dashboard_audit').select(['action', 'ip']).where('user_id', '=', u.uuid).orderBy('id').execute();
-    expect(audit.map((x) => x.action)).toEqual(['signin.failed', 'signin.failed', 'signin.failed', 'signin.locked', 'signin.locked', 'signin.password']);
-    expect(audit[0].ip).toBe('198.51.100.7');
+    expect(audit.map((x) => x.action)).toEqual(['signin.password', 'signin.failed', 'signin.failed', 'signin.failed', 'signin.locked', 'signin.password', 'signin.password']);
+    expect(audit[1].ip).toBe('203.0.113.66');
+  });
+
+  it('slows down, never locks, the addresses a user never signed in from while it fails from many; counts the attempts refused', async () => {
+    const u = await createUser(a, 'VIEWER');
+    expect((await from('198.51.100.60').signIn(u.username, u.password)).status).toBe(200);
+    // failures from three addresses, one each: no address is locked, the user's count reaches the limit (3)
+    // and from then on a new address waits between tries (1 s, doubling with each failure: the unit test)
+    for (let i = 11; i <= 13; i++) expect((await from(`192.0.2.${i}`).signIn(u.username, 'guess')).status).toBe(401);
+    const state = await db().selectFrom('dashboard_signin_failures').select(['slowed_until', 'locked_until']).where('key', '=', `user:${u.uuid}`).executeTakeFirstOrThrow();
+    expect(state.locked_until).toBeNull();
+    expect(state.slowed_until).not.toBeNull();
+    // (the wait a few more failures would give, so that this machine's speed does not matter)
+    await sql`update dashboard_signin_failures set slowed_until = now() + interval '1 minute' where key = ${`user:${u.uuid}`}`.execute(db());
+    const slowed = await from('192.0.2.20').signIn(u.username, u.password);
+    expect(slowed.status).toBe(429);
+    expect(slowed.body.details).toMatch(/from a new address, wait \d+ seconds? before trying again/);
+    expect(Number(slowed.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // the address the user signed in from before goes straight in
+    expect((await from('198.51.100.60').signIn(u.username, u.password)).status).toBe(200);
+    const row = await db().selectFrom('dashboard_signin_failures').select(['blocked', 'failures']).where('key', '=', `user:${u.uuid}`).executeTakeFirstOrThrow();
+    expect(row).toEqual({ failures: 3, blocked: 1 });
+    // the wait over, the new address signs in (a slow-down, not a lock)
+    await sql`update dashboard_signin_failures set slowed_until = now() - interval '1 second' where key = ${`user:${u.uuid}`}`.execute(db());
+    expect((await from('192.0.2.20').signIn(u.username, u.password)).status).toBe(200);
+  });
+
+  it('answers a name that is no user as it answers a user, and a name tried before its user exists never locks that user', async () => {
+    const name = `future.staff.${Date.now().toString(36)}`;
+    const known = await createUser(a, 'VIEWER');
+    const answers = async (login: string, ip: string) => {
+      const out: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await from(ip).signIn(login, 'guess');
+        out.push(`${r.status} ${String(r.body.details).replace(/\d+/g, 'N')}`);
+      }
+      return out;
+    };
+    expect(await answers(name, '192.0.2.77')).toEqual(await answers(known.username, '192.0.2.78'));
+    // the user with that name, invited later, signs in from that very address
+    const later = await createUser(a, 'VIEWER', { username: name });
+    expect((await from('192.0.2.77').signIn(later.username, later.password)).status).toBe(200);
+  });
+
+  it('counts wrong second-factor codes toward the lock at that address', async () => {
+    const u = await createUser(a, 'VIEWER');
+    await db().updateTable('dashboard_users').set({ totp_enabled_at: new Date(), totp_secret_sealed: t.p.vault.seal(generateSecret(), `totp:${u.uuid}`) }).where('id', '=', u.uuid).execute();
+    const c = from('192.0.2.90');
+    expect((await c.signIn(u.username, u.password)).body.stage).toBe('TOTP');
+    expect((await c.post('/session/totp', { code: '000000' })).status).toBe(401);
+    expect((await c.post('/session/totp', { code: '000001' })).status).toBe(401);
+    const third = await c.post('/session/totp', { code: '000002' });
+    expect(third.status).toBe(429);
+    expect((await from('192.0.2.90').signIn(u.username, u.password)).status).toBe(429);
   });
 
   it('locks an address that tries many names', async () => {
-    const c = new DashClient(t.app);
-    c.extra['x-forwarded-for'] = '192.0.2.44';
+    const c = from('192.0.2.44');
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push((await c.signIn(`nobody-${i}`, 'guess')).status);
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
@@ -238,6 +306,11 @@ describe('roles and merchants', () => {
     const refund = await viewer.post(`/orders/${own.uuid}/refund`, { amount: 100 });
     expect(refund.status).toBe(403);
     expect(refund.body.details).toMatch(/VIEWER/);
+    // a signed-in user refused: Forbidden (the API's "Unauthenticated" is for a wrong key or signature)
+    expect(refund.body.message).toBe('Forbidden');
+    const bridged = await viewer.post('/v1/payment', { amount: 100, currency: 'EUR', operative: 'AUTHORIZATION', secure: false, description: 'x' });
+    expect(bridged.status).toBe(403);
+    expect(bridged.body.message).toBe('Forbidden');
     const batch = await signedIn(t.app, await createUser(a, 'BATCH'));
     expect((await batch.get('/orders')).status).toBe(403);
     // a manager's refund of another merchant's order: 404, nothing refunded

@@ -6,6 +6,7 @@
  * app served at /dashboard.
  */
 import { sql } from 'kysely';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { DashClient, createUser, signedIn } from '../helpers/dashboard.js';
@@ -234,6 +235,23 @@ describe('the order detail and its actions', () => {
     expect(stored.metadata).toEqual({ invoice: 'F-2026-001' });
   });
 
+  it('answers the order\'s description apart from its additional text, until when it can be paid, and each transaction\'s metadata', async () => {
+    const o = await createOrder(a, { description: 'Order #1042', additional: 'gift wrap', expires_in: 7 * 86400 });
+    const r = await manager.get(`/orders/${o.uuid}`);
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.description).toBe('Order #1042');
+    expect(r.body.order.additional).toBe('gift wrap');
+    const ms = new Date(r.body.expires_at).getTime() - Date.now();
+    expect(ms).toBeGreaterThan(7 * 86400_000 - 120_000);
+    expect(ms).toBeLessThanOrEqual(7 * 86400_000);
+    const paid = await payWith(a, TEST_CARDS.APPROVED, { description: 'with metadata' });
+    const tx = paid.transactions[0].uuid;
+    expect((await a.api.post(`/transaction/${tx}/metadata`, { metadata: { a: '1', b: '2' } })).status).toBe(200);
+    const d = await manager.get(`/orders/${paid.uuid}`);
+    expect(d.body.metadata[tx]).toEqual({ a: '1', b: '2' });
+    expect(d.body.description).toBe('with metadata');
+  });
+
   it('refuses every action to a VIEWER, who can still read', async () => {
     const order = await payWith(a, TEST_CARDS.APPROVED);
     expect((await viewer.get(`/orders/${order.uuid}`)).status).toBe(200);
@@ -355,5 +373,39 @@ describe('the web app', () => {
     const api404 = await t.app.inject({ method: 'GET', url: '/dashboard/api/nothing-here' });
     expect(api404.statusCode).toBe(404);
     expect(JSON.parse(api404.body).code).toBe(404);
+  });
+
+  it('turns off the browser features the pages never use (Permissions-Policy)', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/dashboard' });
+    const policy = String(r.headers['permissions-policy']);
+    for (const feature of ['camera=()', 'microphone=()', 'geolocation=()', 'payment=()']) expect(policy).toContain(feature);
+  });
+
+  it('sends the sign-in page a small first script, the areas as scripts of their own, compressed as the browser accepts, cached for good', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(page.headers['cache-control']).toBe('no-cache');
+    expect(String(page.headers.vary)).toMatch(/Accept-Encoding/i);
+    // the page itself is a few hundred bytes: sent as it is
+    const html = (page.headers['content-encoding'] === 'br' ? brotliDecompressSync(page.rawPayload) : page.rawPayload).toString('utf8');
+    expect(html).toContain('<div id="root">');
+    const entry = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const plain = await t.app.inject({ method: 'GET', url: entry });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const br = await t.app.inject({ method: 'GET', url: entry, headers: { 'accept-encoding': 'gzip, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(Number(br.headers['content-length'])).toBe(br.rawPayload.length);
+    expect(brotliDecompressSync(br.rawPayload).equals(plain.rawPayload)).toBe(true);
+    const gz = await t.app.inject({ method: 'GET', url: entry, headers: { 'accept-encoding': 'br;q=0, gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).equals(plain.rawPayload)).toBe(true);
+    // what the sign-in page downloads: one script, well under what the whole app weighs
+    expect(br.rawPayload.length).toBeLessThan(150 * 1024);
+    // the pages and areas (the overview's charts, the payments list...) are other scripts, loaded on use
+    expect(plain.body).toMatch(/assets\/overview-[\w-]+\.js/);
+    expect(plain.body).toMatch(/assets\/Payments-[\w-]+\.js/);
+    expect(plain.body).not.toContain('recharts');
+    // the compressed copies are not files of their own
+    expect((await t.app.inject({ method: 'GET', url: `${entry}.br` })).statusCode).toBe(404);
   });
 });

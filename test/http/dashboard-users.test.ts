@@ -16,7 +16,7 @@ let smtp: Awaited<ReturnType<typeof startSmtp>>;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await createTestApp({ PAYGATE_SMTP_URL: smtp.url, PAYGATE_PUBLIC_URL: 'https://pay.example' });
+  t = await createTestApp({ PAYGATE_SMTP_URL: smtp.url, PAYGATE_PUBLIC_URL: 'https://pay.example', PAYGATE_DASHBOARD_LOCKOUT_FAILURES: '3' });
   a = await t.merchant({ name: 'Users Shop' });
   b = await t.merchant({ name: 'Other Shop' });
   manager = await signedIn(t.app, await createUser(a, 'MANAGER', { username: 'boss.users' }));
@@ -30,8 +30,13 @@ describe('users', () => {
   it('invites a user through D3: the credentials e-mail says where to sign in, and the password works there', async () => {
     const r = await manager.post('/users', { username: 'nuevo.cajero', email: 'cajero@shop.example', language: 'ES', group: 'VIEWER' });
     expect(r.status, r.raw).toBe(200);
-    expect(r.raw).not.toMatch(/password/i);
+    // with e-mail, the password goes by e-mail only
+    expect(r.body).toMatchObject({ delivery: 'EMAIL', password: null });
+    const pending = (await manager.get('/users')).body.users.find((u: any) => u.username === 'nuevo.cajero');
+    expect(pending.invitation).toMatchObject({ delivery: 'EMAIL', mail_status: 'PENDING' });
     await t.p.jobs.drain();
+    const sent = (await manager.get('/users')).body.users.find((u: any) => u.username === 'nuevo.cajero');
+    expect(sent.invitation).toMatchObject({ delivery: 'EMAIL', mail_status: 'SENT', mail_error: null });
     const mail = smtp.mails.find((m) => m.to.includes('cajero@shop.example'))!;
     // quoted-printable, soft line breaks undone
     const text = mail.raw.replace(/=\r?\n/g, '');
@@ -72,6 +77,64 @@ describe('users', () => {
     expect((await manager.put(`/users/${other.uuid}`, { status: 'DISABLED' })).status).toBe(404);
     expect((await manager.get('/users')).body.users.map((x: any) => x.uuid)).not.toContain(other.uuid);
     expect((await manager.put(`/users/${u.uuid}`, { group: 'ROOT' })).status).toBe(400);
+  });
+
+  it('sends a user who has not signed in yet a new one-time password by e-mail: the one before stops working', async () => {
+    const r = await manager.post('/users', { username: 'resend.me', email: 'resend@shop.example', language: 'EN', group: 'USER' });
+    expect(r.status, r.raw).toBe(200);
+    await t.p.jobs.drain();
+    const firstMail = smtp.mails.filter((m) => m.to.includes('resend@shop.example')).at(-1)!.raw.replace(/=\r?\n/g, '');
+    const first = /Password: ([A-Za-z0-9]{16})/.exec(firstMail)![1];
+    const again = await manager.post(`/users/${r.body.uuid}/credentials`);
+    expect(again.status, again.raw).toBe(200);
+    expect(again.body).toMatchObject({ delivery: 'EMAIL', password: null });
+    await t.p.jobs.drain();
+    const mails = smtp.mails.filter((m) => m.to.includes('resend@shop.example'));
+    expect(mails).toHaveLength(2);
+    const second = /Password: ([A-Za-z0-9]{16})/.exec(mails[1].raw.replace(/=\r?\n/g, ''))![1];
+    expect(second).not.toBe(first);
+    expect((await new DashClient(t.app).signIn('resend.me', first)).status).toBe(401);
+    const c = new DashClient(t.app);
+    expect((await c.signIn('resend.me', second)).status).toBe(200);
+    // once the user chose a password, there is nothing to resend (the reset link is theirs)
+    await c.post('/session/password', { current_password: second, new_password: 'a fine passphrase of mine' });
+    const late = await manager.post(`/users/${r.body.uuid}/credentials`);
+    expect(late.status).toBe(409);
+    expect(late.body.details).toMatch(/already chosen a password/);
+  });
+
+  it('e-mails the user when an address is locked, once, and managers see the lock with the attempts made during it, and lift it', async () => {
+        const mt = t;
+    try {
+      const shop = await mt.merchant({ name: 'Locked Shop' });
+      const manager = await signedIn(mt.app, await createUser(shop, 'MANAGER'));
+      const u = await createUser(shop, 'USER', { language: 'ES' });
+      const attacker = new DashClient(mt.app);
+      attacker.extra['x-forwarded-for'] = '203.0.113.200';
+      for (let i = 0; i < 3; i++) await attacker.signIn(u.username, 'wrong password');
+      expect((await attacker.signIn(u.username, u.password)).status).toBe(429);
+      expect((await attacker.signIn(u.username, 'another guess')).status).toBe(429);
+      await mt.p.jobs.drain();
+      const mails = smtp.mails.filter((x) => x.to.includes(u.email));
+      expect(mails).toHaveLength(1);
+      const text = mails[0].raw.replace(/=\r?\n/g, '');
+      expect(text).toContain('203.0.113.200');
+      const list = await manager.get('/users');
+      const row = list.body.users.find((x: any) => x.uuid === u.uuid);
+      expect(row.signin.locks).toEqual([{ address: '203.0.113.200', locked_until: expect.any(String), failures: 3, attempts_during_lock: 2 }]);
+      expect(row.status).toBe('ACTIVE');
+      const unlock = await manager.post(`/users/${u.uuid}/unlock`);
+      expect(unlock.status, unlock.raw).toBe(200);
+      expect((await manager.get('/users')).body.users.find((x: any) => x.uuid === u.uuid).signin.locks).toEqual([]);
+      expect((await attacker.signIn(u.username, u.password)).status).toBe(200);
+      const audit = await manager.get('/audit', { action: 'user.unlock' });
+      expect(audit.body.entries[0]).toMatchObject({ target: u.uuid });
+      // for managers only
+      const other = await signedIn(mt.app, await createUser(shop, 'USER'));
+      expect((await other.post(`/users/${u.uuid}/unlock`)).status).toBe(403);
+    } finally {
+      // the app is the file's
+    }
   });
 
   it('is for managers only', async () => {

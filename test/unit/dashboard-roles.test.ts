@@ -3,7 +3,8 @@
  * lockout, new passwords.
  */
 import { describe, expect, it } from 'vitest';
-import { PERMISSIONS, ROLES, afterFailure, can, lockedForSeconds, passwordProblem, permissionsOf, sessionEnd, stageAfterPassword } from '../../src/modules/dashboard/dashboard.domain.js';
+import { PERMISSIONS, ROLES, afterFailure, afterUserFailure, can, lockedForSeconds, passwordProblem, permissionsOf, sessionEnd, signInKeys, signInRefusal, stageAfterPassword } from '../../src/modules/dashboard/dashboard.domain.js';
+import { loadCommonPasswords } from '../../src/modules/dashboard/dashboard.service.js';
 
 describe('the role table', () => {
   it('gives MANAGER everything and each other group what api.md D3 says', () => {
@@ -57,14 +58,59 @@ describe('lockout', () => {
     const later = afterFailure({ failures: 2, window_started_at: at(0), locked_until: null }, at(20), policy);
     expect(later).toEqual({ failures: 1, window_started_at: at(20), locked_until: null });
   });
+
+  it('counts a user and an address apart: a lock holds at its address only', () => {
+    const mine = signInKeys('user:u1', '203.0.113.9');
+    const theirs = signInKeys('user:u1', '198.51.100.7');
+    expect(mine.subject).toBe(theirs.subject);
+    expect(mine.pair).not.toBe(theirs.pair);
+    expect(signInKeys('name:ghost', '203.0.113.9').pair).not.toBe(mine.pair);
+    let pair = afterFailure(undefined, at(0), policy);
+    pair = afterFailure(pair, at(0), policy);
+    pair = afterFailure(pair, at(0), policy);
+    expect(signInRefusal({ pair }, true, at(1))).toEqual({ by: 'pair', seconds: 14 * 60 });
+    // another address of the same user: no pair lock there
+    expect(signInRefusal({}, true, at(1))).toBeNull();
+  });
+
+  it('slows down new addresses of a user failing everywhere, never locks them, and lets known addresses through', () => {
+    const t0 = at(0);
+    const ms = (n: number) => new Date(t0.getTime() + n);
+    let user = afterUserFailure(undefined, t0, policy);
+    user = afterUserFailure(user, t0, policy);
+    expect(user.slowed_until).toBeNull();
+    user = afterUserFailure(user, t0, policy); // the limit: 1 s
+    expect(user.slowed_until).toEqual(ms(1000));
+    user = afterUserFailure(user, t0, policy);
+    expect(user.slowed_until).toEqual(ms(2000));
+    for (let i = 0; i < 20; i++) user = afterUserFailure(user, t0, policy);
+    expect(user.slowed_until).toEqual(ms(60_000)); // at most a minute
+    expect(user.locked_until).toBeNull();
+    expect(signInRefusal({ subject: user }, false, ms(500))).toEqual({ by: 'slow', seconds: 60 });
+    expect(signInRefusal({ subject: user }, true, ms(500))).toBeNull();
+    expect(signInRefusal({ subject: user }, false, ms(60_000))).toBeNull();
+    // a new window starts from nothing
+    expect(afterUserFailure(user, at(20), policy)).toMatchObject({ failures: 1, slowed_until: null });
+  });
 });
 
 describe('new passwords', () => {
   const u = { username: 'lucia.martin', email: 'lucia@shop.example' };
-  it('are long enough and not the username or e-mail', () => {
-    expect(passwordProblem('short', u)).toMatch(/at least 12/);
-    expect(passwordProblem('my lucia.martin pass', u)).toMatch(/username/);
-    expect(passwordProblem('aaaaaaaaaaaaaaaa', u)).toMatch(/repeat/);
-    expect(passwordProblem('a long and fine passphrase', u)).toBeNull();
+  it('are long enough and not the username or e-mail', async () => {
+    const common = await loadCommonPasswords();
+    expect(passwordProblem('short', u, common)).toMatch(/at least 12/);
+    expect(passwordProblem('my lucia.martin pass', u, common)).toMatch(/username/);
+    expect(passwordProblem('aaaaaaaaaaaaaaaa', u, common)).toMatch(/repeat/);
+    expect(passwordProblem('a long and fine passphrase', u, common)).toBeNull();
+  });
+
+  it('are not common passwords (the breach lists of @zxcvbn-ts/language-common), repetitions or runs (NIST SP 800-63B)', async () => {
+    const common = await loadCommonPasswords();
+    expect(common.size).toBeGreaterThan(40_000);
+    for (const weak of ['password1234', 'Password1234', 'qwertyuiop12', 'monkey123456', 'iloveyou2026!', 'Dragon123456', 'Paygate2026!!']) expect(passwordProblem(weak, u, common), weak).toMatch(/common/);
+    for (const repeated of ['abababababab', 'abcabcabcabc', 'xyzzyxyzzyxyzzy']) expect(passwordProblem(repeated, u, common), repeated).toMatch(/repeated/);
+    for (const run of ['abcdefghijkl', '123456789012', '345678901234', 'zyxwvutsrqpo']) expect(passwordProblem(run, u, common), run).toMatch(/run/);
+    expect(passwordProblem('lucia winter 2026', u, common)).toMatch(/e-mail/);
+    for (const fine of ['correct horse battery', 'verde market staff 2026', 'tres tristes tigres']) expect(passwordProblem(fine, u, common), fine).toBeNull();
   });
 });

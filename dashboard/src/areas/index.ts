@@ -2,19 +2,24 @@
  * The dashboard's areas after the payments list: each one a folder (its page and its words), listed
  * here once; the shell builds the menu and the routes from this list. `visible` mirrors the server's
  * role table: an area a group may not use is not in its menu (and its routes answer 403 anyway).
+ *
+ * Each area's page is a script of its own, loaded when the area is first opened (React.lazy): the
+ * sign-in page and the shell never download the charts of the overview or the editors of the settings.
+ * Only the words (./words.ts) are in the first script.
  */
-import type { ComponentType } from 'react';
+import { lazy, type ComponentType } from 'react';
 import type { Permission } from '../api';
 import type { AreaProps } from './types';
-import { OverviewPage } from './overview';
-import { TerminalPage } from './terminal';
-import { CampaignsPage } from './campaigns';
-import { BatchesPage } from './batches';
-import { CustomersPage } from './customers';
-import { SubscriptionsPage } from './subscriptions';
-import { DevicesPage } from './devices';
-import { RiskPage } from './risk';
-import { SettingsPage } from './settings';
+
+const OverviewPage = lazy(() => import('./overview').then((x) => ({ default: x.OverviewPage })));
+const TerminalPage = lazy(() => import('./terminal').then((x) => ({ default: x.TerminalPage })));
+const CampaignsPage = lazy(() => import('./campaigns').then((x) => ({ default: x.CampaignsPage })));
+const BatchesPage = lazy(() => import('./batches').then((x) => ({ default: x.BatchesPage })));
+const CustomersPage = lazy(() => import('./customers').then((x) => ({ default: x.CustomersPage })));
+const SubscriptionsPage = lazy(() => import('./subscriptions').then((x) => ({ default: x.SubscriptionsPage })));
+const DevicesPage = lazy(() => import('./devices').then((x) => ({ default: x.DevicesPage })));
+const RiskPage = lazy(() => import('./risk').then((x) => ({ default: x.RiskPage })));
+const SettingsPage = lazy(() => import('./settings').then((x) => ({ default: x.SettingsPage })));
 
 export interface Area {
   id: string;

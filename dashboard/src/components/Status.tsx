@@ -1,4 +1,6 @@
-/** An order or transaction state as a coloured badge (its word stays the API's). */
+/** An order or transaction state as a coloured badge, in the user's language (the API's word in its title). */
+import { statusLabel, useT } from '../i18n';
+
 const TONE: Record<string, string> = {
   SUCCESS: 'ok', PAID: 'ok', DELIVERED: 'ok', REFUNDED: 'info', PARTIALLY_REFUNDED: 'info', PENDING_CONFIRMATION: 'warn',
   PENDING: 'warn', PENDING_PROCESSOR_RESPONSE: 'warn', CREATED: 'neutral', EXPIRED: 'neutral', CANCELLED: 'neutral',
@@ -6,5 +8,6 @@ const TONE: Record<string, string> = {
 };
 
 export function Status({ value }: { value: string }) {
-  return <span className={`badge badge-${TONE[value] ?? 'neutral'}`}>{value}</span>;
+  const { t } = useT();
+  return <span className={`badge badge-${TONE[value] ?? 'neutral'}`} title={value} data-status={value}>{statusLabel(value, t)}</span>;
 }

@@ -28,7 +28,7 @@ export function Account({ me }: { me: Me }) {
       <div className="page-head"><h1 id="account-title">{t('nav.account')}</h1></div>
       <div className="card">
         <h2>{t('totp.title')}</h2>
-        <p>{me.user.totp_enabled ? t('totp.on') : t('totp.off')}</p>
+        <p data-testid="totp-state">{me.user.totp_enabled ? t('totp.on') : t('totp.off')}</p>
         {!me.user.totp_enabled && !setup && (
           <button type="button" className="primary" onClick={() => run(async () => setSetup(await api<Answer<'/account/totp/setup', 'post'>>('POST', '/account/totp/setup')))}>{t('totp.start')}</button>
         )}
@@ -42,6 +42,8 @@ export function Account({ me }: { me: Me }) {
               const r = await api<Answer<'/account/totp/enable', 'post'>>('POST', '/account/totp/enable', { code: code.trim() });
               setCodes(r.recovery_codes);
               setCode('');
+              // it is on now: the card says so while the recovery codes are shown
+              await qc.invalidateQueries({ queryKey: ['session'] });
             })}>{t('totp.enable')}</button>
           </div>
         )}

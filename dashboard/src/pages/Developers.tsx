@@ -6,7 +6,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, qs, type Answer, type Me } from '../api';
-import { useT } from '../i18n';
+import { dateTime, statusLabel, useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -30,13 +30,14 @@ export function Developers({ me, tab }: { me: Me; tab: 'keys' | 'deliveries' | '
       </div>
       {tab === 'keys' && <Keys me={me} />}
       {tab === 'deliveries' && <Deliveries me={me} />}
-      {tab === 'requests' && <Requests />}
+      {tab === 'requests' && <Requests me={me} />}
     </section>
   );
 }
 
 function Keys({ me }: { me: Me }) {
-  const { t } = useT();
+  const { t, lang } = useT();
+  const at = (iso: string) => dateTime(iso, lang, me.merchant.timezone);
   const qc = useQueryClient();
   const keys = useQuery({ queryKey: ['keys', me.merchant.uuid], queryFn: () => api<Answer<'/developers/keys', 'get'>>('GET', '/developers/keys') });
   const [profiles, setProfiles] = useState<string[]>(['payment', 'refund']);
@@ -87,8 +88,8 @@ function Keys({ me }: { me: Me }) {
                 <td data-label={t('dev.prefix')} className="mono">{k.prefix}…</td>
                 <td data-label={t('dev.profiles')}>{k.profiles.join(', ')}</td>
                 <td data-label={t('dev.description')}>{k.description ?? ''}</td>
-                <td data-label={t('dev.created')}>{k.created_at.slice(0, 16).replace('T', ' ')}</td>
-                <td data-label={t('dev.last_used')}>{k.last_used_at ? k.last_used_at.slice(0, 16).replace('T', ' ') : '—'}</td>
+                <td data-label={t('dev.created')}>{at(k.created_at)}</td>
+                <td data-label={t('dev.last_used')}>{k.last_used_at ? at(k.last_used_at) : '—'}</td>
                 <td data-label={t('col.status')}>
                   {k.revoked_at ? <span className="badge badge-neutral">{t('dev.revoked')}</span> : canWrite ? (
                     <ConfirmDialog
@@ -119,7 +120,7 @@ function Deliveries({ me }: { me: Me }) {
         <label>{t('col.status')}
           <select value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">{t('payments.any')}</option>
-            {['PENDING', 'DELIVERED', 'FAILED'].map((s) => <option key={s} value={s}>{s}</option>)}
+            {['PENDING', 'DELIVERED', 'FAILED'].map((s) => <option key={s} value={s}>{statusLabel(s, t)}</option>)}
           </select>
         </label>
       </div>
@@ -162,8 +163,8 @@ function pretty(body: string | null | undefined): string {
   }
 }
 
-function Requests() {
-  const { t } = useT();
+function Requests({ me }: { me: Me }) {
+  const { t, lang } = useT();
   const [filter, setFilter] = useState<{ request_id?: string; status?: string }>({});
   const [open, setOpen] = useState<string | null>(null);
   const list = useQuery({ queryKey: ['requests', filter], queryFn: () => api<Answer<'/developers/requests', 'get'>>('GET', `/developers/requests${qs(filter)}`) });
@@ -193,7 +194,7 @@ function Requests() {
           <tbody>
             {(list.data?.requests ?? []).map((r) => (
               <tr key={r.uuid} data-uuid={r.uuid}>
-                <td data-label={t('col.created')}><button type="button" className="link" aria-expanded={open === r.uuid} onClick={() => setOpen(open === r.uuid ? null : r.uuid)}>{r.created_at.slice(11, 19)}</button></td>
+                <td data-label={t('col.created')}><button type="button" className="link" aria-expanded={open === r.uuid} onClick={() => setOpen(open === r.uuid ? null : r.uuid)}>{dateTime(r.created_at, lang, me.merchant.timezone, true)}</button></td>
                 <td data-label={t('dev.method')}>{r.method}</td>
                 <td data-label={t('dev.path')} className="mono small break">{r.path}</td>
                 <td data-label={t('col.status')}><span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span></td>

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Answer, type Me, type Permission } from '../api';
-import { money, toMinor, useT } from '../i18n';
+import { dateTime, money, reasonLabel, toMinor, useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -30,7 +30,8 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   };
   if (q.isPending) return <p>{t('loading')}</p>;
   if (q.isError) return <div role="alert" className="error">{(q.error as Error).message}</div>;
-  const { order, currency, notifications, payment_url, requests } = q.data;
+  const { order, currency, notifications, payment_url, requests, description, expires_at, metadata } = q.data;
+  const at = (iso: string) => dateTime(iso, lang, me.merchant.timezone);
   const m = (v: number) => money(v, currency, lang);
   const payment = [...order.transactions].reverse().find((x) => PAYMENTS.has(x.operative));
   const approved = order.transactions.find((x) => PAYMENTS.has(x.operative) && x.status === 'SUCCESS');
@@ -51,44 +52,55 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
       <p className="mono small">{order.uuid}</p>
       {notice && <div role="status" className="notice">{notice}</div>}
 
-      <section className="card actions" aria-labelledby="actions-title">
-        <h2 id="actions-title">{t('order.actions')}</h2>
-        <div className="action-row">
-          {can('payments.refund') && approved && left > 0 && (
-            <RefundAction uuid={order.uuid} left={left} currency={currency} m={m} onDone={refresh} />
-          )}
-          {can('payments.capture') && deferredHeld && (
+      {(() => {
+        const actions = [
+          can('payments.refund') && approved && left > 0 && (
+            <RefundAction key="refund" uuid={order.uuid} left={left} currency={currency} m={m} onDone={refresh} />
+          ),
+          can('payments.capture') && deferredHeld && (
             <ConfirmDialog
+              key="confirm"
               trigger={<button type="button" className="secondary" data-testid="confirm-order">{t('order.confirm')}</button>}
               title={t('order.confirm')}
               message={t('confirm.confirm', { amount: m(order.amount) })}
               onConfirm={async () => { await api('POST', `/orders/${order.uuid}/confirm`, {}); await refresh(); }}
             />
-          )}
-          {can('payments.capture') && deferredHeld && (
+          ),
+          can('payments.capture') && deferredHeld && (
             <ConfirmDialog
+              key="cancel"
               trigger={<button type="button" className="secondary" data-testid="cancel-order">{t('order.cancel')}</button>}
               title={t('order.cancel')}
               message={t('confirm.cancel_order')}
               onConfirm={async () => { await api('POST', `/orders/${order.uuid}/cancel`); await refresh(); }}
             />
-          )}
-          {can('payments.expire') && open && (
+          ),
+          can('payments.expire') && open && (
             <ConfirmDialog
+              key="expire"
               trigger={<button type="button" className="secondary" data-testid="expire-order">{t('order.expire')}</button>}
               title={t('order.expire')}
               message={t('confirm.expire')}
               onConfirm={async () => { await api('POST', `/orders/${order.uuid}/expire`); await refresh(); }}
             />
-          )}
-          {open && (
-            <button type="button" className="secondary" onClick={async () => { await navigator.clipboard?.writeText(payment_url!).catch(() => undefined); setCopied(true); }}>
+          ),
+          open && (
+            <button key="copy" type="button" className="secondary" onClick={async () => { await navigator.clipboard?.writeText(payment_url!).catch(() => undefined); setCopied(true); }}>
               {copied ? t('order.copied') : t('order.copy_link')}
             </button>
-          )}
-        </div>
-        {open && <p className="small mono break">{payment_url}</p>}
-      </section>
+          ),
+        ].filter(Boolean);
+        // a group that may do nothing here sees no empty card
+        if (actions.length === 0) return null;
+        return (
+          <section className="card actions" aria-labelledby="actions-title">
+            <h2 id="actions-title">{t('order.actions')}</h2>
+            <div className="action-row">{actions}</div>
+            {open && <p className="small mono break">{payment_url}</p>}
+            {open && expires_at && <p className="small" data-testid="order-expires">{t('order.expires')}: {at(expires_at)}</p>}
+          </section>
+        );
+      })()}
 
       <div className="grid2">
         <section className="card" aria-labelledby="summary-title">
@@ -100,7 +112,8 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
             <dt>{t('order.created')}</dt><dd>{order.created}</dd>
             <dt>{t('order.customer')}</dt><dd>{order.customer ?? '—'}</dd>
             <dt>{t('order.reference')}</dt><dd>{order.reference ?? '—'}</dd>
-            <dt>{t('order.description')}</dt><dd>{order.additional ?? '—'}</dd>
+            <dt>{t('order.description')}</dt><dd data-testid="order-description">{description || '—'}</dd>
+            {order.additional && <><dt>{t('order.additional')}</dt><dd data-testid="order-additional">{order.additional}</dd></>}
           </dl>
         </section>
         <section className="card" aria-labelledby="card-title">
@@ -128,10 +141,11 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
               <div className="small muted mono">
                 {x.uuid}
                 {x.authorization && ` · auth ${x.authorization}`}
-                {x.error !== 'NONE' && ` · ${x.error}`}
+                {x.error !== 'NONE' && ` · ${reasonLabel(x.error, t)}`}
                 {x.error_details && ` · ${x.error_details}`}
               </div>
-              {can('payments.metadata') && <MetadataAction tx={x.uuid} onDone={refresh} />}
+              <Metadata pairs={metadata[x.uuid] ?? {}} />
+              {can('payments.metadata') && <MetadataAction tx={x.uuid} current={metadata[x.uuid] ?? {}} onDone={refresh} />}
             </li>
           ))}
         </ol>
@@ -157,7 +171,7 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
               </div>
               <ul className="attempts small">
                 {(n.deliveries ?? []).map((d, i) => (
-                  <li key={i}>{d.attempted_at} · HTTP {d.http_status ?? '—'} {d.error ? `· ${d.error}` : ''} · {d.duration_ms} ms</li>
+                  <li key={i}>{at(d.attempted_at)} · HTTP {d.http_status ?? '—'} {d.error ? `· ${d.error}` : ''} · {d.duration_ms} ms</li>
                 ))}
               </ul>
             </li>
@@ -170,7 +184,7 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
         <ul className="attempts small" data-testid="order-requests">
           {requests.map((r) => (
             <li key={r.uuid}>
-              <span className="mono">{r.created_at.slice(0, 19).replace('T', ' ')}</span> · {r.method} <span className="mono break">{r.path}</span> ·{' '}
+              <span>{at(r.created_at)}</span> · {r.method} <span className="mono break">{r.path}</span> ·{' '}
               <span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span> ·{' '}
               {can('developers.read') ? (
                 <a href={`/dashboard/developers/requests`} onClick={(e) => { e.preventDefault(); navigate('/developers/requests'); }} className="mono">{r.request_id}</a>
@@ -189,10 +203,12 @@ function RefundAction({ uuid, left, currency, m, onDone }: { uuid: string; left:
   const { t } = useT();
   const [value, setValue] = useState('');
   // empty: all that is left (no amount sent); anything else must be an amount of the order's currency
-  // (a text that is none never becomes "no amount", which would refund everything)
+  // (a text that is none never becomes "no amount", which would refund everything), and no more than is
+  // left: said in the order's currency here, rather than the API's minor units after a refusal
   const whole = value.trim() === '';
   const minor = whole ? null : toMinor(value, currency);
-  const invalid = !whole && minor === null;
+  const over = minor !== null && minor > left;
+  const invalid = (!whole && minor === null) || over;
   return (
     <ConfirmDialog
       testId="refund-dialog"
@@ -209,35 +225,56 @@ function RefundAction({ uuid, left, currency, m, onDone }: { uuid: string; left:
         {t('order.refund_amount')}
         <input name="amount" inputMode="decimal" value={value} aria-invalid={invalid} onChange={(e) => setValue(e.target.value)} />
       </label>
-      {invalid && <p className="error" role="alert" data-testid="refund-invalid">{t('order.refund_invalid', { currency })}</p>}
+      {!whole && minor === null && <p className="error" role="alert" data-testid="refund-invalid">{t('order.refund_invalid', { currency })}</p>}
+      {over && <p className="error" role="alert" data-testid="refund-over">{t('order.refund_over', { amount: m(left) })}</p>}
     </ConfirmDialog>
   );
 }
 
-function MetadataAction({ tx, onDone }: { tx: string; onDone: () => Promise<void> }) {
+/** A transaction's metadata (C4), key = value. */
+function Metadata({ pairs }: { pairs: Record<string, string> }) {
   const { t } = useT();
-  const [text, setText] = useState('');
-  const metadata = Object.fromEntries(
-    text
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .map((l) => [l.split('=')[0].trim(), l.split('=').slice(1).join('=').trim()]),
+  const entries = Object.entries(pairs);
+  if (entries.length === 0) return <p className="small muted" data-testid="metadata-none">{t('order.metadata_none')}</p>;
+  return (
+    <dl className="facts small metadata" data-testid="metadata" aria-label={t('order.metadata')}>
+      {entries.map(([k, v]) => <div key={k} className="contents"><dt className="mono">{k}</dt><dd className="mono break">{v}</dd></div>)}
+    </dl>
   );
+}
+
+/**
+ * Edits a transaction's metadata starting from the keys it has: each shown to change or remove, new ones
+ * added; what is saved is the whole set as edited (C4 sets the whole set), so no key is lost unseen.
+ */
+function MetadataAction({ tx, current, onDone }: { tx: string; current: Record<string, string>; onDone: () => Promise<void> }) {
+  const { t } = useT();
+  const start = () => [...Object.entries(current).map(([k, v]) => ({ k, v })), ...(Object.keys(current).length === 0 ? [{ k: '', v: '' }] : [])];
+  const [rows, setRows] = useState(start);
+  const metadata = Object.fromEntries(rows.filter((r) => r.k.trim() !== '').map((r) => [r.k.trim(), r.v]));
+  const set = (i: number, field: 'k' | 'v', value: string) => setRows(rows.map((r, j) => (j === i ? { ...r, [field]: value } : r)));
   return (
     <ConfirmDialog
-      trigger={<button type="button" className="link small">{t('order.edit_metadata')}</button>}
+      testId="metadata-dialog"
+      trigger={<button type="button" className="link small" onClick={() => setRows(start())}>{t('order.edit_metadata')}</button>}
       title={t('order.metadata')}
       message={t('confirm.metadata')}
+      invalid={Object.keys(metadata).length === 0 || Object.keys(metadata).length > 20}
       onConfirm={async () => {
         await api('PUT', `/transactions/${tx}/metadata`, { metadata });
         await onDone();
       }}
     >
-      <label>
-        {t('order.metadata_help')}
-        <textarea rows={4} value={text} onChange={(e) => setText(e.target.value)} />
-      </label>
+      <div className="metadata-rows">
+        {rows.map((r, i) => (
+          <div key={i} className="metadata-row">
+            <label>{t('order.metadata_key')}<input value={r.k} maxLength={64} onChange={(e) => set(i, 'k', e.target.value)} /></label>
+            <label>{t('order.metadata_value')}<input value={r.v} maxLength={500} onChange={(e) => set(i, 'v', e.target.value)} /></label>
+            <button type="button" className="link small" aria-label={t('order.metadata_remove', { key: r.k || '…' })} onClick={() => setRows(rows.filter((_, j) => j !== i))}>✕</button>
+          </div>
+        ))}
+      </div>
+      {rows.length < 20 && <button type="button" className="secondary small-button" onClick={() => setRows([...rows, { k: '', v: '' }])}>{t('order.metadata_add')}</button>}
     </ConfirmDialog>
   );
 }

@@ -7,7 +7,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import * as Dialog from '@radix-ui/react-dialog';
 import { API, api, qs, type Answer, type Filters, type Me, type OrderRow } from '../api';
-import { dateTime, money, useT } from '../i18n';
+import { dateTime, money, statusLabel, useT } from '../i18n';
 import { navigate, usePath } from '../router';
 import { Status } from '../components/Status';
 
@@ -132,7 +132,11 @@ export function Payments({ me }: { me: Me }) {
     const es = new EventSource(`${API}/live`);
     es.addEventListener('ready', () => setLive(true));
     es.addEventListener('change', () => void qc.invalidateQueries({ queryKey: ['orders', me.env, me.merchant.uuid] }));
-    es.onerror = () => setLive(false);
+    // the stream ended: the session may have (idle, signed out elsewhere); the session is read again
+    es.onerror = () => {
+      setLive(false);
+      void qc.invalidateQueries({ queryKey: ['session'] });
+    };
     return () => es.close();
   }, [me.env, me.merchant.uuid, qc]);
 
@@ -190,7 +194,7 @@ export function Payments({ me }: { me: Me }) {
             <label>{t('payments.status')}
               <select name="status" defaultValue={filters.status?.[0] ?? ''}>
                 <option value="">{t('payments.any')}</option>
-                {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+                {STATUSES.map((s) => <option key={s} value={s}>{statusLabel(s, t)}</option>)}
               </select>
             </label>
             <label>{t('payments.operative')}

@@ -1,21 +1,26 @@
 /**
- * Users and audit (MANAGER): the merchant's dashboard users (invite: D3 e-mails the credentials; change
- * group; disable or enable), and the audit log of every staff action and sign-in, exportable as CSV.
+ * Users and audit (MANAGER): the merchant's dashboard users (invite: D3 e-mails the one-time password, or
+ * without e-mail it is shown once to the manager; the invitation's delivery and a new password; change
+ * group; disable or enable; see and lift sign-in locks), and the audit log of every staff action and
+ * sign-in, exportable as CSV.
  */
 import { useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { API, api, qs, type Answer, type Me } from '../api';
-import { useT } from '../i18n';
+import { dateTime, statusLabel, useT } from '../i18n';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 
 const GROUPS = ['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'];
 
 
 export function Users({ me }: { me: Me }) {
-  const { t } = useT();
+  const { t, lang } = useT();
   const qc = useQueryClient();
   const users = useQuery({ queryKey: ['users', me.merchant.uuid], queryFn: () => api<Answer<'/users', 'get'>>('GET', '/users') });
   const [form, setForm] = useState({ username: '', email: '', language: 'ES', group: 'VIEWER' });
+  // the one-time password of a user just invited (or sent a new one) when no e-mail can carry it: shown once
+  const [given, setGiven] = useState<{ user: string; email: string; password: string | null } | null>(null);
+  const at = (iso: string) => dateTime(iso, lang, me.merchant.timezone);
   const [groups, setGroups] = useState<Record<string, string>>({});
   const refresh = () => qc.invalidateQueries({ queryKey: ['users'] });
   return (
@@ -42,8 +47,14 @@ export function Users({ me }: { me: Me }) {
           trigger={<button type="button" className="primary" disabled={!form.username || !form.email}>{t('users.invite')}</button>}
           title={t('users.invite')}
           message={`${form.username} <${form.email}> · ${form.group}`}
-          onConfirm={async () => { await api('POST', '/users', form); setForm({ ...form, username: '', email: '' }); await refresh(); }}
+          onConfirm={async () => {
+            const r = await api<Answer<'/users', 'post'>>('POST', '/users', form);
+            setGiven({ user: form.username, email: form.email, password: r.password });
+            setForm({ ...form, username: '', email: '' });
+            await refresh();
+          }}
         />
+        {given && <OneTime given={given} onHide={() => setGiven(null)} />}
       </div>
       <div className="table-wrap card">
         <table className="orders" data-testid="users">
@@ -73,8 +84,40 @@ export function Users({ me }: { me: Me }) {
                       </span>
                     )}
                   </td>
-                  <td data-label={t('col.status')}><span className={`badge ${u.status === 'ACTIVE' ? 'badge-ok' : 'badge-neutral'}`}>{u.status}</span></td>
+                  <td data-label={t('col.status')}>
+                    {u.signin.locks.length > 0 ? <span className="badge badge-bad" data-testid="user-locked">{t('users.status_locked')}</span> : <span className={`badge ${u.status === 'ACTIVE' ? 'badge-ok' : 'badge-neutral'}`}>{statusLabel(u.status, t)}</span>}
+                    {u.signin.locks.map((l) => (
+                      <small key={l.address} className="lock-note">{t('users.locked', { address: l.address, until: at(l.locked_until), failures: String(l.failures), attempts: String(l.attempts_during_lock) })}</small>
+                    ))}
+                    {u.signin.slowed_until && <small className="lock-note">{t('users.slowed', { until: at(u.signin.slowed_until), failures: String(u.signin.failures) })}</small>}
+                    {u.must_change_password && u.invitation && (
+                      <small className="lock-note" data-testid="user-invitation">
+                        {u.invitation.delivery === 'SHOWN' ? t('users.invitation_shown') : u.invitation.mail_status ? t(`users.mail.${u.invitation.mail_status}`) : ''}
+                        {u.invitation.mail_error && u.invitation.mail_status !== 'SENT' ? ` (${u.invitation.mail_error})` : ''}
+                      </small>
+                    )}
+                  </td>
                   <td data-label={t('order.actions')}>
+                    {!self && (u.signin.locks.length > 0 || u.signin.slowed_until) && (
+                      <ConfirmDialog
+                        trigger={<button type="button" className="secondary small-button">{t('users.unlock')}</button>}
+                        title={t('users.unlock')}
+                        message={t('users.unlock_confirm', { user: u.username })}
+                        onConfirm={async () => { await api('POST', `/users/${u.uuid}/unlock`); await refresh(); }}
+                      />
+                    )}
+                    {!self && u.must_change_password && u.status === 'ACTIVE' && (
+                      <ConfirmDialog
+                        trigger={<button type="button" className="secondary small-button">{t('users.resend')}</button>}
+                        title={t('users.resend')}
+                        message={t('users.resend_confirm', { user: u.username })}
+                        onConfirm={async () => {
+                          const r = await api<Answer<'/users/{uuid}/credentials', 'post'>>('POST', `/users/${u.uuid}/credentials`);
+                          setGiven({ user: u.username, email: u.email, password: r.password });
+                          await refresh();
+                        }}
+                      />
+                    )}
                     {!self && (
                       <ConfirmDialog
                         trigger={<button type="button" className="secondary small-button">{u.status === 'ACTIVE' ? t('users.disable') : t('users.enable')}</button>}
@@ -94,8 +137,24 @@ export function Users({ me }: { me: Me }) {
   );
 }
 
-export function Audit({ me }: { me: Me }) {
+/** After an invitation: the one-time password shown once (no e-mail), or where the e-mail went. */
+function OneTime({ given, onHide }: { given: { user: string; email: string; password: string | null }; onHide: () => void }) {
   const { t } = useT();
+  if (!given.password) return <div role="status" className="notice" data-testid="invite-mailed">{t('users.mailed', { email: given.email })}</div>;
+  return (
+    <div role="status" className="notice" data-testid="one-time-password">
+      <p>{t('users.password_once', { user: given.user })}</p>
+      <p><code className="mono one-time">{given.password}</code></p>
+      <div className="action-row">
+        <button type="button" className="secondary" onClick={() => navigator.clipboard?.writeText(given.password!).catch(() => undefined)}>{t('users.copy')}</button>
+        <button type="button" className="secondary" onClick={onHide}>{t('users.hide')}</button>
+      </div>
+    </div>
+  );
+}
+
+export function Audit({ me }: { me: Me }) {
+  const { t, lang } = useT();
   const [action, setAction] = useState('');
   const q = useInfiniteQuery({
     queryKey: ['audit', me.merchant.uuid, action],
@@ -119,7 +178,7 @@ export function Audit({ me }: { me: Me }) {
           <tbody>
             {rows.map((e) => (
               <tr key={e.id}>
-                <td data-label={t('col.created')}>{e.created_at.slice(0, 19).replace('T', ' ')}</td>
+                <td data-label={t('col.created')}>{dateTime(e.created_at, lang, me.merchant.timezone, true)}</td>
                 <td data-label={t('users.username')}>{e.username ?? '—'}</td>
                 <td data-label={t('audit.action')} className="mono small">{e.action}</td>
                 <td data-label={t('audit.target')} className="mono small break">{e.target ?? ''}</td>

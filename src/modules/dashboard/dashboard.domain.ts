@@ -175,6 +175,8 @@ export interface FailureState {
   failures: number;
   window_started_at: Date;
   locked_until: Date | null;
+  /** a user's count from every address: addresses the user never signed in from wait until then */
+  slowed_until?: Date | null;
 }
 
 export interface LockoutPolicy {
@@ -182,6 +184,19 @@ export interface LockoutPolicy {
   limit: number;
   /** the window failures are counted in, and how long a lock lasts */
   windowMs: number;
+}
+
+/** The longest a new address waits between two tries at a user under attack. */
+export const SLOWDOWN_MAX_MS = 60_000;
+
+/**
+ * The keys a sign-in is counted under. `subject` is the user (`user:<uuid>`), or the name typed when it
+ * names no user (`name:<login>`, so that an unknown name behaves exactly as a user does and a name tried
+ * before its user exists never locks that user). `pair` is the subject from one address: what locks.
+ */
+export function signInKeys(subject: string, ip: string | null): { pair: string; subject: string; address: string } {
+  const at = ip ?? 'unknown';
+  return { pair: `pair:${subject}@${at}`, subject, address: `ip:${at}` };
 }
 
 /** Seconds until a key may try again (0: it may now). */
@@ -200,18 +215,76 @@ export function afterFailure(state: FailureState | undefined, now: Date, policy:
   return { failures, window_started_at, locked_until };
 }
 
+/**
+ * A user's failures from every address after one more: never a lock (failures elsewhere must not keep a
+ * user out), but past the limit a new address waits before its next try, 1 s doubling with each failure
+ * up to SLOWDOWN_MAX_MS (NIST SP 800-63B 5.2.2: waits that grow, addresses the user signed in from let
+ * through).
+ */
+export function afterUserFailure(state: FailureState | undefined, now: Date, policy: LockoutPolicy): FailureState {
+  const fresh = !state || now.getTime() - state.window_started_at.getTime() >= policy.windowMs;
+  const failures = fresh ? 1 : state!.failures + 1;
+  const over = failures - policy.limit;
+  const slowed_until = over >= 0 ? new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(over, 30), SLOWDOWN_MAX_MS)) : null;
+  return { failures, window_started_at: fresh ? now : state!.window_started_at, locked_until: null, slowed_until };
+}
+
+/** Why a sign-in is refused before its password is looked at, and for how many seconds; null: it is not. */
+export function signInRefusal(
+  states: { pair?: FailureState; subject?: FailureState; address?: FailureState },
+  knownAddress: boolean,
+  now: Date,
+): { by: 'address' | 'pair' | 'slow'; seconds: number } | null {
+  const address = lockedForSeconds(states.address, now);
+  if (address > 0) return { by: 'address', seconds: address };
+  const pair = lockedForSeconds(states.pair, now);
+  if (pair > 0) return { by: 'pair', seconds: pair };
+  const slowMs = !knownAddress && states.subject?.slowed_until ? states.subject.slowed_until.getTime() - now.getTime() : 0;
+  if (slowMs > 0) return { by: 'slow', seconds: Math.ceil(slowMs / 1000) };
+  return null;
+}
+
 // ---- passwords -----------------------------------------------------------------------------------------
 
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 200;
 
-/** What is wrong with a new password, or null. Long enough, not the username or e-mail. */
-export function passwordProblem(password: string, user: { username: string; email: string }): string | null {
+/** The letters and digits of a password, lowercased, with what is added around a word left out. */
+function stem(password: string): string {
+  return password.toLowerCase().replace(/^[^a-z]+/, '').replace(/[^a-z]+$/, '');
+}
+
+/** Each character one after the other: `abcdefghijkl`, `987654321098` (digits wrap). */
+function sequential(password: string): boolean {
+  const codes = [...password.toLowerCase()].map((c) => c.codePointAt(0)!);
+  if (codes.length < 3) return false;
+  const step = (a: number, b: number) => {
+    const d = b - a;
+    if (a >= 48 && a <= 57 && b >= 48 && b <= 57 && Math.abs(d) === 9) return -Math.sign(d);
+    return d;
+  };
+  const first = step(codes[0], codes[1]);
+  return Math.abs(first) === 1 && codes.slice(1).every((c, i) => step(codes[i], c) === first);
+}
+
+/**
+ * What is wrong with a new password, or null (NIST SP 800-63B 5.1.1.2): long enough; not a password of
+ * `common` (lists of passwords seen in breaches), nor one of them with digits or signs added around it;
+ * not one character or one group of characters repeated (`abababababab`), nor a run (`abcdefghijkl`);
+ * not the username, the e-mail or the service's name.
+ */
+export function passwordProblem(password: string, user: { username: string; email: string }, common: ReadonlySet<string>): string | null {
   if ([...password].length < PASSWORD_MIN) return `The new password must have at least ${PASSWORD_MIN} characters`;
   if ([...password].length > PASSWORD_MAX) return `The new password must have at most ${PASSWORD_MAX} characters`;
   const lower = password.toLowerCase();
-  if (lower.includes(user.username.toLowerCase()) || lower === user.email.toLowerCase()) return 'The new password must not contain the username or be the e-mail';
-  if (/^(.)\1*$/.test(password)) return 'The new password must not repeat one character';
+  const local = user.email.toLowerCase().split('@')[0] ?? '';
+  if (lower.includes(user.username.toLowerCase()) || lower === user.email.toLowerCase() || (local.length >= 4 && lower.includes(local))) return 'The new password must not contain the username or the e-mail';
+  if (/^(.+?)\1+$/su.test(password)) return 'The new password must not be one character or one group of characters repeated';
+  if (sequential(password)) return 'The new password must not be a run of characters (abcdef…, 123456…)';
+  const core = stem(password);
+  if (common.has(lower) || common.has(lower.replace(/\s+/g, '')) || (core.length >= 4 && common.has(core)) || core === 'paygate') {
+    return 'This password is one of the most common ones (it is in lists of passwords seen in breaches): choose another, a few unrelated words make a good one';
+  }
   return null;
 }
 

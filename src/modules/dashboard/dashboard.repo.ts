@@ -25,6 +25,24 @@ export interface DashboardSigninFailuresTable {
   failures: number;
   window_started_at: Date;
   locked_until: Date | null;
+  user_id: string | null;
+  ip: string | null;
+  blocked: ColumnType<number, number | undefined, number>;
+  slowed_until: Date | null;
+}
+
+export interface DashboardKnownAddressesTable {
+  user_id: string;
+  ip: string;
+  last_signin_at: Date;
+}
+
+export interface DashboardInvitationsTable {
+  user_id: string;
+  delivery: 'EMAIL' | 'SHOWN';
+  mail_id: string | null;
+  invited_by: string | null;
+  invited_at: Date;
 }
 
 export interface DashboardAuditTable {
@@ -51,12 +69,15 @@ declare module '../../platform/db/schema.js' {
   interface DB {
     dashboard_sessions: DashboardSessionsTable;
     dashboard_signin_failures: DashboardSigninFailuresTable;
+    dashboard_known_addresses: DashboardKnownAddressesTable;
+    dashboard_invitations: DashboardInvitationsTable;
     dashboard_audit: DashboardAuditTable;
     dashboard_saved_views: DashboardSavedViewsTable;
   }
 }
 
 export type SessionRow = Selectable<DashboardSessionsTable>;
+export type FailureRow = Selectable<DashboardSigninFailuresTable>;
 export type AuditRow = Selectable<DashboardAuditTable>;
 
 // ---- sessions ----------------------------------------------------------------------------------------
@@ -97,23 +118,94 @@ export async function purgeSessions(db: Executor, before: Date): Promise<void> {
 
 // ---- sign-in failures --------------------------------------------------------------------------------
 
-export async function failureStates(db: Executor, keys: string[]): Promise<Map<string, FailureState>> {
+export async function failureStates(db: Executor, keys: string[]): Promise<Map<string, FailureRow>> {
   if (keys.length === 0) return new Map();
   const rows = await db.selectFrom('dashboard_signin_failures').selectAll().where('key', 'in', keys).execute();
   return new Map(rows.map((r) => [r.key, r]));
 }
 
-export async function saveFailureState(db: Executor, key: string, s: FailureState): Promise<void> {
+/** Saves a key's count; `who` names the user and address it is about (what a manager sees). */
+export async function saveFailureState(db: Executor, key: string, s: FailureState, who: { user_id?: string | null; ip?: string | null } = {}): Promise<void> {
+  const row = { failures: s.failures, window_started_at: s.window_started_at, locked_until: s.locked_until, slowed_until: s.slowed_until ?? null };
   await db
     .insertInto('dashboard_signin_failures')
-    .values({ key, ...s })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ failures: s.failures, window_started_at: s.window_started_at, locked_until: s.locked_until }))
+    .values({ key, ...row, user_id: who.user_id ?? null, ip: who.ip ?? null, blocked: 0 })
+    // a new window starts the count of refused attempts again
+    .onConflict((oc) => oc.column('key').doUpdateSet(s.failures === 1 ? { ...row, blocked: 0 } : row))
     .execute();
+}
+
+/** One more attempt refused while the key is locked or slowed down. */
+export async function countBlocked(db: Executor, key: string): Promise<void> {
+  await db.updateTable('dashboard_signin_failures').set((eb) => ({ blocked: eb('blocked', '+', 1) })).where('key', '=', key).execute();
 }
 
 export async function clearFailures(db: Executor, keys: string[]): Promise<void> {
   if (keys.length === 0) return;
   await db.deleteFrom('dashboard_signin_failures').where('key', 'in', keys).execute();
+}
+
+/** Every count of these users' sign-ins that locks or slows them down now (what managers see). */
+export async function activeLocks(db: Executor, userIds: string[], now: Date) {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('dashboard_signin_failures')
+    .selectAll()
+    .where('user_id', 'in', userIds)
+    .where((eb) => eb.or([eb('locked_until', '>', now), eb('slowed_until', '>', now)]))
+    .execute();
+}
+
+/** Lifts every lock and count of a user (a manager's unlock); how many there were. */
+export async function clearUserFailures(db: Executor, userId: string): Promise<number> {
+  const r = await db.deleteFrom('dashboard_signin_failures').where('user_id', '=', userId).executeTakeFirst();
+  return Number(r.numDeletedRows ?? 0);
+}
+
+export async function rememberAddress(db: Executor, userId: string, ip: string, now: Date): Promise<void> {
+  await db
+    .insertInto('dashboard_known_addresses')
+    .values({ user_id: userId, ip, last_signin_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'ip']).doUpdateSet({ last_signin_at: now }))
+    .execute();
+}
+
+export async function isKnownAddress(db: Executor, userId: string, ip: string, since: Date): Promise<boolean> {
+  const r = await db.selectFrom('dashboard_known_addresses').select('ip').where('user_id', '=', userId).where('ip', '=', ip).where('last_signin_at', '>', since).executeTakeFirst();
+  return !!r;
+}
+
+export async function purgeKnownAddresses(db: Executor, before: Date): Promise<void> {
+  await db.deleteFrom('dashboard_known_addresses').where('last_signin_at', '<', before).execute();
+}
+
+// ---- invitations -------------------------------------------------------------------------------------
+
+export async function saveInvitation(db: Executor, row: DashboardInvitationsTable): Promise<void> {
+  await db
+    .insertInto('dashboard_invitations')
+    .values(row)
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ delivery: row.delivery, mail_id: row.mail_id, invited_by: row.invited_by, invited_at: row.invited_at }))
+    .execute();
+}
+
+/** The invitations of these users with the state of their e-mail (the outbox message). */
+export async function invitationsOf(db: Executor, userIds: string[]) {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('dashboard_invitations as i')
+    .leftJoin('mail_outbox as m', 'm.id', 'i.mail_id')
+    .select(['i.user_id', 'i.delivery', 'i.mail_id', 'i.invited_at', 'm.status as mail_status', 'm.last_error as mail_error', 'm.sent_at as mail_sent_at'])
+    .where('i.user_id', 'in', userIds)
+    .execute();
+}
+
+// ---- the order page's fields that the order's API presentation (C2) has no place for ------------------
+
+export async function orderExtras(db: Executor, merchantId: string, orderId: string) {
+  const order = await db.selectFrom('orders').select(['description', 'expires_at']).where('id', '=', orderId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  const txs = await db.selectFrom('transactions').select(['id', 'metadata']).where('order_id', '=', orderId).where('merchant_id', '=', merchantId).execute();
+  return { order, metadata: Object.fromEntries(txs.map((t) => [t.id, (t.metadata ?? {}) as Record<string, string>])) };
 }
 
 export async function purgeFailures(db: Executor, before: Date): Promise<void> {

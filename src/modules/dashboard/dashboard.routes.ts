@@ -35,7 +35,18 @@ export interface DashboardRoute {
   permission?: Permission;
   /** the bridge to the merchant API: the permission is the called operation's (API_OPERATIONS) */
   bridge?: boolean;
+  /**
+   * a request of the route is never a person's use of the session (the live stream, opened and
+   * reopened by the page itself): it does not keep the session from idling out
+   */
+  passive?: boolean;
 }
+
+/**
+ * The header the web app puts on the requests no person asked for (a page's own refresh, the list read
+ * again after a live change): like a passive route's, they do not keep the session from idling out.
+ */
+export const BACKGROUND_HEADER = 'x-dashboard-background';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -221,7 +232,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       }
       if (d.public) return;
       const token = tokenOf(req);
-      const s = await service.resolve(token, caller(req));
+      const s = await service.resolve(token, caller(req), { use: !d.passive && req.headers[BACKGROUND_HEADER] === undefined });
       const stages = d.stages ?? ['ACTIVE'];
       if (!stages.includes(s.session.stage)) {
         throw forbidden(s.session.stage === 'PASSWORD_CHANGE' ? 'Change your password first' : s.session.stage === 'TOTP' ? 'Enter the code of your authenticator app first' : 'Not available once signed in');
@@ -401,7 +412,10 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       const r = await service.order(s, req.params.uuid);
       const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
       const requests = (await service.requests(s, { orderId: r.order.uuid, limit: 50 })).map((x) => ({ uuid: x.id, method: x.method, path: x.path, status: x.status, request_id: x.request_id, created_at: x.created_at.toISOString() }));
-      return done({ order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests });
+      return done({
+        order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests,
+        description: r.description, expires_at: r.expires_at ? r.expires_at.toISOString() : null, metadata: r.metadata,
+      });
     });
 
     app.post('/orders/:uuid/refund', {
@@ -435,7 +449,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     }, async (req) => done({ notification: await service.resendNotification(dash(req), req.params.uuid) }));
 
     app.get('/live', {
-      config: { dashboard: { permission: 'payments.read' }, stream: true },
+      config: { dashboard: { permission: 'payments.read', passive: true }, stream: true },
       exposeHeadRoute: false,
       schema: {},
     }, async (req, reply) => {
@@ -519,7 +533,20 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     app.post('/users', {
       config: { dashboard: { permission: 'users.manage' } },
       schema: { body: S.InviteBody, response: responses(S.InvitedResponse) },
-    }, async (req) => done({ uuid: await service.invite(dash(req), req.body) }));
+    }, async (req) => done(await service.invite(dash(req), req.body)));
+
+    app.post('/users/:uuid/credentials', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { params: S.OrderParams, response: responses(S.CredentialsResponse) },
+    }, async (req) => done(await service.resendCredentials(dash(req), req.params.uuid)));
+
+    app.post('/users/:uuid/unlock', {
+      config: { dashboard: { permission: 'users.manage' } },
+      schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
+    }, async (req) => {
+      await service.unlockUser(dash(req), req.params.uuid);
+      return done({});
+    });
 
     app.put('/users/:uuid', {
       config: { dashboard: { permission: 'users.manage' } },
@@ -663,30 +690,68 @@ export function findDashboardBuild(): string | null {
 const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>paygate dashboard</title>
 <p>The dashboard web app has not been built. <code>npm start</code> builds it; or run <code>node scripts/build-dashboard.mjs</code>.</p></html>`;
 
-/** Serves the web app at /dashboard: its files, and its page for every path of the app (it routes itself). */
+/**
+ * What the dashboard's answers carry besides their Content-Security-Policy: the browser features the
+ * pages never use are off (camera, microphone, geolocation, payment, USB, …), for the app and any frame.
+ */
+export const DASHBOARD_PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), bluetooth=(), midi=(), magnetometer=(), gyroscope=(), accelerometer=(), display-capture=(), interest-cohort=()';
+
+/**
+ * The encoding of a build file to send: the brotli or gzip copy the build wrote beside it
+ * (scripts/build-dashboard.mjs), when the browser accepts it (`Accept-Encoding`, not refused with q=0).
+ */
+export function pickEncoding(acceptEncoding: string | undefined, exists: (suffix: '.br' | '.gz') => boolean): 'br' | 'gzip' | null {
+  const accepted = new Map<string, number>();
+  for (const part of (acceptEncoding ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((x) => /^\s*q=([0-9.]+)\s*$/.exec(x)?.[1]).find((x) => x !== undefined);
+    accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const ok = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (ok('br') && exists('.br')) return 'br';
+  if (ok('gzip') && exists('.gz')) return 'gzip';
+  return null;
+}
+
+/**
+ * Serves the web app at /dashboard: its files, and its page for every path of the app (it routes itself).
+ * The scripts and styles have hashed names: cached for good (`immutable`); the page is checked at each
+ * load (`no-cache`), so a new build is picked up at the next one. Each goes out compressed when the
+ * browser accepts it, from the copies the build wrote.
+ */
 export async function installDashboardApp(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     const dir = () => findDashboardBuild();
-    const page = (reply: FastifyReply) => {
-      const d = dir();
-      reply.header('Content-Security-Policy', DASHBOARD_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin').header('Cache-Control', 'no-cache');
-      if (!d) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
-      return reply.type('text/html; charset=utf-8').send(fs.readFileSync(path.join(d, 'index.html')));
+    const send = (req: FastifyRequest, reply: FastifyReply, file: string, type: string) => {
+      const encoding = pickEncoding(typeof req.headers['accept-encoding'] === 'string' ? req.headers['accept-encoding'] : undefined, (suffix) => fs.existsSync(file + suffix));
+      const chosen = encoding === 'br' ? `${file}.br` : encoding === 'gzip' ? `${file}.gz` : file;
+      reply.type(type).header('Vary', 'Accept-Encoding').header('Content-Length', String(fs.statSync(chosen).size));
+      if (encoding) reply.header('Content-Encoding', encoding);
+      return reply.send(fs.createReadStream(chosen));
     };
-    scope.get('/dashboard', { schema: { hide: true } }, async (_req, reply) => page(reply));
+    const page = (req: FastifyRequest, reply: FastifyReply) => {
+      const d = dir();
+      reply.header('Content-Security-Policy', DASHBOARD_CSP).header('Permissions-Policy', DASHBOARD_PERMISSIONS_POLICY).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin').header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-cache');
+      if (!d) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
+      return send(req, reply, path.join(d, 'index.html'), 'text/html; charset=utf-8');
+    };
+    scope.get('/dashboard', { schema: { hide: true } }, async (req, reply) => page(req, reply));
     scope.get('/dashboard/*', { schema: { hide: true } }, async (req, reply) => {
       const rest = (req.params as { '*': string })['*'] ?? '';
       if (rest === 'api' || rest.startsWith('api/')) throw notFound(`No route ${req.method} ${redactCardNumbersInUrl(req.url.split('?')[0])}`);
       if (rest.startsWith('assets/') || /^[\w.-]+\.(svg|png|ico|txt|webmanifest)$/.test(rest)) {
         const d = dir();
         const file = d ? path.resolve(d, rest) : null;
-        if (!d || !file || !file.startsWith(d + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound(`No file ${rest}`);
+        // the compressed copies are sent for their file, never asked for by name
+        if (!d || !file || !file.startsWith(d + path.sep) || /\.(br|gz)$/.test(file) || !fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound(`No file ${rest}`);
         const type = MIME[path.extname(file)] ?? 'application/octet-stream';
         // hashed names: cached for good
-        if (rest.startsWith('assets/')) reply.header('Cache-Control', 'public, max-age=31536000, immutable');
-        return reply.type(type).header('Content-Security-Policy', DASHBOARD_CSP).send(fs.createReadStream(file));
+        reply.header('Cache-Control', rest.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+        reply.header('Content-Security-Policy', DASHBOARD_CSP).header('Permissions-Policy', DASHBOARD_PERMISSIONS_POLICY).header('X-Content-Type-Options', 'nosniff');
+        return send(req, reply, file, type);
       }
-      return page(reply);
+      return page(req, reply);
     });
   });
 }

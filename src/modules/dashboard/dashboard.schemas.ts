@@ -99,6 +99,9 @@ export const OrderDetailResponse = envelope({
   notifications: Type.Array(EventSchema),
   payment_url: Nullable(Type.String({ description: 'the hosted payment page of an order that can still be paid' })),
   requests: Type.Array(Type.Object({ uuid: Uuid, method: Type.String(), path: Type.String(), status: Type.Integer(), request_id: Type.String(), created_at: Type.String() }), { description: 'the API requests that touched the order (the request log)' }),
+  description: Type.String({ description: 'the order\'s description (B1 `description`; `order.additional` is its free text)' }),
+  expires_at: Nullable(Type.String({ description: 'until when the order can be paid (its `expires_in`), ISO 8601 UTC' })),
+  metadata: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: 'the metadata of each transaction (C4), by transaction uuid' }),
 });
 
 export const OrderActionResponse = envelope({ order: OrderSchema });
@@ -193,6 +196,22 @@ export const RequestParams = Type.Object({ uuid: Uuid });
 // ---- users and audit --------------------------------------------------------------------------------------
 
 const GroupSchema = Type.Unsafe<(typeof GROUPS)[number]>({ type: 'string', enum: [...GROUPS], description: 'the D3 group' });
+const SignInState = Type.Object({
+  locks: Type.Array(Type.Object({
+    address: Type.String({ description: 'the client address the user is locked at' }),
+    locked_until: Type.String(),
+    failures: Type.Integer({ description: 'failed sign-ins from the address in the window' }),
+    attempts_during_lock: Type.Integer({ description: 'sign-ins refused since the lock began' }),
+  }), { description: 'the addresses the user is locked at now (too many failed sign-ins from each)' }),
+  slowed_until: Nullable(Type.String({ description: 'while set, addresses the user never signed in from wait between tries (failed sign-ins from everywhere)' })),
+  failures: Type.Integer({ description: 'failed sign-ins from every address in the window, while slowed down' }),
+});
+const Invitation = Type.Object({
+  delivery: Type.Union([Type.Literal('EMAIL'), Type.Literal('SHOWN')], { description: 'EMAIL: the one-time password was e-mailed; SHOWN: shown once to the inviting manager (no e-mail configured)' }),
+  mail_status: Nullable(Type.Union([Type.Literal('PENDING'), Type.Literal('SENT'), Type.Literal('FAILED')], { description: 'the e-mail\'s delivery' })),
+  mail_error: Nullable(Type.String({ description: 'why the e-mail was not delivered (yet)' })),
+  invited_at: Type.String(),
+});
 const UserRow = Type.Object({
   uuid: Uuid,
   username: Type.String(),
@@ -204,6 +223,8 @@ const UserRow = Type.Object({
   totp_enabled: Type.Boolean(),
   must_change_password: Type.Boolean(),
   created_at: Type.String(),
+  signin: SignInState,
+  invitation: Nullable(Invitation),
 });
 export const UsersResponse = envelope({ users: Type.Array(UserRow) });
 export const InviteBody = Type.Object({
@@ -212,7 +233,12 @@ export const InviteBody = Type.Object({
   language: Language,
   group: GroupSchema,
 });
-export const InvitedResponse = envelope({ uuid: Uuid });
+const Credentials = {
+  delivery: Type.Union([Type.Literal('EMAIL'), Type.Literal('SHOWN')]),
+  password: Nullable(Type.String({ description: 'the one-time password, answered this once when no e-mail can carry it (delivery SHOWN); null when it was e-mailed' })),
+};
+export const InvitedResponse = envelope({ uuid: Uuid, ...Credentials });
+export const CredentialsResponse = envelope(Credentials);
 export const UpdateUserBody = Type.Object({
   group: Type.Optional(GroupSchema),
   status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),

@@ -8,10 +8,10 @@ import { PassThrough } from 'node:stream';
 import { sql } from 'kysely';
 import type { Platform } from '../../platform/index.js';
 import type { Executor } from '../../platform/db/database.js';
-import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/errors/errors.js';
+import { ApiError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
-import { hashPassword, needsRehash, safeEqual, sha256Hex, verifyPassword } from '../../platform/security/hashing.js';
-import type { MerchantsService, DashboardUserRow } from '../merchants/index.js';
+import { hashPassword, needsRehash, randomPassword, safeEqual, sha256Hex, verifyPassword } from '../../platform/security/hashing.js';
+import { credentialsEmail, type MerchantsService, type DashboardUserRow } from '../merchants/index.js';
 import type { PaymentsService, OrderFilters } from '../payments/index.js';
 import type { EventsService } from '../events/index.js';
 import { externalIdsByEmail, type CustomersService } from '../customers/index.js';
@@ -30,12 +30,14 @@ import type { TerminalService } from '../terminal/index.js';
 import {
   API_OPERATIONS,
   afterFailure,
+  afterUserFailure,
   can,
   defaultEnv,
-  lockedForSeconds,
   passwordProblem,
   permissionsOf,
   sessionEnd,
+  signInKeys,
+  signInRefusal,
   stageAfterPassword,
   stageAfterTotp,
   twinOf,
@@ -115,8 +117,46 @@ function resetEmail(language: string, username: string, link: string) {
   return texts[language] ?? texts.EN;
 }
 
+/** The e-mail that tells a user their sign-in was locked at an address, or is slowed down. */
+function lockEmail(language: string, username: string, how: 'pair' | 'slow', ip: string, minutes: number, failures: number) {
+  const texts: Record<string, { subject: string; body: string }> = {
+    ES: {
+      subject: 'Intentos fallidos de entrar en tu cuenta de paygate',
+      body: how === 'pair'
+        ? `Hola ${username},\n\nHa habido ${failures} intentos fallidos de entrar con tu usuario desde la dirección ${ip}: desde ella queda bloqueado ${minutes} minutos. Desde las direcciones donde ya has entrado puedes seguir haciéndolo.\n\nSi no has sido tú, cambia tu contraseña y avisa a un responsable de tu comercio.\n`
+        : `Hola ${username},\n\nHa habido ${failures} intentos fallidos de entrar con tu usuario desde varias direcciones. Desde las direcciones donde ya has entrado puedes seguir haciéndolo; desde otras, cada intento espera unos segundos.\n\nSi no has sido tú, cambia tu contraseña y avisa a un responsable de tu comercio.\n`,
+    },
+    EN: {
+      subject: 'Failed sign-ins to your paygate account',
+      body: how === 'pair'
+        ? `Hello ${username},\n\nThere were ${failures} failed sign-ins with your user from the address ${ip}: from there it is locked for ${minutes} minutes. From the addresses you signed in from before you can still sign in.\n\nIf it was not you, change your password and tell a manager of your merchant.\n`
+        : `Hello ${username},\n\nThere were ${failures} failed sign-ins with your user from several addresses. From the addresses you signed in from before you can still sign in; from others, each try now waits a few seconds.\n\nIf it was not you, change your password and tell a manager of your merchant.\n`,
+    },
+    PT: {
+      subject: 'Tentativas falhadas de entrar na sua conta paygate',
+      body: how === 'pair'
+        ? `Olá ${username},\n\nHouve ${failures} tentativas falhadas de entrar com o seu utilizador a partir do endereço ${ip}: a partir dele fica bloqueado ${minutes} minutos. A partir dos endereços onde já entrou pode continuar a fazê-lo.\n\nSe não foi você, altere a sua palavra-passe e avise um responsável do seu comerciante.\n`
+        : `Olá ${username},\n\nHouve ${failures} tentativas falhadas de entrar com o seu utilizador a partir de vários endereços. A partir dos endereços onde já entrou pode continuar a fazê-lo; a partir de outros, cada tentativa espera uns segundos.\n\nSe não foi você, altere a sua palavra-passe e avise um responsável do seu comerciante.\n`,
+    },
+  };
+  return texts[language] ?? texts.EN;
+}
+
 /** A password that no user has: unknown names take as long to refuse as wrong passwords. */
 let decoyHash: Promise<string> | null = null;
+
+/** How long an address a user signed in from stays known (not slowed down by failures elsewhere). */
+const KNOWN_ADDRESS_MS = 90 * 86400_000;
+
+/**
+ * The passwords no one may choose: the common-password list of @zxcvbn-ts/language-common (about 50,000
+ * passwords seen in breaches, shipped in the package: nothing is fetched), read at the first need.
+ */
+let commonPasswords: Promise<ReadonlySet<string>> | null = null;
+export function loadCommonPasswords(): Promise<ReadonlySet<string>> {
+  commonPasswords ??= import('@zxcvbn-ts/language-common').then((m) => new Set(m.dictionary['passwords-common'].map((x) => x.toLowerCase())));
+  return commonPasswords;
+}
 
 /**
  * Where the platform's request-log hook puts its entries: kept in memory and written in batches (one
@@ -199,37 +239,30 @@ export class DashboardService {
   // ---- sign-in ----------------------------------------------------------------------------------------
 
   /**
-   * Username (or e-mail) and password. Failures are counted per user, per name typed and per address;
-   * a locked key is refused before the password is looked at. A new session is always made (the token a
+   * Username (or e-mail) and password. Failures are counted per user and address (five lock the user
+   * at that address only), per user from every address (past the limit, addresses the user never signed
+   * in from wait a few seconds between tries: slowed down, never locked) and per address (many names
+   * tried from one address lock it). A name that is no user is counted the same way, so its answers are
+   * a user's. Attempts refused while locked are counted too. A new session is always made (the token a
    * browser had before is never kept: no session fixation).
    */
   async signIn(input: { login: string; password: string }, caller: Caller): Promise<{ token: string; stage: Stage; user: DashboardUserRow }> {
     const now = this.p.clock.now();
     const login = input.login.trim();
     const user = await this.deps.merchants.dashboardUserForSignIn(login);
-    const keys = [`login:${login.toLowerCase()}`, ...(user ? [`user:${user.id}`] : [])];
-    const ipKey = caller.ip ? `ip:${caller.ip}` : null;
-    const states = await repo.failureStates(this.#db, ipKey ? [...keys, ipKey] : keys);
-    const userWait = Math.max(...keys.map((k) => lockedForSeconds(states.get(k), now)));
-    const ipWait = ipKey ? lockedForSeconds(states.get(ipKey), now) : 0;
-    if (userWait > 0 || ipWait > 0) {
-      await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.locked', login, { by: userWait > 0 ? 'user' : 'address' }, caller.ip);
-      throw this.#locked(userWait > 0 ? 'user' : 'address', Math.max(userWait, ipWait));
+    const ip = caller.ip ?? 'unknown';
+    const keys = signInKeys(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, ip);
+    const states = await repo.failureStates(this.#db, [keys.pair, keys.subject, keys.address]);
+    const known = user ? await repo.isKnownAddress(this.#db, user.id, ip, new Date(now.getTime() - KNOWN_ADDRESS_MS)) : false;
+    const refusal = signInRefusal({ pair: states.get(keys.pair), subject: states.get(keys.subject), address: states.get(keys.address) }, known, now);
+    if (refusal) {
+      await repo.countBlocked(this.#db, refusal.by === 'pair' ? keys.pair : refusal.by === 'slow' ? keys.subject : keys.address);
+      await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.locked', login, { by: refusal.by }, caller.ip);
+      throw this.#locked(refusal.by, refusal.seconds);
     }
     const ok = user ? await verifyPassword(input.password, user.password_hash) : (await verifyPassword(input.password, await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), false);
     if (!ok) {
-      const policy = (limit: number) => ({ limit, windowMs: this.p.config.dashboardLockoutMinutes * 60_000 });
-      let lockedBy: 'user' | 'address' | null = null;
-      for (const k of keys) {
-        const next = afterFailure(states.get(k), now, policy(this.p.config.dashboardLockoutFailures));
-        await repo.saveFailureState(this.#db, k, next);
-        if (next.locked_until) lockedBy = 'user';
-      }
-      if (ipKey) {
-        const next = afterFailure(states.get(ipKey), now, policy(this.p.config.dashboardLockoutFailuresPerAddress));
-        await repo.saveFailureState(this.#db, ipKey, next);
-        if (next.locked_until) lockedBy ??= 'address';
-      }
+      const lockedBy = await this.#failed(user ?? null, keys, states, ip, now);
       await this.#audit(user ?? null, user?.merchant_id ?? null, 'signin.failed', login, lockedBy ? { locked: lockedBy } : null, caller.ip);
       if (lockedBy) throw this.#locked(lockedBy, this.p.config.dashboardLockoutMinutes * 60);
       throw unauthorized('The username or password is not right');
@@ -238,20 +271,53 @@ export class DashboardService {
       await this.#audit(user!, user!.merchant_id, 'signin.disabled', login, null, caller.ip);
       throw forbidden('This user is disabled: ask a manager of your merchant');
     }
-    await repo.clearFailures(this.#db, keys);
+    await repo.clearFailures(this.#db, [keys.pair]);
     if (needsRehash(user!.password_hash)) await this.deps.merchants.updateDashboardUser(this.#db, user!.id, { password_hash: await hashPassword(input.password) });
     const stage = stageAfterPassword(user!);
+    // the address becomes known once the whole sign-in is done (the second factor too)
+    if (stage !== 'TOTP') await repo.rememberAddress(this.#db, user!.id, ip, now);
     const token = await this.#newSession(user!, stage, caller, now);
     await this.#audit(user!, user!.merchant_id, stage === 'ACTIVE' ? 'signin' : 'signin.password', null, { stage }, caller.ip);
     return { token, stage, user: user! };
   }
 
-  #locked(by: 'user' | 'address', seconds: number): ApiError {
+  /**
+   * Counts a failed password or second-factor code under the keys of a sign-in; tells the user by e-mail
+   * when this failure locked their address or began to slow their user down. What it locked, if anything.
+   */
+  async #failed(user: DashboardUserRow | null, keys: ReturnType<typeof signInKeys>, states: Map<string, repo.FailureRow>, ip: string, now: Date, address = true): Promise<'pair' | 'address' | null> {
+    const windowMs = this.p.config.dashboardLockoutMinutes * 60_000;
+    const limit = this.p.config.dashboardLockoutFailures;
+    const pair = afterFailure(states.get(keys.pair), now, { limit, windowMs });
+    await repo.saveFailureState(this.#db, keys.pair, pair, { user_id: user?.id ?? null, ip });
+    const before = states.get(keys.subject);
+    const subject = afterUserFailure(before, now, { limit, windowMs });
+    await repo.saveFailureState(this.#db, keys.subject, subject, { user_id: user?.id ?? null });
+    let lockedBy: 'pair' | 'address' | null = pair.locked_until ? 'pair' : null;
+    if (address) {
+      const next = afterFailure(states.get(keys.address), now, { limit: this.p.config.dashboardLockoutFailuresPerAddress, windowMs });
+      await repo.saveFailureState(this.#db, keys.address, next, { ip });
+      if (next.locked_until) lockedBy ??= 'address';
+    }
+    if (user && this.p.mailer.configured) {
+      const how = pair.locked_until ? 'pair' : subject.failures === limit ? 'slow' : null;
+      if (how) {
+        const mail = lockEmail(user.language, user.username, how, ip, this.p.config.dashboardLockoutMinutes, how === 'pair' ? pair.failures : subject.failures);
+        await this.p.database.transaction((trx) => this.p.mailer.queue(trx, { merchantId: user.merchant_id, to: user.email, subject: mail.subject, text: mail.body }));
+      }
+    }
+    return lockedBy;
+  }
+
+  #locked(by: 'pair' | 'address' | 'slow', seconds: number): ApiError {
     const minutes = Math.max(1, Math.ceil(seconds / 60));
+    const m = `${minutes} minute${minutes === 1 ? '' : 's'}`;
     return tooManyRequests(
-      by === 'user'
-        ? `Too many failed sign-ins for this user: it is locked for ${minutes} minute${minutes === 1 ? '' : 's'}. Try again later or reset the password.`
-        : `Too many failed sign-ins from this address: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      by === 'pair'
+        ? `Too many failed sign-ins for this user from this address: it is locked here for ${m}. Try again later or reset the password.`
+        : by === 'slow'
+          ? `Too many failed sign-ins for this user: from a new address, wait ${seconds} second${seconds === 1 ? '' : 's'} before trying again.`
+          : `Too many failed sign-ins from this address: try again in ${m}.`,
       seconds,
     );
   }
@@ -279,9 +345,10 @@ export class DashboardService {
 
   /**
    * The session of a cookie's token, or an error saying why there is none (401). A disabled user's
-   * session ends here, at its next request.
+   * session ends here, at its next request. `use: false`: the request is no use of the session (it does
+   * not keep it from idling out).
    */
-  async resolve(token: string | undefined, caller: Caller): Promise<DashSession> {
+  async resolve(token: string | undefined, caller: Caller, opts: { use?: boolean } = {}): Promise<DashSession> {
     if (!token || token.length > 100) throw unauthorized('Sign in to the dashboard first');
     const tokenHash = sha256Hex(token);
     const session = await repo.findSession(this.#db, tokenHash);
@@ -297,7 +364,8 @@ export class DashboardService {
       await repo.endSession(this.#db, tokenHash, now, 'USER_DISABLED');
       throw unauthorized('This user is disabled: the session has ended');
     }
-    if (now.getTime() - session.last_seen_at.getTime() > 5_000) await repo.touchSession(this.#db, tokenHash, now);
+    // only a person's action is use: the live stream's checks and the pages' own refreshes are not
+    if (opts.use !== false && now.getTime() - session.last_seen_at.getTime() > 5_000) await repo.touchSession(this.#db, tokenHash, now);
     return { tokenHash, session, user, merchantId: session.merchant_id, env: session.env, ip: caller.ip };
   }
 
@@ -319,7 +387,7 @@ export class DashboardService {
   async changePassword(s: DashSession, input: { current_password: string; new_password: string }, caller: Caller): Promise<{ token: string; stage: Stage }> {
     const user = s.user;
     if (!(await verifyPassword(input.current_password, user.password_hash))) throw badRequest('The current password is not right');
-    const problem = passwordProblem(input.new_password, user);
+    const problem = passwordProblem(input.new_password, user, await loadCommonPasswords());
     if (problem) throw badRequest(problem);
     if (await verifyPassword(input.new_password, user.password_hash)) throw badRequest('The new password must differ from the current one');
     const now = this.p.clock.now();
@@ -405,10 +473,14 @@ export class DashboardService {
    */
   async signInTotp(s: DashSession, input: { code?: string; recovery_code?: string }, caller: Caller): Promise<{ token: string; stage: Stage }> {
     const now = this.p.clock.now();
-    const key = `user:${s.user.id}`;
-    const states = await repo.failureStates(this.#db, [key]);
-    const wait = lockedForSeconds(states.get(key), now);
-    if (wait > 0) throw this.#locked('user', wait);
+    const ip = caller.ip ?? 'unknown';
+    const keys = signInKeys(`user:${s.user.id}`, ip);
+    const states = await repo.failureStates(this.#db, [keys.pair, keys.subject]);
+    const refusal = signInRefusal({ pair: states.get(keys.pair) }, true, now);
+    if (refusal) {
+      await repo.countBlocked(this.#db, keys.pair);
+      throw this.#locked(refusal.by, refusal.seconds);
+    }
     const user = s.user;
     let ok = false;
     let how = 'totp';
@@ -418,13 +490,13 @@ export class DashboardService {
       ok = await repo.useRecoveryCode(this.#db, user.id, sha256Hex(normaliseRecovery(input.recovery_code)), now);
     }
     if (!ok) {
-      const next = afterFailure(states.get(key), now, { limit: this.p.config.dashboardLockoutFailures, windowMs: this.p.config.dashboardLockoutMinutes * 60_000 });
-      await repo.saveFailureState(this.#db, key, next);
+      const lockedBy = await this.#failed(user, keys, states, ip, now, false);
       await this.#audit(user, user.merchant_id, 'signin.totp_failed', null, { how }, caller.ip);
-      if (next.locked_until) throw this.#locked('user', this.p.config.dashboardLockoutMinutes * 60);
+      if (lockedBy) throw this.#locked(lockedBy, this.p.config.dashboardLockoutMinutes * 60);
       throw unauthorized('The code is not right');
     }
-    await repo.clearFailures(this.#db, [key]);
+    await repo.clearFailures(this.#db, [keys.pair]);
+    await repo.rememberAddress(this.#db, user.id, ip, now);
     await repo.endSession(this.#db, s.tokenHash, now, 'SECOND_FACTOR_DONE');
     const stage = stageAfterTotp(user);
     const token = await this.#newSession(user, stage, caller, now, { env: s.env, merchantId: s.merchantId });
@@ -466,7 +538,7 @@ export class DashboardService {
     const userId = await repo.takePasswordReset(this.#db, sha256Hex(input.token), now);
     if (!userId) throw badRequest('This reset link is not valid any more: ask for a new one');
     const user = (await this.deps.merchants.dashboardUser(this.#db, userId))!;
-    const problem = passwordProblem(input.new_password, user);
+    const problem = passwordProblem(input.new_password, user, await loadCommonPasswords());
     if (problem) {
       // the link stays good for another try
       await this.#db.updateTable('dashboard_password_resets').set({ used_at: null }).where('token_hash', '=', sha256Hex(input.token)).execute();
@@ -476,7 +548,8 @@ export class DashboardService {
     await this.p.database.transaction(async (trx) => {
       await this.deps.merchants.updateDashboardUser(trx, user.id, { password_hash: hash, must_change_password: false, password_changed_at: now });
       await repo.endUserSessions(trx, user.id, now, 'PASSWORD_RESET');
-      await repo.clearFailures(trx, [`user:${user.id}`, `login:${user.username.toLowerCase()}`, `login:${user.email.toLowerCase()}`]);
+      // a new password lifts the user's locks (the old one may have been guessed at)
+      await repo.clearUserFailures(trx, user.id);
     });
     await this.#audit(user, user.merchant_id, 'password.reset', null, null, caller.ip);
   }
@@ -562,7 +635,9 @@ export class DashboardService {
     const events = await this.deps.events.list(ctx, { order_uuid: r.order.uuid, limit: 50 });
     const notifications = [];
     for (const e of events.events) notifications.push(await this.deps.events.get(ctx, e.uuid));
-    return { ctx, order: r.order, notifications };
+    // what the API's presentation of an order has no place for: its description, expiry, metadata
+    const extras = await repo.orderExtras(this.#db, ctx.merchant.id, r.order.uuid);
+    return { ctx, order: r.order, notifications, description: extras.order?.description ?? '', expires_at: extras.order?.expires_at ?? null, metadata: extras.metadata };
   }
 
   /** A staff change made by an area's route, in the audit log (who, what, on what, from where). */
@@ -678,7 +753,8 @@ export class DashboardService {
     }
     const timer = setInterval(async () => {
       try {
-        await this.resolve(token, caller);
+        // a check, not a use: an open page alone never keeps the session from idling out
+        await this.resolve(token, caller, { use: false });
         const newest = await this.#newestOrder(s.merchantId);
         if (newest !== last) {
           last = newest;
@@ -766,26 +842,93 @@ export class DashboardService {
   async users(s: DashSession) {
     const scope = await this.#scope(s);
     const rows = await this.deps.merchants.listDashboardUsers(this.#db, scope);
-    return rows.map((u) => ({
-      uuid: u.id,
-      username: u.username,
-      email: u.email,
-      language: u.language,
-      group: u.user_group,
-      status: u.status,
-      merchant_uuid: u.merchant_id,
-      totp_enabled: !!u.totp_enabled_at,
-      must_change_password: u.must_change_password,
-      created_at: u.created_at.toISOString(),
-    }));
+    const now = this.p.clock.now();
+    const ids = rows.map((u) => u.id);
+    const locks = await repo.activeLocks(this.#db, ids, now);
+    const invitations = new Map((await repo.invitationsOf(this.#db, ids)).map((i) => [i.user_id, i]));
+    return rows.map((u) => {
+      const mine = locks.filter((l) => l.user_id === u.id);
+      const slowed = mine.find((l) => l.key.startsWith('user:') && l.slowed_until && l.slowed_until > now);
+      const inv = invitations.get(u.id);
+      return {
+        uuid: u.id,
+        username: u.username,
+        email: u.email,
+        language: u.language,
+        group: u.user_group,
+        status: u.status,
+        merchant_uuid: u.merchant_id,
+        totp_enabled: !!u.totp_enabled_at,
+        must_change_password: u.must_change_password,
+        created_at: u.created_at.toISOString(),
+        signin: {
+          locks: mine
+            .filter((l) => l.key.startsWith('pair:') && l.locked_until && l.locked_until > now)
+            .map((l) => ({ address: l.ip ?? '', locked_until: l.locked_until!.toISOString(), failures: l.failures, attempts_during_lock: l.blocked })),
+          slowed_until: slowed ? slowed.slowed_until!.toISOString() : null,
+          failures: slowed ? slowed.failures : 0,
+        },
+        invitation: inv
+          ? {
+              delivery: inv.delivery,
+              // an e-mail whose outbox message is gone (purged) is no longer followed
+              mail_status: inv.delivery === 'EMAIL' && inv.mail_status ? (inv.mail_status.toUpperCase() as 'PENDING' | 'SENT' | 'FAILED') : null,
+              mail_error: inv.mail_error ?? null,
+              invited_at: inv.invited_at.toISOString(),
+            }
+          : null,
+      };
+    });
   }
 
-  /** Invites a user: D3 itself (the generated password goes by e-mail through the outbox, never shown here). */
+  /**
+   * Invites a user: D3 itself. With e-mail configured (PAYGATE_SMTP_URL) D3 e-mails the generated
+   * password (the Users page shows the message's delivery); without it, nothing could deliver it, so it
+   * is answered here, once, for the inviting manager to hand over (as D3 answers it).
+   */
   async invite(s: DashSession, input: { username: string; email: string; language: string; group: string }) {
     const ctx = await this.ctx(s);
-    const r = await this.deps.merchants.createUser(ctx, { ...input, environment: s.env === 'sandbox' ? 'SANDBOX' : 'PRODUCTION', send_email_with_credentials: true });
-    await this.#audit(s.user, s.merchantId, 'user.invite', r.user.uuid, { username: input.username, group: input.group }, s.ip);
-    return r.user.uuid;
+    const byMail = this.p.mailer.configured;
+    const delivery = byMail ? ('EMAIL' as const) : ('SHOWN' as const);
+    const r = await this.deps.merchants.createUser(ctx, { ...input, environment: s.env === 'sandbox' ? 'SANDBOX' : 'PRODUCTION', send_email_with_credentials: byMail }, (trx, created) =>
+      repo.saveInvitation(trx, { user_id: created.userId, delivery, mail_id: created.mailId, invited_by: s.user.id, invited_at: this.p.clock.now() }),
+    );
+    await this.#audit(s.user, s.merchantId, 'user.invite', r.user.uuid, { username: input.username, group: input.group, delivery }, s.ip);
+    return { uuid: r.user.uuid, delivery, password: byMail ? null : r.password };
+  }
+
+  /**
+   * A new one-time password for a user who has not chosen their own yet (the invitation again): the one
+   * before stops working, and the new one goes by e-mail, or is answered once without e-mail.
+   */
+  async resendCredentials(s: DashSession, userId: string) {
+    const u = await this.#target(s, userId);
+    if (!u.must_change_password) throw conflict(`${u.username} has already chosen a password: they can ask for a reset link ("Forgot your password?")`);
+    if (u.status !== 'ACTIVE') throw conflict(`${u.username} is disabled: enable the user first`);
+    const byMail = this.p.mailer.configured;
+    const delivery = byMail ? ('EMAIL' as const) : ('SHOWN' as const);
+    const password = randomPassword(16);
+    const hash = await hashPassword(password);
+    const now = this.p.clock.now();
+    await this.p.database.transaction(async (trx) => {
+      await this.deps.merchants.updateDashboardUser(trx, u.id, { password_hash: hash, must_change_password: true });
+      await repo.endUserSessions(trx, u.id, now, 'PASSWORD_RESET');
+      let mailId: string | null = null;
+      if (byMail) {
+        const mail = credentialsEmail(u, password, `${this.p.config.publicUrl}/dashboard`);
+        mailId = await this.p.mailer.queue(trx, { merchantId: u.merchant_id, to: u.email, subject: mail.subject, text: mail.body });
+      }
+      await repo.saveInvitation(trx, { user_id: u.id, delivery, mail_id: mailId, invited_by: s.user.id, invited_at: now });
+    });
+    await this.#audit(s.user, s.merchantId, 'user.credentials', u.id, { username: u.username, delivery }, s.ip);
+    return { delivery, password: byMail ? null : password };
+  }
+
+  /** Lifts a user's sign-in locks and counts (a manager's unlock). */
+  async unlockUser(s: DashSession, userId: string) {
+    const u = await this.#target(s, userId);
+    const n = await repo.clearUserFailures(this.#db, u.id);
+    await this.#audit(s.user, s.merchantId, 'user.unlock', u.id, { username: u.username, cleared: n }, s.ip);
   }
 
   async #target(s: DashSession, userId: string) {
@@ -862,6 +1005,7 @@ export class DashboardService {
       const dayAgo = new Date(this.p.clock.now().getTime() - 86400_000);
       await repo.purgeSessions(this.#db, dayAgo);
       await repo.purgeFailures(this.#db, dayAgo);
+      await repo.purgeKnownAddresses(this.#db, new Date(this.p.clock.now().getTime() - KNOWN_ADDRESS_MS));
     });
     this.p.jobs.every('dashboard.purge', 3600_000);
     // the API request log is kept PAYGATE_REQUEST_LOG_DAYS days

@@ -277,6 +277,8 @@ export class MerchantsService {
       group: string;
       parent_uuid?: string | null;
     },
+    /** run in the user's transaction with the new user and its credentials e-mail (null: none sent) */
+    onCreated?: (trx: Executor, created: { userId: string; mailId: string | null }) => Promise<void>,
   ) {
     const password = randomPassword(16);
     const passwordHash = await hashPassword(password);
@@ -320,10 +322,12 @@ export class MerchantsService {
         if (isUniqueViolation(err)) throw conflict(`The username "${input.username}" is already taken`);
         throw err;
       }
+      let mailId: string | null = null;
       if (input.send_email_with_credentials) {
         const mail = credentialsEmail(row, password, `${this.p.config.publicUrl}/dashboard`);
-        await this.p.mailer.queue(trx, { merchantId: owner.id, to: row.email, subject: mail.subject, text: mail.body });
+        mailId = await this.p.mailer.queue(trx, { merchantId: owner.id, to: row.email, subject: mail.subject, text: mail.body });
       }
+      if (onCreated) await onCreated(trx, { userId: row.id, mailId });
       return { user: presentDashboardUser(row, ctx.timezone), password, email: row.email };
     });
   }

@@ -22,9 +22,9 @@ export function okEnvelope<T extends Record<string, unknown>>(time: EnvelopeTime
  * An error answer. `request_id` (also the `X-Request-Id` header) is the id of the request in the
  * gateway's logs and request log: what support asks for.
  */
-export function errorEnvelope(time: EnvelopeTime, status: number, details: string, extra?: Record<string, unknown>, requestId?: string) {
+export function errorEnvelope(time: EnvelopeTime, status: number, details: string, extra?: Record<string, unknown>, requestId?: string, reasons: Record<number, string> = REASON) {
   return {
-    message: REASON[status] ?? (status >= 500 ? 'Server Error' : 'Error'),
+    message: reasons[status] ?? REASON[status] ?? (status >= 500 ? 'Server Error' : 'Error'),
     code: status,
     current_time: formatContractDate(time.now, time.timezone),
     details,

@@ -12,7 +12,10 @@ import type { Env } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import type { OutageLog } from '../db/outage.js';
 import type { DurabilityGuard } from '../db/durability.js';
-import { ApiError, badRequest, conflictOfViolation, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
+import { ApiError, REASON, badRequest, conflictOfViolation, forbidden, tooManyRequests, unauthorized } from '../errors/errors.js';
+
+/** The dashboard's reason phrases: a 403 there is a signed-in user refused, not a wrong key. */
+const DASHBOARD_REASON: Record<number, string> = { ...REASON, 403: 'Forbidden' };
 import type { Vault } from '../security/vault.js';
 import type { Clock } from '../time/clock.js';
 import { requestContext } from './context.js';
@@ -178,7 +181,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     if (status >= 400 && status < 500) req.log.info({ status, details }, 'request refused');
     const page = req.routeOptions.config?.page;
     if (page) return sendErrorPage(req, reply, page, status, details);
-    reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra, String(req.id)));
+    // the contract's 403 reason is "Unauthenticated" (a key or signature is wrong); the dashboard's own
+    // routes, and the API's through its bridge, refuse a signed-in user what their group may not do
+    const reasons = (req.routeOptions.config as { dashboard?: unknown } | undefined)?.dashboard || req.internalCall ? DASHBOARD_REASON : REASON;
+    reply.code(status).type('application/json').send(errorEnvelope(time, status, details, extra, String(req.id), reasons));
   });
 
   // ---- unknown routes: 405 with Allow when the path exists for other methods, else 404 ------------
@@ -208,6 +214,8 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
     if (ticketHeader !== undefined) {
       const ticket = redeemTicket(typeof ticketHeader === 'string' ? ticketHeader : undefined);
       if (!ticket || ticket.ctx.env !== env || (cfg.auth ?? 'key') !== 'key') throw unauthorized();
+      // a refusal from here on is the dashboard user's (its answer says Forbidden, not Unauthenticated)
+      req.internalCall = true;
       const operationId = (req.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
       ticket.authorize(operationId);
       ticket.operationId = operationId;

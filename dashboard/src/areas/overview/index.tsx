@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ApiError, api, qs, type Answer } from '../../api';
-import { currencyDigits, money, useT, type Key } from '../../i18n';
+import { currencyDigits, money, plural, reasonLabel, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
 import './area.css';
@@ -42,12 +42,6 @@ function currencyUnits(v: number, currency: string, lang: string) {
   } catch {
     return `${v.toFixed(2)} ${currency}`;
   }
-}
-
-/** An error code of the API as words: AUTHENTICATION_FAILED → Authentication failed. */
-function code(c: string) {
-  const words = c.replace(/_/g, ' ').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function percent(v: number, lang: string, digits = 1) {
@@ -173,7 +167,7 @@ function Figures({ currency, current, previous }: { currency: string; current: F
         <Kpi id="paid" label={t('overview.kpi.paid')} value={n(current.paid)} previous={n(previous.paid)} now={current.paid} before={previous.paid} />
         <Kpi id="orders" label={t('overview.kpi.orders')} value={n(current.orders)} previous={n(previous.orders)} now={current.orders} before={previous.orders} />
         <Kpi id="conversion" label={t('overview.kpi.conversion')} value={conv(current)} previous={conv(previous)} now={current.conversion ?? 0} before={previous.conversion ?? 0} />
-        <Kpi id="refunds" label={t('overview.kpi.refunds')} value={m(current.refunds.amount)} previous={m(previous.refunds.amount)} now={current.refunds.amount} before={previous.refunds.amount} extra={t('overview.refunds_count', { count: n(current.refunds.count) })} />
+        <Kpi id="refunds" label={t('overview.kpi.refunds')} value={m(current.refunds.amount)} previous={m(previous.refunds.amount)} now={current.refunds.amount} before={previous.refunds.amount} extra={t(`overview.refunds_count.${plural(lang, current.refunds.count)}`, { count: n(current.refunds.count) })} />
         <Kpi id="declines" label={t('overview.kpi.declines')} value={n(declines(current))} previous={n(declines(previous))} now={declines(current)} before={declines(previous)} />
       </div>
       <div className="charts">
@@ -225,7 +219,7 @@ function Figures({ currency, current, previous }: { currency: string; current: F
           id="declines"
           title={t('overview.chart.declines')}
           head={t('overview.col.reason')}
-          rows={current.declines.map((d) => ({ key: d.reason, label: code(d.reason), count: d.count }))}
+          rows={current.declines.map((d) => ({ key: d.reason, label: reasonLabel(d.reason, t), count: d.count }))}
           kind="bar"
         />
         <Breakdown

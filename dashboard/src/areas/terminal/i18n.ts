@@ -39,6 +39,15 @@ export const EN = {
   'terminal.copied': 'Copied',
   'terminal.link_label': 'Link to pay',
   'terminal.amount_invalid': 'Enter an amount greater than zero.',
+  'terminal.expiry': 'The link works for',
+  'terminal.expiry_amount': 'How long',
+  'terminal.expiry_unit': 'Unit',
+  'terminal.unit.minutes': 'minutes',
+  'terminal.unit.hours': 'hours',
+  'terminal.unit.days': 'days',
+  'terminal.expiry_invalid': 'The link must work between 10 minutes and 365 days.',
+  'terminal.expires_at': 'The link works until {date}.',
+  'terminal.another': 'Send another link',
 } as const;
 
 export const ES: Record<keyof typeof EN, string> = {
@@ -81,6 +90,15 @@ export const ES: Record<keyof typeof EN, string> = {
   'terminal.copied': 'Copiado',
   'terminal.link_label': 'Enlace para pagar',
   'terminal.amount_invalid': 'Escribe un importe mayor que cero.',
+  'terminal.expiry': 'El enlace vale durante',
+  'terminal.expiry_amount': 'Cuánto tiempo',
+  'terminal.expiry_unit': 'Unidad',
+  'terminal.unit.minutes': 'minutos',
+  'terminal.unit.hours': 'horas',
+  'terminal.unit.days': 'días',
+  'terminal.expiry_invalid': 'El enlace debe valer entre 10 minutos y 365 días.',
+  'terminal.expires_at': 'El enlace vale hasta el {date}.',
+  'terminal.another': 'Enviar otro enlace',
 };
 
 export const PT: Record<keyof typeof EN, string> = {
@@ -123,4 +141,13 @@ export const PT: Record<keyof typeof EN, string> = {
   'terminal.copied': 'Copiado',
   'terminal.link_label': 'Link para pagar',
   'terminal.amount_invalid': 'Escreva um montante maior que zero.',
+  'terminal.expiry': 'O link vale durante',
+  'terminal.expiry_amount': 'Quanto tempo',
+  'terminal.expiry_unit': 'Unidade',
+  'terminal.unit.minutes': 'minutos',
+  'terminal.unit.hours': 'horas',
+  'terminal.unit.days': 'dias',
+  'terminal.expiry_invalid': 'O link deve valer entre 10 minutos e 365 dias.',
+  'terminal.expires_at': 'O link vale até {date}.',
+  'terminal.another': 'Enviar outro link',
 };
