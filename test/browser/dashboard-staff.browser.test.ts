@@ -101,7 +101,7 @@ describe('in Spanish and on a phone', () => {
     await page.locator(`tr[data-uuid="${declined.uuid}"]`).waitFor();
     expect(await page.locator(`tr[data-uuid="${declined.uuid}"] [data-status]`).textContent()).toBe('Rechazado');
     expect(await page.locator(`tr[data-uuid="${paid.uuid}"] [data-status]`).textContent()).toBe('Devuelto en parte');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     // the declined payment's timeline: the reason in Spanish
     await openArea(page, d.base, `/payments/${declined.uuid}`);
     await expect.poll(() => page.locator('.timeline').textContent()).toContain('Denegada');
