@@ -16,6 +16,11 @@ export class Metrics {
     labelNames: ['queue', 'outcome'],
     registers: [this.registry],
   });
+  readonly requestLogDropped = new client.Counter({
+    name: 'paygate_request_log_dropped_total',
+    help: 'API requests left out of the request log because too many waited to be written (the database slower than the traffic)',
+    registers: [this.registry],
+  });
 
   /** Where reads that may be stale go (set by `watchReads`). */
   #reads: { usingReplica: boolean; staleness: number | null } | null = null;

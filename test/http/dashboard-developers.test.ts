@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RequestLogStore } from '../../src/modules/dashboard/dashboard.service.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { createUser, signedIn, type DashClient } from '../helpers/dashboard.js';
 import { TEST_CARDS } from '../helpers/payments.js';
@@ -84,6 +85,35 @@ describe('the API request log', () => {
     expect((await manager.get('/developers/requests', { request_id: otherId })).body.requests).toEqual([]);
     const otherEntry = await t.p.database.db.selectFrom('request_logs').select('id').where('request_id', '=', otherId).executeTakeFirstOrThrow();
     expect((await manager.get(`/developers/requests/${otherEntry.id}`)).status).toBe(404);
+  });
+
+  it('is written off the request path with bounded memory: when the database is slower than the traffic, entries past the bound are dropped and counted', async () => {
+    const store = t.m.dashboard.requestLog;
+    await store.flush();
+    // the database does not answer the log's writes for a while
+    const db = t.p.database;
+    const original = db.db;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    (db as { db: typeof original }).db = new Proxy(original, {
+      get(target, prop, recv) {
+        if (prop === 'insertInto') return (table: string) => (table === 'request_logs' ? { values: () => ({ execute: async () => held.then(() => target.insertInto('request_logs' as never)) }) } : target.insertInto(table as never));
+        return Reflect.get(target, prop, recv);
+      },
+    });
+    const droppedBefore = store.dropped;
+    const capture = (i: number) => ({ merchantId: a.client_uuid, env: 'sandbox' as const, keyId: null, method: 'GET', url: `/v1/sandbox/auth/check?i=${i}`, status: 200, durationMs: 1, idempotencyKey: null, requestId: `bound-${i}`, body: undefined, answer: '{"code":200}', at: new Date() });
+    try {
+      for (let i = 0; i < RequestLogStore.MAX_PENDING + 50; i++) store.capture(capture(i));
+      expect(store.pending).toBe(RequestLogStore.MAX_PENDING);
+      expect(store.dropped - droppedBefore).toBe(50);
+      expect(await (await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/paygate_request_log_dropped_total \d+/);
+    } finally {
+      release();
+      (db as { db: typeof original }).db = original;
+    }
+    await store.flush();
+    expect(store.pending).toBe(0);
   });
 
   it('pages by cursor, and prunes entries past the retention', async () => {

@@ -1,6 +1,11 @@
 /** The request log's redaction: what never reaches the log, at any depth and in any shape. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactBody, redactPans, redactValue } from '../../src/platform/http/request-log.js';
+import { redactAnswerText, redactBody, redactPans, redactValue } from '../../src/platform/http/request-log.js';
+import { toWireJson } from '../../src/platform/http/json.js';
+import { useTestSeed } from '../helpers/seed.js';
+
+useTestSeed(import.meta.url);
 
 describe('request log redaction', () => {
   it('redacts card numbers, CVVs, PIN blocks, track data, signatures, keys and credentials by name, at any depth', () => {
@@ -38,5 +43,29 @@ describe('request log redaction', () => {
     const long = redactBody(JSON.stringify({ a: 'x'.repeat(100_000) }))!;
     expect(long.length).toBeLessThan(70_000);
     expect(long.endsWith('…[cut]')).toBe(true);
+  });
+
+  it("redacts an answer's JSON text as redactValue redacts the parsed answer, without parsing it (seeded)", () => {
+    const secret = fc.constantFrom('signature', 'api_key', 'Card-Pan', 'credentials', 'cvv', 'track2', 'payload');
+    const leaf = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.constantFrom(null, true, '', 'card 4548 8120 4940 0004', '5555-5555-5555-4444', 'é/ü \\ "q"', 4548812049400004, '4548812049400005', 12345678901234),
+    );
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), tie('o')),
+      o: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), secret, fc.constant('4111111111111111')), tie('v'), { maxKeys: 4 }),
+    })).o;
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = toWireJson(v);
+        expect(JSON.parse(redactAnswerText(text))).toEqual(redactValue(JSON.parse(text)));
+      }),
+      { numRuns: 500 },
+    );
+    // the wire form is kept (escaped slashes), and nothing is parsed to get there
+    expect(redactAnswerText('{"url":"https:\\/\\/x","api_key":"k1","n":null,"s":""}')).toBe('{"url":"https:\\/\\/x","api_key":"[REDACTED]","n":null,"s":""}');
+    expect(redactAnswerText('{"amount":4548812049400004}')).toBe('{"amount":"[REDACTED]"}');
+    expect(redactAnswerText('not json 4111111111111111')).toBe('not json [REDACTED]');
   });
 });

@@ -49,7 +49,7 @@ import * as repo from './dashboard.repo.js';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import QRCode from 'qrcode';
 import { issueTicket } from '../../platform/http/internal-call.js';
-import { redactPans, redactValue, type RequestLogEntry, type RequestLogSink } from '../../platform/http/request-log.js';
+import { redactEntry, redactPans, redactValue, type CapturedRequest, type RequestLogSink } from '../../platform/http/request-log.js';
 import { isProfile, type Profile } from '../../platform/http/types.js';
 
 export interface DashboardDeps {
@@ -158,37 +158,68 @@ export function loadCommonPasswords(): Promise<ReadonlySet<string>> {
   return commonPasswords;
 }
 
+/** The row of a captured request: redacted (request-log.ts) and shaped for the table. */
+function rowOf(c: CapturedRequest): repo.RequestLogRow {
+  const e = redactEntry(c);
+  return {
+    id: randomUUID(),
+    merchant_id: e.merchantId,
+    env: e.env,
+    key_id: e.keyId,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    duration_ms: e.durationMs,
+    idempotency_key: e.idempotencyKey,
+    request_id: e.requestId,
+    order_id: e.orderId,
+    request_body: e.requestBody,
+    response_body: e.responseBody,
+    created_at: e.at,
+  };
+}
+
 /**
- * Where the platform's request-log hook puts its entries: kept in memory and written in batches (one
- * statement for many requests), off the request's path. Readers flush first, so what was answered is
- * there when a developer looks. An entry still in memory when the process dies is lost (a log, not a
- * record of money).
+ * Where the platform's request-log hook puts what it captured: kept in memory, then redacted and written
+ * in batches (one statement for many requests), off the request's path: a request pays only for its
+ * capture. Memory is bounded: past MAX_PENDING captures waiting (the database slower than the traffic)
+ * new ones are dropped and counted (`dropped`, a metric and a warning a minute). Readers flush first, so
+ * what was answered is there when a developer looks. An entry still in memory when the process dies is
+ * lost (a log, not a record of money).
  */
 export class RequestLogStore implements RequestLogSink {
-  #buffer: repo.RequestLogRow[] = [];
+  static readonly MAX_PENDING = 20_000;
+  static readonly BATCH = 200;
+  #buffer: CapturedRequest[] = [];
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
+  /** Captures dropped because too many waited (since the process started). */
+  dropped = 0;
+  #warnedAt = 0;
 
   constructor(private readonly p: Platform) {}
 
-  record(e: RequestLogEntry): void {
-    this.#buffer.push({
-      id: randomUUID(),
-      merchant_id: e.merchantId,
-      env: e.env,
-      key_id: e.keyId,
-      method: e.method,
-      path: e.path,
-      status: e.status,
-      duration_ms: e.durationMs,
-      idempotency_key: e.idempotencyKey,
-      request_id: e.requestId,
-      order_id: e.orderId,
-      request_body: e.requestBody,
-      response_body: e.responseBody,
-      created_at: e.at,
-    });
-    if (this.#buffer.length >= 200) void this.flush();
+  /** Captures taken and not yet written (buffered, or waiting for the writes before them). */
+  #pending = 0;
+
+  get pending(): number {
+    return this.#pending;
+  }
+
+  capture(c: CapturedRequest): void {
+    if (this.#pending >= RequestLogStore.MAX_PENDING) {
+      this.dropped++;
+      this.p.metrics.requestLogDropped.inc();
+      const now = Date.now();
+      if (now - this.#warnedAt > 60_000) {
+        this.#warnedAt = now;
+        this.p.logger.warn({ dropped: this.dropped, pending: this.#buffer.length }, 'request log behind the traffic: entries dropped');
+      }
+      return;
+    }
+    this.#buffer.push(c);
+    this.#pending++;
+    if (this.#buffer.length >= RequestLogStore.BATCH) void this.flush();
     else if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), 1000);
       this.#timer.unref();
@@ -204,9 +235,15 @@ export class RequestLogStore implements RequestLogSink {
     this.#writing = this.#writing.then(async () => {
       if (rows.length === 0) return;
       try {
-        await repo.insertRequestLogs(this.p.database.db, rows);
+        // redacted here, a batch at a time, yielding to requests between batches
+        for (let i = 0; i < rows.length; i += RequestLogStore.BATCH) {
+          if (i > 0) await new Promise((r) => setImmediate(r));
+          await repo.insertRequestLogs(this.p.database.db, rows.slice(i, i + RequestLogStore.BATCH).map(rowOf));
+        }
       } catch (err) {
         this.p.logger.warn({ err: err instanceof Error ? err.message : String(err), entries: rows.length }, 'request log entries not written');
+      } finally {
+        this.#pending -= rows.length;
       }
     });
     return this.#writing;

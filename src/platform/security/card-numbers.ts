@@ -108,10 +108,17 @@ export function cardNumberSpans(input: string, opts: GroupingOptions = {}): Arra
   const grouped = opts.anyGrouping ? () => true : cardGrouping;
   const spans: Array<[number, number]> = [];
   const n = input.length;
-  // most strings (names, URLs, ids) have too few digits to hold a card number: one pass decides
-  let count = 0;
-  for (let k = 0; k < n && count < CARD_NUMBER_MIN; k++) if (isDigit(input.charCodeAt(k))) count++;
-  if (count < CARD_NUMBER_MIN) return spans;
+  // most texts (names, URLs, ids, a JSON answer's dates and uuids) hold no run of twelve digits, even
+  // across single spaces or dashes: one pass without allocating decides
+  let run = 0;
+  let longest = 0;
+  for (let k = 0; k < n && longest < CARD_NUMBER_MIN; k++) {
+    const c = input.charCodeAt(k);
+    if (isDigit(c)) {
+      if (++run > longest) longest = run;
+    } else if (!((c === 32 || c === 45) && k > 0 && isDigit(input.charCodeAt(k - 1)) && k + 1 < n && isDigit(input.charCodeAt(k + 1)))) run = 0;
+  }
+  if (longest < CARD_NUMBER_MIN) return spans;
   const text = input.replace(IDENTIFIER, (id) => '_'.repeat(id.length));
   let i = 0;
   while (i < n) {
