@@ -93,6 +93,10 @@ export async function buildDashboard({ force = false, quiet = false } = {}) {
     root: appDir,
     configFile: path.join(appDir, 'vite.config.ts'),
     logLevel: quiet ? 'error' : 'warn',
+    // React's production build whatever NODE_ENV the building process has (the test runner sets
+    // `test`, which Vite would keep, and React would ship its development build: 3 times the size)
+    mode: 'production',
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     build: { outDir: tmp, emptyOutDir: true },
   });
   precompress(tmp);
