@@ -83,6 +83,8 @@ export interface Config {
   bootstrapSandbox: boolean;
   /** Deadline of one processor call, in milliseconds; past it the operation is UNKNOWN (reconciled later). */
   processorTimeoutMs: number;
+  /** How long an Idempotency-Key stays held by a request in flight before a retry may take it over. */
+  idempotencyLockMs: number;
   /** Latency the sandbox processor adds to every answer, in milliseconds. */
   simulatorLatencyMs: number;
   /** Production services use the simulator instead of their connector (for staging setups only). */
@@ -328,6 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
     notificationTimeoutMs: int('PAYGATE_NOTIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
     bootstrapSandbox: bool('PAYGATE_BOOTSTRAP_SANDBOX', true),
     processorTimeoutMs: int('PAYGATE_PROCESSOR_TIMEOUT_MS', 30_000, 10, 600_000),
+    idempotencyLockMs: int('PAYGATE_IDEMPOTENCY_LOCK_MS', 60_000, 1_000, 3_600_000),
     simulatorLatencyMs: int('PAYGATE_SIMULATOR_LATENCY_MS', 0, 0, 600_000),
     productionSimulator: bool('PAYGATE_PRODUCTION_SIMULATOR', false),
     redsysUrl,
@@ -361,6 +364,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.reconcileAfterMs <= config.processorTimeoutMs) {
     problems.push('PAYGATE_RECONCILE_AFTER_MS must be greater than PAYGATE_PROCESSOR_TIMEOUT_MS (a call in flight must not be reconciled)');
+  }
+  if (config.idempotencyLockMs <= config.processorTimeoutMs) {
+    problems.push('PAYGATE_IDEMPOTENCY_LOCK_MS must be greater than PAYGATE_PROCESSOR_TIMEOUT_MS (a request still calling its processor must keep its key)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -428,6 +434,7 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_CHECKOUT_URL', 'base URL of Checkout.com\'s API for CHECKOUT services; the sandbox is https://api.sandbox.checkout.com (https://api.checkout.com)'],
   ['PAYGATE_PAYPAL_URL', 'base URL of PayPal\'s REST API for PAYPAL services; the sandbox is https://api-m.sandbox.paypal.com (https://api-m.paypal.com)'],
   ['PAYGATE_REDSYS_URL', 'base URL of Redsys for REDSYS-family services; the test environment is https://sis-t.redsys.es:25443 (https://sis.redsys.es)'],
+  ['PAYGATE_IDEMPOTENCY_LOCK_MS', 'how long an Idempotency-Key stays held by a request in flight; a retry meanwhile is 409, and after it takes the key over if the request died without committing anything; above PAYGATE_PROCESSOR_TIMEOUT_MS (60000)'],
   ['PAYGATE_RECONCILE_AFTER_MS', 'a transaction PENDING this long is settled by the reconciler (120000)'],
   ['PAYGATE_SWEEP_EVERY_MS', 'interval of the reconciler and order-expiry sweeps (10000)'],
   ['PAYGATE_CACHE_TTL_MS', 'time to live of the in-process caches of keys, merchants and services; changes from any process drop them at once (2000)'],

@@ -31,12 +31,27 @@ export function databaseOutage(database: Database): DatabaseOutage {
     },
     transformResult: async (args) => args.result,
   };
+  // builders and sql templates go through the plugin; compiled statements sent as they are
+  // (`executeQuery`, the one-statement paths) through the proxy
+  const faulty = <K extends object>(k: K): K =>
+    new Proxy(k, {
+      get(t, prop, recv) {
+        if (prop === 'executeQuery') {
+          return (...args: unknown[]) => {
+            if (down) return Promise.reject(killedDatabase());
+            return (Reflect.get(t, prop, recv) as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        }
+        const v = Reflect.get(t, prop, recv);
+        return typeof v === 'function' ? v.bind(t) : v;
+      },
+    });
   const target = database as { db: Database['db']; transaction: Database['transaction'] };
   const original = { db: database.db, transaction: database.transaction };
-  target.db = original.db.withPlugin(plugin);
+  target.db = faulty(original.db.withPlugin(plugin));
   target.transaction = async <T>(fn: (trx: Tx) => Promise<T>): Promise<T> => {
     if (down) throw killedDatabase();
-    const result = await original.transaction.call<Database, [(trx: Tx) => Promise<T>], Promise<T>>(database, (trx: Tx) => fn(trx.withPlugin(plugin) as Tx));
+    const result = await original.transaction.call<Database, [(trx: Tx) => Promise<T>], Promise<T>>(database, (trx: Tx) => fn(faulty(trx.withPlugin(plugin) as Tx)));
     if (loseAck) {
       loseAck = false;
       down = true;

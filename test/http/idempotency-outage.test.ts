@@ -182,6 +182,56 @@ describe('the database dies after the processor answered; the retry with the key
   });
 });
 
+describe('a release of an earlier attempt that comes late', () => {
+  it("never frees the key of a later attempt: the later attempt's refund stays tied to the key (a proxy failover saw a refund made twice)", async () => {
+    const paid = await paidOrder(t, m);
+    const key = `late-release-${++seq}`;
+    const store = t.m.idempotency;
+    const begin = store.begin.bind(store);
+    const attempts: Array<string | undefined> = [];
+    let afterBegin: (() => Promise<void>) | null = null;
+    store.begin = async (...args: Parameters<typeof begin>) => {
+      const outcome = await begin(...args);
+      if (args[1] === key && outcome.kind === 'proceed') {
+        attempts.push(outcome.attempt);
+        await afterBegin?.();
+      }
+      return outcome;
+    };
+    const refund = () => m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 250 }, { 'idempotency-key': key });
+    const refunds = sim().callCount('refund');
+    try {
+      // attempt A: the database goes away right after it took the key, before anything of it committed;
+      // its release (finishLater) cannot run yet
+      afterBegin = async () => outage.down();
+      const a = await refund();
+      outage.up();
+      expect(a.status, a.raw).toBe(503);
+      // A's lock lapses (the database was away a while); B takes the key over
+      await t.p.database.db.updateTable('idempotency_keys').set({ locked_until: new Date(Date.now() - 1000) }).where('key', '=', key).execute();
+      // A's release runs at last, while B holds the key and before B's refund commits
+      afterBegin = async () => store.finish(m.client_uuid, key, 503, '', attempts[0] ?? null);
+      const undo = dieAfter('refund');
+      let b;
+      try {
+        b = await refund();
+      } finally {
+        undo();
+        outage.up();
+      }
+      expect(b.status, b.raw).toBe(503);
+      afterBegin = null;
+      await store.finish(m.client_uuid, key, 503, '', attempts[1] ?? null);
+      const c = await refund();
+      expectNotRunAgain(c);
+    } finally {
+      store.begin = begin;
+    }
+    expect(sim().callCount('refund') - refunds).toBe(1);
+    expect(attempts[0]).not.toBe(attempts[1]);
+  });
+});
+
 describe("the database dies while the request's first commit is acknowledged; the retry with the key", () => {
   it('a batch of authorizations and a batch of refunds are filed once', async () => {
     const source = await storeCard(t, m, TEST_CARDS.APPROVED, 'batch-outage');

@@ -122,6 +122,8 @@ export interface StartTx {
   realNow: Date;
   /** The request's Idempotency-Key (none: null): marked `committed` with the PENDING transaction. */
   idempotencyKey?: string | null;
+  /** The request's own mark on the key's row (null: any: a row of the previous release). */
+  idempotencyAttempt?: string | null;
 }
 
 /** What step 1 writes on the order besides the transaction. */
@@ -158,7 +160,8 @@ const startCtes = (returning: string) => `with o as (
     returning xmin::text as version
   ), k as (
     update idempotency_keys set status = 'committed', order_id = $1::uuid
-    where $23::text is not null and merchant_id = $2::uuid and key = $23::text and status = 'in_flight' and exists (select 1 from t)
+    where $23::text is not null and merchant_id = $2::uuid and key = $23::text and status = 'in_flight'
+      and ($24::uuid is null or attempt = $24::uuid) and exists (select 1 from t)
   )`;
 
 const START_SQL = `${startCtes('order_id')}
@@ -177,7 +180,7 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
 const startParams = (orderId: string, version: string, tx: StartTx, o: StartOrder) => [
   orderId, tx.merchantId, version, tx.id, tx.operative, tx.processorOperation, tx.amount, tx.sourceId, tx.sourceJson, tx.customerIp,
   json(tx.metadata), tx.now, tx.realNow, o.status, o.paid, o.sourceId, o.ip, o.threedsData !== undefined, json(o.threedsData),
-  o.reserve, o.busy, json(tx.antifraud), tx.idempotencyKey ?? null,
+  o.reserve, o.busy, json(tx.antifraud), tx.idempotencyKey ?? null, tx.idempotencyAttempt ?? null,
 ];
 
 /**

@@ -297,8 +297,9 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
       reply.header('Idempotent-Replayed', 'true');
       return replayRaw(reply, outcome.status, outcome.body);
     }
-    req.idempotency = { merchantId: req.ctx.merchant.id, key };
+    req.idempotency = { merchantId: req.ctx.merchant.id, key, attempt: outcome.attempt };
     req.ctx.idempotencyKey = key;
+    req.ctx.idempotencyAttempt = outcome.attempt;
   });
 
   // ---- durability: a write is answered as done only while a synchronous standby has it ---------------
@@ -320,10 +321,10 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
 
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.idempotency && (typeof payload === 'string' || payload === null || payload === undefined)) {
-      const { merchantId, key } = req.idempotency;
+      const { merchantId, key, attempt } = req.idempotency;
       req.idempotency = null;
       try {
-        await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '');
+        await opts.idempotency.finish(merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : '', attempt);
       } catch (err) {
         // the answer is true whatever happens to its record (the database went away after the work
         // committed): send it, and write the record once the database is back (the key stays in flight
@@ -332,7 +333,7 @@ export function installPlatform(app: FastifyInstance, opts: PlatformOptions): vo
         const status = reply.statusCode;
         opts.idempotency.finishLater(merchantId, key, status, typeof payload === 'string' ? payload : '', (e) =>
           req.log.error({ err: e instanceof Error ? e.message : String(e) }, 'idempotency record not written before its lock lapsed'),
-        );
+        attempt);
       }
     }
     return payload;

@@ -65,6 +65,8 @@ export interface RequestContext {
    * answer is never done a second time.
    */
   idempotencyKey?: string | null;
+  /** This request's own mark on the key's row (the key's record is touched only while it is still its own). */
+  idempotencyAttempt?: string | null;
 }
 
 /** How a route authenticates. */
@@ -103,7 +105,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     ctx: RequestContext | null;
     /** Set when the request carries an Idempotency-Key being recorded. */
-    idempotency: { merchantId: string; key: string } | null;
+    idempotency: { merchantId: string; key: string; attempt: string } | null;
     /** A call of the dashboard's bridge (internal-call.ts), not of an API key. */
     internalCall: boolean;
   }

@@ -140,7 +140,7 @@ export async function insertOrder(
     // B1 outside a transaction goes through the group commit; B3 inserts within its transaction. With an
     // Idempotency-Key, B1 inserts with the key's mark in one transaction: a retry whose answer was lost
     // (a failover, a node killed) never creates the order twice.
-    const committed = executor === core.db.db ? IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey, undefined, row.id) : null;
+    const committed = executor === core.db.db ? IdempotencyStore.committedSql(ctx.merchant.id, ctx.idempotencyKey, undefined, row.id, ctx.idempotencyAttempt ?? null) : null;
     if (committed) {
       await core.db.transaction(async (trx) => {
         await repo.insertOrder(trx, row);

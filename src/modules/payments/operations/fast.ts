@@ -146,7 +146,7 @@ async function payFast(
       {
         id: txId, merchantId: o.merchant_id, operative: txOperative, processorOperation: op, amount: Number(o.amount), sourceId: loaded.sourceId,
         sourceJson: JSON.stringify(presentSource(loaded.row)), customerIp: input.customerIp ?? null, antifraud, metadata: null, now,
-        realNow: core.p.clock.now(), idempotencyKey: ctx.idempotencyKey ?? null,
+        realNow: core.p.clock.now(), idempotencyKey: ctx.idempotencyKey ?? null, idempotencyAttempt: ctx.idempotencyAttempt ?? null,
       },
       { status: afterStart.status, paid: afterStart.paid, sourceId: afterStart.source_id, ip: afterStart.ip, threedsData: threedsRecord, reserve: 0, busy: false },
     );
@@ -320,7 +320,7 @@ async function followUpFast(
     {
       id: txId, merchantId: o.merchant_id, operative: op as TxOperative, processorOperation: processorOp, amount, sourceId: original.source_id,
       sourceJson: original.source_json, customerIp: null, antifraud: null, metadata: extra?.extraData ? { extra_data: extra.extraData } : null, now,
-      realNow: core.p.clock.now(), idempotencyKey: ctx.idempotencyKey ?? null,
+      realNow: core.p.clock.now(), idempotencyKey: ctx.idempotencyKey ?? null, idempotencyAttempt: ctx.idempotencyAttempt ?? null,
     },
     { status: o.status, paid: o.paid, sourceId: o.source_id, ip: o.ip, reserve: refund ? amount : 0, busy: !refund },
   );
