@@ -38,22 +38,19 @@ import type {
   ProcessorResult,
   VerifyCardRequest,
   VerifyCardResult,
-  VerifyHolderRequest,
-  VerifyHolderResult,
 } from '../connector.js';
 import type { CheckoutTerminal } from './credentials.js';
 import { CHECKOUT_LEDGER, type CheckoutOperation } from './ledger.js';
 import { acceptedAction, actionBody, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
-import type { ConnectorDeps } from '../kit/declaration.js';
-import { parseJson, parseObject, ProviderHttp, type Answer, type Sent } from '../kit/http.js';
-import { Ledger } from '../kit/ledger.js';
-import { cardPresentRefused, declined, holderNotOffered, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
+import { ConnectorBase, type KitDeps } from '../kit/base.js';
+import { parseJson, parseObject, type Answer, type Sent } from '../kit/http.js';
+import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 
 export const CHECKOUT_PRODUCTION_URL = 'https://api.checkout.com';
 export const CHECKOUT_SANDBOX_URL = 'https://api.sandbox.checkout.com';
 
 /** What the connector gets from the gateway (kit/declaration.ts). */
-export type CheckoutConnectorOptions = Pick<ConnectorDeps<CheckoutTerminal>, 'baseUrl' | 'http' | 'db' | 'terminals' | 'timeoutMs' | 'fingerprint'> & Partial<Pick<ConnectorDeps<CheckoutTerminal>, 'logger'>>;
+export type CheckoutConnectorOptions = KitDeps<CheckoutTerminal>;
 
 const FOLLOW_UP_PATH = { capture: 'captures', void: 'voids', refund: 'refunds' } as const;
 
@@ -64,61 +61,49 @@ const FOLLOW_UP_PATH = { capture: 'captures', void: 'voids', refund: 'refunds' }
  */
 export const UNDECIDED_ACTION_WINDOW_MS = 60 * 60_000;
 
-export class CheckoutConnector implements Connector {
-  readonly name = 'checkout';
-  readonly #o: CheckoutConnectorOptions;
-  readonly #http: ProviderHttp;
-  readonly #ledger: Ledger;
-
+export class CheckoutConnector extends ConnectorBase<CheckoutTerminal> implements Connector {
   constructor(opts: CheckoutConnectorOptions) {
-    this.#o = opts;
-    this.#http = new ProviderHttp({ baseUrl: opts.baseUrl, http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger, name: 'checkout', label: 'Checkout.com' });
-    this.#ledger = new Ledger(CHECKOUT_LEDGER, opts.db);
-  }
-
-  /** The ledger of this connector's operations. */
-  get ledger() {
-    return this.#ledger;
+    super(opts, { name: 'checkout', label: 'Checkout.com', ledger: CHECKOUT_LEDGER });
   }
 
   #send(method: 'GET' | 'POST', path: string, terminal: CheckoutTerminal, body: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Sent> {
     const headers: Record<string, string> = { authorization: `Bearer ${terminal.secretKey}`, accept: 'application/json' };
     if (idempotencyKey) headers['cko-idempotency-key'] = idempotencyKey;
-    return this.#http.send({ method, path, headers, json: body ?? undefined });
+    return this.send({ method, path, headers, json: body ?? undefined });
   }
 
   /** A refused request (4xx: not processed) as a decline in Checkout.com's words; a server error or garbage as UNKNOWN. */
   #notProcessed(sent: Answer, what: string): ProcessorResult {
-    return refusedOrUnknown(sent, { label: 'Checkout.com', what, logger: this.#o.logger, name: 'checkout', words: (a) => {
+    return refusedOrUnknown(sent, { label: 'Checkout.com', what, logger: this.deps.logger, name: 'checkout', words: (a) => {
       const codes = Array.isArray(a.json?.error_codes) ? (a.json!.error_codes as unknown[]).filter((c) => typeof c === 'string').slice(0, 5).join(', ') : '';
       return a.status === 401 ? 'the secret key was refused' : codes || (a.status === 403 ? 'not allowed for this payment (HTTP 403)' : a.status === 404 ? 'payment not found (HTTP 404)' : null);
     } });
   }
 
   #op(o: Omit<CheckoutOperation, 'actionId' | 'createdAt' | 'data'>) {
-    return this.#ledger.record(o) as Promise<CheckoutOperation>;
+    return this.ledger.record(o) as Promise<CheckoutOperation>;
   }
 
   async #find(reference: string): Promise<CheckoutOperation | null> {
-    return (await this.#ledger.find(reference)) as CheckoutOperation | null;
+    return (await this.ledger.find(reference)) as CheckoutOperation | null;
   }
 
   async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
     if (req.channel === 'CARD_PRESENT') return cardPresentRefused('Checkout.com online processing channels');
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     await this.#op({ reference: req.reference, kind, amount: kind === 'verify' ? 0 : req.amount, currency: req.currency, account: terminal.processingChannelId, providerId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
-    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
-    const previous = req.channel === 'MIT' ? req.cofTxnid || ((await this.#ledger.findCof(terminal.processingChannelId, fingerprint))?.id ?? null) : null;
+    const fingerprint = this.fingerprintOf(req.card);
+    const previous = req.channel === 'MIT' ? req.cofTxnid || ((await this.ledger.findCof(terminal.processingChannelId, fingerprint))?.id ?? null) : null;
     const body = paymentBody(req, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: previous });
     const sent = await this.#send('POST', '/payments', terminal, body, req.reference);
     if (sent.kind === 'unknown') return noAnswer(sent);
     if (sent.status !== 201 && sent.status !== 202) return this.#notProcessed(sent, 'payment');
     if (!sent.json) return notJson('Checkout.com');
     const r = resultOfPayment(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
-    if (r.result.outcome === 'UNKNOWN') return notBelieved(this.#o.logger, 'checkout', { reference: req.reference }, r.result.details);
-    if (r.paymentId) await this.#ledger.save(req.reference, { providerId: r.paymentId });
+    if (r.result.outcome === 'UNKNOWN') return notBelieved(this.deps.logger, 'checkout', { reference: req.reference }, r.result.details);
+    if (r.paymentId) await this.ledger.save(req.reference, { providerId: r.paymentId });
     if (r.result.outcome !== 'APPROVED') return r.result;
-    if (req.channel === 'ECOMMERCE' && r.schemeId) await this.#ledger.keepCof(terminal.processingChannelId, fingerprint, { id: r.schemeId });
+    if (req.channel === 'ECOMMERCE' && r.schemeId) await this.ledger.keepCof(terminal.processingChannelId, fingerprint, { id: r.schemeId });
     if (req.channel === 'MIT') return { ...r.result, cofTxnid: previous };
     return r.result;
   }
@@ -137,7 +122,7 @@ export class CheckoutConnector implements Connector {
   }
 
   async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     const original = await this.#find(req.original.reference);
     const paymentId = original?.providerId ?? (req.original.processorId && /^pay_/.test(req.original.processorId) ? req.original.processorId : null);
     if (!original || !paymentId) return declined('The payment was not made through Checkout.com by this gateway: no payment id to refer to');
@@ -146,8 +131,8 @@ export class CheckoutConnector implements Connector {
     if (sent.kind === 'unknown') return noAnswer(sent);
     if (sent.status !== 202) return this.#notProcessed(sent, kind);
     const accepted = sent.json ? acceptedAction(sent.json, req.reference) : null;
-    if (!accepted) return notBelieved(this.#o.logger, 'checkout', { reference: req.reference, kind }, `The Checkout.com answer to the ${kind} does not name an action for it`, 'action answer not believed; left to the reconciler');
-    await this.#ledger.save(req.reference, { actionId: accepted.actionId });
+    if (!accepted) return notBelieved(this.deps.logger, 'checkout', { reference: req.reference, kind }, `The Checkout.com answer to the ${kind} does not name an action for it`, 'action answer not believed; left to the reconciler');
+    await this.ledger.save(req.reference, { actionId: accepted.actionId });
     // accepted, processed asynchronously: its webhook or the payment's actions decide it
     return { outcome: 'PENDING', details: `Checkout.com accepted the ${kind}; it is decided asynchronously`, processorId: accepted.actionId };
   }
@@ -172,12 +157,9 @@ export class CheckoutConnector implements Connector {
   async lookup(req: LookupRequest): Promise<LookupResult> {
     const op = await this.#find(req.reference);
     if (!op) return { found: false };
-    let terminal: CheckoutTerminal;
-    try {
-      terminal = await this.#o.terminals(req.terminal);
-    } catch (err) {
-      return { found: 'unknown', details: (err as Error).message };
-    }
+    const opened = await this.terminalOf(req.terminal, 'CHECKOUT');
+    if ('problem' in opened) return { found: 'unknown', details: opened.problem };
+    const terminal = opened.terminal;
     if (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'verify') {
       const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(op.reference)}&limit=10`, terminal, null, null);
       if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
@@ -188,7 +170,7 @@ export class CheckoutConnector implements Connector {
       const p = ours.find((x) => x.approved === true) ?? ours.find((x) => x.status === 'Pending') ?? ours[0];
       if (!p) return { found: false };
       const read = readDetails(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
-      if (read.paymentId && (read.state === 'declined' || read.result.outcome !== 'UNKNOWN')) await this.#ledger.save(op.reference, { providerId: read.paymentId });
+      if (read.paymentId && (read.state === 'declined' || read.result.outcome !== 'UNKNOWN')) await this.ledger.save(op.reference, { providerId: read.paymentId });
       return lookupOf(await this.#settledFromDetails(terminal, p, read));
     }
     if (!op.providerId) return { found: false };
@@ -253,7 +235,7 @@ export class CheckoutConnector implements Connector {
 
   async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
     const kind = req.preauthorization ? 'preauth' : 'payment';
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     await this.#op({ reference: req.reference, kind, amount: req.amount, currency: req.currency, account: terminal.processingChannelId, providerId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const body = paymentBody({ ...req, threeds: null }, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: null, threeds3: { successUrl: back, failureUrl: back } });
     // the soft-declined attempt went under the reference as its idempotency key: this one is another request
@@ -268,11 +250,11 @@ export class CheckoutConnector implements Connector {
       if (p.status !== 'Pending' || p.reference !== req.reference || typeof p.id !== 'string' || typeof href !== 'string' || !/^https?:\/\//.test(href)) {
         return result(unknown('The Checkout.com answer does not name the 3-D Secure page of this payment'));
       }
-      await this.#ledger.save(req.reference, { providerId: p.id });
+      await this.ledger.save(req.reference, { providerId: p.id });
       return { outcome: 'ACS_CHALLENGE', acsUrl: href, creq: Buffer.from(p.id).toString('base64url') };
     }
     const r = resultOfPayment(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
-    if (r.paymentId) await this.#ledger.save(req.reference, { providerId: r.paymentId });
+    if (r.paymentId) await this.ledger.save(req.reference, { providerId: r.paymentId });
     return result(r.result.outcome === 'CHALLENGE' ? declined(r.result.details, 'AUTHENTICATION_FAILED', r.paymentId) : r.result);
   }
 
@@ -283,23 +265,19 @@ export class CheckoutConnector implements Connector {
       threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
     });
     if (!/^sid_[a-z0-9]{10,40}$/.test(sessionId)) return done(declined('Checkout.com sent the cardholder back without a session id', 'AUTHENTICATION_FAILED'));
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     const sent = await this.#send('GET', `/payments/${sessionId}`, terminal, null, null);
     if (sent.kind === 'unknown') return done(noAnswer(sent));
     if (sent.status !== 200 || !sent.json) return done(unknown(`Checkout.com answered the payment query with HTTP ${sent.status}`));
     const read = readDetails(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
     const r = await this.#settledFromDetails(terminal, sent.json, read);
     if (r.outcome === 'CHALLENGE') return done(unknown('the payment still waits for 3-D Secure authentication'));
-    if (r.outcome === 'APPROVED' && read.state === 'result' && read.schemeId) await this.#ledger.keepCof(terminal.processingChannelId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), { id: read.schemeId });
+    if (r.outcome === 'APPROVED' && read.state === 'result' && read.schemeId) await this.ledger.keepCof(terminal.processingChannelId, this.fingerprintOf(req.card), { id: read.schemeId });
     return done(r);
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
     return verificationOf(await this.#payment({ ...req, amount: 0, channel: 'ECOMMERCE', threeds: null }, 'verify'));
-  }
-
-  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
-    return holderNotOffered('Checkout.com');
   }
 
   /**
@@ -334,32 +312,28 @@ export class CheckoutConnector implements Connector {
       const byRef = await this.#find(data.reference);
       if (byRef) candidates.push(byRef);
     }
-    candidates.push(...((await this.#ledger.findByIds({ providerId: data.id })) as CheckoutOperation[]));
+    candidates.push(...((await this.ledger.findByIds({ providerId: data.id })) as CheckoutOperation[]));
     const ofKind = candidates.filter((c) => kinds.includes(c.kind) && (c.providerId === null || c.providerId === data.id));
     const op =
       ofKind.find((c) => c.actionId !== null && c.actionId === data.action_id) ??
       ofKind.find((c) => c.reference === data.reference) ??
       ofKind.find((c) => c.actionId === null && c.kind !== 'payment' && c.kind !== 'preauth' && c.kind !== 'verify' && c.amount === data.amount);
     if (!op || !op.terminalRef) return ignored('no operation of ours for this webhook');
-    let terminal: CheckoutTerminal;
-    try {
-      terminal = await this.#o.terminals(terminalOfRecord(op.terminalRef, 'CHECKOUT'));
-    } catch (err) {
-      return ignored((err as Error).message);
-    }
-    if (!verifyWebhook(raw, fields['cko-signature'], terminal.webhookKey)) {
-      this.#o.logger?.error({ reference: op.reference }, 'checkout: webhook refused (Cko-Signature not verified)');
+    const t = await this.terminalOf(op.terminalRef, 'CHECKOUT');
+    if ('problem' in t) return ignored(t.problem);
+    if (!verifyWebhook(raw, fields['cko-signature'], t.terminal.webhookKey)) {
+      this.deps.logger?.error({ reference: op.reference }, 'checkout: webhook refused (Cko-Signature not verified)');
       return ignored('signature not verified');
     }
     const facts = webhookFacts(unverified);
     if (!facts) return ignored('the webhook names no event or payment');
     const paymentId = op.providerId ?? facts.paymentId;
     const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId });
-    const fresh = await this.#ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.paymentId, reference: op.reference, outcome: result ? result.outcome : 'IGNORED' });
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.paymentId, reference: op.reference, outcome: result ? result.outcome : 'IGNORED' });
     if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
     if (!result) return ignored('the webhook does not match the operation (amount, currency or type)');
-    if (!op.providerId) await this.#ledger.save(op.reference, { providerId: facts.paymentId });
-    if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await this.#ledger.save(op.reference, { actionId: facts.actionId });
+    if (!op.providerId) await this.ledger.save(op.reference, { providerId: facts.paymentId });
+    if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await this.ledger.save(op.reference, { actionId: facts.actionId });
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
 }

@@ -46,16 +46,14 @@ import type {
   ProviderForm,
   VerifyCardRequest,
   VerifyCardResult,
-  VerifyHolderRequest,
-  VerifyHolderResult,
 } from '../connector.js';
 import type { PaypalTerminal } from './credentials.js';
 import { amountProblem, smallestAmount } from './currencies.js';
 import { PAYPAL_LEDGER, paypalOperation, type PaypalOperation } from './ledger.js';
+import { ConnectorBase, type KitDeps } from '../kit/base.js';
 import type { ConnectorDeps } from '../kit/declaration.js';
-import { parseObject, ProviderHttp, type Answer, type Sent as KitSent } from '../kit/http.js';
-import { Ledger } from '../kit/ledger.js';
-import { cardPresentRefused, declined, holderNotOffered, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
+import { parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
+import { cardPresentRefused, declined, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import {
   authenticationOf,
   cardNetwork,
@@ -81,57 +79,47 @@ export const PAYPAL_PRODUCTION_URL = 'https://api-m.paypal.com';
 export const PAYPAL_SANDBOX_URL = 'https://api-m.sandbox.paypal.com';
 
 /** What the connector gets from the gateway (kit/declaration.ts); `publicUrl`: where a buyer comes back when no return URL was given; `now`: the time (token expiry). */
-export type PaypalConnectorOptions = Pick<ConnectorDeps<PaypalTerminal>, 'baseUrl' | 'http' | 'db' | 'terminals' | 'timeoutMs' | 'fingerprint' | 'publicUrl'> & Partial<Pick<ConnectorDeps<PaypalTerminal>, 'logger'>> & { now?: () => number };
+export type PaypalConnectorOptions = KitDeps<PaypalTerminal> & Pick<ConnectorDeps<PaypalTerminal>, 'publicUrl'> & { now?: () => number };
 
 type Sent = KitSent;
 
-export class PaypalConnector implements Connector {
-  readonly name = 'paypal';
-  readonly #o: PaypalConnectorOptions;
+export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: string }> implements Connector {
   readonly #tokens = new Map<string, { token: string; until: number }>();
-  readonly #http: ProviderHttp;
-  readonly #ledger: Ledger<{ orderId: string }>;
+  protected declare readonly deps: PaypalConnectorOptions;
 
   constructor(opts: PaypalConnectorOptions) {
-    this.#o = opts;
-    this.#http = new ProviderHttp({ baseUrl: opts.baseUrl, http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger, name: 'paypal', label: 'PayPal', maskPath: (path) => path.replace(/\/[A-Z0-9]{10,}/g, '/:id') });
-    this.#ledger = new Ledger(PAYPAL_LEDGER, opts.db);
-  }
-
-  /** The ledger of this connector's operations. */
-  get ledger() {
-    return this.#ledger;
+    super(opts, { name: 'paypal', label: 'PayPal', ledger: PAYPAL_LEDGER, maskPath: (path) => path.replace(/\/[A-Z0-9]{10,}/g, '/:id') });
   }
 
   /** Records an operation before anything is sent (idempotent by reference). */
   async #record(op: Omit<PaypalOperation, 'actionId' | 'createdAt'>): Promise<PaypalOperation> {
     const { clientId, orderId, paymentId, ...rest } = op;
-    return paypalOperation(await this.#ledger.record({ ...rest, account: clientId, providerId: paymentId, data: orderId ? { orderId } : {} }));
+    return paypalOperation(await this.ledger.record({ ...rest, account: clientId, providerId: paymentId, data: orderId ? { orderId } : {} }));
   }
 
   async #find(reference: string): Promise<PaypalOperation | null> {
-    const r = await this.#ledger.find(reference);
+    const r = await this.ledger.find(reference);
     return r ? paypalOperation(r) : null;
   }
 
   #save(reference: string, ids: { orderId?: string; paymentId?: string; actionId?: string }): Promise<void> {
-    return this.#ledger.save(reference, { providerId: ids.paymentId, actionId: ids.actionId, data: ids.orderId ? { orderId: ids.orderId } : undefined });
+    return this.ledger.save(reference, { providerId: ids.paymentId, actionId: ids.actionId, data: ids.orderId ? { orderId: ids.orderId } : undefined });
   }
 
   /** The operations of a PayPal order, or acting on (or done as) a capture or authorization id. */
   async #operationsOf(ids: { orderId?: string | null; paymentId?: string | null }): Promise<PaypalOperation[]> {
-    return (await this.#ledger.findByIds({ providerId: ids.paymentId, actionId: ids.paymentId, data: { orderId: ids.orderId } })).map(paypalOperation);
+    return (await this.ledger.findByIds({ providerId: ids.paymentId, actionId: ids.paymentId, data: { orderId: ids.orderId } })).map(paypalOperation);
   }
 
   #now(): number {
-    return this.#o.now?.() ?? Date.now();
+    return this.deps.now?.() ?? Date.now();
   }
 
   /** The app's bearer token (client credentials), kept until shortly before it expires. */
   async #token(t: PaypalTerminal): Promise<{ token: string } | { failed: ProcessorResult }> {
     const kept = this.#tokens.get(t.clientId);
     if (kept && kept.until > this.#now()) return { token: kept.token };
-    const res = await this.#http.send({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, accept: 'application/json' }, form: 'grant_type=client_credentials' });
+    const res = await this.send({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, accept: 'application/json' }, form: 'grant_type=client_credentials' });
     if (res.kind === 'unknown') return { failed: declined(`PayPal did not answer the token request (nothing was sent)${res.details.replace(/^PayPal did not answer/, '')}`) };
     const body = res.json;
     if (res.status !== 200 || typeof body?.access_token !== 'string') return { failed: declined(res.status === 401 ? 'PayPal refused the client id and secret' : `PayPal answered the token request with HTTP ${res.status}`) };
@@ -145,7 +133,7 @@ export class PaypalConnector implements Connector {
     if ('failed' in tok) return { kind: 'failed', result: tok.failed };
     const headers: Record<string, string> = { authorization: `Bearer ${tok.token}`, accept: 'application/json', prefer: 'return=representation' };
     if (requestId) headers['paypal-request-id'] = requestId;
-    const sent = await this.#http.send({ method, path, headers, ...(body === null ? {} : typeof body === 'string' ? { body, headers: { ...headers, 'content-type': 'application/json' } } : { json: body }) });
+    const sent = await this.send({ method, path, headers, ...(body === null ? {} : typeof body === 'string' ? { body, headers: { ...headers, 'content-type': 'application/json' } } : { json: body }) });
     if (sent.kind === 'answer' && sent.status === 401) this.#tokens.delete(t.clientId);
     return sent;
   }
@@ -183,10 +171,10 @@ export class PaypalConnector implements Connector {
    * Mastercard or Discover reference without its date, which PayPal requires, is not quoted.
    */
   async #previous(clientId: string, fingerprint: string, cofTxnid: string | null | undefined, network: string | null): Promise<NetworkReference | null> {
-    const kept = await this.#ledger.findCof(clientId, fingerprint);
+    const kept = await this.ledger.findCof(clientId, fingerprint);
     const ref = cofTxnid && kept?.id !== cofTxnid ? { id: cofTxnid, network, date: null } : kept ? { ...kept, network: kept.network ?? network } : null;
     if (ref && (ref.network === 'MASTERCARD' || ref.network === 'DISCOVER') && !ref.date) {
-      this.#o.logger?.warn({ network: ref.network }, 'paypal: the card\'s network reference has no date; the merchant-initiated payment is sent without it');
+      this.deps.logger?.warn({ network: ref.network }, 'paypal: the card\'s network reference has no date; the merchant-initiated payment is sent without it');
       return null;
     }
     return ref;
@@ -198,7 +186,7 @@ export class PaypalConnector implements Connector {
     const amount = kind === 'verify' ? smallestAmount(req.currency) : req.amount;
     const refused = this.#notSendable(amount, req.currency);
     if (refused) return refused;
-    const t = await this.#o.terminals(req.terminal);
+    const t = await this.terminal(req.terminal);
     const recorded = await this.#record({ reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     // 1. the order: no money moves
     const ordered = await this.#order(t, recorded, intent);
@@ -206,7 +194,7 @@ export class PaypalConnector implements Connector {
     const op = ordered.op;
     // 2. the money: capture or authorize the order with the card
     const pan = req.card.pan.reveal().replace(/\s+/g, '');
-    const fingerprint = this.#o.fingerprint(pan);
+    const fingerprint = this.deps.fingerprint(pan);
     const network = cardNetwork(pan);
     const previous = req.channel === 'MIT' ? await this.#previous(t.clientId, fingerprint, req.cofTxnid, network) : null;
     const source = cardPaymentSource(req.card, { channel: req.channel, storeCredential: req.storeCredential, mit: req.mit, previous });
@@ -222,12 +210,12 @@ export class PaypalConnector implements Connector {
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'payment');
     if (!sent.json) return notJson('PayPal');
     const f = resultOfOrder(sent.json, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency, cardNetwork: network }, intent);
-    if (f.result.outcome === 'UNKNOWN') return notBelieved(this.#o.logger, 'paypal', { reference: req.reference }, f.result.details);
+    if (f.result.outcome === 'UNKNOWN') return notBelieved(this.deps.logger, 'paypal', { reference: req.reference }, f.result.details);
     if (f.paymentId) await this.#save(req.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'CHALLENGE' && req.channel !== 'ECOMMERCE') return noAuthentication(f.result.details, f.paymentId);
     if (f.result.outcome !== 'APPROVED') return f.result;
     // the card's first network reference, which later merchant-initiated payments quote
-    if (req.channel !== 'MIT' && f.network) await this.#ledger.keepCof(t.clientId, fingerprint, f.network);
+    if (req.channel !== 'MIT' && f.network) await this.ledger.keepCof(t.clientId, fingerprint, f.network);
     if (req.channel === 'MIT') return { ...f.result, amount: req.amount, cofTxnid: previous?.id ?? req.cofTxnid ?? null };
     return { ...f.result, amount: req.amount };
   }
@@ -246,7 +234,7 @@ export class PaypalConnector implements Connector {
   }
 
   async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
-    const t = await this.#o.terminals(req.terminal);
+    const t = await this.terminal(req.terminal);
     const original = await this.#find(req.original.reference);
     // a refund acts on a capture: the payment's own, or the capture of a pre-authorization
     let target = original?.paymentId ?? null;
@@ -270,9 +258,9 @@ export class PaypalConnector implements Connector {
     }
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, kind);
     const r = sent.json ? resultOfAction(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency, paymentId: target }) : null;
-    if (!r) return notBelieved(this.#o.logger, 'paypal', { reference: req.reference, kind }, `The PayPal answer to the ${kind} does not match it`, 'answer not believed; left to the reconciler');
+    if (!r) return notBelieved(this.deps.logger, 'paypal', { reference: req.reference, kind }, `The PayPal answer to the ${kind} does not match it`, 'answer not believed; left to the reconciler');
     if (typeof sent.json?.id === 'string') await this.#save(req.reference, { actionId: sent.json.id });
-    if (r.outcome === 'PENDING') this.#o.logger?.info({ reference: req.reference, kind }, 'paypal: PENDING at PayPal; its webhook or the reconciler settles it');
+    if (r.outcome === 'PENDING') this.deps.logger?.info({ reference: req.reference, kind }, 'paypal: PENDING at PayPal; its webhook or the reconciler settles it');
     return r;
   }
 
@@ -297,12 +285,9 @@ export class PaypalConnector implements Connector {
     const op = await this.#find(req.reference);
     // recorded before sending; without an order nothing could be charged
     if (!op || !op.orderId) return { found: false };
-    let t: PaypalTerminal;
-    try {
-      t = await this.#o.terminals(req.terminal);
-    } catch (err) {
-      return { found: 'unknown', details: (err as Error).message };
-    }
+    const opened = await this.terminalOf(req.terminal, 'PAYPAL');
+    if ('problem' in opened) return { found: 'unknown', details: opened.problem };
+    const t = opened.terminal;
     const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (sent.kind === 'failed') return { found: 'unknown', details: sent.result.outcome === 'DECLINED' ? sent.result.details : 'no token' };
     if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
@@ -341,7 +326,7 @@ export class PaypalConnector implements Connector {
   /** After a capture or authorization answered with its result: keeps the network reference, and the payment as ours. */
   async #settled(t: PaypalTerminal, req: PaymentRequest, f: { result: ProcessorResult; paymentId: string | null; network: NetworkReference | null }): Promise<ProcessorResult> {
     if (f.paymentId) await this.#save(req.reference, { paymentId: f.paymentId });
-    if (f.result.outcome === 'APPROVED' && f.network) await this.#ledger.keepCof(t.clientId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), f.network);
+    if (f.result.outcome === 'APPROVED' && f.network) await this.ledger.keepCof(t.clientId, this.fingerprintOf(req.card), f.network);
     if (f.result.outcome === 'CHALLENGE') return declined(f.result.details, 'AUTHENTICATION_FAILED', f.paymentId);
     return f.result.outcome === 'APPROVED' ? { ...f.result, amount: req.amount } : f.result;
   }
@@ -352,7 +337,7 @@ export class PaypalConnector implements Connector {
     const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
     const refused = this.#notSendable(req.amount, req.currency);
     if (refused) return result(refused);
-    const t = await this.#o.terminals(req.terminal);
+    const t = await this.terminal(req.terminal);
     const recorded = await this.#record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const challenge = (link: string): ThreeDSPayment => ({ outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(recorded.orderId ?? '').toString('base64url'), method: 'get' });
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
@@ -395,7 +380,7 @@ export class PaypalConnector implements Connector {
     if (!op?.orderId) return done(declined('No PayPal order of this gateway for this payment', 'AUTHENTICATION_FAILED'));
     // PayPal names the order it sends the cardholder back for; the operation's own order is used when it names none
     if (token && token !== op.orderId) return done(declined('PayPal sent the cardholder back for another order', 'AUTHENTICATION_FAILED'));
-    const t = await this.#o.terminals(req.terminal);
+    const t = await this.terminal(req.terminal);
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
     const x = { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network };
     // 1. what 3-D Secure came to (the order's payment_source.card.authentication_result)
@@ -429,14 +414,10 @@ export class PaypalConnector implements Connector {
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
     const r = await this.#payment({ ...req, amount: smallestAmount(req.currency), channel: 'ECOMMERCE', threeds: null }, 'verify');
     if (r.outcome !== 'APPROVED') return verificationOf(r.outcome === 'PENDING' ? unknown(r.details) : r);
-    const t = await this.#o.terminals(req.terminal);
+    const t = await this.terminal(req.terminal);
     const voided = await this.#call(t, 'POST', `/v2/payments/authorizations/${r.processorId}/void`, null, `${req.reference}-void`);
-    if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.#o.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');
+    if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.deps.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');
     return { outcome: 'VERIFIED', processorId: r.processorId };
-  }
-
-  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
-    return holderNotOffered('PayPal');
   }
 
   /** Tests a terminal's credentials without moving money: the app's access token is asked for. */
@@ -451,9 +432,9 @@ export class PaypalConnector implements Connector {
     if (req.apm !== 'PAYPAL') return declined(`${req.apm} is not offered through PayPal`);
     const refused = this.#notSendable(req.amount, req.currency);
     if (refused) return refused as ApmStartResult;
-    const t = await this.#o.terminals(req.terminal);
+    const t = await this.terminal(req.terminal);
     await this.#record({ reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
-    const back = req.returnUrl ?? this.#o.publicUrl;
+    const back = req.returnUrl ?? this.deps.publicUrl;
     const sent = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, 'CAPTURE', { description: req.description, paypal: { returnUrl: back, cancelUrl: back } }), `${req.reference}-order`);
     if (sent.kind === 'failed') return sent.result as ApmStartResult;
     if (sent.kind === 'unknown') return noAnswer(sent);
@@ -463,14 +444,14 @@ export class PaypalConnector implements Connector {
     if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id) || !link) return unknown('PayPal answered the order without its approval page');
     await this.#save(req.reference, { orderId: id });
     // the buyer leaves from the gateway's own page (apmRedirectForm), whose form may go to PayPal's origin
-    return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.#o.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
+    return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.deps.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
   }
 
   /** PayPal's approval page of a started PAYPAL payment (its order's payer-action link), as a GET form. */
   async apmRedirectForm(reference: string): Promise<ProviderForm | null> {
     const op = await this.#find(reference);
     if (!op?.orderId || op.kind !== 'apm' || !op.terminalRef) return null;
-    const t = await this.#o.terminals(terminalOfRecord(op.terminalRef, 'PAYPAL'));
+    const t = await this.terminal(terminalOfRecord(op.terminalRef, 'PAYPAL'));
     const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (sent.kind !== 'answer' || sent.status !== 200 || !sent.json || sent.json.id !== op.orderId) return null;
     const link = payerActionOf(sent.json);
@@ -486,7 +467,7 @@ export class PaypalConnector implements Connector {
     const op = await this.#find(req.reference);
     if (!op?.orderId) return declined('No PayPal order of this gateway for this payment');
     if (req.action === 'REFUSED') return { outcome: 'DECLINED', error: 'DENIED', details: 'The buyer did not approve the payment on PayPal', processorId: op.orderId };
-    return this.#captureApproved(await this.#o.terminals(req.terminal), op);
+    return this.#captureApproved(await this.terminal(req.terminal), op);
   }
 
   async #captureApproved(t: PaypalTerminal, op: PaypalOperation): Promise<ProcessorResult> {
@@ -526,18 +507,15 @@ export class PaypalConnector implements Connector {
       ?? ofKind.find((c) => c.kind === 'void' && c.paymentId === facts.resourceId)
       ?? ofKind.find((c) => c.kind === 'apm' && c.orderId === facts.orderId);
     if (!op || !op.terminalRef) return ignored('no operation of ours for this webhook');
-    let t: PaypalTerminal;
-    try {
-      t = await this.#o.terminals(terminalOfRecord(op.terminalRef, 'PAYPAL'));
-    } catch (err) {
-      return ignored((err as Error).message);
-    }
+    const opened = await this.terminalOf(op.terminalRef, 'PAYPAL');
+    if ('problem' in opened) return ignored(opened.problem);
+    const t = opened.terminal;
     const verified = await this.#call(t, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, t.webhookId, raw), null);
     if (verified.kind !== 'answer' || verified.status !== 200 || verified.json?.verification_status !== 'SUCCESS') {
-      this.#o.logger?.error({ reference: op.reference }, 'paypal: webhook refused (PayPal did not verify it)');
+      this.deps.logger?.error({ reference: op.reference }, 'paypal: webhook refused (PayPal did not verify it)');
       return ignored('signature not verified');
     }
-    const fresh = await this.#ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.resourceId, reference: op.reference, outcome: 'VERIFIED' });
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.resourceId, reference: op.reference, outcome: 'VERIFIED' });
     if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
     if (facts.type === 'CHECKOUT.ORDER.APPROVED') {
       // the buyer approved on PayPal: the order is captured now, and that settles the payment

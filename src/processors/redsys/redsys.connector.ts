@@ -33,8 +33,6 @@ import type {
   SettledResult,
   VerifyCardRequest,
   VerifyCardResult,
-  VerifyHolderRequest,
-  VerifyHolderResult,
 } from '../connector.js';
 import { normaliseCode, refusalOf } from './codes.js';
 import {
@@ -63,48 +61,30 @@ import {
 import { queryRequestXml, readQueryAnswer } from './query.js';
 import { newOrderNumber, REDSYS_LEDGER, type RedsysOperation } from './ledger.js';
 import { decodeParameters, openMessage, safeDecodeURIComponent, signMessage } from './signature.js';
-import type { ConnectorDeps } from '../kit/declaration.js';
-import { ProviderHttp } from '../kit/http.js';
-import { Ledger } from '../kit/ledger.js';
-import { cardPresentRefused, declined, holderNotOffered, ignored, lookupOf, notBelieved, payoutNotOffered, settles, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
+import { ConnectorBase, type KitDeps } from '../kit/base.js';
+import { cardPresentRefused, declined, ignored, lookupOf, notBelieved, payoutNotOffered, settles, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 
 export const REDSYS_PRODUCTION_URL = 'https://sis.redsys.es';
 export const REDSYS_TEST_URL = 'https://sis-t.redsys.es:25443';
 
 /** What the connector gets from the gateway (kit/declaration.ts); `notificationUrl`: DS_MERCHANT_MERCHANTURL (null: none asked for). */
-export type RedsysConnectorOptions = Pick<ConnectorDeps<RedsysTerminal>, 'baseUrl' | 'http' | 'db' | 'terminals' | 'timeoutMs' | 'fingerprint'> & Partial<Pick<ConnectorDeps<RedsysTerminal>, 'logger' | 'notificationUrl'>>;
+export type RedsysConnectorOptions = KitDeps<RedsysTerminal>;
 
 type Sent =
   | { kind: 'answer'; params: Record<string, unknown> }
   | { kind: 'error'; code: string }
   | { kind: 'unknown'; details: string };
 
-export class RedsysConnector implements Connector {
-  readonly name = 'redsys';
-  readonly #o: RedsysConnectorOptions;
-  readonly #http: ProviderHttp;
-  readonly #ledger: Ledger<{ terminal: string; emv3ds: { transId: string; protocolVersion: string } }>;
-
+export class RedsysConnector extends ConnectorBase<RedsysTerminal, { terminal: string; emv3ds: { transId: string; protocolVersion: string } }> implements Connector {
   constructor(opts: RedsysConnectorOptions) {
-    this.#o = opts;
-    this.#http = new ProviderHttp({ baseUrl: opts.baseUrl, http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger, name: 'redsys', label: 'Redsys' });
-    this.#ledger = new Ledger(REDSYS_LEDGER, opts.db);
-  }
-
-  get baseUrl(): string {
-    return this.#http.baseUrl;
-  }
-
-  /** The ledger of this connector's operations (tests read it). */
-  get ledger() {
-    return this.#ledger;
+    super(opts, { name: 'redsys', label: 'Redsys', ledger: REDSYS_LEDGER });
   }
 
   /** Posts a signed message to a REST endpoint and opens the answer with the same key. */
   async #post(path: string, keys: { key: string }, version: RedsysTerminal['version'], params: Record<string, unknown>, order: string): Promise<Sent> {
-    const sent = await this.#http.send({ method: 'POST', path, headers: { accept: 'application/json' }, json: signMessage(version, keys.key, params, order), log: { order } });
+    const sent = await this.send({ method: 'POST', path, headers: { accept: 'application/json' }, json: signMessage(version, keys.key, params, order), log: { order } });
     if (sent.kind === 'unknown') return sent;
-    const log = this.#o.logger;
+    const log = this.deps.logger;
     if (sent.status !== 200) {
       log?.warn({ order, path, status: sent.status }, 'redsys: unexpected HTTP status');
       return { kind: 'unknown', details: `Redsys answered HTTP ${sent.status}` };
@@ -127,7 +107,7 @@ export class RedsysConnector implements Connector {
 
   /** Records an operation before it is sent: a payment draws a new order number, a follow-up takes its payment's. */
   #record(op: { reference: string; fuc: string; terminal: string; type: string; amount: number; currency: string; order?: string; originalReference: string | null; terminalRef: RedsysOperation['terminalRef'] }): Promise<RedsysOperation> {
-    return this.#ledger.record(
+    return this.ledger.record(
       { reference: op.reference, kind: op.type, amount: op.amount, currency: op.currency, account: op.fuc, providerId: op.order ?? null, originalReference: op.originalReference, terminalRef: op.terminalRef, data: { terminal: op.terminal } },
       () => newOrderNumber(),
     );
@@ -140,19 +120,19 @@ export class RedsysConnector implements Connector {
     if (sent.kind === 'unknown') return { result: unknown(sent.details), facts: null };
     if (sent.kind === 'error') return { result: resultOfErrorCode(sent.code), facts: null };
     const answered = resultOfAnswer(sent.params, { ref: { fuc: terminal.fuc, terminal: keys.terminal, order: op.providerId! }, type, amount });
-    if (answered.result.outcome === 'UNKNOWN') notBelieved(this.#o.logger, 'redsys', { order: op.providerId }, answered.result.details, 'answer does not match the operation');
+    if (answered.result.outcome === 'UNKNOWN') notBelieved(this.deps.logger, 'redsys', { order: op.providerId }, answered.result.details, 'answer does not match the operation');
     return answered;
   }
 
   async #payment(req: PaymentRequest, type: typeof TX_TYPE.AUTHORIZATION | typeof TX_TYPE.PREAUTHORIZATION): Promise<ProcessorResult> {
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     const lane = laneFor(req.channel);
     if (req.channel === 'CARD_PRESENT') return cardPresentRefused('Redsys e-commerce terminals');
     const notAuthenticated = req.channel === 'ECOMMERCE' ? externalAuthenticationRefusal(req.threeds) : null;
     if (notAuthenticated) return declined(notAuthenticated, 'AUTHENTICATION_FAILED');
     const op = await this.#record({ reference: req.reference, fuc: terminal.fuc, terminal: terminal[lane].terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const { cof, fingerprint } = await this.#cofOf(req, terminal.fuc);
-    const params = paymentParameters({ ref: orderOf(op), type, amount: req.amount, currency: req.currency, card: req.card, channel: req.channel, cof, threeds: req.threeds ?? null, merchantUrl: this.#o.notificationUrl ?? null });
+    const params = paymentParameters({ ref: orderOf(op), type, amount: req.amount, currency: req.currency, card: req.card, channel: req.channel, cof, threeds: req.threeds ?? null, merchantUrl: this.deps.notificationUrl ?? null });
     const { result, facts } = await this.#operation(terminal, lane, op, params, type, req.amount);
     return this.#withCof(result, facts, cof, terminal.fuc, fingerprint);
   }
@@ -164,9 +144,9 @@ export class RedsysConnector implements Connector {
    * is known.
    */
   async #cofOf(req: PaymentRequest, fuc: string): Promise<{ cof: CofUse | null; fingerprint: string }> {
-    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
+    const fingerprint = this.fingerprintOf(req.card);
     const asks = req.channel === 'MIT' || (req.channel === 'ECOMMERCE' && !!(req.storeCredential || req.storedCard));
-    const known = req.channel === 'MIT' && req.cofTxnid ? req.cofTxnid : asks ? (await this.#ledger.findCof(fuc, fingerprint))?.id ?? null : null;
+    const known = req.channel === 'MIT' && req.cofTxnid ? req.cofTxnid : asks ? (await this.ledger.findCof(fuc, fingerprint))?.id ?? null : null;
     return { cof: cofUseOf(req, known), fingerprint };
   }
 
@@ -178,7 +158,7 @@ export class RedsysConnector implements Connector {
     if (result.outcome !== 'APPROVED' || !cof) return result;
     if (cof.kind === 'first') {
       if (!facts?.cofTxnid) return result;
-      await this.#ledger.keepCof(fuc, fingerprint, { id: facts.cofTxnid });
+      await this.ledger.keepCof(fuc, fingerprint, { id: facts.cofTxnid });
       return { ...result, cofTxnid: facts.cofTxnid };
     }
     return cof.txnid ? { ...result, cofTxnid: cof.txnid } : result;
@@ -198,8 +178,8 @@ export class RedsysConnector implements Connector {
   }
 
   async #followUp(req: FollowUpRequest, type: typeof TX_TYPE.CONFIRMATION | typeof TX_TYPE.REFUND | typeof TX_TYPE.CANCELLATION): Promise<ProcessorResult> {
-    const terminal = await this.#o.terminals(req.terminal);
-    const original = await this.#ledger.find(req.original.reference);
+    const terminal = await this.terminal(req.terminal);
+    const original = await this.ledger.find(req.original.reference);
     if (!original) return declined('The payment was not made through Redsys by this gateway: no order number to refer to');
     const ref = orderOf(original);
     const lane: Lane = ref.terminal === terminal.nonSecure.terminal && ref.terminal !== terminal.secure.terminal ? 'nonSecure' : 'secure';
@@ -226,17 +206,14 @@ export class RedsysConnector implements Connector {
   }
 
   async lookup(req: LookupRequest): Promise<LookupResult> {
-    const op = await this.#ledger.find(req.reference);
+    const op = await this.ledger.find(req.reference);
     // recorded before sending: without a row the request never left
     if (!op) return { found: false };
-    let terminal: RedsysTerminal;
-    try {
-      terminal = await this.#o.terminals(req.terminal);
-    } catch (err) {
-      return { found: 'unknown', details: (err as Error).message };
-    }
+    const opened = await this.terminalOf(req.terminal, 'REDSYSPSD2');
+    if ('problem' in opened) return { found: 'unknown', details: opened.problem };
+    const terminal = opened.terminal;
     const ref = orderOf(op);
-    const sent = await this.#http.send({
+    const sent = await this.send({
       method: 'POST', path: '/apl02/services/SerClsWSConsulta', log: { order: ref.order },
       headers: { 'content-type': 'text/xml;charset=utf-8', accept: 'text/xml', SOAPAction: 'consultaOperaciones' },
       body: queryRequestXml(this.#keyOf(terminal, ref.terminal), { ...ref, type: op.kind }),
@@ -262,7 +239,7 @@ export class RedsysConnector implements Connector {
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     const op = await this.#record({ reference: req.reference, fuc: terminal.fuc, terminal: terminal.nonSecure.terminal, type: TX_TYPE.AUTHORIZATION, amount: 0, currency: req.currency, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     return verificationOf((await this.#operation(terminal, 'nonSecure', op, verificationParameters(orderOf(op), req.currency, req.card), TX_TYPE.AUTHORIZATION, 0)).result);
   }
@@ -276,7 +253,7 @@ export class RedsysConnector implements Connector {
 
   /** The payment of a 3DS exchange: recorded under its order number on the secure terminal. */
   async #threedsPayment(req: PaymentRequest & { preauthorization: boolean }) {
-    const terminal = await this.#o.terminals(req.terminal);
+    const terminal = await this.terminal(req.terminal);
     const type = req.preauthorization ? TX_TYPE.PREAUTHORIZATION : TX_TYPE.AUTHORIZATION;
     const op = await this.#record({ reference: req.reference, fuc: terminal.fuc, terminal: terminal.secure.terminal, type, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const ref = orderOf(op);
@@ -298,7 +275,7 @@ export class RedsysConnector implements Connector {
     const protocolVersion = typeof emv?.protocolVersion === 'string' ? emv.protocolVersion : null;
     if (isThreeDS1(emv)) return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: THREEDS1_REFUSAL };
     if (!transId || !protocolVersion?.startsWith('2.')) return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Redsys: the card does not support EMV 3-D Secure 2' };
-    await this.#ledger.save(op.reference, { data: { emv3ds: { transId, protocolVersion } } });
+    await this.ledger.save(op.reference, { data: { emv3ds: { transId, protocolVersion } } });
     const methodUrl = typeof emv?.threeDSMethodURL === 'string' && /^https?:\/\//.test(emv.threeDSMethodURL) ? emv.threeDSMethodURL : null;
     if (!methodUrl) return { outcome: 'READY' };
     const data = Buffer.from(JSON.stringify({ threeDSServerTransID: transId, threeDSMethodNotificationURL: urls.methodNotification })).toString('base64url');
@@ -325,7 +302,7 @@ export class RedsysConnector implements Connector {
 
   async #threedsAuthenticate(req: PaymentRequest & { preauthorization: boolean }, browser: BrowserInfo, urls: { challengeNotification: string }, methodCompleted: boolean | null): Promise<ThreeDSPayment> {
     const { terminal, type, op, ref, params, cof, fingerprint } = await this.#threedsPayment(req);
-    const session = (await this.#ledger.find(op.reference))?.data.emv3ds ?? null;
+    const session = (await this.ledger.find(op.reference))?.data.emv3ds ?? null;
     if (!session) return { outcome: 'RESULT', result: declined('The 3-D Secure session was not started', 'AUTHENTICATION_FAILED'), threeds: null, flow: 'FRICTIONLESS' };
     const emv = authenticationData(session, browser, urls.challengeNotification, methodCompleted);
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.providerId!);
@@ -334,7 +311,7 @@ export class RedsysConnector implements Connector {
 
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment> {
     const { terminal, type, op, ref, params, cof, fingerprint } = await this.#threedsPayment(req);
-    const session = (await this.#ledger.find(op.reference))?.data.emv3ds ?? null;
+    const session = (await this.ledger.find(op.reference))?.data.emv3ds ?? null;
     if (!session) return { outcome: 'RESULT', result: declined('The 3-D Secure session was not started', 'AUTHENTICATION_FAILED'), threeds: null, flow: 'CHALLENGE' };
     const emv = challengeResponse(session, cres);
     const sent = await this.#post('/sis/rest/trataPeticionREST', terminal.secure, terminal.version, { ...params, DS_MERCHANT_EMV3DS: emv }, op.providerId!);
@@ -347,15 +324,15 @@ export class RedsysConnector implements Connector {
    */
   async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
     if (req.apm !== 'BIZUM') return declined(`${req.apm} is not offered through Redsys`);
-    if (!this.#o.notificationUrl) return declined('Bizum through Redsys needs the gateway\'s public URL for its notification');
-    const terminal = await this.#o.terminals(req.terminal);
-    const back = req.returnUrl ?? this.#o.notificationUrl;
+    if (!this.deps.notificationUrl) return declined('Bizum through Redsys needs the gateway\'s public URL for its notification');
+    const terminal = await this.terminal(req.terminal);
+    const back = req.returnUrl ?? this.deps.notificationUrl;
     const op = await this.#record({ reference: req.reference, fuc: terminal.fuc, terminal: terminal.secure.terminal, type: TX_TYPE.AUTHORIZATION, amount: req.amount, currency: req.currency, originalReference: null, terminalRef: { ...terminalRecord(req.terminal), bizumBack: back } });
     return {
       outcome: 'PENDING',
       processorId: op.providerId!,
       // the gateway's page that posts the signed form to Redsys's payment page (apmRedirectForm)
-      redirectUrl: this.#o.notificationUrl.replace(/\/notification$/, `/redirect/${encodeURIComponent(op.reference)}`),
+      redirectUrl: this.deps.notificationUrl.replace(/\/notification$/, `/redirect/${encodeURIComponent(op.reference)}`),
       voucher: null,
       expiresAt: new Date(req.now.getTime() + 30 * 60_000),
     };
@@ -363,12 +340,12 @@ export class RedsysConnector implements Connector {
 
   /** The signed form of a Bizum payment for Redsys's payment page (`realizarPago`), rebuilt from the operation. */
   async apmRedirectForm(reference: string): Promise<{ url: string; fields: Record<string, string> } | null> {
-    const op = await this.#ledger.find(reference);
-    if (!op || !op.terminalRef?.bizumBack || !this.#o.notificationUrl) return null;
+    const op = await this.ledger.find(reference);
+    if (!op || !op.terminalRef?.bizumBack || !this.deps.notificationUrl) return null;
     const back = String(op.terminalRef.bizumBack);
-    const terminal = await this.#o.terminals(terminalOfRecord(op.terminalRef, 'REDSYSPSD2'));
+    const terminal = await this.terminal(terminalOfRecord(op.terminalRef, 'REDSYSPSD2'));
     const ref = orderOf(op);
-    const params = bizumRedirectParameters(ref, op.amount, op.currency, { merchantUrl: this.#o.notificationUrl, urlOk: back, urlKo: back });
+    const params = bizumRedirectParameters(ref, op.amount, op.currency, { merchantUrl: this.deps.notificationUrl, urlOk: back, urlKo: back });
     return { url: `${this.baseUrl}/sis/realizarPago`, fields: { ...signMessage(terminal.version, this.#keyOf(terminal, ref.terminal), params, ref.order) } };
   }
 
@@ -387,17 +364,13 @@ export class RedsysConnector implements Connector {
     const order = typeof unverified.Ds_Order === 'string' ? safeDecodeURIComponent(unverified.Ds_Order) : '';
     const type = typeof unverified.Ds_TransactionType === 'string' ? safeDecodeURIComponent(unverified.Ds_TransactionType) : '';
     if (!/^\d{9}$/.test(fuc) || !/^\d{4}[0-9A-Za-z]{0,8}$/.test(order)) return ignored('no merchant code or order number');
-    const op = (await this.#ledger.findByIds({ providerId: order }, fuc)).filter((o) => o.kind === type).at(-1);
+    const op = (await this.ledger.findByIds({ providerId: order }, fuc)).filter((o) => o.kind === type).at(-1);
     if (!op || !op.terminalRef) return ignored('no operation of ours under this order number');
-    let terminal: RedsysTerminal;
-    try {
-      terminal = await this.#o.terminals(terminalOfRecord(op.terminalRef, 'REDSYSPSD2'));
-    } catch (err) {
-      return ignored((err as Error).message);
-    }
-    const opened = openMessage(this.#keyOf(terminal, op.data.terminal!), fields);
+    const t = await this.terminalOf(op.terminalRef, 'REDSYSPSD2');
+    if ('problem' in t) return ignored(t.problem);
+    const opened = openMessage(this.#keyOf(t.terminal, op.data.terminal!), fields);
     if (!opened.ok) {
-      this.#o.logger?.error({ order, reason: opened.reason }, 'redsys: notification refused (signature not verified)');
+      this.deps.logger?.error({ order, reason: opened.reason }, 'redsys: notification refused (signature not verified)');
       return ignored(`signature not verified: ${opened.reason}`);
     }
     return settles(op.reference, resultOfAnswer(opened.params, { ref: orderOf(op), type: op.kind as TxType, amount: op.amount }).result);
@@ -430,10 +403,6 @@ export class RedsysConnector implements Connector {
     return problems;
   }
 
-  /** Redsys does not compare holder names. */
-  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
-    return holderNotOffered('Redsys');
-  }
 }
 
 /** A soft decline where authentication already ran: refused as Redsys's 0195. */
