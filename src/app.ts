@@ -38,11 +38,9 @@ import { OutageLog } from './platform/db/outage.js';
 import { unavailable } from './platform/errors/errors.js';
 import { rewrapAll } from './platform/security/rotation.js';
 import { ProcessorRegistry } from './processors/index.js';
-import { RedsysConnector, redsysTerminalOf } from './processors/redsys/index.js';
-import { CheckoutConnector, checkoutTerminalOf } from './processors/checkout/index.js';
-import { PaypalConnector, paypalTerminalOf } from './processors/paypal/index.js';
+import { CONNECTORS, type AnyConnectorDeclaration } from './processors/connectors.js';
+import type { DeclaredConnector } from './processors/kit/declaration.js';
 import { OutgoingClient, OutgoingPolicy } from './platform/net/outgoing.js';
-import { REDSYS_FAMILY } from './modules/services/index.js';
 
 export interface Modules {
   processors: ProcessorRegistry;
@@ -123,67 +121,47 @@ export function buildModules(p: Platform): Modules {
 }
 
 /**
- * The production connectors, by service type: the REDSYS family speaks Redsys (PAYGATE_REDSYS_URL),
- * CHECKOUT speaks Checkout.com (PAYGATE_CHECKOUT_URL), PAYPAL speaks PayPal (PAYGATE_PAYPAL_URL). The connectors' HTTP client is the gateway's
- * outgoing client, allowed to reach exactly the configured processor hosts (the operator named them)
- * besides what PAYGATE_OUTGOING_ALLOW allows.
+ * The production connectors (src/processors/connectors.ts), each registered for its service types and
+ * pointed at its `PAYGATE_<NAME>_URL`. Their HTTP client is the gateway's outgoing client, allowed to
+ * reach exactly the configured provider hosts (the operator named them) besides what
+ * PAYGATE_OUTGOING_ALLOW allows. The services module tests a production terminal's credentials through
+ * the connector of its type.
  */
 function registerConnectors(p: Platform, processors: ProcessorRegistry, services: ServicesService): void {
   const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const http = new OutgoingClient({ policy: new OutgoingPolicy({ allow: [...p.config.outgoingAllow, hostOf(p.config.redsysUrl), hostOf(p.config.checkoutUrl), hostOf(p.config.paypalUrl)], sandboxLoopback: false }) });
-  const redsys = new RedsysConnector({
-    baseUrl: p.config.redsysUrl,
-    http,
-    db: () => p.database.db,
-    terminals: async (ref) => {
-      const t = await services.processorTerminal(ref);
-      return redsysTerminalOf(t?.code ?? null, t?.credentials ?? null);
-    },
-    // the HTTP deadline falls just inside the registry's deadline around the whole call
-    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
-    logger: p.logger.child({ connector: 'redsys' }),
-    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
-    // where Redsys posts its signed notifications (Bizum's result; card payments' results too)
-    notificationUrl: `${p.config.publicUrl}/v1/processor/redsys/notification`,
-  });
-  for (const type of REDSYS_FAMILY) processors.register(type, redsys);
-  const checkout = new CheckoutConnector({
-    baseUrl: p.config.checkoutUrl,
-    http,
-    db: () => p.database.db,
-    terminals: async (ref) => checkoutTerminalOf((await services.processorTerminal(ref))?.credentials ?? null),
-    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
-    logger: p.logger.child({ connector: 'checkout' }),
-    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
-  });
-  processors.register('CHECKOUT', checkout);
-  const paypal = new PaypalConnector({
-    baseUrl: p.config.paypalUrl,
-    http,
-    db: () => p.database.db,
-    terminals: async (ref) => paypalTerminalOf((await services.processorTerminal(ref))?.credentials ?? null),
-    timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
-    logger: p.logger.child({ connector: 'paypal' }),
-    fingerprint: (pan) => p.vault.fingerprint('pan', pan),
-    publicUrl: p.config.publicUrl,
-  });
-  processors.register('PAYPAL', paypal);
-  services.credentialTester = async (type, code, credentials, currency) => {
-    if (type === 'CHECKOUT' || type === 'PAYPAL') {
-      try {
-        return type === 'CHECKOUT' ? await checkout.testCredentials(checkoutTerminalOf(credentials)) : await paypal.testCredentials(paypalTerminalOf(credentials));
-      } catch (err) {
-        return [(err as Error).message];
-      }
+  const urls = p.config.connectorUrls;
+  const http = new OutgoingClient({ policy: new OutgoingPolicy({ allow: [...p.config.outgoingAllow, ...CONNECTORS.map((c) => hostOf(urls[c.name]))], sandboxLoopback: false }) });
+  const created = new Map<string, { connector: DeclaredConnector<unknown>; decl: AnyConnectorDeclaration }>();
+  for (const decl of CONNECTORS) {
+    const connector = decl.create({
+      baseUrl: urls[decl.name],
+      http,
+      db: () => p.database.db,
+      terminals: async (ref) => {
+        const t = await services.processorTerminal(ref);
+        return decl.credentials.open(t?.code ?? null, t?.credentials ?? null);
+      },
+      // the HTTP deadline falls just inside the registry's deadline around the whole call
+      timeoutMs: Math.max(10, p.config.processorTimeoutMs - 100),
+      logger: p.logger.child({ connector: decl.name }),
+      fingerprint: (pan) => p.vault.fingerprint('pan', pan),
+      publicUrl: p.config.publicUrl,
+      // where the provider posts its notifications
+      notificationUrl: decl.notifications ? `${p.config.publicUrl}/v1/processor/${decl.name}/${decl.notifications.via === 'form' ? 'notification' : 'webhook'}` : null,
+    });
+    for (const type of decl.serviceTypes) {
+      processors.register(type, connector);
+      created.set(type, { connector, decl });
     }
-    if (!(REDSYS_FAMILY as readonly string[]).includes(type)) return null;
-    let terminal;
+  }
+  services.credentialTester = async (type, code, credentials, currency) => {
+    const c = created.get(type);
+    if (!c) return null;
     try {
-      terminal = redsysTerminalOf(code, credentials);
+      return await c.connector.testCredentials(c.decl.credentials.open(code, credentials), currency);
     } catch (err) {
       return [(err as Error).message];
     }
-    return redsys.testCredentials(terminal, currency);
   };
 }
 

@@ -55,7 +55,7 @@ export function logProductionConnectors(p: Platform, modules: Modules): void {
   const byConnector: Record<string, string[]> = {};
   for (const [type, name] of connectors) (byConnector[name] ??= []).push(type);
   const without = SERVICE_TYPES.filter((t) => !connectors.has(t));
-  const urls = { redsys: p.config.redsysUrl, checkout: p.config.checkoutUrl, paypal: p.config.paypalUrl } as Record<string, string>;
+  const urls = p.config.connectorUrls;
   const baseUrls = Object.fromEntries(Object.keys(byConnector).filter((n) => urls[n]).map((n) => [`${n}_url`, urls[n]]));
   p.logger.info({ connectors: byConnector, ...baseUrls }, `production connectors: ${Object.entries(byConnector).map(([n, t]) => `${n} for ${t.join(', ')}`).join('; ')}`);
   p.logger.warn({ service_types: without }, `production payments of these service types answer 503 (no connector): ${without.join(', ')}`);

@@ -15,6 +15,7 @@ import { ApiError } from '../platform/errors/errors.js';
 import { parseProfiles } from '../modules/merchants/index.js';
 import { SERVICE_TYPES } from '../modules/services/index.js';
 import { CHECKOUT_METHODS, presentCheckout } from '../modules/checkouts/index.js';
+import { CONNECTORS } from '../processors/connectors.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SCENARIOS, runScenario, type Scenario } from './trigger.js';
@@ -491,81 +492,35 @@ export function buildCli(): Command {
       }
     });
 
-  program
-    .command('redsys-simulator')
-    .description('run the Redsys simulator (its REST, 3-D Secure, Bizum and query services) for demos: point PAYGATE_REDSYS_URL at the URL it prints')
-    .option('--port <n>', 'port to listen on', '9443')
-    .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--merchant-code <fuc>', 'the merchant code (FUC) it knows', '999008881')
-    .option('--key <base64>', "the terminals' key (Redsys's public test key by default)", 'sq7HjrUOBfKmC576ILgskD5srU870gJ7')
-    .option('--terminals <list>', 'terminal numbers, comma-separated (secure, non-secure)', '001,002')
-    .option('--latency-ms <n>', 'delay before every answer', '0')
-    .action(async (o: { port: string; host: string; merchantCode: string; key: string; terminals: string; latencyMs: string }) => {
-      if (!/^\d{9}$/.test(o.merchantCode)) throw new ApiError(400, '--merchant-code must be 9 digits');
-      const terminals = o.terminals.split(',').map((t) => t.trim().padStart(3, '0'));
-      if (terminals.some((t) => !/^\d{3}$/.test(t))) throw new ApiError(400, '--terminals must be numbers of 1 to 3 digits');
-      const { RedsysSimulator } = await import('../processors/redsys/simulator/server.js');
-      const sim = new RedsysSimulator({
-        merchants: { [o.merchantCode]: Object.fromEntries(terminals.map((t) => [t, { key: o.key }])) },
-        latencyMs: Number(o.latencyMs) || 0,
-      });
-      const url = await sim.listen(Number(o.port), o.host);
-      const credentials = { terminal_secure: terminals[0], key_secure: o.key, terminal_not_secure: terminals[1] ?? terminals[0], key_not_secure: o.key };
-      process.stdout.write(`Redsys simulator at ${url}\n  PAYGATE_REDSYS_URL=${url}\n  terminal code ${o.merchantCode}, credentials ${JSON.stringify(credentials)}\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await sim.close();
-    });
-
-  program
-    .command('checkout-simulator')
-    .description('run the Checkout.com simulator (Payments API, 3-D Secure page, signed webhooks) for demos: point PAYGATE_CHECKOUT_URL at the URL it prints')
-    .option('--port <n>', 'port to listen on', '9444')
-    .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--webhook-url <url>', "where its webhooks go: the gateway's /v1/processor/checkout/webhook (none: not sent)")
-    .option('--latency-ms <n>', 'delay before every answer', '0')
-    .action(async (o: { port: string; host: string; webhookUrl?: string; latencyMs: string }) => {
+  // a `<name>-simulator` command for every production connector (src/processors/connectors.ts)
+  for (const decl of CONNECTORS) {
+    const cmd = program
+      .command(`${decl.name}-simulator`)
+      .description(decl.simulator.description)
+      .option('--port <n>', 'port to listen on', String(decl.simulator.port))
+      .option('--host <addr>', 'address to listen on', '127.0.0.1');
+    for (const opt of decl.simulator.options ?? []) cmd.option(opt.flags, opt.description, opt.default);
+    if (decl.notifications?.via === 'webhook') cmd.option('--webhook-url <url>', `where its webhooks go: the gateway's /v1/processor/${decl.name}/webhook (none: not sent)`);
+    cmd.option('--latency-ms <n>', 'delay before every answer', '0').action(async (o: Record<string, string | undefined>) => {
       if (o.webhookUrl !== undefined && !/^https?:\/\/\S+$/.test(o.webhookUrl)) throw new ApiError(400, '--webhook-url must be an http(s) URL');
-      const { CheckoutSimulator } = await import('../processors/checkout/simulator/server.js');
-      const credentials = { secret_key: 'sk_sbox_demo0000000000000000000000', processing_channel_id: 'pc_demo0000000000000000000000', webhook_signature_key: CheckoutSimulator.demoKey() };
-      const sim = new CheckoutSimulator({
-        accounts: { [credentials.secret_key]: { processingChannelId: credentials.processing_channel_id, webhookKey: credentials.webhook_signature_key, webhookUrl: o.webhookUrl ?? null } },
-        latencyMs: Number(o.latencyMs) || 0,
-      });
+      const sims = await decl.simulator.load();
+      let terminal;
+      try {
+        terminal = sims.demoTerminal(o);
+      } catch (err) {
+        throw new ApiError(400, (err as Error).message);
+      }
+      const sim = sims.create({ terminal, latencyMs: Number(o.latencyMs) || 0, webhookUrl: o.webhookUrl ?? null });
       const url = await sim.listen(Number(o.port), o.host);
-      process.stdout.write(`Checkout.com simulator at ${url}\n  PAYGATE_CHECKOUT_URL=${url}\n  CHECKOUT terminal credentials ${JSON.stringify(credentials)}\n`);
+      const type = decl.serviceTypes[0];
+      process.stdout.write(`${decl.label} simulator at ${url}\n  ${decl.url.env}=${url}\n  ${type} terminal ${terminal.code ? `code ${terminal.code}, ` : ''}credentials ${JSON.stringify(terminal.credentials)}\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
       await sim.close();
     });
-
-  program
-    .command('paypal-simulator')
-    .description('run the PayPal simulator (OAuth, Orders v2, Payments v2, the buyer\'s approval page, webhooks and their verification) for demos: point PAYGATE_PAYPAL_URL at the URL it prints')
-    .option('--port <n>', 'port to listen on', '9445')
-    .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--webhook-url <url>', "where its webhooks go: the gateway's /v1/processor/paypal/webhook (none: not sent)")
-    .option('--latency-ms <n>', 'delay before every answer', '0')
-    .action(async (o: { port: string; host: string; webhookUrl?: string; latencyMs: string }) => {
-      if (o.webhookUrl !== undefined && !/^https?:\/\/\S+$/.test(o.webhookUrl)) throw new ApiError(400, '--webhook-url must be an http(s) URL');
-      const { PaypalSimulator } = await import('../processors/paypal/simulator/server.js');
-      const credentials = { client_id: 'AdemoClientId00000000000000000', client_secret: 'EdemoClientSecret0000000000000', webhook_id: '1DEMO000WEBHOOK000000000' };
-      const sim = new PaypalSimulator({
-        apps: { [credentials.client_id]: { clientSecret: credentials.client_secret, webhookId: credentials.webhook_id, webhookUrl: o.webhookUrl ?? null } },
-        latencyMs: Number(o.latencyMs) || 0,
-      });
-      const url = await sim.listen(Number(o.port), o.host);
-      process.stdout.write(`PayPal simulator at ${url}\n  PAYGATE_PAYPAL_URL=${url}\n  PAYPAL terminal credentials ${JSON.stringify(credentials)}\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await sim.close();
-    });
+  }
 
   program
     .command('listen')

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { parseAllowEntry } from '../platform/net/outgoing.js';
+import { CONNECTORS } from '../processors/connectors.js';
 
 export interface Config {
   /** TCP port of the HTTP listener (PORT). */
@@ -89,12 +90,11 @@ export interface Config {
   simulatorLatencyMs: number;
   /** Production services use the simulator instead of their connector (for staging setups only). */
   productionSimulator: boolean;
-  /** Base URL of Redsys (the REDSYS-family connector): production https://sis.redsys.es, test https://sis-t.redsys.es:25443. */
-  redsysUrl: string;
-  /** Base URL of Checkout.com's Payments API for CHECKOUT services (PAYGATE_CHECKOUT_URL). */
-  checkoutUrl: string;
-  /** Base URL of PayPal's REST API for PAYPAL services (PAYGATE_PAYPAL_URL). */
-  paypalUrl: string;
+  /**
+   * Base URL of each production connector's provider, by connector name (src/processors/connectors.ts):
+   * its `PAYGATE_<NAME>_URL`, else the provider's production URL.
+   */
+  connectorUrls: Record<string, string>;
   /** A transaction PENDING longer than this (milliseconds) is settled by the reconciler. */
   reconcileAfterMs: number;
   /** How often the reconciler and the order-expiry sweep run, in milliseconds. */
@@ -266,15 +266,6 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpUrl = str('PAYGATE_SMTP_URL', null);
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('PAYGATE_SMTP_URL must start with smtp:// or smtps://');
 
-  let redsysUrl = str('PAYGATE_REDSYS_URL', 'https://sis.redsys.es')!;
-  try {
-    const u = new URL(redsysUrl);
-    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || u.search || u.hash) throw new Error('url');
-    redsysUrl = redsysUrl.replace(/\/+$/, '');
-  } catch {
-    problems.push(`PAYGATE_REDSYS_URL must be an http(s) base URL without credentials or query (got "${redsysUrl}")`);
-  }
-
   const baseUrl = (name: string, fallback: string): string => {
     const raw = str(name, fallback)!;
     try {
@@ -286,8 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
       return raw;
     }
   };
-  const checkoutUrl = baseUrl('PAYGATE_CHECKOUT_URL', 'https://api.checkout.com');
-  const paypalUrl = baseUrl('PAYGATE_PAYPAL_URL', 'https://api-m.paypal.com');
+  const connectorUrls = Object.fromEntries(CONNECTORS.map((c) => [c.name, baseUrl(c.url.env, c.url.production)]));
 
   const config: Config = {
     port,
@@ -333,9 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyLockMs: int('PAYGATE_IDEMPOTENCY_LOCK_MS', 60_000, 1_000, 3_600_000),
     simulatorLatencyMs: int('PAYGATE_SIMULATOR_LATENCY_MS', 0, 0, 600_000),
     productionSimulator: bool('PAYGATE_PRODUCTION_SIMULATOR', false),
-    redsysUrl,
-    checkoutUrl,
-    paypalUrl,
+    connectorUrls,
     reconcileAfterMs: int('PAYGATE_RECONCILE_AFTER_MS', 120_000, 100, 86_400_000),
     sweepEveryMs: int('PAYGATE_SWEEP_EVERY_MS', 10_000, 100, 3_600_000),
     cacheTtlMs: int('PAYGATE_CACHE_TTL_MS', 2000, 0, 3_600_000),
@@ -431,9 +419,8 @@ export const CONFIG_VARIABLES: Array<[string, string]> = [
   ['PAYGATE_PROCESSOR_TIMEOUT_MS', 'deadline of one processor call; past it the operation is reconciled later (30000)'],
   ['PAYGATE_SIMULATOR_LATENCY_MS', 'latency of the sandbox processor (0)'],
   ['PAYGATE_PRODUCTION_SIMULATOR', 'production services use the simulator instead of their connector: staging only, no real money moves (false)'],
-  ['PAYGATE_CHECKOUT_URL', 'base URL of Checkout.com\'s API for CHECKOUT services; the sandbox is https://api.sandbox.checkout.com (https://api.checkout.com)'],
-  ['PAYGATE_PAYPAL_URL', 'base URL of PayPal\'s REST API for PAYPAL services; the sandbox is https://api-m.sandbox.paypal.com (https://api-m.paypal.com)'],
-  ['PAYGATE_REDSYS_URL', 'base URL of Redsys for REDSYS-family services; the test environment is https://sis-t.redsys.es:25443 (https://sis.redsys.es)'],
+  // each production connector's base URL (src/processors/connectors.ts)
+  ...CONNECTORS.map((c): [string, string] => [c.url.env, `${c.url.help} ${c.url.test} (${c.url.production})`]),
   ['PAYGATE_IDEMPOTENCY_LOCK_MS', 'how long an Idempotency-Key stays held by a request in flight; a retry meanwhile is 409, and after it takes the key over if the request died without committing anything; above PAYGATE_PROCESSOR_TIMEOUT_MS (60000)'],
   ['PAYGATE_RECONCILE_AFTER_MS', 'a transaction PENDING this long is settled by the reconciler (120000)'],
   ['PAYGATE_SWEEP_EVERY_MS', 'interval of the reconciler and order-expiry sweeps (10000)'],

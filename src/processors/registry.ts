@@ -1,7 +1,7 @@
 /**
  * Connectors by service type. Sandbox services of every type run on the simulator (decisions §5).
- * Production services use the connector registered for their type (the REDSYS family: the Redsys
- * connector); a type without one answers 503. PAYGATE_PRODUCTION_SIMULATOR (staging only) serves every
+ * Production services use the connector registered for their type (the connectors of the list in
+ * connectors.ts, registered by app.ts); a type without one answers 503. PAYGATE_PRODUCTION_SIMULATOR (staging only) serves every
  * production service from the simulator instead, so no real money moves.
  *
  * Every connector the registry hands out is wrapped in a deadline: a call that does not answer within

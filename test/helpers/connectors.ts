@@ -1,18 +1,23 @@
 /**
  * Connector harnesses for the conformance scenarios (test/http/connector-conformance.test.ts): each
- * production connector is run against its own protocol simulator, and the same scenarios run through
- * the public API whatever the connector. A harness says how to start the simulator, which settings point
- * the gateway at it, the terminal a merchant needs, the test cards for each outcome, how to make the
- * next answer get lost or tampered with, and (for processors that send them) where its webhooks go.
+ * production connector of the list (src/processors/connectors.ts) is run against its own protocol
+ * simulator, and the same scenarios run through the public API whatever the connector. A harness is
+ * built from the connector's declaration and what its simulator module says the tests need
+ * (kit/declaration.ts HarnessFacts): how to start the simulator, which setting points the gateway at it,
+ * the terminal a merchant needs, the test cards for each outcome, how to make the next answer get lost or
+ * tampered with, and (for processors that send them) where its notifications go.
  */
-import { RedsysSimulator } from '../../src/processors/redsys/simulator/server.js';
-import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
-import { CheckoutSimulator } from '../../src/processors/checkout/simulator/server.js';
-import { CHECKOUT_SIM_CARDS } from '../../src/processors/checkout/simulator/rules.js';
-import { PaypalSimulator } from '../../src/processors/paypal/simulator/server.js';
-import { PAYPAL_SIM_CARDS } from '../../src/processors/paypal/simulator/rules.js';
+import { CONNECTORS, declarationNamed, type AnyConnectorDeclaration } from '../../src/processors/connectors.js';
+import type { SimulatorModule, TerminalCredentials } from '../../src/processors/kit/declaration.js';
+import type { FaultKind, SimulatorBase } from '../../src/processors/kit/simulator.js';
+import type { RedsysSimulator } from '../../src/processors/redsys/simulator/server.js';
+import type { CheckoutSimulator } from '../../src/processors/checkout/simulator/server.js';
+import type { PaypalSimulator } from '../../src/processors/paypal/simulator/server.js';
 import { startSimulatorService, type SimulatorService } from '../../src/processors/simulator-service.js';
 import { TEST_CARDS } from '../../src/processors/simulator.rules.js';
+
+/** Every connector's simulator module, loaded once. */
+const SIMULATORS = new Map<string, SimulatorModule>(await Promise.all(CONNECTORS.map(async (d) => [d.name, await d.simulator.load()] as const)));
 
 /**
  * `answer-lost`: processed, the answer lost; `request-lost`: never processed; `tampered`: the answer
@@ -96,70 +101,76 @@ export function luhnCard(prefix: string, seq: number): string {
   return body + String((10 - (sum % 10)) % 10);
 }
 
-const REDSYS_KEY = 'sq7HjrUOBfKmC576ILgskD5srU870gJ7';
-const REDSYS_KEY_NOT_SECURE = 'Mk9m98IfEblmPfrpsawt7BmxObt98Jev';
+/** The kit's faults behind the scenarios' words. */
+const FAULTS: Record<Fault, FaultKind> = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' };
 
-export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HMAC_SHA256_V1' | 'HMAC_SHA512_V2' } = {}): ConnectorHarness & { sim: RedsysSimulator } {
-  const sim = new RedsysSimulator({
-    merchants: { '999008881': { '001': { key: REDSYS_KEY }, '002': { key: REDSYS_KEY_NOT_SECURE } } },
-    latencyMs: opts.latencyMs,
-    // the tests' gateways trust proxies: as behind the TLS proxy of a production gateway
-    notifyHeaders: { 'x-forwarded-proto': 'https' },
-  });
-  let url = '';
-  // notifications are posted over HTTP to the gateway's public URL until a scenario takes them over
-  // (`webhooks.deliverTo`: kept, or delivered in process)
+/**
+ * The harness of a connector of the list, on its simulator. A simulator whose notifications go where
+ * each request names posts them over HTTP until a scenario takes them over (`webhooks.deliverTo`: kept,
+ * or delivered in process); a webhook provider's are kept until a scenario delivers them. Captures,
+ * voids and refunds a provider decides after accepting them are delivered by `deliverDecisions`.
+ * Closing it fails the file when the simulator saw a request, or gave an answer, that the provider's
+ * reference does not allow.
+ */
+export function harnessOf<S extends SimulatorBase = SimulatorBase>(decl: AnyConnectorDeclaration, opts: { latencyMs?: number; terminal?: TerminalCredentials } = {}): ConnectorHarness & { sim: S } {
+  const mod = SIMULATORS.get(decl.name)!;
+  const facts = mod.harness;
+  const terminal = opts.terminal ?? facts.terminal;
+  const webhookUrl = decl.notifications?.via === 'webhook' ? `https://gateway.test/v1/processor/${decl.name}/webhook` : null;
+  // the tests' gateways trust proxies: as behind the TLS proxy of a production gateway
+  const sim = mod.create({ terminal, latencyMs: opts.latencyMs, webhookUrl, webhookHeaders: { 'x-forwarded-proto': 'https' } }) as S;
   const kept: WebhookDelivery[] = [];
+  // the decisions of follow-ups kept (not sent), for deliverDecisions
+  const decisions: WebhookDelivery[] = [];
+  const keepOrSend = (send: WebhookSend | null) => {
+    sim.transport = async (n) => {
+      const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
+      kept.push(d);
+      if (send) return (await send(d)).status;
+      if (n.followUp) decisions.push(d);
+      return 0;
+    };
+  };
+  if (!facts.notifiesRequestUrl) keepOrSend(null);
+  let url = '';
   return {
-    name: 'redsys',
-    serviceType: 'REDSYSPSD2',
+    name: decl.name,
+    serviceType: decl.serviceTypes[0],
     sim,
     async start() {
       url = await sim.listen();
     },
-    // every request the simulator received and every answer it gave followed Redsys's reference (spec.ts)
+    // every request the simulator received and every answer it gave followed the provider's reference (spec.ts)
     async close() {
       await sim.close();
       sim.spec.assertClean();
     },
-    env: () => ({ PAYGATE_REDSYS_URL: url }),
-    terminal: {
-      code: '999008881',
-      credentials: { terminal_secure: '001', key_secure: REDSYS_KEY, terminal_not_secure: '002', key_not_secure: REDSYS_KEY_NOT_SECURE, signature_version: opts.signatureVersion ?? 'HMAC_SHA256_V1' },
-    },
-    cards: {
-      approved: () => luhnCard('45488120', ++cardSeq),
-      refused: { pan: SIM_CARDS.REFUSED, error: 'DENIED' },
-      insufficientFunds: SIM_CARDS.INSUFFICIENT_FUNDS,
-      softDecline: SIM_CARDS.SOFT_DECLINE,
-      declines: [{ pan: SIM_CARDS.NOT_SUPPORTED, error: 'INVALID_CARD' }, { pan: SIM_CARDS.FRAUD, error: 'FRAUD_SUSPECTED' }],
-    },
-    storedCredentials: true,
-    payouts: false,
+    env: () => ({ [decl.url.env]: url }),
+    terminal,
+    cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq) },
+    storedCredentials: facts.storedCredentials,
+    payouts: facts.payouts,
     fault(kind) {
-      const map = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' } as const;
-      sim.injectFault({ kind: map[kind] });
+      sim.injectFault(FAULTS[kind]);
     },
-    webhooks: {
-      deliverTo(send) {
-        sim.transport = async (n) => {
-          const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
-          kept.push(d);
-          return send ? (await send(d)).status : 0;
-        };
-      },
-      sent: () => [...kept],
-      tamper(d) {
-        const fields = new URLSearchParams(d.body);
-        const params = JSON.parse(Buffer.from(fields.get('Ds_MerchantParameters') ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
-        params.Ds_Response = params.Ds_Response === '0000' ? '0190' : '0000';
-        fields.set('Ds_MerchantParameters', Buffer.from(JSON.stringify(params)).toString('base64url'));
-        return { ...d, body: fields.toString() };
-      },
-    },
-    databases: ['pglite', 'postgres'],
-    paymentCalls: () => sim.calls.trataPeticion,
+    webhooks: decl.notifications ? { deliverTo: keepOrSend, sent: () => [...kept], tamper: facts.tamper } : null,
+    databases: facts.databases,
+    paymentCalls: () => sim.paymentCalls(),
+    ...(sim.decide
+      ? {
+          async deliverDecisions(send: WebhookSend) {
+            await sim.decide!();
+            for (const d of decisions.splice(0)) await send(d);
+          },
+        }
+      : {}),
   };
+}
+
+export function redsysHarness(opts: { latencyMs?: number; signatureVersion?: 'HMAC_SHA256_V1' | 'HMAC_SHA512_V2' } = {}): ConnectorHarness & { sim: RedsysSimulator } {
+  const facts = SIMULATORS.get('redsys')!.harness.terminal;
+  const terminal = { code: facts.code, credentials: { ...facts.credentials, signature_version: opts.signatureVersion ?? 'HMAC_SHA256_V1' } };
+  return harnessOf<RedsysSimulator>(declarationNamed('redsys')!, { latencyMs: opts.latencyMs, terminal });
 }
 
 /**
@@ -200,144 +211,21 @@ export function sandboxHarness(): ConnectorHarness & { service(): SimulatorServi
   };
 }
 
-export const CHECKOUT_ACCOUNT = {
-  secretKey: 'sk_sbox_conformance0000000000000000',
-  processingChannelId: 'pc_conformance00000000000000a',
-  webhookKey: 'whsec-conformance-0123456789abcdef',
-};
+const CHECKOUT_TERMINAL = SIMULATORS.get('checkout')!.harness.terminal.credentials;
+export const CHECKOUT_ACCOUNT = { secretKey: CHECKOUT_TERMINAL.secret_key, processingChannelId: CHECKOUT_TERMINAL.processing_channel_id, webhookKey: CHECKOUT_TERMINAL.webhook_signature_key };
 
-/**
- * Checkout.com on its simulator; its webhooks are kept until a scenario delivers them. Captures, voids
- * and refunds are accepted (202) and decided right after; the webhooks of those decisions are delivered
- * by `deliverDecisions` (or by `webhooks.deliverTo` when a scenario has them sent). Closing it fails the
- * file when the simulator saw a request, or gave an answer, that Checkout.com's reference does not allow.
- */
+/** Checkout.com on its simulator: captures, voids and refunds are accepted (202) and decided right after. */
 export function checkoutHarness(opts: { latencyMs?: number } = {}): ConnectorHarness & { sim: CheckoutSimulator } {
-  const sim = new CheckoutSimulator({
-    accounts: { [CHECKOUT_ACCOUNT.secretKey]: { processingChannelId: CHECKOUT_ACCOUNT.processingChannelId, webhookKey: CHECKOUT_ACCOUNT.webhookKey, webhookUrl: 'https://gateway.test/v1/processor/checkout/webhook' } },
-    latencyMs: opts.latencyMs,
-    webhookHeaders: { 'x-forwarded-proto': 'https' },
-  });
-  const kept: WebhookDelivery[] = [];
-  // the decisions of follow-ups kept (not sent), for deliverDecisions
-  const decisions: WebhookDelivery[] = [];
-  const keepOrSend = (send: WebhookSend | null) => {
-    sim.transport = async (n) => {
-      const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
-      kept.push(d);
-      if (send) return (await send(d)).status;
-      const actionId = (JSON.parse(n.body) as { data?: { action_id?: string } }).data?.action_id;
-      if (actionId && sim.isFollowUpAction(actionId)) decisions.push(d);
-      return 0;
-    };
-  };
-  keepOrSend(null);
-  let url = '';
-  return {
-    name: 'checkout',
-    serviceType: 'CHECKOUT',
-    sim,
-    async start() {
-      url = await sim.listen();
-    },
-    async close() {
-      await sim.close();
-      sim.spec.assertClean();
-    },
-    env: () => ({ PAYGATE_CHECKOUT_URL: url }),
-    terminal: { code: null, credentials: { secret_key: CHECKOUT_ACCOUNT.secretKey, processing_channel_id: CHECKOUT_ACCOUNT.processingChannelId, webhook_signature_key: CHECKOUT_ACCOUNT.webhookKey } },
-    cards: {
-      approved: () => luhnCard('42424242', ++cardSeq),
-      refused: { pan: CHECKOUT_SIM_CARDS.REFUSED, error: 'DENIED' },
-      insufficientFunds: CHECKOUT_SIM_CARDS.INSUFFICIENT_FUNDS,
-      softDecline: CHECKOUT_SIM_CARDS.SOFT_DECLINE,
-      declines: [{ pan: CHECKOUT_SIM_CARDS.FRAUD, error: 'FRAUD_SUSPECTED' }],
-    },
-    storedCredentials: true,
-    payouts: false,
-    fault(kind) {
-      const map = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' } as const;
-      sim.injectFault(map[kind]);
-    },
-    webhooks: {
-      deliverTo: keepOrSend,
-      sent: () => [...kept],
-      tamper(d) {
-        const body = JSON.parse(d.body) as { type: string; data: Record<string, unknown> };
-        body.type = body.type === 'payment_declined' ? 'payment_approved' : 'payment_declined';
-        body.data.response_code = body.data.response_code === '10000' ? '20005' : '10000';
-        return { ...d, body: JSON.stringify(body) };
-      },
-    },
-    databases: ['postgres'],
-    paymentCalls: () => sim.calls.payments + sim.calls.actions,
-    async deliverDecisions(send) {
-      await sim.decide();
-      for (const d of decisions.splice(0)) await send(d);
-    },
-  };
+  return harnessOf<CheckoutSimulator>(declarationNamed('checkout')!, opts);
 }
 
-export const PAYPAL_APP = { clientId: 'AconformanceClientId0000000000', clientSecret: 'EconformanceSecret000000000000', webhookId: '8PT597110X687430LKGECATA' };
+const PAYPAL_TERMINAL = SIMULATORS.get('paypal')!.harness.terminal.credentials;
+export const PAYPAL_APP = { clientId: PAYPAL_TERMINAL.client_id, clientSecret: PAYPAL_TERMINAL.client_secret, webhookId: PAYPAL_TERMINAL.webhook_id };
 
-/** PayPal (Orders v2, card payment source) on its simulator; its webhooks are kept until delivered. */
+/** PayPal (Orders v2, card payment source) on its simulator. */
 export function paypalHarness(opts: { latencyMs?: number } = {}): ConnectorHarness & { sim: PaypalSimulator } {
-  const sim = new PaypalSimulator({
-    apps: { [PAYPAL_APP.clientId]: { clientSecret: PAYPAL_APP.clientSecret, webhookId: PAYPAL_APP.webhookId, webhookUrl: 'https://gateway.test/v1/processor/paypal/webhook' } },
-    latencyMs: opts.latencyMs,
-    webhookHeaders: { 'x-forwarded-proto': 'https' },
-  });
-  const kept: WebhookDelivery[] = [];
-  const keepOrSend = (send: WebhookSend | null) => {
-    sim.transport = async (n) => {
-      const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
-      kept.push(d);
-      return send ? (await send(d)).status : 0;
-    };
-  };
-  keepOrSend(null);
-  let url = '';
-  return {
-    name: 'paypal',
-    serviceType: 'PAYPAL',
-    sim,
-    async start() {
-      url = await sim.listen();
-    },
-    async close() {
-      await sim.close();
-      // a request or answer PayPal's reference (src/processors/paypal/spec.ts) does not allow fails the file
-      sim.spec.assertClean();
-    },
-    env: () => ({ PAYGATE_PAYPAL_URL: url }),
-    terminal: { code: null, credentials: { client_id: PAYPAL_APP.clientId, client_secret: PAYPAL_APP.clientSecret, webhook_id: PAYPAL_APP.webhookId } },
-    cards: {
-      approved: () => luhnCard('41111111', ++cardSeq),
-      refused: { pan: PAYPAL_SIM_CARDS.REFUSED, error: 'DENIED' },
-      insufficientFunds: PAYPAL_SIM_CARDS.INSUFFICIENT_FUNDS,
-      softDecline: PAYPAL_SIM_CARDS.SOFT_DECLINE,
-      declines: [{ pan: PAYPAL_SIM_CARDS.FRAUD, error: 'FRAUD_SUSPECTED' }],
-    },
-    storedCredentials: true,
-    payouts: false,
-    fault(kind) {
-      const map = { 'answer-lost': 'drop', 'request-lost': 'lost', tampered: 'tamper', 'webhook-only': 'drop-notify', 'webhook-first': 'notify-first' } as const;
-      sim.injectFault(map[kind]);
-    },
-    webhooks: {
-      deliverTo: keepOrSend,
-      sent: () => [...kept],
-      tamper(d) {
-        const body = JSON.parse(d.body) as { event_type: string; resource: Record<string, unknown> };
-        body.event_type = body.event_type === 'PAYMENT.CAPTURE.COMPLETED' ? 'PAYMENT.CAPTURE.DECLINED' : 'PAYMENT.CAPTURE.COMPLETED';
-        body.resource.status = body.resource.status === 'COMPLETED' ? 'DECLINED' : 'COMPLETED';
-        return { ...d, body: JSON.stringify(body) };
-      },
-    },
-    databases: ['postgres'],
-    paymentCalls: () => sim.calls.money,
-  };
+  return harnessOf<PaypalSimulator>(declarationNamed('paypal')!, opts);
 }
 
-/** Every connector the conformance scenarios run against. */
-export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [() => redsysHarness(), () => sandboxHarness(), () => checkoutHarness(), () => paypalHarness()];
+/** Every connector the conformance scenarios run against: each of the list, and the sandbox simulator service. */
+export const CONNECTOR_HARNESSES: Array<() => ConnectorHarness> = [...CONNECTORS.map((d) => () => harnessOf(d)), () => sandboxHarness()];

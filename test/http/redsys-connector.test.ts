@@ -11,7 +11,8 @@ import { secret } from '../../src/platform/security/secret.js';
 import type { CardData, PaymentRequest } from '../../src/processors/connector.js';
 import { RedsysConnector, redsysTerminalOf } from '../../src/processors/redsys/index.js';
 import { decodeParameters } from '../../src/processors/redsys/signature.js';
-import { findOperation } from '../../src/processors/redsys/redsys.repo.js';
+import { Ledger } from '../../src/processors/kit/ledger.js';
+import { REDSYS_LEDGER } from '../../src/processors/redsys/ledger.js';
 import { RedsysSimulator } from '../../src/processors/redsys/simulator/server.js';
 import { SIM_CARDS } from '../../src/processors/redsys/simulator/rules.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -20,6 +21,8 @@ const KEY = 'sq7HjrUOBfKmC576ILgskD5srU870gJ7';
 const KEY2 = 'Mk9m98IfEblmPfrpsawt7BmxObt98Jev';
 const FUC = '999008881';
 let db: TestDatabase;
+/** The operation the connector recorded under our reference (its ledger). */
+const findOperation = (reference: string) => new Ledger<{ terminal: string }>(REDSYS_LEDGER, () => db.database.db).find(reference);
 let sim: RedsysSimulator;
 let v1: RedsysConnector;
 let v2: RedsysConnector;
@@ -69,8 +72,9 @@ describe('payments and follow-ups', () => {
     const req = pay(SIM_CARDS.APPROVED, { storeCredential: true });
     const r = await v1.authorize(req);
     expect(r).toMatchObject({ outcome: 'APPROVED', amount: 1000, authorization: expect.stringMatching(/^\d{6}$/), cofTxnid: expect.stringMatching(/^\d{15}$/) });
-    const op = (await findOperation(db.database.db, req.reference))!;
-    expect(op).toMatchObject({ merchantCode: FUC, terminal: '001', type: '0', amount: 1000 });
+    const recorded = (await findOperation(req.reference))!;
+    expect(recorded).toMatchObject({ account: FUC, data: { terminal: '001' }, kind: '0', amount: 1000 });
+    const op = { order: recorded.providerId! };
     expect(op.order).toMatch(/^\d{4}[0-9A-Za-z]{8}$/);
     expect(r.outcome === 'APPROVED' && r.processorId).toBe(op.order);
     const sent = sim.requests.at(-1)!.body as { Ds_MerchantParameters: string; Ds_Signature: string };
@@ -90,7 +94,7 @@ describe('payments and follow-ups', () => {
     expect(await v1.refund(follow(250))).toMatchObject({ outcome: 'APPROVED', amount: 250 });
     expect(await v1.refund(follow(350))).toMatchObject({ outcome: 'APPROVED' });
     expect(await v1.refund(follow(1))).toMatchObject({ outcome: 'DECLINED', details: expect.stringContaining('SIS0057') });
-    const order = (await findOperation(db.database.db, p.reference))!.order;
+    const order = (await findOperation(p.reference))!.providerId!;
     expect(sim.order(FUC, '001', order)).toMatchObject({ confirmed: 600, refunded: 600 });
     // a cancellation of another pre-authorization
     const q = pay(SIM_CARDS.APPROVED);

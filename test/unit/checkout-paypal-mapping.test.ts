@@ -9,7 +9,8 @@ import { resultOfPayment, resultOfWebhook as checkoutWebhook, verifyWebhook, web
 import { checkoutTerminalProblems } from '../../src/processors/checkout/credentials.js';
 import { refusalOf as paypalRefusal } from '../../src/processors/paypal/codes.js';
 import { fromValue, resultOfOrder, toValue, verificationBody } from '../../src/processors/paypal/mapping.js';
-import { paypalTerminalProblems } from '../../src/processors/paypal/credentials.js';
+import { credentialProblems } from '../../src/processors/kit/declaration.js';
+import { PAYPAL } from '../../src/processors/paypal/declaration.js';
 
 const PAY = 'pay_abcdefghijklmnopqrstuvwxyz';
 
@@ -100,7 +101,7 @@ describe('PayPal mapping', () => {
   });
 
   it('production terminal credentials', () => {
-    expect(paypalTerminalProblems({ client_id: 'AbCdEfGhIjKlMnOpQr', client_secret: 'x', webhook_id: '8PT597110X687430LKGECATA' })).toEqual([]);
-    expect(paypalTerminalProblems({ client_id: 'short' })).toEqual([expect.stringContaining('client_secret, webhook_id'), expect.stringContaining('client_id')]);
+    expect(credentialProblems(PAYPAL.credentials, null, { client_id: 'AbCdEfGhIjKlMnOpQr', client_secret: 'x', webhook_id: '8PT597110X687430LKGECATA' })).toEqual([]);
+    expect(credentialProblems(PAYPAL.credentials, null, { client_id: 'short' })).toEqual([expect.stringContaining('client_secret, webhook_id'), expect.stringContaining('client_id')]);
   });
 });

@@ -30,10 +30,16 @@ describe('configuration', () => {
   });
 
   it('PAYGATE_REDSYS_URL: the production host by default, any http(s) base URL, nothing else', () => {
-    expect(loadConfig({}).redsysUrl).toBe('https://sis.redsys.es');
-    expect(loadConfig({ PAYGATE_REDSYS_URL: 'https://sis-t.redsys.es:25443/' }).redsysUrl).toBe('https://sis-t.redsys.es:25443');
+    expect(loadConfig({}).connectorUrls.redsys).toBe('https://sis.redsys.es');
+    expect(loadConfig({ PAYGATE_REDSYS_URL: 'https://sis-t.redsys.es:25443/' }).connectorUrls.redsys).toBe('https://sis-t.redsys.es:25443');
     expect(() => loadConfig({ PAYGATE_REDSYS_URL: 'ftp://sis.redsys.es' })).toThrow(/PAYGATE_REDSYS_URL/);
     expect(() => loadConfig({ PAYGATE_REDSYS_URL: 'https://user:pw@sis.redsys.es' })).toThrow(/PAYGATE_REDSYS_URL/);
+  });
+
+  it('every connector of the list has its PAYGATE_<NAME>_URL: its production default, the operator\'s URL, documented', () => {
+    const config = loadConfig({ PAYGATE_CHECKOUT_URL: 'https://api.sandbox.checkout.com/' });
+    expect(config.connectorUrls).toEqual({ redsys: 'https://sis.redsys.es', checkout: 'https://api.sandbox.checkout.com', paypal: 'https://api-m.paypal.com' });
+    expect(() => loadConfig({ PAYGATE_PAYPAL_URL: 'nope' })).toThrow(/PAYGATE_PAYPAL_URL/);
   });
 
   it('reads trusted proxies as a list', () => {

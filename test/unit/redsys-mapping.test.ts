@@ -10,7 +10,7 @@ import { isApproval, normaliseCode, refusalOf } from '../../src/processors/redsy
 import { redsysTerminalOf, redsysTerminalProblems, terminalNumber } from '../../src/processors/redsys/credentials.js';
 import { bizumRedirectParameters, cofUseOf, expiryYYMM, externalAuthenticationRefusal, followUpParameters, isThreeDS1, laneFor, paymentParameters, resultOfAnswer, resultOfErrorCode, THREEDS1_REFUSAL, TX_TYPE, verificationParameters, type OrderRef } from '../../src/processors/redsys/mapping.js';
 import { queryRequestXml, readQueryAnswer, readQueryRequest } from '../../src/processors/redsys/query.js';
-import { newOrderNumber } from '../../src/processors/redsys/redsys.repo.js';
+import { newOrderNumber } from '../../src/processors/redsys/ledger.js';
 import { sign } from '../../src/processors/redsys/signature.js';
 
 const ref: OrderRef = { fuc: '999008881', terminal: '001', order: '1234AbCdEfGh' };

@@ -7,6 +7,7 @@
  * GET renders; POST takes the page's form (application/x-www-form-urlencoded, parsed only here) and
  * answers 303 to where the customer goes next (Post/Redirect/Get), so a reload never posts again.
  */
+import { declarationNamed } from '../../processors/connectors.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
@@ -602,14 +603,14 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
     }, async (req, reply) => {
       const { connector } = req.params as { connector: string };
       const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
-      const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, body) : 'ignored';
+      const outcome = envOf(req) === 'production' && declarationNamed(connector)?.notifications?.via === 'form' ? await service.processorNotification(connector, body) : 'ignored';
       secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
       return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
 
     // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers): the connector verifies
-    // the body exactly as received, so this route keeps it as text; only the processor's own headers are
-    // passed on (`cko-*`, `paypal-*`)
+    // the body exactly as received, so this route keeps it as text; only the headers its declaration names
+    // are passed on (src/processors/connectors.ts)
     await scope.register(async (raw) => {
       raw.removeContentTypeParser('application/json');
       raw.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
@@ -624,9 +625,11 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         },
       }, async (req, reply) => {
         const { connector } = req.params as { connector: string };
+        const declared = declarationNamed(connector)?.notifications;
         const fields: Record<string, unknown> = { body: typeof req.body === 'string' ? req.body : '' };
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && /^(cko|paypal)-[a-z-]{1,40}$/.test(k)) fields[k] = v;
-        const outcome = envOf(req) === 'production' ? await service.processorNotification(connector, fields) : 'ignored';
+        if (declared?.via === 'webhook') for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && declared.headers.test(k)) fields[k] = v;
+        // a connector's notifications arrive the way it declares: a webhook here, a form at /notification
+        const outcome = envOf(req) === 'production' && declared?.via === 'webhook' ? await service.processorNotification(connector, fields) : 'ignored';
         secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
         return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
       });

@@ -7,16 +7,8 @@ import { badRequest, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import { currencyFrom } from '../../platform/money/currency.js';
 import type { MerchantsService } from '../merchants/index.js';
-import { redsysTerminalProblems } from '../../processors/redsys/index.js';
-import { CHECKOUT_CREDENTIAL_KEYS, checkoutTerminalProblems } from '../../processors/checkout/index.js';
-import { paypalTerminalProblems } from '../../processors/paypal/index.js';
-
-/** What a production CHECKOUT or PAYPAL terminal's credentials lack or get wrong (empty: usable). */
-function productionTerminalProblems(type: 'CHECKOUT' | 'PAYPAL', creds: Record<string, string>): string[] {
-  if (type === 'PAYPAL') return paypalTerminalProblems(creds);
-  const missing = CHECKOUT_CREDENTIAL_KEYS.required.filter((k) => !creds[k]);
-  return [...(missing.length > 0 ? [`credentials are missing: ${missing.join(', ')}`] : []), ...checkoutTerminalProblems(creds)];
-}
+import { declarationOfType } from '../../processors/connectors.js';
+import { credentialProblems } from '../../processors/kit/declaration.js';
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
 
@@ -74,17 +66,12 @@ export class ServicesService {
     }
     const creds = validateCredentials(input.type, input.credentials);
     if ('error' in creds) throw badRequest(creds.error);
-    // production terminals of the REDSYS family are used by the Redsys connector: their merchant code,
-    // keys and terminal numbers must be what Redsys issues (sandbox terminals run on the simulator)
-    if (owner.env === 'production' && isRedsysFamily(input.type) && creds.ok) {
-      const problems = redsysTerminalProblems(code, creds.ok);
-      if (problems.length > 0) throw badRequest(`The ${input.type} terminal is not usable with Redsys: ${problems.join('; ')}`);
-    }
-    // production CHECKOUT and PAYPAL terminals are used by their connectors (sandbox ones run on the
-    // simulator and take any credentials)
-    if (owner.env === 'production' && (input.type === 'CHECKOUT' || input.type === 'PAYPAL')) {
-      const problems = productionTerminalProblems(input.type, creds.ok ?? {});
-      if (problems.length > 0) throw badRequest(`The ${input.type} terminal is not usable with ${input.type === 'CHECKOUT' ? 'Checkout.com' : 'PayPal'}: ${problems.join('; ')}`);
+    // production terminals of a type with a connector are used by it: their code and credentials must be
+    // what the provider issues (sandbox terminals run on the simulator and take any credentials)
+    const connector = owner.env === 'production' ? declarationOfType(input.type) : null;
+    if (connector) {
+      const problems = credentialProblems(connector.credentials, code, creds.ok ?? {});
+      if (problems.length > 0) throw badRequest(`The ${input.type} terminal is not usable with ${connector.label}: ${problems.join('; ')}`);
     }
     const id = randomUUID();
     const row: repo.TerminalRow = {

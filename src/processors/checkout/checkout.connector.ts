@@ -23,9 +23,6 @@
  * outgoing call live; the part of the Payments API used here is seven JSON calls, written from its public
  * reference (spec.ts).
  */
-import type { Logger } from 'pino';
-import type { Executor } from '../../platform/db/database.js';
-import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
 import type {
   AcquirerThreeDS,
   AuthenticateRequest,
@@ -39,33 +36,21 @@ import type {
   PaymentRequest,
   PayoutRequest,
   ProcessorResult,
-  TerminalRef,
   VerifyCardRequest,
   VerifyCardResult,
-  VerifyHolderRequest,
-  VerifyHolderResult,
 } from '../connector.js';
 import type { CheckoutTerminal } from './credentials.js';
-import { findCof, findOperation, keepCof, operationsOfPayment, recordOperation, recordWebhook, saveIds, type CheckoutOperation } from './checkout.repo.js';
-import { acceptedAction, actionBody, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, parseObject, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
+import { CHECKOUT_LEDGER, type CheckoutOperation } from './ledger.js';
+import { acceptedAction, actionBody, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
+import { ConnectorBase, type KitDeps } from '../kit/base.js';
+import { parseJson, parseObject, type Answer, type Sent } from '../kit/http.js';
+import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 
 export const CHECKOUT_PRODUCTION_URL = 'https://api.checkout.com';
 export const CHECKOUT_SANDBOX_URL = 'https://api.sandbox.checkout.com';
 
-export interface CheckoutConnectorOptions {
-  /** Base URL of the Payments API (PAYGATE_CHECKOUT_URL), without a trailing slash. */
-  baseUrl: string;
-  http: OutgoingClient;
-  db: () => Executor;
-  /** The opened terminal of a request. */
-  terminals: (ref: TerminalRef) => Promise<CheckoutTerminal>;
-  timeoutMs: number;
-  logger?: Logger;
-  /** The keyed fingerprint of a card number. */
-  fingerprint: (pan: string) => string;
-}
-
-type Sent = { kind: 'answer'; status: number; body: Record<string, unknown> | null; text: string } | { kind: 'unknown'; details: string };
+/** What the connector gets from the gateway (kit/declaration.ts). */
+export type CheckoutConnectorOptions = KitDeps<CheckoutTerminal>;
 
 const FOLLOW_UP_PATH = { capture: 'captures', void: 'voids', refund: 'refunds' } as const;
 
@@ -76,62 +61,49 @@ const FOLLOW_UP_PATH = { capture: 'captures', void: 'voids', refund: 'refunds' }
  */
 export const UNDECIDED_ACTION_WINDOW_MS = 60 * 60_000;
 
-export class CheckoutConnector implements Connector {
-  readonly name = 'checkout';
-  readonly #o: CheckoutConnectorOptions;
-
+export class CheckoutConnector extends ConnectorBase<CheckoutTerminal> implements Connector {
   constructor(opts: CheckoutConnectorOptions) {
-    this.#o = { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+    super(opts, { name: 'checkout', label: 'Checkout.com', ledger: CHECKOUT_LEDGER });
   }
 
-  async #send(method: 'GET' | 'POST', path: string, terminal: CheckoutTerminal, body: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Sent> {
+  #send(method: 'GET' | 'POST', path: string, terminal: CheckoutTerminal, body: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Sent> {
     const headers: Record<string, string> = { authorization: `Bearer ${terminal.secretKey}`, accept: 'application/json' };
-    if (body) headers['content-type'] = 'application/json';
     if (idempotencyKey) headers['cko-idempotency-key'] = idempotencyKey;
-    let res;
-    try {
-      res = await this.#o.http.send(`${this.#o.baseUrl}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, env: 'production', timeoutMs: this.#o.timeoutMs });
-    } catch (err) {
-      this.#o.logger?.warn({ path: path.split('?')[0], failure: err instanceof OutgoingError ? err.failure : 'error' }, 'checkout: no answer');
-      return { kind: 'unknown', details: err instanceof OutgoingError ? `Checkout.com did not answer: ${err.message}` : 'Checkout.com did not answer' };
-    }
-    return { kind: 'answer', status: res.status, body: parseObject(res.body), text: res.body };
+    return this.send({ method, path, headers, json: body ?? undefined });
   }
 
-  /** A refused request (4xx: not processed) as a decline; a server error or garbage as UNKNOWN. */
-  #notProcessed(sent: Extract<Sent, { kind: 'answer' }>, what: string): ProcessorResult {
-    if (sent.status >= 400 && sent.status < 500 && sent.status !== 408 && sent.status !== 429) {
-      const codes = Array.isArray(sent.body?.error_codes) ? (sent.body!.error_codes as unknown[]).filter((c) => typeof c === 'string').slice(0, 5).join(', ') : '';
-      const why = sent.status === 401 ? 'the secret key was refused' : codes || (sent.status === 403 ? 'not allowed for this payment (HTTP 403)' : sent.status === 404 ? 'payment not found (HTTP 404)' : `HTTP ${sent.status}`);
-      return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `Checkout.com refused the ${what}: ${why}`, processorId: null };
-    }
-    this.#o.logger?.warn({ status: sent.status }, 'checkout: unexpected answer');
-    return { outcome: 'UNKNOWN', details: `Checkout.com answered HTTP ${sent.status}` };
+  /** A refused request (4xx: not processed) as a decline in Checkout.com's words; a server error or garbage as UNKNOWN. */
+  #notProcessed(sent: Answer, what: string): ProcessorResult {
+    return refusedOrUnknown(sent, { label: 'Checkout.com', what, logger: this.deps.logger, name: 'checkout', words: (a) => {
+      const codes = Array.isArray(a.json?.error_codes) ? (a.json!.error_codes as unknown[]).filter((c) => typeof c === 'string').slice(0, 5).join(', ') : '';
+      return a.status === 401 ? 'the secret key was refused' : codes || (a.status === 403 ? 'not allowed for this payment (HTTP 403)' : a.status === 404 ? 'payment not found (HTTP 404)' : null);
+    } });
+  }
+
+  #op(o: Omit<CheckoutOperation, 'actionId' | 'createdAt' | 'data'>) {
+    return this.ledger.record(o) as Promise<CheckoutOperation>;
+  }
+
+  async #find(reference: string): Promise<CheckoutOperation | null> {
+    return (await this.ledger.find(reference)) as CheckoutOperation | null;
   }
 
   async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
-    if (req.channel === 'CARD_PRESENT') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through Checkout.com online processing channels', processorId: null };
-    const terminal = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    await recordOperation(db, {
-      reference: req.reference, kind, amount: kind === 'verify' ? 0 : req.amount, currency: req.currency, processingChannelId: terminal.processingChannelId,
-      paymentId: null, originalReference: null, terminalRef: refOf(req.terminal),
-    });
-    const fingerprint = this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, ''));
-    const previous = req.channel === 'MIT' ? req.cofTxnid || (await findCof(db, terminal.processingChannelId, fingerprint)) : null;
+    if (req.channel === 'CARD_PRESENT') return cardPresentRefused('Checkout.com online processing channels');
+    const terminal = await this.terminal(req.terminal);
+    await this.#op({ reference: req.reference, kind, amount: kind === 'verify' ? 0 : req.amount, currency: req.currency, account: terminal.processingChannelId, providerId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
+    const fingerprint = this.fingerprintOf(req.card);
+    const previous = req.channel === 'MIT' ? req.cofTxnid || ((await this.ledger.findCof(terminal.processingChannelId, fingerprint))?.id ?? null) : null;
     const body = paymentBody(req, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: previous });
     const sent = await this.#send('POST', '/payments', terminal, body, req.reference);
-    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'unknown') return noAnswer(sent);
     if (sent.status !== 201 && sent.status !== 202) return this.#notProcessed(sent, 'payment');
-    if (!sent.body) return { outcome: 'UNKNOWN', details: 'Checkout.com answered something that is not JSON' };
-    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
-    if (r.result.outcome === 'UNKNOWN') {
-      this.#o.logger?.error({ reference: req.reference, details: r.result.details }, 'checkout: answer not believed; the operation is left to the reconciler');
-      return r.result;
-    }
-    if (r.paymentId) await saveIds(db, req.reference, { paymentId: r.paymentId });
+    if (!sent.json) return notJson('Checkout.com');
+    const r = resultOfPayment(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.result.outcome === 'UNKNOWN') return notBelieved(this.deps.logger, 'checkout', { reference: req.reference }, r.result.details);
+    if (r.paymentId) await this.ledger.save(req.reference, { providerId: r.paymentId });
     if (r.result.outcome !== 'APPROVED') return r.result;
-    if (req.channel === 'ECOMMERCE' && r.schemeId) await keepCof(db, terminal.processingChannelId, fingerprint, r.schemeId);
+    if (req.channel === 'ECOMMERCE' && r.schemeId) await this.ledger.keepCof(terminal.processingChannelId, fingerprint, { id: r.schemeId });
     if (req.channel === 'MIT') return { ...r.result, cofTxnid: previous };
     return r.result;
   }
@@ -150,24 +122,17 @@ export class CheckoutConnector implements Connector {
   }
 
   async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
-    const terminal = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    const original = await findOperation(db, req.original.reference);
-    const paymentId = original?.paymentId ?? (req.original.processorId && /^pay_/.test(req.original.processorId) ? req.original.processorId : null);
-    if (!original || !paymentId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'The payment was not made through Checkout.com by this gateway: no payment id to refer to', processorId: null };
-    await recordOperation(db, {
-      reference: req.reference, kind, amount: req.amount, currency: req.currency, processingChannelId: original.processingChannelId,
-      paymentId, originalReference: original.reference, terminalRef: refOf(req.terminal),
-    });
+    const terminal = await this.terminal(req.terminal);
+    const original = await this.#find(req.original.reference);
+    const paymentId = original?.providerId ?? (req.original.processorId && /^pay_/.test(req.original.processorId) ? req.original.processorId : null);
+    if (!original || !paymentId) return declined('The payment was not made through Checkout.com by this gateway: no payment id to refer to');
+    await this.#op({ reference: req.reference, kind, amount: req.amount, currency: req.currency, account: original.account, providerId: paymentId, originalReference: original.reference, terminalRef: terminalRecord(req.terminal) });
     const sent = await this.#send('POST', `/payments/${encodeURIComponent(paymentId)}/${FOLLOW_UP_PATH[kind]}`, terminal, actionBody(kind, req.reference, req.amount), req.reference);
-    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'unknown') return noAnswer(sent);
     if (sent.status !== 202) return this.#notProcessed(sent, kind);
-    const accepted = sent.body ? acceptedAction(sent.body, req.reference) : null;
-    if (!accepted) {
-      this.#o.logger?.error({ reference: req.reference, kind }, 'checkout: action answer not believed; left to the reconciler');
-      return { outcome: 'UNKNOWN', details: `The Checkout.com answer to the ${kind} does not name an action for it` };
-    }
-    await saveIds(db, req.reference, { actionId: accepted.actionId });
+    const accepted = sent.json ? acceptedAction(sent.json, req.reference) : null;
+    if (!accepted) return notBelieved(this.deps.logger, 'checkout', { reference: req.reference, kind }, `The Checkout.com answer to the ${kind} does not name an action for it`, 'action answer not believed; left to the reconciler');
+    await this.ledger.save(req.reference, { actionId: accepted.actionId });
     // accepted, processed asynchronously: its webhook or the payment's actions decide it
     return { outcome: 'PENDING', details: `Checkout.com accepted the ${kind}; it is decided asynchronously`, processorId: accepted.actionId };
   }
@@ -186,42 +151,35 @@ export class CheckoutConnector implements Connector {
 
   /** Card payouts need a separate Checkout.com product (Payouts): refused, nothing is sent. */
   async payout(_req: PayoutRequest): Promise<ProcessorResult> {
-    return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Payouts to cards are not offered through Checkout.com payment processing channels: use a service of a type that supports payouts', processorId: null };
+    return payoutNotOffered('Checkout.com payment processing channels');
   }
 
   async lookup(req: LookupRequest): Promise<LookupResult> {
-    const db = this.#o.db();
-    const op = await findOperation(db, req.reference);
+    const op = await this.#find(req.reference);
     if (!op) return { found: false };
-    let terminal: CheckoutTerminal;
-    try {
-      terminal = await this.#o.terminals(req.terminal);
-    } catch (err) {
-      return { found: 'unknown', details: (err as Error).message };
-    }
+    const opened = await this.terminalOf(req.terminal, 'CHECKOUT');
+    if ('problem' in opened) return { found: 'unknown', details: opened.problem };
+    const terminal = opened.terminal;
     if (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'verify') {
       const sent = await this.#send('GET', `/payments?reference=${encodeURIComponent(op.reference)}&limit=10`, terminal, null, null);
       if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
-      if (sent.status !== 200 || !sent.body || !Array.isArray(sent.body.data)) return { found: 'unknown', details: `Checkout.com answered the payment search with HTTP ${sent.status}` };
+      if (sent.status !== 200 || !sent.json || !Array.isArray(sent.json.data)) return { found: 'unknown', details: `Checkout.com answered the payment search with HTTP ${sent.status}` };
       // a soft-declined attempt and its authenticated retry share the reference: the approved one
       // counts, then one still waiting for 3-D Secure, then a declined one
-      const ours = (sent.body.data as Array<Record<string, unknown>>).filter((x) => x && typeof x === 'object' && x.reference === op.reference);
+      const ours = (sent.json.data as Array<Record<string, unknown>>).filter((x) => x && typeof x === 'object' && x.reference === op.reference);
       const p = ours.find((x) => x.approved === true) ?? ours.find((x) => x.status === 'Pending') ?? ours[0];
       if (!p) return { found: false };
       const read = readDetails(p, { reference: op.reference, amount: op.amount, currency: op.currency }, op.kind);
-      if (read.paymentId && (read.state === 'declined' || read.result.outcome !== 'UNKNOWN')) await saveIds(db, op.reference, { paymentId: read.paymentId });
-      const r = await this.#settledFromDetails(terminal, p, read);
-      if (r.outcome === 'UNKNOWN' || r.outcome === 'PENDING') return { found: 'unknown', details: r.details };
-      if (r.outcome === 'CHALLENGE') return { found: 'unknown', details: 'the payment waits for 3-D Secure authentication' };
-      return { found: true, result: r };
+      if (read.paymentId && (read.state === 'declined' || read.result.outcome !== 'UNKNOWN')) await this.ledger.save(op.reference, { providerId: read.paymentId });
+      return lookupOf(await this.#settledFromDetails(terminal, p, read));
     }
-    if (!op.paymentId) return { found: false };
-    const sent = await this.#send('GET', `/payments/${encodeURIComponent(op.paymentId)}/actions`, terminal, null, null);
+    if (!op.providerId) return { found: false };
+    const sent = await this.#send('GET', `/payments/${encodeURIComponent(op.providerId)}/actions`, terminal, null, null);
     if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
     if (sent.status !== 200) return { found: 'unknown', details: `Checkout.com answered the actions query with HTTP ${sent.status}` };
     const list = parseJson(sent.text);
     if (list === undefined) return { found: 'unknown', details: 'Checkout.com answered the actions query with something that is not JSON' };
-    const f = followUpInActions(list, { kind: op.kind, reference: op.reference, actionId: op.actionId, amount: op.amount, paymentId: op.paymentId });
+    const f = followUpInActions(list, { kind: op.kind, reference: op.reference, actionId: op.actionId, amount: op.amount, paymentId: op.providerId });
     if (f.state === 'decided') return { found: true, result: f.result };
     if (f.state === 'mismatch') return { found: 'unknown', details: `the ${op.kind} among the payment's actions does not have the amount sent` };
     if (f.state === 'undecided' || op.actionId) return { found: 'unknown', details: `Checkout.com accepted the ${op.kind} and has not decided it yet` };
@@ -248,7 +206,7 @@ export class CheckoutConnector implements Connector {
     if (read.state === 'declined') {
       // fetched by a 3-D Secure session id, the details carry the summary of the payment's actions
       const code = authorizationOf(details.actions) ?? (await this.#authorization(terminal, read.paymentId));
-      if (code === 'unknown') return { outcome: 'UNKNOWN', details: 'Checkout.com declined the payment; its actions could not be read for the reason' };
+      if (code === 'unknown') return unknown('Checkout.com declined the payment; its actions could not be read for the reason');
       return declineOf(read.paymentId, code);
     }
     const r = read.result;
@@ -277,31 +235,27 @@ export class CheckoutConnector implements Connector {
 
   async #threedsPay(req: PaymentRequest & { preauthorization: boolean }, back: string): Promise<ThreeDSPayment> {
     const kind = req.preauthorization ? 'preauth' : 'payment';
-    const terminal = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    await recordOperation(db, {
-      reference: req.reference, kind, amount: req.amount, currency: req.currency, processingChannelId: terminal.processingChannelId,
-      paymentId: null, originalReference: null, terminalRef: refOf(req.terminal),
-    });
+    const terminal = await this.terminal(req.terminal);
+    await this.#op({ reference: req.reference, kind, amount: req.amount, currency: req.currency, account: terminal.processingChannelId, providerId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const body = paymentBody({ ...req, threeds: null }, { kind, processingChannelId: terminal.processingChannelId, previousPaymentId: null, threeds3: { successUrl: back, failureUrl: back } });
     // the soft-declined attempt went under the reference as its idempotency key: this one is another request
     const sent = await this.#send('POST', '/payments', terminal, body, `${req.reference}-3ds`);
     const result = (r: ProcessorResult): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds: null, flow: 'FRICTIONLESS' });
-    if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
+    if (sent.kind === 'unknown') return result(noAnswer(sent));
     if (sent.status !== 201 && sent.status !== 202) return result(this.#notProcessed(sent, 'payment'));
-    if (!sent.body) return result({ outcome: 'UNKNOWN', details: 'Checkout.com answered something that is not JSON' });
+    if (!sent.json) return result(notJson('Checkout.com'));
     if (sent.status === 202) {
-      const p = sent.body;
+      const p = sent.json;
       const href = (p._links as Record<string, Record<string, unknown>> | undefined)?.redirect?.href;
       if (p.status !== 'Pending' || p.reference !== req.reference || typeof p.id !== 'string' || typeof href !== 'string' || !/^https?:\/\//.test(href)) {
-        return result({ outcome: 'UNKNOWN', details: 'The Checkout.com answer does not name the 3-D Secure page of this payment' });
+        return result(unknown('The Checkout.com answer does not name the 3-D Secure page of this payment'));
       }
-      await saveIds(db, req.reference, { paymentId: p.id });
+      await this.ledger.save(req.reference, { providerId: p.id });
       return { outcome: 'ACS_CHALLENGE', acsUrl: href, creq: Buffer.from(p.id).toString('base64url') };
     }
-    const r = resultOfPayment(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
-    if (r.paymentId) await saveIds(db, req.reference, { paymentId: r.paymentId });
-    return result(r.result.outcome === 'CHALLENGE' ? { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.result.details, processorId: r.paymentId } : r.result);
+    const r = resultOfPayment(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    if (r.paymentId) await this.ledger.save(req.reference, { providerId: r.paymentId });
+    return result(r.result.outcome === 'CHALLENGE' ? declined(r.result.details, 'AUTHENTICATION_FAILED', r.paymentId) : r.result);
   }
 
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, sessionId: string): Promise<ThreeDSPayment> {
@@ -310,28 +264,20 @@ export class CheckoutConnector implements Connector {
       outcome: 'RESULT', result: r, flow: 'CHALLENGE',
       threeds: r.outcome === 'APPROVED' ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null,
     });
-    if (!/^sid_[a-z0-9]{10,40}$/.test(sessionId)) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'Checkout.com sent the cardholder back without a session id', processorId: null });
-    const terminal = await this.#o.terminals(req.terminal);
+    if (!/^sid_[a-z0-9]{10,40}$/.test(sessionId)) return done(declined('Checkout.com sent the cardholder back without a session id', 'AUTHENTICATION_FAILED'));
+    const terminal = await this.terminal(req.terminal);
     const sent = await this.#send('GET', `/payments/${sessionId}`, terminal, null, null);
-    if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
-    if (sent.status !== 200 || !sent.body) return done({ outcome: 'UNKNOWN', details: `Checkout.com answered the payment query with HTTP ${sent.status}` });
-    const read = readDetails(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
-    const r = await this.#settledFromDetails(terminal, sent.body, read);
-    if (r.outcome === 'CHALLENGE') return done({ outcome: 'UNKNOWN', details: 'the payment still waits for 3-D Secure authentication' });
-    if (r.outcome === 'APPROVED' && read.state === 'result' && read.schemeId) await keepCof(this.#o.db(), terminal.processingChannelId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), read.schemeId);
+    if (sent.kind === 'unknown') return done(noAnswer(sent));
+    if (sent.status !== 200 || !sent.json) return done(unknown(`Checkout.com answered the payment query with HTTP ${sent.status}`));
+    const read = readDetails(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency }, kind);
+    const r = await this.#settledFromDetails(terminal, sent.json, read);
+    if (r.outcome === 'CHALLENGE') return done(unknown('the payment still waits for 3-D Secure authentication'));
+    if (r.outcome === 'APPROVED' && read.state === 'result' && read.schemeId) await this.ledger.keepCof(terminal.processingChannelId, this.fingerprintOf(req.card), { id: read.schemeId });
     return done(r);
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
-    const r = await this.#payment({ ...req, amount: 0, channel: 'ECOMMERCE', threeds: null }, 'verify');
-    if (r.outcome === 'APPROVED') return { outcome: 'VERIFIED', processorId: r.processorId };
-    if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
-    if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
-    return { outcome: 'UNKNOWN', details: r.details };
-  }
-
-  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
-    return { outcome: 'UNKNOWN', details: 'Checkout.com does not offer holder verification' };
+    return verificationOf(await this.#payment({ ...req, amount: 0, channel: 'ECOMMERCE', threeds: null }, 'verify'));
   }
 
   /**
@@ -358,54 +304,37 @@ export class CheckoutConnector implements Connector {
     const unverified = parseObject(raw);
     const data = unverified?.data as Record<string, unknown> | undefined;
     const type = typeof unverified?.type === 'string' ? unverified.type : '';
-    if (!unverified || !data || typeof data.id !== 'string') return { outcome: 'IGNORED', reason: 'not a Checkout.com webhook' };
+    if (!unverified || !data || typeof data.id !== 'string') return ignored('not a Checkout.com webhook');
     const kinds = EVENT_KINDS[type]?.kinds;
-    if (!kinds) return { outcome: 'IGNORED', reason: `event ${type.slice(0, 60)} settles nothing` };
-    const db = this.#o.db();
+    if (!kinds) return ignored(`event ${type.slice(0, 60)} settles nothing`);
     const candidates: CheckoutOperation[] = [];
     if (typeof data.reference === 'string' && data.reference.length <= 100) {
-      const byRef = await findOperation(db, data.reference);
+      const byRef = await this.#find(data.reference);
       if (byRef) candidates.push(byRef);
     }
-    candidates.push(...(await operationsOfPayment(db, data.id)));
-    const ofKind = candidates.filter((c) => kinds.includes(c.kind) && (c.paymentId === null || c.paymentId === data.id));
+    candidates.push(...((await this.ledger.findByIds({ providerId: data.id })) as CheckoutOperation[]));
+    const ofKind = candidates.filter((c) => kinds.includes(c.kind) && (c.providerId === null || c.providerId === data.id));
     const op =
       ofKind.find((c) => c.actionId !== null && c.actionId === data.action_id) ??
       ofKind.find((c) => c.reference === data.reference) ??
       ofKind.find((c) => c.actionId === null && c.kind !== 'payment' && c.kind !== 'preauth' && c.kind !== 'verify' && c.amount === data.amount);
-    if (!op || !op.terminalRef) return { outcome: 'IGNORED', reason: 'no operation of ours for this webhook' };
-    let terminal: CheckoutTerminal;
-    try {
-      terminal = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'CHECKOUT', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
-    } catch (err) {
-      return { outcome: 'IGNORED', reason: (err as Error).message };
-    }
-    if (!verifyWebhook(raw, fields['cko-signature'], terminal.webhookKey)) {
-      this.#o.logger?.error({ reference: op.reference }, 'checkout: webhook refused (Cko-Signature not verified)');
-      return { outcome: 'IGNORED', reason: 'signature not verified' };
+    if (!op || !op.terminalRef) return ignored('no operation of ours for this webhook');
+    const t = await this.terminalOf(op.terminalRef, 'CHECKOUT');
+    if ('problem' in t) return ignored(t.problem);
+    if (!verifyWebhook(raw, fields['cko-signature'], t.terminal.webhookKey)) {
+      this.deps.logger?.error({ reference: op.reference }, 'checkout: webhook refused (Cko-Signature not verified)');
+      return ignored('signature not verified');
     }
     const facts = webhookFacts(unverified);
-    if (!facts) return { outcome: 'IGNORED', reason: 'the webhook names no event or payment' };
-    const paymentId = op.paymentId ?? facts.paymentId;
+    if (!facts) return ignored('the webhook names no event or payment');
+    const paymentId = op.providerId ?? facts.paymentId;
     const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId });
-    const fresh = await recordWebhook(db, { eventId: facts.eventId, type: facts.type, paymentId: facts.paymentId, reference: op.reference, outcome: result ? result.outcome : 'IGNORED' });
-    if (!fresh) return { outcome: 'IGNORED', reason: `event ${facts.eventId} was received before (a replay)` };
-    if (!result) return { outcome: 'IGNORED', reason: 'the webhook does not match the operation (amount, currency or type)' };
-    if (!op.paymentId) await saveIds(db, op.reference, { paymentId: facts.paymentId });
-    if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await saveIds(db, op.reference, { actionId: facts.actionId });
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.paymentId, reference: op.reference, outcome: result ? result.outcome : 'IGNORED' });
+    if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
+    if (!result) return ignored('the webhook does not match the operation (amount, currency or type)');
+    if (!op.providerId) await this.ledger.save(op.reference, { providerId: facts.paymentId });
+    if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await this.ledger.save(op.reference, { actionId: facts.actionId });
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
 }
 
-/** A JSON text's value; undefined when it is not JSON. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function refOf(t: TerminalRef) {
-  return { serviceType: t.serviceType, serviceId: t.serviceId ?? null, terminalId: t.terminalId ?? null };
-}

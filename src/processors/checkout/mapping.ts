@@ -96,15 +96,7 @@ export interface Expected {
   currency: string;
 }
 
-/** Reads a JSON object or null. */
-export function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
+export { parseObject } from '../kit/http.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length <= 200 ? v : null);
 

@@ -153,14 +153,7 @@ export function cardPaymentSource(card: CardData, o: CardSourceOptions): Record<
   return { card: c };
 }
 
-export function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
+export { parseObject } from '../kit/http.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length <= 200 ? v : null);
 const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);

@@ -26,9 +26,6 @@
  * gateway's outgoing client (allowed hosts, deadlines, answer size cap), and it has no call for the
  * webhook verification; the part of the API used here is a handful of JSON calls.
  */
-import type { Logger } from 'pino';
-import type { Executor } from '../../platform/db/database.js';
-import { OutgoingError, type OutgoingClient } from '../../platform/net/outgoing.js';
 import type {
   AcquirerThreeDS,
   ApmCompleteRequest,
@@ -47,15 +44,16 @@ import type {
   PayoutRequest,
   ProcessorResult,
   ProviderForm,
-  TerminalRef,
   VerifyCardRequest,
   VerifyCardResult,
-  VerifyHolderRequest,
-  VerifyHolderResult,
 } from '../connector.js';
 import type { PaypalTerminal } from './credentials.js';
 import { amountProblem, smallestAmount } from './currencies.js';
-import { findCof, findOperation, keepCof, operationsOf, recordOperation, recordWebhook, saveIds, type PaypalOperation } from './paypal.repo.js';
+import { PAYPAL_LEDGER, paypalOperation, type PaypalOperation } from './ledger.js';
+import { ConnectorBase, type KitDeps } from '../kit/base.js';
+import type { ConnectorDeps } from '../kit/declaration.js';
+import { parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
+import { cardPresentRefused, declined, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import {
   authenticationOf,
   cardNetwork,
@@ -65,7 +63,6 @@ import {
   followUpInOrder,
   issuesOf,
   orderBody,
-  parseObject,
   payerActionOf,
   resultOfAction,
   resultOfOrder,
@@ -81,56 +78,51 @@ import {
 export const PAYPAL_PRODUCTION_URL = 'https://api-m.paypal.com';
 export const PAYPAL_SANDBOX_URL = 'https://api-m.sandbox.paypal.com';
 
-export interface PaypalConnectorOptions {
-  /** Base URL of PayPal's REST API (PAYGATE_PAYPAL_URL), without a trailing slash. */
-  baseUrl: string;
-  http: OutgoingClient;
-  db: () => Executor;
-  terminals: (ref: TerminalRef) => Promise<PaypalTerminal>;
-  timeoutMs: number;
-  logger?: Logger;
-  fingerprint: (pan: string) => string;
-  /** Where a buyer comes back when no return URL was given (the gateway's public URL). */
-  publicUrl: string;
-  /** The current time (token expiry). */
-  now?: () => number;
-}
+/** What the connector gets from the gateway (kit/declaration.ts); `publicUrl`: where a buyer comes back when no return URL was given; `now`: the time (token expiry). */
+export type PaypalConnectorOptions = KitDeps<PaypalTerminal> & Pick<ConnectorDeps<PaypalTerminal>, 'publicUrl'> & { now?: () => number };
 
-type Sent = { kind: 'answer'; status: number; body: Record<string, unknown> | null } | { kind: 'unknown'; details: string };
+type Sent = KitSent;
 
-export class PaypalConnector implements Connector {
-  readonly name = 'paypal';
-  readonly #o: PaypalConnectorOptions;
+export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: string }> implements Connector {
   readonly #tokens = new Map<string, { token: string; until: number }>();
+  protected declare readonly deps: PaypalConnectorOptions;
 
   constructor(opts: PaypalConnectorOptions) {
-    this.#o = { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+    super(opts, { name: 'paypal', label: 'PayPal', ledger: PAYPAL_LEDGER, maskPath: (path) => path.replace(/\/[A-Z0-9]{10,}/g, '/:id') });
+  }
+
+  /** Records an operation before anything is sent (idempotent by reference). */
+  async #record(op: Omit<PaypalOperation, 'actionId' | 'createdAt'>): Promise<PaypalOperation> {
+    const { clientId, orderId, paymentId, ...rest } = op;
+    return paypalOperation(await this.ledger.record({ ...rest, account: clientId, providerId: paymentId, data: orderId ? { orderId } : {} }));
+  }
+
+  async #find(reference: string): Promise<PaypalOperation | null> {
+    const r = await this.ledger.find(reference);
+    return r ? paypalOperation(r) : null;
+  }
+
+  #save(reference: string, ids: { orderId?: string; paymentId?: string; actionId?: string }): Promise<void> {
+    return this.ledger.save(reference, { providerId: ids.paymentId, actionId: ids.actionId, data: ids.orderId ? { orderId: ids.orderId } : undefined });
+  }
+
+  /** The operations of a PayPal order, or acting on (or done as) a capture or authorization id. */
+  async #operationsOf(ids: { orderId?: string | null; paymentId?: string | null }): Promise<PaypalOperation[]> {
+    return (await this.ledger.findByIds({ providerId: ids.paymentId, actionId: ids.paymentId, data: { orderId: ids.orderId } })).map(paypalOperation);
   }
 
   #now(): number {
-    return this.#o.now?.() ?? Date.now();
+    return this.deps.now?.() ?? Date.now();
   }
 
   /** The app's bearer token (client credentials), kept until shortly before it expires. */
   async #token(t: PaypalTerminal): Promise<{ token: string } | { failed: ProcessorResult }> {
     const kept = this.#tokens.get(t.clientId);
     if (kept && kept.until > this.#now()) return { token: kept.token };
-    let res;
-    try {
-      res = await this.#o.http.send(`${this.#o.baseUrl}/v1/oauth2/token`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: 'grant_type=client_credentials',
-        env: 'production',
-        timeoutMs: this.#o.timeoutMs,
-      });
-    } catch (err) {
-      return { failed: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: err instanceof OutgoingError ? `PayPal did not answer the token request (nothing was sent): ${err.message}` : 'PayPal did not answer the token request (nothing was sent)', processorId: null } };
-    }
-    const body = parseObject(res.body);
-    if (res.status !== 200 || typeof body?.access_token !== 'string') {
-      return { failed: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: res.status === 401 ? 'PayPal refused the client id and secret' : `PayPal answered the token request with HTTP ${res.status}`, processorId: null } };
-    }
+    const res = await this.send({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, accept: 'application/json' }, form: 'grant_type=client_credentials' });
+    if (res.kind === 'unknown') return { failed: declined(`PayPal did not answer the token request (nothing was sent)${res.details.replace(/^PayPal did not answer/, '')}`) };
+    const body = res.json;
+    if (res.status !== 200 || typeof body?.access_token !== 'string') return { failed: declined(res.status === 401 ? 'PayPal refused the client id and secret' : `PayPal answered the token request with HTTP ${res.status}`) };
     const seconds = typeof body.expires_in === 'number' ? body.expires_in : 300;
     this.#tokens.set(t.clientId, { token: body.access_token, until: this.#now() + Math.max(0, seconds - 60) * 1000 });
     return { token: body.access_token };
@@ -140,32 +132,24 @@ export class PaypalConnector implements Connector {
     const tok = await this.#token(t);
     if ('failed' in tok) return { kind: 'failed', result: tok.failed };
     const headers: Record<string, string> = { authorization: `Bearer ${tok.token}`, accept: 'application/json', prefer: 'return=representation' };
-    if (body !== null) headers['content-type'] = 'application/json';
     if (requestId) headers['paypal-request-id'] = requestId;
-    let res;
-    try {
-      res = await this.#o.http.send(`${this.#o.baseUrl}${path}`, { method, headers, body: body === null ? undefined : typeof body === 'string' ? body : JSON.stringify(body), env: 'production', timeoutMs: this.#o.timeoutMs });
-    } catch (err) {
-      this.#o.logger?.warn({ path: path.replace(/\/[A-Z0-9]{10,}/g, '/:id'), failure: err instanceof OutgoingError ? err.failure : 'error' }, 'paypal: no answer');
-      return { kind: 'unknown', details: err instanceof OutgoingError ? `PayPal did not answer: ${err.message}` : 'PayPal did not answer' };
-    }
-    if (res.status === 401) this.#tokens.delete(t.clientId);
-    return { kind: 'answer', status: res.status, body: parseObject(res.body) };
+    const sent = await this.send({ method, path, headers, ...(body === null ? {} : typeof body === 'string' ? { body, headers: { ...headers, 'content-type': 'application/json' } } : { json: body }) });
+    if (sent.kind === 'answer' && sent.status === 401) this.#tokens.delete(t.clientId);
+    return sent;
   }
 
   /** A refused request (4xx: not processed) as a decline naming PayPal's issue; anything else UNKNOWN. */
-  #refused(sent: Extract<Sent, { kind: 'answer' }>, what: string): ProcessorResult {
-    if (sent.status >= 400 && sent.status < 500 && sent.status !== 408 && sent.status !== 429) {
-      const details = Array.isArray(sent.body?.details) ? (sent.body!.details as Array<Record<string, unknown>>).map((d) => d?.issue).filter((x): x is string => typeof x === 'string').slice(0, 3).join(', ') : '';
-      return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `PayPal refused the ${what}: ${details || (typeof sent.body?.name === 'string' ? sent.body.name : `HTTP ${sent.status}`)}`, processorId: null };
-    }
-    return { outcome: 'UNKNOWN', details: `PayPal answered HTTP ${sent.status}` };
+  #refused(sent: Answer, what: string): ProcessorResult {
+    return refusedOrUnknown(sent, { label: 'PayPal', what, words: (a) => {
+      const issues = Array.isArray(a.json?.details) ? (a.json!.details as Array<Record<string, unknown>>).map((d) => d?.issue).filter((x): x is string => typeof x === 'string').slice(0, 3).join(', ') : '';
+      return issues || (typeof a.json?.name === 'string' ? a.json.name : null);
+    } });
   }
 
   /** An amount PayPal cannot take, refused before anything is sent; null when it can be sent. */
   #notSendable(amount: number, currency: string): ProcessorResult | null {
     const problem = amountProblem(amount, currency);
-    return problem ? { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `Not sent to PayPal: ${problem}`, processorId: null } : null;
+    return problem ? declined(`Not sent to PayPal: ${problem}`) : null;
   }
 
   /** Creates the operation's order once (no money moves) and records its id; the operation with it. */
@@ -173,11 +157,11 @@ export class PaypalConnector implements Connector {
     if (op.orderId) return { op };
     const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(op.reference, op.amount, op.currency, intent), `${op.reference}-order`);
     if (created.kind === 'failed') return { result: created.result };
-    if (created.kind === 'unknown') return { result: { outcome: 'UNKNOWN', details: created.details } };
+    if (created.kind === 'unknown') return { result: noAnswer(created) };
     if (created.status !== 200 && created.status !== 201) return { result: this.#refused(created, 'order') };
-    const id = created.body?.id;
-    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id)) return { result: { outcome: 'UNKNOWN', details: 'PayPal answered the order without an id' } };
-    await saveIds(this.#o.db(), op.reference, { orderId: id });
+    const id = created.json?.id;
+    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id)) return { result: unknown('PayPal answered the order without an id') };
+    await this.#save(op.reference, { orderId: id });
     return { op: { ...op, orderId: id } };
   }
 
@@ -187,55 +171,51 @@ export class PaypalConnector implements Connector {
    * Mastercard or Discover reference without its date, which PayPal requires, is not quoted.
    */
   async #previous(clientId: string, fingerprint: string, cofTxnid: string | null | undefined, network: string | null): Promise<NetworkReference | null> {
-    const kept = await findCof(this.#o.db(), clientId, fingerprint);
+    const kept = await this.ledger.findCof(clientId, fingerprint);
     const ref = cofTxnid && kept?.id !== cofTxnid ? { id: cofTxnid, network, date: null } : kept ? { ...kept, network: kept.network ?? network } : null;
     if (ref && (ref.network === 'MASTERCARD' || ref.network === 'DISCOVER') && !ref.date) {
-      this.#o.logger?.warn({ network: ref.network }, 'paypal: the card\'s network reference has no date; the merchant-initiated payment is sent without it');
+      this.deps.logger?.warn({ network: ref.network }, 'paypal: the card\'s network reference has no date; the merchant-initiated payment is sent without it');
       return null;
     }
     return ref;
   }
 
   async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
-    if (req.channel === 'CARD_PRESENT') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Card-present payments do not go through PayPal', processorId: null };
+    if (req.channel === 'CARD_PRESENT') return cardPresentRefused('PayPal');
     const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
     const amount = kind === 'verify' ? smallestAmount(req.currency) : req.amount;
     const refused = this.#notSendable(amount, req.currency);
     if (refused) return refused;
-    const t = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    const recorded = await recordOperation(db, { reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    const t = await this.terminal(req.terminal);
+    const recorded = await this.#record({ reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     // 1. the order: no money moves
     const ordered = await this.#order(t, recorded, intent);
     if ('result' in ordered) return ordered.result;
     const op = ordered.op;
     // 2. the money: capture or authorize the order with the card
     const pan = req.card.pan.reveal().replace(/\s+/g, '');
-    const fingerprint = this.#o.fingerprint(pan);
+    const fingerprint = this.deps.fingerprint(pan);
     const network = cardNetwork(pan);
     const previous = req.channel === 'MIT' ? await this.#previous(t.clientId, fingerprint, req.cofTxnid, network) : null;
     const source = cardPaymentSource(req.card, { channel: req.channel, storeCredential: req.storeCredential, mit: req.mit, previous });
     const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, req.reference);
     if (sent.kind === 'failed') return sent.result;
-    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'unknown') return noAnswer(sent);
     const noAuthentication = (details: string, processorId: string | null = null): ProcessorResult => ({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: `${details}, which a ${req.channel === 'MOTO' ? 'MoTo' : 'merchant-initiated'} payment cannot go through`, processorId });
-    if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) {
+    if (sent.status === 422 && issuesOf(sent.json).includes('PAYER_ACTION_REQUIRED')) {
       // 3-D Secure first (422 PAYER_ACTION_REQUIRED with the payer-action link): the gateway's 3-D Secure page
       if (req.channel !== 'ECOMMERCE') return noAuthentication('PayPal asks for 3-D Secure (PAYER_ACTION_REQUIRED)');
       return { outcome: 'CHALLENGE', details: 'PayPal asks for 3-D Secure authentication (422 PAYER_ACTION_REQUIRED)' };
     }
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'payment');
-    if (!sent.body) return { outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' };
-    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency, cardNetwork: network }, intent);
-    if (f.result.outcome === 'UNKNOWN') {
-      this.#o.logger?.error({ reference: req.reference, details: f.result.details }, 'paypal: answer not believed; the operation is left to the reconciler');
-      return f.result;
-    }
-    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
+    if (!sent.json) return notJson('PayPal');
+    const f = resultOfOrder(sent.json, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency, cardNetwork: network }, intent);
+    if (f.result.outcome === 'UNKNOWN') return notBelieved(this.deps.logger, 'paypal', { reference: req.reference }, f.result.details);
+    if (f.paymentId) await this.#save(req.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'CHALLENGE' && req.channel !== 'ECOMMERCE') return noAuthentication(f.result.details, f.paymentId);
     if (f.result.outcome !== 'APPROVED') return f.result;
     // the card's first network reference, which later merchant-initiated payments quote
-    if (req.channel !== 'MIT' && f.network) await keepCof(db, t.clientId, fingerprint, f.network);
+    if (req.channel !== 'MIT' && f.network) await this.ledger.keepCof(t.clientId, fingerprint, f.network);
     if (req.channel === 'MIT') return { ...f.result, amount: req.amount, cofTxnid: previous?.id ?? req.cofTxnid ?? null };
     return { ...f.result, amount: req.amount };
   }
@@ -254,37 +234,33 @@ export class PaypalConnector implements Connector {
   }
 
   async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
-    const t = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    const original = await findOperation(db, req.original.reference);
+    const t = await this.terminal(req.terminal);
+    const original = await this.#find(req.original.reference);
     // a refund acts on a capture: the payment's own, or the capture of a pre-authorization
     let target = original?.paymentId ?? null;
     if (kind === 'refund' && original?.kind === 'preauth' && original.paymentId) {
-      const capture = (await operationsOf(db, { paymentId: original.paymentId })).find((o) => o.kind === 'capture' && o.actionId);
+      const capture = (await this.#operationsOf({ paymentId: original.paymentId })).find((o) => o.kind === 'capture' && o.actionId);
       target = capture?.actionId ?? null;
     }
-    if (!original || !target || !original.orderId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'The payment was not made through PayPal by this gateway: no capture or authorization to refer to', processorId: null };
+    if (!original || !target || !original.orderId) return declined('The payment was not made through PayPal by this gateway: no capture or authorization to refer to');
     const refused = kind === 'void' ? null : this.#notSendable(req.amount, req.currency);
     if (refused) return refused;
-    await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: original.clientId, orderId: original.orderId, paymentId: target, originalReference: original.reference, terminalRef: refOf(req.terminal) });
+    await this.#record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: original.clientId, orderId: original.orderId, paymentId: target, originalReference: original.reference, terminalRef: terminalRecord(req.terminal) });
     const path = kind === 'refund' ? `/v2/payments/captures/${target}/refund` : `/v2/payments/authorizations/${target}/${kind}`;
     const body = followUpBody(kind, req.reference, req.amount, req.currency);
     const sent = await this.#call(t, 'POST', path, body, req.reference);
     if (sent.kind === 'failed') return sent.result;
-    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'unknown') return noAnswer(sent);
     if (kind === 'void') {
-      if (sent.status === 204 || (sent.status === 200 && sent.body?.status === 'VOIDED')) return { outcome: 'APPROVED', authorization: target, processorId: target, amount: req.amount };
-      if (sent.status === 200) return { outcome: 'UNKNOWN', details: 'PayPal answered the void without VOIDED' };
+      if (sent.status === 204 || (sent.status === 200 && sent.json?.status === 'VOIDED')) return { outcome: 'APPROVED', authorization: target, processorId: target, amount: req.amount };
+      if (sent.status === 200) return unknown('PayPal answered the void without VOIDED');
       return this.#refused(sent, 'void');
     }
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, kind);
-    const r = sent.body ? resultOfAction(sent.body, { reference: req.reference, amount: req.amount, currency: req.currency, paymentId: target }) : null;
-    if (!r) {
-      this.#o.logger?.error({ reference: req.reference, kind }, 'paypal: answer not believed; left to the reconciler');
-      return { outcome: 'UNKNOWN', details: `The PayPal answer to the ${kind} does not match it` };
-    }
-    if (typeof sent.body?.id === 'string') await saveIds(db, req.reference, { actionId: sent.body.id });
-    if (r.outcome === 'PENDING') this.#o.logger?.info({ reference: req.reference, kind }, 'paypal: PENDING at PayPal; its webhook or the reconciler settles it');
+    const r = sent.json ? resultOfAction(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency, paymentId: target }) : null;
+    if (!r) return notBelieved(this.deps.logger, 'paypal', { reference: req.reference, kind }, `The PayPal answer to the ${kind} does not match it`, 'answer not believed; left to the reconciler');
+    if (typeof sent.json?.id === 'string') await this.#save(req.reference, { actionId: sent.json.id });
+    if (r.outcome === 'PENDING') this.deps.logger?.info({ reference: req.reference, kind }, 'paypal: PENDING at PayPal; its webhook or the reconciler settles it');
     return r;
   }
 
@@ -302,35 +278,31 @@ export class PaypalConnector implements Connector {
 
   /** Payouts to cards are not offered through Orders (PayPal Payouts pays PayPal accounts). */
   async payout(_req: PayoutRequest): Promise<ProcessorResult> {
-    return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'Payouts to cards are not offered through PayPal: use a service of a type that supports payouts', processorId: null };
+    return payoutNotOffered('PayPal');
   }
 
   async lookup(req: LookupRequest): Promise<LookupResult> {
-    const db = this.#o.db();
-    const op = await findOperation(db, req.reference);
+    const op = await this.#find(req.reference);
     // recorded before sending; without an order nothing could be charged
     if (!op || !op.orderId) return { found: false };
-    let t: PaypalTerminal;
-    try {
-      t = await this.#o.terminals(req.terminal);
-    } catch (err) {
-      return { found: 'unknown', details: (err as Error).message };
-    }
+    const opened = await this.terminalOf(req.terminal, 'PAYPAL');
+    if ('problem' in opened) return { found: 'unknown', details: opened.problem };
+    const t = opened.terminal;
     const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (sent.kind === 'failed') return { found: 'unknown', details: sent.result.outcome === 'DECLINED' ? sent.result.details : 'no token' };
     if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
-    if (sent.status !== 200 || !sent.body) return { found: 'unknown', details: `PayPal answered the order query with HTTP ${sent.status}` };
+    if (sent.status !== 200 || !sent.json) return { found: 'unknown', details: `PayPal answered the order query with HTTP ${sent.status}` };
     if (op.kind === 'capture' || op.kind === 'void' || op.kind === 'refund') {
-      const r = followUpInOrder(sent.body, { kind: op.kind, reference: op.reference, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? '' });
+      const r = followUpInOrder(sent.json, { kind: op.kind, reference: op.reference, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? '' });
       if (!r) return { found: false };
       if (r.outcome === 'APPROVED' || r.outcome === 'DECLINED') return { found: true, result: r };
       return { found: 'unknown', details: r.outcome === 'PENDING' || r.outcome === 'UNKNOWN' || r.outcome === 'CHALLENGE' ? r.details : 'not decided' };
     }
     const intent = op.kind === 'payment' || op.kind === 'apm' ? 'CAPTURE' : 'AUTHORIZE';
-    const f = resultOfOrder(sent.body, { orderId: op.orderId, reference: op.reference, amount: op.amount, currency: op.currency }, intent);
-    if (f.paymentId) await saveIds(db, op.reference, { paymentId: f.paymentId });
+    const f = resultOfOrder(sent.json, { orderId: op.orderId, reference: op.reference, amount: op.amount, currency: op.currency }, intent);
+    if (f.paymentId) await this.#save(op.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED') return { found: true, result: f.result };
-    if (f.result.outcome === 'UNKNOWN' && (sent.body.status === 'CREATED' || sent.body.status === 'VOIDED')) return { found: false };
+    if (f.result.outcome === 'UNKNOWN' && (sent.json.status === 'CREATED' || sent.json.status === 'VOIDED')) return { found: false };
     // PENDING at PayPal, or waiting for the payer (3-D Secure, the buyer's approval): not decided yet
     return { found: 'unknown', details: f.result.outcome === 'CHALLENGE' ? 'the order waits for the payer' : f.result.details };
   }
@@ -353,10 +325,9 @@ export class PaypalConnector implements Connector {
 
   /** After a capture or authorization answered with its result: keeps the network reference, and the payment as ours. */
   async #settled(t: PaypalTerminal, req: PaymentRequest, f: { result: ProcessorResult; paymentId: string | null; network: NetworkReference | null }): Promise<ProcessorResult> {
-    const db = this.#o.db();
-    if (f.paymentId) await saveIds(db, req.reference, { paymentId: f.paymentId });
-    if (f.result.outcome === 'APPROVED' && f.network) await keepCof(db, t.clientId, this.#o.fingerprint(req.card.pan.reveal().replace(/\s+/g, '')), f.network);
-    if (f.result.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: f.result.details, processorId: f.paymentId };
+    if (f.paymentId) await this.#save(req.reference, { paymentId: f.paymentId });
+    if (f.result.outcome === 'APPROVED' && f.network) await this.ledger.keepCof(t.clientId, this.fingerprintOf(req.card), f.network);
+    if (f.result.outcome === 'CHALLENGE') return declined(f.result.details, 'AUTHENTICATION_FAILED', f.paymentId);
     return f.result.outcome === 'APPROVED' ? { ...f.result, amount: req.amount } : f.result;
   }
 
@@ -366,21 +337,20 @@ export class PaypalConnector implements Connector {
     const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
     const refused = this.#notSendable(req.amount, req.currency);
     if (refused) return result(refused);
-    const t = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    const recorded = await recordOperation(db, { reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
+    const t = await this.terminal(req.terminal);
+    const recorded = await this.#record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const challenge = (link: string): ThreeDSPayment => ({ outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(recorded.orderId ?? '').toString('base64url'), method: 'get' });
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
     if (recorded.orderId) {
       // a payment PayPal asked 3-D Secure for: the order's payer-action link
       const got = await this.#call(t, 'GET', `/v2/checkout/orders/${recorded.orderId}`, null, null);
       if (got.kind === 'failed') return result(got.result);
-      if (got.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: got.details });
-      if (got.status !== 200 || !got.body || got.body.id !== recorded.orderId) return result({ outcome: 'UNKNOWN', details: `PayPal answered the order query with HTTP ${got.status}` });
-      const link = payerActionOf(got.body);
-      if (got.body.status === 'PAYER_ACTION_REQUIRED' && link) return challenge(link);
-      const f = resultOfOrder(got.body, { orderId: recorded.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
-      if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED' || f.result.outcome === 'PENDING') return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(got.body)).threeds);
+      if (got.kind === 'unknown') return result(noAnswer(got));
+      if (got.status !== 200 || !got.json || got.json.id !== recorded.orderId) return result(unknown(`PayPal answered the order query with HTTP ${got.status}`));
+      const link = payerActionOf(got.json);
+      if (got.json.status === 'PAYER_ACTION_REQUIRED' && link) return challenge(link);
+      const f = resultOfOrder(got.json, { orderId: recorded.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
+      if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED' || f.result.outcome === 'PENDING') return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(got.json)).threeds);
       // an order with nothing charged: the card is sent asking for 3-D Secure
     }
     const ordered = await this.#order(t, recorded, intent);
@@ -389,72 +359,65 @@ export class PaypalConnector implements Connector {
     const source = cardPaymentSource(req.card, { channel: 'ECOMMERCE', storeCredential: req.storeCredential, threeds: { returnUrl: back } });
     const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, `${req.reference}-3ds`);
     if (sent.kind === 'failed') return result(sent.result);
-    if (sent.kind === 'unknown') return result({ outcome: 'UNKNOWN', details: sent.details });
-    if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) {
-      const link = sent.body ? payerActionOf(sent.body) : null;
+    if (sent.kind === 'unknown') return result(noAnswer(sent));
+    if (sent.status === 422 && issuesOf(sent.json).includes('PAYER_ACTION_REQUIRED')) {
+      const link = sent.json ? payerActionOf(sent.json) : null;
       if (link) return { outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(orderId).toString('base64url'), method: 'get' };
-      return result({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal asked for 3-D Secure without the page to go through it', processorId: null });
+      return result(declined('PayPal asked for 3-D Secure without the page to go through it', 'AUTHENTICATION_FAILED'));
     }
     if (sent.status !== 200 && sent.status !== 201) return result(this.#refused(sent, 'payment'));
-    if (!sent.body) return result({ outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' });
+    if (!sent.json) return result(notJson('PayPal'));
     // no challenge: the answer is the payment's result, and says how the cardholder was authenticated
-    const f = resultOfOrder(sent.body, { orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
+    const f = resultOfOrder(sent.json, { orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
     if (f.result.outcome === 'UNKNOWN') return result(f.result);
-    return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(sent.body)).threeds);
+    return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(sent.json)).threeds);
   }
 
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, token: string): Promise<ThreeDSPayment> {
     const intent = req.preauthorization ? 'AUTHORIZE' : 'CAPTURE';
     const done = (r: ProcessorResult, threeds: ThreeDSResult | null = null): ThreeDSPayment => ({ outcome: 'RESULT', result: r, flow: 'CHALLENGE', threeds });
-    const db = this.#o.db();
-    const op = await findOperation(db, req.reference);
-    if (!op?.orderId) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'No PayPal order of this gateway for this payment', processorId: null });
+    const op = await this.#find(req.reference);
+    if (!op?.orderId) return done(declined('No PayPal order of this gateway for this payment', 'AUTHENTICATION_FAILED'));
     // PayPal names the order it sends the cardholder back for; the operation's own order is used when it names none
-    if (token && token !== op.orderId) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'PayPal sent the cardholder back for another order', processorId: null });
-    const t = await this.#o.terminals(req.terminal);
+    if (token && token !== op.orderId) return done(declined('PayPal sent the cardholder back for another order', 'AUTHENTICATION_FAILED'));
+    const t = await this.terminal(req.terminal);
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
     const x = { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network };
     // 1. what 3-D Secure came to (the order's payment_source.card.authentication_result)
     const got = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (got.kind === 'failed') return done(got.result);
-    if (got.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: got.details });
-    if (got.status !== 200 || !got.body || got.body.id !== op.orderId) return done({ outcome: 'UNKNOWN', details: `PayPal answered the order query with HTTP ${got.status}` });
-    const decision = threedsDecision(authenticationOf(got.body));
-    const before = resultOfOrder(got.body, x, intent);
+    if (got.kind === 'unknown') return done(noAnswer(got));
+    if (got.status !== 200 || !got.json || got.json.id !== op.orderId) return done(unknown(`PayPal answered the order query with HTTP ${got.status}`));
+    const decision = threedsDecision(authenticationOf(got.json));
+    const before = resultOfOrder(got.json, x, intent);
     // already captured or authorized (the cardholder came back twice): the order says the result
     if (before.result.outcome === 'APPROVED' || before.result.outcome === 'DECLINED' || before.result.outcome === 'PENDING') return done(await this.#settled(t, req, before), decision.threeds);
     // 2. PayPal's recommended action: not continued, the order is never captured (it moved no money)
-    if (decision.action !== 'CONTINUE') return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: decision.details, processorId: null }, decision.threeds);
+    if (decision.action !== 'CONTINUE') return done(declined(decision.details, 'AUTHENTICATION_FAILED'), decision.threeds);
     // 3. continued: captured (or authorized) with an empty body
     const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, {}, `${req.reference}-3ds-done`);
     if (sent.kind === 'failed') return done(sent.result);
-    if (sent.kind === 'unknown') return done({ outcome: 'UNKNOWN', details: sent.details });
-    if (sent.status === 422 && issuesOf(sent.body).includes('PAYER_ACTION_REQUIRED')) return done({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: 'The cardholder did not complete 3-D Secure on PayPal\'s page', processorId: null }, decision.threeds);
+    if (sent.kind === 'unknown') return done(noAnswer(sent));
+    if (sent.status === 422 && issuesOf(sent.json).includes('PAYER_ACTION_REQUIRED')) return done(declined('The cardholder did not complete 3-D Secure on PayPal\'s page', 'AUTHENTICATION_FAILED'), decision.threeds);
     if (sent.status !== 200 && sent.status !== 201) return done(this.#refused(sent, 'payment'));
-    if (!sent.body) return done({ outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' });
-    const f = resultOfOrder(sent.body, x, intent);
+    if (!sent.json) return done(notJson('PayPal'));
+    const f = resultOfOrder(sent.json, x, intent);
     if (f.result.outcome === 'UNKNOWN') return done(f.result);
     return done(await this.#settled(t, req, f), decision.threeds);
   }
 
   async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
-    return { outcome: 'UNKNOWN', details: 'PayPal authenticates cardholders itself (3-D Secure when the issuer requires it)' };
+    return unknown('PayPal authenticates cardholders itself (3-D Secure when the issuer requires it)');
   }
 
   /** A card is verified by an authorization of the smallest amount, voided at once. */
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {
     const r = await this.#payment({ ...req, amount: smallestAmount(req.currency), channel: 'ECOMMERCE', threeds: null }, 'verify');
-    if (r.outcome === 'DECLINED') return { outcome: 'DECLINED', error: r.error, details: r.details };
-    if (r.outcome === 'CHALLENGE') return { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: r.details };
-    if (r.outcome === 'UNKNOWN' || r.outcome === 'PENDING') return { outcome: 'UNKNOWN', details: r.details };
-    const t = await this.#o.terminals(req.terminal);
+    if (r.outcome !== 'APPROVED') return verificationOf(r.outcome === 'PENDING' ? unknown(r.details) : r);
+    const t = await this.terminal(req.terminal);
     const voided = await this.#call(t, 'POST', `/v2/payments/authorizations/${r.processorId}/void`, null, `${req.reference}-void`);
-    if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.#o.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');
+    if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.deps.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');
     return { outcome: 'VERIFIED', processorId: r.processorId };
-  }
-
-  async verifyHolder(_req: VerifyHolderRequest): Promise<VerifyHolderResult> {
-    return { outcome: 'UNKNOWN', details: 'PayPal does not offer holder verification' };
   }
 
   /** Tests a terminal's credentials without moving money: the app's access token is asked for. */
@@ -466,33 +429,32 @@ export class PaypalConnector implements Connector {
 
   /** The PAYPAL APM: an order the buyer approves on PayPal (its payer-action page), captured once approved. */
   async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
-    if (req.apm !== 'PAYPAL') return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `${req.apm} is not offered through PayPal`, processorId: null };
+    if (req.apm !== 'PAYPAL') return declined(`${req.apm} is not offered through PayPal`);
     const refused = this.#notSendable(req.amount, req.currency);
     if (refused) return refused as ApmStartResult;
-    const t = await this.#o.terminals(req.terminal);
-    const db = this.#o.db();
-    await recordOperation(db, { reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: refOf(req.terminal) });
-    const back = req.returnUrl ?? this.#o.publicUrl;
+    const t = await this.terminal(req.terminal);
+    await this.#record({ reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
+    const back = req.returnUrl ?? this.deps.publicUrl;
     const sent = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, 'CAPTURE', { description: req.description, paypal: { returnUrl: back, cancelUrl: back } }), `${req.reference}-order`);
     if (sent.kind === 'failed') return sent.result as ApmStartResult;
-    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'unknown') return noAnswer(sent);
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'order') as ApmStartResult;
-    const id = sent.body?.id;
-    const link = sent.body ? payerActionOf(sent.body) : null;
-    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id) || !link) return { outcome: 'UNKNOWN', details: 'PayPal answered the order without its approval page' };
-    await saveIds(db, req.reference, { orderId: id });
+    const id = sent.json?.id;
+    const link = sent.json ? payerActionOf(sent.json) : null;
+    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id) || !link) return unknown('PayPal answered the order without its approval page');
+    await this.#save(req.reference, { orderId: id });
     // the buyer leaves from the gateway's own page (apmRedirectForm), whose form may go to PayPal's origin
-    return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.#o.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
+    return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.deps.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
   }
 
   /** PayPal's approval page of a started PAYPAL payment (its order's payer-action link), as a GET form. */
   async apmRedirectForm(reference: string): Promise<ProviderForm | null> {
-    const op = await findOperation(this.#o.db(), reference);
+    const op = await this.#find(reference);
     if (!op?.orderId || op.kind !== 'apm' || !op.terminalRef) return null;
-    const t = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'PAYPAL', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
+    const t = await this.terminal(terminalOfRecord(op.terminalRef, 'PAYPAL'));
     const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
-    if (sent.kind !== 'answer' || sent.status !== 200 || !sent.body || sent.body.id !== op.orderId) return null;
-    const link = payerActionOf(sent.body);
+    if (sent.kind !== 'answer' || sent.status !== 200 || !sent.json || sent.json.id !== op.orderId) return null;
+    const link = payerActionOf(sent.json);
     if (!link) return null;
     const u = new URL(link);
     const fields = Object.fromEntries(u.searchParams);
@@ -502,20 +464,20 @@ export class PaypalConnector implements Connector {
 
   /** The buyer approved (or not): the order is captured. */
   async apmComplete(req: ApmCompleteRequest): Promise<ProcessorResult> {
-    const op = await findOperation(this.#o.db(), req.reference);
-    if (!op?.orderId) return { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'No PayPal order of this gateway for this payment', processorId: null };
+    const op = await this.#find(req.reference);
+    if (!op?.orderId) return declined('No PayPal order of this gateway for this payment');
     if (req.action === 'REFUSED') return { outcome: 'DECLINED', error: 'DENIED', details: 'The buyer did not approve the payment on PayPal', processorId: op.orderId };
-    return this.#captureApproved(await this.#o.terminals(req.terminal), op);
+    return this.#captureApproved(await this.terminal(req.terminal), op);
   }
 
   async #captureApproved(t: PaypalTerminal, op: PaypalOperation): Promise<ProcessorResult> {
     const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/capture`, {}, op.reference);
     if (sent.kind === 'failed') return sent.result;
-    if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.kind === 'unknown') return noAnswer(sent);
     if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'capture');
-    if (!sent.body) return { outcome: 'UNKNOWN', details: 'PayPal answered something that is not JSON' };
-    const f = resultOfOrder(sent.body, { orderId: op.orderId!, reference: op.reference, amount: op.amount, currency: op.currency }, 'CAPTURE');
-    if (f.paymentId) await saveIds(this.#o.db(), op.reference, { paymentId: f.paymentId });
+    if (!sent.json) return notJson('PayPal');
+    const f = resultOfOrder(sent.json, { orderId: op.orderId!, reference: op.reference, amount: op.amount, currency: op.currency }, 'CAPTURE');
+    if (f.paymentId) await this.#save(op.reference, { paymentId: f.paymentId });
     return f.result;
   }
 
@@ -528,52 +490,45 @@ export class PaypalConnector implements Connector {
     const raw = fields.body ?? '';
     const unverified = parseObject(raw);
     const facts = unverified ? webhookFacts(unverified) : null;
-    if (!facts) return { outcome: 'IGNORED', reason: 'not a PayPal webhook' };
+    if (!facts) return ignored('not a PayPal webhook');
     const kinds = EVENT_KINDS[facts.type]?.kinds;
-    if (!kinds) return { outcome: 'IGNORED', reason: `event ${facts.type.slice(0, 60)} settles nothing` };
-    if (TRANSMISSION_HEADERS.some((h) => !fields[h])) return { outcome: 'IGNORED', reason: 'the PayPal transmission headers are missing' };
-    const db = this.#o.db();
+    if (!kinds) return ignored(`event ${facts.type.slice(0, 60)} settles nothing`);
+    if (TRANSMISSION_HEADERS.some((h) => !fields[h])) return ignored('the PayPal transmission headers are missing');
     const candidates: PaypalOperation[] = [];
     if (facts.customId && facts.customId.length <= 100) {
-      const byRef = await findOperation(db, facts.customId);
+      const byRef = await this.#find(facts.customId);
       if (byRef) candidates.push(byRef);
     }
-    candidates.push(...(await operationsOf(db, { orderId: facts.orderId, paymentId: facts.resourceId })));
+    candidates.push(...(await this.#operationsOf({ orderId: facts.orderId, paymentId: facts.resourceId })));
     const ofKind = candidates.filter((c) => kinds.includes(c.kind));
     // a capture of an authorization is ours by invoice_id (its request has no custom_id)
     const op = ofKind.find((c) => c.reference === facts.customId && c.kind !== 'capture')
       ?? ofKind.find((c) => c.kind === 'capture' && (c.reference === facts.invoiceId || c.actionId === facts.resourceId))
       ?? ofKind.find((c) => c.kind === 'void' && c.paymentId === facts.resourceId)
       ?? ofKind.find((c) => c.kind === 'apm' && c.orderId === facts.orderId);
-    if (!op || !op.terminalRef) return { outcome: 'IGNORED', reason: 'no operation of ours for this webhook' };
-    let t: PaypalTerminal;
-    try {
-      t = await this.#o.terminals({ serviceType: op.terminalRef.serviceType ?? 'PAYPAL', terminalId: op.terminalRef.terminalId ?? null, serviceId: op.terminalRef.serviceId ?? null });
-    } catch (err) {
-      return { outcome: 'IGNORED', reason: (err as Error).message };
-    }
+    if (!op || !op.terminalRef) return ignored('no operation of ours for this webhook');
+    const opened = await this.terminalOf(op.terminalRef, 'PAYPAL');
+    if ('problem' in opened) return ignored(opened.problem);
+    const t = opened.terminal;
     const verified = await this.#call(t, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, t.webhookId, raw), null);
-    if (verified.kind !== 'answer' || verified.status !== 200 || verified.body?.verification_status !== 'SUCCESS') {
-      this.#o.logger?.error({ reference: op.reference }, 'paypal: webhook refused (PayPal did not verify it)');
-      return { outcome: 'IGNORED', reason: 'signature not verified' };
+    if (verified.kind !== 'answer' || verified.status !== 200 || verified.json?.verification_status !== 'SUCCESS') {
+      this.deps.logger?.error({ reference: op.reference }, 'paypal: webhook refused (PayPal did not verify it)');
+      return ignored('signature not verified');
     }
-    const fresh = await recordWebhook(db, { eventId: facts.eventId, type: facts.type, resourceId: facts.resourceId, reference: op.reference, outcome: 'VERIFIED' });
-    if (!fresh) return { outcome: 'IGNORED', reason: `event ${facts.eventId} was received before (a replay)` };
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.resourceId, reference: op.reference, outcome: 'VERIFIED' });
+    if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
     if (facts.type === 'CHECKOUT.ORDER.APPROVED') {
       // the buyer approved on PayPal: the order is captured now, and that settles the payment
       const r = await this.#captureApproved(t, op);
       if (r.outcome === 'APPROVED' || r.outcome === 'DECLINED') return { outcome: 'SETTLE', reference: op.reference, result: r };
-      return { outcome: 'IGNORED', reason: 'the approved order could not be captured yet (the reconciler reads it again)' };
+      return ignored('the approved order could not be captured yet (the reconciler reads it again)');
     }
     const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? facts.resourceId });
-    if (!result) return { outcome: 'IGNORED', reason: 'the webhook does not match the operation (amount, currency or type)' };
-    if (!op.paymentId && (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'apm')) await saveIds(db, op.reference, { paymentId: facts.resourceId });
+    if (!result) return ignored('the webhook does not match the operation (amount, currency or type)');
+    if (!op.paymentId && (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'apm')) await this.#save(op.reference, { paymentId: facts.resourceId });
     // PAYMENT.CAPTURE.PENDING (or a resource still PENDING): nothing final; the transaction stays PENDING
-    if (result.outcome === 'PENDING') return { outcome: 'IGNORED', reason: result.details };
+    if (result.outcome === 'PENDING') return ignored(result.details);
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
 }
 
-function refOf(t: TerminalRef) {
-  return { serviceType: t.serviceType, serviceId: t.serviceId ?? null, terminalId: t.terminalId ?? null };
-}

@@ -27,17 +27,14 @@
  *  - webhooks (payment_approved, payment_declined, card_verified, payment_captured, and the follow-ups'
  *    above) posted to the webhook URL, signed `Cko-Signature` (hex HMAC-SHA256 of the raw body with the
  *    webhook's signature key); through `transport` when a test sets one;
- *  - latency and faults for tests: `lost` (never processed), `drop` (processed, the answer lost),
- *    `drop-notify` (the same, its webhook sent), `notify-first` (the webhook delivered before the
- *    answer), `tamper` (the answer altered on the way: approved, another amount).
+ *  - the kit's server (kit/simulator.ts): latency and the faults tests use (`tamper`: the answer altered
+ *    on the way: approved, another amount), webhooks through `transport` when a test sets one.
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
+import type http from 'node:http';
+import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
 import { decide, summaryOf } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
-import { SpecChecker, SpecLedger } from '../../kit/spec.js';
 import { CHECKOUT_SPEC } from '../spec.js';
 
 export interface CheckoutSimAccount {
@@ -56,9 +53,9 @@ export interface CheckoutSimulatorOptions {
   webhookHeaders?: Record<string, string>;
 }
 
-export type CheckoutFaultKind = 'lost' | 'drop' | 'drop-notify' | 'notify-first' | 'tamper';
+export type CheckoutFaultKind = Exclude<FaultKind, 'hang'>;
 
-export type WebhookTransport = (n: { url: string; headers: Record<string, string>; body: string }) => Promise<number>;
+export type WebhookTransport = KitTransport;
 
 type FollowUpKind = 'capture' | 'void' | 'refund';
 
@@ -165,66 +162,36 @@ export function errorCodesOf(problems: string[]): string[] {
   return [...codes];
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const id = (prefix: string) => prefix + Array.from({ length: 26 }, () => ALNUM[randomInt(ALNUM.length)]).join('');
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-export class CheckoutSimulator {
-  latencyMs: number;
-  /** Delivers webhooks instead of posting them over HTTP (tests: into an in-process gateway). */
-  transport: WebhookTransport | null = null;
+export class CheckoutSimulator extends SimulatorBase {
   /** Follow-ups are decided only when `decide()` is called (otherwise right after their 202 answer). */
   holdDecisions = false;
-  /** Checks of every request, answer and webhook against Checkout.com's reference (spec.ts). */
-  readonly spec = new SpecLedger(new SpecChecker(CHECKOUT_SPEC));
   readonly #opts: CheckoutSimulatorOptions;
-  readonly #server: http.Server;
   readonly #payments = new Map<string, SimPayment>();
   readonly #byReference = new Map<string, string>();
   readonly #idempotent = new Map<string, { status: number; body: string }>();
-  readonly #faults: Array<{ kind: CheckoutFaultKind; left: number }> = [];
   readonly #declines: Array<{ kind: FollowUpKind | null; code: string }> = [];
   readonly #undecided: PendingFollowUp[] = [];
   readonly #followUpIds = new Set<string>();
-  readonly #inFlight = new Set<Promise<void>>();
   readonly #fingerprintKey = randomBytes(16);
-  /** Webhooks sent, in order (tests read them). */
-  readonly webhooks: Array<{ url: string; headers: Record<string, string>; body: string; status: number | null }> = [];
   /** Requests received: payments (POST /payments), actions (captures, voids, refunds), queries. */
   readonly calls = { payments: 0, actions: 0, queries: 0 };
-  #url = '';
 
   constructor(opts: CheckoutSimulatorOptions) {
+    super({ spec: CHECKOUT_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
     this.#opts = opts;
-    this.latencyMs = opts.latencyMs ?? 0;
-    this.#server = http.createServer((req, res) => {
-      this.#handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    });
-    this.#server.keepAliveTimeout = 60_000;
   }
 
-  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(port, host, resolve));
-    const a = this.#server.address() as AddressInfo;
-    this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${a.port}`;
-    return this.#url;
-  }
-
-  get url(): string {
-    return this.#url;
-  }
-
-  async close(): Promise<void> {
+  /** Closes once every decision under way is done and its webhook sent. */
+  override async close(): Promise<void> {
     await this.settled();
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await super.close();
   }
 
-  injectFault(kind: CheckoutFaultKind, times = 1): void {
-    this.#faults.push({ kind, left: times });
+  paymentCalls(): number {
+    return this.calls.payments + this.calls.actions;
   }
 
   /**
@@ -237,14 +204,9 @@ export class CheckoutSimulator {
   }
 
   /** Decides every accepted follow-up waiting (with `holdDecisions`), and sends their webhooks. */
-  async decide(): Promise<void> {
+  override async decide(): Promise<void> {
     for (const f of this.#undecided.splice(0)) await this.#decide(f);
     await this.settled();
-  }
-
-  /** Resolves once every follow-up decision under way is done and its webhook sent. */
-  async settled(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
   /** Follow-ups accepted and not decided yet. */
@@ -268,17 +230,6 @@ export class CheckoutSimulator {
     return undefined;
   }
 
-  #takeFault(): CheckoutFaultKind | null {
-    const f = this.#faults[0];
-    if (!f) return null;
-    if (--f.left <= 0) this.#faults.shift();
-    return f.kind;
-  }
-
-  #now(): Date {
-    return this.#opts.clock?.() ?? new Date();
-  }
-
   #route(method: string | undefined, path: string): Route | null {
     let m: RegExpExecArray | null;
     if (method === 'POST' && path === '/payments') return { op: 'requestAPaymentOrPayout', method: 'POST' };
@@ -293,15 +244,12 @@ export class CheckoutSimulator {
     return null;
   }
 
-  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const url = new URL(req.url ?? '/', 'http://sim');
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
-    if (url.pathname.startsWith('/sim/3ds/')) return this.#threedsPage(req.method ?? 'GET', url, raw, res);
+  protected async handle(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const { raw, url, headers } = r;
+    const req = { method: r.method, headers };
+    if (url.pathname.startsWith('/sim/3ds/')) return this.#threedsPage(r.method, url, raw, res);
     const route = this.#route(req.method, url.pathname);
-    const write = (status: number, body: unknown) => void res.writeHead(status, body === null ? {} : { 'content-type': 'application/json' }).end(body === null ? '' : JSON.stringify(body));
+    const write = (status: number, body: unknown) => this.write(res, status, body);
     if (!route) return write(404, null);
     // every answer is checked against the reference before it leaves
     const answer = (status: number, body: unknown) => {
@@ -334,8 +282,8 @@ export class CheckoutSimulator {
     else this.calls.payments++;
     const idem = req.headers['cko-idempotency-key'];
     const idemKey = typeof idem === 'string' ? `${key}:${url.pathname}:${idem}` : null;
-    const fault = this.#takeFault();
-    if (fault === 'lost') return void req.socket.destroy();
+    const fault = this.takeFault();
+    if (fault === 'lost') return this.drop(r);
     type Out = { status: number; body: unknown; webhooks: Array<{ type: string; p: SimPayment; action: Action }>; accepted: PendingFollowUp | null };
     let out: Out;
     const again = idemKey ? this.#idempotent.get(idemKey) : undefined;
@@ -352,46 +300,24 @@ export class CheckoutSimulator {
       else out = route.follow ? this.#act(key, route.paymentId!, route.follow, body as Record<string, unknown>) : { ...this.#pay(key, account, body as Record<string, unknown>), accepted: null };
       if (idemKey && out.status < 500) this.#idempotent.set(idemKey, { status: out.status, body: out.body === null ? '' : JSON.stringify(out.body) });
     }
-    const send = async () => {
-      // in order: the authorization's event before its capture's
-      for (const w of out.webhooks) await this.#webhook(account, w.type, w.p, w.action);
-    };
-    const later = () => {
-      // a capture, void or refund is decided after it was accepted
-      if (!out.accepted) return;
-      if (this.holdDecisions) this.#undecided.push(out.accepted);
-      else {
-        const f = out.accepted;
-        this.#track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#decide(f)));
-      }
-    };
     this.spec.response(route.op, out.status, out.body);
-    if (fault === 'drop') {
-      later();
-      return void req.socket.destroy();
-    }
-    if (fault === 'drop-notify' || fault === 'notify-first') {
-      await send();
-      if (fault === 'drop-notify') {
-        later();
-        return void req.socket.destroy();
-      }
-      out.webhooks = [];
-    }
-    let sent = out.body;
-    if (fault === 'tamper' && sent && typeof sent === 'object') {
+    return this.answer(r, res, fault, {
+      status: out.status,
+      body: out.body,
+      // in order: the authorization's event before its capture's
+      notify: out.webhooks.length > 0 ? async () => {
+        for (const w of out.webhooks) await this.#webhook(account, w.type, w.p, w.action);
+      } : null,
       // altered on the way, after the simulator answered
-      const a = sent as Record<string, unknown>;
-      sent = { ...a, approved: true, status: 'Captured', response_code: '10000', response_summary: 'Approved', amount: Number(a.amount ?? 0) + 1 };
-    }
-    write(out.status, sent);
-    this.#track(send());
-    later();
-  }
-
-  #track(p: Promise<void>): void {
-    const t = p.catch(() => {}).finally(() => this.#inFlight.delete(t));
-    this.#inFlight.add(t);
+      tamper: (a) => ({ ...(a as Record<string, unknown>), approved: true, status: 'Captured', response_code: '10000', response_summary: 'Approved', amount: Number((a as Record<string, unknown>).amount ?? 0) + 1 }),
+      // a capture, void or refund is decided after it was accepted
+      after: () => {
+        const f = out.accepted;
+        if (!f) return;
+        if (this.holdDecisions) this.#undecided.push(f);
+        else void this.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#decide(f)));
+      },
+    });
   }
 
   #invalid(codes: string[]) {
@@ -437,10 +363,10 @@ export class CheckoutSimulator {
     if (threeds?.enabled === true && !threeds.cryptogram && typeof b.success_url === 'string' && typeof b.failure_url === 'string') {
       // Checkout.com authenticates first: the cardholder goes to its 3-D Secure page
       p.pending3ds = { number, successUrl: b.success_url, failureUrl: b.failure_url };
-      return { status: 202, body: { id: p.id, status: 'Pending', reference: p.reference, customer: { id: id('cus_') }, '3ds': { downgraded: false, enrolled: 'Y' }, _links: { self: { href: `${this.#url}/payments/${p.id}` }, redirect: { href: `${this.#url}/sim/3ds/${p.id}` } } }, webhooks: [] };
+      return { status: 202, body: { id: p.id, status: 'Pending', reference: p.reference, customer: { id: id('cus_') }, '3ds': { downgraded: false, enrolled: 'Y' }, _links: { self: { href: `${this.url}/payments/${p.id}` }, redirect: { href: `${this.url}/sim/3ds/${p.id}` } } }, webhooks: [] };
     }
     const authenticated = threeds?.enabled === true && typeof threeds.cryptogram === 'string';
-    const code = decide({ number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, ...request, authenticated, now: this.#now() });
+    const code = decide({ number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, ...request, authenticated, now: this.now() });
     const action = this.#authorize(p, code);
     return { status: 201, body: this.#answer(p, action), webhooks: this.#authWebhooks(p, action) };
   }
@@ -451,7 +377,7 @@ export class CheckoutSimulator {
     const verify = p.amount === 0;
     p.status = !p.approved ? 'Declined' : verify ? 'Card Verified' : p.capture ? 'Captured' : 'Authorized';
     if (p.approved && p.capture) p.captured = p.amount;
-    const action: Action = { id: id('act_'), type: verify ? 'Card Verification' : 'Authorization', amount: p.amount, approved: p.approved, response_code: code, response_summary: summaryOf(code), reference: p.reference, processed_on: this.#now().toISOString(), ...(p.approved ? { auth_code: p.authCode } : {}) };
+    const action: Action = { id: id('act_'), type: verify ? 'Card Verification' : 'Authorization', amount: p.amount, approved: p.approved, response_code: code, response_summary: summaryOf(code), reference: p.reference, processed_on: this.now().toISOString(), ...(p.approved ? { auth_code: p.authCode } : {}) };
     p.actions.push(action);
     if (p.approved && p.capture) p.actions.push({ id: id('act_'), type: 'Capture', amount: p.amount, approved: true, response_code: code, response_summary: summaryOf(code), reference: p.reference, processed_on: action.processed_on });
     return action;
@@ -465,12 +391,12 @@ export class CheckoutSimulator {
   }
 
   #links(p: SimPayment) {
-    const base = `${this.#url}/payments/${p.id}`;
+    const base = `${this.url}/payments/${p.id}`;
     return {
       self: { href: base }, actions: { href: `${base}/actions` },
       ...(p.status === 'Authorized' ? { capture: { href: `${base}/captures` }, void: { href: `${base}/voids` } } : {}),
       ...(p.captured > p.refunded ? { refund: { href: `${base}/refunds` } } : {}),
-      ...(p.pending3ds ? { redirect: { href: `${this.#url}/sim/3ds/${p.id}` } } : {}),
+      ...(p.pending3ds ? { redirect: { href: `${this.url}/sim/3ds/${p.id}` } } : {}),
     };
   }
 
@@ -497,7 +423,7 @@ export class CheckoutSimulator {
    */
   #details(p: SimPayment, withActions: boolean) {
     return {
-      id: p.id, requested_on: p.actions[0]?.processed_on ?? this.#now().toISOString(), source: this.#source(p), amount: p.amount, currency: p.currency,
+      id: p.id, requested_on: p.actions[0]?.processed_on ?? this.now().toISOString(), source: this.#source(p), amount: p.amount, currency: p.currency,
       payment_type: p.request.paymentType, reference: p.reference, status: p.status, approved: p.approved,
       ...(p.approved ? { scheme_id: p.schemeId } : {}),
       balances: {
@@ -545,7 +471,7 @@ export class CheckoutSimulator {
     const declineCode = i >= 0 ? this.#declines.splice(i, 1)[0].code : null;
     const accepted: PendingFollowUp = { p, kind, id: id('act_'), amount: value, reference, declineCode };
     this.#followUpIds.add(accepted.id);
-    return { status: 202, body: { action_id: accepted.id, reference, _links: { payment: { href: `${this.#url}/payments/${p.id}` } } }, webhooks: [], accepted };
+    return { status: 202, body: { action_id: accepted.id, reference, _links: { payment: { href: `${this.url}/payments/${p.id}` } } }, webhooks: [], accepted };
   }
 
   /** Decides an accepted follow-up: the balances, the action among the payment's actions, the webhook. */
@@ -570,44 +496,31 @@ export class CheckoutSimulator {
     }
     const code = f.declineCode ?? '10000';
     const event = FOLLOW_UP_EVENT[f.kind];
-    const action: Action = { id: f.id, type: event.type, amount: f.amount, approved, response_code: code, response_summary: summaryOf(code), reference: f.reference, processed_on: this.#now().toISOString() };
+    const action: Action = { id: f.id, type: event.type, amount: f.amount, approved, response_code: code, response_summary: summaryOf(code), reference: f.reference, processed_on: this.now().toISOString() };
     p.actions.push(action);
-    await this.#webhook(this.#opts.accounts[p.secretKey], approved ? event.approved : event.declined, p, action);
+    await this.#webhook(this.#opts.accounts[p.secretKey], approved ? event.approved : event.declined, p, action, true);
   }
 
   /** The webhook of an action, signed with the account's webhook key, checked against the reference. */
-  async #webhook(account: CheckoutSimAccount | undefined, type: string, p: SimPayment, a: Action): Promise<void> {
+  async #webhook(account: CheckoutSimAccount | undefined, type: string, p: SimPayment, a: Action, followUp = false): Promise<void> {
     if (!account?.webhookUrl) return;
     const eventId = id('evt_');
     const event = {
-      id: eventId, type, version: '1.0.33', created_on: this.#now().toISOString(),
+      id: eventId, type, version: '1.0.33', created_on: this.now().toISOString(),
       data: {
         id: p.id, action_id: a.id, reference: a.reference, amount: a.amount, currency: p.currency, processed_on: a.processed_on,
         response_code: a.response_code, response_summary: a.response_summary, ...(a.auth_code && a.approved ? { auth_code: a.auth_code } : {}),
         ...(type === 'payment_approved' ? { scheme_id: p.schemeId, source: { type: 'card', last4: p.last4, bin: p.bin } } : {}),
       },
-      _links: { self: { href: `${this.#url}/workflows/events/${eventId}` }, payment: { href: `${this.#url}/payments/${p.id}` } },
+      _links: { self: { href: `${this.url}/workflows/events/${eventId}` }, payment: { href: `${this.url}/payments/${p.id}` } },
     };
     this.spec.response('webhook', type, event);
-    await this.send(account.webhookUrl, JSON.stringify(event), account.webhookKey);
+    await this.send(account.webhookUrl, JSON.stringify(event), account.webhookKey, followUp);
   }
 
   /** Posts a webhook body signed with `key` (tests: a late or replayed delivery). */
-  async send(url: string, body: string, key: string): Promise<number | null> {
-    const headers = { ...this.#opts.webhookHeaders, 'content-type': 'application/json', 'cko-signature': createHmac('sha256', key).update(body, 'utf8').digest('hex') };
-    const sent = { url, headers, body, status: null as number | null };
-    try {
-      if (this.transport) sent.status = await this.transport({ url, headers, body });
-      else {
-        const res = await request(url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
-        await res.body.dump();
-        sent.status = res.statusCode;
-      }
-    } catch {
-      sent.status = null;
-    }
-    this.webhooks.push(sent);
-    return sent.status;
+  async send(url: string, body: string, key: string, followUp = false): Promise<number | null> {
+    return (await this.deliver(url, { 'content-type': 'application/json', 'cko-signature': createHmac('sha256', key).update(body, 'utf8').digest('hex') }, body, { followUp })).status;
   }
 
   // ---- Checkout.com's 3-D Secure page ------------------------------------------------------------------
@@ -619,20 +532,17 @@ export class CheckoutSimulator {
     const result = method === 'POST' ? new URLSearchParams(raw).get('result') : null;
     if (result !== 'Y' && result !== 'N') {
       // the page itself (a redirect, or a form posting creq to it)
-      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head><body><main><h1>3-D Secure authentication (simulator)</h1><p>Amount ${p.amount} ${esc(p.currency)}, card ending ${esc(p.last4)}</p><form method="post" action="/sim/3ds/${esc(p.id)}"><button name="result" value="Y" id="pass">Authenticate</button> <button name="result" value="N" id="fail">Fail</button></form></main></body></html>`;
-      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return this.html(res, 200, challengePage({ title: '3-D Secure', heading: '3-D Secure authentication (simulator)', lines: [`Amount ${p.amount} ${p.currency}, card ending ${p.last4}`], action: `/sim/3ds/${p.id}` }));
     }
     const passed = result === 'Y';
     const pending = p.pending3ds;
     p.pending3ds = null;
-    const code = passed ? decide({ number: pending.number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, ...p.request, authenticated: true, now: this.#now() }) : '20151';
+    const code = passed ? decide({ number: pending.number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, ...p.request, authenticated: true, now: this.now() }) : '20151';
     const action = this.#authorize(p, code);
     const account = this.#opts.accounts[p.secretKey];
-    this.#track(
-      (async () => {
-        for (const w of this.#authWebhooks(p, action)) await this.#webhook(account, w.type, w.p, w.action);
-      })(),
-    );
+    void this.track((async () => {
+      for (const w of this.#authWebhooks(p, action)) await this.#webhook(account, w.type, w.p, w.action);
+    })());
     const back = new URL(p.approved ? pending.successUrl : pending.failureUrl);
     back.searchParams.set('cko-session-id', `sid_${p.id.slice(4)}`);
     res.writeHead(302, { location: back.toString() }).end();

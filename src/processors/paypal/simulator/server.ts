@@ -29,14 +29,12 @@
  *    PAYMENT.AUTHORIZATION.CREATED / VOIDED, CHECKOUT.ORDER.APPROVED) with the five PAYPAL-* transmission
  *    headers, and `POST /v1/notifications/verify-webhook-signature`, which answers SUCCESS only for an
  *    event it sent, unchanged, to that webhook id;
- *  - latency and faults on the money calls (captures, authorizations, voids, refunds): `lost`, `drop`,
- *    `drop-notify`, `notify-first`, `tamper` (as the Checkout.com simulator's).
+ *  - the kit's server (kit/simulator.ts): latency and faults on the money calls (captures,
+ *    authorizations, voids, refunds), webhooks through `transport` when a test sets one.
  */
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
-import { SpecChecker, SpecLedger } from '../../kit/spec.js';
+import type http from 'node:http';
+import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { PAYPAL_CURRENCY_DECIMALS } from '../currencies.js';
 import { PAYPAL_SPEC } from '../spec.js';
@@ -57,8 +55,8 @@ export interface PaypalSimulatorOptions {
   webhookHeaders?: Record<string, string>;
 }
 
-export type PaypalFaultKind = 'lost' | 'drop' | 'drop-notify' | 'notify-first' | 'tamper';
-export type WebhookTransport = (n: { url: string; headers: Record<string, string>; body: string }) => Promise<number>;
+export type PaypalFaultKind = Exclude<FaultKind, 'hang'>;
+export type WebhookTransport = KitTransport;
 
 type Json = Record<string, unknown>;
 interface Money { currency_code: string; value: string }
@@ -102,7 +100,6 @@ interface SimOrder {
 
 type Out = { status: number; body: unknown; hooks: Array<{ type: string; resource: Json }> };
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const UP = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ppId = (n = 17) => Array.from({ length: n }, () => UP[randomInt(UP.length)]).join('');
 const canonical = (text: string) => createHash('sha256').update(JSON.stringify(JSON.parse(text))).digest('hex');
@@ -123,13 +120,8 @@ const MESSAGES: Record<number, { name: string; message: string }> = {
   422: { name: 'UNPROCESSABLE_ENTITY', message: 'The requested action could not be performed, semantically incorrect, or failed business validation.' },
 };
 
-export class PaypalSimulator {
-  latencyMs: number;
-  transport: WebhookTransport | null = null;
-  /** Every request received and answer or webhook given, checked against PayPal's reference (spec.ts). */
-  readonly spec = new SpecLedger(new SpecChecker(PAYPAL_SPEC));
+export class PaypalSimulator extends SimulatorBase {
   readonly #opts: PaypalSimulatorOptions;
-  readonly #server: http.Server;
   readonly #tokens = new Map<string, string>();
   readonly #orders = new Map<string, SimOrder>();
   /** Capture, authorization and refund ids → their order. */
@@ -138,41 +130,16 @@ export class PaypalSimulator {
   readonly #refundOf = new Map<string, string>();
   readonly #idempotent = new Map<string, { status: number; body: unknown }>();
   readonly #sent = new Map<string, { webhookId: string; digest: string }>();
-  readonly #faults: Array<{ kind: PaypalFaultKind; left: number }> = [];
-  readonly webhooks: Array<{ url: string; headers: Record<string, string>; body: string; status: number | null }> = [];
   /** Requests received: money (captures, authorizations, voids, refunds), orders created, queries, verifications. */
   readonly calls = { money: 0, orders: 0, queries: 0, verifications: 0, tokens: 0 };
-  #url = '';
 
   constructor(opts: PaypalSimulatorOptions) {
+    super({ spec: PAYPAL_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
     this.#opts = opts;
-    this.latencyMs = opts.latencyMs ?? 0;
-    this.#server = http.createServer((req, res) => {
-      this.#handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    });
-    this.#server.keepAliveTimeout = 60_000;
   }
 
-  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(port, host, resolve));
-    const a = this.#server.address() as AddressInfo;
-    this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${a.port}`;
-    return this.#url;
-  }
-
-  get url(): string {
-    return this.#url;
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-
-  injectFault(kind: PaypalFaultKind, times = 1): void {
-    this.#faults.push({ kind, left: times });
+  paymentCalls(): number {
+    return this.calls.money;
   }
 
   order(id: string): Readonly<SimOrder> | undefined {
@@ -195,7 +162,7 @@ export class PaypalSimulator {
     const p = capture ?? auth;
     if (!o || !p || p.status !== 'PENDING') throw new Error(`paypal simulator: ${paymentId} is not a PENDING payment`);
     delete p.status_details;
-    p.update_time = this.#now().toISOString();
+    p.update_time = this.now().toISOString();
     const app = this.#opts.apps[o.clientId];
     if (capture) {
       capture.status = decision === 'COMPLETED' ? 'COMPLETED' : 'DECLINED';
@@ -205,17 +172,6 @@ export class PaypalSimulator {
       auth!.status = decision === 'COMPLETED' ? 'CREATED' : 'DENIED';
       if (decision === 'COMPLETED') await this.#webhook(app, 'PAYMENT.AUTHORIZATION.CREATED', this.#resource(o, auth!));
     }
-  }
-
-  #takeFault(): PaypalFaultKind | null {
-    const f = this.#faults[0];
-    if (!f) return null;
-    if (--f.left <= 0) this.#faults.shift();
-    return f.kind;
-  }
-
-  #now(): Date {
-    return this.#opts.clock?.() ?? new Date();
   }
 
   /** The operation a request path names (PayPal's operationId), with its ids. */
@@ -245,17 +201,10 @@ export class PaypalSimulator {
     return { ...e, debug_id: ppId(13).toLowerCase(), ...(issue ? { details: [{ issue, ...(extra.detail ? (extra.detail as Json) : {}) }] } : {}), ...(extra.links ? { links: extra.links } : {}) };
   }
 
-  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const url = new URL(req.url ?? '/', 'http://sim');
-    const method = req.method ?? 'GET';
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
-    const write = (status: number, body: unknown) => {
-      if (body === null) res.writeHead(status).end();
-      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    };
+  protected async handle(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const { raw, url, method } = r;
+    const req = { headers: r.headers };
+    const write = (status: number, body: unknown) => this.write(res, status, body);
     /** An answer of `op`, checked against the reference, then sent. */
     const answer = (op: string, status: number, body: unknown) => {
       this.spec.response(op, status, body);
@@ -271,7 +220,7 @@ export class PaypalSimulator {
       if (!id || this.#opts.apps[id]?.clientSecret !== secret) return answer('oauth2.token', 401, { error: 'invalid_client', error_description: 'Client Authentication failed' });
       const token = `A21AA${ppId(40)}`;
       this.#tokens.set(token, id);
-      return answer('oauth2.token', 200, { scope: 'https://uri.paypal.com/services/payments/payment', access_token: token, token_type: 'Bearer', app_id: `APP-${ppId(17)}`, expires_in: 32400, nonce: `${this.#now().toISOString()}${ppId(10)}` });
+      return answer('oauth2.token', 200, { scope: 'https://uri.paypal.com/services/payments/payment', access_token: token, token_type: 'Bearer', app_id: `APP-${ppId(17)}`, expires_in: 32400, nonce: `${this.now().toISOString()}${ppId(10)}` });
     }
     const route = this.#route(method, url.pathname);
     if (!route) return write(404, this.#error(404, 'INVALID_RESOURCE_ID'));
@@ -320,8 +269,8 @@ export class PaypalSimulator {
       return answer(route.op, out.status, out.body);
     }
     this.calls.money++;
-    const fault = this.#takeFault();
-    if (fault === 'lost') return void req.socket.destroy();
+    const fault = this.takeFault();
+    if (fault === 'lost') return this.drop(r);
     let out: Out;
     if (again) out = { status: again.status, body: again.body, hooks: [] };
     else {
@@ -331,23 +280,15 @@ export class PaypalSimulator {
       if (requestId && out.status < 500) this.#idempotent.set(requestId, { status: out.status, body: out.body });
     }
     this.spec.response(route.op, out.status, out.body);
-    const send = async () => {
-      for (const h of out.hooks) await this.#webhook(app, h.type, h.resource);
-    };
-    if (fault === 'drop') return void req.socket.destroy();
-    if (fault === 'drop-notify' || fault === 'notify-first') {
-      await send();
-      if (fault === 'drop-notify') return void req.socket.destroy();
-      out.hooks = [];
-    }
-    let sent = out.body;
-    if (fault === 'tamper' && sent && typeof sent === 'object') {
+    return this.answer(r, res, fault, {
+      status: out.status,
+      body: out.status === 204 ? null : out.body,
+      notify: out.hooks.length > 0 ? async () => {
+        for (const h of out.hooks) await this.#webhook(app, h.type, h.resource);
+      } : null,
       // the answer altered on the way: every payment in it completed, for one unit more
-      const text = JSON.stringify(sent).replace(/"status":"DECLINED"/g, '"status":"COMPLETED"').replace(/"response_code":"[0-9A-Z]+"/g, '"response_code":"0000"').replace(/"value":"(\d+)\.(\d\d)"/g, (_s, a: string, c: string) => `"value":"${a}.${String(Number(c) + 1).padStart(2, '0')}"`);
-      sent = JSON.parse(text);
-    }
-    write(out.status, out.status === 204 ? null : sent);
-    void send();
+      tamper: (sent) => JSON.parse(JSON.stringify(sent).replace(/"status":"DECLINED"/g, '"status":"COMPLETED"').replace(/"response_code":"[0-9A-Z]+"/g, '"response_code":"0000"').replace(/"value":"(\d+)\.(\d\d)"/g, (_s, a: string, c: string) => `"value":"${a}.${String(Number(c) + 1).padStart(2, '0')}"`)),
+    });
   }
 
   /** The 422 PayPal documents for a request that breaks one of its rules (else null: a 400). */
@@ -395,7 +336,7 @@ export class PaypalSimulator {
     const unit = obj((b.purchase_units as unknown[])[0])!;
     const amount = unit.amount as Money;
     const ctx = obj(obj(obj(b.payment_source)?.paypal)?.experience_context);
-    const now = this.#now().toISOString();
+    const now = this.now().toISOString();
     const o: SimOrder = {
       id: ppId(), clientId, intent: b.intent as 'CAPTURE' | 'AUTHORIZE', status: ctx ? 'PAYER_ACTION_REQUIRED' : 'CREATED', customId: String(unit.custom_id ?? ''),
       amount: { currency_code: amount.currency_code, value: amount.value }, createTime: now,
@@ -408,7 +349,7 @@ export class PaypalSimulator {
 
   #present(o: SimOrder): Json {
     const payments = { ...(o.authorizations.length ? { authorizations: o.authorizations } : {}), ...(o.captures.length ? { captures: o.captures } : {}), ...(o.refunds.length ? { refunds: o.refunds } : {}) };
-    const links: Array<{ href: string; rel: string; method: string }> = [{ href: `${this.#url}/v2/checkout/orders/${o.id}`, rel: 'self', method: 'GET' }];
+    const links: Array<{ href: string; rel: string; method: string }> = [{ href: `${this.url}/v2/checkout/orders/${o.id}`, rel: 'self', method: 'GET' }];
     const action = this.#payerAction(o);
     if (action) links.push({ href: action, rel: 'payer-action', method: 'GET' });
     return {
@@ -421,7 +362,7 @@ export class PaypalSimulator {
 
   #payerAction(o: SimOrder): string | null {
     if (o.status !== 'PAYER_ACTION_REQUIRED') return null;
-    return o.pendingCard ? `${this.#url}/sim/3ds/${o.id}` : o.paypal ? `${this.#url}/sim/approve/${o.id}` : null;
+    return o.pendingCard ? `${this.url}/sim/3ds/${o.id}` : o.paypal ? `${this.url}/sim/approve/${o.id}` : null;
   }
 
   /** A capture, authorization or refund as a webhook or a GET shows it (with its related ids). */
@@ -435,7 +376,7 @@ export class PaypalSimulator {
   }
 
   #payment(o: SimOrder, amount: Money, status: string, extra: Partial<Payment> = {}): Payment {
-    const now = this.#now().toISOString();
+    const now = this.now().toISOString();
     const p: Payment = { id: ppId(), status, amount, custom_id: o.customId, create_time: now, update_time: now, ...extra };
     this.#byPayment.set(p.id, o.id);
     return p;
@@ -448,7 +389,7 @@ export class PaypalSimulator {
     if ((what === 'capture') !== (o.intent === 'CAPTURE')) return refuse('ACTION_DOES_NOT_MATCH_INTENT');
     if (o.status === 'COMPLETED') return refuse(what === 'capture' ? 'ORDER_ALREADY_CAPTURED' : 'ORDER_ALREADY_AUTHORIZED');
     const card = obj(obj(b.payment_source)?.card);
-    const now = this.#now();
+    const now = this.now();
     let code: string;
     let pending = false;
     let number: string;
@@ -519,7 +460,7 @@ export class PaypalSimulator {
       if (auth.status !== 'CREATED') return refuse(auth.status === 'VOIDED' ? (op === 'authorizations.void' ? 'PREVIOUSLY_VOIDED' : 'AUTHORIZATION_VOIDED') : op === 'authorizations.void' ? 'PREVIOUSLY_CAPTURED' : 'AUTHORIZATION_ALREADY_CAPTURED');
       if (op === 'authorizations.void') {
         auth.status = 'VOIDED';
-        auth.update_time = this.#now().toISOString();
+        auth.update_time = this.now().toISOString();
         return { status: 200, body: this.#resource(o, auth), hooks: [{ type: 'PAYMENT.AUTHORIZATION.VOIDED', resource: this.#resource(o, auth) }] };
       }
       const value = amount ?? auth.amount;
@@ -547,7 +488,7 @@ export class PaypalSimulator {
   async #webhook(app: PaypalSimApp, type: string, resource: Json): Promise<void> {
     if (!app.webhookUrl) return;
     const event = {
-      id: `WH-${ppId(20)}`, event_version: '1.0', create_time: this.#now().toISOString(),
+      id: `WH-${ppId(20)}`, event_version: '1.0', create_time: this.now().toISOString(),
       resource_type: type.startsWith('CHECKOUT') ? 'checkout-order' : type.includes('REFUND') ? 'refund' : type.includes('AUTHORIZATION') ? 'authorization' : 'capture',
       resource_version: '2.0', event_type: type, summary: type, resource,
     };
@@ -563,24 +504,12 @@ export class PaypalSimulator {
     let sig = '';
     for (let n = 0; !/^\w/.test(sig); n++) sig = createHash('sha256').update(`${transmission}|${app.webhookId}|${body}|${n}`).digest('base64');
     const headers = {
-      ...this.#opts.webhookHeaders, 'content-type': 'application/json',
-      'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': `${this.#url}/v1/notifications/certs/CERT-360caa42-fca2a594-sim`,
-      'paypal-transmission-id': transmission, 'paypal-transmission-time': this.#now().toISOString(),
+      'content-type': 'application/json',
+      'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': `${this.url}/v1/notifications/certs/CERT-360caa42-fca2a594-sim`,
+      'paypal-transmission-id': transmission, 'paypal-transmission-time': this.now().toISOString(),
       'paypal-transmission-sig': sig,
     };
-    const sent = { url: app.webhookUrl ?? '', headers, body, status: null as number | null };
-    try {
-      if (this.transport) sent.status = await this.transport({ url: sent.url, headers, body });
-      else {
-        const res = await request(sent.url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
-        await res.body.dump();
-        sent.status = res.statusCode;
-      }
-    } catch {
-      sent.status = null;
-    }
-    this.webhooks.push(sent);
-    return sent.status;
+    return (await this.deliver(app.webhookUrl ?? '', headers, body)).status;
   }
 
   /**
@@ -596,12 +525,12 @@ export class PaypalSimulator {
     if (!o || !pending || o.status !== 'PAYER_ACTION_REQUIRED') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown or finished authentication');
     const back = url.searchParams.get('redirect_uri') ?? pending.returnUrl;
     if (!back || !/^https?:\/\//.test(back)) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('no page to return the cardholder to');
-    const enrolled = issuerRule({ number: pending.number, expiry: pending.expiry, now: this.#now() }).enrolled;
+    const enrolled = issuerRule({ number: pending.number, expiry: pending.expiry, now: this.now() }).enrolled;
     const result = method === 'POST' ? new URLSearchParams(raw).get('result') : null;
     if (enrolled && result !== 'Y' && result !== 'N' && result !== 'U') {
-      const action = `/sim/3ds/${o.id}${url.search}`.replace(/"/g, '&quot;');
-      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head><body><main><h1>3-D Secure (PayPal simulator)</h1><p>${o.amount.value} ${o.amount.currency_code}, card ending ${pending.number.slice(-4)}</p><form method="post" action="${action}"><button name="result" value="Y" id="pass">Authenticate</button> <button name="result" value="N" id="fail">Fail</button> <button name="result" value="U" id="unavailable">Cannot authenticate</button></form></main></body></html>`;
-      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return this.html(res, 200, challengePage({
+        title: '3-D Secure', heading: '3-D Secure (PayPal simulator)', lines: [`${o.amount.value} ${o.amount.currency_code}, card ending ${pending.number.slice(-4)}`], action: `/sim/3ds/${o.id}${url.search}`, unavailable: {},
+      }));
     }
     const outcome: Authentication = !enrolled
       ? { liability_shift: 'NO', three_d_secure: { enrollment_status: 'N' } }
@@ -623,8 +552,10 @@ export class PaypalSimulator {
     if (!o?.paypal || o.status !== 'PAYER_ACTION_REQUIRED') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown or finished order');
     const action = method === 'POST' ? new URLSearchParams(raw).get('action') : null;
     if (action !== 'approve' && action !== 'cancel') {
-      const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>PayPal</title></head><body><main><h1>Pay with PayPal (simulator)</h1><p>${o.amount.value} ${o.amount.currency_code}</p><form method="post" action="/sim/approve/${o.id}"><button name="action" value="approve" id="approve">Pay Now</button> <button name="action" value="cancel" id="cancel">Cancel and return</button></form></main></body></html>`;
-      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return this.html(res, 200, challengePage({
+        title: 'PayPal', heading: 'Pay with PayPal (simulator)', lines: [`${o.amount.value} ${o.amount.currency_code}`], action: `/sim/approve/${o.id}`, name: 'action',
+        pass: { value: 'approve', id: 'approve', label: 'Pay Now' }, fail: { value: 'cancel', id: 'cancel', label: 'Cancel and return' },
+      }));
     }
     const back = new URL(action === 'approve' ? o.paypal.returnUrl : o.paypal.cancelUrl);
     back.searchParams.set('token', o.id);

@@ -21,21 +21,16 @@
  *    signature is verified), and the test harness fails a file that left a violation;
  *  - operations in progress (Ds_Response 9999 for the in-progress card, 9998 while a customer is on the
  *    Bizum page), decided later (`decideInProgress`), then notified and answered by the query service;
- *  - latency (`latencyMs`) and faults for tests: `lost` (never processed, the connection dropped),
- *    `drop` (processed, the answer lost), `drop-notify` (the same, the notification sent),
- *    `notify-first` (the notification delivered before the answer), `tamper` (processed, the answer's
- *    parameters altered after signing), `hang` (processed, answered only when the simulator closes);
- *    notifications go through `transport` when a test sets one.
+ *  - the kit's server (kit/simulator.ts): latency, the faults tests use (`tamper`: the answer's
+ *    parameters altered after signing; `hang` too), notifications through `transport` when a test sets one.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
+import type http from 'node:http';
+import { challengePage, esc, htmlDocument, selfPostingForm, SimulatorBase, type SimFault, type SimRequest, type WebhookTransport } from '../../kit/simulator.js';
 import { readQueryRequest } from '../query.js';
 import { decodeBase64Any, decodeParameters, openMessage, sign, signMessage, type SignatureVersion } from '../signature.js';
 import { decideFollowUp, decidePayment, IN_PROGRESS_CODES, threedsPathOf, type Decision, type SimOrder } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
-import { SpecChecker, SpecLedger } from '../../kit/spec.js';
 import { REDSYS_SPEC, sisErrorOf, trataOperationOf } from '../spec.js';
 
 export interface RedsysSimTerminal {
@@ -53,22 +48,10 @@ export interface RedsysSimulatorOptions {
   notifyHeaders?: Record<string, string>;
 }
 
-/**
- * `lost`: never processed (the connection dropped); `drop`: processed, the answer lost; `drop-notify`:
- * processed, the answer lost, the notification sent; `notify-first`: processed, the notification
- * delivered before the answer is written; `tamper`: the answer's parameters altered after signing;
- * `hang`: answered only when the simulator closes.
- */
-export type RedsysFaultKind = 'lost' | 'drop' | 'drop-notify' | 'notify-first' | 'tamper' | 'hang';
-
 /** How the simulator delivers a notification; answers the HTTP status (tests deliver in process). */
-export type NotificationTransport = (n: { url: string; headers: Record<string, string>; body: string }) => Promise<number>;
-export interface RedsysFault {
-  kind: RedsysFaultKind;
-  /** Which endpoint (default: trataPeticion). */
-  endpoint?: 'trataPeticion' | 'iniciaPeticion' | 'query';
-  times?: number;
-}
+export type NotificationTransport = WebhookTransport;
+/** A fault of the kit's queue, by endpoint (default: trataPeticion). */
+export type RedsysFault = SimFault<'trataPeticion' | 'iniciaPeticion' | 'query'>;
 
 interface KeptOrder extends SimOrder {
   fuc: string;
@@ -119,8 +102,6 @@ export interface SentNotification {
 }
 
 const pad3 = (t: string) => (/^\d{1,3}$/.test(t) ? t.padStart(3, '0') : t);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const b64urlJson = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 type RestOutcome = { answer: Record<string, unknown>; notify?: { url: string; fuc: string; terminal: string; version: SignatureVersion; params: Record<string, unknown> } };
@@ -153,16 +134,11 @@ function checkMpiExternal(mpi: unknown): { secure: '1' | '2' } | { error: string
   return { error: 'SIS0606' };
 }
 
-export class RedsysSimulator {
-  latencyMs: number;
+export class RedsysSimulator extends SimulatorBase<'trataPeticion' | 'iniciaPeticion' | 'query'> {
   readonly #opts: RedsysSimulatorOptions;
-  readonly #server: http.Server;
   readonly #orders = new Map<string, KeptOrder>();
   readonly #threeds = new Map<string, ThreeDSSession>();
   readonly #bizum = new Map<string, BizumSession>();
-  readonly #faults: Array<RedsysFault & { left: number }> = [];
-  readonly #hanging = new Set<http.ServerResponse>();
-  readonly #sending = new Set<Promise<SentNotification>>();
   /** Notifications sent (tests read them). */
   readonly notifications: SentNotification[] = [];
   /** The last REST requests received, as sent (tests check them with other implementations). */
@@ -170,56 +146,23 @@ export class RedsysSimulator {
   /** Requests received per endpoint. */
   readonly calls = { trataPeticion: 0, iniciaPeticion: 0, query: 0, realizarPago: 0 };
   /**
-   * Every request received and every answer and notification given, checked against Redsys's reference
-   * (spec.ts); the test harness asserts it clean when the simulator closes.
-   */
-  readonly spec = new SpecLedger(new SpecChecker(REDSYS_SPEC));
-  #url = '';
-  /**
    * Called after an operation was processed and before its answer is written (tests: a gateway killed
    * between Redsys's answer and its own settle).
    */
   beforeAnswer: ((endpoint: string, params: Record<string, unknown>) => Promise<void>) | null = null;
-  /** Delivers notifications instead of posting them over HTTP (tests: into an in-process gateway). */
-  transport: NotificationTransport | null = null;
 
   constructor(opts: RedsysSimulatorOptions) {
+    super({ spec: REDSYS_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.notifyHeaders, defaultEndpoint: 'trataPeticion' });
     this.#opts = opts;
-    this.latencyMs = opts.latencyMs ?? 0;
-    this.#server = http.createServer((req, res) => {
-      this.#handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    });
-    this.#server.keepAliveTimeout = 60_000;
-  }
-
-  /** Listens; returns the base URL (PAYGATE_REDSYS_URL). */
-  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(port, host, resolve));
-    const a = this.#server.address() as AddressInfo;
-    this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${a.port}`;
-    return this.#url;
-  }
-
-  get url(): string {
-    return this.#url;
-  }
-
-  async close(): Promise<void> {
-    for (const res of this.#hanging) res.destroy();
-    this.#hanging.clear();
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
   /** Resolves when every notification sent so far has been delivered (or failed). */
-  async notificationsSent(): Promise<void> {
-    while (this.#sending.size > 0) await Promise.allSettled([...this.#sending]);
+  notificationsSent(): Promise<void> {
+    return this.settled();
   }
 
-  injectFault(f: RedsysFault): void {
-    this.#faults.push({ ...f, left: f.times ?? 1 });
+  paymentCalls(): number {
+    return this.calls.trataPeticion;
   }
 
   /** The order kept under a number (tests). */
@@ -231,64 +174,41 @@ export class RedsysSimulator {
     return this.#orders.size;
   }
 
-  #now(): Date {
-    return this.#opts.clock?.() ?? new Date();
-  }
-
-  #takeFault(endpoint: 'trataPeticion' | 'iniciaPeticion' | 'query'): RedsysFault | null {
-    const i = this.#faults.findIndex((f) => (f.endpoint ?? 'trataPeticion') === endpoint);
-    if (i < 0) return null;
-    const f = this.#faults[i];
-    if (--f.left <= 0) this.#faults.splice(i, 1);
-    return f;
-  }
-
   #key(fuc: string, terminal: string): string | null {
     return this.#opts.merchants[fuc]?.[pad3(terminal)]?.key ?? null;
   }
 
-  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    const path = (req.url ?? '/').split('?')[0];
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  protected async handle(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const { path, raw: body } = r;
+    const req = { method: r.method };
     if (req.method === 'POST' && (path === '/sis/rest/trataPeticionREST' || path === '/sis/rest/iniciaPeticionREST')) {
       const endpoint = path.endsWith('trataPeticionREST') ? 'trataPeticion' : 'iniciaPeticion';
       this.calls[endpoint]++;
-      const fault = this.#takeFault(endpoint);
-      if (fault?.kind === 'lost') return void req.socket.destroy();
+      const fault = this.takeFault(endpoint);
+      if (fault === 'lost') return this.drop(r);
       const out = this.#rest(endpoint, body);
-      if (fault?.kind === 'drop') return void req.socket.destroy();
-      if (fault?.kind === 'drop-notify' || fault?.kind === 'notify-first') {
-        if (out.notify) await this.#notify(out.notify.url, out.notify.fuc, out.notify.terminal, out.notify.version, out.notify.params);
-        if (fault.kind === 'drop-notify') return void req.socket.destroy();
-        out.notify = undefined;
-      }
-      if (fault?.kind === 'hang') return void this.#hanging.add(res);
-      if (this.beforeAnswer && typeof out.answer.Ds_MerchantParameters === 'string') await this.beforeAnswer(endpoint, decodeParameters(out.answer.Ds_MerchantParameters));
-      let answer = out.answer;
-      if (fault?.kind === 'tamper' && 'Ds_MerchantParameters' in answer) {
-        const params = decodeParameters(answer.Ds_MerchantParameters as string);
-        params.Ds_Response = '0000';
-        params.Ds_Amount = String(Number(params.Ds_Amount ?? 0) + 1);
-        answer = { ...answer, Ds_MerchantParameters: Buffer.from(JSON.stringify(params)).toString('base64') };
-      }
-      if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-      if (out.notify) {
-        const sending = this.#notify(out.notify.url, out.notify.fuc, out.notify.terminal, out.notify.version, out.notify.params);
-        this.#sending.add(sending);
-        void sending.finally(() => this.#sending.delete(sending));
-      }
-      return;
+      const n = out.notify;
+      const signed = typeof out.answer.Ds_MerchantParameters === 'string' ? out.answer.Ds_MerchantParameters : null;
+      return this.answer(r, res, fault, {
+        status: 200,
+        body: out.answer,
+        notify: n ? async () => void (await this.#notify(n.url, n.fuc, n.terminal, n.version, n.params)) : null,
+        beforeWrite: this.beforeAnswer && signed ? () => this.beforeAnswer!(endpoint, decodeParameters(signed)) : undefined,
+        // the parameters altered after signing: approved, for one cent more
+        tamper: (answer) => {
+          if (!signed) return answer;
+          const params = decodeParameters(signed);
+          params.Ds_Response = '0000';
+          params.Ds_Amount = String(Number(params.Ds_Amount ?? 0) + 1);
+          return { ...(answer as object), Ds_MerchantParameters: Buffer.from(JSON.stringify(params)).toString('base64') };
+        },
+      });
     }
     if (req.method === 'POST' && path === '/apl02/services/SerClsWSConsulta') {
       this.calls.query++;
-      const fault = this.#takeFault('query');
-      if (fault?.kind === 'lost' || fault?.kind === 'drop') return void req.socket.destroy();
-      if (fault?.kind === 'hang') return void this.#hanging.add(res);
-      res.writeHead(200, { 'content-type': 'text/xml;charset=utf-8' }).end(this.#query(body));
-      return;
+      const fault = this.takeFault('query');
+      if (fault === 'lost' || fault === 'drop') return this.drop(r);
+      return this.answer(r, res, fault === 'hang' ? 'hang' : null, { status: 200, body: this.#query(body), headers: { 'content-type': 'text/xml;charset=utf-8' } });
     }
     if (req.method === 'POST' && path === '/sis/realizarPago') {
       this.calls.realizarPago++;
@@ -378,7 +298,7 @@ export class RedsysSimulator {
       return {
         answer: signed({
           ...common,
-          Ds_EMV3DS: { protocolVersion: path.version, threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.#url}/sim/3ds-method` } : {}) },
+          Ds_EMV3DS: { protocolVersion: path.version, threeDSServerTransID: transId, threeDSInfo: 'CardConfiguration', ...(path.method ? { threeDSMethodURL: `${this.url}/sim/3ds-method` } : {}) },
           Ds_Card_PSD2: 'Y',
         }),
       };
@@ -398,7 +318,7 @@ export class RedsysSimulator {
       if (type === '2') kept!.confirmed = amount;
       if (type === '3') kept!.refunded += amount;
       if (type === '9') kept!.cancelled = true;
-      kept!.operations.push({ type, amount, code: d.code, authCode, at: this.#now() });
+      kept!.operations.push({ type, amount, code: d.code, authCode, at: this.now() });
       const p = { ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_Response: d.code, Ds_AuthorisationCode: authCode, Ds_SecurePayment: '0', Ds_Language: '1', Ds_MerchantData: '' };
       return { answer: signed(p), notify: notifyOf(p) };
     }
@@ -429,12 +349,12 @@ export class RedsysSimulator {
           // the issuer's ACS of 3-D Secure 1: MD and PAReq for its page (the merchant's TermUrl gets PARes)
           const md = randomUUID().replace(/-/g, '');
           const pareq = Buffer.from(`<PAReq><Merchant><acqBIN>0</acqBIN></Merchant><Purchase><xid>${md.slice(0, 20)}</xid></Purchase></PAReq>`).toString('base64');
-          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '1.0.2', acsURL: `${this.#url}/sim/acs-v1`, MD: md, PAReq: pareq } }) };
+          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '1.0.2', acsURL: `${this.url}/sim/acs-v1`, MD: md, PAReq: pareq } }) };
         }
         if (threedsPathOf(s.pan).challenge) {
           s.notificationURL = emv.notificationURL;
           const creq = b64urlJson({ threeDSServerTransID: emv.threeDSServerTransID, acsTransID: s.acsTransID, messageType: 'CReq', messageVersion: '2.1.0', challengeWindowSize: '05' });
-          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '2.1.0', acsURL: `${this.#url}/sim/acs`, creq } }) };
+          return { answer: signed({ ...common, Ds_Amount: String(amount), Ds_Currency: currency, Ds_EMV3DS: { threeDSInfo: 'ChallengeRequest', protocolVersion: '2.1.0', acsURL: `${this.url}/sim/acs`, creq } }) };
         }
         authenticated = true;
         secure = '2';
@@ -464,7 +384,7 @@ export class RedsysSimulator {
       cofTxnid: typeof params.DS_MERCHANT_COF_TXNID === 'string' ? params.DS_MERCHANT_COF_TXNID : null,
       authenticated,
       authenticationFailed,
-      now: this.#now(),
+      now: this.now(),
     });
     if (!pan) return { answer: { errorCode: 'SIS0063' } };
     if ('error' in d) return { answer: { errorCode: d.error } };
@@ -474,7 +394,7 @@ export class RedsysSimulator {
     const cofTxnid = approved && params.DS_MERCHANT_COF_INI === 'S' ? schemeTransactionId() : null;
     const order_: KeptOrder = {
       fuc, terminal, order, type: type as '0' | '1', amount, currency, approved, confirmed: 0, refunded: 0, cancelled: false, authCode, securePayment: secure,
-      cofTxnid, inProgress: pending, merchantUrl, version, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.#now() }],
+      cofTxnid, inProgress: pending, merchantUrl, version, operations: [...(kept?.operations ?? []), { type, amount, code: d.code, authCode, at: this.now() }],
     };
     this.#orders.set(k, order_);
     const p: Record<string, unknown> = {
@@ -491,7 +411,7 @@ export class RedsysSimulator {
   /** Posts a signed notification (form fields; URL-safe base64, URL-encoded values) to the merchant. */
   async #notify(url: string, fuc: string, terminal: string, version: SignatureVersion, params: Record<string, unknown>): Promise<SentNotification> {
     const key = this.#key(fuc, terminal)!;
-    const now = this.#now();
+    const now = this.now();
     const two = (n: number) => String(n).padStart(2, '0');
     const p = {
       Ds_Date: encodeURIComponent(`${two(now.getUTCDate())}/${two(now.getUTCMonth() + 1)}/${now.getUTCFullYear()}`),
@@ -503,18 +423,8 @@ export class RedsysSimulator {
     const order = String(params.Ds_Order);
     const signature = Buffer.from(sign(version, key, order, merchantParameters).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('base64url');
     const body = { Ds_SignatureVersion: version, Ds_MerchantParameters: merchantParameters, Ds_Signature: signature };
-    const sent: SentNotification = { url, order, status: null, error: null, body };
-    try {
-      const headers = { ...this.#opts.notifyHeaders, 'content-type': 'application/x-www-form-urlencoded' };
-      if (this.transport) sent.status = await this.transport({ url, headers, body: new URLSearchParams(body).toString() });
-      else {
-        const res = await request(url, { method: 'POST', headers, body: new URLSearchParams(body).toString(), headersTimeout: 10_000, bodyTimeout: 10_000 });
-        await res.body.dump();
-        sent.status = res.statusCode;
-      }
-    } catch (err) {
-      sent.error = (err as Error).message;
-    }
+    const delivered = await this.deliver(url, { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams(body).toString());
+    const sent: SentNotification = { url, order, status: delivered.status, error: delivered.error, body };
     this.notifications.push(sent);
     return sent;
   }
@@ -534,15 +444,12 @@ export class RedsysSimulator {
     o.securePayment = o.approved ? '2' : '0';
     last.code = code;
     last.authCode = o.authCode;
-    last.at = this.#now();
+    last.at = this.now();
     if (!o.merchantUrl || this.#opts.notifyRest === false) return null;
-    const sending = this.#notify(o.merchantUrl, fuc, o.terminal, o.version, {
+    return this.track(this.#notify(o.merchantUrl, fuc, o.terminal, o.version, {
       Ds_Amount: String(last.amount), Ds_Currency: o.currency, Ds_Order: order, Ds_MerchantCode: fuc, Ds_Terminal: String(Number(o.terminal)), Ds_TransactionType: last.type,
       Ds_SecurePayment: o.securePayment, Ds_Response: code, Ds_AuthorisationCode: o.authCode, Ds_Language: '1', Ds_MerchantData: '',
-    });
-    this.#sending.add(sending);
-    void sending.finally(() => this.#sending.delete(sending));
-    return sending;
+    }));
   }
 
   /** Sends again the notification of an order's last operation (tests: a late notification). */
@@ -597,7 +504,7 @@ export class RedsysSimulator {
   // ---- pages: 3DS method, ACS challenge, redirect payment (Bizum) -------------------------------------------
 
   #html(res: http.ServerResponse, title: string, body: string, status = 200): void {
-    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${body}</body></html>`);
+    this.html(res, status, htmlDocument(title, body));
   }
 
   /** The issuer's 3DS method: fingerprinting, then it tells the merchant it ran (posts threeDSMethodData back). */
@@ -612,11 +519,7 @@ export class RedsysSimulator {
     if (s) s.methodDone = true;
     const back = String(data.threeDSMethodNotificationURL ?? '');
     if (!/^https?:\/\//.test(back)) return this.#html(res, '3DS method', '<p>no notification URL</p>', 400);
-    this.#html(
-      res,
-      '3DS method',
-      `<form id="f" method="post" action="${esc(back)}"><input type="hidden" name="threeDSMethodData" value="${esc(form.get('threeDSMethodData') ?? '')}"></form><script>document.getElementById('f').submit()</script>`,
-    );
+    this.#html(res, '3DS method', selfPostingForm(back, { threeDSMethodData: form.get('threeDSMethodData') ?? '' }));
   }
 
   /** The ACS challenge page: the cardholder authenticates or not. */
@@ -630,13 +533,10 @@ export class RedsysSimulator {
     }
     const s = this.#threeds.get(String(c.threeDSServerTransID ?? ''));
     if (!s || c.acsTransID !== s.acsTransID) return this.#html(res, 'ACS', '<p>unknown transaction</p>', 400);
-    this.#html(
-      res,
-      'Redsys simulator: 3-D Secure',
-      `<h1>3-D Secure challenge (simulated issuer)</h1><p>Card ending ${esc(s.pan.slice(-4))}</p>` +
-        `<form method="post" action="/sim/acs/answer"><input type="hidden" name="creq" value="${esc(creq)}">` +
-        '<button name="result" value="Y" id="acs-authenticate">Authenticate</button> <button name="result" value="N" id="acs-fail">Fail authentication</button></form>',
-    );
+    this.html(res, 200, challengePage({
+      title: 'Redsys simulator: 3-D Secure', heading: '3-D Secure challenge (simulated issuer)', lines: [`Card ending ${s.pan.slice(-4)}`], action: '/sim/acs/answer', hidden: { creq },
+      pass: { id: 'acs-authenticate' }, fail: { id: 'acs-fail', label: 'Fail authentication' }, main: false,
+    }));
   }
 
   /** The cardholder answered: the ACS posts `cres` to the merchant's notification URL. */
@@ -652,11 +552,7 @@ export class RedsysSimulator {
     const ok = form.get('result') === 'Y' && s.pan !== '5150796024238164';
     s.challengeResult = ok ? 'Y' : 'N';
     const cres = b64urlJson({ threeDSServerTransID: c.threeDSServerTransID, acsTransID: s.acsTransID, messageType: 'CRes', messageVersion: '2.1.0', transStatus: s.challengeResult });
-    this.#html(
-      res,
-      'ACS',
-      `<form id="f" method="post" action="${esc(s.notificationURL)}"><input type="hidden" name="cres" value="${esc(cres)}"></form><script>document.getElementById('f').submit()</script>`,
-    );
+    this.#html(res, 'ACS', selfPostingForm(s.notificationURL, { cres }));
   }
 
   /** The redirect payment page (`realizarPago`): Bizum (`PAYMETHODS=z`). */
@@ -686,7 +582,7 @@ export class RedsysSimulator {
     const merchantUrl = (params.DS_MERCHANT_MERCHANTURL as string) ?? null;
     this.#orders.set(`${fuc}:${pad3(terminalRaw)}:${order}`, {
       fuc, terminal: pad3(terminalRaw), order, type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY), approved: false, confirmed: 0, refunded: 0,
-      cancelled: false, authCode: '', securePayment: '0', cofTxnid: null, inProgress: true, merchantUrl, version, operations: [{ type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), code: '9998', authCode: '', at: this.#now() }],
+      cancelled: false, authCode: '', securePayment: '0', cofTxnid: null, inProgress: true, merchantUrl, version, operations: [{ type: '0', amount: Number(params.DS_MERCHANT_AMOUNT), code: '9998', authCode: '', at: this.now() }],
     });
     this.#bizum.set(session, {
       fuc, terminalDisplay: terminalRaw, terminal: pad3(terminalRaw), order, amount: Number(params.DS_MERCHANT_AMOUNT), currency: String(params.DS_MERCHANT_CURRENCY),
@@ -710,7 +606,7 @@ export class RedsysSimulator {
     const authCode = paid ? String(randomInt(100000, 999999)) : '';
     this.#orders.set(`${s.fuc}:${s.terminal}:${s.order}`, {
       fuc: s.fuc, terminal: s.terminal, order: s.order, type: '0', amount: s.amount, currency: s.currency, approved: paid, confirmed: 0, refunded: 0, cancelled: false,
-      authCode, securePayment: '0', cofTxnid: null, inProgress: false, merchantUrl: s.merchantUrl, version: s.version, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.#now() }],
+      authCode, securePayment: '0', cofTxnid: null, inProgress: false, merchantUrl: s.merchantUrl, version: s.version, operations: [{ type: '0', amount: s.amount, code, authCode, at: this.now() }],
     });
     if (s.merchantUrl) {
       await this.#notify(s.merchantUrl, s.fuc, s.terminal, s.version, {
