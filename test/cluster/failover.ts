@@ -13,7 +13,7 @@
  *      together 4 s later, and the one that cannot follow the new primary is repaired (drop and
  *      re-create); the formation must be back to one primary, two secondaries, number_sync_standbys 1;
  *   3. monitor down during a failover: the primary's data node is killed, then the monitor as soon as it
- *      has assigned the new primary wait_primary; the monitor is started again 5 s later;
+ *      has assigned the new primary wait_primary; the monitor is started again 4 s later;
  *   4. gateway node lost: a gateway node is killed with kill -9 (its API process and its worker);
  *   5. proxy lost: the HAProxy that holds the floating address is killed with kill -9 (keepalived moves
  *      the address to the other proxy machine).
@@ -81,7 +81,7 @@ const SECONDS = Number(process.env.CLUSTER_TEST_SECONDS ?? 8);
 const SHORT_SECONDS = Math.max(5, Math.round(SECONDS * 0.75));
 const LOAD_AFTER_FAULT_MS = 3000;
 /** How long the monitor stays down in scenario 3. */
-const MONITOR_DOWN_MS = 5000;
+const MONITOR_DOWN_MS = 4000;
 const ALL_SCENARIOS = ['primary', 'double', 'monitor', 'gateway', 'proxy'];
 const SCENARIOS = (process.env.CLUSTER_TEST_SCENARIOS ?? ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim()).filter((x) => ALL_SCENARIOS.includes(x));
 const CLIENTS = 16;
@@ -498,9 +498,11 @@ async function runLoad(opts: {
   plan: string;
   tag: string;
   seconds: number;
-  /** Called once, mid-load; returns when the fault has been injected. */
+  /** Called once, mid-load; returns when the fault has been injected (and, for a failover, undone). */
   fault: () => Promise<void>;
   faultAfterMs: number;
+  /** Go on for LOAD_AFTER_FAULT_MS after `fault` returned (the formation is back: its first seconds are loaded too). */
+  afterFault?: boolean;
 }) {
   const orders: OrderRecord[] = [];
   const subscriptions: SubscriptionRecord[] = [];
@@ -521,12 +523,13 @@ async function runLoad(opts: {
       faultDoneAt = Date.now();
     }
   })();
-  const going = () => Date.now() < end || Date.now() < faultDoneAt + LOAD_AFTER_FAULT_MS;
+  const after = opts.afterFault === false ? 0 : LOAD_AFTER_FAULT_MS;
+  const going = () => Date.now() < end || Date.now() < faultDoneAt + after;
   // after the planned end, what the clients still wait for (every 5 s)
   let clientsLeft = CLIENTS;
   let firstDoneAt: number | undefined;
   const progress = setInterval(() => {
-    if (going() || Date.now() < Math.max(end, faultDoneAt + LOAD_AFTER_FAULT_MS) + 4000) return;
+    if (going() || Date.now() < Math.max(end, faultDoneAt + after) + 4000) return;
     const calls = [...opts.api.inFlight].map((x) => `${x.path} ${((Date.now() - x.since) / 1000).toFixed(0)} s, ${x.tries} tries, last ${x.last || 'in flight'}`);
     log(`${opts.tag}: ${clientsLeft} client(s) still going: ${calls.slice(0, 4).join('; ')}`);
   }, 5000);
@@ -996,7 +999,7 @@ async function main(): Promise<number> {
       const since = new Date();
       const victim = 2;
       const load = await runLoad({
-        api, serviceUuid, cards, receiverUrl: receiver.url, plan: 'cluster-m', tag: 'gw', seconds: SHORT_SECONDS, faultAfterMs: 2000,
+        api, serviceUuid, cards, receiverUrl: receiver.url, plan: 'cluster-m', tag: 'gw', seconds: SHORT_SECONDS, faultAfterMs: 2000, afterFault: false,
         fault: async () => {
           log(`kill -9 gateway node ${victim}`);
           killGatewayNode(s!, victim);
@@ -1018,7 +1021,7 @@ async function main(): Promise<number> {
       let movedAt = 0;
       let newHolder: string | null = null;
       const load = await runLoad({
-        api, serviceUuid, cards, receiverUrl: receiver.url, plan: 'cluster-m', tag: 'lb', seconds: SHORT_SECONDS, faultAfterMs: 2000,
+        api, serviceUuid, cards, receiverUrl: receiver.url, plan: 'cluster-m', tag: 'lb', seconds: SHORT_SECONDS, faultAfterMs: 2000, afterFault: false,
         fault: async () => {
           log(`kill -9 the HAProxy of ${holder}, which holds the floating address`);
           killProxy(s!, holder, 'haproxy');
