@@ -31,7 +31,7 @@ async function main(cmd: string): Promise<number> {
           ...s.gateways.map((g) => `  gateway node ${g.n}            ${g.url}`),
           `  PostgreSQL primary        ${s.databaseUrl}   (HAProxy, follows failovers)`,
           `  PostgreSQL standbys       ${s.readDatabaseUrl}`,
-          ...s.proxies.map((p) => `  proxy machine ${p.name}        ${p.address}   (ip netns exec ${p.netns} ...)`),
+          ...s.proxies.map((p) => `  ${`proxy machine ${p.name}`.padEnd(26)}${p.address}   (ip netns exec ${p.netns} ...)`),
           `  pg_auto_failover monitor  ${s.monitorUrl}`,
           `  processor simulator       ${s.simulatorUrl}`,
           `  logs                      ${s.dir}/logs`,
