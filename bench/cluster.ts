@@ -1,8 +1,9 @@
 /**
  * npm run bench:cluster: the story (create order → pay with a stored card → partial refund → read) on the
  * reference topology (scripts/cluster: pg_auto_failover, 3 data nodes, one synchronous standby required,
- * HAProxy) with 1, 2 and 3 gateway nodes behind the load balancer, next to one gateway node on a single
- * PostgreSQL (no replication, no proxy: TEST_DATABASE_URL); then the unavailability window of a failover
+ * two HAProxy behind keepalived's floating address) with 1, 2 and 3 gateway nodes behind the load
+ * balancer, next to one gateway node on a single PostgreSQL (no replication, no proxy:
+ * TEST_DATABASE_URL); then the unavailability window of a failover
  * (kill -9 of the primary's data node under the same load). Medians of BENCH_RUNS runs.
  *
  * Also, per story on the formation: the commits and the WAL the primary wrote (pg_stat_database and
@@ -24,9 +25,10 @@ import {
   checkRequirements,
   ensureRequirements,
   formationSettled,
+  haproxyCommand,
   killNode,
   primaryNode,
-  restartNode,
+  rejoinNode,
   ROOT,
   startCluster,
   stopCluster,
@@ -138,16 +140,9 @@ async function primaryCounters(url: string): Promise<{ commits: number; wal: big
   }
 }
 
-/** Sends a command to HAProxy's admin socket. */
-function haproxyCommand(s: ClusterState, command: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(path.join(s.dir, 'haproxy', 'admin.sock'));
-    let out = '';
-    sock.on('data', (d) => (out += d));
-    sock.on('end', () => resolve(out));
-    sock.on('error', reject);
-    sock.end(`${command}\n`);
-  });
+/** Sends a command to the admin socket of both HAProxy (the same configuration on both proxy machines). */
+async function haproxyCommandAll(s: ClusterState, command: string): Promise<void> {
+  for (const p of s.proxies) await haproxyCommand(s, p.name, command);
 }
 
 async function freePort(): Promise<number> {
@@ -221,7 +216,7 @@ async function main(): Promise<number> {
       const row: Record<string, number> = {};
       row.single = await singlePostgres();
       for (const n of [1, 2, 3]) {
-        for (const g of s.gateways) await haproxyCommand(s, `${g.n <= n ? 'enable' : 'disable'} server gateway_nodes/gw${g.n}`);
+        for (const g of s.gateways) await haproxyCommandAll(s, `${g.n <= n ? 'enable' : 'disable'} server gateway_nodes/gw${g.n}`);
         await storyPhase(s.gatewayUrl, shop, 2);
         const before = await primaryCounters(s.databaseUrl);
         const { rate } = await storyPhase(s.gatewayUrl, shop, SECONDS);
@@ -254,10 +249,10 @@ async function main(): Promise<number> {
         for (let i = 1; i < after.length; i++) gap = Math.max(gap, after[i] - after[i - 1]);
         row.unavailable = gap / 1000;
         row.promoted = (promotedAt - faultAt) / 1000;
-        // the lost node rejoins as a standby before the next run
-        restartNode(s, victim);
+        // the lost node rejoins as a standby before the next run (repaired if it cannot follow)
+        await rejoinNode(s, victim, { log });
         const t0 = Date.now();
-        while (!(await formationSettled(s).catch(() => false))) {
+        while (!(await formationSettled(s, { sync: true }).catch(() => false))) {
           if (Date.now() - t0 > 180_000) throw new Error('the formation did not settle after the failover');
           await sleep(500);
         }
