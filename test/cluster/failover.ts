@@ -794,6 +794,8 @@ async function main(): Promise<number> {
         ...(process.env.CLUSTER_TEST_LOG_LEVEL ? { PAYGATE_LOG_LEVEL: process.env.CLUSTER_TEST_LOG_LEVEL } : {}),
         PAYGATE_SIMULATOR_LATENCY_MS: '20',
         PAYGATE_PROCESSOR_TIMEOUT_MS: '2000',
+        // a request that died holds its key this long (above the processor's deadline), not 60 s
+        PAYGATE_IDEMPOTENCY_LOCK_MS: '8000',
         // above the processor timeout: the reconciler never asks about a call still in flight
         PAYGATE_RECONCILE_AFTER_MS: '5000',
         PAYGATE_SWEEP_EVERY_MS: '1000',
