@@ -128,7 +128,7 @@ export const BankStatement = Type.Object({
   created_at: Iso,
 }, { title: 'BankStatement', examples: [EX.STATEMENT_EXAMPLE] });
 
-const NextCursor = Nullable(Type.String({ description: 'pass it as `cursor` for the next page; null on the last' }));
+const NextCursor = Nullable(Type.String({ description: 'pass it as `cursor` for the next page; null on the last', examples: ['aXRlbXM6MTA0Mg'] }));
 
 export const SettlementReportResponse = envelope({ report: SettlementReport }, { title: 'SettlementReportResponse' });
 export const SettlementReportsResponse = envelope({ reports: Type.Array(SettlementReport, { description: 'newest first' }), next_cursor: NextCursor }, { title: 'SettlementReportsResponse' });
