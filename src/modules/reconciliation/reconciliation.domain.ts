@@ -115,12 +115,12 @@ export function addDays(d: string, days: number): string {
   return new Date(Date.parse(`${d}T00:00:00Z`) + days * 86400_000).toISOString().slice(0, 10);
 }
 
-function integer(v: string | undefined, signed: boolean): number | null | 'invalid' {
+function integer(v: string | undefined, signed: boolean, max = LINE_AMOUNT_MAX): number | null | 'invalid' {
   if (v === undefined || v.trim() === '') return null;
   const t = v.trim();
-  if (!(signed ? /^-?[0-9]{1,13}$/ : /^[0-9]{1,13}$/).test(t)) return 'invalid';
+  if (!(signed ? /^-?[0-9]{1,15}$/ : /^[0-9]{1,15}$/).test(t)) return 'invalid';
   const n = Number(t);
-  return Math.abs(n) > LINE_AMOUNT_MAX ? 'invalid' : n;
+  return Math.abs(n) > max ? 'invalid' : n;
 }
 
 /** Printable text without control characters, at most `max` characters. */
@@ -165,7 +165,8 @@ export function parseSettlementRow(line: number, v: Record<string, string>): Set
     if (f === 'invalid') problems.push(`${col} must be a whole number of minor units (negative for a rebate)`);
     fees[key] = typeof f === 'number' ? f : 0;
   }
-  const net = integer(v.NET, true);
+  // the net is the amount less three fees, each up to the largest amount
+  const net = integer(v.NET, true, 4 * LINE_AMOUNT_MAX);
   if (net === 'invalid') problems.push('NET must be a whole number of minor units');
   if (problems.length > 0) return problems.map((msg) => ({ line, msg }));
   const t = type as LineType;

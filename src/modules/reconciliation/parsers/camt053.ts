@@ -161,6 +161,7 @@ export function parseCamt053(field: string, xml: string): BankStatement[] {
         ...details.flatMap((d) => [...texts(path(d, 'RmtInf', 'Ustrd')), ...arr(path(d, 'RmtInf', 'Strd')).flatMap((x) => texts(path(x, 'CdtrRefInf', 'Ref'))), ...texts(d.AddtlTxInf)]),
         ...details.flatMap((d) => [...texts(path(d, 'RltdPties', 'Dbtr', 'Nm')), ...texts(path(d, 'RltdPties', 'Dbtr', 'Pty', 'Nm'))]),
         ...texts(n.NtryRef),
+        ...texts(n.AcctSvcrRef),
         ...texts(n.AddtlNtryInf),
       ];
       entries.push({

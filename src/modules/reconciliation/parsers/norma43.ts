@@ -101,7 +101,8 @@ export function parseNorma43(field: string, text: string): BankStatement[] {
           digits: currency?.digits ?? 2,
           from: from ?? '1970-01-01',
           to: to ?? from ?? '1970-01-01',
-          opening: (opening ?? 0) * (sign === '1' ? -1 : 1),
+          // the file's amounts have 2 decimals: a currency with none (or three) is scaled to its minor units
+          opening: Math.round((opening ?? 0) * 10 ** ((currency?.digits ?? 2) - 2)) * (sign === '1' ? -1 : 1),
           entries: [],
           concepts: [],
         };
@@ -123,7 +124,6 @@ export function parseNorma43(field: string, text: string): BankStatement[] {
           problems.push(...p.map((msg) => ({ line: n, msg })));
           return;
         }
-        // the amount has 2 decimals; a currency with none (or three) is scaled to its minor units
         const minor = account.digits === 2 ? amount! : Math.round(amount! * 10 ** (account.digits - 2));
         current = {
           line: n,
