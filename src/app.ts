@@ -120,7 +120,7 @@ export function buildModules(p: Platform): Modules {
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const terminal = new TerminalService(p, { payments, merchants });
   const reconciliation = new ReconciliationService(p, { processors });
-  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal });
+  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now());
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, dashboard, idempotency };
 }

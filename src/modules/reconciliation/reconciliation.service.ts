@@ -16,7 +16,7 @@ import type { RequestContext } from '../../platform/http/types.js';
 import { UUID_RE } from '../../platform/ids.js';
 import type { Platform } from '../../platform/index.js';
 import type { ProcessorRegistry, SettlementLine as ConnectorLine } from '../../processors/index.js';
-import { findServiceWithTerminal } from '../services/index.js';
+import { findServiceWithTerminal, listServices } from '../services/index.js';
 import {
   CSV_OPTIONAL,
   CSV_REQUIRED,
@@ -197,6 +197,23 @@ export class ReconciliationService {
       for (const l of r.lines) yield { line: ++line, values: connectorRow(l), width: CSV_COLUMNS.length };
     };
     return this.#ingest(ctx, { ...meta, source: 'CONNECTOR', sha256: createHash('sha256').update(bytes).digest('hex') }, rows, { allowEmpty: true });
+  }
+
+  /**
+   * The merchant's services in the caller's environment, each with whether its connector gives a
+   * settlement report through an API (the dashboard offers to fetch those; the others' reports are files).
+   */
+  async reportSources(ctx: RequestContext) {
+    const rows = await listServices(this.p.database.db, ctx.merchant.id);
+    return rows.filter((s) => s.env === ctx.env).map((s) => {
+      let report = false;
+      try {
+        report = this.deps.processors.supports(s.type, ctx.env) && !!this.deps.processors.forService(s.type, ctx.env).settlementReport;
+      } catch {
+        report = false;
+      }
+      return { uuid: s.id, name: s.name, type: s.type, enabled: s.enabled, settlement_report: report };
+    });
   }
 
   async #service(ctx: RequestContext, id: string) {
