@@ -277,7 +277,7 @@ function Reports({ me }: { me: Me }) {
     <div className="table-wrap card">
       <h2 id="recon-reports-title">{t('recon.reports')}</h2>
       <table className="orders" data-testid="recon-reports" aria-labelledby="recon-reports-title">
-        <thead><tr><th scope="col">{t('recon.file')}</th><th scope="col">{t('recon.acquirer')}</th><th scope="col">{t('recon.period')}</th><th scope="col">{t('recon.lines')}</th><th scope="col">{t('recon.exceptions')}</th><th scope="col">{t('recon.imported_at')}</th></tr></thead>
+        <thead><tr><th scope="col">{t('recon.file')}</th><th scope="col">{t('recon.acquirer')}</th><th scope="col">{t('recon.period')}</th><th scope="col">{t('recon.lines')}</th><th scope="col">{t('recon.exceptions_col')}</th><th scope="col">{t('recon.imported_at')}</th></tr></thead>
         <tbody>
           {reports.map((r) => (
             <tr key={r.uuid} data-uuid={r.uuid}>
@@ -285,7 +285,7 @@ function Reports({ me }: { me: Me }) {
               <td data-label={t('recon.acquirer')}>{r.acquirer}</td>
               <td data-label={t('recon.period')}>{r.period_from === r.period_to ? r.period_from : `${r.period_from} – ${r.period_to}`}</td>
               <td data-label={t('recon.lines')} className="num">{r.lines}</td>
-              <td data-label={t('recon.exceptions')} className="num">{r.exceptions}</td>
+              <td data-label={t('recon.exceptions_col')} className="num">{r.exceptions}</td>
               <td data-label={t('recon.imported_at')}>{dateTime(r.created_at, lang, me.merchant.timezone)}</td>
             </tr>
           ))}
