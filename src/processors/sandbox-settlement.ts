@@ -69,7 +69,7 @@ export function sandboxReport(entries: Iterable<LedgerEntry>, day: string, termi
     const at = m.reference ? lines.findIndex((l) => l.reference === m.reference) : lines.findIndex((l) => !l.changed && l.type === 'PAYMENT' && l.amount > 1);
     if (m.kind === 'ONLY_AT_ACQUIRER') {
       const reference = uuidFrom(`only-at-acquirer:${day}:${terminal}:${lines.length}`);
-      lines.push({ ...line({ reference, processorId: `SIMX${reference.replace(/-/g, '').slice(0, 16).toUpperCase()}`, type: 'PAYMENT', amount: 1234, currency: lines[0]?.currency ?? 'EUR' }, day, settlementDay, batch), changed: true });
+      lines.push({ ...line({ reference, processorId: `simx_${reference.replace(/-/g, '').slice(0, 20)}`, type: 'PAYMENT', amount: 1234, currency: lines[0]?.currency ?? 'EUR' }, day, settlementDay, batch), changed: true });
       continue;
     }
     if (at < 0) continue;
