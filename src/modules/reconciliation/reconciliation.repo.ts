@@ -68,17 +68,27 @@ export async function setReportCounts(db: Executor, id: string, lineCount: numbe
   await db.updateTable('recon_reports').set({ line_count: lineCount, period_from: period.from, period_to: period.to }).where('id', '=', id).execute();
 }
 
-/** Inserts a chunk of lines in one statement (one array per column). */
-export async function insertLines(db: Executor, report: { id: string; merchantId: string; env: Env }, lines: Array<SettlementLine & { refUuid: string | null }>): Promise<void> {
+/**
+ * The lines of the file being imported wait in a temporary table of the transaction (no index, no WAL,
+ * dropped at its end) until the whole file is read; then one statement matches them and writes them to
+ * recon_lines with their kinds (matchReport), so each line is written once.
+ */
+export async function prepareStaging(db: Executor): Promise<void> {
+  await sql`create temporary table if not exists recon_staging (line int4 not null, type text not null, processor_id text, reference text, ref_uuid uuid,
+    amount int8 not null, currency text not null, transaction_date date not null, settlement_date date not null, batch_ref text not null,
+    fee_interchange int8 not null, fee_scheme int8 not null, fee_processing int8 not null, net int8 not null) on commit drop`.execute(db);
+  await sql`truncate recon_staging`.execute(db);
+}
+
+/** Stages a chunk of lines in one statement (one array per column). */
+export async function insertLines(db: Executor, lines: Array<SettlementLine & { refUuid: string | null }>): Promise<void> {
   if (lines.length === 0) return;
   const col = <T>(f: (l: SettlementLine & { refUuid: string | null }) => T) => lines.map(f);
-  await sql`insert into recon_lines (report_id, merchant_id, env, line, type, processor_id, reference, ref_uuid, amount, currency,
-      transaction_date, settlement_date, batch_ref, fee_interchange, fee_scheme, fee_processing, net)
-    select ${report.id}::uuid, ${report.merchantId}::uuid, ${report.env}, x.* from unnest(
+  await sql`insert into recon_staging select * from unnest(
       ${col((l) => l.line)}::int4[], ${col((l) => l.type)}::text[], ${col((l) => l.processorId)}::text[], ${col((l) => l.reference)}::text[],
       ${col((l) => l.refUuid)}::uuid[], ${col((l) => l.amount)}::int8[], ${col((l) => l.currency)}::text[], ${col((l) => l.transactionDate)}::date[],
       ${col((l) => l.settlementDate)}::date[], ${col((l) => l.batch)}::text[], ${col((l) => l.feeInterchange)}::int8[], ${col((l) => l.feeScheme)}::int8[],
-      ${col((l) => l.feeProcessing)}::int8[], ${col((l) => l.net)}::int8[]) as x`.execute(db);
+      ${col((l) => l.feeProcessing)}::int8[], ${col((l) => l.net)}::int8[])`.execute(db);
 }
 
 /** A report's columns, its days as `YYYY-MM-DD` text. */
@@ -126,44 +136,61 @@ export async function listReports(db: Executor, owner: Owner, page: { limit: num
 
 // ---- the matcher -----------------------------------------------------------------------------------------
 
-const MATCH_SET = `set transaction_id = m.transaction_id, order_id = m.order_id, paygate_amount = m.amount, paygate_currency = m.currency,
-  paygate_date = (m.created_at at time zone 'UTC')::date, paygate_status = m.status`;
-
 /**
- * Matches a report's lines to the merchant's money movements and names each line's kind, then records
- * the movements of the report's days and service that no line settles (ONLY_AT_PAYGATE) and clears
- * those a line of this report now settles. Set-based: a handful of statements whatever the size.
+ * Matches the staged lines of a report to the merchant's money movements, names each line's kind and
+ * writes them to recon_lines, in one statement; then records the movements of the report's days and
+ * service that no line settles (ONLY_AT_PAYGATE) and clears those a line of this report now settles.
+ * Set-based: a handful of statements whatever the size.
  *  1. by reference: a line whose REFERENCE is a transaction uuid of the merchant, of the line's type;
- *  2. by processor id, for the lines still without one: the transaction of that processor id and type
- *     made in the last PROCESSOR_ID_HORIZON_DAYS before the report's first day (the one of the same
- *     amount first, a successful one next, the oldest last);
- *  3. the kind: DUPLICATE when an earlier line (any report) settles the same transaction, ONLY_AT_ACQUIRER
- *     when none or not a successful one, AMOUNT_DIFFERS, SETTLED_LATE past `settlement_days`, MATCHED.
+ *  2. by processor id, for the lines without one: the transaction of that processor id and type made in
+ *     the PROCESSOR_ID_HORIZON_DAYS before the report's first day (the one of the same amount first, a
+ *     successful one next, the oldest last);
+ *  3. the kind: DUPLICATE when another line settles the same transaction (an earlier line of this file,
+ *     or a line of an earlier report), ONLY_AT_ACQUIRER when none or not a successful one, AMOUNT_DIFFERS,
+ *     SETTLED_LATE past `settlement_days`, MATCHED; CHARGEBACK and ADJUSTMENT lines have none.
  */
 export async function matchReport(db: Executor, report: ReportRow): Promise<void> {
   const owner = { merchantId: report.merchant_id, env: report.env };
+  // a temporary table has no statistics until it is analyzed: without them the planner takes it for a
+  // handful of rows and joins by nested loops (minutes at a million lines instead of seconds)
+  await sql`analyze recon_staging`.execute(db);
   const all = moneyMovementsSql(owner);
-  await sql`update recon_lines l ${sql.raw(MATCH_SET)}
-    from (${all}) m
-    where l.report_id = ${report.id} and l.ref_uuid is not null and l.type in ('PAYMENT', 'REFUND', 'PAYOUT')
-      and m.transaction_id = l.ref_uuid and m.type = l.type`.execute(db);
   const since = new Date(Date.parse(`${report.period_from}T00:00:00Z`) - PROCESSOR_ID_HORIZON_DAYS * 86400_000);
   const recent = moneyMovementsSql({ ...owner, since });
-  await sql`update recon_lines l ${sql.raw(MATCH_SET)}
-    from (
-      select distinct on (c.id) c.id as line_id, m.*
-      from recon_lines c join (${recent}) m on m.processor_id = c.processor_id and m.type = c.type
-      where c.report_id = ${report.id} and c.transaction_id is null and c.processor_id is not null and c.type in ('PAYMENT', 'REFUND', 'PAYOUT')
-      order by c.id, (m.amount = c.amount) desc, (m.status = 'SUCCESS') desc, m.created_at, m.transaction_id
-    ) m
-    where l.id = m.line_id`.execute(db);
-  await sql`update recon_lines l set kind = case
-      when l.transaction_id is not null and exists (select 1 from recon_lines o where o.transaction_id = l.transaction_id and o.id < l.id) then 'DUPLICATE'
-      when l.transaction_id is null or l.paygate_status <> 'SUCCESS' then 'ONLY_AT_ACQUIRER'
-      when l.amount <> l.paygate_amount or l.currency <> l.paygate_currency then 'AMOUNT_DIFFERS'
-      when l.settlement_date - l.paygate_date > ${report.settlement_days} then 'SETTLED_LATE'
-      else 'MATCHED' end
-    where l.report_id = ${report.id} and l.type in ('PAYMENT', 'REFUND', 'PAYOUT')`.execute(db);
+  await sql`insert into recon_lines (report_id, merchant_id, env, line, type, processor_id, reference, ref_uuid, amount, currency, transaction_date,
+      settlement_date, batch_ref, fee_interchange, fee_scheme, fee_processing, net, transaction_id, order_id, paygate_amount, paygate_currency,
+      paygate_date, paygate_status, kind)
+    with by_ref as (
+      select s.line, m.transaction_id, m.order_id, m.amount, m.currency, m.created_at, m.status
+      from recon_staging s join (${all}) m on m.transaction_id = s.ref_uuid and m.type = s.type
+      where s.ref_uuid is not null and s.type in ('PAYMENT', 'REFUND', 'PAYOUT')
+    ),
+    by_pid as (
+      select distinct on (s.line) s.line, m.transaction_id, m.order_id, m.amount, m.currency, m.created_at, m.status
+      from recon_staging s join (${recent}) m on m.processor_id = s.processor_id and m.type = s.type
+      where s.processor_id is not null and s.type in ('PAYMENT', 'REFUND', 'PAYOUT') and not exists (select 1 from by_ref r where r.line = s.line)
+      order by s.line, (m.amount = s.amount) desc, (m.status = 'SUCCESS') desc, m.created_at, m.transaction_id
+    ),
+    found as (select * from by_ref union all select * from by_pid),
+    earlier as (select distinct o.transaction_id from recon_lines o join found f on f.transaction_id = o.transaction_id),
+    j as (
+      select s.*, f.transaction_id, f.order_id, f.amount as p_amount, f.currency as p_currency, (f.created_at at time zone 'UTC')::date as p_date,
+        f.status as p_status, row_number() over (partition by f.transaction_id order by s.line) as nth, e.transaction_id is not null as settled_before
+      from recon_staging s left join found f on f.line = s.line left join earlier e on e.transaction_id = f.transaction_id
+    )
+    select ${report.id}::uuid, ${report.merchant_id}::uuid, ${report.env}, j.line, j.type, j.processor_id, j.reference, j.ref_uuid, j.amount, j.currency,
+      j.transaction_date, j.settlement_date, j.batch_ref, j.fee_interchange, j.fee_scheme, j.fee_processing, j.net, j.transaction_id, j.order_id, j.p_amount,
+      j.p_currency, j.p_date, j.p_status,
+      case
+        when j.type not in ('PAYMENT', 'REFUND', 'PAYOUT') then null
+        when j.transaction_id is not null and (j.nth > 1 or j.settled_before) then 'DUPLICATE'
+        when j.transaction_id is null or j.p_status <> 'SUCCESS' then 'ONLY_AT_ACQUIRER'
+        when j.amount <> j.p_amount or j.currency <> j.p_currency then 'AMOUNT_DIFFERS'
+        when j.settlement_date - j.p_date > ${report.settlement_days} then 'SETTLED_LATE'
+        else 'MATCHED'
+      end
+    from j order by j.line`.execute(db);
+  await sql`analyze recon_lines`.execute(db);
   // what this report settles is no longer missing, whichever report found it missing
   await sql`delete from recon_missing x using recon_lines l
     where l.report_id = ${report.id} and l.transaction_id is not null and x.transaction_id = l.transaction_id

@@ -265,6 +265,7 @@ export class ReconciliationService {
         created_at: now,
       };
       await repo.insertReport(trx, row);
+      await repo.prepareStaging(trx);
       const problems: Array<{ line: number; msg: string }> = [];
       let problemCount = 0;
       let count = 0;
@@ -284,12 +285,12 @@ export class ReconciliationService {
         if (problemCount > 0) continue;
         chunk.push({ ...parsed, refUuid: referenceUuid(parsed.reference) });
         if (chunk.length >= CHUNK) {
-          await repo.insertLines(trx, { id: row.id, merchantId: owner.merchantId, env: owner.env }, chunk);
+          await repo.insertLines(trx, chunk);
           chunk = [];
         }
       }
       if (problemCount > 0) throw unprocessable(`${problemCount} problem${problemCount > 1 ? 's' : ''} in the file: nothing was imported`, { errors: problems });
-      await repo.insertLines(trx, { id: row.id, merchantId: owner.merchantId, env: owner.env }, chunk);
+      await repo.insertLines(trx, chunk);
       if (count === 0 && !opts.allowEmpty) throw badRequest('data has a header and no rows');
       const period = meta.period ?? { from: min ?? now.toISOString().slice(0, 10), to: max ?? now.toISOString().slice(0, 10) };
       row.period_from = period.from;
