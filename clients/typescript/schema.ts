@@ -30804,6 +30804,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description the report's uuid
+                 * @example 2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f
+                 */
                 report_uuid: string;
             };
             cookie?: never;

@@ -150,7 +150,7 @@ export const StatementsImportedResponse = envelope({
 }, { title: 'BankStatementsImportedResponse' });
 export const StatementsResponse = envelope({ statements: Type.Array(BankStatement, { description: 'newest first' }), next_cursor: NextCursor }, { title: 'BankStatementsResponse' });
 
-export const ReportParams = Type.Object({ report_uuid: Type.String({ maxLength: 64 }) });
+export const ReportParams = Type.Object({ report_uuid: Type.String({ maxLength: 64, description: 'the report\'s uuid', examples: ['2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f'] }) });
 export const ReportQuery = Type.Object({ limit: Type.Optional(Int({ minimum: 0, maximum: 10_000, default: 100, description: 'at most this many lines (0: the report alone)' })), cursor: Cursor });
 export const ListQuery = Type.Object({ limit: Limit(200, 50), cursor: Cursor });
 export const ItemsQuery = Type.Object({
