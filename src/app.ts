@@ -32,6 +32,7 @@ import { WalletsService, walletsRoutes } from './modules/wallets/index.js';
 import { DccService } from './modules/dcc/index.js';
 import { DashboardService, installDashboardApi, installDashboardApp } from './modules/dashboard/index.js';
 import { TerminalService, terminalFormRoutes } from './modules/terminal/index.js';
+import { ReconciliationService, reconciliationRoutes } from './modules/reconciliation/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers, databaseState } from './platform/db/database.js';
 import { OutageLog } from './platform/db/outage.js';
@@ -64,6 +65,7 @@ export interface Modules {
   wallets: WalletsService;
   dcc: DccService;
   terminal: TerminalService;
+  reconciliation: ReconciliationService;
   dashboard: DashboardService;
   idempotency: IdempotencyStore;
 }
@@ -115,9 +117,10 @@ export function buildModules(p: Platform): Modules {
   const devices = new DevicesService(p, { payments, merchants });
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const terminal = new TerminalService(p, { payments, merchants });
-  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal });
+  const reconciliation = new ReconciliationService(p, { processors });
+  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now(), p.config.idempotencyLockMs);
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, dashboard, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, dashboard, idempotency };
 }
 
 /**
@@ -368,6 +371,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, walletsRoutes(m.wallets, m.payments));
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
+  await registerApi(app, reconciliationRoutes(m.reconciliation));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
   installDeviceSocket(app, m.devices, p);
 

@@ -2899,6 +2899,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reconciliation/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The imported settlement reports
+         * @description Newest first, each with its counts by match kind, in pages (`limit`, `cursor` = the previous page's `next_cursor`).
+         */
+        get: operations["listSettlementReports"];
+        put?: never;
+        /**
+         * Import an acquirer's settlement report
+         * @description A settlement file in paygate's CSV layout (docs/reconciliation.md maps Checkout.com's and PayPal's reports to it; Redsys and the other acquirers' files come from the acquiring bank). Every PAYMENT, REFUND and PAYOUT line is matched to its transaction (by REFERENCE, the transaction uuid paygate sent, else by PROCESSOR_ID, of the same type) and named: MATCHED, AMOUNT_DIFFERS, ONLY_AT_ACQUIRER, SETTLED_LATE or DUPLICATE; with `service`, the successful transactions of the report's days that no line settles are ONLY_AT_PAYGATE. Lines are summed into payouts per BATCH (expected vs received: GET /reconciliation/payouts). The file is read as it comes: one that cannot be read (not base64, not the format, too large, a card number anywhere in it) is 400; a line with problems makes the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is imported. The same file twice is 409. Otherwise it is stored and matched in one transaction, and the answer has the result.
+         */
+        post: operations["importSettlementReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/settlements/fetch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import the settlement report of a day from the service's connector
+         * @description Asks the connector of the service for its acquirer's settlement report of a day and imports it as a file would be (the sandbox simulator gives one consistent with its own operations, in the sandbox fee model of docs/reconciliation.md). A connector that gives no report through an API is 422 (import the acquirer's file instead); a report not ready yet is 409; an acquirer that cannot be asked is 503. The same day twice is 409.
+         */
+        post: operations["fetchSettlementReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/settlements/{report_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A settlement report and its lines with their matches
+         * @description The report with its counts, and its lines in file order, each with its match kind, the transaction found and why (a page: `limit`, `cursor`; `limit=0` answers the report alone).
+         */
+        get: operations["getSettlementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconciliation exceptions (and matches), newest first
+         * @description Every settlement line and missing transaction that is not MATCHED (or the kinds asked for with `kind`, MATCHED included), each with the report's line, paygate's transaction and why, in pages read by keyset (`cursor`): a page costs the same at any depth.
+         */
+        get: operations["listReconciliationItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/items.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconciliation exceptions as CSV
+         * @description The items of `GET /reconciliation/items` (same filters), at most 100,000, one row each: `KIND,DETAIL,TYPE,ACQUIRER,REPORT,LINE,PROCESSOR_ID,REFERENCE,AMOUNT,CURRENCY,TRANSACTION_DATE,SETTLEMENT_DATE,BATCH,FEE_INTERCHANGE,FEE_SCHEME,FEE_PROCESSING,NET,TRANSACTION_UUID,ORDER_UUID,PAYGATE_AMOUNT,PAYGATE_CURRENCY,PAYGATE_DATE,PAYGATE_STATUS`.
+         */
+        get: operations["exportReconciliationItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many items of each kind, and payouts of each status
+         * @description The counts of every match kind over every imported report, the exceptions among them, and the payouts by status.
+         */
+        get: operations["getReconciliationSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payouts: expected vs received
+         * @description Each acquirer batch of the imported reports: its lines' gross, fees and net (what the bank should receive), and what the imported bank statements show (RECEIVED, DIFFERENT, MISSING, or EXPECTED while no statement covers its day). Latest settlement day first, in pages (`cursor`).
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/payouts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payouts as CSV
+         * @description The payouts of `GET /reconciliation/payouts` (same filter), at most 100,000: `STATUS,ACQUIRER,BATCH,CURRENCY,SETTLEMENT_DATE,LINES,GROSS,FEE_INTERCHANGE,FEE_SCHEME,FEE_PROCESSING,FEES,EXPECTED,RECEIVED,RECEIVED_ON,DIFFERENCE,STATEMENT,STATEMENT_LINE,BANK_REFERENCE`.
+         */
+        get: operations["exportPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/bank-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The imported bank statements
+         * @description Newest first, each with its account, period, balances and how many of its entries are payouts, in pages (`cursor`).
+         */
+        get: operations["listBankStatements"];
+        put?: never;
+        /**
+         * Import a bank statement (camt.053 or Norma 43)
+         * @description A statement of the merchant's bank account: ISO 20022 camt.053 (versions 001.02 to 001.13) or the Spanish AEB Norma 43 (Cuaderno 43). Its booked entries are matched to the expected payouts: by the batch reference in the entry's references or remittance information, else by the exact net booked within three days of the settlement day. Balances are checked (opening + entries = closing; Norma 43's record 33 and 88 counts and totals). The file is read as it comes: one that cannot be read (not base64, not the format, too large, a card number anywhere in it) is 400; a line with problems makes the whole file 422 with `errors: [{line, msg}]` (line 1 is the header) and nothing is imported. The same file twice is 409. Otherwise it is stored and matched in one transaction, and the answer has the result.
+         */
+        post: operations["importBankStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3054,6 +3242,121 @@ export interface components {
             /** @description its private key (PEM, EC P-256); sealed, never shown again */
             private_key: string;
             merchant_identifier?: string | null;
+        };
+        /**
+         * BankStatement
+         * @example {
+         *       "uuid": "9c1e3a5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c",
+         *       "format": "CAMT053",
+         *       "source": "UPLOAD",
+         *       "filename": "bank-2026-03-16.xml",
+         *       "account": "ES9121000418450200051332",
+         *       "currency": "EUR",
+         *       "period_from": "2026-03-16",
+         *       "period_to": "2026-03-16",
+         *       "opening_balance": 100000,
+         *       "closing_balance": 100536,
+         *       "entries": 1,
+         *       "credits": 1,
+         *       "debits": 0,
+         *       "payouts_found": 1,
+         *       "created_at": "2026-03-16T19:02:11.000Z"
+         *     }
+         */
+        BankStatement: {
+            /** Format: uuid */
+            uuid: string;
+            /** @enum {unknown} */
+            format: "CAMT053" | "NORMA43";
+            /** @enum {unknown} */
+            source: "UPLOAD" | "CLI";
+            filename: string;
+            /** @description IBAN, or entity, office and account number (Norma 43) */
+            account: string;
+            currency: string;
+            /**
+             * @description the first day (YYYY-MM-DD)
+             * @example 2026-03-14
+             */
+            period_from: string;
+            /**
+             * @description the last day (YYYY-MM-DD)
+             * @example 2026-03-14
+             */
+            period_to: string;
+            /** @description opening balance, minor units of the currency */
+            opening_balance: number;
+            /** @description closing balance, minor units of the currency */
+            closing_balance: number;
+            /** @description booked entries */
+            entries: number;
+            credits: number;
+            debits: number;
+            /** @description entries that are an acquirer's payout */
+            payouts_found: number;
+            /** @description ISO 8601 UTC with milliseconds */
+            created_at: string;
+        };
+        /** BankStatementUploadRequest */
+        BankStatementUploadRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the bank statement, an ISO 20022 camt.053 message (UTF-8 XML, versions 001.02 to 001.13) or an AEB Norma 43 file, in base64 (a `data:...;base64,` prefix is allowed), at most 16 MiB; larger files are imported with `paygate reconcile import` */
+            data: string;
+            /** @description the name of the file, kept with the statement */
+            filename: string;
+            format?: ("CAMT053" | "NORMA43") | null;
+        };
+        /** BankStatementsImportedResponse */
+        BankStatementsImportedResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description one per account statement of the file */
+            statements: components["schemas"]["BankStatement"][];
+            /** @description the merchant's payouts by status after matching */
+            payouts: {
+                EXPECTED: number;
+                RECEIVED: number;
+                DIFFERENT: number;
+                MISSING: number;
+            };
+        };
+        /** BankStatementsResponse */
+        BankStatementsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description newest first */
+            statements: components["schemas"]["BankStatement"][];
+            next_cursor: string | null;
         };
         /**
          * Batch
@@ -5565,6 +5868,84 @@ export interface components {
         PaymentData: {
             terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
         };
+        /**
+         * Payout
+         * @example {
+         *       "uuid": "6b8d0f2a-4c6e-4a8b-9d1f-3a5c7e9b1d3f",
+         *       "acquirer": "CHECKOUT",
+         *       "batch": "PO-20260316-01",
+         *       "currency": "EUR",
+         *       "settlement_date": "2026-03-16",
+         *       "status": "RECEIVED",
+         *       "lines": 2,
+         *       "gross": 550,
+         *       "fees": {
+         *         "interchange": 3,
+         *         "scheme": 1,
+         *         "processing": 10,
+         *         "total": 14
+         *       },
+         *       "expected": 536,
+         *       "received": {
+         *         "amount": 536,
+         *         "date": "2026-03-16",
+         *         "statement_uuid": "9c1e3a5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c",
+         *         "statement_filename": "bank-2026-03-16.xml",
+         *         "line": 6,
+         *         "reference": "PO-20260316-01"
+         *       },
+         *       "difference": 0
+         *     }
+         */
+        Payout: {
+            /** Format: uuid */
+            uuid: string;
+            acquirer: string;
+            /** @description the acquirer's payout (batch) reference */
+            batch: string;
+            currency: string;
+            /**
+             * @description the day it is paid (YYYY-MM-DD)
+             * @example 2026-03-14
+             */
+            settlement_date: string;
+            /**
+             * @description EXPECTED (no statement covers its day yet), RECEIVED, DIFFERENT (a credit naming its batch, of another amount), MISSING (the statements cover its day and three more, and it is not there)
+             * @enum {unknown}
+             */
+            status: "EXPECTED" | "RECEIVED" | "DIFFERENT" | "MISSING";
+            lines: number;
+            /** @description the signed sum of its lines (payments in; refunds, payouts and chargebacks out), minor units of the currency */
+            gross: number;
+            fees: {
+                /** @description interchange, minor units of the currency */
+                interchange: number;
+                /** @description scheme fees, minor units of the currency */
+                scheme: number;
+                /** @description processing fees, minor units of the currency */
+                processing: number;
+                /** @description every fee, minor units of the currency */
+                total: number;
+            };
+            /** @description the net to receive: the sum of its lines' net, minor units of the currency */
+            expected: number;
+            received: {
+                /** @description what the bank statement shows, minor units of the currency */
+                amount: number;
+                /**
+                 * @description its booking day (YYYY-MM-DD)
+                 * @example 2026-03-14
+                 */
+                date: string;
+                /** Format: uuid */
+                statement_uuid: string;
+                statement_filename: string;
+                /** @description the entry in the statement file (its line) */
+                line: number;
+                reference: string | null;
+            } | null;
+            difference: number | null;
+        };
         /** PayoutRequest */
         PayoutRequest: {
             /**
@@ -5584,6 +5965,27 @@ export interface components {
             customer_ip?: (string) | null | string;
             apm?: string | null;
             phone?: string | null;
+        };
+        /** PayoutsResponse */
+        PayoutsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description latest settlement day first */
+            payouts: components["schemas"]["Payout"][];
+            next_cursor: string | null;
         };
         /**
          * Phone
@@ -5848,6 +6250,163 @@ export interface components {
              */
             validation_hash: string;
             extra_data: components["schemas"]["PushExtraData"];
+        };
+        /**
+         * ReconciliationItem
+         * @example {
+         *       "id": "1042",
+         *       "kind": "AMOUNT_DIFFERS",
+         *       "detail": "the acquirer settled 500 EUR; paygate recorded 450 EUR",
+         *       "type": "REFUND",
+         *       "report": {
+         *         "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+         *         "filename": "checkout-statement-2026-03-14.csv",
+         *         "acquirer": "CHECKOUT",
+         *         "line": 3
+         *       },
+         *       "line": {
+         *         "processor_id": "pay_7mvqf3jkce2ehmdhddfuzbafke",
+         *         "reference": "5a7c9e1b-3d5f-4a7b-8c9d-0e1f2a3b4c5d",
+         *         "amount": 500,
+         *         "currency": "EUR",
+         *         "transaction_date": "2026-03-14",
+         *         "settlement_date": "2026-03-16",
+         *         "batch": "PO-20260316-01",
+         *         "fees": {
+         *           "interchange": 0,
+         *           "scheme": 0,
+         *           "processing": 5
+         *         },
+         *         "net": -505
+         *       },
+         *       "transaction": {
+         *         "uuid": "5a7c9e1b-3d5f-4a7b-8c9d-0e1f2a3b4c5d",
+         *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *         "amount": 450,
+         *         "currency": "EUR",
+         *         "date": "2026-03-14",
+         *         "status": "SUCCESS"
+         *       }
+         *     }
+         */
+        ReconciliationItem: {
+            /** @description the item's id (newest first in lists) */
+            id: string;
+            kind: ("MATCHED" | "AMOUNT_DIFFERS" | "ONLY_AT_ACQUIRER" | "ONLY_AT_PAYGATE" | "SETTLED_LATE" | "DUPLICATE") | null;
+            /** @description what was found, as a sentence */
+            detail: string;
+            /** @enum {unknown} */
+            type: "PAYMENT" | "REFUND" | "PAYOUT" | "CHARGEBACK" | "ADJUSTMENT";
+            report: {
+                /** Format: uuid */
+                uuid: string;
+                filename: string;
+                acquirer: string;
+                line: number | null;
+            };
+            line: {
+                processor_id: string | null;
+                reference: string | null;
+                /** @description what the acquirer settled, minor units of the currency */
+                amount: number;
+                currency: string;
+                /**
+                 * @description the transaction's day per the acquirer (YYYY-MM-DD)
+                 * @example 2026-03-14
+                 */
+                transaction_date: string;
+                /**
+                 * @description the day it was settled (YYYY-MM-DD)
+                 * @example 2026-03-14
+                 */
+                settlement_date: string;
+                /** @description the acquirer's payout it is paid in */
+                batch: string;
+                /** @description the fees of the line as the report gives them (negative: a rebate) */
+                fees: {
+                    /** @description interchange, minor units of the currency */
+                    interchange: number;
+                    /** @description scheme fee, minor units of the currency */
+                    scheme: number;
+                    /** @description processing fee, minor units of the currency */
+                    processing: number;
+                };
+                /** @description what it adds to its payout: the signed amount less the fees, minor units of the currency */
+                net: number;
+            } | null;
+            transaction: {
+                /** Format: uuid */
+                uuid: string;
+                /** Format: uuid */
+                order_uuid: string;
+                /** @description what paygate recorded, minor units of the currency */
+                amount: number;
+                currency: string;
+                /**
+                 * @description the transaction's day (UTC) (YYYY-MM-DD)
+                 * @example 2026-03-14
+                 */
+                date: string;
+                /** @description the transaction's status at paygate */
+                status: string;
+            } | null;
+        };
+        /** ReconciliationItemsResponse */
+        ReconciliationItemsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description newest first */
+            items: components["schemas"]["ReconciliationItem"][];
+            next_cursor: string | null;
+        };
+        /** ReconciliationSummaryResponse */
+        ReconciliationSummaryResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description lines of each match kind; ONLY_AT_PAYGATE: the transactions this report found missing (and still are) */
+            kinds: {
+                MATCHED: number;
+                AMOUNT_DIFFERS: number;
+                ONLY_AT_ACQUIRER: number;
+                ONLY_AT_PAYGATE: number;
+                SETTLED_LATE: number;
+                DUPLICATE: number;
+            };
+            /** @description every item that is not MATCHED */
+            exceptions: number;
+            /** @description payouts by status */
+            payouts: {
+                EXPECTED: number;
+                RECEIVED: number;
+                DIFFERENT: number;
+                MISSING: number;
+            };
         };
         /**
          * RedirectResponse
@@ -6277,6 +6836,179 @@ export interface components {
             signature: string;
             /** @description the wallets the service offers from now on (replaces the list): GOOGLE_PAY, APPLE_PAY */
             wallets: string[];
+        };
+        /** SettlementFetchRequest */
+        SettlementFetchRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description the service whose connector is asked for its settlement report
+             */
+            service: string;
+            /**
+             * @description the day of the transactions (YYYY-MM-DD, UTC), a day that has ended
+             * @example 2026-03-14
+             */
+            date: string;
+            /**
+             * @description a line settled more days than this after its transaction is SETTLED_LATE (integer, 0 to 60)
+             * @default 2
+             */
+            settlement_days: number | string;
+        };
+        /**
+         * SettlementReport
+         * @example {
+         *       "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+         *       "acquirer": "CHECKOUT",
+         *       "source": "UPLOAD",
+         *       "filename": "checkout-statement-2026-03-14.csv",
+         *       "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+         *       "period_from": "2026-03-14",
+         *       "period_to": "2026-03-14",
+         *       "settlement_days": 2,
+         *       "lines": 2,
+         *       "counts": {
+         *         "MATCHED": 1,
+         *         "AMOUNT_DIFFERS": 1,
+         *         "ONLY_AT_ACQUIRER": 0,
+         *         "ONLY_AT_PAYGATE": 1,
+         *         "SETTLED_LATE": 0,
+         *         "DUPLICATE": 0
+         *       },
+         *       "exceptions": 2,
+         *       "created_at": "2026-03-16T09:12:40.000Z"
+         *     }
+         */
+        SettlementReport: {
+            /** Format: uuid */
+            uuid: string;
+            acquirer: string;
+            /**
+             * @description how it came: uploaded (API or dashboard), `paygate reconcile import`, or the connector's report
+             * @enum {unknown}
+             */
+            source: "UPLOAD" | "CLI" | "CONNECTOR";
+            filename: string;
+            service: string | null;
+            /**
+             * @description the first day it covers (YYYY-MM-DD)
+             * @example 2026-03-14
+             */
+            period_from: string;
+            /**
+             * @description the last day it covers (YYYY-MM-DD)
+             * @example 2026-03-14
+             */
+            period_to: string;
+            /** @description days after a transaction within which its settlement is on time */
+            settlement_days: number;
+            /** @description lines of the file */
+            lines: number;
+            /** @description lines of each match kind; ONLY_AT_PAYGATE: the transactions this report found missing (and still are) */
+            counts: {
+                MATCHED: number;
+                AMOUNT_DIFFERS: number;
+                ONLY_AT_ACQUIRER: number;
+                ONLY_AT_PAYGATE: number;
+                SETTLED_LATE: number;
+                DUPLICATE: number;
+            };
+            /** @description lines and missing transactions that are not MATCHED */
+            exceptions: number;
+            /** @description ISO 8601 UTC with milliseconds */
+            created_at: string;
+        };
+        /** SettlementReportDetailResponse */
+        SettlementReportDetailResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            report: components["schemas"]["SettlementReport"];
+            /** @description its lines in file order, each with its match */
+            lines: components["schemas"]["ReconciliationItem"][];
+            next_cursor: string | null;
+        };
+        /** SettlementReportResponse */
+        SettlementReportResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            report: components["schemas"]["SettlementReport"];
+        };
+        /** SettlementReportsResponse */
+        SettlementReportsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description newest first */
+            reports: components["schemas"]["SettlementReport"][];
+            next_cursor: string | null;
+        };
+        /** SettlementUploadRequest */
+        SettlementUploadRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the settlement file in the CSV layout of docs/reconciliation.md, in base64 (a `data:...;base64,` prefix is allowed), at most 16 MiB; larger files are imported with `paygate reconcile import`. Header (case-insensitive): TYPE, AMOUNT, CURRENCY, TRANSACTION_DATE, SETTLEMENT_DATE, BATCH required; PROCESSOR_ID, REFERENCE, FEE_INTERCHANGE, FEE_SCHEME, FEE_PROCESSING, NET optional (a PAYMENT, REFUND or PAYOUT line needs its PROCESSOR_ID or REFERENCE). */
+            data: string;
+            /** @description the name of the file, kept with the report */
+            filename: string;
+            /**
+             * @description who settled it (CHECKOUT, PAYPAL, REDSYS, your bank's name...): payouts are the batches of one acquirer
+             * @example CHECKOUT
+             */
+            acquirer: string;
+            service?: string | null;
+            /**
+             * @description a line settled more days than this after its transaction is SETTLED_LATE (integer, 0 to 60)
+             * @default 2
+             */
+            settlement_days: number | string;
+            period_from?: string | null;
+            period_to?: string | null;
         };
         /** SingleStepRequest */
         SingleStepRequest: {
@@ -29626,6 +30358,1304 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CardPresentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSettlementReports: {
+        parameters: {
+            query?: {
+                /** @description at most this many entries (integer, 1 to 200) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page; absent: the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "reports": [
+                     *         {
+                     *           "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+                     *           "acquirer": "CHECKOUT",
+                     *           "source": "UPLOAD",
+                     *           "filename": "checkout-statement-2026-03-14.csv",
+                     *           "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *           "period_from": "2026-03-14",
+                     *           "period_to": "2026-03-14",
+                     *           "settlement_days": 2,
+                     *           "lines": 2,
+                     *           "counts": {
+                     *             "MATCHED": 1,
+                     *             "AMOUNT_DIFFERS": 1,
+                     *             "ONLY_AT_ACQUIRER": 0,
+                     *             "ONLY_AT_PAYGATE": 1,
+                     *             "SETTLED_LATE": 0,
+                     *             "DUPLICATE": 0
+                     *           },
+                     *           "exceptions": 2,
+                     *           "created_at": "2026-03-16T09:12:40.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "aXRlbXM6MTA0Mg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SettlementReportsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importSettlementReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "data": "VFlQRSxQUk9DRVNTT1JfSUQsUkVGRVJFTkNFLEFNT1VOVCxDVVJSRU5DWSxUUkFOU0FDVElPTl9EQVRFLFNFVFRMRU1FTlRfREFURSxCQVRDSCxGRUVfSU5URVJDSEFOR0UsRkVFX1NDSEVNRSxGRUVfUFJPQ0VTU0lORyxORVQKUEFZTUVOVCxwYXlfN212cWYzamtjZTJlaG1kaGRkZnV6YmFma2UsZThiM2Q1ZjEtOWEyYy00ZTdiLWI2ZDQtM2YxYThjNWU3YjIwLDEwNTAsRVVSLDIwMjYtMDMtMTQsMjAyNi0wMy0xNixQTy0yMDI2MDMxNi0wMSwzLDEsNSwxMDQxClJFRlVORCxwYXlfN212cWYzamtjZTJlaG1kaGRkZnV6YmFma2UsNWE3YzllMWItM2Q1Zi00YTdiLThjOWQtMGUxZjJhM2I0YzVkLDUwMCxFVVIsMjAyNi0wMy0xNCwyMDI2LTAzLTE2LFBPLTIwMjYwMzE2LTAxLDAsMCw1LC01MDUK",
+                 *       "filename": "checkout-statement-2026-03-14.csv",
+                 *       "acquirer": "CHECKOUT",
+                 *       "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                 *       "settlement_days": 2,
+                 *       "period_from": "2026-03-14",
+                 *       "period_to": "2026-03-14"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettlementUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "report": {
+                     *         "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+                     *         "acquirer": "CHECKOUT",
+                     *         "source": "UPLOAD",
+                     *         "filename": "checkout-statement-2026-03-14.csv",
+                     *         "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "period_from": "2026-03-14",
+                     *         "period_to": "2026-03-14",
+                     *         "settlement_days": 2,
+                     *         "lines": 2,
+                     *         "counts": {
+                     *           "MATCHED": 1,
+                     *           "AMOUNT_DIFFERS": 1,
+                     *           "ONLY_AT_ACQUIRER": 0,
+                     *           "ONLY_AT_PAYGATE": 1,
+                     *           "SETTLED_LATE": 0,
+                     *           "DUPLICATE": 0
+                     *         },
+                     *         "exceptions": 2,
+                     *         "created_at": "2026-03-16T09:12:40.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SettlementReportResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    fetchSettlementReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                 *       "date": "2026-03-14",
+                 *       "settlement_days": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettlementFetchRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "report": {
+                     *         "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+                     *         "acquirer": "CHECKOUT",
+                     *         "source": "UPLOAD",
+                     *         "filename": "checkout-statement-2026-03-14.csv",
+                     *         "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "period_from": "2026-03-14",
+                     *         "period_to": "2026-03-14",
+                     *         "settlement_days": 2,
+                     *         "lines": 2,
+                     *         "counts": {
+                     *           "MATCHED": 1,
+                     *           "AMOUNT_DIFFERS": 1,
+                     *           "ONLY_AT_ACQUIRER": 0,
+                     *           "ONLY_AT_PAYGATE": 1,
+                     *           "SETTLED_LATE": 0,
+                     *           "DUPLICATE": 0
+                     *         },
+                     *         "exceptions": 2,
+                     *         "created_at": "2026-03-16T09:12:40.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SettlementReportResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSettlementReport: {
+        parameters: {
+            query?: {
+                /** @description at most this many lines (0: the report alone) (integer, 0 to 10000) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page; absent: the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the report's uuid
+                 * @example 2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f
+                 */
+                report_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "report": {
+                     *         "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+                     *         "acquirer": "CHECKOUT",
+                     *         "source": "UPLOAD",
+                     *         "filename": "checkout-statement-2026-03-14.csv",
+                     *         "service": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "period_from": "2026-03-14",
+                     *         "period_to": "2026-03-14",
+                     *         "settlement_days": 2,
+                     *         "lines": 2,
+                     *         "counts": {
+                     *           "MATCHED": 1,
+                     *           "AMOUNT_DIFFERS": 1,
+                     *           "ONLY_AT_ACQUIRER": 0,
+                     *           "ONLY_AT_PAYGATE": 1,
+                     *           "SETTLED_LATE": 0,
+                     *           "DUPLICATE": 0
+                     *         },
+                     *         "exceptions": 2,
+                     *         "created_at": "2026-03-16T09:12:40.000Z"
+                     *       },
+                     *       "lines": [
+                     *         {
+                     *           "id": "1042",
+                     *           "kind": "AMOUNT_DIFFERS",
+                     *           "detail": "the acquirer settled 500 EUR; paygate recorded 450 EUR",
+                     *           "type": "REFUND",
+                     *           "report": {
+                     *             "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+                     *             "filename": "checkout-statement-2026-03-14.csv",
+                     *             "acquirer": "CHECKOUT",
+                     *             "line": 3
+                     *           },
+                     *           "line": {
+                     *             "processor_id": "pay_7mvqf3jkce2ehmdhddfuzbafke",
+                     *             "reference": "5a7c9e1b-3d5f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "amount": 500,
+                     *             "currency": "EUR",
+                     *             "transaction_date": "2026-03-14",
+                     *             "settlement_date": "2026-03-16",
+                     *             "batch": "PO-20260316-01",
+                     *             "fees": {
+                     *               "interchange": 0,
+                     *               "scheme": 0,
+                     *               "processing": 5
+                     *             },
+                     *             "net": -505
+                     *           },
+                     *           "transaction": {
+                     *             "uuid": "5a7c9e1b-3d5f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *             "amount": 450,
+                     *             "currency": "EUR",
+                     *             "date": "2026-03-14",
+                     *             "status": "SUCCESS"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "aXRlbXM6MTA0Mg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SettlementReportDetailResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listReconciliationItems: {
+        parameters: {
+            query?: {
+                /** @description only these kinds (repeat the parameter); absent: every exception (AMOUNT_DIFFERS, ONLY_AT_ACQUIRER, ONLY_AT_PAYGATE, SETTLED_LATE, DUPLICATE) */
+                kind?: ("MATCHED" | "AMOUNT_DIFFERS" | "ONLY_AT_ACQUIRER" | "ONLY_AT_PAYGATE" | "SETTLED_LATE" | "DUPLICATE")[];
+                report?: string | null;
+                /** @description at most this many entries (integer, 1 to 1000) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page; absent: the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "items": [
+                     *         {
+                     *           "id": "1042",
+                     *           "kind": "AMOUNT_DIFFERS",
+                     *           "detail": "the acquirer settled 500 EUR; paygate recorded 450 EUR",
+                     *           "type": "REFUND",
+                     *           "report": {
+                     *             "uuid": "2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f",
+                     *             "filename": "checkout-statement-2026-03-14.csv",
+                     *             "acquirer": "CHECKOUT",
+                     *             "line": 3
+                     *           },
+                     *           "line": {
+                     *             "processor_id": "pay_7mvqf3jkce2ehmdhddfuzbafke",
+                     *             "reference": "5a7c9e1b-3d5f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "amount": 500,
+                     *             "currency": "EUR",
+                     *             "transaction_date": "2026-03-14",
+                     *             "settlement_date": "2026-03-16",
+                     *             "batch": "PO-20260316-01",
+                     *             "fees": {
+                     *               "interchange": 0,
+                     *               "scheme": 0,
+                     *               "processing": 5
+                     *             },
+                     *             "net": -505
+                     *           },
+                     *           "transaction": {
+                     *             "uuid": "5a7c9e1b-3d5f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *             "amount": 450,
+                     *             "currency": "EUR",
+                     *             "date": "2026-03-14",
+                     *             "status": "SUCCESS"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "aXRlbXM6MTA0Mg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReconciliationItemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportReconciliationItems: {
+        parameters: {
+            query?: {
+                /** @description only these kinds (repeat the parameter); absent: every exception (AMOUNT_DIFFERS, ONLY_AT_ACQUIRER, ONLY_AT_PAYGATE, SETTLED_LATE, DUPLICATE) */
+                kind?: ("MATCHED" | "AMOUNT_DIFFERS" | "ONLY_AT_ACQUIRER" | "ONLY_AT_PAYGATE" | "SETTLED_LATE" | "DUPLICATE")[];
+                report?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example KIND,DETAIL,TYPE,ACQUIRER,REPORT,LINE,PROCESSOR_ID,REFERENCE,AMOUNT,CURRENCY,TRANSACTION_DATE,SETTLEMENT_DATE,BATCH,FEE_INTERCHANGE,FEE_SCHEME,FEE_PROCESSING,NET,TRANSACTION_UUID,ORDER_UUID,PAYGATE_AMOUNT,PAYGATE_CURRENCY,PAYGATE_DATE,PAYGATE_STATUS
+                     *     SETTLED_LATE,"settled on 2026-03-20, 6 days after the transaction (2026-03-14); expected within 2",PAYMENT,CHECKOUT,2f6d8a1c-4b3e-4c5d-9e7f-0a1b2c3d4e5f,2,pay_7mvqf3jkce2ehmdhddfuzbafke,e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20,1050,EUR,2026-03-14,2026-03-20,PO-20260320-01,3,1,5,1041,e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20,3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34,1050,EUR,2026-03-14,SUCCESS
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReconciliationSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "kinds": {
+                     *         "MATCHED": 0,
+                     *         "AMOUNT_DIFFERS": 0,
+                     *         "ONLY_AT_ACQUIRER": 0,
+                     *         "ONLY_AT_PAYGATE": 0,
+                     *         "SETTLED_LATE": 0,
+                     *         "DUPLICATE": 0
+                     *       },
+                     *       "exceptions": 0,
+                     *       "payouts": {
+                     *         "EXPECTED": 0,
+                     *         "RECEIVED": 0,
+                     *         "DIFFERENT": 0,
+                     *         "MISSING": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReconciliationSummaryResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                /** @description only these statuses (repeat the parameter); absent: all */
+                status?: ("EXPECTED" | "RECEIVED" | "DIFFERENT" | "MISSING")[];
+                /** @description at most this many entries (integer, 1 to 1000) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page; absent: the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "payouts": [
+                     *         {
+                     *           "uuid": "6b8d0f2a-4c6e-4a8b-9d1f-3a5c7e9b1d3f",
+                     *           "acquirer": "CHECKOUT",
+                     *           "batch": "PO-20260316-01",
+                     *           "currency": "EUR",
+                     *           "settlement_date": "2026-03-16",
+                     *           "status": "RECEIVED",
+                     *           "lines": 2,
+                     *           "gross": 550,
+                     *           "fees": {
+                     *             "interchange": 3,
+                     *             "scheme": 1,
+                     *             "processing": 10,
+                     *             "total": 14
+                     *           },
+                     *           "expected": 536,
+                     *           "received": {
+                     *             "amount": 536,
+                     *             "date": "2026-03-16",
+                     *             "statement_uuid": "9c1e3a5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c",
+                     *             "statement_filename": "bank-2026-03-16.xml",
+                     *             "line": 6,
+                     *             "reference": "PO-20260316-01"
+                     *           },
+                     *           "difference": 0
+                     *         }
+                     *       ],
+                     *       "next_cursor": "aXRlbXM6MTA0Mg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayoutsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportPayouts: {
+        parameters: {
+            query?: {
+                /** @description only these statuses (repeat the parameter); absent: all */
+                status?: ("EXPECTED" | "RECEIVED" | "DIFFERENT" | "MISSING")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example STATUS,ACQUIRER,BATCH,CURRENCY,SETTLEMENT_DATE,LINES,GROSS,FEE_INTERCHANGE,FEE_SCHEME,FEE_PROCESSING,FEES,EXPECTED,RECEIVED,RECEIVED_ON,DIFFERENCE,STATEMENT,STATEMENT_LINE,BANK_REFERENCE
+                     *     RECEIVED,CHECKOUT,PO-20260316-01,EUR,2026-03-16,2,550,3,1,10,14,536,536,2026-03-16,0,9c1e3a5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c,6,PO-20260316-01
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBankStatements: {
+        parameters: {
+            query?: {
+                /** @description at most this many entries (integer, 1 to 200) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page; absent: the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "statements": [
+                     *         {
+                     *           "uuid": "9c1e3a5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c",
+                     *           "format": "CAMT053",
+                     *           "source": "UPLOAD",
+                     *           "filename": "bank-2026-03-16.xml",
+                     *           "account": "ES9121000418450200051332",
+                     *           "currency": "EUR",
+                     *           "period_from": "2026-03-16",
+                     *           "period_to": "2026-03-16",
+                     *           "opening_balance": 100000,
+                     *           "closing_balance": 100536,
+                     *           "entries": 1,
+                     *           "credits": 1,
+                     *           "debits": 0,
+                     *           "payouts_found": 1,
+                     *           "created_at": "2026-03-16T19:02:11.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "aXRlbXM6MTA0Mg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importBankStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "data": "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4KPERvY3VtZW50IHhtbG5zPSJ1cm46aXNvOnN0ZDppc286MjAwMjI6dGVjaDp4c2Q6Y2FtdC4wNTMuMDAxLjAyIj48QmtUb0NzdG1yU3RtdD48R3JwSGRyPjxNc2dJZD5TVE1ULTIwMjYwMzE2PC9Nc2dJZD48Q3JlRHRUbT4yMDI2LTAzLTE2VDE4OjAwOjAwKzAxOjAwPC9DcmVEdFRtPjwvR3JwSGRyPgo8U3RtdD48SWQ+U1RNVC0yMDI2MDMxNi0xPC9JZD48Q3JlRHRUbT4yMDI2LTAzLTE2VDE4OjAwOjAwKzAxOjAwPC9DcmVEdFRtPjxBY2N0PjxJZD48SUJBTj5FUzkxMjEwMDA0MTg0NTAyMDAwNTEzMzI8L0lCQU4+PC9JZD48Q2N5PkVVUjwvQ2N5PjwvQWNjdD4KPEJhbD48VHA+PENkT3JQcnRyeT48Q2Q+T1BCRDwvQ2Q+PC9DZE9yUHJ0cnk+PC9UcD48QW10IENjeT0iRVVSIj4xMDAwLjAwPC9BbXQ+PENkdERidEluZD5DUkRUPC9DZHREYnRJbmQ+PER0PjxEdD4yMDI2LTAzLTE2PC9EdD48L0R0PjwvQmFsPgo8QmFsPjxUcD48Q2RPclBydHJ5PjxDZD5DTEJEPC9DZD48L0NkT3JQcnRyeT48L1RwPjxBbXQgQ2N5PSJFVVIiPjEwMDUuMzY8L0FtdD48Q2R0RGJ0SW5kPkNSRFQ8L0NkdERidEluZD48RHQ+PER0PjIwMjYtMDMtMTY8L0R0PjwvRHQ+PC9CYWw+CjxOdHJ5PjxBbXQgQ2N5PSJFVVIiPjUuMzY8L0FtdD48Q2R0RGJ0SW5kPkNSRFQ8L0NkdERidEluZD48U3RzPkJPT0s8L1N0cz48Qm9va2dEdD48RHQ+MjAyNi0wMy0xNjwvRHQ+PC9Cb29rZ0R0PjxWYWxEdD48RHQ+MjAyNi0wMy0xNjwvRHQ+PC9WYWxEdD4KPE50cnlEdGxzPjxUeER0bHM+PFJlZnM+PEVuZFRvRW5kSWQ+UE8tMjAyNjAzMTYtMDE8L0VuZFRvRW5kSWQ+PC9SZWZzPjxSbXRJbmY+PFVzdHJkPkNIRUNLT1VUIFBBWU9VVCBQTy0yMDI2MDMxNi0wMTwvVXN0cmQ+PC9SbXRJbmY+PC9UeER0bHM+PC9OdHJ5RHRscz48L050cnk+CjwvU3RtdD48L0JrVG9Dc3RtclN0bXQ+PC9Eb2N1bWVudD4K",
+                 *       "filename": "bank-2026-03-16.xml",
+                 *       "format": "CAMT053"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankStatementUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "statements": [
+                     *         {
+                     *           "uuid": "9c1e3a5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c",
+                     *           "format": "CAMT053",
+                     *           "source": "UPLOAD",
+                     *           "filename": "bank-2026-03-16.xml",
+                     *           "account": "ES9121000418450200051332",
+                     *           "currency": "EUR",
+                     *           "period_from": "2026-03-16",
+                     *           "period_to": "2026-03-16",
+                     *           "opening_balance": 100000,
+                     *           "closing_balance": 100536,
+                     *           "entries": 1,
+                     *           "credits": 1,
+                     *           "debits": 0,
+                     *           "payouts_found": 1,
+                     *           "created_at": "2026-03-16T19:02:11.000Z"
+                     *         }
+                     *       ],
+                     *       "payouts": {
+                     *         "EXPECTED": 0,
+                     *         "RECEIVED": 0,
+                     *         "DIFFERENT": 0,
+                     *         "MISSING": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementsImportedResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

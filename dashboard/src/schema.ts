@@ -972,6 +972,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reconciliation/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where settlement reports come from
+         * @description The merchant's services in the environment looked at, each saying whether its connector gives a day's settlement report through an API (the sandbox simulator does) or its acquirer's report is imported as a file.
+         */
+        get: operations["dashboardReconciliationSources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/views": {
         parameters: {
             query?: never;
@@ -1100,7 +1120,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1237,7 +1257,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1546,7 +1566,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1684,7 +1704,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2282,7 +2302,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2422,7 +2442,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2558,7 +2578,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -8784,6 +8804,106 @@ export interface operations {
                         current_time: string;
                         /** @description the HTML document of the hosted payment page for a sample order */
                         html: string;
+                    };
+                };
+            };
+            /** @description Refused: the error envelope (`details` says why) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the reason phrase of the status
+                         * @example Bad Request
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 400
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description what went wrong, as a sentence */
+                        details: string;
+                        /**
+                         * @description the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs
+                         * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+                         */
+                        request_id: string;
+                        /** @description validation errors only: every problem found, one per field and kind */
+                        errors?: {
+                            /**
+                             * @description the field as sent: `amount`, `cards[0].card_pan`, `extra_data.cof.reason`
+                             * @example amount
+                             */
+                            field: string;
+                            /**
+                             * @description what is wrong with it
+                             * @example must be integer
+                             */
+                            problem: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardReconciliationSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        services: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            name: string;
+                            /** @description the service type (its connector) */
+                            type: string;
+                            enabled: boolean;
+                            /** @description its connector gives a day's settlement report through an API (POST /reconciliation/settlements/fetch); otherwise the acquirer's file is imported */
+                            settlement_report: boolean;
+                        }[];
                     };
                 };
             };

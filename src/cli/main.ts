@@ -429,6 +429,50 @@ export function buildCli(): Command {
     });
 
   program
+    .command('reconcile')
+    .description('reconciliation (docs/reconciliation.md)')
+    .command('import')
+    .description("import an acquirer's settlement file (the CSV layout of docs/reconciliation.md) or a bank statement (camt.053, Norma 43) for a merchant, and match it; the file is streamed from disk, so it may be far larger than an upload")
+    .argument('<file>', 'the file')
+    .requiredOption('--key <key id>', 'an API key (id) of the merchant: its merchant and environment')
+    .addOption(new Option('--format <format>', 'the file\'s format (default: camt053 for XML, norma43 for a file starting with record 11, csv otherwise)').choices(['csv', 'camt053', 'norma43']))
+    .option('--acquirer <name>', 'settlement files: who settled it (CHECKOUT, PAYPAL, REDSYS, ...)', 'OTHER')
+    .option('--service <uuid>', 'settlement files: the service the report covers (its successful transactions no line settles are ONLY_AT_PAYGATE)')
+    .option('--settlement-days <n>', 'settlement files: a line settled more days than this after its transaction is SETTLED_LATE', '2')
+    .option('--period-from <date>', 'settlement files: the first day it covers (default: the earliest TRANSACTION_DATE)')
+    .option('--period-to <date>', 'settlement files: the last day it covers (default: the latest TRANSACTION_DATE)')
+    .option('--json', 'JSON output')
+    .action(async (file: string, o: { key: string; format?: string; acquirer: string; service?: string; settlementDays: string; periodFrom?: string; periodTo?: string; json?: boolean }) => {
+      const { CLI_MAX_BYTES, CLI_MAX_LINES } = await import('../modules/reconciliation/index.js');
+      if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new ApiError(400, `${file} is not a file`);
+      const first = Buffer.alloc(64);
+      const fd = fs.openSync(file, 'r');
+      const got = fs.readSync(fd, first, 0, 64, 0);
+      fs.closeSync(fd);
+      const head = first.subarray(0, got).toString('latin1').replace(/^\xEF\xBB\xBF/, '').trimStart();
+      const format = o.format ?? (head.startsWith('<') ? 'camt053' : /^11\d/.test(head) ? 'norma43' : 'csv');
+      const days = Number(o.settlementDays);
+      if (!Number.isInteger(days) || days < 0 || days > 60) throw new ApiError(400, '--settlement-days must be a whole number of days from 0 to 60');
+      await withPlatform(async (_p, m) => {
+        const ctx = await m.merchants.contextForKey(o.key);
+        try {
+          if (format === 'csv') {
+            const r = await m.reconciliation.importSettlement(ctx, { filename: path.basename(file), acquirer: o.acquirer, service: o.service ?? null, settlement_days: days, period_from: o.periodFrom ?? null, period_to: o.periodTo ?? null },
+              () => fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), { source: 'CLI', maxBytes: CLI_MAX_BYTES, maxLines: CLI_MAX_LINES });
+            print(!!o.json, r, () => `report ${r.report.uuid}: ${r.report.lines} lines of ${r.report.period_from}..${r.report.period_to}\n${Object.entries(r.report.counts).map(([k, v]) => `  ${k.padEnd(17)} ${v}`).join('\n')}`);
+          } else {
+            const r = await m.reconciliation.importStatement(ctx, { filename: path.basename(file), format: format === 'camt053' ? 'CAMT053' : 'NORMA43' }, fs.readFileSync(file), 'CLI');
+            print(!!o.json, r, () => `${r.statements.map((s) => `statement ${s.uuid}: ${s.account} ${s.period_from}..${s.period_to}, ${s.entries} entries, ${s.payouts_found} payouts found`).join('\n')}\npayouts: ${Object.entries(r.payouts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+          }
+        } catch (err) {
+          const lines = err instanceof ApiError && Array.isArray(err.extra?.errors) ? (err.extra.errors as Array<{ line: number; msg: string }>) : [];
+          for (const l of lines.slice(0, 50)) process.stderr.write(`line ${l.line}: ${l.msg}\n`);
+          throw err;
+        }
+      });
+    });
+
+  program
     .command('certificate')
     .description('MoTo certificates (G3, G4)')
     .command('verify')

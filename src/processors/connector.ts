@@ -418,6 +418,46 @@ export interface AcquirerThreeDS {
   complete(req: PaymentRequest & { preauthorization: boolean }, cres: string): Promise<ThreeDSPayment>;
 }
 
+/**
+ * One line of an acquirer's settlement report, in paygate's settlement layout (docs/reconciliation.md,
+ * "The CSV layout"): what the acquirer settled for one operation, in minor units.
+ */
+export interface SettlementLine {
+  type: 'PAYMENT' | 'REFUND' | 'PAYOUT' | 'CHARGEBACK' | 'ADJUSTMENT';
+  /** The provider's id of the operation, as the connector answered it (`processorId` of its result). */
+  processorId: string | null;
+  /** Our reference of the operation as it was sent (the transaction uuid: `reference` of the request). */
+  reference: string | null;
+  /** The operation's amount, positive (an ADJUSTMENT may be negative). */
+  amount: number;
+  /** ISO 4217 alpha-3. */
+  currency: string;
+  /** When the operation was made and when the acquirer settled it (its payout's day): `YYYY-MM-DD`, UTC. */
+  transactionDate: string;
+  settlementDate: string;
+  /** The acquirer's payout (batch) the line is paid in. */
+  batch: string;
+  /** Fees of the line, as the report gives them (0 when it gives none; negative for a rebate). */
+  fees: { interchange: number; scheme: number; processing: number };
+  /** What the line adds to its payout: the signed amount less the fees. */
+  net: number;
+}
+
+/** The settlement report of a day: every operation the acquirer settled that day for one terminal. */
+export interface SettlementReportRequest {
+  /** `YYYY-MM-DD`: the day the operations were made (UTC). */
+  day: string;
+  terminal: TerminalRef;
+}
+
+export type SettlementReportResult =
+  /** `acquirer`: the provider's name (the payouts of the report are the acquirer's batches). */
+  | { outcome: 'REPORT'; acquirer: string; lines: SettlementLine[] }
+  /** The provider has no report for the day yet (it is too early): ask again later. */
+  | { outcome: 'NOT_READY'; details: string }
+  /** The provider could not be asked. */
+  | { outcome: 'UNKNOWN'; details: string };
+
 /** A processor connector. */
 export interface Connector {
   readonly name: string;
@@ -460,6 +500,12 @@ export interface Connector {
    * started payment (by our reference); null when there is none. The gateway's redirect page posts it.
    */
   apmRedirectForm?(reference: string): Promise<ProviderForm | null>;
+  /**
+   * The acquirer's settlement report of a day for a terminal, in paygate's settlement layout (for
+   * reconciliation: docs/reconciliation.md); absent when the provider offers none through an API (its
+   * reports are imported as files).
+   */
+  settlementReport?(req: SettlementReportRequest): Promise<SettlementReportResult>;
 }
 
 /**

@@ -9,3 +9,5 @@ export type { DeviceOperation, DeviceReport } from './device.js';
 export * from './apms.js';
 export { decideApmStart, decideApmComplete, decideApmPayout } from './sandbox-apm.js';
 export * from './dcc.js';
+export { SANDBOX_FEES, sandboxFees, sandboxReport, sandboxBatch } from './sandbox-settlement.js';
+export type { LedgerEntry, SettlementMismatch } from './sandbox-settlement.js';

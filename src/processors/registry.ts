@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector } from './connector.js';
+import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector, type SettlementReportRequest } from './connector.js';
 import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
 import { RemoteSimulatorConnector } from './simulator-service.js';
@@ -94,6 +94,13 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger, be
     ...(inner.apmComplete ? { apmComplete: (r: ApmCompleteRequest) => call('apmComplete', () => inner.apmComplete!(r), unknown) } : {}),
     ...(inner.apmPayout ? { apmPayout: (r: ApmPayoutRequest) => call('apmPayout', () => inner.apmPayout!(r), unknown) } : {}),
     ...(inner.apmRedirectForm ? { apmRedirectForm: (ref: string) => call('apmRedirectForm', () => inner.apmRedirectForm!(ref), () => null) } : {}),
+    // a report is no money call: it gets a longer deadline than an operation's
+    ...(inner.settlementReport
+      ? { settlementReport: (r: SettlementReportRequest) => withDeadline(inner.settlementReport!(r), Math.max(timeoutMs, 120_000)).catch((err) => {
+          logger?.error({ err, op: 'settlementReport', connector: inner.name }, 'processor call failed');
+          return { outcome: 'UNKNOWN' as const, details: err instanceof ProcessorTimeoutError ? err.message : 'processor call failed' };
+        }) }
+      : {}),
     ...(inner.notification
       ? { notification: (f: Record<string, string>) => call('notification', () => inner.notification!(f), (details) => ({ outcome: 'IGNORED' as const, reason: details })) }
       : {}),

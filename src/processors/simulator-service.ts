@@ -21,7 +21,7 @@ import { SimulatorConnector } from './simulator.js';
 /** The connector methods the service serves. */
 const OPERATIONS = [
   'authorize', 'partialAuthorize', 'preauthorize', 'capture', 'cancel', 'refund', 'payout', 'lookup', 'authenticate',
-  'verifyCard', 'verifyHolder', 'apmPayment', 'apmStart', 'apmComplete', 'apmPayout',
+  'verifyCard', 'verifyHolder', 'apmPayment', 'apmStart', 'apmComplete', 'apmPayout', 'settlementReport',
 ] as const;
 type Operation = (typeof OPERATIONS)[number];
 
@@ -102,6 +102,7 @@ export class RemoteSimulatorConnector implements Connector {
   apmStart = (r: Parameters<NonNullable<Connector['apmStart']>>[0]) => this.#call<Awaited<ReturnType<NonNullable<Connector['apmStart']>>>>('apmStart', r);
   apmComplete = (r: Parameters<NonNullable<Connector['apmComplete']>>[0]) => this.#call<Awaited<ReturnType<NonNullable<Connector['apmComplete']>>>>('apmComplete', r);
   apmPayout = (r: Parameters<NonNullable<Connector['apmPayout']>>[0]) => this.#call<Awaited<ReturnType<NonNullable<Connector['apmPayout']>>>>('apmPayout', r);
+  settlementReport = (r: Parameters<NonNullable<Connector['settlementReport']>>[0]) => this.#call<Awaited<ReturnType<NonNullable<Connector['settlementReport']>>>>('settlementReport', r);
 
   async close(): Promise<void> {
     await this.#agent.close();

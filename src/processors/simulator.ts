@@ -28,6 +28,9 @@ import {
   type ProcessorOperation,
   type ProcessorResult,
   type SettledResult,
+  type SettlementReportRequest,
+  type SettlementReportResult,
+  type TerminalRef,
   type TxError,
   type VerifyCardRequest,
   type VerifyCardResult,
@@ -48,6 +51,15 @@ import {
   type SimCard,
 } from './simulator.rules.js';
 import { decideApmComplete, decideApmPayout, decideApmStart } from './sandbox-apm.js';
+import { sandboxReport, type LedgerEntry, type SettlementMismatch } from './sandbox-settlement.js';
+
+/** What a money operation adds to the simulator's ledger when approved (the settlement report reads it). */
+interface LedgerInfo {
+  type: LedgerEntry['type'];
+  currency: string;
+  terminal: TerminalRef;
+  now: Date;
+}
 
 export type FaultKind = 'timeout' | 'lost' | 'decline';
 
@@ -84,6 +96,9 @@ export class SimulatorConnector implements Connector {
   latencyMs: number;
   readonly #journalLimit: number;
   readonly #journal = new Map<string, SettledResult>();
+  /** Every approved money operation, by our reference: what the settlement reports settle. */
+  readonly #ledger = new Map<string, LedgerEntry>();
+  readonly #mismatches: SettlementMismatch[] = [];
   readonly #faults: Array<Fault & { left: number }> = [];
   /** Count of calls per operation (tests assert that a processor was or was not called). */
   readonly calls = new Map<ProcessorOperation, number>();
@@ -105,6 +120,22 @@ export class SimulatorConnector implements Connector {
   /** Forgets every operation (as after a processor-side restart). */
   forget(): void {
     this.#journal.clear();
+    this.#ledger.clear();
+  }
+
+  /** Puts a mismatch in the next settlement report (sandbox-settlement.ts). */
+  injectSettlementMismatch(m: SettlementMismatch): void {
+    this.#mismatches.push(m);
+  }
+
+  /**
+   * The settlement report of a day for a terminal (the service the operations went through): every
+   * approved money operation of that day (UTC, merchant clock) in the sandbox fee model, with the
+   * mismatches injected since the last report.
+   */
+  async settlementReport(req: SettlementReportRequest): Promise<SettlementReportResult> {
+    const mismatches = this.#mismatches.splice(0);
+    return { outcome: 'REPORT', acquirer: 'SANDBOX', lines: sandboxReport(this.#ledger.values(), req.day, req.terminal.serviceId ?? req.terminal.terminalId ?? null, mismatches) };
   }
 
   callCount(op: ProcessorOperation): number {
@@ -119,16 +150,31 @@ export class SimulatorConnector implements Connector {
     return f;
   }
 
-  #record(reference: string, result: SettledResult): void {
+  #record(reference: string, result: SettledResult, info?: LedgerInfo): void {
     if (this.#journal.size >= this.#journalLimit) {
       const oldest = this.#journal.keys().next().value;
       if (oldest !== undefined) this.#journal.delete(oldest);
     }
     this.#journal.set(reference, result);
+    if (info && result.outcome === 'APPROVED') {
+      if (this.#ledger.size >= this.#journalLimit) {
+        const oldest = this.#ledger.keys().next().value;
+        if (oldest !== undefined) this.#ledger.delete(oldest);
+      }
+      this.#ledger.set(reference, {
+        reference,
+        processorId: result.processorId,
+        type: info.type,
+        amount: result.amount,
+        currency: info.currency,
+        at: info.now,
+        terminal: info.terminal.serviceId ?? info.terminal.terminalId ?? null,
+      });
+    }
   }
 
   /** Runs a money operation: latency, faults, decision, journal. */
-  async #money(op: ProcessorOperation, reference: string, decide: () => ProcessorResult): Promise<ProcessorResult> {
+  async #money(op: ProcessorOperation, reference: string, decide: () => ProcessorResult, info?: LedgerInfo): Promise<ProcessorResult> {
     this.calls.set(op, (this.calls.get(op) ?? 0) + 1);
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     const fault = this.#takeFault(op);
@@ -144,7 +190,7 @@ export class SimulatorConnector implements Connector {
       return result;
     }
     const result = decide();
-    if (result.outcome === 'APPROVED' || result.outcome === 'DECLINED') this.#record(reference, result);
+    if (result.outcome === 'APPROVED' || result.outcome === 'DECLINED') this.#record(reference, result, info);
     if (fault?.kind === 'timeout') throw new ProcessorTimeoutError('simulated: the operation was done but the answer was lost');
     return result;
   }
@@ -162,6 +208,7 @@ export class SimulatorConnector implements Connector {
         now: req.now,
         cardPresent: req.cardPresent ?? null,
       }),
+      mode === 'PREAUTH' ? undefined : { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now },
     );
   }
 
@@ -178,7 +225,7 @@ export class SimulatorConnector implements Connector {
   }
 
   capture(req: FollowUpRequest) {
-    return this.#money('capture', req.reference, () => decideFollowUp(req.reference, req.amount));
+    return this.#money('capture', req.reference, () => decideFollowUp(req.reference, req.amount), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   cancel(req: FollowUpRequest) {
@@ -186,11 +233,11 @@ export class SimulatorConnector implements Connector {
   }
 
   refund(req: FollowUpRequest) {
-    return this.#money('refund', req.reference, () => decideFollowUp(req.reference, req.amount));
+    return this.#money('refund', req.reference, () => decideFollowUp(req.reference, req.amount), { type: 'REFUND', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   payout(req: PayoutRequest) {
-    return this.#money('payout', req.reference, () => decidePayout(req.reference, req.amount, simCard(req.card), req.now));
+    return this.#money('payout', req.reference, () => decidePayout(req.reference, req.amount, simCard(req.card), req.now), { type: 'PAYOUT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   async lookup(req: LookupRequest): Promise<LookupResult> {
@@ -215,7 +262,7 @@ export class SimulatorConnector implements Connector {
   }
 
   apmPayment(req: ApmPaymentRequest) {
-    return this.#money('apmPayment', req.reference, () => decideBizum(req.reference, req.amount, req.phone));
+    return this.#money('apmPayment', req.reference, () => decideBizum(req.reference, req.amount, req.phone), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   /** Starts an APM payment at the sandbox APM provider (redirect, push or voucher). */
@@ -232,12 +279,12 @@ export class SimulatorConnector implements Connector {
 
   /** The customer's action on a started APM payment (sandbox bank page, phone, voucher payment). */
   apmComplete(req: ApmCompleteRequest) {
-    return this.#money('apmComplete', req.reference, () => decideApmComplete(req));
+    return this.#money('apmComplete', req.reference, () => decideApmComplete(req), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   /** A payout with an APM (to a phone or a bank account) at the sandbox APM provider. */
   apmPayout(req: ApmPayoutRequest) {
-    return this.#money('apmPayout', req.reference, () => decideApmPayout(req));
+    return this.#money('apmPayout', req.reference, () => decideApmPayout(req), { type: 'PAYOUT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {

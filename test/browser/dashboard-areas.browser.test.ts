@@ -21,6 +21,8 @@ const AREAS: { id: string; visible: (p: readonly string[]) => boolean }[] = [
   { id: 'subscriptions', visible: (p) => p.includes('subscriptions.read') },
   { id: 'devices', visible: (p) => p.includes('devices.read') },
   { id: 'risk', visible: (p) => p.includes('risk.read') },
+  { id: 'reconciliation', visible: (p) => p.includes('reconciliation.read') },
+  { id: 'payouts', visible: (p) => p.includes('reconciliation.read') },
   { id: 'settings', visible: (p) => p.includes('settings.manage') || p.includes('terminals.manage') },
 ];
 

@@ -20,6 +20,8 @@ const SubscriptionsPage = lazy(() => import('./subscriptions').then((x) => ({ de
 const DevicesPage = lazy(() => import('./devices').then((x) => ({ default: x.DevicesPage })));
 const RiskPage = lazy(() => import('./risk').then((x) => ({ default: x.RiskPage })));
 const SettingsPage = lazy(() => import('./settings').then((x) => ({ default: x.SettingsPage })));
+const ReconciliationPage = lazy(() => import('./reconciliation').then((x) => ({ default: x.ReconciliationPage })));
+const PayoutsPage = lazy(() => import('./reconciliation').then((x) => ({ default: x.PayoutsPage })));
 
 export interface Area {
   id: string;
@@ -40,5 +42,7 @@ export const AREAS: Area[] = [
   { id: 'subscriptions', path: '/subscriptions', nav: 'nav.subscriptions', visible: (can) => can('subscriptions.read'), Page: SubscriptionsPage },
   { id: 'devices', path: '/devices', nav: 'nav.devices', visible: (can) => can('devices.read'), Page: DevicesPage },
   { id: 'risk', path: '/risk', nav: 'nav.risk', visible: (can) => can('risk.read'), Page: RiskPage },
+  { id: 'reconciliation', path: '/reconciliation', nav: 'nav.reconciliation', visible: (can) => can('reconciliation.read'), Page: ReconciliationPage },
+  { id: 'payouts', path: '/payouts', nav: 'nav.payouts', visible: (can) => can('reconciliation.read'), Page: PayoutsPage },
   { id: 'settings', path: '/settings', nav: 'nav.settings', visible: (can) => can('settings.manage') || can('terminals.manage'), Page: SettingsPage },
 ];

@@ -38,6 +38,8 @@ export const PERMISSIONS = [
   'users.manage', // list, invite, change group, disable
   'audit.read', // the audit log and its export
   'settings.manage', // templates, checkout, page settings, wallets, the test clock, child merchants
+  'reconciliation.read', // settlement reports, their matches and exceptions, payouts, bank statements, their exports
+  'reconciliation.import', // import settlement reports and bank statements, fetch a connector's report
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -53,11 +55,12 @@ const OPERATIONS: Permission[] = ['payments.read', 'payments.refund', 'payments.
  *  - BATCH: batch payments (create and list);
  *  - PAYMENTS: every payment type, the order view, the card list without sensitive data (no refunds,
  *    captures or cancellations: those are operations).
+ * Reconciliation (ours): MANAGER and USER read and import it (it is operations' work), VIEWER reads it.
  */
 export const ROLES: Readonly<Record<Group, readonly Permission[]>> = {
   MANAGER: PERMISSIONS,
-  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage'],
-  VIEWER: ['payments.read', 'moto.read', 'subscriptions.read', 'devices.read'],
+  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage', 'reconciliation.read', 'reconciliation.import'],
+  VIEWER: ['payments.read', 'moto.read', 'subscriptions.read', 'devices.read', 'reconciliation.read'],
   'MANUAL PAYMENT': [...OPERATIONS, 'manual.create', 'moto.read', 'moto.create', 'devices.read', 'devices.operate'],
   BATCH: ['batch.read', 'batch.create'],
   PAYMENTS: ['payments.read', 'cards.read', 'moto.read', 'moto.create', 'manual.create', 'batch.read', 'batch.create', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate'],
@@ -117,6 +120,11 @@ export const API_OPERATIONS: Readonly<Record<string, Permission>> = {
   registerDevice: 'terminals.manage', listDevices: 'devices.read', getDevice: 'devices.read', setDeviceEnabled: 'terminals.manage', rotateDeviceToken: 'terminals.manage',
   sendDevicePayment: 'devices.operate', sendDevicePreauthorization: 'devices.operate', sendDeviceConfirmation: 'payments.capture', sendDeviceCancellation: 'payments.capture',
   sendDeviceRefund: 'payments.refund',
+  // reconciliation (ours)
+  importSettlementReport: 'reconciliation.import', fetchSettlementReport: 'reconciliation.import', importBankStatement: 'reconciliation.import',
+  listSettlementReports: 'reconciliation.read', getSettlementReport: 'reconciliation.read', listReconciliationItems: 'reconciliation.read',
+  exportReconciliationItems: 'reconciliation.read', getReconciliationSummary: 'reconciliation.read', listPayouts: 'reconciliation.read', exportPayouts: 'reconciliation.read',
+  listBankStatements: 'reconciliation.read',
 };
 
 export function isGroup(v: string): v is Group {

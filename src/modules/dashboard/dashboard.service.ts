@@ -27,6 +27,7 @@ import type { CheckoutsService } from '../checkouts/index.js';
 import type { WalletsService } from '../wallets/index.js';
 import type { DccService } from '../dcc/index.js';
 import type { TerminalService } from '../terminal/index.js';
+import type { ReconciliationService } from '../reconciliation/index.js';
 import {
   API_OPERATIONS,
   afterFailure,
@@ -72,6 +73,8 @@ export interface DashboardDeps {
   dcc: DccService;
   /** the virtual terminal's one-time card forms (the terminal area) */
   terminal: TerminalService;
+  /** reconciliation: the services whose connector gives settlement reports (the reconciliation area) */
+  reconciliation: ReconciliationService;
 }
 
 /** What a request of a signed-in user carries. */

@@ -13,3 +13,5 @@ export { presentOrder, validationHash, hashedPart, orderUrls, OPERATIVES } from 
 export type { Operative, DccRecord } from './payments.domain.js';
 export { Order as OrderSchema, OrderResponse as OrderResponseSchema, RedirectResponse as RedirectResponseSchema } from './payments.schemas.js';
 export { orderFields, ApmVoucherSchema, DccSchema } from './payments.schemas.js';
+export { moneyMovementsSql } from './settlement-read.js';
+export type { MoneyMovementFilter, MoneyMovementRow } from './settlement-read.js';

@@ -128,13 +128,30 @@ export async function readCsv(field: string, bytes: Buffer, spec: CsvSpec): Prom
   if (records.length === 0) throw badRequest(`${field} is empty: a header row is expected`);
   // no cell of any column carries a card number (the same rule as every other merchant-supplied string,
   // http/pan-guard.ts): the file has no card column, and its cells are stored and shown as they are
-  for (const r of records) {
-    const at = r.fields.findIndex((f) => containsCardNumber(f));
-    if (at < 0) continue;
-    const column = r === records[0] ? 'the header row' : `column ${containsCardNumber(records[0].fields[at] ?? '') ? at + 1 : (records[0].fields[at] ?? String(at + 1)).trim().toUpperCase().slice(0, 40)}`;
-    throw badRequest(`${field} line ${r.line}, ${column}, must not contain a card number: card numbers go only in the card fields`);
-  }
-  const header = records[0].fields.map((h) => h.trim().toUpperCase());
+  for (const r of records) guardCardNumbers(field, r, records[0].fields, r === records[0]);
+  const header = checkHeader(field, records[0].fields, spec);
+  const rows = records.slice(1).map((r) => {
+    const values: Record<string, string> = {};
+    header.forEach((h, i) => {
+      if (i < r.fields.length) values[h] = r.fields[i];
+    });
+    return { line: r.line, values, width: r.fields.length };
+  });
+  if (rows.length === 0) throw badRequest(`${field} has a header and no rows`);
+  return { columns: header, rows };
+}
+
+/** Throws the 400 of a record that carries a card number in any cell, naming its line and column. */
+function guardCardNumbers(field: string, r: { line: number; fields: string[] }, header: string[], isHeader: boolean): void {
+  const at = r.fields.findIndex((f) => containsCardNumber(f));
+  if (at < 0) return;
+  const column = isHeader ? 'the header row' : `column ${containsCardNumber(header[at] ?? '') ? at + 1 : (header[at] ?? String(at + 1)).trim().toUpperCase().slice(0, 40)}`;
+  throw badRequest(`${field} line ${r.line}, ${column}, must not contain a card number: card numbers go only in the card fields`);
+}
+
+/** The header's column names (upper case), checked against `spec`; a 400 naming the problem otherwise. */
+function checkHeader(field: string, fields: string[], spec: CsvSpec): string[] {
+  const header = fields.map((h) => h.trim().toUpperCase());
   const known = new Set([...spec.required, ...spec.optional]);
   const seen = new Set<string>();
   for (const h of header) {
@@ -145,15 +162,94 @@ export async function readCsv(field: string, bytes: Buffer, spec: CsvSpec): Prom
   }
   const missing = spec.required.filter((c) => !seen.has(c));
   if (missing.length > 0) throw badRequest(`${field}: the header lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
-  const rows = records.slice(1).map((r) => {
-    const values: Record<string, string> = {};
-    header.forEach((h, i) => {
-      if (i < r.fields.length) values[h] = r.fields[i];
-    });
-    return { line: r.line, values, width: r.fields.length };
-  });
-  if (rows.length === 0) throw badRequest(`${field} has a header and no rows`);
-  return { columns: header, rows };
+  return header;
+}
+
+/** The limits of a streamed file (streamCsv). */
+export interface CsvLimits {
+  /** Largest file, in bytes. */
+  maxBytes: number;
+  /** Most data rows. */
+  maxRows: number;
+}
+
+/**
+ * The text of a stream of bytes, chunk by chunk, with the rules of `decodedChunks` (UTF-8, no binary
+ * control characters) and at most `maxBytes` bytes: a 400 at the first chunk that breaks one.
+ */
+async function* decodedStream(field: string, source: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.length;
+    if (total > maxBytes) throw badRequest(`${field} is larger than ${maxBytes} bytes, the largest file accepted`);
+    let text: string;
+    try {
+      text = decoder.decode(chunk, { stream: true });
+    } catch {
+      throw badRequest(`${field} is not UTF-8 text (a CSV file is expected)`);
+    }
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text)) throw badRequest(`${field} is not a CSV file (it contains binary data)`);
+    if (text.length > 0) yield text;
+  }
+  let rest: string;
+  try {
+    rest = decoder.decode();
+  } catch {
+    throw badRequest(`${field} is not UTF-8 text (a CSV file is expected)`);
+  }
+  if (rest.length > 0) yield rest;
+}
+
+/**
+ * Reads a CSV file as a stream, for files too large to hold (settlement reports): the same rules as
+ * `readCsv` (UTF-8, a header row checked against `spec`, no card number in any cell, each row with the
+ * line it starts on), the limits given, and rows yielded one at a time as they are parsed, so memory
+ * stays flat whatever the size. A problem of the file as a whole (not readable, too large, too many
+ * rows, a card number) is thrown as a 400 when the reader reaches it: a caller that stores rows as they
+ * come must do so in a transaction it can roll back.
+ */
+export async function* streamCsv(field: string, source: AsyncIterable<Uint8Array> | Uint8Array, spec: CsvSpec, limits: CsvLimits): AsyncGenerator<CsvRow> {
+  const bytes = source instanceof Uint8Array ? (async function* () { for (let at = 0; at < source.length; at += CHUNK_BYTES) yield source.subarray(at, at + CHUNK_BYTES); })() : source;
+  const text = Readable.from(decodedStream(field, bytes, limits.maxBytes));
+  const parser = parse({ info: true, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: 64 * 1024 });
+  text.once('error', (err) => parser.destroy(err));
+  text.pipe(parser);
+  let header: string[] | null = null;
+  let rows = 0;
+  let pairsBefore = 0;
+  try {
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      let chars = 0;
+      let pairs = 0;
+      for (const f of item.record) {
+        if (f.length === 0) continue;
+        chars += f.match(/[\r\n]/g)?.length ?? 0;
+        pairs += f.match(/\r\n/g)?.length ?? 0;
+      }
+      const r = { line: item.info.lines - chars - pairsBefore, fields: item.record };
+      pairsBefore += pairs;
+      guardCardNumbers(field, r, header ?? r.fields, header === null);
+      if (header === null) {
+        header = checkHeader(field, r.fields, spec);
+        continue;
+      }
+      if (++rows > limits.maxRows) throw badRequest(`${field} has more than ${limits.maxRows} rows, the most accepted in one file`);
+      const values: Record<string, string> = {};
+      for (let i = 0; i < header.length && i < r.fields.length; i++) values[header[i]] = r.fields[i];
+      yield { line: r.line, values, width: r.fields.length };
+    }
+  } catch (err) {
+    if ((err as { status?: number }).status === 400) throw err;
+    const e = err as { message?: string; lines?: number };
+    throw badRequest(`${field} is not a readable CSV file${e.lines ? ` (line ${e.lines})` : ''}: ${redactCardNumbers(String(e.message ?? err)).slice(0, 200)}`);
+  } finally {
+    text.destroy();
+    parser.destroy();
+  }
+  if (header === null) throw badRequest(`${field} is empty: a header row is expected`);
+  if (rows === 0) throw badRequest(`${field} has a header and no rows`);
 }
 
 /** One problem of one row (422 `errors`). */

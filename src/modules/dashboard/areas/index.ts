@@ -9,5 +9,6 @@ import { area as subscriptions } from './subscriptions.js';
 import { area as devices } from './devices.js';
 import { area as risk } from './risk.js';
 import { area as settings } from './settings.js';
+import { area as reconciliation } from './reconciliation.js';
 
-export const AREAS: Area[] = [overview, terminal, campaigns, batches, customers, subscriptions, devices, risk, settings];
+export const AREAS: Area[] = [overview, terminal, campaigns, batches, customers, subscriptions, devices, risk, settings, reconciliation];
