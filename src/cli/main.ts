@@ -324,6 +324,20 @@ export function buildCli(): Command {
     });
 
   // ---- vault keys --------------------------------------------------------------------------------------
+  const connector = program.command('connector').description('production connectors');
+  connector
+    .command('certify')
+    .description("run the provider's test cards and flows against its test environment with a terminal's test credentials (approval, query, refund, decline, capture, void, stored credential, 3-D Secure): what passed, what the provider answered, what to fix")
+    .requiredOption('--terminal <uuid>', 'the terminal (its type names the connector, its credentials the test account)')
+    .option('--url <url>', "the provider's base URL (default: its test environment)")
+    .option('--json', 'JSON output')
+    .action(async (o: { terminal: string; url?: string; json?: boolean }) => {
+      const { certifyTerminal, certifyReport } = await import('./certify.js');
+      const r = await withPlatform((p, m) => certifyTerminal(p, m.services, { terminal: o.terminal, url: o.url ?? null }));
+      print(!!o.json, r as unknown as Out, () => certifyReport(r));
+      if (!r.passed) process.exitCode = 1;
+    });
+
   const vault = program.command('vault').description('vault keys: status, rotation, retirement (docs/vault.md)');
 
   vault

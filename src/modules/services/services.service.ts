@@ -254,6 +254,17 @@ export class ServicesService {
     return value;
   }
 
+  /**
+   * A terminal by its uuid with its credentials opened, for `paygate connector certify` (an operator's
+   * command, never an API answer); null when there is none.
+   */
+  async certificationTerminal(id: string): Promise<{ id: string; type: string; env: Env; currency: string; code: string | null; credentials: Credentials | null } | null> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    const t = await repo.findTerminal(this.p.database.db, id.toLowerCase());
+    if (!t) return null;
+    return { id: t.id, type: t.type, env: t.env, currency: currencyFrom(t.currency_code)?.code ?? String(t.currency_code), code: t.code, credentials: this.openCredentials(t) };
+  }
+
   /** Terminal credentials in clear, for processors only. */
   openCredentials(t: repo.TerminalRow): Credentials | null {
     if (!t.credentials_sealed) return null;

@@ -12,6 +12,8 @@ export const CHECKOUT = declareConnector<CheckoutTerminal>({
   // JSON webhooks signed with Cko-Signature
   notifications: { via: 'webhook', headers: /^cko-[a-z-]{1,40}$/ },
   create: (deps) => new CheckoutConnector(deps),
+  // the test environment's cards of `paygate connector certify`
+  certification: { cards: { approved: '4242424242424242', declined: { pan: '4000000000000002', error: 'DENIED' }, challenge: '4543474002249996' }, source: "Checkout.com's sandbox test cards (going-live-checkout.md)" },
   simulator: {
     description: 'run the Checkout.com simulator (Payments API, 3-D Secure page, signed webhooks) for demos: point PAYGATE_CHECKOUT_URL at the URL it prints',
     port: 9444,

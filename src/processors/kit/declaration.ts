@@ -121,6 +121,21 @@ export interface SimulatorDeclaration {
   load(): Promise<SimulatorModule>;
 }
 
+/**
+ * What `paygate connector certify` runs against the provider's test environment: the provider's own test
+ * cards (its documentation, `source`), for an approval, a decline and a 3-D Secure challenge.
+ */
+export interface CertificationDeclaration {
+  cards: {
+    approved: string;
+    declined: { pan: string; error: string };
+    /** Asks for the 3-D Secure challenge (absent: the provider documents none for its test environment). */
+    challenge?: string;
+  };
+  /** Where the provider documents its test cards. */
+  source: string;
+}
+
 export interface ConnectorDeclaration<T = unknown> {
   /** In URLs (`/v1/processor/<name>/...`), logs and the CLI (`<name>-simulator`): lower case. */
   name: string;
@@ -134,6 +149,8 @@ export interface ConnectorDeclaration<T = unknown> {
   notifications: NotificationsDeclaration;
   create(deps: ConnectorDeps<T>): DeclaredConnector<T>;
   simulator: SimulatorDeclaration;
+  /** The test environment's cards for `paygate connector certify`. */
+  certification?: CertificationDeclaration;
 }
 
 /** Declares a connector (typed by its terminal). */

@@ -12,6 +12,8 @@ export const PAYPAL = declareConnector<PaypalTerminal>({
   // JSON webhooks with PayPal's transmission headers, verified through PayPal's verification call
   notifications: { via: 'webhook', headers: /^paypal-[a-z-]{1,40}$/ },
   create: (deps) => new PaypalConnector(deps),
+  // the test environment's cards of `paygate connector certify`
+  certification: { cards: { approved: '4111111111111111', declined: { pan: '4000000000000002', error: 'DENIED' }, challenge: '4000002760003184' }, source: "PayPal's sandbox test cards (going-live-paypal.md)" },
   simulator: {
     description: 'run the PayPal simulator (OAuth, Orders v2, Payments v2, the buyer\'s approval page, webhooks and their verification) for demos: point PAYGATE_PAYPAL_URL at the URL it prints',
     port: 9445,

@@ -13,6 +13,8 @@ export const REDSYS = declareConnector<RedsysTerminal>({
   // signed form notifications (Bizum's result; card payments' results too)
   notifications: { via: 'form' },
   create: (deps) => new RedsysConnector(deps),
+  // the test environment's cards of `paygate connector certify`
+  certification: { cards: { approved: '4548812049400004', declined: { pan: '5485009949201879', error: 'DENIED' }, challenge: '4918019199883839' }, source: "Redsys's test environment (going-live-redsys.md lists the cards its simulator answers as the test environment does)" },
   simulator: {
     description: 'run the Redsys simulator (its REST, 3-D Secure, Bizum and query services) for demos: point PAYGATE_REDSYS_URL at the URL it prints',
     port: 9443,
