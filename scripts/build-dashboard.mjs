@@ -89,16 +89,24 @@ export async function buildDashboard({ force = false, quiet = false } = {}) {
   const { build } = await import('vite');
   const tmp = `${dashboardOut}.${process.pid}.${Date.now()}.partial`;
   const started = Date.now();
-  await build({
-    root: appDir,
-    configFile: path.join(appDir, 'vite.config.ts'),
-    logLevel: quiet ? 'error' : 'warn',
-    // React's production build whatever NODE_ENV the building process has (the test runner sets
-    // `test`, which Vite would keep, and React would ship its development build: 3 times the size)
-    mode: 'production',
-    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-    build: { outDir: tmp, emptyOutDir: true },
-  });
+  // React's production build whatever NODE_ENV the building process has (the test runner sets `test`,
+  // with which Vite would keep React's development build, 3 times the size): Vite and its React plugin
+  // read NODE_ENV (the plugin compiles JSX for react/jsx-dev-runtime unless it is `production`, and the
+  // production React has no jsxDEV: the page would stay blank), so it is `production` for the build only.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      root: appDir,
+      configFile: path.join(appDir, 'vite.config.ts'),
+      logLevel: quiet ? 'error' : 'warn',
+      mode: 'production',
+      build: { outDir: tmp, emptyOutDir: true },
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   precompress(tmp);
   fs.writeFileSync(path.join(tmp, '.source-hash'), `${hash}\n`);
   const old = `${dashboardOut}.${process.pid}.${Date.now()}.old`;
