@@ -380,7 +380,7 @@ export function readSearch(answer: Record<string, unknown>, op: { kind: Cybersou
     const app = Array.isArray(apps) ? (apps as Array<Record<string, unknown>>).find((a) => obj(a).name === APPLICATION[op.kind]) : undefined;
     if (!app) continue;
     const amounts = obj(obj(s.orderInformation).amountDetails);
-    ours.push({ id, rCode: String(app.rCode ?? ''), reasonCode: str(app.reasonCode, 10), approval: str(obj(s.processorInformation).approvalCode, 40), amount: amounts.totalAmount, currency: amounts.currency, pending: ['480', '475'].includes(String(app.reasonCode ?? '')) });
+    ours.push({ id, rCode: String(app.rCode ?? ''), reasonCode: str(app.reasonCode, 10), approval: str(obj(s.processorInformation).approvalCode, 40), amount: amounts.totalAmount, currency: amounts.currency, pending: String(app.reasonCode ?? '') === '480' });
   }
   const pick = ours.find((s) => s.rCode === '1' && !s.pending) ?? ours.find((s) => s.pending) ?? ours.find((s) => s.rCode !== '1');
   if (!pick) return { state: 'absent' };
