@@ -202,7 +202,7 @@ export function paymentBody(
     clientReferenceInformation: { code: req.reference },
     processingInformation: processing,
     paymentInformation: { card },
-    orderInformation: { amountDetails: { totalAmount: toAmount(opts.kind === 'verify' ? 0 : req.amount, req.currency), currency: req.currency } },
+    orderInformation: { amountDetails: { totalAmount: toAmount(opts.kind === 'verify' ? 0 : req.amount, req.currency), currency: req.currency }, ...billToOf(req.card.holder) },
   };
   if (external) body.consumerAuthenticationInformation = external;
   const pa = opts.payerAuth;
@@ -218,6 +218,15 @@ export function paymentBody(
   } else if (pa) body.consumerAuthenticationInformation = { authenticationTransactionId: pa.validate.authenticationTransactionId };
   if (req.dynamicDescriptor) body.merchantInformation = { merchantDescriptor: { name: req.dynamicDescriptor.slice(0, 22) } };
   return body;
+}
+
+/** The cardholder's name as `billTo` (first and last name; processors that check addresses need more). */
+function billToOf(holder: string | null | undefined): Record<string, unknown> {
+  const parts = (holder ?? '').trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return {};
+  const firstName = parts.length > 1 ? parts.slice(0, -1).join(' ') : parts[0];
+  const lastName = parts.length > 1 ? parts[parts.length - 1] : parts[0];
+  return { billTo: { firstName: firstName.slice(0, 60), lastName: lastName.slice(0, 60) } };
 }
 
 /** External 3-D Secure data (ours or the merchant's MPI) as `consumerAuthenticationInformation`. */
@@ -290,7 +299,7 @@ export function resultOfPayment(p: Record<string, unknown>, x: Expected, kind: '
   if (status === 'AUTHORIZED' || status === 'PARTIAL_AUTHORIZED') {
     const amounts = obj(obj(p.orderInformation).amountDetails);
     const asked = kind === 'verify' ? 0 : x.amount;
-    if (amounts.currency !== undefined && amounts.currency !== x.currency) return unknown('The CyberSource answer names another currency');
+    if (amounts.currency !== undefined && String(amounts.currency).toUpperCase() !== x.currency) return unknown('The CyberSource answer names another currency');
     const authorized = amounts.authorizedAmount === undefined ? asked : fromAmount(amounts.authorizedAmount, x.currency);
     if (authorized === null || authorized > asked || (authorized < asked && !(status === 'PARTIAL_AUTHORIZED' && partial))) {
       if (status === 'PARTIAL_AUTHORIZED') return { ...none, result: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'CyberSource approved only part of the amount, which was not asked for', processorId: paymentId } };
@@ -385,7 +394,7 @@ export function readSearch(answer: Record<string, unknown>, op: { kind: Cybersou
   const pick = ours.find((s) => s.rCode === '1' && !s.pending) ?? ours.find((s) => s.pending) ?? ours.find((s) => s.rCode !== '1');
   if (!pick) return { state: 'absent' };
   const expected = op.kind === 'verify' ? 0 : op.amount;
-  if ((pick.currency !== undefined && pick.currency !== op.currency) || (pick.amount !== undefined && fromAmount(pick.amount, op.currency) !== expected)) return { state: 'mismatch' };
+  if ((pick.currency !== undefined && String(pick.currency).toUpperCase() !== op.currency) || (pick.amount !== undefined && fromAmount(pick.amount, op.currency) !== expected)) return { state: 'mismatch' };
   if (pick.pending) return { state: 'undecided' };
   if (pick.rCode === '1') return { state: 'found', id: pick.id, result: { outcome: 'APPROVED', authorization: op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'verify' ? pick.approval ?? pick.id : pick.id, processorId: pick.id, amount: expected } };
   const reason = pick.reasonCode ? reasonOfCode(pick.reasonCode) ?? pick.reasonCode : 'PROCESSOR_DECLINED';

@@ -28,6 +28,8 @@ const closed = (properties: Record<string, JsonSchema>, extra: JsonSchema = {}):
 
 const AMOUNT = str({ pattern: '^\\d{1,15}(\\.\\d{1,4})?$', maxLength: 19 });
 const CURRENCY = str({ pattern: '^[A-Z]{3}$' });
+/** Answers write currencies in either case (the guides' examples answer `"currency" : "usd"`). */
+const ANSWER_CURRENCY = str({ pattern: '^[A-Za-z]{3}$' });
 
 /** Payment statuses of PtsV2PaymentsPost201Response.status [PY]. */
 const PAYMENT_STATUSES = ['AUTHORIZED', 'PARTIAL_AUTHORIZED', 'AUTHORIZED_PENDING_REVIEW', 'AUTHORIZED_RISK_DECLINED', 'PENDING_AUTHENTICATION', 'PENDING_REVIEW', 'DECLINED', 'INVALID_REQUEST'];
@@ -115,7 +117,7 @@ const defs: Record<string, JsonSchema> = {
       clientReferenceInformation: ref('ClientReferenceAnswer'),
       errorInformation: { type: 'object', required: ['reason'], properties: { reason: { enum: DECLINE_REASONS }, message: str(), details: { type: 'array' } } },
       processorInformation: { type: 'object', properties: { approvalCode: str(), transactionId: str(), networkTransactionId: str(), responseCode: str(), avs: obj } },
-      orderInformation: { type: 'object', properties: { amountDetails: { type: 'object', properties: { totalAmount: AMOUNT, authorizedAmount: AMOUNT, currency: CURRENCY } } } },
+      orderInformation: { type: 'object', properties: { amountDetails: { type: 'object', properties: { totalAmount: AMOUNT, authorizedAmount: AMOUNT, currency: ANSWER_CURRENCY } } } },
       consumerAuthenticationInformation: {
         type: 'object',
         properties: {
@@ -146,7 +148,7 @@ function followUpAnswer(statuses: string[], amounts: string, amountField: string
     properties: {
       _links: ref('Links'), id: str({ pattern: '^\\d{10,40}$' }), submitTimeUtc: str({ format: 'date-time' }), status: { enum: statuses }, reconciliationId: str(),
       clientReferenceInformation: ref('ClientReferenceAnswer'),
-      [amounts]: { type: 'object', properties: { [amountField]: AMOUNT, currency: CURRENCY } },
+      [amounts]: { type: 'object', properties: { [amountField]: AMOUNT, currency: ANSWER_CURRENCY } },
       orderInformation: obj, processorInformation: obj,
       errorInformation: { type: 'object', properties: { reason: str(), message: str() } },
     },
@@ -170,7 +172,7 @@ export const CYBERSOURCE_SPEC: ProviderSpec = {
         clientReferenceInformation: ref('ClientReferenceInformation'),
         processingInformation: ref('ProcessingInformation'),
         paymentInformation: closed({ card: ref('Card') }, { required: ['card'] }),
-        orderInformation: closed({ amountDetails: ref('AmountDetails') }, { required: ['amountDetails'] }),
+        orderInformation: closed({ amountDetails: ref('AmountDetails'), billTo: closed({ firstName: str({ minLength: 1, maxLength: 60 }), lastName: str({ minLength: 1, maxLength: 60 }) }) }, { required: ['amountDetails'] }),
         consumerAuthenticationInformation: ref('ConsumerAuthenticationRequest'),
         deviceInformation: ref('DeviceInformation'),
         merchantInformation: closed({ merchantDescriptor: closed({ name: str({ maxLength: 23 }) }) }),
@@ -245,7 +247,7 @@ export const CYBERSOURCE_SPEC: ProviderSpec = {
                         },
                       },
                       clientReferenceInformation: ref('ClientReferenceAnswer'),
-                      orderInformation: { type: 'object', properties: { amountDetails: { type: 'object', properties: { totalAmount: AMOUNT, currency: CURRENCY } } } },
+                      orderInformation: { type: 'object', properties: { amountDetails: { type: 'object', properties: { totalAmount: AMOUNT, currency: ANSWER_CURRENCY } } } },
                       processorInformation: { type: 'object', properties: { approvalCode: str() } },
                     },
                   },
