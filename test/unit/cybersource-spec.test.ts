@@ -43,6 +43,7 @@ describe('CyberSource requests against the reference', () => {
     ['a card verification', paymentBody(base, { kind: 'verify', previousTransactionId: null })],
     ['a MoTo payment', paymentBody({ ...base, channel: 'MOTO', card: { ...base.card, cvv: null } }, { kind: 'payment', previousTransactionId: null })],
     ['external 3-D Secure', paymentBody({ ...base, threeds: { version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransId: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' } }, { kind: 'payment', previousTransactionId: null })],
+    ['external 3-D Secure of a Mastercard', paymentBody({ ...base, card: { ...base.card, pan: secret('5555555555554444') }, threeds: { version: '2.2.0', transStatus: 'A', eci: '01', cavv: 'kAAAAAAAAAAAAAAAAAAAAAAAAAA=', dsTransId: null } }, { kind: 'payment', previousTransactionId: null })],
     ['Payer Authentication (enrolment)', paymentBody({ ...base, customerIp: '192.0.2.1' } as typeof base, { kind: 'payment', previousTransactionId: null, payerAuth: { enroll: { returnUrl: 'https://pay.example/v1/payment/tokenized/t/cres', browser, ip: '192.0.2.1' } } })],
     ['Payer Authentication (validation)', paymentBody(base, { kind: 'preauth', previousTransactionId: null, payerAuth: { validate: { authenticationTransactionId: 'Jn7qSxHJ9kK9lS2Gq3a0' } } })],
     ['a subscription charge', paymentBody({ ...base, channel: 'MIT', card: { ...base.card, cvv: null }, mit: 'RECURRING' }, { kind: 'payment', previousTransactionId: '016153570198200' })],
@@ -54,7 +55,7 @@ describe('CyberSource requests against the reference', () => {
   });
 
   it('carries the scheme fields of each scenario', () => {
-    const [store, stored, plain, partial, preauth, verify, moto, external, enroll, validate, recurring, instalment, unscheduled] = scenarios.map(([, b]) => json(b));
+    const [store, stored, plain, partial, preauth, verify, moto, external, externalMc, enroll, validate, recurring, instalment, unscheduled] = scenarios.map(([, b]) => json(b));
     expect(plain).toMatchObject({
       clientReferenceInformation: { code: base.reference },
       processingInformation: { capture: true, commerceIndicator: 'internet' },
@@ -70,6 +71,8 @@ describe('CyberSource requests against the reference', () => {
     expect(moto.processingInformation.commerceIndicator).toBe('moto');
     expect(moto.paymentInformation.card.securityCode).toBeUndefined();
     expect(external).toMatchObject({ processingInformation: { commerceIndicator: 'vbv' }, consumerAuthenticationInformation: { cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', eciRaw: '05', paresStatus: 'Y', paSpecificationVersion: '2.2.0' } });
+    expect(externalMc).toMatchObject({ processingInformation: { commerceIndicator: 'spa' }, paymentInformation: { card: { type: '002' } }, consumerAuthenticationInformation: { ucafAuthenticationData: 'kAAAAAAAAAAAAAAAAAAAAAAAAAA=', ucafCollectionIndicator: '2', eciRaw: '01', paresStatus: 'A' } });
+    expect(externalMc.consumerAuthenticationInformation.cavv).toBeUndefined();
     expect(enroll).toMatchObject({ processingInformation: { actionList: ['CONSUMER_AUTHENTICATION'] }, consumerAuthenticationInformation: { returnUrl: 'https://pay.example/v1/payment/tokenized/t/cres' }, deviceInformation: { ipAddress: '192.0.2.1', httpBrowserScreenWidth: '1440', httpBrowserTimeDifference: '-60', httpBrowserJavaScriptEnabled: true } });
     expect(validate).toMatchObject({ processingInformation: { capture: false, actionList: ['VALIDATE_CONSUMER_AUTHENTICATION'] }, consumerAuthenticationInformation: { authenticationTransactionId: 'Jn7qSxHJ9kK9lS2Gq3a0' } });
     const mit = { initiator: { type: 'merchant', storedCredentialUsed: true, merchantInitiatedTransaction: { previousTransactionId: '016153570198200' } } };

@@ -189,7 +189,7 @@ export function paymentBody(
   const card = cardOf(req.card);
   const mit = req.channel === 'MIT';
   const processing: Record<string, unknown> = { capture: opts.kind === 'payment' };
-  const external = req.channel === 'ECOMMERCE' && !opts.payerAuth ? threedsFields(req.threeds) : null;
+  const external = req.channel === 'ECOMMERCE' && !opts.payerAuth ? threedsFields(req.threeds, (card.type as string) ?? null) : null;
   processing.commerceIndicator = req.channel === 'MOTO' ? 'moto' : mit ? MIT_INDICATOR[req.mit ?? 'UNSCHEDULED'] : external ? authenticatedIndicator((card.type as string) ?? null, req.threeds!.transStatus) : 'internet';
   if (opts.payerAuth) processing.actionList = ['enroll' in opts.payerAuth ? 'CONSUMER_AUTHENTICATION' : 'VALIDATE_CONSUMER_AUTHENTICATION'];
   const options: Record<string, unknown> = {};
@@ -229,11 +229,16 @@ function billToOf(holder: string | null | undefined): Record<string, unknown> {
   return { billTo: { firstName: firstName.slice(0, 60), lastName: lastName.slice(0, 60) } };
 }
 
-/** External 3-D Secure data (ours or the merchant's MPI) as `consumerAuthenticationInformation`. */
-function threedsFields(t: ThreeDSResult | null | undefined): Record<string, unknown> | null {
+/**
+ * External 3-D Secure data (ours or the merchant's MPI) as `consumerAuthenticationInformation`: the
+ * authentication value as `cavv`, for Mastercard as `ucafAuthenticationData` with
+ * `ucafCollectionIndicator` 2 (the AAV is collected).
+ */
+function threedsFields(t: ThreeDSResult | null | undefined, type: string | null): Record<string, unknown> | null {
   if (!t || !['Y', 'A'].includes(t.transStatus)) return null;
+  const value = t.cavv ? (type === '002' ? { ucafAuthenticationData: t.cavv, ucafCollectionIndicator: '2' } : { cavv: t.cavv }) : {};
   return {
-    ...(t.cavv ? { cavv: t.cavv } : {}), ...(t.eci ? { eciRaw: t.eci } : {}), paresStatus: t.transStatus,
+    ...value, ...(t.eci ? { eciRaw: t.eci } : {}), paresStatus: t.transStatus,
     ...(t.dsTransId ? { directoryServerTransactionId: t.dsTransId } : {}), paSpecificationVersion: t.version,
   };
 }

@@ -69,7 +69,7 @@ const defs: Record<string, JsonSchema> = {
     credentialStoredOnFile: bool,
     storedCredentialUsed: bool,
     merchantInitiatedTransaction: closed({ reason: str({ maxLength: 1 }), previousTransactionId: str({ maxLength: 100 }), originalAuthorizedAmount: AMOUNT }),
-  }, { 'x-source': '[PY] Ptsv2paymentsProcessingInformationAuthorizationOptionsInitiator and ...InitiatorMerchantInitiatedTransaction' }),
+  }, { 'x-source': '[PY] Ptsv2paymentsProcessingInformationAuthorizationOptionsInitiator and ...InitiatorMerchantInitiatedTransaction (reason required only for resubmissions, delayed charges, reauthorizations, no-shows and top-ups; [HS] sends 7 with a network transaction id, which the model does not list: not sent)' }),
   ProcessingInformation: closed({
     capture: bool,
     // the values the connector sends, as CyberSource's guides list them
@@ -87,8 +87,9 @@ const defs: Record<string, JsonSchema> = {
     directoryServerTransactionId: str({ maxLength: 36 }),
     paSpecificationVersion: str({ maxLength: 20 }),
     ucafAuthenticationData: str({ maxLength: 32 }),
+    ucafCollectionIndicator: { enum: ['0', '1', '2', '5', '6'] },
     xid: str({ maxLength: 40 }),
-  }, { 'x-source': '[PY] Ptsv2paymentsConsumerAuthenticationInformation' }),
+  }, { 'x-source': '[PY] Ptsv2paymentsConsumerAuthenticationInformation; [HS] Mastercard\'s AAV as ucafAuthenticationData with ucafCollectionIndicator 2' }),
   DeviceInformation: closed({
     ipAddress: str({ maxLength: 48 }),
     httpAcceptBrowserValue: str({ maxLength: 255 }),
