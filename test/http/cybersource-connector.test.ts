@@ -2,8 +2,8 @@
  * CyberSource in production against its simulator, beyond the conformance scenarios: the terminal's
  * credentials (formats, and tested against CyberSource's signature check without moving money), EMV
  * 3-D Secure 2 through CyberSource's Payer Authentication driven by the hosted page (frictionless; the
- * ACS challenge passed and failed, the ACS's answer posted back, the authentication validated), and the
- * stored-credential fields CyberSource received for a card's first use and a merchant-initiated charge.
+ * ACS challenge passed and failed, the ACS's answer posted back, the authentication validated), a payment
+ * held for review (PENDING until the transaction search shows it decided), and the stored-credential fields CyberSource received for a card's first use and a merchant-initiated charge.
  * PostgreSQL only (the conformance suite covers the connector there; these add no engine-specific
  * behaviour).
  */
@@ -28,6 +28,8 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('CyberSource connect
     await h.start();
     t = await createTestApp(h.env());
     m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+    // a payment approved after review is kept (not reversed as a late approval)
+    await t.p.database.db.updateTable('merchants').set({ autorecover_transactions: true }).where('id', '=', m.client_uuid).execute();
   });
   afterAll(async () => {
     await t?.close();
@@ -117,6 +119,27 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('CyberSource connect
     const after = await order(created.uuid);
     expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
     expect(h.sim.payment(after.transactions.at(-1).processor_id)!.request.actionList).toEqual(['CONSUMER_AUTHENTICATION']);
+  });
+
+  it('a payment Decision Manager holds for review stays PENDING until CyberSource decides it: accepted, SUCCESS; rejected, refused as fraud', async () => {
+    const pay = async () => (await m.api.post('/payment/single-step', { amount: 1300, operative: 'AUTHORIZATION', secure: false, description: 'review', service: m.service_uuid, customer_ext_id: `csrev-${++n}`, card_holder: 'Ana Pérez', card_pan: CYBERSOURCE_SIM_CARDS.REVIEW, card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' })).body.order;
+    const accepted = await pay();
+    const rejected = await pay();
+    for (const o of [accepted, rejected]) {
+      expect(o).toMatchObject({ status: 'PENDING_PROCESSOR_RESPONSE', paid: false });
+      expect(o.transactions[0].status).toBe('PENDING');
+    }
+    // the search still shows the review (reason code 480): nothing is settled
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    expect((await order(accepted.uuid)).status).toBe('PENDING_PROCESSOR_RESPONSE');
+    h.sim.decideReview(accepted.transactions[0].uuid, true);
+    h.sim.decideReview(rejected.transactions[0].uuid, false);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(2);
+    expect(await order(accepted.uuid)).toMatchObject({ status: 'SUCCESS', paid: true });
+    const refused = await order(rejected.uuid);
+    // a fraud decline's order is FRAUD (the contract's status for FRAUD_SUSPECTED)
+    expect(refused).toMatchObject({ status: 'FRAUD', paid: false });
+    expect(refused.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'FRAUD_SUSPECTED' });
   });
 
   it('stored credentials: the first payment says the card is stored on file; a merchant-initiated charge quotes its network transaction id', async () => {

@@ -380,8 +380,9 @@ const APPLICATION: Record<CybersourceKind, string> = { payment: 'ics_auth', prea
 /**
  * Our operation among the answer of `POST /tss/v2/searches` by its reference: `found` with its result
  * (the application's rCode: 1 done, 0 declined with its reason code, -1 an error), `absent`, or
- * `mismatch` (named with another amount or currency: not believed). An approval counts before a decline
- * (a soft-declined attempt and its authenticated retry share the reference).
+ * `mismatch` (named with another amount or currency: not believed), `undecided` (held for review by
+ * Decision Manager: reason code 480). An approval counts before a decline (a soft-declined attempt and
+ * its authenticated retry share the reference).
  */
 export function readSearch(answer: Record<string, unknown>, op: { kind: CybersourceKind; reference: string; amount: number; currency: string }): { state: 'found'; result: SettledResult; id: string } | { state: 'absent' | 'mismatch' | 'undecided' } {
   const list = obj(answer._embedded).transactionSummaries;
@@ -394,7 +395,7 @@ export function readSearch(answer: Record<string, unknown>, op: { kind: Cybersou
     const app = Array.isArray(apps) ? (apps as Array<Record<string, unknown>>).find((a) => obj(a).name === APPLICATION[op.kind]) : undefined;
     if (!app) continue;
     const amounts = obj(obj(s.orderInformation).amountDetails);
-    ours.push({ id, rCode: String(app.rCode ?? ''), reasonCode: str(app.reasonCode, 10), approval: str(obj(s.processorInformation).approvalCode, 40), amount: amounts.totalAmount, currency: amounts.currency, pending: String(app.reasonCode ?? '') === '480' });
+    ours.push({ id, rCode: String(app.rCode ?? ''), reasonCode: str(app.reasonCode, 10), approval: str(obj(s.processorInformation).approvalCode, 40), amount: amounts.totalAmount, currency: amounts.currency, pending: [app.reasonCode, obj(s.applicationInformation).reasonCode].some((c) => String(c ?? '') === '480') });
   }
   const pick = ours.find((s) => s.rCode === '1' && !s.pending) ?? ours.find((s) => s.pending) ?? ours.find((s) => s.rCode !== '1');
   if (!pick) return { state: 'absent' };

@@ -10,6 +10,8 @@
  *                     merchant-initiated payment carrying the stored-credential fields
  *                     (initiator.type merchant, storedCredentialUsed, previousTransactionId)
  *   4000000000002503  3-D Secure: the challenge is shown (Payer Authentication), approved once passed
+ *   4000000000000101  authorized and held for review by Decision Manager (AUTHORIZED_PENDING_REVIEW,
+ *                     reason code 480 in a search) until a test decides it (`decideReview`)
  * Any other Luhn-valid card is approved; a Luhn-invalid number is INVALID_ACCOUNT (231), an expired
  * expiry date EXPIRED_CARD (202).
  */
@@ -20,6 +22,7 @@ export const CYBERSOURCE_SIM_CARDS = {
   EXPIRED: '4000000000000069',
   SOFT_DECLINE: '4000002760003184',
   CHALLENGE: '4000000000002503',
+  REVIEW: '4000000000000101',
   APPROVED: '4111111111111111',
 } as const;
 

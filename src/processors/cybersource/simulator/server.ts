@@ -91,6 +91,8 @@ interface SimTransaction {
   currency: string;
   approvalCode: string | null;
   submitTimeUtc: string;
+  /** Held for review by Decision Manager (the request's reason code 480) until decided. */
+  review?: boolean;
 }
 
 /** Payer Authentication waiting for the cardholder at the simulated ACS. */
@@ -272,14 +274,15 @@ export class CybersourceSimulator extends SimulatorBase {
       id: transactionId(), merchantId, reference, amount, currency, approved: true, capture: processing.capture === true && amount > 0, captured: 0, reversed: false,
       networkId: request.previousTransactionId && request.initiatorType === 'merchant' ? request.previousTransactionId : schemeTransactionId(), approvalCode: String(randomInt(100000, 999999)), request,
     };
-    if (p.capture) p.captured = amount;
+    const review = number === CYBERSOURCE_SIM_CARDS.REVIEW;
+    if (p.capture && !review) p.captured = amount;
     this.#payments.set(p.id, p);
-    this.#record({ id: p.id, merchantId, reference, application: 'ics_auth', rCode: '1', reasonCode: '100', amount: toAmount(amount, currency), currency, approvalCode: p.approvalCode });
+    this.#record({ id: p.id, merchantId, reference, application: 'ics_auth', rCode: '1', reasonCode: '100', amount: toAmount(amount, currency), currency, approvalCode: p.approvalCode, review });
     return {
       status: 201,
       body: {
         _links: { self: { href: `/pts/v2/payments/${p.id}`, method: 'GET' }, ...(p.capture ? {} : { capture: { href: `/pts/v2/payments/${p.id}/captures`, method: 'POST' } }) },
-        id: p.id, submitTimeUtc: this.#now(), status: 'AUTHORIZED', reconciliationId: String(randomInt(10_000_000, 99_999_999)),
+        id: p.id, submitTimeUtc: this.#now(), status: review ? 'AUTHORIZED_PENDING_REVIEW' : 'AUTHORIZED', reconciliationId: String(randomInt(10_000_000, 99_999_999)),
         clientReferenceInformation: { code: reference },
         orderInformation: { amountDetails: { totalAmount: toAmount(amount, currency), authorizedAmount: toAmount(amount, currency), currency } },
         processorInformation: { approvalCode: p.approvalCode, networkTransactionId: p.networkId, transactionId: p.networkId, responseCode: '00', avs: { code: 'Y', codeRaw: 'Y' } },
@@ -345,6 +348,25 @@ export class CybersourceSimulator extends SimulatorBase {
     return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } } };
   }
 
+  /**
+   * Decides the payments held for review under a reference (Decision Manager's case accepted or
+   * rejected): accepted, the authorization stands (and a sale is captured); rejected, it is declined
+   * (DECISION_PROFILE_REJECT, reason code 481).
+   */
+  decideReview(reference: string, accept: boolean): void {
+    for (const t of this.#transactions) {
+      if (t.reference !== reference || !t.review) continue;
+      t.review = false;
+      const p = this.#payments.get(t.id);
+      if (accept) {
+        if (p?.capture) p.captured = p.amount;
+      } else {
+        Object.assign(t, { rCode: '0', reasonCode: '481' });
+        if (p) p.approved = false;
+      }
+    }
+  }
+
   readonly #saleRefunds = new Map<string, number>();
 
   #refunded(paymentId: string): number {
@@ -363,7 +385,7 @@ export class CybersourceSimulator extends SimulatorBase {
       _embedded: {
         transactionSummaries: found.map((t) => ({
           id: t.id, submitTimeUtc: t.submitTimeUtc, merchantId: t.merchantId,
-          applicationInformation: { reasonCode: t.reasonCode, rCode: t.rCode, applications: [{ name: t.application, reasonCode: t.reasonCode, rCode: t.rCode, rFlag: t.rCode === '1' ? 'SOK' : 'DECLINED' }] },
+          applicationInformation: { reasonCode: t.review ? '480' : t.reasonCode, rCode: t.rCode, applications: [{ name: t.application, reasonCode: t.reasonCode, rCode: t.rCode, rFlag: t.rCode === '1' ? 'SOK' : 'DECLINED' }] },
           clientReferenceInformation: { code: t.reference },
           orderInformation: { amountDetails: { totalAmount: t.amount, currency: t.currency } },
           ...(t.approvalCode ? { processorInformation: { approvalCode: t.approvalCode } } : {}),
