@@ -249,5 +249,9 @@ describe('CyberSource answers read back', () => {
     expect(readSearch(answer(summary('6485004068966546103094', 'ics_bill', '1', '100')), { kind: 'capture', ...x })).toMatchObject({ state: 'found', result: { outcome: 'APPROVED', authorization: '6485004068966546103094' } });
     expect(readSearch(answer(summary('6485004068966546103094', 'ics_bill', '1', '100')), { kind: 'refund', ...x })).toEqual({ state: 'absent' });
     expect(readSearch(answer(), { kind: 'payment', ...x })).toEqual({ state: 'absent' });
+    // held for review by Decision Manager (the request's reason code 480): not decided yet
+    const review = summary('6485004068966546103095', 'ics_auth', '1', '100');
+    review.applicationInformation.reasonCode = '480';
+    expect(readSearch(answer(review), { kind: 'payment', ...x })).toEqual({ state: 'undecided' });
   });
 });
