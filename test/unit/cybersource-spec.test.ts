@@ -210,6 +210,10 @@ describe('CyberSource answers read back', () => {
     expect(spec.response('createPayment', 400, invalid)).toEqual([]);
     expect(cardRefusal(invalid)).toMatchObject({ outcome: 'DECLINED', error: 'INVALID_CARD' });
     expect(cardRefusal({ ...invalid, reason: 'MISSING_FIELD' })).toBeNull();
+    const badNumber = { submitTimeUtc: '2022-03-28T20:46:47Z', status: 'INVALID_REQUEST', reason: 'INVALID_DATA', message: 'Declined - One or more fields in the request contains invalid data', details: [{ field: 'paymentInformation.card.number', reason: 'INVALID_DATA' }] };
+    expect(spec.response('createPayment', 400, badNumber)).toEqual([]);
+    expect(cardRefusal(badNumber)).toMatchObject({ outcome: 'DECLINED', error: 'INVALID_CARD' });
+    expect(cardRefusal({ ...badNumber, details: [{ field: 'orderInformation.amountDetails.totalAmount', reason: 'INVALID_DATA' }] })).toBeNull();
     expect(refusalOf('204')).toMatchObject({ error: 'INSUFFICIENT_FUNDS', details: expect.stringContaining('INSUFFICIENT_FUND') });
   });
 

@@ -342,11 +342,16 @@ export function wordsOf(a: Record<string, unknown> | null): string | null {
   return reason ? `${reason}${message ? `: ${message}` : ''}` : message;
 }
 
-/** The refusal of a 400 whose reason is about the card (INVALID_CARD...): a card error rather than PROCESSOR_ERROR. */
+/**
+ * The refusal of a 400 about the card (INVALID_CARD..., or INVALID_DATA naming the card number in its
+ * `details`): a card error rather than PROCESSOR_ERROR.
+ */
 export function cardRefusal(a: Record<string, unknown> | null): SettledResult | null {
   const reason = a ? str(a.reason) : null;
-  if (!reason || !['INVALID_CARD', 'INVALID_CARD_TYPE', 'CARD_TYPE_NOT_ACCEPTED'].includes(reason)) return null;
-  const r = refusalOf(reason, str(a!.message));
+  const details = Array.isArray(a?.details) ? (a!.details as unknown[]) : [];
+  const number = reason === 'INVALID_DATA' && details.some((d) => String(obj(d).field ?? '').startsWith('paymentInformation.card.number'));
+  if (!reason || (!number && !['INVALID_CARD', 'INVALID_CARD_TYPE', 'CARD_TYPE_NOT_ACCEPTED'].includes(reason))) return null;
+  const r = refusalOf(number ? 'INVALID_CARD' : reason, str(a!.message));
   return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: null };
 }
 
