@@ -272,7 +272,7 @@ export class CybersourceSimulator extends SimulatorBase {
     if (reason) return this.#declined(merchantId, reference, amount, currency, reason, threeds);
     const p: SimPayment = {
       id: transactionId(), merchantId, reference, amount, currency, approved: true, capture: processing.capture === true && amount > 0, captured: 0, reversed: false,
-      networkId: request.previousTransactionId && request.initiatorType === 'merchant' ? request.previousTransactionId : schemeTransactionId(), approvalCode: String(randomInt(100000, 999999)), request,
+      networkId: schemeTransactionId(), approvalCode: String(randomInt(100000, 999999)), request,
     };
     const review = number === CYBERSOURCE_SIM_CARDS.REVIEW;
     if (p.capture && !review) p.captured = amount;
