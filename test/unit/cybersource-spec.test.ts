@@ -108,8 +108,8 @@ describe('CyberSource requests against the reference', () => {
 });
 
 describe('HTTP Signature authentication', () => {
-  // the key serial number and shared secret of CyberSource's public sandbox sample merchant `testrest`
-  const terminal = cybersourceTerminalOf({ merchant_id: 'testrest', key_id: '08c94330-f618-42a3-b09d-e1e43be5efda', shared_secret_key: 'yBJxy6LjM2TmcPGu+GaJrHtkke25fPpUX+UY6/L/1tE=' });
+  // a terminal as the Business Center gives one (merchant ID, key serial number, base64 shared secret)
+  const terminal = cybersourceTerminalOf({ merchant_id: 'testrest', key_id: '6d1f0c2a-3b4e-4f5a-8c7d-9e0f1a2b3c4d', shared_secret_key: 'c3BlYy10ZXN0LXNoYXJlZC1zZWNyZXQtMDEyMzQ1Njc=' });
   const date = new Date('2026-12-07T08:00:00Z');
   const body = '{"clientReferenceInformation":{"code":"TC50171_3"}}';
 
@@ -118,8 +118,8 @@ describe('HTTP Signature authentication', () => {
     const digest = `SHA-256=${createHash('sha256').update(body).digest('base64')}`;
     expect(h).toMatchObject({ 'v-c-merchant-id': 'testrest', date: 'Mon, 07 Dec 2026 08:00:00 GMT', host: 'apitest.cybersource.com', digest });
     const lines = ['host: apitest.cybersource.com', 'date: Mon, 07 Dec 2026 08:00:00 GMT', '(request-target): post /pts/v2/payments', `digest: ${digest}`, 'v-c-merchant-id: testrest'].join('\n');
-    const expected = createHmac('sha256', Buffer.from('yBJxy6LjM2TmcPGu+GaJrHtkke25fPpUX+UY6/L/1tE=', 'base64')).update(lines).digest('base64');
-    expect(h.signature).toBe(`keyid="08c94330-f618-42a3-b09d-e1e43be5efda", algorithm="HmacSHA256", headers="host date (request-target) digest v-c-merchant-id", signature="${expected}"`);
+    const expected = createHmac('sha256', Buffer.from('c3BlYy10ZXN0LXNoYXJlZC1zZWNyZXQtMDEyMzQ1Njc=', 'base64')).update(lines).digest('base64');
+    expect(h.signature).toBe(`keyid="6d1f0c2a-3b4e-4f5a-8c7d-9e0f1a2b3c4d", algorithm="HmacSHA256", headers="host date (request-target) digest v-c-merchant-id", signature="${expected}"`);
     expect(signingString('host date', { host: 'a', date: 'b' })).toBe('host: a\ndate: b');
     expect(digestOf('')).toBe('SHA-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=');
   });
@@ -140,7 +140,7 @@ describe('HTTP Signature authentication', () => {
   });
 
   it('credentials are named as CyberSource names them and checked', () => {
-    expect(cybersourceTerminalProblems({ merchant_id: 'testrest', key_id: '08c94330-f618-42a3-b09d-e1e43be5efda', shared_secret_key: 'yBJxy6LjM2TmcPGu+GaJrHtkke25fPpUX+UY6/L/1tE=' })).toEqual([]);
+    expect(cybersourceTerminalProblems({ merchant_id: 'testrest', key_id: '6d1f0c2a-3b4e-4f5a-8c7d-9e0f1a2b3c4d', shared_secret_key: 'c3BlYy10ZXN0LXNoYXJlZC1zZWNyZXQtMDEyMzQ1Njc=' })).toEqual([]);
     expect(cybersourceTerminalProblems({ merchant_id: 'test rest', key_id: 'abc', shared_secret_key: 'not base64!' })).toEqual([
       expect.stringContaining('credentials.merchant_id'), expect.stringContaining('credentials.key_id'), expect.stringContaining('credentials.shared_secret_key'),
     ]);
