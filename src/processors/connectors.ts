@@ -7,6 +7,7 @@
  * test harnesses are built from it. A new connector is added here, and nowhere else outside its folder.
  */
 import { CHECKOUT } from './checkout/declaration.js';
+import { CYBERSOURCE } from './cybersource/declaration.js';
 import type { ConnectorDeclaration } from './kit/declaration.js';
 import { PAYPAL } from './paypal/declaration.js';
 import { REDSYS } from './redsys/declaration.js';
@@ -15,7 +16,7 @@ import { REDSYS } from './redsys/declaration.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyConnectorDeclaration = ConnectorDeclaration<any>;
 
-export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL];
+export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE];
 
 /** The declaration of a connector by its name (`/v1/processor/<name>/...`). */
 export function declarationNamed(name: string): AnyConnectorDeclaration | null {
