@@ -10,12 +10,13 @@ import { CHECKOUT } from './checkout/declaration.js';
 import type { ConnectorDeclaration } from './kit/declaration.js';
 import { PAYPAL } from './paypal/declaration.js';
 import { REDSYS } from './redsys/declaration.js';
+import { WORLDPAY } from './worldpay/declaration.js';
 
 /** A declaration whatever its terminal type (what `credentials.open` gives is what `testCredentials` takes). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyConnectorDeclaration = ConnectorDeclaration<any>;
 
-export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL];
+export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, WORLDPAY];
 
 /** The declaration of a connector by its name (`/v1/processor/<name>/...`). */
 export function declarationNamed(name: string): AnyConnectorDeclaration | null {

@@ -614,6 +614,8 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
     await scope.register(async (raw) => {
       raw.removeContentTypeParser('application/json');
       raw.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+      // JSON under a provider's own media type (Worldpay's events: application/vnd.worldpay.events-v1.hal+json)
+      raw.addContentTypeParser(/^application\/vnd\.[a-z0-9.-]+\+json$/, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
       raw.post('/processor/:connector/webhook', {
         config: PAGE_CONFIG,
         schema: {
