@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
 import { harnessOf, luhnCard } from '../helpers/connectors.js';
@@ -51,7 +52,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(r.statusCode).toBe(200);
     return r.body.replace(/^[\s\S]*<\/title>/, '').trim();
   };
-  const events = async (reference: string) => t.p.database.db.selectFrom('connector_events').selectAll().where('connector', '=', 'worldpay').where('reference', '=', reference).execute();
+  const events = async (reference: string) => (await sql<{ event_id: string }>`select event_id from connector_events where connector = 'worldpay' and reference = ${reference}`.execute(t.p.database.db)).rows;
   const single = (fields: Record<string, unknown>) => m.api.post('/payment/single-step', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'worldpay', service: m.service_uuid, customer_ext_id: `wp-${++n}`, card_holder: 'Ana', card_pan: luhnCard('44443334', n), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123', ...fields });
 
   it('production WORLDPAY terminals need the Access credentials (400 naming what is wrong); test_credentials asks Worldpay without moving money', async () => {

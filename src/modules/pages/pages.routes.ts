@@ -608,7 +608,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
 
-    // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers): the connector verifies
+    // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers, Worldpay's Event-Signature): the connector verifies
     // the body exactly as received, so this route keeps it as text; only the headers its declaration names
     // are passed on (src/processors/connectors.ts)
     await scope.register(async (raw) => {
@@ -620,7 +620,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         config: PAGE_CONFIG,
         schema: {
           operationId: 'receiveProcessorWebhook', summary: 'A processor\'s JSON webhook', tags: ['pages'], security: [],
-          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
+          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
           params: notificationParams,
           consumes: ['application/json'],
           response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
