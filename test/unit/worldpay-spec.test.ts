@@ -144,6 +144,7 @@ describe('Worldpay answers of the reference through the mapping', () => {
   it('a refusal carries Worldpay\'s code and words; the schemes\' soft declines ask for 3-D Secure', () => {
     expect(readPayment(refused, { reference: REF, amount: 250 }, 'payment')).toMatchObject({ result: { outcome: 'DECLINED', error: 'INSUFFICIENT_FUNDS', details: 'Worldpay refused the payment (51): LIMIT EXCEEDED' } });
     expect(readPayment({ ...refused, refusalCode: '1A', refusalDescription: 'ADDITIONAL CUSTOMER AUTHENTICATION REQUIRED' }, { reference: REF, amount: 250 }, 'payment')).toMatchObject({ result: { outcome: 'CHALLENGE' } });
+    expect(readPayment({ outcome: 'sentForCancellation', transactionReference: REF, riskFactors: [{ type: 'cvc', risk: 'notMatched' }] }, { reference: REF, amount: 250 }, 'payment')).toMatchObject({ result: { outcome: 'DECLINED', error: 'DENIED', details: 'Worldpay cancelled the payment automatically (cvc not matched)' } });
     expect(readPayment({ outcome: 'fraudHighRisk', transactionReference: REF, score: 97.5, reason: ['high risk email'] }, { reference: REF, amount: 250 }, 'payment')).toMatchObject({ result: { outcome: 'DECLINED', error: 'FRAUD_SUSPECTED' } });
     expect(refusalOf('33', 'CARD EXPIRED').error).toBe('EXPIRED_CARD');
     expect(refusalOf('34', 'FRAUD SUSPICION').error).toBe('FRAUD_SUSPECTED');
@@ -188,6 +189,8 @@ describe('Worldpay answers of the reference through the mapping', () => {
     expect(resultOfQueried(list[0], { reference: REF, amount: 250, currency: 'GBP' }, 'payment')).toEqual({ state: 'result', result: { outcome: 'APPROVED', authorization: '675725', processorId: 'pay4u_lHl2jobU5S1T2pWkq10', amount: 250, cofTxnid: '060720116005060' } });
     expect(resultOfQueried(list[0], { reference: REF, amount: 300, currency: 'GBP' }, 'payment')).toMatchObject({ result: { outcome: 'UNKNOWN' } });
     expect(resultOfQueried({ ...list[0], lastEvent: 'authorizationRefused' }, { reference: REF, amount: 250, currency: 'GBP' }, 'payment')).toEqual({ state: 'refused' });
+    expect(resultOfQueried({ ...list[0], lastEvent: 'cancellationRequested' }, { reference: REF, amount: 250, currency: 'GBP' }, 'payment')).toMatchObject({ result: { outcome: 'DECLINED', error: 'DENIED' } });
+    expect(resultOfQueried({ ...list[0], lastEvent: 'cancellationRequested' }, { reference: REF, amount: 250, currency: 'GBP' }, 'preauth')).toMatchObject({ result: { outcome: 'APPROVED' } });
     expect(resultOfQueried({ ...list[0], lastEvent: 'authorizationRequested' }, { reference: REF, amount: 250, currency: 'GBP' }, 'payment')).toMatchObject({ result: { outcome: 'UNKNOWN' } });
     const details = { ...body._embedded.payments[0], events: [{ eventName: 'authorizationRequested' }, { eventName: 'authorizationRefused', code: '5', description: 'REFUSED' }] };
     expect(spec.response('retrieveByPaymentId', 200, details)).toEqual([]);

@@ -12,7 +12,8 @@
  *    narrative: {line1}, value: {currency, amount}, settlement: {auto}, customerAgreement, threeDS,
  *    customer: {ipAddress}}} → 201 {outcome, transactionReference, issuer: {authorizationCode},
  *    schemeReference, refusalCode, refusalDescription, _links, _actions}. `outcome`: authorized,
- *    sentForSettlement (auto settlement), refused, fraudHighRisk, 3dsDeviceDataRequired, 3dsChallenged,
+ *    sentForSettlement (auto settlement), sentForCancellation (auto settlement cancels a payment whose CVC
+ *    or address was not matched), refused, fraudHighRisk, 3dsDeviceDataRequired, 3dsChallenged,
  *    3dsAuthenticationFailed, 3dsUnavailable. Amount 0 with a new customerAgreement verifies the card.
  *  - What may be done next is in the answer's `_actions` (settlePayment, partiallySettlePayment,
  *    cancelPayment, refundPayment, partiallyRefundPayment, supply3dsDeviceData, complete3dsChallenge),
@@ -201,6 +202,12 @@ export function readPayment(p: Record<string, unknown>, x: Expected, kind: 'paym
       if (code && AUTHENTICATION_REQUIRED.has(code)) return result({ outcome: 'CHALLENGE', details: r.details });
       return result({ outcome: 'DECLINED', error: r.error, details: r.details, processorId });
     }
+    case 'sentForCancellation': {
+      // auto settlement cancels a payment whose CVC or address the issuer did not match
+      if (kind !== 'payment') return result({ outcome: 'UNKNOWN', details: 'Worldpay cancelled a payment that was not to be settled at once' });
+      const risks = Array.isArray(p.riskFactors) ? p.riskFactors.map((f) => str(obj(f)?.type, 20)).filter((t): t is string => !!t && t !== 'riskProfile') : [];
+      return result({ outcome: 'DECLINED', error: 'DENIED', details: `Worldpay cancelled the payment automatically${risks.length > 0 ? ` (${[...new Set(risks)].join(', ')} not matched)` : ''}`, processorId });
+    }
     case 'fraudHighRisk':
       return result({ outcome: 'DECLINED', error: 'FRAUD_SUSPECTED', details: 'Worldpay stopped the payment: FraudSight assessed it high risk', processorId });
     case '3dsAuthenticationFailed':
@@ -299,6 +306,8 @@ export function resultOfQueried(q: QueriedPayment, x: Expected & { currency: str
   if ((q.amount !== null && q.amount !== amount) || (q.currency !== null && q.currency !== x.currency)) {
     return { state: 'result', result: { outcome: 'UNKNOWN', details: 'The payment Worldpay found does not have the amount or currency sent' } };
   }
+  // a payment to be settled at once that was cancelled: auto settlement cancelled it (CVC or address not matched)
+  if (kind === 'payment' && q.lastEvent.startsWith('cancellation')) return { state: 'result', result: { outcome: 'DECLINED', error: 'DENIED', details: 'Worldpay cancelled the payment automatically', processorId: q.paymentId } };
   if (APPROVED_EVENTS.has(q.lastEvent)) return { state: 'result', result: { outcome: 'APPROVED', authorization: q.authorizationCode ?? q.paymentId.slice(0, 40), processorId: q.paymentId, amount, cofTxnid: q.schemeReference } };
   if (REFUSED_EVENTS.has(q.lastEvent)) return { state: 'refused' };
   if (FAILED_EVENTS.has(q.lastEvent)) return { state: 'result', result: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `Worldpay could not process the payment (${q.lastEvent})`, processorId: q.paymentId } };

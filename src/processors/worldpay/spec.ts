@@ -61,7 +61,7 @@ const defs: Record<string, JsonSchema> = {
   ErrorResponse: open([], { errorName: str(), message: str() }, '[PAY] ErrorResponse'),
   ValidationErrorResponse: open([], { errorName: str(), message: str(), jsonPath: str(), validationErrors: { type: 'array', items: { type: 'object' } } }, '[PAY] ValidationErrorResponse'),
   PlainCard: closed(['type', 'cardNumber', 'expiryDate'], {
-    type: { const: 'plain' }, cardNumber: str({ pattern: '^[0-9]{12,19}$' }), cardHolderName: str({ minLength: 1, maxLength: 255 }),
+    type: { const: 'plain' }, cardNumber: str({ pattern: '^[0-9]{12,19}$' }), cardHolderName: str({ minLength: 1 }),
     expiryDate: ref('ExpiryDate'), cvc: str({ pattern: '^[0-9]{3,4}$' }),
   }, '[PAY] PaymentsCardPlainPaymentInstrument (billingAddress and routing not sent)'),
   CustomerAgreement: {
@@ -115,12 +115,13 @@ export const WORLDPAY_SPEC: ProviderSpec = {
     {
       id: 'payment', source: '[PAY] POST /api/payments',
       request: closed(['transactionReference', 'merchant', 'instruction'], {
+        // [PQ] transactionReference: 1 to 64 characters
         transactionReference: str({ minLength: 1, maxLength: 64 }),
         merchant: closed(['entity'], { entity: str({ minLength: 1, maxLength: 32 }), mcc: str() }, '[PAY] Merchant'),
         channel: { enum: ['ecom', 'moto'] },
         instruction: closed(['method', 'paymentInstrument', 'narrative', 'value'], {
           method: { const: 'card' }, paymentInstrument: ref('PlainCard'),
-          narrative: closed(['line1'], { line1: str({ minLength: 1, maxLength: 24 }), line2: str() }, '[PAY] Narrative'),
+          narrative: closed(['line1'], { line1: str({ minLength: 1 }), line2: str() }, '[PAY] Narrative'),
           value: ref('Value'), settlement: closed(['auto'], { auto: bool }, '[PAY] Settlement'),
           customerAgreement: ref('CustomerAgreement'), threeDS: ref('ThreeDS'),
           customer: closed([], { ipAddress: str(), customerId: str(), email: str() }, '[PAY] Customer'),
@@ -131,10 +132,10 @@ export const WORLDPAY_SPEC: ProviderSpec = {
     { id: 'supply3dsDeviceData', source: '[PAY] POST /api/payments/{linkData}/3dsDeviceData', request: closed([], { collectionReference: str() }, '[PAY] DeviceDataRequest'), responses: { '201': ref('PaymentAnswer'), '202': ref('PaymentAnswer'), ...errors } },
     { id: 'complete3dsChallenge', source: '[PAY] POST /api/payments/{linkData}/3dsChallenges (no body)', responses: { '201': ref('PaymentAnswer'), '202': ref('PaymentAnswer'), ...errors } },
     { id: 'settle', source: '[PAY] POST /api/payments/{linkData}/settlements (no body)', responses: { '202': ref('ActionAnswer'), ...errors } },
-    { id: 'partialSettle', source: '[PAY] POST /api/payments/{linkData}/partialSettlements', request: closed(['reference', 'value'], { reference: str({ minLength: 1, maxLength: 128 }), sequence: closed(['number', 'total'], { number: int(), total: int() }, '[PAY] PaymentsSequence'), value: ref('Value') }, '[PAY] PaymentsPartialSettleRequest'), responses: { '202': ref('ActionAnswer'), ...errors } },
+    { id: 'partialSettle', source: '[PAY] POST /api/payments/{linkData}/partialSettlements', request: closed(['reference', 'value'], { reference: str({ minLength: 1 }), sequence: closed(['number', 'total'], { number: int(), total: int() }, '[PAY] PaymentsSequence'), value: ref('Value') }, '[PAY] PaymentsPartialSettleRequest'), responses: { '202': ref('ActionAnswer'), ...errors } },
     { id: 'cancel', source: '[PAY] POST /api/payments/{linkData}/cancellations (no body)', responses: { '202': ref('ActionAnswer'), ...errors } },
     { id: 'refund', source: '[PAY] POST /api/payments/{linkData}/refunds (no body)', responses: { '202': ref('ActionAnswer'), ...errors } },
-    { id: 'partialRefund', source: '[PAY] POST /api/payments/{linkData}/partialRefunds', request: closed(['reference', 'value'], { reference: str({ minLength: 1, maxLength: 128 }), value: ref('Value') }, '[PAY] PaymentsPartialRefundRequest'), responses: { '202': ref('ActionAnswer'), ...errors } },
+    { id: 'partialRefund', source: '[PAY] POST /api/payments/{linkData}/partialRefunds', request: closed(['reference', 'value'], { reference: str({ minLength: 1 }), value: ref('Value') }, '[PAY] PaymentsPartialRefundRequest'), responses: { '202': ref('ActionAnswer'), ...errors } },
     {
       id: 'queryByTransactionReference', source: '[PQ] GET /paymentQueries/payments?transactionReference= (no body)',
       responses: { '200': open(['_embedded'], { _links: { type: 'object' }, _embedded: open(['payments'], { payments: { type: 'array', items: ref('QueriedPayment') } }, '[PQ] embedded.md') }, '[PQ] pq-querybydaterange-200-response.md'), '400': ref('ErrorResponse'), '401': ref('ErrorResponse') },

@@ -272,8 +272,9 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     // a soft-declined attempt went under the reference: Worldpay needs a new transaction reference
     const first = await this.ledger.find(req.reference);
     const reference = first ? `${req.reference.slice(0, 36)}-3ds` : req.reference;
-    let r = await this.#payment({ ...req, reference, threeds: null }, kind, threedsOf(back, browser));
+    // kept before anything is sent: the reconciler and later operations find the payment by it
     if (reference !== req.reference) await this.ledger.save(req.reference, { data: { threedsReference: reference } });
+    let r = await this.#payment({ ...req, reference, threeds: null }, kind, threedsOf(back, browser));
     if ('result' in r) return result(r.result.outcome === 'CHALLENGE' ? declined(r.result.details, 'AUTHENTICATION_FAILED') : r.result);
     if (r.read.kind === 'deviceData') {
       const terminal = await this.terminal(req.terminal);
