@@ -1318,7 +1318,7 @@ export interface paths {
         put?: never;
         /**
          * EMV 3-D Secure: the ACS challenge's answer
-         * @description The issuer's ACS posts `cres` here when the cardholder finished the challenge; the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         * @description The issuer's ACS posts `cres` here when the cardholder finished the challenge (Worldpay's challenge page posts `TransactionId`); the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
          */
         post: operations["threeDSChallengeResult"];
         delete?: never;

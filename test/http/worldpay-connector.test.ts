@@ -1,8 +1,8 @@
 /**
  * Worldpay in production against its simulator, beyond the conformance scenarios: terminal credentials
  * checked and tested against Worldpay; 3-D Secure 2 through Worldpay driven by the hosted page (a soft
- * decline authorized once device data is supplied; the challenge page, `cres` posted back, the payment
- * completed through `complete3dsChallenge`, then refunded through the actions of its answer); a settle whose answer was
+ * decline authorized once device data is supplied; the challenge page posted the challenge's JWT, its
+ * TransactionId posted back, the payment completed through `complete3dsChallenge`, then refunded through the actions of its answer); a settle whose answer was
  * lost, found again among the payment's events by the reconciler; events: a forged one (another secret,
  * or none) changes nothing and is not recorded, a replayed one is recognised by its event id.
  * PostgreSQL only (the conformance suite covers the connector there; these add no engine-specific
@@ -96,7 +96,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(h.sim.paymentByReference(`${tx.uuid}-3ds`)).toMatchObject({ refunded: 1500 });
   });
 
-  it('the 3-D Secure challenge: Worldpay\'s challenge page, cres posted back, completed once through complete3dsChallenge; then refunded in part', async () => {
+  it('the 3-D Secure challenge: Worldpay\'s challenge page posted its JWT, its TransactionId posted back, completed once through complete3dsChallenge; then refunded in part', async () => {
     const c = `w3ds-${++n}`;
     const card = await storeCard(t, m, WORLDPAY_SIM_CARDS.CHALLENGE, c);
     const created = (await m.api.post('/payment', { amount: 1800, operative: 'AUTHORIZATION', secure: true, description: 'challenge', service: m.service_uuid, customer_ext_id: c, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' })).body.order;
@@ -108,20 +108,24 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(acs).toMatch(new RegExp(`^${h.sim.url}/sim/3ds/`));
     const tx = (await order(created.uuid)).transactions.at(-1);
     expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ state: 'challenge', amount: 1800 });
-    const shown = await fetch(acs, { method: 'POST', body: new URLSearchParams({ creq: attr(auth.body, /name="creq" value="([^"]+)"/) }) });
+    // our page posts Worldpay's challenge JWT to its challenge page, as Worldpay's page takes it
+    const jwt = attr(auth.body, /name="JWT" value="([^"]+)"/);
+    expect(jwt.split('.')).toHaveLength(3);
+    const shown = await fetch(acs, { method: 'POST', body: new URLSearchParams({ JWT: jwt }) });
     expect(await shown.text()).toContain('id="pass"');
     const back = await (await fetch(acs, { method: 'POST', body: new URLSearchParams({ result: 'Y' }) })).text();
     const returnUrl = new URL(attr(back, /<form id="f" method="post" action="([^"]+)">/));
     expect(returnUrl.pathname).toBe(`${tokenized}/cres`);
-    const cres = attr(back, /name="cres" value="([^"]+)"/);
-    const final = await t.app.inject({ method: 'POST', url: returnUrl.pathname, headers: FORM, payload: new URLSearchParams({ cres }).toString() });
+    // the challenge page posts back its transaction id
+    const returned = { TransactionId: attr(back, /name="TransactionId" value="([^"]+)"/) };
+    const final = await t.app.inject({ method: 'POST', url: returnUrl.pathname, headers: FORM, payload: new URLSearchParams(returned).toString() });
     expect(final.statusCode).toBe(303);
     expect(final.headers.location).toBe('https://shop.example/ok');
     const after = await order(created.uuid);
     expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
     expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ state: 'settled', settled: 1800 });
     // back again: nothing more happens
-    const again = await t.app.inject({ method: 'POST', url: returnUrl.pathname, headers: FORM, payload: new URLSearchParams({ cres }).toString() });
+    const again = await t.app.inject({ method: 'POST', url: returnUrl.pathname, headers: FORM, payload: new URLSearchParams(returned).toString() });
     expect(again.statusCode).toBeLessThan(500);
     expect((await order(created.uuid)).transactions).toHaveLength(after.transactions.length);
     // the refund follows the actions of the completed payment's answer

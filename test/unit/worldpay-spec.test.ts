@@ -152,9 +152,9 @@ describe('Worldpay answers of the reference through the mapping', () => {
     expect(refusalOf('99', 'SOMETHING NEW').error).toBe('DENIED');
   });
 
-  it('3-D Secure: device data asked for, then the challenge with its page and payload', () => {
+  it('3-D Secure: device data asked for, then the challenge with its page and the JWT the page is posted', () => {
     expect(readPayment(deviceData, { reference: REF, amount: 250 }, 'payment')).toEqual({ kind: 'deviceData', actions: { supply3dsDeviceData: `${BASE}/api/payments/${LINK}/supply3dsDeviceData` } });
-    expect(readPayment(challenged, { reference: REF, amount: 250 }, 'payment')).toEqual({ kind: 'challenge', url: challenged.challenge.url, payload: challenged.challenge.payload, actions: { complete3dsChallenge: `${BASE}/api/payments/${LINK}/complete3dsChallenge` } });
+    expect(readPayment(challenged, { reference: REF, amount: 250 }, 'payment')).toEqual({ kind: 'challenge', url: challenged.challenge.url, jwt: challenged.challenge.jwt, actions: { complete3dsChallenge: `${BASE}/api/payments/${LINK}/complete3dsChallenge` } });
     expect(readPayment({ outcome: '3dsAuthenticationFailed', transactionReference: REF }, { reference: REF, amount: 250 }, 'payment')).toMatchObject({ result: { outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED' } });
     expect(readPayment({ ...challenged, _actions: {} }, { reference: REF, amount: 250 }, 'payment')).toMatchObject({ result: { outcome: 'UNKNOWN' } });
   });

@@ -515,7 +515,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       if (out.kind === 'challenge') {
         const acsOrigin = originOf(out.acsUrl);
         const chrome = await chromeFor(req, reply, o, q, 'tokenized', acsOrigin ? { formTargets: [acsOrigin] } : {});
-        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq, method: out.method }));
+        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq, method: out.method, field: out.field }));
       }
       return afterSubmit(req, reply, o, q, out, 'tokenized');
     });
@@ -531,7 +531,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
 
     scope.post('/payment/tokenized/:token/cres', {
       config: PAGE_CONFIG,
-      schema: pageSchema('threeDSChallengeResult', 'EMV 3-D Secure: the ACS challenge\'s answer', 'The issuer\'s ACS posts `cres` here when the cardholder finished the challenge; the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.', true),
+      schema: pageSchema('threeDSChallengeResult', 'EMV 3-D Secure: the ACS challenge\'s answer', 'The issuer\'s ACS posts `cres` here when the cardholder finished the challenge (Worldpay\'s challenge page posts `TransactionId`); the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.', true),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));

@@ -170,7 +170,7 @@ export interface Expected {
 export type PaymentRead =
   | { kind: 'result'; result: ProcessorResult; actions: Actions; linkData: string | null; schemeReference: string | null }
   | { kind: 'deviceData'; actions: Actions }
-  | { kind: 'challenge'; url: string; payload: string; actions: Actions };
+  | { kind: 'challenge'; url: string; jwt: string; actions: Actions };
 
 /**
  * An answer of the Payments API about a payment (201 to `POST /api/payments`, to supply3dsDeviceData or
@@ -217,13 +217,14 @@ export function readPayment(p: Record<string, unknown>, x: Expected, kind: 'paym
     case '3dsDeviceDataRequired':
       return actions.supply3dsDeviceData ? { kind: 'deviceData', actions } : result({ outcome: 'UNKNOWN', details: 'Worldpay asks for 3-D Secure device data without the action to supply it' });
     case '3dsChallenged': {
+      // the challenge page takes the challenge's JWT (posted as `JWT`), then posts to our returnUrl
       const c = obj(p.challenge);
       const url = str(c?.url, 2000);
-      const payload = str(c?.payload, 8000);
-      if (!url || !/^https?:\/\//.test(url) || !payload || !/^[A-Za-z0-9+/_=-]+$/.test(payload) || !actions.complete3dsChallenge) {
-        return result({ outcome: 'UNKNOWN', details: 'Worldpay asks for a 3-D Secure challenge without its page, payload or completion action' });
+      const jwt = str(c?.jwt, 8000);
+      if (!url || !/^https?:\/\//.test(url) || !jwt || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(jwt) || !actions.complete3dsChallenge) {
+        return result({ outcome: 'UNKNOWN', details: 'Worldpay asks for a 3-D Secure challenge without its page, JWT or completion action' });
       }
-      return { kind: 'challenge', url, payload, actions };
+      return { kind: 'challenge', url, jwt, actions };
     }
     default:
       return result({ outcome: 'UNKNOWN', details: `Worldpay answered outcome ${outcome?.slice(0, 40) ?? 'none'} to a payment` });

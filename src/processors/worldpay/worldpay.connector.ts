@@ -257,8 +257,9 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
    * `threeDS` (the browser's data, our challenge notification URL as `returnUrl`). Worldpay asks for
    * device data first (`3dsDeviceDataRequired`): the connector supplies it without a collection reference
    * (the reference allows it: the issuer then challenges more often); then the payment is authorized
-   * frictionlessly, or `3dsChallenged` sends the cardholder to the challenge page with its payload, and
-   * the return leg (`complete`) follows `complete3dsChallenge` for the payment's result.
+   * frictionlessly, or `3dsChallenged` sends the cardholder to the challenge page (its `url`, posted the
+   * challenge's `JWT`), which posts to the returnUrl when done (its `TransactionId`), and the return leg
+   * (`complete`) follows `complete3dsChallenge` for the payment's result.
    */
   readonly threeds: AcquirerThreeDS = {
     start: async () => ({ outcome: 'READY' }),
@@ -284,7 +285,7 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
       r = await this.#readPaymentAnswer(sent, { reference, amount: req.amount }, kind);
       if ('result' in r) return result(r.result);
     }
-    if (r.read.kind === 'challenge') return { outcome: 'ACS_CHALLENGE', acsUrl: r.read.url, creq: r.read.payload };
+    if (r.read.kind === 'challenge') return { outcome: 'ACS_CHALLENGE', acsUrl: r.read.url, creq: r.read.jwt, field: 'JWT' };
     if (r.read.kind === 'deviceData') return result(unknown('Worldpay asked for device data twice'));
     const approved = r.read.result.outcome === 'APPROVED';
     return { outcome: 'RESULT', result: r.read.result.outcome === 'CHALLENGE' ? declined(r.read.result.details, 'AUTHENTICATION_FAILED') : r.read.result, flow: 'FRICTIONLESS', threeds: approved ? { version: '2.2.0', transStatus: 'Y', eci: null, cavv: null, dsTransId: null } : null };

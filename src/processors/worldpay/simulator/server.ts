@@ -12,7 +12,8 @@
  *  - `POST /api/payments`: authorized (pre-authorization, card verification at amount 0),
  *    sentForSettlement (`settlement.auto`), refused (rules.ts), each with the `_actions` that may follow;
  *    with `threeDS`: 3dsDeviceDataRequired, then (supply3dsDeviceData) authorized or 3dsChallenged with
- *    the challenge page (`/sim/3ds/{id}`, which posts `cres` back to the returnUrl), then
+ *    the challenge page (`/sim/3ds/{id}`, posted the challenge's JWT, which posts `TransactionId` back to
+ *    the returnUrl), then
  *    (complete3dsChallenge) the payment's outcome or 3dsAuthenticationFailed.
  *  - The actions, followed by their hrefs: settlements, partialSettlements, cancellations, refunds,
  *    partialRefunds → 202 with the outcome and the next actions; 400 when the payment does not allow it.
@@ -206,7 +207,8 @@ export class WorldpaySimulator extends SimulatorBase {
     if (p.state === 'device') return { outcome: '3dsDeviceDataRequired', ...base, deviceDataCollection: { jwt: id(40), url: `${this.url}/sim/ddc`, bin: p.input.number.slice(0, 6) }, _actions: this.#actions(p) };
     if (p.state === 'challenge') {
       const creq = Buffer.from(JSON.stringify({ messageType: 'CReq', messageVersion: '2.2.0', threeDSServerTransID: p.paymentId, acsTransID: p.linkData, challengeWindowSize: '02' })).toString('base64url');
-      return { outcome: '3dsChallenged', ...base, authentication: { version: '2.2.0' }, challenge: { reference: p.paymentId, url: `${this.url}/sim/3ds/${p.linkData}`, jwt: id(60), payload: creq }, _actions: this.#actions(p) };
+      const jwt = [{ typ: 'JWT', alg: 'HS256' }, { jti: p.paymentId, ReturnUrl: p.threeds!.returnUrl, Payload: { ACSUrl: `${this.url}/sim/3ds/${p.linkData}`, TransactionId: this.#challengeId(p) } }].map((x) => Buffer.from(JSON.stringify(x)).toString('base64url')).join('.') + `.${id(43)}`;
+      return { outcome: '3dsChallenged', ...base, authentication: { version: '2.2.0' }, challenge: { reference: this.#challengeId(p), url: `${this.url}/sim/3ds/${p.linkData}`, jwt, payload: creq }, _actions: this.#actions(p) };
     }
     if (p.state === 'failed') return { outcome: '3dsAuthenticationFailed', ...base, authentication: { version: '2.2.0' } };
     if (p.state === 'refused') return { outcome: 'refused', ...base, ...(p.refusal!.code ? { refusalCode: p.refusal!.code } : {}), refusalDescription: p.refusal!.description, paymentInstrument: this.#instrument(p) };
@@ -214,6 +216,11 @@ export class WorldpaySimulator extends SimulatorBase {
       outcome: p.state === 'settled' ? 'sentForSettlement' : 'authorized', ...base, paymentInstrument: this.#instrument(p),
       issuer: { authorizationCode: p.authCode }, schemeReference: p.schemeReference, _links: this.#links(p), _actions: this.#actions(p),
     };
+  }
+
+  /** The challenge's reference (Cardinal's TransactionId, posted back to the returnUrl). */
+  #challengeId(p: SimPayment): string {
+    return p.paymentId.slice(3, 23);
   }
 
   #instrument(p: SimPayment) {
@@ -356,7 +363,10 @@ export class WorldpaySimulator extends SimulatorBase {
 
   // ---- the issuer's 3-D Secure challenge page ----------------------------------------------------------
 
-  /** The challenge: the cardholder passes or fails; then `cres` is posted back to the payment's returnUrl. */
+  /**
+   * The challenge page, posted the challenge's `JWT`: the cardholder passes or fails; then its
+   * `TransactionId` is posted back to the payment's returnUrl.
+   */
   async #challengePage(r: SimRequest, res: http.ServerResponse): Promise<void> {
     const p = this.#payments.get(r.url.pathname.slice('/sim/3ds/'.length));
     if (!p?.threeds || p.state !== 'challenge') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown or finished challenge');
@@ -365,8 +375,7 @@ export class WorldpaySimulator extends SimulatorBase {
       return this.html(res, 200, challengePage({ title: '3-D Secure', heading: '3-D Secure challenge (Worldpay simulator)', lines: [`Amount ${p.amount} ${p.currency}, card ending ${p.input.number.slice(-4)}`], action: `/sim/3ds/${p.linkData}` }));
     }
     p.threeds.passed = result === 'Y';
-    const cres = Buffer.from(JSON.stringify({ messageType: 'CRes', messageVersion: '2.2.0', transStatus: result, acsTransID: p.linkData })).toString('base64url');
-    return this.html(res, 200, htmlDocument('3-D Secure', selfPostingForm(p.threeds.returnUrl, { cres })));
+    return this.html(res, 200, htmlDocument('3-D Secure', selfPostingForm(p.threeds.returnUrl, { TransactionId: this.#challengeId(p) })));
   }
 
   /** Fresh random bytes for demo secrets. */
