@@ -134,7 +134,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ refunded: 500 });
   });
 
-  it('a settle whose answer was lost: PENDING, then found among the payment\'s events by the reconciler, once', async () => {
+  it('a settle whose answer was lost: PENDING, then found among the payment\'s events by the reconciler, once; a refund then follows the payment\'s current actions', async () => {
     const pre = (await single({ operative: 'DEFERRED' })).body.order;
     expect(pre.status).toBe('PENDING_CONFIRMATION');
     h.fault('answer-lost');
@@ -145,6 +145,10 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     const after = await order(pre.uuid);
     expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
     expect(after.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'SUCCESS', amount: 600 });
+    // the actions kept are the pre-authorization's: the refund asks the payment's own link for the current ones
+    const refunded = (await m.api.post('/payment/refund', { order_uuid: pre.uuid, amount: 200 })).body.order;
+    expect(refunded).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 200 });
+    expect(h.sim.paymentByReference(pre.transactions[0].uuid)).toMatchObject({ settled: 600, refunded: 200 });
   });
 
   it('a forged event (another secret, or unsigned) changes nothing and is not recorded; a replayed one is recognised', async () => {

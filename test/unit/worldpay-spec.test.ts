@@ -128,7 +128,7 @@ describe('Worldpay answers of the reference through the mapping', () => {
   it('an authorization: the issuer\'s code, the scheme reference as the card\'s network id, the payment\'s link id and next actions', () => {
     const r = readPayment(authorized, { reference: REF, amount: 250 }, 'preauth');
     expect(r).toEqual({
-      kind: 'result', linkData: LINK, schemeReference: '060720116005060',
+      kind: 'result', linkData: LINK, self: `${BASE}/api/payments/${LINK}`, schemeReference: '060720116005060',
       result: { outcome: 'APPROVED', authorization: '675725', processorId: LINK, amount: 250, cofTxnid: '060720116005060' },
       actions: { settlePayment: `${BASE}/api/payments/${LINK}/settlePayment`, partiallySettlePayment: `${BASE}/api/payments/${LINK}/partiallySettlePayment`, cancelPayment: `${BASE}/api/payments/${LINK}/cancelPayment` },
     });
@@ -172,6 +172,9 @@ describe('Worldpay answers of the reference through the mapping', () => {
     expect(pathOf(`https://evil.example/api/payments/${LINK}/settlements`, BASE)).toBeNull();
     expect(pathOf(`${BASE}/api/payments/x`, 'https://try.access.worldpay.com/prefix')).toBeNull();
     expect(linkDataOf({ _links: { self: { href: `${BASE}/api/payments/${LINK}` } } })).toBe(LINK);
+    // the payment's own link answers the actions it allows now
+    expect(spec.response('queryPayment', 200, { lastEvent: 'sentForSettlement', _actions: links('refundPayment', 'partiallyRefundPayment') })).toEqual([]);
+    expect(spec.request('queryPayment', undefined)).toEqual([]);
   });
 
   it('a settle, cancel or refund answered with the outcome it was taken with, and the next actions', () => {

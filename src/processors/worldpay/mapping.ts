@@ -15,6 +15,8 @@
  *    sentForSettlement (auto settlement), sentForCancellation (auto settlement cancels a payment whose CVC
  *    or address was not matched), refused, fraudHighRisk, 3dsDeviceDataRequired, 3dsChallenged,
  *    3dsAuthenticationFailed, 3dsUnavailable. Amount 0 with a new customerAgreement verifies the card.
+ *  - `GET` on the payment's own link (`_links.self.href`, "Payment query request") → {lastEvent,
+ *    _actions}: the actions it allows now.
  *  - What may be done next is in the answer's `_actions` (settlePayment, partiallySettlePayment,
  *    cancelPayment, refundPayment, partiallyRefundPayment, supply3dsDeviceData, complete3dsChallenge),
  *    each an `href` to POST: the connector follows them, it never builds those URLs. A full settle, full
@@ -136,9 +138,14 @@ export function actionsOf(p: Record<string, unknown>): Actions {
   return out;
 }
 
+/** The payment's own link (`_links.self.href`: the Payments API's query of the payment); null when none. */
+export function selfOf(p: Record<string, unknown>): string | null {
+  return str(obj(obj(p._links)?.self)?.href, 2000);
+}
+
 /** The payment's id in Worldpay's links (the last segment of `_links.self.href`); null when none. */
 export function linkDataOf(p: Record<string, unknown>): string | null {
-  const href = str(obj(obj(p._links)?.self)?.href, 2000);
+  const href = selfOf(p);
   const m = href ? /\/api\/payments\/([A-Za-z0-9._~%+=-]{8,1500})$/.exec(href.split('?')[0]) : null;
   return m ? m[1] : null;
 }
@@ -168,7 +175,7 @@ export interface Expected {
 }
 
 export type PaymentRead =
-  | { kind: 'result'; result: ProcessorResult; actions: Actions; linkData: string | null; schemeReference: string | null }
+  | { kind: 'result'; result: ProcessorResult; actions: Actions; linkData: string | null; self: string | null; schemeReference: string | null }
   | { kind: 'deviceData'; actions: Actions }
   | { kind: 'challenge'; url: string; jwt: string; actions: Actions };
 
@@ -181,7 +188,8 @@ export type PaymentRead =
 export function readPayment(p: Record<string, unknown>, x: Expected, kind: 'payment' | 'preauth' | 'verify'): PaymentRead {
   const actions = actionsOf(p);
   const linkData = linkDataOf(p);
-  const result = (r: ProcessorResult, schemeReference: string | null = null): PaymentRead => ({ kind: 'result', result: r, actions, linkData, schemeReference });
+  const self = selfOf(p);
+  const result = (r: ProcessorResult, schemeReference: string | null = null): PaymentRead => ({ kind: 'result', result: r, actions, linkData, self, schemeReference });
   if (p.transactionReference !== x.reference) return result({ outcome: 'UNKNOWN', details: 'The Worldpay answer does not name the payment sent (transactionReference)' });
   const outcome = str(p.outcome);
   const processorId = linkData ?? x.reference;

@@ -9,7 +9,8 @@
  *  - [PAY] Worldpay's Payments API OpenAPI document, version 2024-06-01 ("A single API that orchestrates
  *    the payment flow to include FraudSight, 3DS and Token creation"; docs.worldpay.com/access/products/
  *    payments), as generated into types by Worldpay/worldpay-mcp, src/types/payments-api.d.ts, commit
- *    e674e2a (openapi-typescript output of that document): paths /api/payments, /{linkData}/3dsDeviceData,
+ *    e674e2a (openapi-typescript output of that document): paths /api/payments, /{linkData} (query),
+ *    /{linkData}/3dsDeviceData,
  *    /3dsChallenges, /settlements, /partialSettlements, /refunds, /partialRefunds, /cancellations; schemas
  *    PaymentRequest, PaymentsInstruction, PaymentsCardPlainPaymentInstrument, the customer agreements,
  *    PaymentsThreeDS, the responses and their action lists; header `WP-Api-Version: 2024-06-01`.
@@ -129,6 +130,7 @@ export const WORLDPAY_SPEC: ProviderSpec = {
       }, '[PAY] PaymentRequest'),
       responses: { '201': ref('PaymentAnswer'), '202': ref('PaymentAnswer'), ...errors },
     },
+    { id: 'queryPayment', source: '[PAY] GET /api/payments/{linkData} (no body): QueryEventsResponse', responses: { '200': open([], { lastEvent: str(), _links: ref('Links'), _actions: ref('Actions') }, '[PAY] QueryEventsResponse'), '400': ref('ErrorResponse'), '404': ref('ErrorResponse'), '500': ref('ErrorResponse') } },
     { id: 'supply3dsDeviceData', source: '[PAY] POST /api/payments/{linkData}/3dsDeviceData', request: closed([], { collectionReference: str() }, '[PAY] DeviceDataRequest'), responses: { '201': ref('PaymentAnswer'), '202': ref('PaymentAnswer'), ...errors } },
     { id: 'complete3dsChallenge', source: '[PAY] POST /api/payments/{linkData}/3dsChallenges (no body)', responses: { '201': ref('PaymentAnswer'), '202': ref('PaymentAnswer'), ...errors } },
     { id: 'settle', source: '[PAY] POST /api/payments/{linkData}/settlements (no body)', responses: { '202': ref('ActionAnswer'), ...errors } },

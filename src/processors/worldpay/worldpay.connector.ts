@@ -38,7 +38,7 @@ import type {
 } from '../connector.js';
 import type { WorldpayTerminal } from './credentials.js';
 import {
-  actionBody, chooseAction, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
+  actionBody, actionsOf, chooseAction, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
   verifyEvent, type Actions, type PaymentRead, type WorldpayKind,
 } from './mapping.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
@@ -53,6 +53,8 @@ export const WORLDPAY_TRY_URL = 'https://try.access.worldpay.com';
 export interface WorldpayData extends Record<string, unknown> {
   /** The payment's next actions, as its last answer gave them. */
   actions: Actions;
+  /** The payment's own link (the Payments API's query of the payment). */
+  self: string;
   schemeReference: string | null;
   /** A refund of the payment was taken (a later one is partial). */
   refunded: boolean;
@@ -107,6 +109,7 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
   async #keep(reference: string, read: PaymentRead & { kind: 'result' | 'challenge' | 'deviceData' }, linkData: string | null): Promise<void> {
     const data: Partial<WorldpayData> = { actions: read.actions };
     if (read.kind === 'result' && read.schemeReference) data.schemeReference = read.schemeReference;
+    if (read.kind === 'result' && read.self) data.self = read.self;
     await this.ledger.save(reference, { providerId: linkData, data });
   }
 
@@ -165,7 +168,10 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     // a payment authenticated after a soft decline went under a reference of its own
     const original = ours?.data.threedsReference ? await this.#find(ours.data.threedsReference) : ours;
     if (!original || (original.kind !== 'payment' && original.kind !== 'preauth')) return declined('The payment was not made through Worldpay by this gateway: no actions to follow');
-    const action = chooseAction(kind, original.data.actions ?? {}, req.amount, { amount: original.amount, refundedBefore: original.data.refunded === true });
+    const facts = { amount: original.amount, refundedBefore: original.data.refunded === true };
+    // the actions kept are those of the payment's last answer; when none fits (an answer was lost), the
+    // payment's own link says which it allows now
+    const action = chooseAction(kind, original.data.actions ?? {}, req.amount, facts) ?? chooseAction(kind, await this.#currentActions(terminal, original), req.amount, facts);
     if (!action) return declined(`Worldpay offers no ${kind === 'void' ? 'cancellation' : kind === 'capture' ? 'settlement' : 'refund'} of this payment now (none among the actions of its last answer)`);
     const path = pathOf(action.href, this.baseUrl);
     if (!path) return declined(`Worldpay's ${action.name} link points outside ${new URL(this.baseUrl).host}: not followed`);
@@ -180,6 +186,17 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     await this.ledger.save(original.reference, { data: { actions: taken.actions, ...(kind === 'refund' ? { refunded: true } : {}) } });
     const processorId = original.providerId ?? req.original.processorId ?? original.reference;
     return { outcome: 'APPROVED', authorization: req.original.authorization || processorId.slice(0, 40), processorId, amount: req.amount };
+  }
+
+  /** The actions a payment allows now (`GET` on its own link), kept; none when it cannot be asked. */
+  async #currentActions(terminal: WorldpayTerminal, op: Op): Promise<Actions> {
+    const path = op.data.self ? pathOf(op.data.self, this.baseUrl) : null;
+    if (!path) return {};
+    const sent = await this.send({ method: 'GET', path, headers: headersOf(terminal, 'payments', false) });
+    if (sent.kind === 'unknown' || sent.status !== 200 || !sent.json) return {};
+    const actions = actionsOf(sent.json);
+    await this.ledger.save(op.reference, { data: { actions } });
+    return actions;
   }
 
   capture(req: FollowUpRequest) {

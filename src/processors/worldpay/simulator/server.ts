@@ -17,6 +17,7 @@
  *    (complete3dsChallenge) the payment's outcome or 3dsAuthenticationFailed.
  *  - The actions, followed by their hrefs: settlements, partialSettlements, cancellations, refunds,
  *    partialRefunds → 202 with the outcome and the next actions; 400 when the payment does not allow it.
+ *  - The payment's own link (`GET /api/payments/{linkData}`): its last event and the actions it allows.
  *  - Payment Queries: by transaction reference and by payment id (with the payment's events).
  *  - Events posted to the account's webhook URL, signed `Event-Signature: 1/SHA256/{hex HMAC}` of the raw
  *    body under the account's secret: authorized, sentForSettlement, refused, cancelled, sentForRefund.
@@ -141,6 +142,17 @@ export class WorldpaySimulator extends SimulatorBase {
       const p = [...this.#payments.values()].find((x) => x.paymentId === url.pathname.slice('/paymentQueries/payments/'.length) && x.username === account[0]);
       if (!p) return answer(op, 404, { errorName: 'entityNotFound', message: 'No payment with this id' });
       return answer(op, 200, this.#queried(p, true));
+    }
+    // the payment's own link: the actions it allows now
+    if (r.method === 'GET' && (m = /^\/api\/payments\/([A-Za-z0-9_-]+)$/.exec(url.pathname))) {
+      const account = this.#account(headers);
+      if (!account) return answer('queryPayment', 401, { errorName: 'accessDenied', message: 'Access to the requested resource has been denied' });
+      if (headers['wp-api-version'] !== API_VERSION) return this.write(res, 406, { errorName: 'headerIsMissing', message: `WP-Api-Version ${API_VERSION} is expected`, headerName: 'WP-Api-Version' });
+      this.calls.queries++;
+      this.spec.request('queryPayment', r.raw === '' ? undefined : r.raw);
+      const found = this.#payments.get(m[1]);
+      if (!found || found.username !== account[0]) return answer('queryPayment', 404, { errorName: 'entityNotFound', message: 'No payment for this link' });
+      return answer('queryPayment', 200, { lastEvent: this.#lastEvent(found), _links: this.#links(found), _actions: this.#actions(found) });
     }
     let op: Op | null = null;
     let p: SimPayment | undefined;
