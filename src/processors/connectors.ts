@@ -11,12 +11,13 @@ import { CYBERSOURCE } from './cybersource/declaration.js';
 import type { ConnectorDeclaration } from './kit/declaration.js';
 import { PAYPAL } from './paypal/declaration.js';
 import { REDSYS } from './redsys/declaration.js';
+import { WORLDPAY } from './worldpay/declaration.js';
 
 /** A declaration whatever its terminal type (what `credentials.open` gives is what `testCredentials` takes). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyConnectorDeclaration = ConnectorDeclaration<any>;
 
-export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE];
+export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY];
 
 /** The declaration of a connector by its name (`/v1/processor/<name>/...`). */
 export function declarationNamed(name: string): AnyConnectorDeclaration | null {

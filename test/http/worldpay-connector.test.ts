@@ -1,0 +1,177 @@
+/**
+ * Worldpay in production against its simulator, beyond the conformance scenarios: terminal credentials
+ * checked and tested against Worldpay; 3-D Secure 2 through Worldpay driven by the hosted page (a soft
+ * decline authorized once device data is supplied; the challenge page posted the challenge's JWT, its
+ * TransactionId posted back, the payment completed through `complete3dsChallenge`, then refunded through the actions of its answer); a settle whose answer was
+ * lost, found again among the payment's events by the reconciler; events: a forged one (another secret,
+ * or none) changes nothing and is not recorded, a replayed one is recognised by its event id.
+ * PostgreSQL only (the conformance suite covers the connector there; these add no engine-specific
+ * behaviour).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { storeCard } from '../helpers/payments.js';
+import { harnessOf, luhnCard } from '../helpers/connectors.js';
+import { declarationNamed } from '../../src/processors/connectors.js';
+import type { WorldpaySimulator } from '../../src/processors/worldpay/simulator/server.js';
+import { WORLDPAY_SIM_CARDS } from '../../src/processors/worldpay/simulator/rules.js';
+
+const HTTPS = { 'x-forwarded-proto': 'https' };
+const FORM = { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' };
+const WEBHOOK = '/v1/processor/worldpay/webhook';
+
+describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector', () => {
+  const h = harnessOf<WorldpaySimulator>(declarationNamed('worldpay')!);
+  let t: TestApp;
+  let m: TestMerchant;
+  let n = 0;
+
+  beforeAll(async () => {
+    await h.start();
+    t = await createTestApp(h.env());
+    m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+    await t.p.database.db.updateTable('merchants').set({ autorecover_transactions: true }).where('id', '=', m.client_uuid).execute();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await h.close();
+  });
+
+  const attr = (body: string, re: RegExp) => {
+    const v = re.exec(body)?.[1];
+    if (v === undefined) throw new Error(`not in the page: ${re}\n${body.slice(0, 2000)}`);
+    return v.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x2F;/g, '/');
+  };
+  const order = async (uuid: string) => (await m.api.get(`/order/${uuid}`)).body.order;
+  const key = h.terminal.credentials.event_signature_key;
+  const sign = (body: string, secret = key) => `1/SHA256/${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const deliver = async (body: string, signature: string | null) => {
+    const r = await t.app.inject({ method: 'POST', url: WEBHOOK, headers: { ...HTTPS, 'content-type': 'application/vnd.worldpay.events-v1.hal+json', ...(signature === null ? {} : { 'event-signature': signature }) }, payload: body });
+    expect(r.statusCode).toBe(200);
+    return r.body.replace(/^[\s\S]*<\/title>/, '').trim();
+  };
+  const events = async (reference: string) => (await sql<{ event_id: string }>`select event_id from connector_events where connector = 'worldpay' and reference = ${reference}`.execute(t.p.database.db)).rows;
+  const single = (fields: Record<string, unknown>) => m.api.post('/payment/single-step', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'worldpay', service: m.service_uuid, customer_ext_id: `wp-${++n}`, card_holder: 'Ana', card_pan: luhnCard('44443334', n), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123', ...fields });
+
+  it('production WORLDPAY terminals need the Access credentials (400 naming what is wrong); test_credentials asks Worldpay without moving money', async () => {
+    const bad = await m.api.post('/terminal', { currency_code: 'EUR', type: 'WORLDPAY', description: 'w', credentials: { username: 'u:x', password: 'p' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toMatch(/missing: entity, event_signature_key/);
+    expect(bad.body.details).toMatch(/credentials.username/);
+    const calls = h.paymentCalls();
+    expect((await m.api.post('/terminal', { currency_code: 'EUR', type: 'WORLDPAY', description: 'w', credentials: h.terminal.credentials, test_credentials: true })).status).toBe(200);
+    const wrong = await m.api.post('/terminal', { currency_code: 'EUR', type: 'WORLDPAY', description: 'w', credentials: { ...h.terminal.credentials, password: 'not-the-password-0000' }, test_credentials: true });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details).toMatch(/were refused by Worldpay/);
+    expect(h.paymentCalls()).toBe(calls);
+  });
+
+  const threedsPage = async (token: string) => {
+    const tokenized = `/v1/payment/tokenized/${token}`;
+    const page = await t.app.inject({ method: 'GET', url: tokenized, headers: HTTPS });
+    expect(page.statusCode, page.body.slice(0, 500)).toBe(200);
+    const browser = { nonce: attr(page.body, /name="nonce" value="([^"]+)"/), method: 'U', js: 'true', java: 'false', language: 'en-GB', color_depth: '24', screen_height: '900', screen_width: '1440', tz: '0' };
+    return { tokenized, auth: await t.app.inject({ method: 'POST', url: `${tokenized}/authenticate`, headers: FORM, payload: new URLSearchParams(browser).toString() }) };
+  };
+
+  it('a soft decline goes through Worldpay\'s 3-D Secure from the hosted page: device data supplied, authorized without a challenge', async () => {
+    const c = `wsoft-${++n}`;
+    const soft = await storeCard(t, m, WORLDPAY_SIM_CARDS.SOFT_DECLINE, c);
+    const created = (await m.api.post('/payment', { amount: 1500, operative: 'AUTHORIZATION', secure: false, description: 'soft', service: m.service_uuid, customer_ext_id: c, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' })).body.order;
+    const r = await m.api.post('/payment/direct', { order_uuid: created.uuid, card_uuid: soft });
+    expect(r.status, r.raw).toBe(303);
+    const { auth } = await threedsPage(created.token);
+    expect(auth.statusCode).toBe(303);
+    expect(auth.headers.location).toBe('https://shop.example/ok');
+    const after = await order(created.uuid);
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
+    // the soft-declined attempt went under our reference, the authenticated one under a reference of its own
+    const tx = after.transactions.at(-1);
+    expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ state: 'refused', refusal: { code: '1A' } });
+    expect(h.sim.paymentByReference(`${tx.uuid}-3ds`)).toMatchObject({ state: 'settled', settled: 1500 });
+    // a refund follows the actions of the authenticated payment
+    expect((await m.api.post('/payment/refund', { order_uuid: created.uuid, amount: 1500 })).body.order).toMatchObject({ status: 'REFUNDED', refunded: 1500 });
+    expect(h.sim.paymentByReference(`${tx.uuid}-3ds`)).toMatchObject({ refunded: 1500 });
+  });
+
+  it('the 3-D Secure challenge: Worldpay\'s challenge page posted its JWT, its TransactionId posted back, completed once through complete3dsChallenge; then refunded in part', async () => {
+    const c = `w3ds-${++n}`;
+    const card = await storeCard(t, m, WORLDPAY_SIM_CARDS.CHALLENGE, c);
+    const created = (await m.api.post('/payment', { amount: 1800, operative: 'AUTHORIZATION', secure: true, description: 'challenge', service: m.service_uuid, customer_ext_id: c, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' })).body.order;
+    const r = await m.api.post('/payment/direct', { order_uuid: created.uuid, card_uuid: card });
+    expect(r.status, r.raw).toBe(303);
+    const { tokenized, auth } = await threedsPage(created.token);
+    expect(auth.statusCode, String(auth.headers.location)).toBe(200);
+    const acs = attr(auth.body, /<form method="post" action="([^"]+)" id="threeds-acs">/);
+    expect(acs).toMatch(new RegExp(`^${h.sim.url}/sim/3ds/`));
+    const tx = (await order(created.uuid)).transactions.at(-1);
+    expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ state: 'challenge', amount: 1800 });
+    // our page posts Worldpay's challenge JWT to its challenge page, as Worldpay's page takes it
+    const jwt = attr(auth.body, /name="JWT" value="([^"]+)"/);
+    expect(jwt.split('.')).toHaveLength(3);
+    const shown = await fetch(acs, { method: 'POST', body: new URLSearchParams({ JWT: jwt }) });
+    expect(await shown.text()).toContain('id="pass"');
+    const back = await (await fetch(acs, { method: 'POST', body: new URLSearchParams({ result: 'Y' }) })).text();
+    const returnUrl = new URL(attr(back, /<form id="f" method="post" action="([^"]+)">/));
+    expect(returnUrl.pathname).toBe(`${tokenized}/cres`);
+    // the challenge page posts back its transaction id
+    const returned = { TransactionId: attr(back, /name="TransactionId" value="([^"]+)"/) };
+    const final = await t.app.inject({ method: 'POST', url: returnUrl.pathname, headers: FORM, payload: new URLSearchParams(returned).toString() });
+    expect(final.statusCode).toBe(303);
+    expect(final.headers.location).toBe('https://shop.example/ok');
+    const after = await order(created.uuid);
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ state: 'settled', settled: 1800 });
+    // back again: nothing more happens
+    const again = await t.app.inject({ method: 'POST', url: returnUrl.pathname, headers: FORM, payload: new URLSearchParams(returned).toString() });
+    expect(again.statusCode).toBeLessThan(500);
+    expect((await order(created.uuid)).transactions).toHaveLength(after.transactions.length);
+    // the refund follows the actions of the completed payment's answer
+    const refunded = (await m.api.post('/payment/refund', { order_uuid: created.uuid, amount: 500 })).body.order;
+    expect(refunded).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 500 });
+    expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ refunded: 500 });
+  });
+
+  it('a settle whose answer was lost: PENDING, then found among the payment\'s events by the reconciler, once; a refund then follows the payment\'s current actions', async () => {
+    const pre = (await single({ operative: 'DEFERRED' })).body.order;
+    expect(pre.status).toBe('PENDING_CONFIRMATION');
+    h.fault('answer-lost');
+    const lost = (await m.api.post('/payment/confirmation', { order_uuid: pre.uuid, amount: 600 })).body.order;
+    expect(lost.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'PENDING' });
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    const after = await order(pre.uuid);
+    expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
+    expect(after.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'SUCCESS', amount: 600 });
+    // the actions kept are the pre-authorization's: the refund asks the payment's own link for the current ones
+    const refunded = (await m.api.post('/payment/refund', { order_uuid: pre.uuid, amount: 200 })).body.order;
+    expect(refunded).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 200 });
+    expect(h.sim.paymentByReference(pre.transactions[0].uuid)).toMatchObject({ settled: 600, refunded: 200 });
+  });
+
+  it('a forged event (another secret, or unsigned) changes nothing and is not recorded; a replayed one is recognised', async () => {
+    h.webhooks!.deliverTo(null);
+    const before = h.webhooks!.sent().length;
+    h.fault('webhook-only');
+    const o = (await single({ amount: 700 })).body.order;
+    expect(o.status).toBe('PENDING_PROCESSOR_RESPONSE');
+    const hook = h.webhooks!.sent()[before];
+    expect(hook.headers['content-type']).toBe('application/vnd.worldpay.events-v1.hal+json');
+    expect(JSON.parse(hook.body).eventDetails).toMatchObject({ type: 'authorized', transactionReference: o.transactions[0].uuid });
+    expect(await deliver(hook.body, sign(hook.body, 'another-secret-0123456789abcdef'))).toBe('ignored');
+    expect(await deliver(hook.body, null)).toBe('ignored');
+    expect(await events(o.transactions[0].uuid)).toHaveLength(0);
+    expect((await order(o.uuid)).status).toBe('PENDING_PROCESSOR_RESPONSE');
+    // signed with a renewed secret's keyId first: the entry that verifies counts
+    expect(await deliver(hook.body, `2/SHA256/${'0'.repeat(64)},${hook.headers['event-signature']}`)).toBe('settled');
+    expect((await order(o.uuid)).status).toBe('SUCCESS');
+    expect(await deliver(hook.body, hook.headers['event-signature'])).toBe('ignored');
+    expect(await events(o.transactions[0].uuid)).toHaveLength(1);
+    // the settlement's event settles nothing: captures and refunds are decided by their answers
+    const settlement = h.webhooks!.sent()[before + 1];
+    expect(JSON.parse(settlement.body).eventDetails.type).toBe('sentForSettlement');
+    expect(await deliver(settlement.body, settlement.headers['event-signature'])).toBe('ignored');
+  });
+});
