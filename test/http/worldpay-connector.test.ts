@@ -233,7 +233,9 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ uuid: paid.uuid, status: 'SUCCESS', refunded: 0 });
     expect(sent[0].transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'REFUSED' });
-    // the whole amount is refundable again
+    // the whole amount is refundable again, once the retry rules' wait after a failure has passed
+    expect((await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 1000 })).status).toBe(429);
+    await t.p.database.db.updateTable('order_operation_retries').set({ last_failure_at: new Date(Date.now() - 3_600_000) }).where('order_id', '=', paid.uuid).execute();
     const again = await refund(paid.uuid, 1000);
     expect(again).toMatchObject({ status: 'REFUNDED', refunded: 1000 });
     expect(again.transactions.at(-1)).toMatchObject({ operative: 'REFUND', status: 'SUCCESS', amount: 1000 });

@@ -107,6 +107,8 @@ interface SimRefund {
   amount: number;
   /** Gives the amount back to what is left to refund (the refund failed). */
   giveBack: () => void;
+  /** The reason code it fails with in its batch (`failNextRefund`); null: transmitted. */
+  failure: string | null;
 }
 
 /** Payer Authentication waiting for the cardholder at the simulated ACS. */
@@ -168,8 +170,8 @@ export class CybersourceSimulator extends SimulatorBase {
 
   /** The settlement batch decides a refund: TRANSMITTED, or FAILED after `failNextRefund` (the amount refundable again). */
   #decideRefund(f: SimRefund): void {
-    const failure = this.#failures.shift();
-    if (failure === undefined) {
+    const { failure } = f;
+    if (failure === null) {
       f.t.status = 'TRANSMITTED';
       return;
     }
@@ -404,7 +406,7 @@ export class CybersourceSimulator extends SimulatorBase {
     const rid = transactionId();
     this.#record({ id: rid, merchantId, reference, application: 'ics_credit', rCode: '1', reasonCode: '100', amount: value, currency, approvalCode: null, status: 'PENDING' });
     const t = this.#transactions.at(-1)!;
-    return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } }, refund: { t, amount, giveBack } };
+    return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } }, refund: { t, amount, giveBack, failure: this.#failures.shift() ?? null } };
   }
 
   /**

@@ -87,6 +87,8 @@ interface TakenRefund {
   value: number;
   /** A partial refund's reference (the merchant's). */
   reference: string | null;
+  /** It fails when processed, with this refusal (`failNextRefund`); null: submitted. */
+  failure: { code: string; description: string } | null;
 }
 
 type Op = 'payment' | 'supply3dsDeviceData' | 'complete3dsChallenge' | 'settle' | 'partialSettle' | 'cancel' | 'refund' | 'partialRefund';
@@ -381,7 +383,7 @@ export class WorldpaySimulator extends SimulatorBase {
       p.events.push({ eventName: 'refundRequested', timestamp: now, ...(reference ? { refundReference: reference } : {}), value: { amount: value, currency: p.currency } });
       events.push([p, 'sentForRefund', { value: { amount: value, currency: p.currency }, ...(reference ? { refundReference: reference } : {}) }]);
       outcome = op === 'refund' ? 'sentForRefund' : 'sentForPartialRefund';
-      taken = { p, value, reference: reference ?? null };
+      taken = { p, value, reference: reference ?? null, failure: this.#failures.shift() ?? null };
     }
     return { status: 202, body: { outcome, _links: this.#links(p), _actions: this.#actions(p) }, events, taken };
   }
@@ -392,7 +394,7 @@ export class WorldpaySimulator extends SimulatorBase {
    */
   async #decideRefund(f: TakenRefund): Promise<void> {
     const { p } = f;
-    const failure = this.#failures.shift() ?? null;
+    const { failure } = f;
     const now = this.now().toISOString();
     const value = { amount: f.value, currency: p.currency };
     const extra: Partial<SimEvent> = { value, ...(f.reference ? { refundReference: f.reference } : {}) };
