@@ -20,7 +20,7 @@ import { harnessOf, luhnCard, type WebhookSend } from '../helpers/connectors.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { declarationNamed } from '../../src/processors/connectors.js';
 import type { WorldpaySimulator } from '../../src/processors/worldpay/simulator/server.js';
-import { WORLDPAY_SIM_CARDS } from '../../src/processors/worldpay/simulator/rules.js';
+import { WORLDPAY_SIM_CARDS, WORLDPAY_SIM_FAILED_REFUND_AMOUNT } from '../../src/processors/worldpay/simulator/rules.js';
 
 const HTTPS = { 'x-forwarded-proto': 'https' };
 const FORM = { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' };
@@ -268,8 +268,8 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     h.sim.holdDecisions = true;
     try {
       const good = (await m.api.post('/payment/refund', { order_uuid: ok.uuid, amount: 1000 })).body.order.transactions.at(-1);
-      h.sim.failNextRefund();
-      const bad = (await m.api.post('/payment/refund', { order_uuid: ko.uuid, amount: 600 })).body.order.transactions.at(-1);
+      // the simulator's refund amount that fails (rules.ts)
+      const bad = (await m.api.post('/payment/refund', { order_uuid: ko.uuid, amount: WORLDPAY_SIM_FAILED_REFUND_AMOUNT })).body.order.transactions.at(-1);
       expect([good.status, bad.status]).toEqual(['PENDING', 'PENDING']);
       const queries = h.sim.calls.queries;
       expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);

@@ -409,6 +409,8 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
       return ignored(`no refund of ours for this ${facts.type} event`);
     }
     if (!result) return ignored(`the ${facts.type} event does not have the refund's amount or currency`);
+    // decided before (its events read by the reconciler): settling again changes nothing; a failure now is worth a look
+    if (refund.data.undecided === false && result.outcome === 'DECLINED') this.deps.logger?.error({ reference: refund.reference }, 'worldpay: refundFailed for a refund already decided; check it with Worldpay');
     await this.ledger.save(refund.reference, { data: { undecided: false } });
     return { outcome: 'SETTLE', reference: refund.reference, result };
   }

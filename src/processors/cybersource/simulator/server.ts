@@ -21,8 +21,8 @@
  *    (EXCEEDS_AUTH_AMOUNT, AUTH_ALREADY_REVERSED, INVALID_AMOUNT...) when not allowed; 404 for an id it
  *    does not know.
  *    A refund is decided in the settlement batch, after its answer: until then Transaction Search shows
- *    its ics_credit `status` PENDING; then TRANSMITTED or, after `failNextRefund()`, FAILED (rCode 0,
- *    its amount refundable again). Decided right after the answer, or on `decide()` while
+ *    its ics_credit `status` PENDING; then TRANSMITTED or, after `failNextRefund()` or for a refund of
+ *    113 (rules.ts), FAILED (rCode 0, reason code 233, its amount refundable again). Decided right after the answer, or on `decide()` while
  *    `holdDecisions` is set.
  *  - `POST /tss/v2/searches` with `clientReferenceInformation.code:<ref>`: the transactions under that
  *    reference, each with its application's rCode, reason code and (refunds) status.
@@ -36,7 +36,7 @@ import { parseObject } from '../../kit/http.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { fromAmount, signatureProblem, toAmount } from '../mapping.js';
 import { CYBERSOURCE_SPEC } from '../spec.js';
-import { CYBERSOURCE_SIM_CARDS, decide, messageOf, REASON_CODE } from './rules.js';
+import { CYBERSOURCE_SIM_CARDS, CYBERSOURCE_SIM_FAILED_REFUND_AMOUNT, decide, messageOf, REASON_CODE } from './rules.js';
 
 export interface CybersourceSimAccount {
   merchantId: string;
@@ -406,7 +406,7 @@ export class CybersourceSimulator extends SimulatorBase {
     const rid = transactionId();
     this.#record({ id: rid, merchantId, reference, application: 'ics_credit', rCode: '1', reasonCode: '100', amount: value, currency, approvalCode: null, status: 'PENDING' });
     const t = this.#transactions.at(-1)!;
-    return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } }, refund: { t, amount, giveBack, failure: this.#failures.shift() ?? null } };
+    return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } }, refund: { t, amount, giveBack, failure: this.#failures.shift() ?? (amount === CYBERSOURCE_SIM_FAILED_REFUND_AMOUNT ? REASON_CODE.PROCESSOR_DECLINED : null) } };
   }
 
   /**

@@ -19,8 +19,9 @@
  *    partialRefunds → 202 with the outcome and the next actions; 400 when the payment does not allow it.
  *    A refund taken (sentForRefund, `refundRequested` among the payment's events) is processed later:
  *    right after its answer, or on `decide()` while `holdDecisions` is set. It is then submitted
- *    (`refundRequestSubmitted`, event `refunded`) or, after `failNextRefund()`, failed (`refundFailed`,
- *    its amount refundable again, event `refundFailed` with the refusal).
+ *    (`refundRequestSubmitted`, event `refunded`) or, after `failNextRefund()` or for a refund of 113
+ *    (rules.ts), failed (`refundFailed`, its amount refundable again, event `refundFailed` with the
+ *    refusal).
  *  - The payment's own link (`GET /api/payments/{linkData}`): its last event and the actions it allows.
  *  - Payment Queries: by transaction reference and by payment id (with the payment's events).
  *  - Events posted to the account's webhook URL, signed `Event-Signature: 1/SHA256/{hex HMAC}` of the raw
@@ -35,7 +36,7 @@ import { challengePage, htmlDocument, selfPostingForm, SimulatorBase, type SimRe
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { API_VERSION, QUERIES_MEDIA_TYPE } from '../mapping.js';
 import { WORLDPAY_SPEC } from '../spec.js';
-import { decide, type SimPaymentInput } from './rules.js';
+import { decide, DESCRIPTIONS, WORLDPAY_SIM_FAILED_REFUND_AMOUNT, type SimPaymentInput } from './rules.js';
 
 export interface WorldpaySimAccount {
   password: string;
@@ -383,7 +384,7 @@ export class WorldpaySimulator extends SimulatorBase {
       p.events.push({ eventName: 'refundRequested', timestamp: now, ...(reference ? { refundReference: reference } : {}), value: { amount: value, currency: p.currency } });
       events.push([p, 'sentForRefund', { value: { amount: value, currency: p.currency }, ...(reference ? { refundReference: reference } : {}) }]);
       outcome = op === 'refund' ? 'sentForRefund' : 'sentForPartialRefund';
-      taken = { p, value, reference: reference ?? null, failure: this.#failures.shift() ?? null };
+      taken = { p, value, reference: reference ?? null, failure: this.#failures.shift() ?? (value === WORLDPAY_SIM_FAILED_REFUND_AMOUNT ? { code: '5', description: DESCRIPTIONS['5'] } : null) };
     }
     return { status: 202, body: { outcome, _links: this.#links(p), _actions: this.#actions(p) }, events, taken };
   }
