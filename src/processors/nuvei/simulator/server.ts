@@ -46,7 +46,7 @@ interface SimTx {
   id: string;
   site: string;
   type: 'Sale' | 'Auth' | 'Settle' | 'Void' | 'Credit' | 'InitAuth3D' | 'Auth3D';
-  status: 'APPROVED' | 'DECLINED' | 'ERROR' | 'REDIRECT';
+  status: 'APPROVED' | 'DECLINED' | 'ERROR' | 'REDIRECT' | 'PENDING';
   clientUniqueId: string;
   amount: number;
   currency: string;
@@ -78,6 +78,9 @@ export class NuveiSimulator extends SimulatorBase {
   /** The notification URL each payment named, by its transaction. */
   readonly #urls = new Map<string, string>();
   #next = 1100000000 + randomInt(1_000_000);
+  /** Follow-ups to answer PENDING (tests), and those waiting for their decision with it. */
+  #hold = 0;
+  readonly #pending: Array<{ tx: SimTx; related: SimTx; decision: 'APPROVED' | 'DECLINED' }> = [];
   /** Requests received: payments (payment.do), actions (settle, void, refund), session tokens, queries. */
   readonly calls = { payments: 0, actions: 0, sessions: 0, queries: 0 };
 
@@ -174,7 +177,7 @@ export class NuveiSimulator extends SimulatorBase {
     return {
       ...this.#base(b), status: 'SUCCESS', errCode: 0, reason: '', transactionStatus: t.status, transactionType: t.type, transactionId: t.id, clientUniqueId: t.clientUniqueId,
       ...(t.status === 'APPROVED' ? { authCode: t.authCode } : {}),
-      gwErrorCode: t.status === 'APPROVED' || t.status === 'REDIRECT' ? 0 : t.status === 'DECLINED' ? -1 : -1100,
+      gwErrorCode: t.status === 'APPROVED' || t.status === 'REDIRECT' || t.status === 'PENDING' ? 0 : t.status === 'DECLINED' ? -1 : -1100,
       ...(t.reason ? { gwErrorReason: t.reason } : {}), gwExtendedErrorCode: t.extended,
     };
   }
@@ -247,6 +250,14 @@ export class NuveiSimulator extends SimulatorBase {
       const t = this.#tx(site, b, method === 'settleTransaction' ? 'Settle' : method === 'voidTransaction' ? 'Void' : 'Credit', amount, { status: 'ERROR', reason, extended: 0 });
       return { answer: this.#txAnswer(b, t) };
     };
+    if (this.#hold > 0) {
+      // accepted, decided later (release): nothing moves until then
+      this.#hold--;
+      const type = method === 'settleTransaction' ? 'Settle' : method === 'voidTransaction' ? 'Void' : 'Credit';
+      const t = this.#tx(site, b, type, amount, { status: 'PENDING', card: related.card });
+      this.#pending.push({ tx: t, related, decision: this.#holdDecision });
+      return { answer: this.#txAnswer(b, t) };
+    }
     let t: SimTx;
     if (method === 'settleTransaction') {
       if (related.type !== 'Auth' || related.voided || amount <= 0 || related.settled + amount > related.amount) return refuse('Settle amount exceeds the authorization, or it cannot be settled');
@@ -264,6 +275,32 @@ export class NuveiSimulator extends SimulatorBase {
     // a follow-up's DMN goes to the notification URL of the payment it belongs to
     const payment = this.#rootOf(related);
     return { answer: this.#txAnswer(b, t), dmn: payment?.notificationUrl ? { tx: t, url: payment.notificationUrl } : undefined };
+  }
+
+  #holdDecision: 'APPROVED' | 'DECLINED' = 'APPROVED';
+
+  /** The next `count` settles, voids or refunds are answered PENDING and decided (`decision`) by `release` (tests). */
+  holdFollowUps(count: number, decision: 'APPROVED' | 'DECLINED'): void {
+    this.#hold = count;
+    this.#holdDecision = decision;
+  }
+
+  /** Decides the follow-ups answered PENDING, and posts their DMNs. */
+  async release(): Promise<void> {
+    for (const p of this.#pending.splice(0)) {
+      const { tx, related } = p;
+      if (p.decision === 'DECLINED') {
+        tx.status = 'DECLINED';
+        tx.reason = 'Decline';
+      } else {
+        tx.status = 'APPROVED';
+        if (tx.type === 'Settle') related.settled += tx.amount;
+        else if (tx.type === 'Void') related.voided = true;
+        else related.refunded += tx.amount;
+      }
+      const url = this.#rootOf(related)?.notificationUrl;
+      if (url) await this.#dmn(tx, url);
+    }
   }
 
   #rootOf(t: SimTx): { notificationUrl: string | null } | null {
