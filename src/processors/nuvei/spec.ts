@@ -108,7 +108,7 @@ export const NUVEI_SPEC: ProviderSpec = {
       request: closed(['sessionToken', 'merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'paymentOption', 'timeStamp', 'checksum'], {
         ...common, sessionToken: str({ minLength: 1 }), clientUniqueId: str({ maxLength: 255 }), amount, currency,
         transactionType: str({ enum: ['Sale', 'Auth', 'PreAuth'] }), paymentOption: closed(['card'], { card: ref('Card') }, '[API] paymentOption class'),
-        isRebilling: str({ enum: ['0', '1'] }), rebillingType: str({ enum: ['RECURRING', 'MANUALADDCARD'] }), isMoto: { type: 'boolean' },
+        isRebilling: str({ enum: ['0', '1'] }), rebillingType: str({ enum: ['RECURRING'] }), isMoto: { type: 'boolean' },
         relatedTransactionId: str({ pattern: '^\\d{1,19}$' }), deviceDetails: ref('DeviceDetails'), urlDetails: ref('UrlDetails'),
       }, '[API] /payment input'),
       responses: {
