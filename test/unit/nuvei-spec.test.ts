@@ -62,26 +62,28 @@ describe('Nuvei mapping against the REST API 1.0 reference', () => {
     const pre = paymentBody(req(), { ...o, kind: 'preauth' });
     expect(pre).toMatchObject({ transactionType: 'Auth', amount: '10.50' });
     const verify = paymentBody(req(), { ...o, kind: 'verify' });
-    expect(verify).toMatchObject({ transactionType: 'Auth', amount: '0.00', isRebilling: '0', paymentOption: { card: { storedCredentials: { storedCredentialsMode: '0' } } } });
+    expect(verify).toMatchObject({ transactionType: 'Auth', amount: '0.00', isRebilling: 0, paymentOption: { card: { storedCredentials: { storedCredentialsMode: '0' } } } });
     const moto = paymentBody(req({ channel: 'MOTO' }), { ...o, kind: 'payment' });
-    expect(moto).toMatchObject({ isMoto: true });
+    expect(moto).toMatchObject({ isMoto: '1' });
     const first = paymentBody(req({ storeCredential: true }), { ...o, kind: 'payment' });
-    expect(first).toMatchObject({ isRebilling: '0', paymentOption: { card: { storedCredentials: { storedCredentialsMode: '0' } } } });
+    expect(first).toMatchObject({ isRebilling: 0, paymentOption: { card: { storedCredentials: { storedCredentialsMode: '0' } } } });
     const again = paymentBody(req({ storedCard: true }), { ...o, kind: 'payment' });
-    expect(again).toMatchObject({ isRebilling: '0', paymentOption: { card: { storedCredentials: { storedCredentialsMode: '1' } } } });
+    expect(again).toMatchObject({ isRebilling: 0, paymentOption: { card: { storedCredentials: { storedCredentialsMode: '1' } } } });
     const recurring = paymentBody(req({ channel: 'MIT', mit: 'RECURRING', customerIp: null }), { ...o, kind: 'payment', initialTransactionId: '1110000001' });
-    expect(recurring).toMatchObject({ isRebilling: '1', rebillingType: 'RECURRING', relatedTransactionId: '1110000001', paymentOption: { card: { storedCredentials: { storedCredentialsMode: '1' } } } });
+    expect(recurring).toMatchObject({ isRebilling: 1, rebillingType: 'RECURRING', relatedTransactionId: '1110000001', paymentOption: { card: { storedCredentials: { storedCredentialsMode: '1' } } } });
     expect((recurring.paymentOption as { card: Record<string, unknown> }).card).not.toHaveProperty('CVV');
     const batch = paymentBody(req({ channel: 'MIT', mit: 'UNSCHEDULED' }), { ...o, kind: 'payment', initialTransactionId: '1110000001' });
-    expect(batch).toMatchObject({ isRebilling: '1', relatedTransactionId: '1110000001' });
+    expect(batch).toMatchObject({ isRebilling: 1, relatedTransactionId: '1110000001' });
     expect(batch).not.toHaveProperty('rebillingType');
     expect(batch).not.toHaveProperty('deviceDetails');
     for (const b of [pre, verify, moto, first, again, recurring, batch]) expect(spec.request('payment', b)).toEqual([]);
   });
 
   it('3-D Secure 2: initPayment with the method notification URL, then the payment with the browser\'s data', () => {
-    const init = initPaymentBody(req(), { merchant, sessionToken: 'tok', clientRequestId: 'r-4', methodNotificationUrl: 'https://pay.example/method' });
+    const init = initPaymentBody(req(), { merchant, sessionToken: 'tok', clientRequestId: 'r-4', timeStamp: ts, methodNotificationUrl: 'https://pay.example/method' });
     expect(spec.request('initPayment', init)).toEqual([]);
+    expect(init.checksum).toBe(sha(`${merchant.merchantId}${merchant.merchantSiteId}r-410.50EUR${ts}${merchant.secretKey}`));
+    expect(init).toMatchObject({ clientUniqueId: req().reference, paymentOption: { card: { threeD: { methodNotificationUrl: 'https://pay.example/method' } } } });
     const threeD = threeDOf({ acceptHeader: 'text/html', userAgent: 'UA', javaEnabled: false, javascriptEnabled: true, language: 'en-GB', colorDepth: 30, screenHeight: 900, screenWidth: 1440, tz: -60 }, { notificationURL: 'https://pay.example/cres', merchantURL: 'https://pay.example', methodCompleted: null, ip: '203.0.113.9' });
     const b = paymentBody(req(), { kind: 'payment', merchant, sessionToken: 'tok', clientRequestId: 'r-5', timeStamp: ts, threeD, relatedTransactionId: '1110000002' });
     expect(spec.request('payment', b)).toEqual([]);

@@ -8,25 +8,28 @@
  *    `timeStamp` (YYYYMMDDHHmmss), and most carry a `checksum`: the lower-case hex SHA-256 of the values
  *    of fields in the order the reference gives per method, then the merchant secret key:
  *      getSessionToken       merchantId, merchantSiteId, clientRequestId, timeStamp
- *      payment               merchantId, merchantSiteId, clientRequestId, amount, currency, timeStamp
- *      settleTransaction,    merchantId, merchantSiteId, clientRequestId, clientUniqueId, amount,
- *      voidTransaction,        currency, relatedTransactionId, authCode, comment, urlDetails, timeStamp
- *      refundTransaction       (absent optional fields count as empty)
+ *      payment, initPayment  merchantId, merchantSiteId, clientRequestId, amount, currency, timeStamp
+ *      settleTransaction     merchantId, merchantSiteId, clientRequestId, clientUniqueId, amount,
+ *                              currency, relatedTransactionId, authCode, descriptorMerchantName,
+ *                              descriptorMerchantPhone, comment, urlDetails, timeStamp
+ *      voidTransaction,      merchantId, merchantSiteId, clientRequestId, clientUniqueId, amount,
+ *      refundTransaction       currency, relatedTransactionId, authCode, comment, urlDetails, timeStamp
  *      getTransactionDetails merchantId, merchantSiteId, transactionId, clientUniqueId, timeStamp
- *    `initPayment` is authenticated by the session token alone.
+ *    (absent optional fields count as empty: the connector sends none of them).
  *  - A payment flow opens with `getSessionToken` → {sessionToken, status}; `payment` and `initPayment`
  *    carry it. Amounts are decimal strings in major units ("10.00").
  *  - `payment` {sessionToken, clientUniqueId (ours: the transaction uuid), amount, currency,
  *    transactionType Sale | Auth, paymentOption.card {cardNumber, cardHolderName, expirationMonth,
- *    expirationYear, CVV, threeD, storedCredentials.storedCredentialsMode}, isRebilling, rebillingType,
- *    isMoto, relatedTransactionId, deviceDetails.ipAddress, urlDetails.notificationUrl} → {status SUCCESS |
- *    ERROR (errCode, reason: the request was not processed), transactionStatus APPROVED | DECLINED | ERROR
- *    | REDIRECT | PENDING, transactionId, authCode, gwErrorCode, gwErrorReason, gwExtendedErrorCode,
- *    paymentOption.card.threeD {acsUrl, cReq}, clientRequestId}. A zero-amount Auth verifies the card.
+ *    expirationYear, CVV, threeD, storedCredentials.storedCredentialsMode}, isRebilling (0 | 1),
+ *    rebillingType, isMoto ("1"), relatedTransactionId, deviceDetails.ipAddress,
+ *    urlDetails.notificationUrl} → {status SUCCESS | ERROR (errCode, reason: the request was not
+ *    processed), transactionStatus APPROVED | DECLINED | ERROR | REDIRECT | PENDING, transactionId,
+ *    authCode, gwErrorCode, gwErrorReason, gwExtendedErrorCode, paymentOption.card.threeD {acsUrl,
+ *    cReq}, clientRequestId}. A zero-amount Auth verifies the card.
  *  - Stored credentials: a card being stored is `storedCredentialsMode` "0" (first use), a stored card
- *    used again "1"; a merchant-initiated payment adds `isRebilling` "1" and `relatedTransactionId` (the
+ *    used again "1"; a merchant-initiated payment adds `isRebilling` 1 and `relatedTransactionId` (the
  *    Nuvei transaction of the card's first payment), `rebillingType` RECURRING for a subscription's
- *    charges. MoTo is `isMoto: true`.
+ *    charges. MoTo is `isMoto: "1"`.
  *  - 3-D Secure 2: `initPayment` (the card, `threeD.methodNotificationUrl`) → {transactionId, threeD
  *    {methodUrl, methodPayload, v2supported}}; then `payment` with `relatedTransactionId` of it and
  *    `threeD` {methodCompletionInd, version, notificationURL, merchantURL, platformType, browserDetails} →
@@ -122,12 +125,12 @@ export function storedCredentialsOf(req: Pick<PaymentRequest, 'channel' | 'mit' 
   if (req.channel === 'MIT') {
     return {
       card: { storedCredentials: { storedCredentialsMode: '1' } },
-      top: { isRebilling: '1', ...(req.mit === 'RECURRING' || req.mit === 'INSTALMENT' ? { rebillingType: 'RECURRING' } : {}), ...(initialTransactionId ? { relatedTransactionId: initialTransactionId } : {}) },
+      top: { isRebilling: 1, ...(req.mit === 'RECURRING' || req.mit === 'INSTALMENT' ? { rebillingType: 'RECURRING' } : {}), ...(initialTransactionId ? { relatedTransactionId: initialTransactionId } : {}) },
     };
   }
   // a card verification is how a card is stored
-  if (req.storeCredential === true || kind === 'verify') return { card: { storedCredentials: { storedCredentialsMode: '0' } }, top: { isRebilling: '0' } };
-  if (req.storedCard === true) return { card: { storedCredentials: { storedCredentialsMode: '1' } }, top: { isRebilling: '0' } };
+  if (req.storeCredential === true || kind === 'verify') return { card: { storedCredentials: { storedCredentialsMode: '0' } }, top: { isRebilling: 0 } };
+  if (req.storedCard === true) return { card: { storedCredentials: { storedCredentialsMode: '1' } }, top: { isRebilling: 0 } };
   return { card: {}, top: {} };
 }
 
@@ -147,7 +150,7 @@ export interface PaymentOptions {
 
 /**
  * The body of `payment`. A payment is a Sale (authorized and settled), a pre-authorization an Auth
- * (settled or voided later), a verification a zero-amount Auth storing the card. MoTo: `isMoto`.
+ * (settled or voided later), a verification a zero-amount Auth storing the card. MoTo: `isMoto` "1".
  */
 export function paymentBody(req: PaymentInput, o: PaymentOptions): Record<string, unknown> {
   const m = o.merchant;
@@ -167,7 +170,7 @@ export function paymentBody(req: PaymentInput, o: PaymentOptions): Record<string
     transactionType: TRANSACTION_TYPE[o.kind],
     paymentOption: { card: cardOf(req, { ...(o.threeD ? { threeD: o.threeD } : {}), ...stored.card }) },
     ...top,
-    ...(req.channel === 'MOTO' ? { isMoto: true } : {}),
+    ...(req.channel === 'MOTO' ? { isMoto: '1' } : {}),
     ...(related ? { relatedTransactionId: related } : {}),
     ...(req.customerIp && req.channel !== 'MIT' ? { deviceDetails: { ipAddress: req.customerIp } } : {}),
     ...(o.notificationUrl ? { urlDetails: { notificationUrl: o.notificationUrl } } : {}),
@@ -176,18 +179,22 @@ export function paymentBody(req: PaymentInput, o: PaymentOptions): Record<string
   };
 }
 
-/** The body of `initPayment` (3-D Secure 2: the card's 3DS method). */
-export function initPaymentBody(req: PaymentInput, o: { merchant: Merchant; sessionToken: string; clientRequestId: string; methodNotificationUrl: string }): Record<string, unknown> {
+/** The body of `initPayment` (3-D Secure 2: the card's 3DS method); its checksum is the payment's. */
+export function initPaymentBody(req: PaymentInput, o: { merchant: Merchant; sessionToken: string; clientRequestId: string; timeStamp: string; methodNotificationUrl: string }): Record<string, unknown> {
+  const m = o.merchant;
+  const amount = toAmount(req.amount, req.currency);
   return {
     sessionToken: o.sessionToken,
     merchantId: o.merchant.merchantId,
     merchantSiteId: o.merchant.merchantSiteId,
     clientRequestId: o.clientRequestId,
     clientUniqueId: req.reference,
-    amount: toAmount(req.amount, req.currency),
+    amount,
     currency: req.currency,
     paymentOption: { card: cardOf(req, { threeD: { methodNotificationUrl: o.methodNotificationUrl } }) },
     ...(req.customerIp ? { deviceDetails: { ipAddress: req.customerIp } } : {}),
+    timeStamp: o.timeStamp,
+    checksum: checksumOf([m.merchantId, m.merchantSiteId, o.clientRequestId, amount, req.currency, o.timeStamp], m.secretKey),
   };
 }
 
@@ -231,7 +238,7 @@ export function followUpBody(o: { merchant: Merchant; clientRequestId: string; r
     currency: o.currency,
     relatedTransactionId: o.relatedTransactionId,
     timeStamp: o.timeStamp,
-    // authCode, comment and urlDetails are not sent: they count as empty
+    // authCode, the descriptor (settle), comment and urlDetails are not sent: their places are empty
     checksum: checksumOf([m.merchantId, m.merchantSiteId, o.clientRequestId, o.reference, amount, o.currency, o.relatedTransactionId, '', '', '', o.timeStamp], m.secretKey),
   };
 }

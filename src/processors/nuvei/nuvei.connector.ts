@@ -245,7 +245,7 @@ export class NuveiConnector extends ConnectorBase<NuveiTerminal, NuveiData> impl
     const session = await this.#session(m, `${req.reference}-3s`);
     if (!('token' in session)) return session.outcome === 'DECLINED' ? { outcome: 'DECLINED', error: session.error, details: session.details } : { outcome: 'UNKNOWN', details: 'no session token' };
     const clientRequestId = `${req.reference}-3i`;
-    const sent = await this.#post('initPayment', initPaymentBody(req, { merchant: m, sessionToken: session.token, clientRequestId, methodNotificationUrl }), { reference: req.reference });
+    const sent = await this.#post('initPayment', initPaymentBody(req, { merchant: m, sessionToken: session.token, clientRequestId, timeStamp: timeStampOf(new Date()), methodNotificationUrl }), { reference: req.reference });
     if (sent.kind === 'unknown') return { outcome: 'UNKNOWN', details: sent.details };
     if (sent.status !== 200 || !sent.json) return { outcome: 'UNKNOWN', details: `Nuvei answered the 3-D Secure initiation with HTTP ${sent.status}` };
     const init = initPaymentOf(sent.json, clientRequestId);

@@ -9,12 +9,15 @@
  *  - [API] Nuvei REST API 1.0 reference (docs.nuvei.com/api/main/indexMain_v1_0.html): methods
  *    /getSessionToken, /initPayment, /payment, /settleTransaction, /voidTransaction, /refundTransaction,
  *    /getTransactionDetails; their input parameters, output parameters and the checksum field order
- *    each lists; the `paymentOption.card`, `threeD`, `browserDetails`, `storedCredentials`, `urlDetails`
+ *    each lists (the same orders as Nuvei's SDKs: Nuvei/nuvei-server-java, com.nuvei.util.ChecksumUtils
+ *    and the request classes, e.g. `isMoto` a string "1", `isRebilling` an integer; Nuvei/nuvei-server-php,
+ *    src/Nuvei/Api/Service/PaymentService.php: initPayment's mandatory fields and checksum); the `paymentOption.card`, `threeD`, `browserDetails`, `storedCredentials`, `urlDetails`
  *    and `deviceDetails` classes.
  *  - [SDK] Nuvei's official SDKs, which encode the same classes and checksum orders:
- *    SafeChargeInternational/safecharge-java (com.safecharge.model: StoredCredentials with
- *    `storedCredentialsMode` of at most 1 character), Nuvei's Node SDK models (better-commerce/
- *    bc-nuvei-sdk, src/utils/checksum.ts and src/models: getTransactionDetails' `transactionDetails`).
+ *    Nuvei/nuvei-server-java (com.nuvei.model.StoredCredentials: `storedCredentialsMode` of at most 1
+ *    character; Authorize3dAndPaymentRequest: `isRebilling` Integer, `rebillingType` up to 10), and for
+ *    getTransactionDetails, which those SDKs do not wrap, the Node models of better-commerce/bc-nuvei-sdk
+ *    (src/utils/checksum.ts, src/models: `transactionDetails`).
  *  - [DMN] Nuvei's "Direct Merchant Notification" page (docs.nuvei.com/documentation/integration/
  *    webhooks/payment-dmns/): the form fields of a payment DMN and `advanceResponseChecksum` (SHA-256 of
  *    the secret key, totalAmount, currency, responseTimeStamp, PPP_TransactionID, Status, productId).
@@ -90,9 +93,9 @@ export const NUVEI_SPEC: ProviderSpec = {
     },
     {
       id: 'initPayment',
-      source: '[API] POST /ppp/api/v1/initPayment.do (3-D Secure 2: the card\'s 3DS method); authenticated by the session token',
-      request: closed(['sessionToken', 'merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'paymentOption'], {
-        sessionToken: str({ minLength: 1 }), merchantId: common.merchantId, merchantSiteId: common.merchantSiteId, clientRequestId: id, clientUniqueId: str({ maxLength: 255 }),
+      source: '[API][SDK] POST /ppp/api/v1/initPayment.do (3-D Secure 2: the card\'s 3DS method); checksum: merchantId, merchantSiteId, clientRequestId, amount, currency, timeStamp, merchantSecretKey',
+      request: closed(['sessionToken', 'merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'paymentOption', 'timeStamp', 'checksum'], {
+        ...common, sessionToken: str({ minLength: 1 }), clientUniqueId: str({ minLength: 1, maxLength: 255 }),
         amount, currency, paymentOption: closed(['card'], { card: ref('Card') }, '[API] paymentOption class'), deviceDetails: ref('DeviceDetails'),
       }, '[API] /initPayment input'),
       responses: {
@@ -108,7 +111,7 @@ export const NUVEI_SPEC: ProviderSpec = {
       request: closed(['sessionToken', 'merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'paymentOption', 'timeStamp', 'checksum'], {
         ...common, sessionToken: str({ minLength: 1 }), clientUniqueId: str({ maxLength: 255 }), amount, currency,
         transactionType: str({ enum: ['Sale', 'Auth', 'PreAuth'] }), paymentOption: closed(['card'], { card: ref('Card') }, '[API] paymentOption class'),
-        isRebilling: str({ enum: ['0', '1'] }), rebillingType: str({ enum: ['RECURRING'] }), isMoto: { type: 'boolean' },
+        isRebilling: int({ enum: [0, 1] }), rebillingType: str({ enum: ['RECURRING'] }), isMoto: str({ enum: ['0', '1'] }),
         relatedTransactionId: str({ pattern: '^\\d{1,19}$' }), deviceDetails: ref('DeviceDetails'), urlDetails: ref('UrlDetails'),
       }, '[API] /payment input'),
       responses: {

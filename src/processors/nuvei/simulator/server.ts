@@ -150,17 +150,17 @@ export class NuveiSimulator extends SimulatorBase {
     const site = this.#opts.sites[siteId];
     if (!site) return this.#error(b, 1022, 'Invalid merchant site ID');
     if (site.merchantId !== b.merchantId) return this.#error(b, 1013, 'Invalid merchant ID');
-    const order: Record<Method, string[] | null> = {
+    const order: Record<Method, string[]> = {
       getSessionToken: ['merchantId', 'merchantSiteId', 'clientRequestId', 'timeStamp'],
-      initPayment: null,
+      initPayment: ['merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'timeStamp'],
       payment: ['merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'timeStamp'],
-      settleTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'comment', 'urlDetails', 'timeStamp'],
+      settleTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'descriptorMerchantName', 'descriptorMerchantPhone', 'comment', 'urlDetails', 'timeStamp'],
       voidTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'comment', 'urlDetails', 'timeStamp'],
       refundTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'comment', 'urlDetails', 'timeStamp'],
       getTransactionDetails: ['merchantId', 'merchantSiteId', 'transactionId', 'clientUniqueId', 'timeStamp'],
     };
     const fields = order[method];
-    if (fields && b.checksum !== checksumOf(fields.map((f) => s(b[f])), site.secretKey)) return this.#error(b, 1001, 'Invalid checksum');
+    if (b.checksum !== checksumOf(fields.map((f) => s(b[f])), site.secretKey)) return this.#error(b, 1001, 'Invalid checksum');
     if (method === 'getSessionToken') {
       const token = randomBytes(18).toString('hex');
       this.#sessions.set(token, siteId);
@@ -234,8 +234,8 @@ export class NuveiSimulator extends SimulatorBase {
       }
       authenticated = true;
     }
-    const merchantInitiated = b.isRebilling === '1' && !!related && related.status === 'APPROVED' && related.card?.number === card.number;
-    const decision = decide({ number: card.number, expiryMonth: card.expiryMonth, expiryYear: card.expiryYear, moto: b.isMoto === true, merchantInitiated, authenticated, now: this.now() });
+    const merchantInitiated = b.isRebilling === 1 && !!related && related.status === 'APPROVED' && related.card?.number === card.number;
+    const decision = decide({ number: card.number, expiryMonth: card.expiryMonth, expiryYear: card.expiryYear, moto: b.isMoto === '1', merchantInitiated, authenticated, now: this.now() });
     const t = this.#tx(site, b, type, amount, decision ? { status: 'DECLINED', reason: decision.reason, extended: decision.extended, card } : { card, settled: type === 'Sale' ? amount : 0 });
     if (url) this.#urls.set(t.id, url);
     return { answer: this.#txAnswer(b, t), dmn: url ? { tx: t, url } : undefined };
