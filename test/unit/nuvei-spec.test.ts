@@ -139,7 +139,7 @@ describe('Nuvei mapping against the REST API 1.0 reference', () => {
     expect(verifyDmn({ ...vector, advanceResponseChecksum: 'aaa9ad16c8ed9f172dff505e4eeb8929b9c77cfed3e38127d55d42e33a70c762' }, 'THE_SECRET_KEY')).toBe(true);
     expect(verifyDmn({ ...vector, Status: 'DECLINED', advanceResponseChecksum: 'aaa9ad16c8ed9f172dff505e4eeb8929b9c77cfed3e38127d55d42e33a70c762' }, 'THE_SECRET_KEY')).toBe(false);
     expect(verifyDmn({ ...vector }, 'THE_SECRET_KEY')).toBe(false);
-    const dmn = { ppp_status: 'OK', Status: 'APPROVED', totalAmount: '10.00', currency: 'EUR', responseTimeStamp: '2026-12-07.10:15:00', PPP_TransactionID: '8110000006', productId: '', TransactionID: '1110000006', transactionType: 'Sale', merchant_unique_id: 'ref-9', AuthCode: '654321', advanceResponseChecksum: '' };
+    const dmn = { ppp_status: 'OK', Status: 'APPROVED', totalAmount: '10.00', currency: 'EUR', responseTimeStamp: '2026-12-07.10:15:00', PPP_TransactionID: '8110000006', productId: '', TransactionID: '1110000006', transactionType: 'Sale', merchant_unique_id: 'ref-9', authCode: '654321', advanceResponseChecksum: '' };
     dmn.advanceResponseChecksum = dmnChecksum(dmn, merchant.secretKey);
     expect(spec.response('dmn', 'notification', dmn)).toEqual([]);
     expect(resultOfDmn(dmn, { kind: 'payment', amount: 1000, currency: 'EUR' })).toEqual({ outcome: 'APPROVED', authorization: '654321', processorId: '1110000006', amount: 1000 });
@@ -147,6 +147,17 @@ describe('Nuvei mapping against the REST API 1.0 reference', () => {
     expect(resultOfDmn(dmn, { kind: 'refund', amount: 1000, currency: 'EUR' })).toBeNull();
     expect(resultOfDmn({ ...dmn, Status: 'PENDING' }, { kind: 'payment', amount: 1000, currency: 'EUR' })).toBeNull();
     expect(resultOfDmn({ ...dmn, Status: 'DECLINED', transactionType: 'Credit', Reason: 'Decline' }, { kind: 'refund', amount: 1000, currency: 'EUR' })).toMatchObject({ outcome: 'DECLINED', error: 'DENIED' });
+  });
+
+  it('DMNs without advanceResponseChecksum: responsechecksum over every value in the order posted, then the key', () => {
+    const fields: Record<string, string> = { ppp_status: 'OK', Status: 'APPROVED', totalAmount: '10.00', currency: 'EUR', merchant_unique_id: 'ref-10', TransactionID: '1110000007' };
+    const signed = { ...fields, responsechecksum: sha(`OKAPPROVED10.00EURref-101110000007${merchant.secretKey}`) };
+    expect(verifyDmn(signed, merchant.secretKey)).toBe(true);
+    // it covers our reference too
+    expect(verifyDmn({ ...signed, merchant_unique_id: 'ref-11' }, merchant.secretKey)).toBe(false);
+    expect(verifyDmn({ ...signed, responsechecksum: sha('x') }, merchant.secretKey)).toBe(false);
+    // an advanceResponseChecksum present decides (a wrong one is not rescued by a right responsechecksum)
+    expect(verifyDmn({ ...signed, advanceResponseChecksum: '0'.repeat(64) }, merchant.secretKey)).toBe(false);
   });
 
   it('decline reasons map to our errors, with Nuvei\'s words', () => {

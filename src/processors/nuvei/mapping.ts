@@ -42,9 +42,11 @@
  *    transactionType, transactionId, authCode, gwErrorCode, gwErrorReason}}.
  *  - DMNs are form fields posted to the request's `urlDetails.notificationUrl`: Status, totalAmount,
  *    currency, responseTimeStamp, PPP_TransactionID, productId, TransactionID, transactionType,
- *    merchant_unique_id (our clientUniqueId), AuthCode, Reason, ErrCode, ExErrCode... signed with
+ *    merchant_unique_id and clientUniqueId (ours), authCode, Reason, ErrCode, ExErrCode... signed with
  *    `advanceResponseChecksum`: SHA-256 hex of the merchant secret key then totalAmount, currency,
- *    responseTimeStamp, PPP_TransactionID, Status and productId.
+ *    responseTimeStamp, PPP_TransactionID, Status and productId; a DMN without it (subscription DMNs)
+ *    carries `responsechecksum`: SHA-256 hex of every parameter's value in the order posted, then the
+ *    merchant secret key.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { currencyByCode } from '../../platform/money/currency.js';
@@ -350,17 +352,30 @@ export function detailsOf(a: Record<string, unknown>, x: { kind: NuveiKind; amou
 
 // ---- DMNs --------------------------------------------------------------------------------------------------
 
+/** A DMN's status (`Status`; some DMNs name it `status`). */
+const statusOf = (f: Record<string, string | undefined>): string | undefined => f.Status ?? f.status;
+
 /** The DMN's `advanceResponseChecksum` over its fields with the merchant secret key. */
 export function dmnChecksum(f: Record<string, string | undefined>, secretKey: string): string {
-  return createHash('sha256').update(secretKey + [f.totalAmount, f.currency, f.responseTimeStamp, f.PPP_TransactionID, f.Status, f.productId].map((v) => v ?? '').join(''), 'utf8').digest('hex');
+  return createHash('sha256').update(secretKey + [f.totalAmount, f.currency, f.responseTimeStamp, f.PPP_TransactionID, statusOf(f), f.productId].map((v) => v ?? '').join(''), 'utf8').digest('hex');
 }
 
-/** Whether a DMN's advanceResponseChecksum is the merchant's (constant time). */
+/** The DMN's `responsechecksum`: every parameter's value in the order posted (but its own), then the key. */
+export function dmnResponseChecksum(f: Record<string, string | undefined>, secretKey: string): string {
+  const values = Object.entries(f).filter(([k]) => k !== 'responsechecksum').map(([, v]) => v ?? '');
+  return createHash('sha256').update(values.join('') + secretKey, 'utf8').digest('hex');
+}
+
+const sameHex = (got: string | undefined, want: string): boolean =>
+  !!got && /^[0-9a-fA-F]{64}$/.test(got) && timingSafeEqual(Buffer.from(got.toLowerCase(), 'hex'), Buffer.from(want, 'hex'));
+
+/**
+ * Whether a DMN is the merchant's (constant time): its advanceResponseChecksum when it has one (payment
+ * DMNs), else its responsechecksum.
+ */
 export function verifyDmn(f: Record<string, string | undefined>, secretKey: string): boolean {
-  const got = f.advanceResponseChecksum;
-  if (!got || !/^[0-9a-fA-F]{64}$/.test(got)) return false;
-  const want = Buffer.from(dmnChecksum(f, secretKey), 'hex');
-  return timingSafeEqual(Buffer.from(got.toLowerCase(), 'hex'), want);
+  if (f.advanceResponseChecksum !== undefined) return sameHex(f.advanceResponseChecksum, dmnChecksum(f, secretKey));
+  return sameHex(f.responsechecksum, dmnResponseChecksum(f, secretKey));
 }
 
 export interface DmnFacts {
@@ -376,7 +391,7 @@ export interface DmnFacts {
 /** What a DMN says (unverified: only to find whose key signs it). */
 export function dmnFacts(f: Record<string, string | undefined>): DmnFacts | null {
   const reference = str(f.merchant_unique_id ?? f.clientUniqueId, 100);
-  const status = str(f.Status, 20);
+  const status = str(statusOf(f), 20);
   const transactionId = str(f.TransactionID, 40);
   if (!reference || !status || f.totalAmount === undefined || !f.currency) return null;
   return { eventId: `${transactionId ?? str(f.PPP_TransactionID, 40) ?? reference}:${status}`.slice(0, 120), reference, status, transactionType: str(f.transactionType, 30), transactionId, totalAmount: f.totalAmount, currency: f.currency };
@@ -391,7 +406,7 @@ export function resultOfDmn(f: Record<string, string | undefined>, op: { kind: N
   if (!facts) return null;
   if (facts.currency !== op.currency || fromAmount(facts.totalAmount, op.currency) !== (op.kind === 'verify' ? 0 : op.amount)) return null;
   if (facts.transactionType && facts.transactionType !== TRANSACTION_TYPE[op.kind]) return null;
-  const r = resultOfTransaction({ status: facts.status, transactionId: facts.transactionId, authCode: str(f.AuthCode, 40), code: num(f.ErrCode), reason: str(f.Reason ?? f.message, 200), extended: num(f.ExErrCode) }, op);
+  const r = resultOfTransaction({ status: facts.status, transactionId: facts.transactionId, authCode: str(f.authCode ?? f.AuthCode, 40), code: num(f.ErrCode), reason: str(f.Reason ?? f.message, 200), extended: num(f.ExErrCode) }, op);
   if (r.outcome === 'UNKNOWN' || r.outcome === 'PENDING' || r.outcome === 'CHALLENGE') return null;
   return r;
 }

@@ -20,7 +20,9 @@
  *    (src/utils/checksum.ts, src/models: `transactionDetails`).
  *  - [DMN] Nuvei's "Direct Merchant Notification" page (docs.nuvei.com/documentation/integration/
  *    webhooks/payment-dmns/): the form fields of a payment DMN and `advanceResponseChecksum` (SHA-256 of
- *    the secret key, totalAmount, currency, responseTimeStamp, PPP_TransactionID, Status, productId).
+ *    the secret key, totalAmount, currency, responseTimeStamp, PPP_TransactionID, Status, productId),
+ *    as Nuvei's own plugin reads them (Nuvei/nuvei-plugin-woocommerce, includes/
+ *    class-nuvei-pfw-notify-url.php: the fields, `responsechecksum` over every value then the key).
  *  - Hyperswitch's `nuvei` connector (juspay/hyperswitch, crates/hyperswitch_connectors/src/connectors/
  *    nuvei/transformers.rs) as a second opinion on the request shapes.
  *
@@ -151,7 +153,7 @@ export const NUVEI_SPEC: ProviderSpec = {
         notification: open(['ppp_status', 'Status', 'totalAmount', 'currency', 'responseTimeStamp', 'PPP_TransactionID', 'productId', 'advanceResponseChecksum'], {
           ppp_status: str({ enum: ['OK', 'FAIL', 'PENDING'] }), Status: str({ enum: ['APPROVED', 'DECLINED', 'ERROR', 'PENDING'] }), totalAmount: amount, currency,
           responseTimeStamp: str({ pattern: '^\\d{4}-\\d{2}-\\d{2}\\.\\d{2}:\\d{2}:\\d{2}$' }), PPP_TransactionID: str(), productId: str(), TransactionID: str(), transactionType: str({ enum: NUVEI_TRANSACTION_TYPES }),
-          merchant_unique_id: str(), clientUniqueId: str(), merchant_id: str(), merchant_site_id: str(), AuthCode: str(), ErrCode: str({ pattern: '^-?\\d+$' }), ExErrCode: str({ pattern: '^-?\\d+$' }),
+          merchant_unique_id: str(), clientUniqueId: str(), clientRequestId: str(), merchant_id: str(), merchant_site_id: str(), authCode: str(), ErrCode: str({ pattern: '^-?\\d+$' }), ExErrCode: str({ pattern: '^-?\\d+$' }),
           Reason: str(), ReasonCode: str(), message: str(), relatedTransactionId: str(), advanceResponseChecksum: sha256,
         }, '[DMN] payment DMN parameters'),
       },

@@ -333,7 +333,7 @@ export class NuveiSimulator extends SimulatorBase {
       ppp_status: t.status === 'APPROVED' ? 'OK' : 'FAIL', Status: t.status === 'REDIRECT' ? 'PENDING' : t.status, totalAmount: toAmount(t.amount, t.currency), currency: t.currency,
       responseTimeStamp: `${d.slice(0, 10)}.${d.slice(11, 19)}`, PPP_TransactionID: String(Number(t.id) + 7_000_000_000), productId: '', TransactionID: t.id, transactionType: t.type,
       merchant_unique_id: t.clientUniqueId, merchant_id: site.merchantId, merchant_site_id: t.site, ErrCode: t.status === 'APPROVED' ? '0' : '-1', ExErrCode: String(t.extended),
-      ...(t.status === 'APPROVED' ? { AuthCode: t.authCode } : {}), ...(t.reason ? { Reason: t.reason } : {}), message: t.status, ...(t.related ? { relatedTransactionId: t.related } : {}),
+      ...(t.status === 'APPROVED' ? { authCode: t.authCode } : {}), ...(t.reason ? { Reason: t.reason } : {}), message: t.status, ...(t.related ? { relatedTransactionId: t.related } : {}),
     };
     f.advanceResponseChecksum = dmnChecksum(f, site.secretKey);
     this.spec.response('dmn', 'notification', f);
