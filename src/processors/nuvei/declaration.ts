@@ -13,7 +13,7 @@ export const NUVEI = declareConnector<NuveiTerminal>({
   notifications: { via: 'form' },
   create: (deps) => new NuveiConnector(deps),
   // the integration environment's test cards of `paygate connector certify` (going-live-nuvei.md)
-  certification: { cards: { approved: '4000023104662535', declined: { pan: '5333463046218753', error: 'DENIED' }, challenge: '4000027891380961' }, source: "Nuvei's integration environment test cards (going-live-nuvei.md)" },
+  certification: { cards: { approved: '4000027891380961', declined: { pan: '5333463046218753', error: 'DENIED' }, challenge: '4000020951595032' }, holders: { approved: 'FL-BRW1', declined: 'Jane Smith', challenge: 'CL-BRW1' }, source: "Nuvei's integration environment test cards (going-live-nuvei.md)" },
   simulator: {
     description: 'run the Nuvei simulator (REST API 1.0: session tokens, payments, settle, void, refund, transaction details, 3-D Secure challenge page, DMNs) for demos: point PAYGATE_NUVEI_URL at the URL it prints',
     port: 9452,

@@ -1,10 +1,12 @@
 /**
- * The Nuvei simulator's decisions (pure): what a card payment gets. The simulator's test cards (any future
- * expiry, any CVV), the first three being those of Nuvei's integration environment that
- * `paygate connector certify` uses:
+ * The Nuvei simulator's decisions (pure): what a card payment gets. As in Nuvei's integration
+ * environment, the cardholder's name decides 3-D Secure: `CL-BRW1` is challenged (any card), `FL-BRW1`
+ * frictionless. The simulator's test cards (any future expiry, any CVV), the first four being those of
+ * Nuvei's integration environment that `paygate connector certify` uses:
+ *   4000027891380961  approved (certify pays it as FL-BRW1)
  *   4000023104662535  approved
  *   5333463046218753  declined: Do Not Honor
- *   4000027891380961  3-D Secure: challenged; approved once passed
+ *   4000020951595032  3-D Secure: challenged whatever the name (certify pays it as CL-BRW1); approved once passed
  *   4000000000000002  declined: Decline
  *   4000000000009995  declined: Insufficient Funds
  *   4000000000000119  declined: Suspected Fraud
@@ -16,7 +18,8 @@
 export const NUVEI_SIM_CARDS = {
   APPROVED: '4000023104662535',
   DO_NOT_HONOR: '5333463046218753',
-  CHALLENGE: '4000027891380961',
+  CHALLENGE: '4000020951595032',
+  FRICTIONLESS: '4000027891380961',
   REFUSED: '4000000000000002',
   INSUFFICIENT_FUNDS: '4000000000009995',
   FRAUD: '4000000000000119',
@@ -54,7 +57,7 @@ export function decide(p: SimPaymentInput): { reason: string; extended: number }
   }
 }
 
-/** Whether a card asks for the challenge when authenticated with 3-D Secure. */
-export function challenges(number: string): boolean {
-  return number === NUVEI_SIM_CARDS.CHALLENGE;
+/** Whether a card asks for the challenge when authenticated with 3-D Secure: the name `CL-BRW1` (Nuvei's rule), or the simulator's challenge card. */
+export function challenges(number: string, holder: string): boolean {
+  return holder.trim().toUpperCase() === 'CL-BRW1' || number === NUVEI_SIM_CARDS.CHALLENGE;
 }

@@ -219,7 +219,7 @@ export class NuveiSimulator extends SimulatorBase {
     if (threeD?.browserDetails) {
       // the authentication request: after initPayment
       if (related?.type !== 'InitAuth3D') return this.#error(b, 1140, 'Invalid relatedTransactionId: no initPayment');
-      if (challenges(card.number)) {
+      if (challenges(card.number, s(c.cardHolderName))) {
         const t = this.#tx(site, b, 'Auth3D', amount, { status: 'REDIRECT', card, challenge: { notificationURL: s(threeD.notificationURL), passed: null } });
         const creq = Buffer.from(JSON.stringify({ messageType: 'CReq', messageVersion: '2.2.0', threeDSServerTransID: t.id, acsTransID: t.id, challengeWindowSize: '05' })).toString('base64url');
         return { answer: { ...this.#txAnswer(b, t), paymentOption: { card: { threeD: { acsUrl: `${this.url}/sim/3ds/${t.id}`, cReq: creq, version: '2.2.0' } } } } };
