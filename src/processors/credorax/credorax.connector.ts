@@ -67,16 +67,16 @@ export class CredoraxConnector extends ConnectorBase<CredoraxTerminal, Data> imp
   }
 
   /** An answer read: believed (signature, request id, amount), or the result it settles at once. */
-  #read(sent: Sent, m: CredoraxMerchant, expect: { reference: string; requestId: string; amount: number | null; partial?: boolean; what: string }): Read {
+  #read(sent: Sent, m: CredoraxMerchant, expect: { reference: string; requestId: string; amount: number; checkAmount?: boolean; partial?: boolean; what: string }): Read {
     if (sent.kind === 'unknown') return { settled: noAnswer(sent) };
     if (sent.status !== 200) return { settled: refusedOrUnknown(sent, { label: 'Credorax', what: expect.what, logger: this.deps.logger, name: 'credorax' }) };
     const params = parseAnswer(sent.text);
     if (!params) return { settled: unknown('Credorax answered something that is not its form answer') };
     if (!answerVerifies(params, m.signingKey)) return { settled: notBelieved(this.deps.logger, 'credorax', { reference: expect.reference }, "Credorax's answer signature (K) does not verify with the terminal's key") };
     const facts = factsOf(params);
-    const wrong = mismatch(facts, { requestId: expect.requestId, amount: expect.amount });
+    const wrong = mismatch(facts, { requestId: expect.requestId, amount: expect.checkAmount === false ? null : expect.amount });
     if (wrong) return { settled: notBelieved(this.deps.logger, 'credorax', { reference: expect.reference }, wrong) };
-    const { result, challenge } = resultOf(facts, { amount: expect.amount ?? 0, partial: expect.partial });
+    const { result, challenge } = resultOf(facts, { amount: expect.amount, partial: expect.partial });
     if (result.outcome === 'UNKNOWN') return { settled: notBelieved(this.deps.logger, 'credorax', { reference: expect.reference }, result.details) };
     return { facts, result, challenge };
   }
@@ -144,12 +144,11 @@ export class CredoraxConnector extends ConnectorBase<CredoraxTerminal, Data> imp
     const requestId = requestIdOf(req.reference);
     await this.ledger.record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, account: m.merchantId, providerId: original.providerId, originalReference: original.reference, terminalRef: terminalRecord(req.terminal), data: { requestId } });
     const sent = await this.#post(m, followUpParams(kind, req, m, to), { reference: req.reference, kind });
-    const read = this.#read(sent, m, { reference: req.reference, requestId, amount: kind === 'void' ? null : req.amount, what: kind === 'void' ? 'void' : kind });
+    const read = this.#read(sent, m, { reference: req.reference, requestId, amount: req.amount, checkAmount: kind !== 'void', what: kind === 'void' ? 'void' : kind });
     if ('settled' in read) return read.settled;
     if (read.facts.responseId) await this.ledger.save(req.reference, { actionId: read.facts.responseId, data: { authCode: read.facts.authCode, requestId } });
     const r = read.result;
     if (r.outcome === 'CHALLENGE') return declined(`Credorax refused the ${kind}: ${r.details}`);
-    if (r.outcome === 'APPROVED' && kind === 'void') return { ...r, amount: req.amount };
     return r;
   }
 

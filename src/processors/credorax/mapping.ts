@@ -246,7 +246,7 @@ export function resultOf(f: AnswerFacts, o: { amount: number; partial?: boolean 
     if (!f.responseId) return { result: { outcome: 'UNKNOWN', details: 'Credorax approved without a response id (z1)' }, challenge: null };
     const amount = f.approvedAmount ?? f.amount ?? o.amount;
     if (amount > o.amount || (amount < o.amount && !o.partial)) return { result: { outcome: 'UNKNOWN', details: `Credorax approved ${amount} of ${o.amount} without a partial approval asked` }, challenge: null };
-    return { result: { outcome: 'APPROVED', authorization: f.authCode ?? '', processorId: f.responseId, amount }, challenge: null };
+    return { result: { outcome: 'APPROVED', authorization: f.authCode ?? f.responseId, processorId: f.responseId, amount, cofTxnid: f.networkId }, challenge: null };
   }
   if (!/^-?\d{1,3}$/.test(f.code)) return { result: { outcome: 'UNKNOWN', details: 'Credorax answered without a result code (z2)' }, challenge: null };
   if (f.issuerCode === SCA_REQUIRED) return { result: { outcome: 'CHALLENGE', details: 'The issuer asks for strong customer authentication (1A)' }, challenge: null };
