@@ -8,9 +8,8 @@
  *  3. believes an answer only when its own `K` verifies with that key and it names our request id and
  *     amount: anything else is UNKNOWN and the transaction stays PENDING for the reconciler.
  * Credorax decides sales, authorizations, captures, voids and refunds in their answer (synchronously).
- * Its published protocol has no query of a transaction by request id, so `lookup` cannot settle an
- * operation whose answer was lost or not believed: it stays PENDING for an operator, who finds it in
- * Credorax's portal by its request id (see docs/going-live-credorax.md).
+ * The reconciler finds an operation whose answer was lost or not believed by the retrieval of its
+ * request id (`O=101`, `g4`).
  * EMV 3-D Secure 2 runs through Credorax with the payment (`3ds_initiate`): frictionless, the answer
  * decides it; a challenge (`3ds_status` C) sends the cardholder to `3ds_acsurl`, and once the ACS posts
  * the CRes back, the 3-D Secure completion (`O=92`) gives the payment's result.
@@ -34,10 +33,10 @@ import type {
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
 import type { Sent } from '../kit/http.js';
 import { sharedLedger, type LedgerOperation } from '../kit/ledger.js';
-import { cardPresentRefused, declined, noAnswer, notBelieved, payoutNotOffered, refusedOrUnknown, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
+import { cardPresentRefused, declined, lookupOf, noAnswer, notBelieved, payoutNotOffered, refusedOrUnknown, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import { merchantById, merchantForCard, type CredoraxMerchant, type CredoraxTerminal } from './credentials.js';
 import {
-  answerVerifies, completionParams, creqOf, factsOf, followUpParams, mismatch, parseAnswer, paymentParams, requestIdOf, resultOf, signed, threedsOf,
+  answerVerifies, completionParams, creqOf, factsOf, followUpParams, mismatch, parseAnswer, paymentParams, requestIdOf, resultOf, retrievalParams, signed, threedsOf,
   type AnswerFacts, type ChallengeFacts, type CredoraxKind, type Params, type ThreedsInitiate,
 } from './mapping.js';
 
@@ -171,13 +170,39 @@ export class CredoraxConnector extends ConnectorBase<CredoraxTerminal, Data> imp
   }
 
   /**
-   * Credorax's published protocol has no query of a transaction by request id: a reference without a
-   * ledger row was never sent (`found: false`); one that was sent cannot be decided here.
+   * An operation found again by our request id: the retrieval (`O=101`, `g4` the request id). A reference
+   * without a ledger row was never sent; one Credorax holds no transaction for was never received
+   * (`found: false`); a payment that went through the 3-D Secure challenge is decided by its completion's
+   * request id.
    */
   async lookup(req: LookupRequest): Promise<LookupResult> {
     const op = await this.#find(req.reference);
     if (!op) return { found: false };
-    return { found: 'unknown', details: `Credorax offers no query by request id: find request ${op.data.requestId ?? requestIdOf(op.reference)} in Credorax's portal` };
+    const opened = await this.terminalOf(req.terminal, 'CREDORAX');
+    if ('problem' in opened) return { found: 'unknown', details: opened.problem };
+    const m = merchantById(opened.terminal, op.account);
+    if (!m) return { found: 'unknown', details: `the operation went through Credorax merchant ${op.account}, which the terminal no longer has` };
+    const ids = [...(op.data.challengeResponseId ? [requestIdOf(`${op.reference}:3ds`)] : []), op.data.requestId ?? requestIdOf(op.reference)];
+    for (const requestId of ids) {
+      const params = retrievalParams(m, requestId, `${Date.now()}`);
+      const sent = await this.#post(m, params, { reference: op.reference, lookup: true });
+      if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
+      const answer = sent.status === 200 ? parseAnswer(sent.text) : null;
+      if (!answer) return { found: 'unknown', details: `Credorax answered the retrieval with HTTP ${sent.status}` };
+      if (!answerVerifies(answer, m.signingKey)) return { found: 'unknown', details: "Credorax's retrieval answer signature (K) does not verify" };
+      const f = factsOf(answer);
+      if (f.requestId !== params.a1) return { found: 'unknown', details: 'Credorax answered another retrieval' };
+      // no transaction under that request id: a refusal naming none
+      if (!f.responseId && f.code.startsWith('-')) continue;
+      if (f.amount !== null && f.amount !== op.amount) return { found: 'unknown', details: `the ${op.kind} Credorax holds under this request id is of another amount` };
+      const { result } = resultOf(f, { amount: op.amount, partial: true });
+      if (result.outcome === 'APPROVED' || result.outcome === 'DECLINED') {
+        const kept = { authCode: f.authCode };
+        await this.ledger.save(op.reference, ['payment', 'preauth', 'verify'].includes(op.kind) ? { providerId: f.responseId, data: kept } : { actionId: f.responseId, data: kept });
+      }
+      return lookupOf(result.outcome === 'CHALLENGE' ? { outcome: 'PENDING', details: 'the payment waits for 3-D Secure authentication', processorId: f.responseId } : result);
+    }
+    return { found: false };
   }
 
   /** 3-D Secure runs through Credorax with the payment (`3ds_initiate`), not as a separate call. */

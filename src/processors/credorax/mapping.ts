@@ -20,7 +20,7 @@ import type { CredoraxMerchant } from './credentials.js';
 export type Params = Record<string, string>;
 
 /** Operation codes (`O`). */
-export const OPERATION = { sale: '1', auth: '2', capture: '3', authVoid: '4', refund: '5', saleVoid: '7', captureVoid: '9', threedsCompletion: '92' } as const;
+export const OPERATION = { sale: '1', auth: '2', capture: '3', authVoid: '4', refund: '5', saleVoid: '7', captureVoid: '9', threedsCompletion: '92', retrieval: '101' } as const;
 
 export type CredoraxKind = 'payment' | 'preauth' | 'verify' | 'capture' | 'void' | 'refund';
 
@@ -177,11 +177,21 @@ export function followUpParams(kind: 'capture' | 'void' | 'refund', req: Pick<Fo
     ...merchantParams(m),
     O: kind === 'capture' ? OPERATION.capture : kind === 'void' ? OPERATION.authVoid : OPERATION.refund,
     a1: requestIdOf(req.reference),
-    ...(kind === 'void' ? {} : { a4: String(req.amount), a5: req.currency }),
+    a4: String(req.amount),
+    ...(kind === 'void' ? {} : { a5: req.currency }),
+    d1: '127.0.0.1',
     g2: to.responseId,
     ...(to.authCode ? { g3: to.authCode } : {}),
     g4: to.requestId,
   };
+}
+
+/**
+ * The retrieval (`O=101`) of the transaction Credorax holds under one of our request ids (`g4`): how a
+ * lost or disbelieved answer is found again. `a1` is the retrieval's own request id.
+ */
+export function retrievalParams(m: CredoraxMerchant, requestId: string, nonce: string): Params {
+  return { M: m.merchantId, O: OPERATION.retrieval, a1: requestIdOf(`${requestId}:retrieval:${nonce}`), d1: '127.0.0.1', g4: requestId };
 }
 
 /** The 3-D Secure completion (`O=92`) of a payment that waited for the challenge. */

@@ -18,6 +18,10 @@
  *         3ds_trxid 36, 3ds_status, 3ds_acsurl, 3ds_acstrxid, 3ds_cavv, 3ds_eci, 3ds_version, 3ds_dstrxid)
  *  [MAG]  Credorax's Magento module (Model/Response/AbstractPayment.php): a challenge is 3ds_status C with
  *         3ds_acsurl, z2 then not 0; 3ds_status Y or A an authenticated payment
+ *  [SDK]  steve-nester-uk/credorax-sdk (Credorax's ePower gateway SDK, com.credorax.sdk) tests/BasicOperations.java,
+ *         tests/SpecialApplications.java (the minimum fields of each operation; the retrieval O=101 by the
+ *         original request id in g4), util/ResultCode.java (z2: 0 executed, 5 declined, 7 redirect issued,
+ *         -8 signature malformed, -9 parameter malformed)
  *  [PL]   docs.paylands.com "Finaro (Credorax)": the gateway's negative codes and the sandbox cards
  * Lengths are the [EP] ones. Request schemas are closed to the parameters the connector may send;
  * answers are open.
@@ -38,6 +42,7 @@ const COMMON: Record<string, JsonSchema> = {
   h8: s(5, 32, { 'x-source': '[EP] SUB_MERCHANT_PHONE_NUMBER' }),
   r2: s(1, 40, { 'x-source': '[AM] add_processor processor_merchant_id; [EP] REQUESTED_PROCESSOR_MID' }),
 };
+const PAYMENT_D1: JsonSchema = { type: 'string', minLength: 7, maxLength: 15, pattern: '^[0-9.]+$' };
 const AMOUNT = { a4: digits(1, 12), a5: { type: 'string', pattern: '^[A-Z]{3}$' } };
 
 const PAYMENT: JsonSchema = {
@@ -88,9 +93,9 @@ const REFERRAL: Record<string, JsonSchema> = {
 const followUp = (amount: boolean): JsonSchema => ({
   type: 'object',
   additionalProperties: false,
-  required: ['M', 'O', 'K', 'a1', 'g2', 'g4', ...(amount ? ['a4', 'a5'] : [])],
-  properties: { ...COMMON, ...(amount ? AMOUNT : {}), ...REFERRAL },
-  'x-source': '[AM] capture/void/refund, add_reference',
+  required: ['M', 'O', 'K', 'a1', 'a4', 'd1', 'g2', 'g4', ...(amount ? ['a5'] : [])],
+  properties: { ...COMMON, ...(amount ? AMOUNT : { a4: AMOUNT.a4 }), d1: PAYMENT_D1, ...REFERRAL },
+  'x-source': '[AM] capture/void/refund, add_reference; [SDK] BasicOperations getReferralRequest (M, O, a1, a4, d1, g2, g3, g4)',
 });
 
 /** An answer: the result code always; the rest as the operation gives it [AM] test fixtures, [EP]. */
@@ -129,6 +134,7 @@ export const CREDORAX_SPEC: ProviderSpec = {
     'activemerchant/active_merchant lib/active_merchant/billing/gateways/credorax.rb 02cdd15f487b19147fb978771978937aab0cd331',
     'activemerchant/active_merchant test/unit/gateways/credorax_test.rb 036c0c9abb12a9d5ab59d0478ff77339eb6854ee',
     "Credorax's proof-of-concept client: EPowerParameter (parameter names and lengths)",
+    'steve-nester-uk/credorax-sdk (com.credorax.sdk): tests/BasicOperations.java, tests/SpecialApplications.java, util/ResultCode.java',
     "Credorax's Magento module Model/Response/AbstractPayment.php (3-D Secure answers)",
     'docs.paylands.com/en/docs/integrations/payment-service-credorax (gateway error codes, sandbox cards)',
   ],
@@ -144,8 +150,14 @@ export const CREDORAX_SPEC: ProviderSpec = {
       request: { type: 'object', additionalProperties: false, required: ['M', 'O', 'K', 'a1', 'g2', '3ds_trxid'], properties: { ...COMMON, g2: REFERRAL.g2, '3ds_trxid': s(36, 36) }, 'x-source': '[AM] ACTIONS threeds_completion 92; [EP] 3ds_trxid' },
       responses: { '200': ANSWER },
     },
+    {
+      id: 'retrieval',
+      source: 'O=101 Retrieval of a transaction by its request id (g4) [SDK]',
+      request: { type: 'object', additionalProperties: false, required: ['M', 'O', 'K', 'a1', 'd1', 'g4'], properties: { ...COMMON, d1: PAYMENT_D1, g4: REFERRAL.g4 }, 'x-source': '[SDK] SpecialApplications getRetrievalOperationRequest' },
+      responses: { '200': ANSWER },
+    },
   ],
 };
 
 /** The spec's operation id of an operation code. */
-export const OPERATION_IDS: Record<string, string> = { '1': 'sale', '2': 'auth', '3': 'capture', '4': 'authVoid', '5': 'refund', '92': 'threedsCompletion' };
+export const OPERATION_IDS: Record<string, string> = { '1': 'sale', '2': 'auth', '3': 'capture', '4': 'authVoid', '5': 'refund', '92': 'threedsCompletion', '101': 'retrieval' };

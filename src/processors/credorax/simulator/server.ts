@@ -14,6 +14,8 @@
  *    (3ds_status C, `3ds_acsurl` the simulated ACS `/sim/acs/{trxid}`, `3ds_trxid`; z2 7), then `O=92`
  *    completes it once the cardholder answered. `O=3` capture (once, up to the authorized amount), `O=4`
  *    authorization void, `O=5` refund (several, up to what was paid), each referring to `g2`/`g4`.
+ *  - `O=101` retrieval: the result of the request whose request id is `g4` (the transaction's z1..z15
+ *    and amount), or, when it never reached the simulator, a refusal naming no transaction (no z1).
  *  - Every answer is a form signed (`K`) with the merchant's key, as Credorax signs its answers.
  *  - the kit's server (kit/simulator.ts): latency and the faults tests use (`tamper`: the answer altered
  *    after it was signed: approved, or declined).
@@ -68,6 +70,10 @@ export class CredoraxSimulator extends SimulatorBase {
   readonly #challenges = new Map<string, SimChallenge>();
   /** Operations processed (money calls). */
   calls = 0;
+  /** Retrievals (O=101) answered. */
+  retrievals = 0;
+  /** The answer of each request processed, by merchant and request id (what a retrieval finds). */
+  readonly #byRequest = new Map<string, Params>();
 
   constructor(opts: CredoraxSimulatorOptions) {
     super({ spec: CREDORAX_SPEC, latencyMs: opts.latencyMs, clock: opts.clock });
@@ -93,13 +99,22 @@ export class CredoraxSimulator extends SimulatorBase {
     const op = OPERATION_IDS[p.O ?? ''];
     const base = { M: p.M, O: p.O ?? '-', T: this.#time(), V: '413', a1: p.a1 || '-' };
     if (!op) return this.#reply(r, res, null, null, key, { ...base, z1: '1A-1', z2: '-9', z3: `2. At least one of input parameters is malformed.: Parameter [O] is not a known operation.` });
-    if (p.K !== signatureOf(p, key)) return this.#reply(r, res, null, op, key, { ...base, z1: '1A-1', z2: '-9', z3: '2. At least one of input parameters is malformed.: Parameter [K] does not match the request (cipher).' });
+    if (p.K !== signatureOf(p, key)) return this.#reply(r, res, null, op, key, { ...base, z1: '1A-1', z2: '-8', z3: 'Package signature is malformed.' });
+    if (op === 'retrieval') {
+      const problems = this.spec.request(op, p);
+      if (problems.length > 0) return this.#reply(r, res, null, op, key, { ...base, z1: '1A-1', z2: '-9', z3: `2. At least one of input parameters is malformed.: ${problems[0]}`.slice(0, 256) });
+      this.retrievals++;
+      const found = this.#byRequest.get(`${p.M}:${p.g4}`);
+      return this.#reply(r, res, null, op, key, { ...base, g4: p.g4, ...(found ?? { z2: '-9', z3: 'No transaction was found for the referred request id.' }) });
+    }
     const fault = this.takeFault();
     if (fault === 'lost') return this.drop(r);
     const problems = this.spec.request(op, p);
     if (problems.length > 0) return this.#reply(r, res, fault, op, key, { ...base, z1: '1A-1', z2: '-9', z3: `2. At least one of input parameters is malformed.: ${problems[0]}`.slice(0, 256) });
     this.calls++;
     const out = op === 'sale' || op === 'auth' ? this.#pay(p, op) : op === 'threedsCompletion' ? this.#complete(p) : this.#followUp(p, op);
+    // what the retrieval of this request id finds
+    this.#byRequest.set(`${p.M}:${p.a1}`, out);
     return this.#reply(r, res, fault, op, key, { ...base, ...out });
   }
 
