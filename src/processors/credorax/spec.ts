@@ -116,7 +116,8 @@ const ANSWER: JsonSchema = {
     z7: s(6, 32),
     z13: s(1, 32),
     z15: { type: 'string', pattern: '^\\d{1,10}$' },
-    K: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    // SHA-256 (64 hex), or MD5 (32) for accounts that still sign with it [AM]
+    K: { type: 'string', pattern: '^[0-9a-f]{32}([0-9a-f]{32})?$' },
     '3ds_status': oneOf('Y', 'A', 'N', 'U', 'R', 'C', 'I'),
     '3ds_acsurl': s(1, 2048),
     '3ds_trxid': s(36, 36),
