@@ -48,8 +48,10 @@ interface SimTransaction {
   captured: number;
   refunded: number;
   voided: boolean;
-  /** What the payment request said (tests: stored-credential flags). */
-  request: { a9: string | null; g6: string | null; a2: string | null };
+  /** The scheme's reference of the transaction (z7). */
+  networkId: string;
+  /** What the payment request said (tests: stored-credential flags, the sub-merchant and Amex fields). */
+  request: { a9: string | null; g6: string | null; a2: string | null; h3: string | null; r2: string | null; h8: string | null; threeds: boolean };
 }
 
 /** A payment waiting for the cardholder at the simulated ACS. */
@@ -82,6 +84,11 @@ export class CredoraxSimulator extends SimulatorBase {
 
   paymentCalls(): number {
     return this.calls;
+  }
+
+  /** How many transactions it approved (sales, authorizations, captures). */
+  transactionCount(): number {
+    return this.#tx.size;
   }
 
   /** A transaction as the simulator keeps it, by its response id (z1). */
@@ -167,12 +174,13 @@ export class CredoraxSimulator extends SimulatorBase {
     if (code) return { a4: p.a4, z1: responseId, z2: '05', z3: wordsOf(code), z5: '0', z6: code, z13: String(randomInt(100_000_000, 999_999_999)) };
     const t: SimTransaction = {
       responseId, requestId, merchantId: p.M, kind: op, amount, currency: p.a5, authCode: String(randomInt(100000, 999999)),
-      captured: op === 'sale' ? amount : 0, refunded: 0, voided: false, request: { a9: p.a9 ?? null, g6: p.g6 ?? null, a2: p.a2 ?? null },
+      captured: op === 'sale' ? amount : 0, refunded: 0, voided: false, networkId: schemeTransactionId(),
+      request: { a9: p.a9 ?? null, g6: p.g6 ?? null, a2: p.a2 ?? null, h3: p.h3 ?? null, r2: p.r2 ?? null, h8: p.h8 ?? null, threeds: !!p['3ds_initiate'] },
     };
     this.#tx.set(responseId, t);
     return {
       a4: p.a4, ...(p.a9 ? { a9: p.a9 } : {}), z1: responseId, z2: '0', z3: 'Transaction has been executed successfully.', z4: t.authCode, z5: '0', z6: '00',
-      z7: schemeTransactionId(), z13: String(randomInt(100_000_000, 999_999_999)), z14: 'M', z15: p.a4,
+      z7: t.networkId, z13: String(randomInt(100_000_000, 999_999_999)), z14: 'M', z15: p.a4,
     };
   }
 
