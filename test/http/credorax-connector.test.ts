@@ -74,6 +74,19 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Credorax connector'
     expect(h.sim.transaction(visa.transactions[0].processor_id)!.merchantId).toBe(h.terminal.credentials.merchant_id);
   });
 
+  it("a confirmed pre-authorization's refund refers to its capture (g2, g4 of the capture)", async () => {
+    const held = (await singleStep(luhnCard('44448888', ++n), { operative: 'DEFERRED', amount: 2000 })).body.order;
+    expect(held.status, JSON.stringify(held)).toBe('PENDING_CONFIRMATION');
+    const confirmed = await m.api.post('/payment/confirmation', { order_uuid: held.uuid, amount: 1500 });
+    expect(confirmed.status, confirmed.raw).toBe(200);
+    const capture = confirmed.body.order.transactions.at(-1);
+    expect(capture).toMatchObject({ status: 'SUCCESS', amount: 1500 });
+    const refund = await m.api.post('/payment/refund', { order_uuid: held.uuid, amount: 500 });
+    expect(refund.status, refund.raw).toBe(200);
+    expect(refund.body.order.transactions.at(-1)).toMatchObject({ operative: 'REFUND', status: 'SUCCESS', amount: 500 });
+    expect(h.sim.transaction(capture.processor_id)).toMatchObject({ kind: 'capture', amount: 1500, refunded: 500 });
+  });
+
   /** A stored card's payment soft-declined (asks for 3-D Secure), then the hosted page's browser data posted. */
   async function toAuthentication(pan: string, amount: number) {
     const c = `crx3ds-${++n}`;
