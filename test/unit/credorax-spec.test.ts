@@ -77,6 +77,8 @@ describe('Credorax requests against the reference', () => {
     expect(byName['a subscription charge']).toMatchObject({ a9: '2', g6: '483297105618472' });
     expect(byName['a batch line']).toMatchObject({ a9: '8', g6: '483297105618472' });
     expect(byName['a sale'].a9).toBeUndefined();
+    // free text is sent as plain ASCII (every value is signed)
+    expect(byName['a sale'].c1).toBe('Ana Maria Perez');
     expect(byName['external 3-D Secure']).toMatchObject({ i8: '05:AAABBEg0VhI0VniQEjRWAAAAAAA=:none', '3ds_version': '2.2.0', '3ds_dstrxid': 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' });
     expect(byName['3-D Secure through Credorax']).toMatchObject({ '3ds_initiate': '01', '3ds_channel': '02', '3ds_purchasedate': '20261207080000', d6: 'es-ES', '3ds_browsertz': '-60' });
     expect(byName['an American Express payment']).toMatchObject({ M: 'SHOPAMEX', r2: '9876543210', h8: '+34 910 000 000', h3: 'SUB-7' });

@@ -75,6 +75,14 @@ export function requestIdOf(reference: string): string {
   return /^[0-9a-fA-F]{32}$/.test(hex) ? hex.toLowerCase() : createHash('sha256').update(reference).digest('hex').slice(0, 32);
 }
 
+/**
+ * Free text as plain printable ASCII (accents dropped, other characters removed): every value is signed,
+ * and the sources sign ASCII bytes, so no text leaves it to an encoding which bytes were signed.
+ */
+export function ascii(v: string): string {
+  return v.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '').trim();
+}
+
 const two = (n: number) => String(n % 100).padStart(2, '0');
 
 function merchantParams(m: CredoraxMerchant): Params {
@@ -121,9 +129,10 @@ export function paymentParams(
   };
   const cvv = req.card.cvv?.reveal();
   if (cvv && /^\d{3,4}$/.test(cvv)) p.b5 = cvv;
-  const holder = req.card.holder?.trim();
+  const holder = req.card.holder ? ascii(req.card.holder) : null;
   if (holder && holder.length >= 5 && holder.length <= 64) p.c1 = holder;
-  if (req.dynamicDescriptor) p.i2 = req.dynamicDescriptor.slice(0, 39);
+  const descriptor = req.dynamicDescriptor ? ascii(req.dynamicDescriptor).slice(0, 39) : '';
+  if (descriptor) p.i2 = descriptor;
   if (o.partial) p.a14 = '1';
   if (o.kind === 'verify') p.a9 = '5';
   else if (req.channel === 'MIT') {
@@ -147,15 +156,15 @@ export function paymentParams(
       '3ds_transtype': '01',
       '3ds_challengewindowsize': '05',
       '3ds_purchasedate': purchaseDate(req.now),
-      '3ds_browseracceptheader': b.acceptHeader.slice(0, 2048),
+      '3ds_browseracceptheader': ascii(b.acceptHeader).slice(0, 2048),
       '3ds_browserjavaenabled': String(b.javaEnabled),
       '3ds_browserjavascriptenabled': String(b.javascriptEnabled),
       '3ds_browsercolordepth': String([1, 4, 8, 15, 16, 24, 32, 48].includes(b.colorDepth) ? b.colorDepth : 24),
       '3ds_browserscreenheight': String(b.screenHeight),
       '3ds_browserscreenwidth': String(b.screenWidth),
       '3ds_browsertz': String(b.tz),
-      d5: b.userAgent.slice(0, 255),
-      d6: b.language.slice(0, 16) || 'en',
+      d5: ascii(b.userAgent).slice(0, 255) || 'unknown',
+      d6: ascii(b.language).slice(0, 16) || 'en',
     });
   }
   return p;
