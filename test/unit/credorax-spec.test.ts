@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { CREDORAX_SPEC, OPERATION_IDS } from '../../src/processors/credorax/spec.js';
 import {
-  answerVerifies, completionParams, creqOf, cresStatus, factsOf, followUpParams, mismatch, parseAnswer, paymentParams, requestIdOf, resultOf, retrievalParams, signatureOf, signed, signingOrder, threedsOf,
+  answerVerifies, completionParams, creqOf, factsOf, followUpParams, mismatch, parseAnswer, paymentParams, requestIdOf, resultOf, retrievalParams, signatureOf, signed, signingOrder, threedsOf,
 } from '../../src/processors/credorax/mapping.js';
 import { credoraxTerminalOf, credoraxTerminalProblems, merchantById, merchantForCard } from '../../src/processors/credorax/credentials.js';
 import { refusalOf } from '../../src/processors/credorax/codes.js';
@@ -187,8 +187,6 @@ describe('3-D Secure answers', () => {
     const f = factsOf({ a1: 'x', z1: 'r', z2: '0', z4: '123456', '3ds_status': 'Y', '3ds_eci': '05', '3ds_cavv': 'AAAB', '3ds_version': '2.2.0', '3ds_dstrxid': 'ds-1' });
     expect(threedsOf(f)).toEqual({ version: '2.2.0', transStatus: 'Y', eci: '05', cavv: 'AAAB', dsTransId: 'ds-1' });
     expect(resultOf(factsOf({ a1: 'x', z1: 'r', z2: '-38', z3: 'The transaction has been denied by the Gateway because 3D secure Authentication failed.' }), { amount: 1 }).result).toMatchObject({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED' });
-    expect(cresStatus(Buffer.from(JSON.stringify({ messageType: 'CRes', transStatus: 'Y' })).toString('base64url'))).toBe('Y');
-    expect(cresStatus('not-base64-json')).toBeNull();
   });
 });
 

@@ -89,11 +89,12 @@ export class CredoraxConnector extends ConnectorBase<CredoraxTerminal, Data> imp
     const pan = req.card.pan.reveal().replace(/\s+/g, '');
     const m = merchantForCard(terminal, pan);
     const amount = kind === 'verify' ? 0 : req.amount;
-    const requestId = requestIdOf(req.reference);
+    // request ids are unique per merchant: the payment sent again with 3-D Secure (after a soft decline) has its own
+    const requestId = requestIdOf(o.initiate ? `${req.reference}-3ds` : req.reference);
     await this.ledger.record({ reference: req.reference, kind, amount, currency: req.currency, account: m.merchantId, originalReference: null, terminalRef: terminalRecord(req.terminal), data: { requestId } });
     const fingerprint = this.fingerprintOf(req.card);
     const previous = req.channel === 'MIT' ? req.cofTxnid || ((await this.ledger.findCof(m.merchantId, fingerprint))?.id ?? null) : null;
-    const sent = await this.#post(m, paymentParams(req, m, { kind, partial: o.partial, previous, initiate: o.initiate ?? null }), { reference: req.reference });
+    const sent = await this.#post(m, { ...paymentParams(req, m, { kind, partial: o.partial, previous, initiate: o.initiate ?? null }), a1: requestId }, { reference: req.reference });
     const read = this.#read(sent, m, { reference: req.reference, requestId, amount, partial: o.partial, what: 'payment' });
     if ('settled' in read) return read;
     const { facts, result } = read;

@@ -284,13 +284,3 @@ export function threedsOf(f: AnswerFacts): ThreeDSResult | null {
 export function creqOf(c: ChallengeFacts, version = '2.2.0'): string {
   return Buffer.from(JSON.stringify({ threeDSServerTransID: c.trxid, ...(c.acsTransId ? { acsTransID: c.acsTransId } : {}), messageType: 'CReq', messageVersion: version, challengeWindowSize: '05' })).toString('base64url');
 }
-
-/** The transStatus of an EMV CRes (null: not one). */
-export function cresStatus(cres: string): string | null {
-  try {
-    const j = JSON.parse(Buffer.from(cres, 'base64url').toString('utf8')) as Record<string, unknown>;
-    return j.messageType === 'CRes' && typeof j.transStatus === 'string' ? j.transStatus : null;
-  } catch {
-    return null;
-  }
-}

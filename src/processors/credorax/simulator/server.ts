@@ -16,6 +16,7 @@
  *    authorization void, `O=5` refund (several, up to what was paid), each referring to `g2`/`g4`.
  *  - `O=101` retrieval: the result of the request whose request id is `g4` (the transaction's z1..z15
  *    and amount), or, when it never reached the simulator, a refusal naming no transaction (no z1).
+ *  - A request id (`a1`) is unique per merchant: a request reusing one is refused (`z2=-9`).
  *  - Every answer is a form signed (`K`) with the merchant's key, as Credorax signs its answers.
  *  - the kit's server (kit/simulator.ts): latency and the faults tests use (`tamper`: the answer altered
  *    after it was signed: approved, or declined).
@@ -118,6 +119,8 @@ export class CredoraxSimulator extends SimulatorBase {
     if (fault === 'lost') return this.drop(r);
     const problems = this.spec.request(op, p);
     if (problems.length > 0) return this.#reply(r, res, fault, op, key, { ...base, z1: '1A-1', z2: '-9', z3: `2. At least one of input parameters is malformed.: ${problems[0]}`.slice(0, 256) });
+    // a request id is unique per merchant
+    if (this.#byRequest.has(`${p.M}:${p.a1}`)) return this.#reply(r, res, fault, op, key, { ...base, z1: '1A-1', z2: '-9', z3: '2. At least one of input parameters is malformed.: Parameter [a1] was already used (request ids are unique per merchant).' });
     this.calls++;
     const out = op === 'sale' || op === 'auth' ? this.#pay(p, op) : op === 'threedsCompletion' ? this.#complete(p) : this.#followUp(p, op);
     // what the retrieval of this request id finds
