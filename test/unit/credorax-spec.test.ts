@@ -194,6 +194,7 @@ describe('answer codes', () => {
   it.each([
     ['05', '51', 'INSUFFICIENT_FUNDS'], ['05', '54', 'EXPIRED_CARD'], ['05', '14', 'INVALID_CARD'], ['05', '43', 'BLACKLISTED'], ['05', '41', 'BLACKLISTED'],
     ['05', '59', 'FRAUD_SUSPECTED'], ['05', '05', 'DENIED'], ['05', '91', 'PROCESSOR_ERROR'], ['05', 'ZZ', 'DENIED'], ['-9', null, 'PROCESSOR_ERROR'], ['-38', null, 'AUTHENTICATION_FAILED'],
+    ['2', null, 'FRAUD_SUSPECTED'], ['9', null, 'INVALID_CARD'], ['4', null, 'PROCESSOR_ERROR'], ['5', null, 'DENIED'],
   ])('z2 %s z6 %s is %s', (z2, z6, error) => {
     expect(refusalOf(z2, z6, null).error).toBe(error);
   });

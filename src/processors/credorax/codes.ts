@@ -5,7 +5,8 @@
  * its words in `z3`. `1A` in `z6` is the issuer's soft decline asking for strong customer
  * authentication: the payment goes on with 3-D Secure.
  * Sources: ActiveMerchant lib/active_merchant/billing/gateways/credorax.rb RESPONSE_MESSAGES (the z6
- * codes and their words); the Finaro (Credorax) processor errors listed by Paylands' integration guide
+ * codes and their words); Credorax's ePower SDK (steve-nester-uk/credorax-sdk util/ResultCode.java: the z2
+ * results 1-5, 9 and the negative ones); the Finaro (Credorax) processor errors listed by Paylands' integration guide
  * (docs.paylands.com "Finaro (Credorax)": -9, -37, -38, -50, -63, -68...).
  */
 import type { TxError } from '../connector.js';
@@ -55,8 +56,12 @@ const ISSUER: Record<string, Refusal> = {
   [SCA_REQUIRED]: { error: 'AUTHENTICATION_FAILED', details: 'Strong Customer Authentication required' },
 };
 
-/** Gateway errors (negative z2) that are not a plain PROCESSOR_ERROR. */
+/** Results of the gateway itself (z2 without an issuer's code) that are not a plain decline or error. */
 const GATEWAY: Record<string, Refusal> = {
+  '2': { error: 'FRAUD_SUSPECTED', details: 'Transaction has been denied by the gateway due to a high fraud score' },
+  '3': { error: 'DENIED', details: 'Transaction has been denied by the gateway due to AVS rules' },
+  '4': { error: 'PROCESSOR_ERROR', details: 'Transaction has been denied by the gateway due to an interchange timeout' },
+  '9': { error: 'INVALID_CARD', details: 'Transaction has been denied by the gateway due to the Luhn check failure' },
   '-38': { error: 'AUTHENTICATION_FAILED', details: 'The transaction has been denied by the gateway because 3-D Secure authentication failed' },
   '-68': { error: 'AUTHENTICATION_FAILED', details: 'Authentication process timed out' },
 };
