@@ -7,6 +7,7 @@
  * terminal's credentials, named as the contract names them, open as the connector needs them.
  */
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { CREDORAX_SPEC, OPERATION_IDS } from '../../src/processors/credorax/spec.js';
@@ -211,6 +212,14 @@ describe('the terminal', () => {
     // without the Amex merchant, Amex cards go through the main one
     expect(merchantForCard(credoraxTerminalOf({ merchant_id: 'SHOP0001', signing_api_key: 'k' }), '378282246310005').merchantId).toBe('SHOP0001');
     expect(credoraxTerminalProblems(simulator.harness.terminal.credentials)).toEqual([]);
+  });
+
+  it("the going-live page's example terminal is usable as written", () => {
+    const page = fs.readFileSync(new URL('../../docs/going-live-credorax.md', import.meta.url), 'utf8');
+    const example = JSON.parse(/```json\n(\{\n  "type": "CREDORAX"[\s\S]*?)```/.exec(page)![1]) as { credentials: Record<string, string> };
+    expect(Object.keys(example.credentials).sort()).toEqual(['merchant_id', 'merchant_id_amex', 'signing_api_key', 'signing_api_key_amex', 'sub_merchant_id', 'sub_merchant_phone_amex', 'target_mid_amex']);
+    expect(credoraxTerminalProblems(example.credentials)).toEqual([]);
+    expect(credoraxTerminalOf(example.credentials).amex?.merchantId).toBe('SHOPAMEX');
   });
 
   it('what is wrong is said in words an operator can act on', () => {
