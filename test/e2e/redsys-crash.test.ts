@@ -136,7 +136,7 @@ describe('kill -9 between the Redsys answer and the settle', () => {
     // the gateway says at start which service types production can take, and which answer 503
     const warned = /production payments of these service types answer 503 \(no connector\): ([A-Z0-9, ]+)/.exec(gw.output());
     expect(warned, gw.output()).not.toBeNull();
-    expect(warned![1].split(', ')).toContain('CREDORAX');
-    for (const type of ['REDSYSPSD2', 'CHECKOUT', 'PAYPAL']) expect(warned![1].split(', ')).not.toContain(type);
+    expect(warned![1].split(', ')).toContain('DLOCAL');
+    for (const type of ['REDSYSPSD2', 'CHECKOUT', 'PAYPAL', 'CREDORAX']) expect(warned![1].split(', ')).not.toContain(type);
   });
 });
