@@ -3140,7 +3140,7 @@ export interface paths {
         };
         /**
          * A document of a dispute's evidence
-         * @description The document as it was uploaded (PDF, PNG or JPEG).
+         * @description The document as it was uploaded (PDF, PNG or JPEG), in base64 with its name, type and size.
          */
         get: operations["getDisputeDocument"];
         put?: never;
@@ -5379,6 +5379,46 @@ export interface components {
             evidence: components["schemas"]["DisputeEvidence"][];
             /** @description every change, oldest first */
             history: components["schemas"]["DisputeHistoryEntry"][];
+        };
+        /**
+         * DisputeDocument
+         * @example {
+         *       "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+         *       "filename": "delivery-receipt.pdf",
+         *       "content_type": "application/pdf",
+         *       "size": 15,
+         *       "data": "JVBERi0xLjQKJcfsj6IK"
+         *     }
+         */
+        DisputeDocument: {
+            /** Format: uuid */
+            uuid: string;
+            filename: string;
+            /** @enum {unknown} */
+            content_type: "application/pdf" | "image/png" | "image/jpeg";
+            /** @description bytes */
+            size: number;
+            /** @description the file in base64 */
+            data: string;
+        };
+        /** DisputeDocumentResponse */
+        DisputeDocumentResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            document: components["schemas"]["DisputeDocument"];
         };
         /**
          * DisputeEvidence
@@ -32947,15 +32987,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The document */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/pdf": string;
-                    "image/png": string;
-                    "image/jpeg": string;
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "document": {
+                     *         "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *         "filename": "delivery-receipt.pdf",
+                     *         "content_type": "application/pdf",
+                     *         "size": 15,
+                     *         "data": "JVBERi0xLjQKJcfsj6IK"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeDocumentResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

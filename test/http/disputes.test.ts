@@ -82,10 +82,11 @@ describe('sandbox disputes on the test clock', () => {
     ]));
     // the document comes back as it was sent
     const doc = ev.body.dispute.evidence.find((e: any) => e.name === 'photo.png');
-    const got = await t.app.inject({ method: 'GET', url: `/v1/sandbox/disputes/${d.uuid}/documents/${doc.uuid}`, headers: { authorization: `Bearer ${a.api_key}` } });
-    expect(got.statusCode, got.body).toBe(200);
-    expect(got.headers['content-type']).toContain('image/png');
-    expect(got.rawPayload.equals(PNG)).toBe(true);
+    const got = await a.api.get(`/disputes/${d.uuid}/documents/${doc.uuid}`);
+    expect(got.status, got.raw).toBe(200);
+    expect(got.body.document).toMatchObject({ filename: 'photo.png', content_type: 'image/png', size: PNG.length });
+    expect(Buffer.from(got.body.document.data, 'base64').equals(PNG)).toBe(true);
+    expect((await b.api.get(`/disputes/${d.uuid}/documents/${doc.uuid}`)).status).toBe(404);
 
     const sub = await a.api.post(`/disputes/${d.uuid}/submit`, {});
     expect(sub.status, sub.raw).toBe(200);

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../../platform/errors/errors.js';
 import { ctxOf, ok } from '../../platform/http/respond.js';
-import { ErrorEnvelope, FileProblemsResponse, responses } from '../../platform/http/schemas.js';
+import { FileProblemsResponse, responses } from '../../platform/http/schemas.js';
 import * as S from './disputes.schemas.js';
 import { EVIDENCE_BODY_LIMIT, IMPORT_BODY_LIMIT, type DisputesService } from './disputes.service.js';
 
@@ -45,18 +45,12 @@ export function disputesRoutes(service: DisputesService) {
       schema: {
         operationId: 'getDisputeDocument',
         summary: 'A document of a dispute\'s evidence',
-        description: 'The document as it was uploaded (PDF, PNG or JPEG).',
-        tags, params: S.DocumentParams,
-        response: {
-          200: { description: 'The document', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } }, 'image/png': { schema: { type: 'string', format: 'binary' } }, 'image/jpeg': { schema: { type: 'string', format: 'binary' } } } },
-          '4xx': ErrorEnvelope,
-          '5xx': ErrorEnvelope,
-        },
+        description: 'The document as it was uploaded (PDF, PNG or JPEG), in base64 with its name, type and size.',
+        tags, params: S.DocumentParams, response: responses(S.DocumentResponse),
       },
-    }, async (req, reply) => {
+    }, async (req) => {
       const ctx = ctxOf(req);
-      const doc = await service.document(ctx, req.params.dispute_uuid, req.params.document_uuid);
-      return reply.type(doc.contentType).header('Content-Disposition', `attachment; filename="${doc.filename.replace(/[^\w.-]/g, '_')}"`).send(doc.content as unknown as string);
+      return ok(ctx, await service.document(ctx, req.params.dispute_uuid, req.params.document_uuid));
     });
 
     app.post('/disputes', {

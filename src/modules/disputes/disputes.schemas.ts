@@ -77,6 +77,16 @@ export const DisputeDetail = Type.Object({
   history: Type.Array(HistoryEntry, { description: 'every change, oldest first' }),
 }, { title: 'DisputeDetail', examples: [{ ...EX.DISPUTE_EXAMPLE, evidence: [EX.EVIDENCE_ITEM_EXAMPLE], history: [EX.HISTORY_EXAMPLE] }] });
 
+export const DocumentResponse = envelope({
+  document: Type.Object({
+    uuid: Type.String({ format: 'uuid' }),
+    filename: Type.String(),
+    content_type: Type.Enum([...DOCUMENT_TYPES]),
+    size: Type.Integer({ description: 'bytes' }),
+    data: Type.String({ description: 'the file in base64' }),
+  }, { title: 'DisputeDocument', examples: [{ uuid: '0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e', filename: 'delivery-receipt.pdf', content_type: 'application/pdf', size: 15, data: 'JVBERi0xLjQKJcfsj6IK' }] }),
+}, { title: 'DisputeDocumentResponse' });
+
 export const DisputeResponse = envelope({ dispute: DisputeDetail, order_totals: OrderTotals }, { title: 'DisputeResponse' });
 export const DisputesResponse = envelope({
   disputes: Type.Array(Dispute, { description: 'newest first' }),

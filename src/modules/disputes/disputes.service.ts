@@ -255,13 +255,13 @@ export class DisputesService {
     return { disputes: page.map(presentDispute), next_cursor: rows.length > limit && last ? cursorOf(last) : null, order_totals: totals };
   }
 
-  /** A document's bytes (the dashboard shows it; the API answers it as the file). */
+  /** A document of the evidence with its bytes in base64. */
   async document(ctx: RequestContext, id: string, documentId: string) {
     const d = await repo.findDispute(this.#db, own(ctx), id);
     if (!d) throw notFound(`The dispute ${id} was not found`);
     const doc = UUID_RE.test(documentId) ? await repo.documentOf(this.#db, id, documentId) : undefined;
     if (!doc) throw notFound(`The document ${documentId} of the dispute ${id} was not found`);
-    return { filename: doc.name, contentType: doc.content_type!, content: doc.content! };
+    return { document: { uuid: doc.id, filename: doc.name, content_type: doc.content_type!, size: Number(doc.size), data: Buffer.from(doc.content!).toString('base64') } };
   }
 
   // ---- evidence, submit, accept ------------------------------------------------------------------------------
