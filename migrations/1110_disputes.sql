@@ -9,6 +9,9 @@ create table disputes (
   env text not null check (env in ('sandbox', 'production')),
   order_id uuid not null,
   transaction_id uuid not null,
+  -- the service of the disputed order (a CONNECTOR dispute's evidence and acceptance go through its connector)
+  service_id uuid,
+  service_type text,
   -- where it came from: entered by hand (API, dashboard), a file of the acquirer, the sandbox, a connector
   source text not null check (source in ('MANUAL', 'IMPORT', 'SANDBOX', 'CONNECTOR')),
   -- the acquirer or provider (CHECKOUT, PAYPAL, REDSYS, a bank's name; SANDBOX) and its id of the dispute

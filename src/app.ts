@@ -120,7 +120,8 @@ export function buildModules(p: Platform): Modules {
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const terminal = new TerminalService(p, { payments, merchants });
   const reconciliation = new ReconciliationService(p, { processors });
-  const disputes = new DisputesService(p, { payments, events, merchants });
+  const disputes = new DisputesService(p, { payments, events, merchants, processors });
+  processors.onDispute = (connector, notice, payment) => disputes.fromConnector(connector, notice, payment);
   const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now(), p.config.idempotencyLockMs);
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, disputes, dashboard, idempotency };

@@ -10,6 +10,8 @@ export interface DisputesTable {
   env: Env;
   order_id: string;
   transaction_id: string;
+  service_id: string | null;
+  service_type: string | null;
   source: DisputeSource;
   acquirer: string;
   provider_id: string | null;
@@ -174,6 +176,11 @@ export async function upsertText(db: Executor, row: Omit<DisputeEvidenceTable, '
 
 export async function insertDocument(db: Executor, row: DisputeEvidenceTable): Promise<void> {
   await db.insertInto('dispute_evidence').values(row).execute();
+}
+
+export async function documentsOf(db: Executor, disputeId: string): Promise<Array<{ name: string; content_type: string; content: Buffer }>> {
+  const rows = await db.selectFrom('dispute_evidence').select(['name', 'content_type', 'content']).where('dispute_id', '=', disputeId).where('kind', '=', 'DOCUMENT').orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ name: r.name, content_type: r.content_type!, content: Buffer.from(r.content!) }));
 }
 
 export async function documentOf(db: Executor, disputeId: string, id: string): Promise<DisputeEvidenceTable | undefined> {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
-import { badRequest, conflict, notFound, unprocessable } from '../../platform/errors/errors.js';
+import { badRequest, conflict, notFound, unavailable, unprocessable } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job } from '../../platform/jobs/queue.js';
@@ -20,6 +20,8 @@ import { UUID_RE } from '../../platform/ids.js';
 import { moneyMovementsSql, type Payments } from '../payments/index.js';
 import type { EventsService } from '../events/index.js';
 import type { MerchantsService } from '../merchants/index.js';
+import type { DisputeActionResult, DisputeNotice } from '../../processors/connector.js';
+import type { DisputedPayment, ProcessorRegistry } from '../../processors/registry.js';
 import {
   CSV_OPTIONAL, CSV_REQUIRED, DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENT_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
   disputeTransition, eventTowards, eventsFrom, evidenceFields, isOpen, laterStage, moneyOf, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument,
@@ -59,6 +61,8 @@ interface Payment {
   transactionId: string;
   amount: number;
   currency: string;
+  serviceId: string | null;
+  serviceType: string | null;
 }
 
 type DisputeEventType = 'DISPUTE_CREATED' | 'DISPUTE_SUBMITTED' | 'DISPUTE_ACCEPTED' | 'DISPUTE_WON' | 'DISPUTE_LOST' | 'DISPUTE_EXPIRED' | 'DISPUTE_ESCALATED';
@@ -145,7 +149,7 @@ function decodeDocument(field: string, value: string): Buffer {
 export class DisputesService {
   constructor(
     private readonly p: Platform,
-    private readonly deps: { payments: Payments; events: EventsService; merchants: MerchantsService },
+    private readonly deps: { payments: Payments; events: EventsService; merchants: MerchantsService; processors: ProcessorRegistry },
   ) {}
 
   get #db() {
@@ -169,7 +173,7 @@ export class DisputesService {
       if (!tx) throw badRequest(`The order ${orderUuid} has no successful payment (a sale or a capture): only those can be disputed`);
     }
     const currency = currencyByNumber(String(order.currency))?.code ?? String(order.currency);
-    return { orderId: order.uuid, transactionId: tx.uuid, amount: Number(tx.amount), currency };
+    return { orderId: order.uuid, transactionId: tx.uuid, amount: Number(tx.amount), currency, serviceId: order.service_uuid ?? null, serviceType: order.service ?? null };
   }
 
   /** POST /disputes (MANUAL) and the sandbox's trigger (SANDBOX). */
@@ -190,6 +194,8 @@ export class DisputesService {
       env: ctx.env,
       order_id: pay.orderId,
       transaction_id: pay.transactionId,
+      service_id: pay.serviceId,
+      service_type: pay.serviceType,
       source: opts.source,
       acquirer: opts.source === 'SANDBOX' ? 'SANDBOX' : (input.acquirer ?? 'MANUAL').toUpperCase(),
       provider_id: opts.source === 'SANDBOX' ? `sdp_${randomUUID().replace(/-/g, '').slice(0, 20)}` : input.provider_id ?? null,
@@ -307,12 +313,13 @@ export class DisputesService {
   }
 
   async submit(ctx: RequestContext, id: string) {
+    const sent = await this.#throughConnector(ctx, id, 'SUBMIT');
     const now = ctx.clock.now();
     await this.p.database.transaction(async (trx) => {
       const d = await this.#lockFor(trx, ctx, id, 'SUBMIT');
       const evidence = await repo.evidenceOf(trx, id);
       if (evidence.length === 0) throw conflict('The dispute has no evidence: add it (POST /disputes/{uuid}/evidence) before submitting, or accept the dispute');
-      await this.#apply(trx, d, 'SUBMIT', now, `api:${ctx.keyId}`, `${evidence.length} evidence item${evidence.length > 1 ? 's' : ''} submitted`, { submitted_at: now });
+      await this.#apply(trx, d, 'SUBMIT', now, `api:${ctx.keyId}`, `${evidence.length} evidence item${evidence.length > 1 ? 's' : ''} submitted${sent ? `; ${sent}` : ''}`, { submitted_at: now });
       if (d.source === 'SANDBOX') {
         const at = new Date(now.getTime() + SANDBOX_DECISION_DAYS * 86400_000 - ctx.clock.offsetMs);
         await this.p.jobs.enqueue(trx, { queue: SANDBOX_DECISION_QUEUE, payload: { disputeId: id }, runAt: at, merchantId: d.merchant_id, maxAttempts: 20 });
@@ -322,12 +329,84 @@ export class DisputesService {
   }
 
   async accept(ctx: RequestContext, id: string) {
+    const sent = await this.#throughConnector(ctx, id, 'ACCEPT');
     const now = ctx.clock.now();
     await this.p.database.transaction(async (trx) => {
       const d = await this.#lockFor(trx, ctx, id, 'ACCEPT');
-      await this.#apply(trx, d, 'ACCEPT', now, `api:${ctx.keyId}`, 'the merchant accepted the dispute', { resolved_at: now });
+      await this.#apply(trx, d, 'ACCEPT', now, `api:${ctx.keyId}`, `the merchant accepted the dispute${sent ? `; ${sent}` : ''}`, { resolved_at: now });
     });
     return this.get(ctx, id);
+  }
+
+  /**
+   * A CONNECTOR dispute's submission or acceptance goes to the provider first (outside any transaction):
+   * refused there, nothing changes here (422); not known, nothing changes here (503: ask again). Returns
+   * what the provider said, or null for a dispute that has no connector.
+   */
+  async #throughConnector(ctx: RequestContext, id: string, event: 'SUBMIT' | 'ACCEPT'): Promise<string | null> {
+    const d = await repo.findDispute(this.#db, own(ctx), id);
+    if (!d) throw notFound(`The dispute ${id} was not found`);
+    if (d.source !== 'CONNECTOR') return null;
+    if (!disputeTransition(d.status, event)) return null; // #lockFor answers the 409
+    const connector = this.deps.processors.connectorNamed(d.acquirer.toLowerCase());
+    if (!connector?.disputes || !d.provider_id || !d.service_type) throw unprocessable(`The dispute came from ${d.acquirer}, whose connector takes no dispute action now: answer it at ${d.acquirer} and import the outcome`);
+    const terminal = { serviceType: d.service_type, terminalId: null, serviceId: d.service_id };
+    let r: DisputeActionResult;
+    if (event === 'SUBMIT') {
+      const evidence = await repo.evidenceOf(this.#db, id);
+      if (evidence.length === 0) throw conflict('The dispute has no evidence: add it (POST /disputes/{uuid}/evidence) before submitting, or accept the dispute');
+      const fields = Object.fromEntries(evidence.filter((e) => e.kind === 'TEXT').map((e) => [e.name, e.text_value!]));
+      const documents = (await repo.documentsOf(this.#db, id)).map((x) => ({ filename: x.name, contentType: x.content_type, content: x.content }));
+      r = await connector.disputes.submitEvidence({ terminal, providerId: d.provider_id, evidence: { fields, documents } });
+    } else r = await connector.disputes.accept({ terminal, providerId: d.provider_id });
+    if (r.outcome === 'REFUSED') throw unprocessable(`${r.details}: nothing changed`);
+    if (r.outcome === 'UNKNOWN') throw unavailable(`${r.details}: it is not known whether ${d.acquirer} took it; ask again (the same request is safe)`);
+    return r.details;
+  }
+
+  // ---- connectors' notices ---------------------------------------------------------------------------------
+
+  /** A verified dispute notice of a connector about a payment of ours: the dispute created or moved. */
+  async fromConnector(connector: string, notice: DisputeNotice, payment: DisputedPayment): Promise<'applied' | 'ignored'> {
+    const m = await this.deps.merchants.findMerchant(this.#db, payment.merchantId);
+    if (!m) return 'ignored';
+    const ctx = await this.deps.merchants.dashboardContext(payment.merchantId);
+    const { order } = await this.deps.payments.getOrder(ctx, payment.orderId);
+    const acquirer = connector.toUpperCase();
+    const actor = `connector:${connector}`;
+    const now = ctx.clock.now();
+    return this.p.database.transaction(async (trx) => {
+      const existing = await repo.lockByProviderId(trx, own(ctx), acquirer, notice.providerId);
+      if (existing) {
+        const event = eventTowards(existing, notice);
+        if (event === null) return 'ignored';
+        if (event === 'impossible') {
+          this.p.logger.warn({ dispute: existing.id, from: existing.status, to: notice.status, stage: notice.stage }, 'disputes: a connector reported a move the lifecycle does not allow');
+          return 'ignored';
+        }
+        const extra: Partial<repo.DisputeRow> = event === 'ESCALATE' ? { evidence_due_at: notice.dueAt ?? new Date(now.getTime() + DEFAULT_RESPONSE_DAYS * 86400_000), amount: notice.amount } : event === 'SUBMIT' ? { submitted_at: now } : {};
+        const next = await this.#apply(trx, existing, event, now, actor, notice.detail, extra, event === 'ESCALATE' ? notice.stage : undefined);
+        if (event === 'ESCALATE') await this.#scheduleDeadline(trx, next, ctx.clock.offsetMs);
+        return 'applied';
+      }
+      if (isOpen(notice.status) && (await repo.openDisputeOf(trx, payment.transactionId))) {
+        this.p.logger.warn({ transaction: payment.transactionId, provider_id: notice.providerId }, 'disputes: a second open dispute of a payment reported by a connector is ignored');
+        return 'ignored';
+      }
+      const resolved = !isOpen(notice.status);
+      const row: repo.DisputeRow = {
+        id: randomUUID(), merchant_id: payment.merchantId, env: m.env, order_id: payment.orderId, transaction_id: payment.transactionId,
+        service_id: order.service_uuid ?? null, service_type: order.service ?? null, source: 'CONNECTOR', acquirer, provider_id: notice.providerId,
+        reason_code: notice.reasonCode, category: notice.category, amount: notice.amount, currency: notice.currency, stage: notice.stage, status: notice.status,
+        evidence_due_at: notice.dueAt ?? new Date(now.getTime() + DEFAULT_RESPONSE_DAYS * 86400_000), sandbox_outcome: null,
+        submitted_at: notice.status === 'UNDER_REVIEW' ? now : null, resolved_at: resolved ? now : null, created_at: now, updated_at: now,
+      };
+      await repo.insertDispute(trx, row);
+      await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: row.status, stage: row.stage, detail: notice.detail }]);
+      if (row.status === 'NEEDS_RESPONSE') await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
+      await this.#notify(trx, row, 'DISPUTE_CREATED', now);
+      return 'applied';
+    });
   }
 
   async #lockFor(trx: Tx, ctx: RequestContext, id: string, event: DisputeEvent): Promise<repo.DisputeRow> {
@@ -375,11 +454,11 @@ export class DisputesService {
     const result = await this.p.database.transaction(async (trx) => {
       // the disputed payments, as the payments module presents its money movements
       const ids = [...new Set(rows.map((r) => r.transactionId))];
-      const pays = new Map<string, { order_id: string; amount: number; currency: string; type: string; status: string }>();
+      const pays = new Map<string, { order_id: string; amount: number; currency: string; type: string; status: string; service_id: string }>();
       for (let i = 0; i < ids.length; i += 1000) {
         const chunk = ids.slice(i, i + 1000);
-        const { rows: found } = await sql<{ transaction_id: string; order_id: string; amount: string | number; currency: string; type: string; status: string }>`
-          select m.transaction_id, m.order_id, m.amount, m.currency, m.type, m.status from (${moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env })}) m
+        const { rows: found } = await sql<{ transaction_id: string; order_id: string; amount: string | number; currency: string; type: string; status: string; service_id: string }>`
+          select m.transaction_id, m.order_id, m.amount, m.currency, m.type, m.status, m.service_id from (${moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env })}) m
           where m.transaction_id in (${sql.join(chunk.map((x) => sql`${x}::uuid`))})`.execute(trx);
         for (const f of found) pays.set(f.transaction_id, { ...f, amount: Number(f.amount) });
       }
@@ -423,7 +502,7 @@ export class DisputesService {
         }
         const resolved = !isOpen(r.status);
         const row: repo.DisputeRow = {
-          id: randomUUID(), merchant_id: ctx.merchant.id, env: ctx.env, order_id: pay.order_id, transaction_id: r.transactionId, source: 'IMPORT',
+          id: randomUUID(), merchant_id: ctx.merchant.id, env: ctx.env, order_id: pay.order_id, transaction_id: r.transactionId, service_id: pay.service_id, service_type: null, source: 'IMPORT',
           acquirer: r.acquirer, provider_id: r.providerId, reason_code: r.reasonCode, category: r.category, amount: r.amount, currency: r.currency,
           stage: r.stage, status: r.status, evidence_due_at: r.due, sandbox_outcome: null, submitted_at: r.status === 'UNDER_REVIEW' ? now : null,
           resolved_at: resolved ? now : null, created_at: now, updated_at: now,

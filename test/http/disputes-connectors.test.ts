@@ -1,0 +1,124 @@
+/**
+ * Disputes through the connectors with a dispute API, against their simulators (held to the providers'
+ * published schemas: each harness's SpecLedger must stay clean): the simulator raises a dispute on a
+ * payment; its signed webhook creates our dispute (a forged or replayed one does nothing); the evidence is
+ * sent and submitted through the connector; the provider's decision webhook settles it (won, lost); an
+ * acceptance goes to the provider first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
+import { storeCard } from '../helpers/payments.js';
+import { CHECKOUT_ACCOUNT, checkoutHarness, type WebhookSend } from '../helpers/connectors.js';
+
+const HTTPS = { 'x-forwarded-proto': 'https' };
+
+describe('Checkout.com disputes (Disputes API and dispute webhooks)', () => {
+  const h = checkoutHarness();
+  let t: TestApp;
+  let m: TestMerchant;
+  let n = 0;
+  const send: WebhookSend = async (d) => {
+    const r = await t.app.inject({ method: 'POST', url: d.path, headers: { ...d.headers, ...HTTPS }, payload: d.body });
+    return { status: r.statusCode, body: r.body };
+  };
+
+  beforeAll(async () => {
+    await h.start();
+    t = await createTestApp(h.env());
+    m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+    h.webhooks!.deliverTo(send);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await h.close();
+  });
+
+  async function paid(amount: number) {
+    const c = `cko-d-${++n}`;
+    const card = await storeCard(t, m, h.cards.approved(), c);
+    const o = (await m.api.post('/payment', { amount, operative: 'AUTHORIZATION', secure: false, description: 'disputed', service: m.service_uuid, customer_ext_id: c })).body.order;
+    const r = await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.order.status).toBe('SUCCESS');
+    const tx = r.body.order.transactions[0];
+    return { order: r.body.order, tx: tx.uuid as string, paymentId: tx.processor_id as string };
+  }
+  const disputesOf = async (orderUuid: string) => (await m.api.get('/disputes', { order_uuid: orderUuid })).body;
+
+  it('raised by Checkout.com: its webhook creates the dispute; evidence submitted through the API; won', async () => {
+    const p = await paid(2300);
+    const sd = await h.sim.raiseDispute(p.paymentId, { category: 'product_service_not_received', reasonCode: '13.1', outcome: 'won' });
+    const list = await disputesOf(p.order.uuid);
+    expect(list.disputes).toHaveLength(1);
+    const d = list.disputes[0];
+    expect(d).toMatchObject({ source: 'CONNECTOR', acquirer: 'CHECKOUT', provider_id: sd.id, transaction_uuid: p.tx, category: 'PRODUCT_NOT_RECEIVED', reason_code: '13.1', amount: 2300, currency: 'EUR', status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', evidence_due_at: sd.requiredBy });
+    // the same webhook again (a replay) changes nothing
+    const again = h.webhooks!.sent().at(-1)!;
+    await send(again);
+    expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
+
+    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, { fields: { shipping_tracking_number: '1Z999AA10123456784', customer_communication: 'The customer confirmed receipt by e-mail' } })).status).toBe(200);
+    const s = await m.api.post(`/disputes/${d.uuid}/submit`, {});
+    expect(s.status, s.raw).toBe(200);
+    expect(s.body.dispute.status).toBe('UNDER_REVIEW');
+    // what Checkout.com received: the evidence texts of its ProvideEvidenceRequest, then the submission
+    expect(h.sim.dispute(sd.id)).toMatchObject({ status: 'evidence_under_review', evidence: { proof_of_delivery_or_service_text: 'shipping tracking number: 1Z999AA10123456784', customer_communication_text: 'customer communication: The customer confirmed receipt by e-mail' } });
+
+    await h.sim.decideDisputes();
+    const after = await m.api.get(`/disputes/${d.uuid}`);
+    expect(after.body.dispute).toMatchObject({ status: 'WON', money: { won: 2300 } });
+    expect(after.body.dispute.history.map((x: any) => [x.event, x.actor])).toEqual([
+      ['CREATE', 'connector:checkout'], ['EVIDENCE', `api:${m.key_id}`], ['SUBMIT', `api:${m.key_id}`], ['WIN', 'connector:checkout'],
+    ]);
+  });
+
+  it('lost at Checkout.com: the amount is lost', async () => {
+    const p = await paid(1700);
+    const sd = await h.sim.raiseDispute(p.paymentId, { outcome: 'lost' });
+    const d = (await disputesOf(p.order.uuid)).disputes[0];
+    expect(d.category).toBe('FRAUD');
+    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, { fields: { customer_ip: '203.0.113.7' } })).status).toBe(200);
+    expect((await m.api.post(`/disputes/${d.uuid}/submit`, {})).status).toBe(200);
+    await h.sim.decideDisputes();
+    expect(h.sim.dispute(sd.id)!.status).toBe('lost');
+    const end = await disputesOf(p.order.uuid);
+    expect(end.disputes[0]).toMatchObject({ status: 'LOST' });
+    expect(end.order_totals).toMatchObject({ lost: 1700, won: 0, disputed: 0 });
+  });
+
+  it('accepted: sent to Checkout.com first; a dispute Checkout.com no longer takes is refused and nothing changes', async () => {
+    const p = await paid(900);
+    const sd = await h.sim.raiseDispute(p.paymentId);
+    const d = (await disputesOf(p.order.uuid)).disputes[0];
+    const r = await m.api.post(`/disputes/${d.uuid}/accept`, {});
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.dispute.status).toBe('ACCEPTED');
+    expect(h.sim.dispute(sd.id)!.status).toBe('accepted');
+
+    // evidence_required at ours, already accepted at Checkout.com (by its dashboard): 422, nothing changed
+    const p2 = await paid(950);
+    const sd2 = await h.sim.raiseDispute(p2.paymentId);
+    const d2 = (await disputesOf(p2.order.uuid)).disputes[0];
+    (h.sim.dispute(sd2.id) as { status: string }).status = 'accepted';
+    const refused = await m.api.post(`/disputes/${d2.uuid}/accept`, {});
+    expect(refused.status, refused.raw).toBe(422);
+    expect(refused.body.details).toMatch(/Checkout.com refused the acceptance/);
+    expect((await m.api.get(`/disputes/${d2.uuid}`)).body.dispute.status).toBe('NEEDS_RESPONSE');
+  });
+
+  it('a dispute webhook signed with another key does nothing', async () => {
+    const p = await paid(600);
+    h.webhooks!.deliverTo(null);
+    await h.sim.raiseDispute(p.paymentId);
+    const kept = h.webhooks!.sent().at(-1)!;
+    h.webhooks!.deliverTo(send);
+    const forged = { ...kept, headers: { ...kept.headers, 'cko-signature': '0'.repeat(64) } };
+    await send(forged);
+    expect((await disputesOf(p.order.uuid)).disputes).toEqual([]);
+    await send(h.webhooks!.tamper(kept));
+    expect((await disputesOf(p.order.uuid)).disputes).toEqual([]);
+    await send(kept);
+    expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
+    expect(CHECKOUT_ACCOUNT.webhookKey).not.toBe('0'.repeat(64));
+  });
+});
