@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
-import { CHECKOUT_ACCOUNT, checkoutHarness, type WebhookSend } from '../helpers/connectors.js';
+import { CHECKOUT_ACCOUNT, checkoutHarness, paypalHarness, type WebhookSend } from '../helpers/connectors.js';
 
 const HTTPS = { 'x-forwarded-proto': 'https' };
 
@@ -120,5 +120,96 @@ describe('Checkout.com disputes (Disputes API and dispute webhooks)', () => {
     await send(kept);
     expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
     expect(CHECKOUT_ACCOUNT.webhookKey).not.toBe('0'.repeat(64));
+  });
+});
+
+describe('PayPal disputes (Disputes API and CUSTOMER.DISPUTE.* webhooks)', () => {
+  const h = paypalHarness();
+  let t: TestApp;
+  let m: TestMerchant;
+  let n = 0;
+  const send: WebhookSend = async (d) => {
+    const r = await t.app.inject({ method: 'POST', url: d.path, headers: { ...d.headers, ...HTTPS }, payload: d.body });
+    return { status: r.statusCode, body: r.body };
+  };
+
+  beforeAll(async () => {
+    await h.start();
+    t = await createTestApp(h.env());
+    m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
+    h.webhooks!.deliverTo(send);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await h.close();
+  });
+
+  async function paid(amount: number) {
+    const c = `pp-d-${++n}`;
+    const card = await storeCard(t, m, h.cards.approved(), c);
+    const o = (await m.api.post('/payment', { amount, operative: 'AUTHORIZATION', secure: false, description: 'disputed', service: m.service_uuid, customer_ext_id: c })).body.order;
+    const r = await m.api.post('/payment/direct', { order_uuid: o.uuid, card_uuid: card });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.order.status).toBe('SUCCESS');
+    const tx = r.body.order.transactions[0];
+    return { order: r.body.order, tx: tx.uuid as string, captureId: tx.processor_id as string };
+  }
+  const disputesOf = async (orderUuid: string) => (await m.api.get('/disputes', { order_uuid: orderUuid })).body;
+
+  it('a chargeback raised at PayPal: CUSTOMER.DISPUTE.CREATED creates it; evidence provided through the API; resolved in the seller\'s favour: won', async () => {
+    const p = await paid(3150);
+    const sd = await h.sim.raiseDispute(p.captureId, { reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED', externalReasonCode: '13.1' });
+    const d = (await disputesOf(p.order.uuid)).disputes[0];
+    expect(d).toMatchObject({ source: 'CONNECTOR', acquirer: 'PAYPAL', provider_id: sd.id, transaction_uuid: p.tx, category: 'PRODUCT_NOT_RECEIVED', reason_code: '13.1', amount: 3150, currency: 'EUR', status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', evidence_due_at: sd.dueDate });
+    // the same webhook again (a replay) changes nothing
+    await send(h.webhooks!.sent().at(-1)!);
+    expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
+
+    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, { fields: { shipping_tracking_number: 'PK123456789ES', product_description: 'A wool jumper, size M' } })).status).toBe(200);
+    const s = await m.api.post(`/disputes/${d.uuid}/submit`, {});
+    expect(s.status, s.raw).toBe(200);
+    expect(s.body.dispute.status).toBe('UNDER_REVIEW');
+    expect(h.sim.dispute(sd.id)).toMatchObject({ status: 'UNDER_REVIEW' });
+    expect(h.sim.dispute(sd.id)!.evidences).toEqual(expect.arrayContaining([
+      { evidence_type: 'PROOF_OF_FULFILLMENT', notes: 'shipping tracking number: PK123456789ES' },
+      { evidence_type: 'ITEM_DESCRIPTION', notes: 'product description: A wool jumper, size M' },
+    ]));
+
+    await h.sim.decideDisputes();
+    const after = await m.api.get(`/disputes/${d.uuid}`);
+    expect(after.body.dispute).toMatchObject({ status: 'WON', money: { won: 3150 } });
+    expect(after.body.dispute.history.at(-1)).toMatchObject({ event: 'WIN', actor: 'connector:paypal', detail: expect.stringContaining('RESOLVED_SELLER_FAVOUR') });
+  });
+
+  it('resolved in the buyer\'s favour: lost; accepting a claim goes to PayPal first', async () => {
+    const p = await paid(1200);
+    const sd = await h.sim.raiseDispute(p.captureId, { decision: 'RESOLVED_BUYER_FAVOUR' });
+    const d = (await disputesOf(p.order.uuid)).disputes[0];
+    expect(d.category).toBe('FRAUD');
+    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, { fields: { customer_email: 'ana@example.com' } })).status).toBe(200);
+    expect((await m.api.post(`/disputes/${d.uuid}/submit`, {})).status).toBe(200);
+    await h.sim.decideDisputes();
+    expect(h.sim.dispute(sd.id)!.outcomeCode).toBe('RESOLVED_BUYER_FAVOUR');
+    expect((await disputesOf(p.order.uuid)).order_totals).toMatchObject({ lost: 1200, won: 0 });
+
+    const p2 = await paid(800);
+    const sd2 = await h.sim.raiseDispute(p2.captureId);
+    const d2 = (await disputesOf(p2.order.uuid)).disputes[0];
+    const a = await m.api.post(`/disputes/${d2.uuid}/accept`, {});
+    expect(a.status, a.raw).toBe(200);
+    expect(a.body.dispute.status).toBe('ACCEPTED');
+    expect(h.sim.dispute(sd2.id)).toMatchObject({ status: 'RESOLVED', outcomeCode: 'ACCEPTED' });
+  });
+
+  it('a dispute webhook PayPal does not verify does nothing', async () => {
+    const p = await paid(700);
+    h.webhooks!.deliverTo(null);
+    await h.sim.raiseDispute(p.captureId);
+    const kept = h.webhooks!.sent().at(-1)!;
+    h.webhooks!.deliverTo(send);
+    await send(h.webhooks!.tamper(kept));
+    expect((await disputesOf(p.order.uuid)).disputes).toEqual([]);
+    await send(kept);
+    expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
   });
 });
