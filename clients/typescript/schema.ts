@@ -3251,6 +3251,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/disputes/ratios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dispute ratio by month and scheme, against the schemes' programmes
+         * @description Per month (UTC, the current one last) and card scheme: the disputes received against the sales, held to Visa's Dispute Monitoring Program (VDMP: 0.9 % and 100 disputes in a month, sales of the same month) and Mastercard's Excessive Chargeback Program (ECM: 1.5 % and 100 chargebacks in a month, sales of the month before). A merchant reaching both figures of a programme is identified by the scheme, with fines and, in the end, the loss of card acceptance.
+         */
+        get: operations["getDisputeRatios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/disputes/settings": {
         parameters: {
             query?: never;
@@ -5551,6 +5571,66 @@ export interface components {
              */
             current_time: string;
             import: components["schemas"]["DisputeImport"];
+        };
+        /**
+         * DisputeRatio
+         * @example {
+         *       "month": "2026-03",
+         *       "scheme": "VISA",
+         *       "disputes": 3,
+         *       "sales": 1250,
+         *       "sales_month": "2026-03",
+         *       "ratio": 0.0024,
+         *       "programme": "VDMP",
+         *       "threshold_ratio": 0.009,
+         *       "threshold_count": 100,
+         *       "standing": "OK"
+         *     }
+         */
+        DisputeRatio: {
+            /** @description the month the disputes were received (UTC), YYYY-MM */
+            month: string;
+            /**
+             * @description the card scheme, by the BIN of the disputed payment's card (OTHER: another scheme, or no card)
+             * @enum {unknown}
+             */
+            scheme: "VISA" | "MASTERCARD" | "OTHER";
+            /** @description disputes received in the month (CHARGEBACK stage or later; retrievals are not counted) */
+            disputes: number;
+            /** @description successful payments of `sales_month` */
+            sales: number;
+            /** @description the month whose sales the programme divides by: the same month (Visa VDMP), the month before (Mastercard ECM) */
+            sales_month: string;
+            /** @description disputes / sales (0 with neither; 1 with disputes and no sales) */
+            ratio: number;
+            programme: string | null;
+            threshold_ratio: number | null;
+            threshold_count: number | null;
+            /**
+             * @description EXCEEDED: the ratio and the count both reach the programme's; WARNING: the ratio is at 80 % of it or more; NOT_MONITORED: no programme here
+             * @enum {unknown}
+             */
+            standing: "OK" | "WARNING" | "EXCEEDED" | "NOT_MONITORED";
+        };
+        /** DisputeRatiosResponse */
+        DisputeRatiosResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description oldest month first, each scheme */
+            ratios: components["schemas"]["DisputeRatio"][];
         };
         /** DisputeResponse */
         DisputeResponse: {
@@ -33809,6 +33889,106 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDisputeRatios: {
+        parameters: {
+            query?: {
+                /** @description this many months, the current one last (integer, 1 to 24) */
+                months?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "ratios": [
+                     *         {
+                     *           "month": "2026-03",
+                     *           "scheme": "VISA",
+                     *           "disputes": 3,
+                     *           "sales": 1250,
+                     *           "sales_month": "2026-03",
+                     *           "ratio": 0.0024,
+                     *           "programme": "VDMP",
+                     *           "threshold_ratio": 0.009,
+                     *           "threshold_count": 100,
+                     *           "standing": "OK"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeRatiosResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deflateSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
-import { advance, paidOrder } from '../helpers/payments.js';
+import { advance, paidOrder, TEST_CARDS } from '../helpers/payments.js';
 import { createUser } from '../helpers/dashboard.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { validationHash } from '../../src/modules/events/index.js';
@@ -342,5 +342,33 @@ describe('validation', () => {
     expect(r.status).toBe(400);
     expect(r.body.details).toMatch(/no successful payment/);
     expect((await a.api.get('/disputes', { cursor: 'nonsense' })).status).toBe(400);
+  });
+});
+
+describe('the dispute ratio against the schemes\' programmes', () => {
+  it('per month and scheme: Visa against the month\'s sales, Mastercard against the month before', async () => {
+    const m = await t.merchant({ name: 'Ratio Shop' });
+    // this month: 4 Visa sales (1 disputed), 2 Mastercard sales (1 disputed); a retrieval is not counted
+    const visa = [];
+    for (let i = 0; i < 4; i++) visa.push(await paidOrder(t, m, { amount: 1000 + i, customer_ext_id: `v${i}` }, TEST_CARDS.APPROVED));
+    const mc = [];
+    for (let i = 0; i < 2; i++) mc.push(await paidOrder(t, m, { amount: 2000 + i, customer_ext_id: `m${i}` }, TEST_CARDS.NON_3DS_OK));
+    expect((await m.api.post('/disputes/simulate', { order_uuid: visa[0].uuid })).status).toBe(200);
+    expect((await m.api.post('/disputes/simulate', { order_uuid: visa[1].uuid, stage: 'RETRIEVAL' })).status).toBe(200);
+    expect((await m.api.post('/disputes/simulate', { order_uuid: mc[0].uuid })).status).toBe(200);
+    const r = await m.api.get('/disputes/ratios', { months: '2' });
+    expect(r.status, r.raw).toBe(200);
+    const month = r.body.ratios.at(-1).month;
+    const of = (scheme: string) => r.body.ratios.find((x: any) => x.month === month && x.scheme === scheme);
+    expect(of('VISA')).toMatchObject({ disputes: 1, sales: 4, sales_month: month, ratio: 0.25, programme: 'VDMP', threshold_ratio: 0.009, threshold_count: 100, standing: 'WARNING' });
+    // Mastercard divides by the month before, which had no sales
+    expect(of('MASTERCARD')).toMatchObject({ disputes: 1, sales: 0, ratio: 1, programme: 'ECM', threshold_ratio: 0.015, standing: 'WARNING' });
+    expect(of('MASTERCARD').sales_month < month).toBe(true);
+    expect(of('OTHER')).toMatchObject({ disputes: 0, standing: 'NOT_MONITORED' });
+    // the month before: nothing
+    expect(r.body.ratios.filter((x: any) => x.month !== month).every((x: any) => x.disputes === 0)).toBe(true);
+    // another merchant's figures are its own
+    const other = await b.api.get('/disputes/ratios', { months: '1' });
+    expect(other.body.ratios.find((x: any) => x.scheme === 'MASTERCARD').disputes).toBe(0);
   });
 });

@@ -140,6 +140,19 @@ export function disputesRoutes(service: DisputesService) {
       return ok(ctx, await service.importFile(ctx, req.body));
     });
 
+    app.get('/disputes/ratios', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'getDisputeRatios',
+        summary: 'The dispute ratio by month and scheme, against the schemes\' programmes',
+        description: 'Per month (UTC, the current one last) and card scheme: the disputes received against the sales, held to Visa\'s Dispute Monitoring Program (VDMP: 0.9 % and 100 disputes in a month, sales of the same month) and Mastercard\'s Excessive Chargeback Program (ECM: 1.5 % and 100 chargebacks in a month, sales of the month before). A merchant reaching both figures of a programme is identified by the scheme, with fines and, in the end, the loss of card acceptance.',
+        tags, querystring: S.RatiosQuery, response: responses(S.RatiosResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.ratios(ctx, req.query));
+    });
+
     app.get('/disputes/settings', {
       config: { profiles: READ },
       schema: {

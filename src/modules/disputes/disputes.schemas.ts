@@ -1,6 +1,6 @@
 /** Request and response schemas of disputes (ours: docs/disputes.md). */
 import { Amount, Int, Maybe, Nullable, OptionalText, OptionalUuid, Type, envelope, signedBody } from '../../platform/http/schemas.js';
-import { DISPUTE_CATEGORIES, DISPUTE_SOURCES, DISPUTE_STAGES, DISPUTE_STATUSES, DOCUMENT_TYPES } from './disputes.domain.js';
+import { SCHEMES, THRESHOLDS, DISPUTE_CATEGORIES, DISPUTE_SOURCES, DISPUTE_STAGES, DISPUTE_STATUSES, DOCUMENT_TYPES } from './disputes.domain.js';
 import * as EX from './disputes.examples.js';
 
 const Iso = Type.String({ description: 'ISO 8601 UTC with milliseconds (the merchant\'s clock)' });
@@ -165,3 +165,22 @@ export const SettingsResponse = envelope({
     updated_at: Nullable(Iso),
   }, { title: 'DisputeSettings', examples: [{ notification_url: 'https://shop.example.com/paygate/disputes', reminder_days: 3, updated_at: '2026-03-14T09:21:07.000Z' }] }),
 }, { title: 'DisputeSettingsResponse' });
+
+export const RatiosQuery = Type.Object({
+  months: Type.Optional(Int({ minimum: 1, maximum: 24, default: 6, description: 'this many months, the current one last' })),
+});
+
+export const DisputeRatio = Type.Object({
+  month: Type.String({ description: 'the month the disputes were received (UTC), YYYY-MM' }),
+  scheme: Type.Enum([...SCHEMES], { description: 'the card scheme, by the BIN of the disputed payment\'s card (OTHER: another scheme, or no card)' }),
+  disputes: Type.Integer({ description: 'disputes received in the month (CHARGEBACK stage or later; retrievals are not counted)' }),
+  sales: Type.Integer({ description: 'successful payments of `sales_month`' }),
+  sales_month: Type.String({ description: 'the month whose sales the programme divides by: the same month (Visa VDMP), the month before (Mastercard ECM)' }),
+  ratio: Type.Number({ description: 'disputes / sales (0 with neither; 1 with disputes and no sales)' }),
+  programme: Nullable(Type.String({ description: `the scheme's monitoring programme: ${Object.entries(THRESHOLDS).map(([k, v]) => `${k} ${v.programme} (${v.ratio * 100} % and ${v.count} in a month)`).join(', ')}` })),
+  threshold_ratio: Nullable(Type.Number()),
+  threshold_count: Nullable(Type.Integer()),
+  standing: Type.Enum(['OK', 'WARNING', 'EXCEEDED', 'NOT_MONITORED'], { description: 'EXCEEDED: the ratio and the count both reach the programme\'s; WARNING: the ratio is at 80 % of it or more; NOT_MONITORED: no programme here' }),
+}, { title: 'DisputeRatio', examples: [{ month: '2026-03', scheme: 'VISA', disputes: 3, sales: 1250, sales_month: '2026-03', ratio: 0.0024, programme: 'VDMP', threshold_ratio: 0.009, threshold_count: 100, standing: 'OK' }] });
+
+export const RatiosResponse = envelope({ ratios: Type.Array(DisputeRatio, { description: 'oldest month first, each scheme' }) }, { title: 'DisputeRatiosResponse' });
