@@ -524,19 +524,3 @@ export function evidenceInput(fields: Record<string, string>, documents: string[
 export function multipartInput(input: unknown, boundary: string): string {
   return `--${boundary}\r\nContent-Disposition: form-data; name="input"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(input)}\r\n--${boundary}--\r\n`;
 }
-
-/** The JSON of the `input` part of a multipart/form-data body, or undefined when there is none. */
-export function multipartInputOf(body: string, contentType: string | undefined): unknown {
-  const boundary = /boundary=("?)([^";]+)\1/.exec(contentType ?? '')?.[2];
-  if (!boundary) return undefined;
-  for (const part of body.split(`--${boundary}`)) {
-    const at = part.indexOf('\r\n\r\n');
-    if (at < 0 || !/name="input"/.test(part.slice(0, at))) continue;
-    try {
-      return JSON.parse(part.slice(at + 4).replace(/\r\n$/, ''));
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}

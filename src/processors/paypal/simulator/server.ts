@@ -38,7 +38,6 @@ import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type Web
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { PAYPAL_CURRENCY_DECIMALS } from '../currencies.js';
 import { PAYPAL_SPEC } from '../spec.js';
-import { multipartInputOf } from '../mapping.js';
 import { issuerRule, simNetwork } from './rules.js';
 
 export interface PaypalSimApp {
@@ -101,6 +100,20 @@ interface SimOrder {
 
 type Out = { status: number; body: unknown; hooks: Array<{ type: string; resource: Json }> };
 
+/** The JSON of a multipart/form-data body's `input` part (PayPal's dispute actions), or undefined. */
+function inputPart(body: string, contentType: string): unknown {
+  const boundary = /boundary=("?)([^";]+)\1/.exec(contentType)?.[2];
+  if (!boundary) return undefined;
+  const part = body.split(`--${boundary}`).find((p) => /^\r\nContent-Disposition: form-data; name="input"/i.test(p));
+  if (!part) return undefined;
+  const at = part.indexOf('\r\n\r\n');
+  try {
+    return at < 0 ? undefined : JSON.parse(part.slice(at + 4).replace(/\r\n$/, ''));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A dispute the simulator raised on a capture (`raiseDispute`), as PayPal's Disputes API shows it. */
 export interface SimDispute {
   id: string;
@@ -115,6 +128,7 @@ export interface SimDispute {
   /** How PayPal decides it once the merchant provided evidence (`decideDisputes`). */
   decision: 'RESOLVED_SELLER_FAVOUR' | 'RESOLVED_BUYER_FAVOUR';
   evidences: Json[];
+  externalReasonCode: string | null;
   createTime: string;
   updateTime: string;
   dueDate: string;
@@ -534,10 +548,9 @@ export class PaypalSimulator extends SimulatorBase {
     const d: SimDispute = {
       id: `PP-R-${ppId(3)}-${ppId(8)}`, clientId: order.clientId, order, capture, reason: opts.reason ?? 'UNAUTHORISED', stage: opts.stage ?? 'CHARGEBACK',
       amount: opts.amount !== undefined ? money(opts.amount, capture.amount.currency_code) : capture.amount,
-      status: 'WAITING_FOR_SELLER_RESPONSE', outcomeCode: null, decision: opts.decision ?? 'RESOLVED_SELLER_FAVOUR', evidences: [],
+      status: 'WAITING_FOR_SELLER_RESPONSE', outcomeCode: null, decision: opts.decision ?? 'RESOLVED_SELLER_FAVOUR', evidences: [], externalReasonCode: opts.externalReasonCode ?? null,
       createTime: now.toISOString(), updateTime: now.toISOString(), dueDate: new Date(now.getTime() + 10 * 86400_000).toISOString(),
     };
-    if (opts.externalReasonCode) (d as SimDispute & { external?: string }).external = opts.externalReasonCode;
     this.#disputes.set(d.id, d);
     await this.#disputeWebhook(d, 'CUSTOMER.DISPUTE.CREATED');
     return d;
@@ -560,7 +573,7 @@ export class PaypalSimulator extends SimulatorBase {
   }
 
   #disputeResource(d: SimDispute): Json {
-    const external = (d as SimDispute & { external?: string }).external;
+    const external = d.externalReasonCode;
     return {
       dispute_id: d.id, create_time: d.createTime, update_time: d.updateTime,
       disputed_transactions: [{ seller_transaction_id: d.capture.id, ...(d.order.customId ? { custom: d.order.customId } : {}), transaction_status: 'COMPLETED', gross_amount: d.capture.amount, create_time: d.capture.create_time }],
@@ -594,7 +607,7 @@ export class PaypalSimulator extends SimulatorBase {
     if (!d || d.clientId !== clientId) return answer(404, this.#error(404, 'INVALID_RESOURCE_ID'));
     if (op === 'disputes.get') return answer(200, this.#disputeResource(d));
     if (!/^multipart\/form-data;/.test(String(r.headers['content-type'] ?? ''))) return answer(400, this.#error(400, 'INVALID_REQUEST_BODY'));
-    const input = multipartInputOf(r.raw, String(r.headers['content-type']));
+    const input = inputPart(r.raw, String(r.headers['content-type']));
     const problems = this.spec.request(op, input ?? {});
     if (problems.length > 0) return answer(400, this.#error(400, 'INVALID_PARAMETER_VALUE', { detail: { location: 'body', description: problems.join('; ') } }));
     if (d.status !== 'WAITING_FOR_SELLER_RESPONSE') return answer(422, this.#error(422, 'NOT_AUTHORIZED_TO_PERFORM_ACTION'));
