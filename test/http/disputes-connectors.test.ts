@@ -6,6 +6,7 @@
  * acceptance goes to the provider first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
 import { CHECKOUT_ACCOUNT, checkoutHarness, paypalHarness, type WebhookSend } from '../helpers/connectors.js';
@@ -52,6 +53,9 @@ describe('Checkout.com disputes (Disputes API and dispute webhooks)', () => {
     expect(list.disputes).toHaveLength(1);
     const d = list.disputes[0];
     expect(d).toMatchObject({ source: 'CONNECTOR', acquirer: 'CHECKOUT', provider_id: sd.id, transaction_uuid: p.tx, category: 'PRODUCT_NOT_RECEIVED', reason_code: '13.1', amount: 2300, currency: 'EUR', status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', evidence_due_at: sd.requiredBy });
+    // Checkout.com keeps the deadline (its webhook says when it expired): only the reminder is scheduled here
+    const { rows: jobs } = await sql<{ queue: string }>`select queue from jobs where payload::jsonb ->> 'disputeId' = ${d.uuid} order by queue`.execute(t.p.database.db);
+    expect(jobs.map((j) => j.queue)).toEqual(['disputes.reminder']);
     // the same webhook again (a replay) changes nothing
     const again = h.webhooks!.sent().at(-1)!;
     await send(again);

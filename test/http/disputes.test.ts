@@ -64,6 +64,9 @@ describe('sandbox disputes on the test clock', () => {
     expect(d.evidence_fields).toContain('shipping_tracking_number');
     expect(totals).toMatchObject({ order_uuid: order.uuid, disputes: 1, disputed: 2500, lost: 0, won: 0 });
     const clock = await a.api.get('/test-clock');
+    // its deadline and its reminder are durable jobs of the merchant (moved with its test clock)
+    const { rows: jobs } = await sql<{ queue: string; merchant_id: string }>`select queue, merchant_id from jobs where payload::jsonb ->> 'disputeId' = ${d.uuid} order by queue`.execute(t.p.database.db);
+    expect(jobs).toEqual([{ queue: 'disputes.deadline', merchant_id: a.client_uuid }, { queue: 'disputes.reminder', merchant_id: a.client_uuid }]);
     // due 7 days from now on the merchant's clock
     expect(Date.parse(d.evidence_due_at) - Date.parse(d.created_at)).toBe(7 * DAY * 1000);
     expect(clock.status).toBe(200);

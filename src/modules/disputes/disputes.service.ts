@@ -224,12 +224,17 @@ export class DisputesService {
     return this.get(ctx, row.id);
   }
 
-  /** The deadline's expiry job and the reminder before it, at their instants on the merchant's clock. */
+  /**
+   * The deadline's expiry job and the reminder before it, at their instants on the merchant's clock. A
+   * CONNECTOR dispute gets the reminder only: its provider keeps the deadline and says when it expired.
+   */
   async #scheduleDeadline(trx: Executor, d: repo.DisputeRow, offsetMs: number): Promise<void> {
     const settings = await repo.settingsOf(trx, d.merchant_id);
     const days = settings?.reminder_days ?? REMINDER_DAYS;
     const real = (t: Date) => new Date(t.getTime() - offsetMs);
-    await this.p.jobs.enqueue(trx, { queue: DEADLINE_QUEUE, payload: { disputeId: d.id, due: d.evidence_due_at.toISOString() }, runAt: real(d.evidence_due_at), merchantId: d.merchant_id, maxAttempts: 20 });
+    if (d.source !== 'CONNECTOR') {
+      await this.p.jobs.enqueue(trx, { queue: DEADLINE_QUEUE, payload: { disputeId: d.id, due: d.evidence_due_at.toISOString() }, runAt: real(d.evidence_due_at), merchantId: d.merchant_id, maxAttempts: 20 });
+    }
     if (days > 0) {
       await this.p.jobs.enqueue(trx, { queue: REMINDER_QUEUE, payload: { disputeId: d.id, due: d.evidence_due_at.toISOString() }, runAt: real(reminderAt(d.evidence_due_at, days)), merchantId: d.merchant_id, maxAttempts: 10 });
     }
