@@ -66,6 +66,8 @@ create table dispute_evidence (
   content_type text check (content_type in ('application/pdf', 'image/png', 'image/jpeg')),
   size integer not null check (size between 0 and 4194304),
   content bytea,
+  -- DOCUMENT: the evidence field it supports (proof_of_delivery, ...), when the merchant named one
+  field text check (length(field) between 1 and 60),
   created_at timestamptz not null,
   check ((kind = 'TEXT') = (text_value is not null and content is null and content_type is null)),
   check ((kind = 'DOCUMENT') = (content is not null and content_type is not null and text_value is null))

@@ -537,7 +537,8 @@ export interface DisputeNotice {
 /** Evidence as the gateway keeps it: text by our field names, documents with their bytes. */
 export interface DisputeEvidence {
   fields: Record<string, string>;
-  documents: Array<{ filename: string; contentType: string; content: Buffer }>;
+  /** `field`: the evidence field a document supports, when the merchant named one. */
+  documents: Array<{ filename: string; contentType: string; content: Buffer; field: string | null }>;
 }
 
 export type DisputeActionResult =

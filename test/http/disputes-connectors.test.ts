@@ -12,6 +12,7 @@ import { storeCard } from '../helpers/payments.js';
 import { CHECKOUT_ACCOUNT, checkoutHarness, paypalHarness, type WebhookSend } from '../helpers/connectors.js';
 
 const HTTPS = { 'x-forwarded-proto': 'https' };
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 describe('Checkout.com disputes (Disputes API and dispute webhooks)', () => {
   const h = checkoutHarness();
@@ -61,12 +62,23 @@ describe('Checkout.com disputes (Disputes API and dispute webhooks)', () => {
     await send(again);
     expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
 
-    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, { fields: { shipping_tracking_number: '1Z999AA10123456784', customer_communication: 'The customer confirmed receipt by e-mail' } })).status).toBe(200);
+    const receipt = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(300_000, 0xab), Buffer.from('\n%%EOF\n')]);
+    const ev = await m.api.post(`/disputes/${d.uuid}/evidence`, {
+      fields: { shipping_tracking_number: '1Z999AA10123456784', customer_communication: 'The customer confirmed receipt by e-mail' },
+      documents: [{ filename: 'receipt.pdf', data: receipt.toString('base64'), field: 'proof_of_delivery' }, { filename: 'photo.png', data: PNG.toString('base64') }],
+    });
+    expect(ev.status, ev.raw).toBe(200);
+    expect(ev.body.dispute.evidence.find((x: any) => x.name === 'receipt.pdf')).toMatchObject({ field: 'proof_of_delivery', content_type: 'application/pdf' });
     const s = await m.api.post(`/disputes/${d.uuid}/submit`, {});
     expect(s.status, s.raw).toBe(200);
     expect(s.body.dispute.status).toBe('UNDER_REVIEW');
-    // what Checkout.com received: the evidence texts of its ProvideEvidenceRequest, then the submission
-    expect(h.sim.dispute(sd.id)).toMatchObject({ status: 'evidence_under_review', evidence: { proof_of_delivery_or_service_text: 'shipping tracking number: 1Z999AA10123456784', customer_communication_text: 'customer communication: The customer confirmed receipt by e-mail' } });
+    // what Checkout.com received: the documents uploaded (POST /files), the evidence texts and files of its ProvideEvidenceRequest, then the submission
+    const got = h.sim.dispute(sd.id)!;
+    expect(got).toMatchObject({ status: 'evidence_under_review', evidence: { proof_of_delivery_or_service_text: 'shipping tracking number: 1Z999AA10123456784', customer_communication_text: 'customer communication: The customer confirmed receipt by e-mail' } });
+    const pdfFile = h.sim.file(got.evidence!.proof_of_delivery_or_service_file);
+    expect(pdfFile).toMatchObject({ filename: 'receipt.pdf', contentType: 'application/pdf' });
+    expect(pdfFile!.content.equals(receipt)).toBe(true);
+    expect(h.sim.file(got.evidence!.additional_evidence_file)!.content.equals(PNG)).toBe(true);
 
     await h.sim.decideDisputes();
     const after = await m.api.get(`/disputes/${d.uuid}`);

@@ -47,11 +47,19 @@ describe('Checkout.com', () => {
     expect(checkoutFacts({ ...event('payment_captured'), data: { id: 'pay_mbabizu24mvu3mela5njyhpit4' } })).toBeNull();
   });
 
-  it('the evidence request is one the reference allows: texts by kind, 500 characters each', () => {
-    const body = evidenceRequest({ shipping_tracking_number: '1Z999', proof_of_delivery: 'signed', customer_communication: 'mail', customer_ip: '203.0.113.7', refund_policy: 'x'.repeat(600) }, ['receipt.pdf']);
+  it('the evidence request is one the reference allows: texts by kind, 500 characters each, a file per kind', () => {
+    const docs = [
+      { filename: 'receipt.pdf', field: 'proof_of_delivery', fileId: 'file_aaaaaaaaaaaaaaaaaaaa' },
+      { filename: 'photo.png', field: 'shipping_address', fileId: 'file_bbbbbbbbbbbbbbbbbbbb' },
+      { filename: 'mail.pdf', field: null, fileId: 'file_cccccccccccccccccccc' },
+    ];
+    const body = evidenceRequest({ shipping_tracking_number: '1Z999', proof_of_delivery: 'signed', customer_communication: 'mail', customer_ip: '203.0.113.7', refund_policy: 'x'.repeat(600) }, docs);
     expect(checkout.request('provideDisputeEvidence', body)).toEqual([]);
     expect(body.proof_of_delivery_or_service_text).toBe('shipping tracking number: 1Z999\nproof of delivery: signed');
-    expect(body.additional_evidence_text).toBe('customer ip: 203.0.113.7\ndocuments kept by the merchant: receipt.pdf');
+    // one file per kind: the second of proof of delivery goes to additional evidence, the third is named
+    expect(body.proof_of_delivery_or_service_file).toBe('file_aaaaaaaaaaaaaaaaaaaa');
+    expect(body.additional_evidence_file).toBe('file_bbbbbbbbbbbbbbbbbbbb');
+    expect(body.additional_evidence_text).toBe('customer ip: 203.0.113.7\nmore documents kept by the merchant: mail.pdf');
     expect(body.refund_or_cancellation_policy_text).toHaveLength(500);
     // an empty request is not one
     expect(checkout.request('provideDisputeEvidence', {})).not.toEqual([]);

@@ -34,7 +34,7 @@ export const EVIDENCE_EXAMPLE = {
     product_description: 'Two tickets for the 14 March concert, sent by e-mail',
     shipping_tracking_number: '1Z999AA10123456784',
   },
-  documents: [{ filename: 'delivery-receipt.pdf', data: 'JVBERi0xLjQKJcfsj6IK' }],
+  documents: [{ filename: 'delivery-receipt.pdf', data: 'JVBERi0xLjQKJcfsj6IK', field: 'proof_of_delivery' }],
 };
 
 export const ACTION_EXAMPLE = { signature };
@@ -66,7 +66,7 @@ export const DISPUTE_EXAMPLE = {
   actions: ['SUBMIT', 'ACCEPT'],
 };
 
-export const EVIDENCE_ITEM_EXAMPLE = { uuid: '0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e', kind: 'DOCUMENT', name: 'delivery-receipt.pdf', text: null, content_type: 'application/pdf', size: 48211, created_at: '2026-03-15T10:02:44.000Z' };
+export const EVIDENCE_ITEM_EXAMPLE = { uuid: '0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e', kind: 'DOCUMENT', name: 'delivery-receipt.pdf', text: null, content_type: 'application/pdf', size: 48211, field: 'proof_of_delivery', created_at: '2026-03-15T10:02:44.000Z' };
 
 export const HISTORY_EXAMPLE = { at: '2026-03-14T09:21:07.000Z', actor: 'api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10', event: 'CREATE', from_status: null, to_status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', detail: 'CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR' };
 

@@ -50,6 +50,7 @@ export interface DisputeEvidenceTable {
   content_type: DocumentType | null;
   size: number;
   content: Buffer | null;
+  field: string | null;
   created_at: Date;
 }
 
@@ -158,7 +159,7 @@ export async function disputesOfOrder(db: Executor, owner: Owner, orderId: strin
 
 export async function evidenceOf(db: Executor, disputeId: string): Promise<EvidenceMeta[]> {
   const rows = await db.selectFrom('dispute_evidence')
-    .select(['id', 'dispute_id', 'kind', 'name', 'text_value', 'content_type', 'size', 'created_at'])
+    .select(['id', 'dispute_id', 'kind', 'name', 'text_value', 'content_type', 'size', 'field', 'created_at'])
     .where('dispute_id', '=', disputeId).orderBy('created_at').orderBy('name').execute();
   return rows.map((r) => ({ ...r, size: Number(r.size) }));
 }
@@ -168,7 +169,7 @@ export async function documentsSize(db: Executor, disputeId: string): Promise<{ 
   return { bytes: Number(rows[0].bytes ?? 0), count: Number(rows[0].count) };
 }
 
-export async function upsertText(db: Executor, row: Omit<DisputeEvidenceTable, 'content' | 'content_type'> & { text_value: string }): Promise<void> {
+export async function upsertText(db: Executor, row: Omit<DisputeEvidenceTable, 'content' | 'content_type' | 'field'> & { text_value: string }): Promise<void> {
   await sql`insert into dispute_evidence (id, dispute_id, kind, name, text_value, content_type, size, content, created_at)
     values (${row.id}, ${row.dispute_id}, 'TEXT', ${row.name}, ${row.text_value}, null, ${row.size}, null, ${row.created_at})
     on conflict (dispute_id, name) where kind = 'TEXT' do update set text_value = excluded.text_value, size = excluded.size, created_at = excluded.created_at`.execute(db);
@@ -178,9 +179,9 @@ export async function insertDocument(db: Executor, row: DisputeEvidenceTable): P
   await db.insertInto('dispute_evidence').values(row).execute();
 }
 
-export async function documentsOf(db: Executor, disputeId: string): Promise<Array<{ name: string; content_type: string; content: Buffer }>> {
-  const rows = await db.selectFrom('dispute_evidence').select(['name', 'content_type', 'content']).where('dispute_id', '=', disputeId).where('kind', '=', 'DOCUMENT').orderBy('created_at').orderBy('id').execute();
-  return rows.map((r) => ({ name: r.name, content_type: r.content_type!, content: Buffer.from(r.content!) }));
+export async function documentsOf(db: Executor, disputeId: string): Promise<Array<{ name: string; content_type: string; content: Buffer; field: string | null }>> {
+  const rows = await db.selectFrom('dispute_evidence').select(['name', 'content_type', 'content', 'field']).where('dispute_id', '=', disputeId).where('kind', '=', 'DOCUMENT').orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ name: r.name, content_type: r.content_type!, content: Buffer.from(r.content!), field: r.field }));
 }
 
 export async function documentOf(db: Executor, disputeId: string, id: string): Promise<DisputeEvidenceTable | undefined> {

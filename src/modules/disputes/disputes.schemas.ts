@@ -49,6 +49,7 @@ export const EvidenceItem = Type.Object({
   text: Nullable(Type.String({ description: 'the field\'s text' })),
   content_type: Nullable(Type.Enum([...DOCUMENT_TYPES], { description: 'the document\'s type, read from its content' })),
   size: Type.Integer({ description: 'bytes' }),
+  field: Nullable(Type.String({ description: 'DOCUMENT: the evidence field it supports, when named' })),
   created_at: Iso,
 }, { title: 'DisputeEvidence', examples: [EX.EVIDENCE_ITEM_EXAMPLE] });
 
@@ -132,6 +133,7 @@ export const EvidenceBody = signedBody({
   documents: Maybe(Type.Array(Type.Object({
     filename: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\\\u0000-\\u001f]+$', description: 'the file name' }),
     data: Type.String({ minLength: 1, description: 'the file in base64 (a `data:...;base64,` prefix is allowed): PDF, PNG or JPEG (read from its content), at most 4 MiB; a PDF whose text holds a card number is refused' }),
+    field: OptionalText(60, { description: 'the evidence field the document supports (one of the dispute\'s `evidence_fields`, e.g. proof_of_delivery); a connector files it under the provider\'s matching kind' }),
   }), { maxItems: 20, description: 'documents: at most 4 MiB each and 10 MiB per dispute in all' })),
 }, { title: 'DisputeEvidenceRequest', examples: [EX.EVIDENCE_EXAMPLE] });
 

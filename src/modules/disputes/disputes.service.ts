@@ -53,7 +53,7 @@ export interface NewDispute {
 
 export interface EvidenceInput {
   fields?: Record<string, string> | null;
-  documents?: Array<{ filename: string; data: string }> | null;
+  documents?: Array<{ filename: string; data: string; field?: string | null }> | null;
 }
 
 interface Payment {
@@ -102,7 +102,7 @@ function presentHistory(h: repo.HistoryRow) {
 }
 
 function presentEvidence(e: repo.EvidenceMeta) {
-  return { uuid: e.id, kind: e.kind, name: e.name, text: e.text_value, content_type: e.content_type, size: e.size, created_at: e.created_at.toISOString() };
+  return { uuid: e.id, kind: e.kind, name: e.name, text: e.text_value, content_type: e.content_type, size: e.size, field: e.field, created_at: e.created_at.toISOString() };
 }
 
 /** What every dispute of an order means for it, in the order's currency. */
@@ -292,12 +292,12 @@ export class DisputesService {
       if (containsCardNumber(value)) throw badRequest(`fields.${name} must not contain a card number: card numbers go only in the card fields`);
     }
     const decoded = docs.map((doc, i) => {
-      const field = `documents[${i}].data`;
-      const bytes = decodeDocument(field, doc.data);
+      if (doc.field && !allowed.includes(doc.field)) throw badRequest(`documents[${i}].field ${doc.field} is not evidence of a ${d0.category} dispute; its fields are ${allowed.join(', ')}`);
+      const bytes = decodeDocument(`documents[${i}].data`, doc.data);
       const type = sniffDocument(bytes);
       if (!type) throw badRequest(`documents[${i}] (${doc.filename}) is not a PDF, PNG or JPEG file (read by its content, not its name): only those are accepted`);
       if (type === 'application/pdf' && pdfHasCardNumber(bytes)) throw badRequest(`documents[${i}] (${doc.filename}) must not contain a card number: mask it (BIN and last 4 at most) before sending the document`);
-      return { filename: doc.filename, bytes, type };
+      return { filename: doc.filename, bytes, type, field: doc.field ?? null };
     });
     const now = ctx.clock.now();
     await this.p.database.transaction(async (trx) => {
@@ -309,7 +309,7 @@ export class DisputesService {
       if (held.count + decoded.length > DOCUMENTS_MAX) throw badRequest(`A dispute holds at most ${DOCUMENTS_MAX} documents (it has ${held.count})`);
       if (held.bytes + adding > DISPUTE_DOCUMENTS_MAX_BYTES) throw badRequest(`A dispute's documents take at most ${DISPUTE_DOCUMENTS_MAX_BYTES} bytes (10 MiB) together: it holds ${held.bytes}, these add ${adding}`);
       for (const [name, value] of fields) await repo.upsertText(trx, { id: randomUUID(), dispute_id: id, kind: 'TEXT', name, text_value: value, size: Buffer.byteLength(value), created_at: now });
-      for (const x of decoded) await repo.insertDocument(trx, { id: randomUUID(), dispute_id: id, kind: 'DOCUMENT', name: x.filename, text_value: null, content_type: x.type, size: x.bytes.length, content: x.bytes, created_at: now });
+      for (const x of decoded) await repo.insertDocument(trx, { id: randomUUID(), dispute_id: id, kind: 'DOCUMENT', name: x.filename, text_value: null, content_type: x.type, size: x.bytes.length, content: x.bytes, field: x.field, created_at: now });
       const what = [...fields.map(([n]) => n), ...decoded.map((x) => `${x.filename} (${x.type}, ${x.bytes.length} bytes)`)].join(', ');
       await repo.addHistory(trx, [{ dispute_id: id, at: now, actor: `api:${ctx.keyId}`, event: 'EVIDENCE', from_status: d.status, to_status: d.status, stage: d.stage, detail: what.slice(0, 1000) }]);
       await repo.updateDispute(trx, id, { updated_at: now });
@@ -361,7 +361,7 @@ export class DisputesService {
       const evidence = await repo.evidenceOf(this.#db, id);
       if (evidence.length === 0) throw conflict('The dispute has no evidence: add it (POST /disputes/{uuid}/evidence) before submitting, or accept the dispute');
       const fields = Object.fromEntries(evidence.filter((e) => e.kind === 'TEXT').map((e) => [e.name, e.text_value!]));
-      const documents = (await repo.documentsOf(this.#db, id)).map((x) => ({ filename: x.name, contentType: x.content_type, content: x.content }));
+      const documents = (await repo.documentsOf(this.#db, id)).map((x) => ({ filename: x.name, contentType: x.content_type, content: x.content, field: x.field }));
       r = await connector.disputes.submitEvidence({ terminal, providerId: d.provider_id, evidence: { fields, documents } });
     } else r = await connector.disputes.accept({ terminal, providerId: d.provider_id });
     if (r.outcome === 'REFUSED') throw unprocessable(`${r.details}: nothing changed`);

@@ -23,6 +23,7 @@
  * outgoing call live; the part of the Payments API used here is seven JSON calls, written from its public
  * reference (spec.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type {
   AcquirerThreeDS,
   AuthenticateRequest,
@@ -45,7 +46,7 @@ import type { CheckoutTerminal } from './credentials.js';
 import { CHECKOUT_LEDGER, type CheckoutOperation } from './ledger.js';
 import { acceptedAction, actionBody, disputeWebhookFacts, evidenceRequest, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
-import { parseJson, parseObject, type Answer, type Sent } from '../kit/http.js';
+import { multipartBody, parseJson, parseObject, type Answer, type Sent } from '../kit/http.js';
 import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 
 export const CHECKOUT_PRODUCTION_URL = 'https://api.checkout.com';
@@ -378,7 +379,23 @@ export class CheckoutConnector extends ConnectorBase<CheckoutTerminal> implement
       const opened = await this.terminalOf(req.terminal, 'CHECKOUT');
       if ('problem' in opened) return { outcome: 'REFUSED', details: opened.problem };
       const id = encodeURIComponent(req.providerId);
-      const body = evidenceRequest(req.evidence.fields, req.evidence.documents.map((d) => d.filename));
+      // each document uploaded first (POST /files, purpose dispute_evidence): its file id goes in the evidence
+      const uploaded: Array<{ filename: string; field: string | null; fileId: string }> = [];
+      for (const d of req.evidence.documents) {
+        const boundary = `paygate${randomUUID().replace(/-/g, '')}`;
+        const sent = await this.send({
+          method: 'POST', path: '/files',
+          headers: { authorization: `Bearer ${opened.terminal.secretKey}`, accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` },
+          body: multipartBody([{ name: 'purpose', value: 'dispute_evidence' }, { name: 'file', filename: d.filename, contentType: d.contentType, content: d.content }], boundary),
+        });
+        const fileId = sent.kind === 'answer' && sent.status === 200 && typeof sent.json?.id === 'string' && /^file_\w+$/.test(sent.json.id) ? sent.json.id : null;
+        if (!fileId) {
+          const r = this.#disputeAnswer(sent, `the document ${d.filename}`);
+          return r.outcome === 'DONE' ? { outcome: 'UNKNOWN', details: `Checkout.com gave no file id for ${d.filename}` } : r;
+        }
+        uploaded.push({ filename: d.filename, field: d.field, fileId });
+      }
+      const body = evidenceRequest(req.evidence.fields, uploaded);
       // provide (attached, not sent), then submit
       const provided = this.#disputeAnswer(await this.#send('PUT', `/disputes/${id}/evidence`, opened.terminal, body, null), 'the evidence');
       if (provided.outcome !== 'DONE') return provided;

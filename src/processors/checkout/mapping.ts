@@ -393,18 +393,27 @@ const EVIDENCE_KIND_OF: Record<string, (typeof CHECKOUT_EVIDENCE_KINDS)[number]>
 
 /**
  * The body of `PUT /disputes/{id}/evidence`: each text under its kind (several of our fields of one kind
- * joined, `name: text`), everything else as additional evidence, each cut to 500 characters; documents
- * are named in the additional evidence (they are kept in paygate: Checkout.com takes files through its
- * file upload, which this connector does not use).
+ * joined, `name: text`), everything else as additional evidence, each cut to 500 characters; each uploaded
+ * document (its `file_` id) as the file of the kind of the field it supports (else additional evidence).
+ * A kind takes one file: a document whose kind has one already goes to additional evidence if that is
+ * free, else it is named in the additional evidence's text.
  */
-export function evidenceRequest(fields: Record<string, string>, documents: string[]): Record<string, string> {
+export function evidenceRequest(fields: Record<string, string>, documents: Array<{ filename: string; field: string | null; fileId: string }>): Record<string, string> {
   const by = new Map<string, string[]>();
   for (const [name, text] of Object.entries(fields)) {
     const kind = EVIDENCE_KIND_OF[name] ?? 'additional_evidence';
     by.set(kind, [...(by.get(kind) ?? []), `${name.replace(/_/g, ' ')}: ${text}`]);
   }
-  if (documents.length > 0) by.set('additional_evidence', [...(by.get('additional_evidence') ?? []), `documents kept by the merchant: ${documents.join(', ')}`]);
-  const out: Record<string, string> = {};
+  const files: Record<string, string> = {};
+  const unfiled: string[] = [];
+  for (const d of documents) {
+    const kind = (d.field && EVIDENCE_KIND_OF[d.field]) || 'additional_evidence';
+    if (!files[`${kind}_file`]) files[`${kind}_file`] = d.fileId;
+    else if (!files.additional_evidence_file) files.additional_evidence_file = d.fileId;
+    else unfiled.push(d.filename);
+  }
+  if (unfiled.length > 0) by.set('additional_evidence', [...(by.get('additional_evidence') ?? []), `more documents kept by the merchant: ${unfiled.join(', ')}`]);
+  const out: Record<string, string> = { ...files };
   for (const [kind, texts] of by) {
     const t = texts.join('\n');
     out[`${kind}_text`] = t.length > 500 ? `${t.slice(0, 499)}…` : t;

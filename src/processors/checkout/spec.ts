@@ -497,6 +497,17 @@ export const CHECKOUT_SPEC: ProviderSpec = {
       responses: { ...Object.fromEntries(CHECKOUT_EVENT_TYPES.map((t) => [t, event(t)])), ...Object.fromEntries(CHECKOUT_DISPUTE_EVENT_TYPES.map((t) => [t, disputeEvent(t)])) },
     },
     {
+      id: 'uploadAFile',
+      source: '[REF] nas_spec/paths/files.yaml, post: multipart/form-data File (file, purpose dispute_evidence; JPEG, PNG or PDF of at most 4MB), 200 FileUploadResponse, 401, 422, 429',
+      request: { type: 'object', additionalProperties: false, required: ['purpose'], properties: { purpose: { enum: ['dispute_evidence'] } }, 'x-source': '[REF] Disputes/File.yaml, FilePurpose.yaml (the fields beside the file part)' },
+      responses: {
+        200: { type: 'object', required: ['id'], properties: { id: str({ pattern: '^file_' }), _links: obj }, 'x-source': '[REF] Disputes/FileUploadResponse.yaml' },
+        401: unauthorized,
+        422: ref('ValidationError'),
+        429: ref('Empty'),
+      },
+    },
+    {
       id: 'getDisputeDetails',
       source: '[REF] nas_spec/paths/disputes@{dispute_id}.yaml, get: 200 Dispute, 401, 404',
       responses: { 200: ref('Dispute'), 401: unauthorized, 404: ref('Empty') },

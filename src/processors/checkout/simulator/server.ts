@@ -32,7 +32,7 @@
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type http from 'node:http';
-import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
+import { challengePage, readMultipart, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
 import { decide, summaryOf } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { CHECKOUT_SPEC } from '../spec.js';
@@ -193,11 +193,14 @@ export class CheckoutSimulator extends SimulatorBase {
   readonly #followUpIds = new Set<string>();
   readonly #fingerprintKey = randomBytes(16);
   readonly #disputes = new Map<string, SimDispute>();
+  /** Files uploaded for dispute evidence (POST /files): their owner's key, name, type and bytes. */
+  readonly #files = new Map<string, { secretKey: string; filename: string; contentType: string; content: Buffer }>();
   /** Requests received: payments (POST /payments), actions (captures, voids, refunds), queries. */
   readonly calls = { payments: 0, actions: 0, queries: 0 };
 
   constructor(opts: CheckoutSimulatorOptions) {
-    super({ spec: CHECKOUT_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
+    // dispute evidence files of up to 4 MB come as multipart bodies
+    super({ spec: CHECKOUT_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders, bodyLimit: 6 * 1024 * 1024 });
     this.#opts = opts;
   }
 
@@ -266,6 +269,7 @@ export class CheckoutSimulator extends SimulatorBase {
     const req = { method: r.method, headers };
     if (url.pathname.startsWith('/sim/3ds/')) return this.#threedsPage(r.method, url, raw, res);
     if (url.pathname.startsWith('/disputes/')) return this.#disputeApi(r, res);
+    if (url.pathname === '/files' && r.method === 'POST') return this.#uploadFile(r, res);
     const route = this.#route(req.method, url.pathname);
     const write = (status: number, body: unknown) => this.write(res, status, body);
     if (!route) return write(404, null);
@@ -573,6 +577,36 @@ export class CheckoutSimulator extends SimulatorBase {
     return this.#disputes.get(id);
   }
 
+  /** A file uploaded for evidence (tests). */
+  file(id: string): Readonly<{ filename: string; contentType: string; content: Buffer }> | undefined {
+    return this.#files.get(id);
+  }
+
+  /** POST /files: a JPEG, PNG or PDF of at most 4 MB for dispute evidence ([REF] paths/files.yaml). */
+  async #uploadFile(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const answer = (status: number, body: unknown) => {
+      this.spec.response('uploadAFile', status, body);
+      this.write(res, status, body);
+    };
+    const key = /^Bearer (\S+)$/.exec(String(r.headers.authorization ?? ''))?.[1] ?? '';
+    if (!this.#opts.accounts[key]) return answer(401, null);
+    const parts = readMultipart(r.bytes, String(r.headers['content-type'] ?? ''));
+    const invalid = (code: string) => answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: [code] });
+    if (!parts) return invalid('request_body_malformed');
+    const fields = Object.fromEntries(parts.filter((p) => p.filename === null).map((p) => [p.name, p.content.toString('utf8')]));
+    const problems = this.spec.request('uploadAFile', fields);
+    if (problems.length > 0) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: errorCodesOf(problems) });
+    const file = parts.find((p) => p.name === 'file' && p.filename !== null);
+    if (!file) return invalid('file_required');
+    const head = file.content.subarray(0, 8);
+    const type = head.subarray(0, 5).toString('latin1') === '%PDF-' ? 'application/pdf' : head.equals(Buffer.from('89504e470d0a1a0a', 'hex')) ? 'image/png' : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff ? 'image/jpeg' : null;
+    if (!type) return invalid('file_type_invalid');
+    if (file.content.length > 4 * 1024 * 1024) return invalid('file_too_large');
+    const fileId = `file_${Array.from({ length: 20 }, () => ALNUM[randomInt(ALNUM.length)]).join('')}`;
+    this.#files.set(fileId, { secretKey: key, filename: file.filename!, contentType: type, content: Buffer.from(file.content) });
+    return answer(200, { id: fileId, _links: { self: { href: `${this.url}/files/${fileId}` } } });
+  }
+
   #disputeSummary(d: SimDispute) {
     return {
       id: d.id, category: d.category, status: d.status, amount: d.amount, currency: d.p.currency, reason_code: d.reasonCode,
@@ -612,6 +646,9 @@ export class CheckoutSimulator extends SimulatorBase {
       const problems = this.spec.request(op, body);
       if (problems.length > 0) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: errorCodesOf(problems) });
       if (d.status !== 'evidence_required') return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['dispute_evidence_not_required'] });
+      // a file named must be one this account uploaded
+      const unknownFile = Object.entries(body as Record<string, string>).some(([k, v]) => k.endsWith('_file') && this.#files.get(v)?.secretKey !== key);
+      if (unknownFile) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['file_not_found'] });
       d.evidence = { ...(d.evidence ?? {}), ...(body as Record<string, string>) };
       return answer(204, null);
     }
