@@ -181,15 +181,21 @@ describe('PayPal disputes (Disputes API and CUSTOMER.DISPUTE.* webhooks)', () =>
     await send(h.webhooks!.sent().at(-1)!);
     expect((await disputesOf(p.order.uuid)).disputes).toHaveLength(1);
 
-    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, { fields: { shipping_tracking_number: 'PK123456789ES', product_description: 'A wool jumper, size M' } })).status).toBe(200);
+    const signed = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(200_000, 0xab), Buffer.from('\n%%EOF\n')]);
+    expect((await m.api.post(`/disputes/${d.uuid}/evidence`, {
+      fields: { shipping_tracking_number: 'PK123456789ES', product_description: 'A wool jumper, size M' },
+      documents: [{ filename: 'signed delivery (copy).pdf', data: signed.toString('base64'), field: 'proof_of_delivery' }],
+    })).status).toBe(200);
     const s = await m.api.post(`/disputes/${d.uuid}/submit`, {});
     expect(s.status, s.raw).toBe(200);
     expect(s.body.dispute.status).toBe('UNDER_REVIEW');
     expect(h.sim.dispute(sd.id)).toMatchObject({ status: 'UNDER_REVIEW' });
     expect(h.sim.dispute(sd.id)!.evidences).toEqual(expect.arrayContaining([
-      { evidence_type: 'PROOF_OF_FULFILLMENT', notes: 'shipping tracking number: PK123456789ES' },
+      { evidence_type: 'PROOF_OF_FULFILLMENT', notes: 'shipping tracking number: PK123456789ES', documents: [{ name: '1-signed delivery _copy_.pdf' }] },
       { evidence_type: 'ITEM_DESCRIPTION', notes: 'product description: A wool jumper, size M' },
     ]));
+    // the document went as its evidence-file part, byte for byte
+    expect(h.sim.dispute(sd.id)!.files.get('1-signed delivery _copy_.pdf')!.content.equals(signed)).toBe(true);
 
     await h.sim.decideDisputes();
     const after = await m.api.get(`/disputes/${d.uuid}`);

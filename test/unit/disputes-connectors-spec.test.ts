@@ -9,7 +9,7 @@ import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { CHECKOUT_SPEC } from '../../src/processors/checkout/spec.js';
 import { PAYPAL_SPEC } from '../../src/processors/paypal/spec.js';
 import { disputeWebhookFacts as checkoutFacts, evidenceRequest } from '../../src/processors/checkout/mapping.js';
-import { disputeStatusOf, disputeWebhookFacts as paypalFacts, evidenceInput, multipartInput } from '../../src/processors/paypal/mapping.js';
+import { disputeStatusOf, disputeWebhookFacts as paypalFacts, documentName, evidenceInput, multipartInput } from '../../src/processors/paypal/mapping.js';
 
 const checkout = new SpecChecker(CHECKOUT_SPEC);
 const paypal = new SpecChecker(PAYPAL_SPEC);
@@ -98,13 +98,18 @@ describe('PayPal', () => {
   });
 
   it('the evidence input is one the reference allows, carried in a multipart input part', () => {
-    const input = evidenceInput({ shipping_tracking_number: 'PK1', product_description: 'jumper', customer_email: 'a@example.com' }, ['photo.png']);
+    const receipt = documentName('recibo (1).pdf', 'application/pdf', 1);
+    const photo = documentName('foto', 'image/jpeg', 2);
+    expect([receipt, photo]).toEqual(['1-recibo _1_.pdf', '2-foto.jpg']);
+    const input = evidenceInput({ shipping_tracking_number: 'PK1', product_description: 'jumper', customer_email: 'a@example.com' }, [{ name: receipt, field: 'proof_of_delivery' }, { name: photo, field: null }]);
     expect(paypal.request('disputes.provide-evidence', input)).toEqual([]);
     expect(input.evidences).toEqual([
-      { evidence_type: 'PROOF_OF_FULFILLMENT', notes: 'shipping tracking number: PK1' },
+      { evidence_type: 'PROOF_OF_FULFILLMENT', notes: 'shipping tracking number: PK1', documents: [{ name: receipt }] },
       { evidence_type: 'ITEM_DESCRIPTION', notes: 'product description: jumper' },
-      { evidence_type: 'OTHER', notes: 'customer email: a@example.com\ndocuments kept by the merchant: photo.png' },
+      { evidence_type: 'OTHER', notes: 'customer email: a@example.com', documents: [{ name: photo }] },
     ]);
+    // a name PayPal's pattern refuses is not sent
+    expect(paypal.request('disputes.provide-evidence', { evidences: [{ evidence_type: 'OTHER', documents: [{ name: 'a/b.pdf' }] }] })).not.toEqual([]);
     const body = multipartInput(input, 'b0undary');
     expect(body).toBe(`--b0undary\r\nContent-Disposition: form-data; name="input"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(input)}\r\n--b0undary--\r\n`);
     expect(paypal.request('disputes.accept-claim', { note: 'The merchant accepts the claim.' })).toEqual([]);

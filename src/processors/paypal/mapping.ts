@@ -507,17 +507,39 @@ const EVIDENCE_TYPE_OF: Record<string, (typeof EVIDENCE_TYPES)[number]> = {
 };
 
 /**
- * The `input` of provide-evidence: one evidence per PayPal type, its notes our fields (`name: text`) joined,
- * cut to 2000; documents are named in an OTHER evidence (kept in paygate: this connector sends no files).
+ * A document's name as PayPal's `document.name` takes it (letters, digits, `-_,` and spaces, then one
+ * extension): other characters become `_`, and the `n`th document's name is made unique.
  */
-export function evidenceInput(fields: Record<string, string>, documents: string[]): { evidences: Array<{ evidence_type: string; notes: string }> } {
-  const by = new Map<string, string[]>();
+export function documentName(filename: string, contentType: string, n: number): string {
+  const ext = contentType === 'application/pdf' ? 'pdf' : contentType === 'image/png' ? 'png' : 'jpg';
+  const stem = filename.replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[^A-Za-z0-9\-_, ]/g, '_').slice(0, 100) || 'document';
+  return `${n}-${stem}.${ext}`;
+}
+
+/**
+ * The `input` of provide-evidence: one evidence per PayPal type, its notes our fields (`name: text`) joined
+ * (cut to 2000), its documents those supporting a field of that type (the name of each `evidence-file`
+ * part); a document without a field goes with OTHER.
+ */
+export function evidenceInput(fields: Record<string, string>, documents: Array<{ name: string; field: string | null }>): { evidences: Array<{ evidence_type: string; notes?: string; documents?: Array<{ name: string }> }> } {
+  const notes = new Map<string, string[]>();
+  const docs = new Map<string, string[]>();
   for (const [name, text] of Object.entries(fields)) {
     const t = EVIDENCE_TYPE_OF[name] ?? 'OTHER';
-    by.set(t, [...(by.get(t) ?? []), `${name.replace(/_/g, ' ')}: ${text}`]);
+    notes.set(t, [...(notes.get(t) ?? []), `${name.replace(/_/g, ' ')}: ${text}`]);
   }
-  if (documents.length > 0) by.set('OTHER', [...(by.get('OTHER') ?? []), `documents kept by the merchant: ${documents.join(', ')}`]);
-  return { evidences: [...by].map(([evidence_type, notes]) => ({ evidence_type, notes: notes.join('\n').slice(0, 2000) })) };
+  for (const d of documents) {
+    const t = (d.field && EVIDENCE_TYPE_OF[d.field]) || 'OTHER';
+    docs.set(t, [...(docs.get(t) ?? []), d.name]);
+  }
+  const types = [...new Set([...notes.keys(), ...docs.keys()])];
+  return {
+    evidences: types.map((evidence_type) => ({
+      evidence_type,
+      ...(notes.has(evidence_type) ? { notes: notes.get(evidence_type)!.join('\n').slice(0, 2000) } : {}),
+      ...(docs.has(evidence_type) ? { documents: docs.get(evidence_type)!.map((name) => ({ name })) } : {}),
+    })),
+  };
 }
 
 /** A multipart/form-data body holding one JSON part named `input` (text only: no file parts). */

@@ -56,13 +56,14 @@ import { amountProblem, smallestAmount } from './currencies.js';
 import { PAYPAL_LEDGER, paypalOperation, type PaypalOperation } from './ledger.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
 import type { ConnectorDeps } from '../kit/declaration.js';
-import { parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
+import { multipartBody, parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
 import { cardPresentRefused, declined, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import {
   authenticationOf,
   cardNetwork,
   cardPaymentSource,
   disputeWebhookFacts,
+  documentName,
   EVENT_KINDS,
   evidenceInput,
   followUpBody,
@@ -566,13 +567,16 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     return { outcome: 'DISPUTE', notice: { ...facts.notice, reference: op.reference } };
   }
 
-  async #disputeCall(terminal: TerminalRef, path: string, input: unknown, what: string): Promise<DisputeActionResult> {
+  async #disputeCall(terminal: TerminalRef, path: string, input: unknown, what: string, files: Array<{ name: string; contentType: string; content: Buffer }> = []): Promise<DisputeActionResult> {
     const opened = await this.terminalOf(terminal, 'PAYPAL');
     if ('problem' in opened) return { outcome: 'REFUSED', details: opened.problem };
     const tok = await this.#token(opened.terminal);
     if ('failed' in tok) return { outcome: 'UNKNOWN', details: tok.failed.outcome === 'UNKNOWN' ? tok.failed.details : 'PayPal refused the app\'s credentials' };
     const boundary = `paygate${randomUUID().replace(/-/g, '')}`;
-    const sent = await this.send({ method: 'POST', path, headers: { authorization: `Bearer ${tok.token}`, accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartInput(input, boundary) });
+    const body = files.length === 0
+      ? multipartInput(input, boundary)
+      : multipartBody([{ name: 'input', filename: 'input.json', contentType: 'application/json', content: Buffer.from(JSON.stringify(input)) }, ...files.map((f) => ({ name: 'evidence-file', filename: f.name, contentType: f.contentType, content: f.content }))], boundary);
+    const sent = await this.send({ method: 'POST', path, headers: { authorization: `Bearer ${tok.token}`, accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
     if (sent.kind !== 'answer') return { outcome: 'UNKNOWN', details: sent.details };
     if (sent.status === 200) return { outcome: 'DONE', details: `${what}: done` };
     if (sent.status >= 400 && sent.status < 500) {
@@ -583,7 +587,12 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
   }
 
   readonly disputes: DisputeApi = {
-    submitEvidence: (req) => this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/provide-evidence`, evidenceInput(req.evidence.fields, req.evidence.documents.map((d) => d.filename)), 'the evidence'),
+    submitEvidence: (req) => {
+      // each document an `evidence-file` part, named as PayPal's document names go, listed with its evidence
+      const files = req.evidence.documents.map((d, i) => ({ name: documentName(d.filename, d.contentType, i + 1), contentType: d.contentType, content: d.content, field: d.field }));
+      const input = evidenceInput(req.evidence.fields, files.map((f) => ({ name: f.name, field: f.field })));
+      return this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/provide-evidence`, input, 'the evidence', files);
+    },
     accept: (req) => this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/accept-claim`, { note: 'The merchant accepts the claim.' }, 'the acceptance'),
   };
 }

@@ -481,7 +481,17 @@ defs.provide_evidence_input = {
   additionalProperties: false,
   required: ['evidences'],
   properties: {
-    evidences: arrayOf({ type: 'object', additionalProperties: false, required: ['evidence_type'], properties: { evidence_type: { type: 'string', enum: [...EVIDENCE_TYPES] }, notes: str(1, 2000) } }, { minItems: 1, maxItems: 100 }),
+    evidences: arrayOf({
+      type: 'object',
+      additionalProperties: false,
+      required: ['evidence_type'],
+      properties: {
+        evidence_type: { type: 'string', enum: [...EVIDENCE_TYPES] },
+        notes: str(1, 2000),
+        // [DSP] components.schemas.document: the name of an `evidence-file` part of the same request
+        documents: arrayOf({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: str(1, 2000, { pattern: '^[A-Za-z0-9-_,\\s]+[.]{1}[A-Za-z]+$' }) } }, { minItems: 1, maxItems: 100 }),
+      },
+    }, { minItems: 1, maxItems: 100 }),
   },
 };
 defs.accept_claim_input = {

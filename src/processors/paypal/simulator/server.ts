@@ -34,7 +34,7 @@
  */
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
+import { challengePage, readMultipart, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { PAYPAL_CURRENCY_DECIMALS } from '../currencies.js';
 import { PAYPAL_SPEC } from '../spec.js';
@@ -100,20 +100,6 @@ interface SimOrder {
 
 type Out = { status: number; body: unknown; hooks: Array<{ type: string; resource: Json }> };
 
-/** The JSON of a multipart/form-data body's `input` part (PayPal's dispute actions), or undefined. */
-function inputPart(body: string, contentType: string): unknown {
-  const boundary = /boundary=("?)([^";]+)\1/.exec(contentType)?.[2];
-  if (!boundary) return undefined;
-  const part = body.split(`--${boundary}`).find((p) => /^\r\nContent-Disposition: form-data; name="input"/i.test(p));
-  if (!part) return undefined;
-  const at = part.indexOf('\r\n\r\n');
-  try {
-    return at < 0 ? undefined : JSON.parse(part.slice(at + 4).replace(/\r\n$/, ''));
-  } catch {
-    return undefined;
-  }
-}
-
 /** A dispute the simulator raised on a capture (`raiseDispute`), as PayPal's Disputes API shows it. */
 export interface SimDispute {
   id: string;
@@ -128,6 +114,8 @@ export interface SimDispute {
   /** How PayPal decides it once the merchant provided evidence (`decideDisputes`). */
   decision: 'RESOLVED_SELLER_FAVOUR' | 'RESOLVED_BUYER_FAVOUR';
   evidences: Json[];
+  /** The `evidence-file` parts received, by name. */
+  files: Map<string, { contentType: string | null; content: Buffer }>;
   externalReasonCode: string | null;
   createTime: string;
   updateTime: string;
@@ -169,7 +157,8 @@ export class PaypalSimulator extends SimulatorBase {
   readonly calls = { money: 0, orders: 0, queries: 0, verifications: 0, tokens: 0 };
 
   constructor(opts: PaypalSimulatorOptions) {
-    super({ spec: PAYPAL_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
+    // dispute evidence files come as multipart bodies
+    super({ spec: PAYPAL_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders, bodyLimit: 24 * 1024 * 1024 });
     this.#opts = opts;
   }
 
@@ -548,7 +537,7 @@ export class PaypalSimulator extends SimulatorBase {
     const d: SimDispute = {
       id: `PP-R-${ppId(3)}-${ppId(8)}`, clientId: order.clientId, order, capture, reason: opts.reason ?? 'UNAUTHORISED', stage: opts.stage ?? 'CHARGEBACK',
       amount: opts.amount !== undefined ? money(opts.amount, capture.amount.currency_code) : capture.amount,
-      status: 'WAITING_FOR_SELLER_RESPONSE', outcomeCode: null, decision: opts.decision ?? 'RESOLVED_SELLER_FAVOUR', evidences: [], externalReasonCode: opts.externalReasonCode ?? null,
+      status: 'WAITING_FOR_SELLER_RESPONSE', outcomeCode: null, decision: opts.decision ?? 'RESOLVED_SELLER_FAVOUR', evidences: [], files: new Map(), externalReasonCode: opts.externalReasonCode ?? null,
       createTime: now.toISOString(), updateTime: now.toISOString(), dueDate: new Date(now.getTime() + 10 * 86400_000).toISOString(),
     };
     this.#disputes.set(d.id, d);
@@ -606,12 +595,25 @@ export class PaypalSimulator extends SimulatorBase {
     const d = this.#disputes.get(m[1]);
     if (!d || d.clientId !== clientId) return answer(404, this.#error(404, 'INVALID_RESOURCE_ID'));
     if (op === 'disputes.get') return answer(200, this.#disputeResource(d));
-    if (!/^multipart\/form-data;/.test(String(r.headers['content-type'] ?? ''))) return answer(400, this.#error(400, 'INVALID_REQUEST_BODY'));
-    const input = inputPart(r.raw, String(r.headers['content-type']));
+    const parts = readMultipart(r.bytes, String(r.headers['content-type'] ?? ''));
+    if (!parts) return answer(400, this.#error(400, 'INVALID_REQUEST_BODY'));
+    let input: unknown;
+    try {
+      const part = parts.find((p) => p.name === 'input');
+      input = part ? JSON.parse(part.content.toString('utf8')) : undefined;
+    } catch {
+      input = undefined;
+    }
+    const files = parts.filter((p) => p.name === 'evidence-file' && p.filename !== null);
     const problems = this.spec.request(op, input ?? {});
     if (problems.length > 0) return answer(400, this.#error(400, 'INVALID_PARAMETER_VALUE', { detail: { location: 'body', description: problems.join('; ') } }));
     if (d.status !== 'WAITING_FOR_SELLER_RESPONSE') return answer(422, this.#error(422, 'NOT_AUTHORIZED_TO_PERFORM_ACTION'));
     if (op === 'disputes.provide-evidence') {
+      // every document an evidence names is one of the request's files: a PDF, PNG or JPEG
+      const named = ((input as { evidences: Json[] }).evidences).flatMap((e) => ((e.documents as Json[] | undefined) ?? []).map((x) => String(x.name)));
+      const kind = (b: Buffer) => (b.subarray(0, 5).toString('latin1') === '%PDF-' ? 'application/pdf' : b.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')) ? 'image/png' : b[0] === 0xff && b[1] === 0xd8 ? 'image/jpeg' : null);
+      if (named.some((n) => !files.some((f) => f.filename === n)) || files.some((f) => !kind(f.content))) return answer(400, this.#error(400, 'INVALID_EVIDENCE_FILE'));
+      for (const f of files) d.files.set(f.filename!, { contentType: f.contentType, content: Buffer.from(f.content) });
       d.evidences.push(...((input as { evidences: Json[] }).evidences));
       d.status = 'UNDER_REVIEW';
     } else {
