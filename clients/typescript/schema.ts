@@ -5317,6 +5317,7 @@ export interface components {
          *           "text": null,
          *           "content_type": "application/pdf",
          *           "size": 48211,
+         *           "field": "proof_of_delivery",
          *           "created_at": "2026-03-15T10:02:44.000Z"
          *         }
          *       ],
@@ -5449,6 +5450,7 @@ export interface components {
          *       "text": null,
          *       "content_type": "application/pdf",
          *       "size": 48211,
+         *       "field": "proof_of_delivery",
          *       "created_at": "2026-03-15T10:02:44.000Z"
          *     }
          */
@@ -5463,6 +5465,7 @@ export interface components {
             content_type: ("application/pdf" | "image/png" | "image/jpeg") | null;
             /** @description bytes */
             size: number;
+            field: string | null;
             /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
             created_at: string;
         };
@@ -5481,6 +5484,7 @@ export interface components {
                 filename: string;
                 /** @description the file in base64 (a `data:...;base64,` prefix is allowed): PDF, PNG or JPEG (read from its content), at most 4 MiB; a PDF whose text holds a card number is refused */
                 data: string;
+                field?: string | null;
             }[] | null | string;
         };
         /**
@@ -32811,6 +32815,7 @@ export interface operations {
                      *             "text": null,
                      *             "content_type": "application/pdf",
                      *             "size": 48211,
+                     *             "field": "proof_of_delivery",
                      *             "created_at": "2026-03-15T10:02:44.000Z"
                      *           }
                      *         ],
@@ -32967,6 +32972,7 @@ export interface operations {
                      *             "text": null,
                      *             "content_type": "application/pdf",
                      *             "size": 48211,
+                     *             "field": "proof_of_delivery",
                      *             "created_at": "2026-03-15T10:02:44.000Z"
                      *           }
                      *         ],
@@ -33228,6 +33234,7 @@ export interface operations {
                      *             "text": null,
                      *             "content_type": "application/pdf",
                      *             "size": 48211,
+                     *             "field": "proof_of_delivery",
                      *             "created_at": "2026-03-15T10:02:44.000Z"
                      *           }
                      *         ],
@@ -33336,7 +33343,8 @@ export interface operations {
                  *       "documents": [
                  *         {
                  *           "filename": "delivery-receipt.pdf",
-                 *           "data": "JVBERi0xLjQKJcfsj6IK"
+                 *           "data": "JVBERi0xLjQKJcfsj6IK",
+                 *           "field": "proof_of_delivery"
                  *         }
                  *       ]
                  *     }
@@ -33403,6 +33411,7 @@ export interface operations {
                      *             "text": null,
                      *             "content_type": "application/pdf",
                      *             "size": 48211,
+                     *             "field": "proof_of_delivery",
                      *             "created_at": "2026-03-15T10:02:44.000Z"
                      *           }
                      *         ],
@@ -33568,6 +33577,7 @@ export interface operations {
                      *             "text": null,
                      *             "content_type": "application/pdf",
                      *             "size": 48211,
+                     *             "field": "proof_of_delivery",
                      *             "created_at": "2026-03-15T10:02:44.000Z"
                      *           }
                      *         ],
@@ -33733,6 +33743,7 @@ export interface operations {
                      *             "text": null,
                      *             "content_type": "application/pdf",
                      *             "size": 48211,
+                     *             "field": "proof_of_delivery",
                      *             "created_at": "2026-03-15T10:02:44.000Z"
                      *           }
                      *         ],

@@ -160,7 +160,7 @@ function DisputeDetail({ me, can, uuid }: AreaProps & { uuid: string }) {
   const addEvidence = (e: FormEvent) => {
     e.preventDefault();
     void act(async () => {
-      const documents = await Promise.all(files.map(async (f) => ({ filename: f.name, data: await readBase64(f) })));
+      const documents = await Promise.all(files.map(async (f) => ({ filename: f.name, data: await readBase64(f), field: field || undefined })));
       await v1('POST', `/disputes/${uuid}/evidence`, { fields: field && text ? { [field]: text } : undefined, documents: documents.length > 0 ? documents : undefined });
       setText('');
       setFiles([]);
