@@ -13,18 +13,10 @@ import path from 'node:path';
 import net from 'node:net';
 // @ts-expect-error: a plain JavaScript build script without type declarations
 import { build, isStale } from '../scripts/build.mjs';
+import { freePort, median } from './kit.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const root = path.resolve(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function env(dataDir: string, port = 0): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env, PAYGATE_DATA_DIR: dataDir, PAYGATE_BOOTSTRAP_SANDBOX: 'false', PORT: String(port), HOST: '127.0.0.1', PAYGATE_LOG_LEVEL: 'info' };
@@ -57,7 +49,6 @@ async function gateway(dataDir: string): Promise<number> {
   return listening;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const row = (label: string, xs: number[]) =>
   `| ${label} | ${(median(xs) / 1000).toFixed(2)} s | ${(Math.min(...xs) / 1000).toFixed(2)}–${(Math.max(...xs) / 1000).toFixed(2)} s |`;
 

@@ -34,6 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { freePort, median } from './kit.js';
 
 const BULK = Number(process.env.BENCH_BULK ?? 10_000);
 const DIRECT = Number(process.env.BENCH_DIRECT ?? 3_000);
@@ -57,16 +58,6 @@ type Creds = { api_key: string; signature: string };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (s: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 async function call(url: string, method: 'GET' | 'POST', p: string, creds: Creds | null, body?: Record<string, unknown>): Promise<Res> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -322,10 +313,6 @@ async function measureGateway(root: string, rx: Rx, tag: string): Promise<Figure
   return figures;
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const f = (n: number | undefined, d = 1) => (n !== undefined && Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main() {

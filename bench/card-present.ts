@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { freePort, median, pct } from './kit.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -31,16 +32,6 @@ const CARD = '4548812049400004';
 
 const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 30_000 });
 type Res = { status: number; body: any };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 function spawnGateway(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   return new Promise((resolve, reject) => {
@@ -77,8 +68,6 @@ async function call(url: string, method: 'GET' | 'POST', p: string, auth: { api_
 function must(step: string, r: Res, check?: (b: any) => boolean): void {
   if (r.status >= 400 || (check && !check(r.body))) throw new Error(`${step}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
 }
-
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 interface Stat {
   rps: number;
@@ -176,10 +165,6 @@ async function oneRun(): Promise<{ direct: Stat; cardPresent: Stat }> {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main() {

@@ -34,6 +34,7 @@ import {
   stopCluster,
   type ClusterState,
 } from '../scripts/cluster/topology.js';
+import { freePort, median } from './kit.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -145,16 +146,6 @@ async function haproxyCommandAll(s: ClusterState, command: string): Promise<void
   for (const p of s.proxies) await haproxyCommand(s, p.name, command);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
-
 /** One gateway node (npm start: API process and worker) on the single PostgreSQL, own schema. */
 async function singlePostgres(): Promise<number> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -193,10 +184,6 @@ async function singlePostgres(): Promise<number> {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main(): Promise<number> {

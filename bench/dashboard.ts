@@ -24,6 +24,7 @@ import { Vault } from '../src/platform/security/vault.js';
 import { chromiumForTests } from '../test/helpers/chromium.js';
 // @ts-expect-error: a plain JavaScript build script without type declarations
 import { buildDashboard } from '../scripts/build-dashboard.mjs';
+import { median } from './kit.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`${name}=`))?.split('=')[1] ?? fallback);
 const RUNS = arg('runs', 5);
@@ -89,8 +90,6 @@ async function load(path: string, ready: string, signedIn: boolean): Promise<Loa
   await context.close();
   return { ms, bytes, requests };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 process.stdout.write(`link: ${KBPS} kbit/s, ${LATENCY} ms latency; ${RUNS} cold loads each (medians)\n`);
 for (const [label, path, ready, signedIn] of [

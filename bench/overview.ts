@@ -30,6 +30,7 @@ import { createLogger } from '../src/platform/logging.js';
 import { Vault } from '../src/platform/security/vault.js';
 import { TEST_CARDS } from '../src/processors/index.js';
 import { dayIn, overviewStatements, periodDays } from '../src/modules/payments/operations/overview.js';
+import { median } from './kit.js';
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const OTHER = Math.floor(TOTAL / 5);
@@ -71,8 +72,6 @@ function post(path: string, key: CreatedMerchant, body: Record<string, unknown>)
     req.end(payload);
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const one = await createMerchantWithService(p, m, { timezone: 'Europe/Madrid', isPci: true, name: 'overview merchant' });
 const other = await createMerchantWithService(p, m, { timezone: 'Europe/Madrid', isPci: true, name: 'another merchant' });

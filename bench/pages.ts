@@ -17,6 +17,7 @@ import { openDatabase } from '../src/platform/db/database.js';
 import { migrate } from '../src/platform/db/migrate.js';
 import { createLogger } from '../src/platform/logging.js';
 import { Vault } from '../src/platform/security/vault.js';
+import { pct } from './kit.js';
 
 const N = Number(process.argv[2] ?? 2000);
 const C = Number(process.argv[3] ?? 16);
@@ -33,11 +34,6 @@ function request(url: string, method = 'GET', body?: string): Promise<{ status: 
     req.on('error', reject);
     req.end(body);
   });
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
 async function run(label: string, count: number, fn: (i: number) => Promise<void>) {

@@ -38,6 +38,7 @@ import { Secret } from '../src/platform/security/secret.js';
 import { RedsysSimulator } from '../src/processors/redsys/simulator/server.js';
 import { CheckoutSimulator } from '../src/processors/checkout/simulator/server.js';
 import { PaypalSimulator } from '../src/processors/paypal/simulator/server.js';
+import { freePort, median } from './kit.js';
 
 const LATENCY = Number(process.env.BENCH_REDSYS_LATENCY_MS ?? 150);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -68,17 +69,6 @@ function luhnCard(seq: number): string {
     sum += d;
   }
   return body + String((10 - (sum % 10)) % 10);
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as import('node:net').AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 async function main() {
@@ -202,14 +192,14 @@ async function main() {
   await sim.close();
   await checkout.close();
   await paypal.close();
-  const median = <T>(xs: T[], f: (x: T) => number) => xs.map(f).sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const medianOf = <T>(xs: T[], f: (x: T) => number) => median(xs.map(f));
   process.stdout.write(`\n| processor | step | latency | clients | payments/s | latency-bound ideal | ratio | p50 | p99 | errors |\n|---|---|---|---|---|---|---|---|---|---|\n`);
   for (const mode of MODES) {
     const results = all[mode];
-    const rps = median(results, (r) => r.rps);
+    const rps = medianOf(results, (r) => r.rps);
     const ideal = results[0].ideal;
     process.stdout.write(
-      `| ${LABEL[mode]} | ${STEP === 'direct' ? 'B10 direct payment (stored card)' : 'B3 single-step payment'} | ${LATENCY} ms | ${CONCURRENCY} | ${rps.toFixed(0)} | ${ideal.toFixed(0)} | ${((100 * rps) / ideal).toFixed(1)}% | ${median(results, (r) => r.p50).toFixed(0)} ms | ${median(results, (r) => r.p99).toFixed(0)} ms | ${results.reduce((a, r) => a + r.errors, 0)} |\n`,
+      `| ${LABEL[mode]} | ${STEP === 'direct' ? 'B10 direct payment (stored card)' : 'B3 single-step payment'} | ${LATENCY} ms | ${CONCURRENCY} | ${rps.toFixed(0)} | ${ideal.toFixed(0)} | ${((100 * rps) / ideal).toFixed(1)}% | ${medianOf(results, (r) => r.p50).toFixed(0)} ms | ${medianOf(results, (r) => r.p99).toFixed(0)} ms | ${results.reduce((a, r) => a + r.errors, 0)} |\n`,
     );
   }
   await agent.close();

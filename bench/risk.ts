@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { median, pct } from './kit.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -79,10 +80,6 @@ async function shop(url: string, boot: Creds, name: string, cardBase: number, ca
     cards.push(r.body.cards.map((x: any) => ({ uuid: x.Source.uuid, customer: x.Customer.external_id })));
   }
   return { creds, service: svc.body.service.uuid, cards };
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /** One phase: CONCURRENCY clients doing create order → direct payment for SECONDS. */
@@ -167,7 +164,6 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [kind, s] of [['plain', plain], ['risk', risky]] as const) rows.push({ round, kind, r: await phase(url, s, cursors[kind === 'plain' ? 'plain' : 'risky']) });
     }
-    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const f = (n: number) => n.toFixed(1);
     const lines: string[] = [];
     const cpus = os.cpus();
@@ -178,10 +174,10 @@ async function main() {
     lines.push('|---|---|---|---|---|---|');
     for (const { round, kind, r } of rows) lines.push(`| ${round} | ${kind} | ${f(r.flowsPerSecond)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} |`);
     const of = (k: string) => rows.filter((x) => x.kind === k).map((x) => x.r);
-    const pf = med(of('plain').map((r) => r.flowsPerSecond));
-    const rf = med(of('risk').map((r) => r.flowsPerSecond));
-    const pp = med(of('plain').map((r) => r.p50));
-    const rp = med(of('risk').map((r) => r.p50));
+    const pf = median(of('plain').map((r) => r.flowsPerSecond));
+    const rf = median(of('risk').map((r) => r.flowsPerSecond));
+    const pp = median(of('plain').map((r) => r.p50));
+    const rp = median(of('risk').map((r) => r.p50));
     lines.push('');
     lines.push(`Medians: plain ${f(pf)} flows/s (payment p50 ${f(pp)} ms), with lists and rules ${f(rf)} flows/s (payment p50 ${f(rp)} ms): ${f((100 * (pf - rf)) / pf)}% fewer flows/s, payment p50 ${f((100 * (rp - pp)) / pp)}% slower.`);
     process.stdout.write(lines.join('\n') + '\n');

@@ -29,6 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { freePort, median, pct } from './kit.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -71,17 +72,6 @@ function spawnServer(cwd: string, args: string[], env: Record<string, string>, r
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', (d) => (out += d.toString()));
     proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}`)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as import('node:net').AddressInfo).port;
-      s.close(() => resolve(p));
-    });
   });
 }
 
@@ -160,8 +150,6 @@ function cpuSampler(root: number | null): () => { gateway: number; postgres: num
     return { gateway: sum([...tree]), postgres: sum(ps.filter((p) => p.comm === 'postgres').map((p) => p.pid)) };
   };
 }
-
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 /** Runs `work` in CONCURRENCY loops for SECONDS (or until a loop has nothing left to do: returns false). */
 async function phase(seconds: number, work: (c: number, lat: (step: string, fn: () => Promise<void>) => Promise<void>) => Promise<boolean>, cpu?: () => { gateway: number; postgres: number }) {
@@ -390,10 +378,6 @@ async function benchGateway(engine: 'postgres' | 'pglite', urlPost: string | nul
   return engine === 'postgres' ? withSchema((s) => run(s)) : run(null);
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main() {

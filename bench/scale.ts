@@ -27,6 +27,7 @@ import { createLogger } from '../src/platform/logging.js';
 import { Secret } from '../src/platform/security/secret.js';
 import { Vault } from '../src/platform/security/vault.js';
 import { TEST_CARDS } from '../src/processors/index.js';
+import { median, pct } from './kit.js';
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 5;
@@ -64,9 +65,6 @@ function request(method: string, path: string, key: CreatedMerchant, body?: Reco
     req.end(payload);
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 async function ok(method: string, path: string, key: CreatedMerchant, body?: Record<string, unknown>) {
   const r = await request(method, path, key, body);
@@ -299,7 +297,7 @@ out('');
 out(`| create → pay → read (${STORIES} stories, ${STORY_CONCURRENCY} clients) | stories/s | create p50 | pay p50 | read p50 | pay p95 |`);
 out(`|---|---:|---:|---:|---:|---:|`);
 for (const r of [empty, big]) {
-  out(`| ${r.label} | ${r.perSecond.toFixed(0)} | ${median(r.create).toFixed(1)} ms | ${median(r.pay).toFixed(1)} ms | ${median(r.read).toFixed(1)} ms | ${pct(r.pay, 0.95).toFixed(1)} ms |`);
+  out(`| ${r.label} | ${r.perSecond.toFixed(0)} | ${median(r.create).toFixed(1)} ms | ${median(r.pay).toFixed(1)} ms | ${median(r.read).toFixed(1)} ms | ${pct(r.pay, 95).toFixed(1)} ms |`);
 }
 
 await app.close();

@@ -1318,7 +1318,7 @@ export interface paths {
         put?: never;
         /**
          * EMV 3-D Secure: the ACS challenge's answer
-         * @description The issuer's ACS posts `cres` here when the cardholder finished the challenge; the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
+         * @description The issuer's ACS posts `cres` here when the cardholder finished the challenge (Worldpay's challenge page posts `TransactionId`); the processor gives the payment's result and the answer is 303 to url_ok or url_ko. Returns HTML. No API key: the order token in the path is the credential.
          */
         post: operations["threeDSChallengeResult"];
         delete?: never;
@@ -1378,7 +1378,7 @@ export interface paths {
         put?: never;
         /**
          * A processor's JSON webhook
-         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).
+         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).
          */
         post: operations["receiveProcessorWebhook"];
         delete?: never;

@@ -19,9 +19,32 @@ const Audit = lazy(() => import('./pages/Users').then((x) => ({ default: x.Audit
 const Account = lazy(() => import('./pages/Account').then((x) => ({ default: x.Account })));
 import type { Key } from './i18n';
 
+// Whether this browser was signed in when it last looked (kept beside the session, never the session
+// itself, which is an HttpOnly cookie): without it the sign-in form is shown at once while GET /session is
+// asked (a cold load waits one round trip less for the form); with it the app waits for the answer, so a
+// signed-in user does not see the form flash. The answer decides either way.
+const SIGNED_IN_HINT = 'paygate.signedIn';
+function signedInHint(): boolean {
+  try {
+    return window.localStorage.getItem(SIGNED_IN_HINT) === '1';
+  } catch {
+    return true;
+  }
+}
+function keepSignedInHint(signedIn: boolean) {
+  try {
+    if (signedIn) window.localStorage.setItem(SIGNED_IN_HINT, '1');
+    else window.localStorage.removeItem(SIGNED_IN_HINT);
+  } catch {
+    // storage refused (private mode): the app waits for GET /session each time
+  }
+}
+
 function useSession() {
-  return useQuery<Me | null>({
+  const hint = useMemo(signedInHint, []);
+  const session = useQuery<Me | null>({
     queryKey: ['session'],
+    ...(hint ? {} : { initialData: null, initialDataUpdatedAt: 0 }),
     queryFn: async () => {
       try {
         const me = await api<Me>('GET', '/session');
@@ -33,6 +56,10 @@ function useSession() {
       }
     },
   });
+  useEffect(() => {
+    if (session.isFetchedAfterMount || session.data) keepSignedInHint(Boolean(session.data));
+  }, [session.data, session.isFetchedAfterMount]);
+  return session;
 }
 
 export function App() {
@@ -96,7 +123,10 @@ function SignIn({ onLang }: { onLang: (l: Lang) => void }) {
   const [error, setError] = useState<string | null>(null);
   const submit = useMutation({
     mutationFn: (f: { login: string; password: string }) => api<Answer<'/session', 'post'>>('POST', '/session', f),
-    onSuccess: (me) => {
+    onSuccess: async (me) => {
+      // the first GET /session may still be on its way (the form is shown before its answer): its 401,
+      // asked before this sign-in, must not sign the user out again
+      await qc.cancelQueries({ queryKey: ['session'] });
       setCsrf(me.csrf_token);
       qc.setQueryData<Me | null>(['session'], me);
       onLang(me.user.language as Lang);

@@ -400,8 +400,10 @@ export type ThreeDSPayment =
   /**
    * The browser goes to the issuer's challenge: it posts `creq` to `acsUrl` (EMV 3DS), or, with `method:
    * 'get'`, is sent to `acsUrl` as it is (a provider's own authentication page, PayPal's payer-action link).
+   * `field`: the name the value is posted under when the challenge page names it otherwise (Worldpay's
+   * challenge page takes its `JWT`); absent: `creq`.
    */
-  | { outcome: 'ACS_CHALLENGE'; acsUrl: string; creq: string; method?: 'post' | 'get' }
+  | { outcome: 'ACS_CHALLENGE'; acsUrl: string; creq: string; method?: 'post' | 'get'; field?: 'creq' | 'JWT' }
   /** The payment's result; `threeds`: how the cardholder was authenticated (null when not known). */
   | { outcome: 'RESULT'; result: ProcessorResult; threeds: ThreeDSResult | null; flow: 'FRICTIONLESS' | 'CHALLENGE' };
 

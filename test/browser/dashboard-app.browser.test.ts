@@ -412,6 +412,50 @@ describe('password reset', () => {
   });
 });
 
+describe('the first answer', () => {
+  it('shows a new browser the sign-in form before GET /session answers, and a signed-in one its pages without the form', async () => {
+    const u = await createUser(a, 'VIEWER', { language: 'EN' });
+    const { ctx, page } = await newPage();
+    // GET /session held until the test lets it go
+    let release!: () => void;
+    let held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    await page.route(/\/dashboard\/api\/session$/, async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      asked++;
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${base}/dashboard`);
+    // the form is there while the session's answer is still held (the app used to wait for it)
+    await page.getByLabel('Username or e-mail').waitFor();
+    expect(asked).toBe(1);
+    // signing in before that first answer comes: its late 401 does not sign the user out again
+    await page.getByLabel('Username or e-mail').fill(u.username);
+    await page.getByLabel('Password').fill(u.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Choose your password' }).waitFor();
+    release();
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('heading', { name: 'Choose your password' }).isVisible()).toBe(true);
+    const next = 'a first answer passphrase 2026';
+    await page.getByLabel('Current password').fill(u.password);
+    await page.getByLabel('New password', { exact: true }).fill(next);
+    await page.getByLabel('Repeat the new password').fill(next);
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.locator('#main').waitFor();
+    // signed in: a reload waits for the answer instead of flashing the sign-in form
+    held = new Promise<void>((r) => (release = r));
+    await page.reload();
+    await page.getByText('Loading').first().waitFor();
+    expect(await page.getByLabel('Username or e-mail').count()).toBe(0);
+    release();
+    await page.locator('#main').waitFor();
+    expect(await page.getByLabel('Username or e-mail').count()).toBe(0);
+    await ctx.close();
+  });
+});
+
 describe('roles and the phone layout', () => {
   it('a VIEWER sees the payment but no refund button, and the API refuses the refund', async () => {
     const viewer = await createUser(a, 'VIEWER', { language: 'ES' });

@@ -3,7 +3,8 @@
  * lockout, new passwords.
  */
 import { describe, expect, it } from 'vitest';
-import { PERMISSIONS, ROLES, afterFailure, afterUserFailure, can, lockedForSeconds, passwordProblem, permissionsOf, sessionEnd, signInKeys, signInRefusal, stageAfterPassword } from '../../src/modules/dashboard/dashboard.domain.js';
+import { afterFailure, afterUserFailure, lockedForSeconds, passwordProblem, sessionEnd, signInKeys, signInRefusal, stageAfterPassword } from '../../src/modules/dashboard/dashboard.domain.js';
+import { PERMISSIONS, ROLES, can, permissionsOf } from '../../src/platform/security/permissions.js';
 import { loadCommonPasswords } from '../../src/modules/dashboard/dashboard.service.js';
 
 describe('the role table', () => {

@@ -515,7 +515,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       if (out.kind === 'challenge') {
         const acsOrigin = originOf(out.acsUrl);
         const chrome = await chromeFor(req, reply, o, q, 'tokenized', acsOrigin ? { formTargets: [acsOrigin] } : {});
-        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq, method: out.method }));
+        return html(reply, 200, acsRedirectPage(chrome, { summary: summaryOf(o, q.lang), acsUrl: out.acsUrl, creq: out.creq, method: out.method, field: out.field }));
       }
       return afterSubmit(req, reply, o, q, out, 'tokenized');
     });
@@ -531,7 +531,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
 
     scope.post('/payment/tokenized/:token/cres', {
       config: PAGE_CONFIG,
-      schema: pageSchema('threeDSChallengeResult', 'EMV 3-D Secure: the ACS challenge\'s answer', 'The issuer\'s ACS posts `cres` here when the cardholder finished the challenge; the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.', true),
+      schema: pageSchema('threeDSChallengeResult', 'EMV 3-D Secure: the ACS challenge\'s answer', 'The issuer\'s ACS posts `cres` here when the cardholder finished the challenge (Worldpay\'s challenge page posts `TransactionId`); the processor gives the payment\'s result and the answer is 303 to url_ok or url_ko.', true),
     }, async (req, reply) => {
       const q = readQuery(req);
       const o = await service.load(tokenOf(req), envOf(req));
@@ -608,17 +608,19 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
       return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
 
-    // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers): the connector verifies
+    // JSON webhooks (Checkout.com's Cko-Signature, PayPal's transmission headers, Worldpay's Event-Signature): the connector verifies
     // the body exactly as received, so this route keeps it as text; only the headers its declaration names
     // are passed on (src/processors/connectors.ts)
     await scope.register(async (raw) => {
       raw.removeContentTypeParser('application/json');
       raw.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+      // JSON under a provider's own media type (Worldpay's events: application/vnd.worldpay.events-v1.hal+json)
+      raw.addContentTypeParser(/^application\/vnd\.[a-z0-9.-]+\+json$/, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
       raw.post('/processor/:connector/webhook', {
         config: PAGE_CONFIG,
         schema: {
           operationId: 'receiveProcessorWebhook', summary: 'A processor\'s JSON webhook', tags: ['pages'], security: [],
-          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
+          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
           params: notificationParams,
           consumes: ['application/json'],
           response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },

@@ -424,7 +424,7 @@ export class PagesService {
     challengeNotification: string,
     locate: (d: Destination) => string,
     threedsPage: string,
-  ): Promise<SubmitOutcome | { kind: 'challenge'; acsUrl: string; creq: string; method: 'post' | 'get' }> {
+  ): Promise<SubmitOutcome | { kind: 'challenge'; acsUrl: string; creq: string; method: 'post' | 'get'; field?: 'creq' | 'JWT' }> {
     const nonce = this.verifyNonce(o.token, 'threeds', body.nonce);
     if (!nonce) return { kind: 'error', status: 400 };
     const seen = await repo.location(this.p.database.db, nonce);
@@ -446,7 +446,7 @@ export class PagesService {
       tz: num(body.tz, 1440),
     };
     const method = body.method === 'Y' ? true : body.method === 'N' ? false : null;
-    let challenge: { acsUrl: string; creq: string; method: 'post' | 'get' } | null = null;
+    let challenge: { acsUrl: string; creq: string; method: 'post' | 'get'; field?: 'creq' | 'JWT' } | null = null;
     const outcome = await this.#once(o, nonce, async () => {
       const r = await this.deps.payments.acquirerThreedsAuthenticate(o.token, browser, { challengeNotification }, method);
       if ('challenge' in r) {
@@ -456,13 +456,16 @@ export class PagesService {
       }
       return r.done;
     }, locate);
-    if (challenge) return { kind: 'challenge', ...(challenge as { acsUrl: string; creq: string; method: 'post' | 'get' }) };
+    if (challenge) return { kind: 'challenge', ...(challenge as { acsUrl: string; creq: string; method: 'post' | 'get'; field?: 'creq' | 'JWT' }) };
     return outcome;
   }
 
-  /** Step 3: the ACS posted the challenge's answer (cres) back; the payment's result. */
+  /**
+   * Step 3: the ACS posted the challenge's answer (cres) back, or a provider's challenge page its
+   * transaction id (Worldpay's: `TransactionId`); the payment's result.
+   */
   async threedsComplete(o: PageOrder, body: Record<string, unknown>, locate: (d: Destination) => string): Promise<SubmitOutcome> {
-    const cres = typeof body.cres === 'string' ? body.cres : typeof body.cRes === 'string' ? body.cRes : null;
+    const cres = typeof body.cres === 'string' ? body.cres : typeof body.cRes === 'string' ? body.cRes : typeof body.TransactionId === 'string' ? body.TransactionId : null;
     if (!cres || cres.length > 8192 || !/^[A-Za-z0-9+/_=-]+$/.test(cres)) return { kind: 'error', status: 400 };
     if (o.view.kind !== 'pending3ds') return { kind: 'state' };
     try {

@@ -264,11 +264,12 @@ export function threedsMethodDonePage(nonce: string): string {
 }
 
 /**
- * The ACS challenge: the page posts `creq` to the issuer's ACS (by script; otherwise the button), or, for
+ * The ACS challenge: the page posts `creq` to the issuer's ACS (by script; otherwise the button; under
+ * `field` when the provider's challenge page names it otherwise, Worldpay's `JWT`), or, for
  * a provider's own authentication page (`method: 'get'`, PayPal's payer-action link), goes there as the
  * link is (a form GET would drop the link's query; a redirect would not pass the page's form-action).
  */
-export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; acsUrl: string; creq: string; method?: 'post' | 'get' }): string {
+export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; acsUrl: string; creq: string; method?: 'post' | 'get'; field?: 'creq' | 'JWT' }): string {
   const { t } = chrome;
   if (p.method === 'get') {
     const url = safeUrl(p.acsUrl);
@@ -279,7 +280,7 @@ export function acsRedirectPage(chrome: PageChrome, p: { summary: OrderSummary; 
   }
   const body = html`<h1>${t('acs.title')}</h1>
 <form method="post" action="${safeUrl(p.acsUrl)}" id="threeds-acs">
-<input type="hidden" name="creq" value="${p.creq}">
+<input type="hidden" name="${p.field ?? 'creq'}" value="${p.creq}">
 <div class="actions"><button type="submit">${t('action.continue')}</button></div>
 </form>`;
   return layout(chrome, { title: t('acs.title'), summary: p.summary, body, className: 'acs', extraScript: "document.getElementById('threeds-acs').submit();" });

@@ -15,7 +15,7 @@ import { ApiError, forbidden } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import { Secret } from '../../platform/security/secret.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
-import { can } from '../dashboard/index.js';
+import { can } from '../../platform/security/permissions.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { Operative, PaymentsService } from '../payments/index.js';
 import { checkCard, readCardForm, todayOf, type CardFormErrors } from '../pages/index.js';

@@ -151,6 +151,8 @@ export abstract class SimulatorBase<E extends string = string> {
   readonly #defaultEndpoint: string;
   readonly #bodyLimit: number;
   #url = '';
+  /** HTTP requests received, of every kind (tokens, payments, lookups, pages). */
+  httpRequests = 0;
 
   constructor(o: SimulatorBaseOptions) {
     this.latencyMs = o.latencyMs ?? 0;
@@ -160,6 +162,7 @@ export abstract class SimulatorBase<E extends string = string> {
     this.#defaultEndpoint = o.defaultEndpoint ?? 'money';
     this.#bodyLimit = o.bodyLimit ?? 1024 * 1024;
     this.#server = http.createServer((req, res) => {
+      this.httpRequests++;
       this.#serve(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
       });

@@ -201,7 +201,7 @@ export async function acquirerThreedsStart(core: PaymentsCore, token: string, ur
  * the processor first (a crash leaves it to the reconciler); an ACS challenge puts it back to wait for
  * 3-D Secure, a result settles it with what the authentication was.
  */
-async function acquirerPay(core: PaymentsCore, token: string, call: (t: AcquirerThreeDS, req: PaymentRequest & { preauthorization: boolean }) => Promise<ThreeDSPayment>): Promise<{ challenge: { acsUrl: string; creq: string; method: 'post' | 'get' } } | { done: OrderResult }> {
+async function acquirerPay(core: PaymentsCore, token: string, call: (t: AcquirerThreeDS, req: PaymentRequest & { preauthorization: boolean }) => Promise<ThreeDSPayment>): Promise<{ challenge: { acsUrl: string; creq: string; method: 'post' | 'get'; field?: 'creq' | 'JWT' } } | { done: OrderResult }> {
   const { w, threeds, req } = await acquirerWaiting(core, token);
   const { o, tx } = w;
   await core.db.transaction(async (trx) => {
@@ -213,7 +213,7 @@ async function acquirerPay(core: PaymentsCore, token: string, call: (t: Acquirer
   const r = await call(threeds, req);
   if (r.outcome === 'ACS_CHALLENGE') {
     await settle(core, o.id, tx.id, { outcome: 'CHALLENGE', details: 'The issuer asks for the ACS challenge' });
-    return { challenge: { acsUrl: r.acsUrl, creq: r.creq, method: r.method ?? 'post' } };
+    return { challenge: { acsUrl: r.acsUrl, creq: r.creq, method: r.method ?? 'post', ...(r.field ? { field: r.field } : {}) } };
   }
   const authenticated = !!r.threeds && ['Y', 'A'].includes(r.threeds.transStatus);
   const record = r.threeds ? threedsRecordOf(r.threeds, r.flow, true) : undefined;
