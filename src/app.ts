@@ -33,6 +33,7 @@ import { DccService } from './modules/dcc/index.js';
 import { DashboardService, installDashboardApi, installDashboardApp } from './modules/dashboard/index.js';
 import { TerminalService, terminalFormRoutes } from './modules/terminal/index.js';
 import { ReconciliationService, reconciliationRoutes } from './modules/reconciliation/index.js';
+import { DisputesService, disputesRoutes } from './modules/disputes/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers, databaseState } from './platform/db/database.js';
 import { OutageLog } from './platform/db/outage.js';
@@ -66,6 +67,7 @@ export interface Modules {
   dcc: DccService;
   terminal: TerminalService;
   reconciliation: ReconciliationService;
+  disputes: DisputesService;
   dashboard: DashboardService;
   idempotency: IdempotencyStore;
 }
@@ -118,9 +120,11 @@ export function buildModules(p: Platform): Modules {
   const cardPresent = new CardPresentService(p, { payments, merchants, devices });
   const terminal = new TerminalService(p, { payments, merchants });
   const reconciliation = new ReconciliationService(p, { processors });
+  const disputes = new DisputesService(p, { payments, events, merchants, processors });
+  processors.onDispute = (connector, notice, payment) => disputes.fromConnector(connector, notice, payment);
   const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now(), p.config.idempotencyLockMs);
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, dashboard, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, disputes, dashboard, idempotency };
 }
 
 /**
@@ -183,6 +187,7 @@ export function registerJobs(p: Platform, m: Modules): void {
   m.subscriptions.registerJobs();
   m.wallets.registerJobs();
   m.dashboard.registerJobs();
+  m.disputes.registerJobs();
   p.jobs.register('idempotency.purge', async () => {
     await m.idempotency.purge();
   });
@@ -372,6 +377,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, devicesRoutes(m.devices, m.payments));
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   await registerApi(app, reconciliationRoutes(m.reconciliation));
+  await registerApi(app, disputesRoutes(m.disputes));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
   installDeviceSocket(app, m.devices, p);
 

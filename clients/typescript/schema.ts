@@ -3087,6 +3087,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputes and chargebacks, newest first
+         * @description The disputes of the caller's payments, filtered by `status`, `stage` or `order_uuid`, in pages read by keyset (`limit`, `cursor` = the previous page's `next_cursor`). With `order_uuid` the answer has the order's `order_totals`: what is disputed, lost and won back.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        /**
+         * Enter a dispute of a payment
+         * @description Records a dispute an acquirer without a dispute API (Redsys, a bank) reported by letter, e-mail or portal: the order (of the caller), its disputed payment (a successful sale or capture), the scheme's reason code and category, the amount (at most the payment's), the stage and the evidence deadline. It NEEDS_RESPONSE until evidence is submitted or it is accepted; with neither by the deadline it EXPIRES. A payment with an open dispute is 409.
+         */
+        post: operations["createDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dispute with its evidence and history
+         * @description The dispute, its evidence (text fields and documents, without their content), every change with its time and author, and what the disputes of its order mean for it (`order_totals`). Another merchant's dispute is 404.
+         */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_uuid}/documents/{document_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A document of a dispute's evidence
+         * @description The document as it was uploaded (PDF, PNG or JPEG), in base64 with its name, type and size.
+         */
+        get: operations["getDisputeDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: raise a dispute on a payment
+         * @description Sandbox only (404 in production): the sandbox acquirer raises a dispute on a paid sandbox order, due 7 days later on the test clock. Once submitted, the sandbox decides it 2 days later (test clock) as `outcome` asks (WON by default); not answered by the deadline, it EXPIRES.
+         */
+        post: operations["simulateDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_uuid}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add evidence to a dispute
+         * @description Text evidence by field (the dispute's `evidence_fields`, by its category) and documents (PDF, PNG or JPEG, recognised by their content; at most 4 MiB each and 10 MiB per dispute). Text or a PDF's text that holds a card number is refused (400), as is any other type of file; nothing of a refused request is kept. Only while the dispute NEEDS_RESPONSE (409 otherwise).
+         */
+        post: operations["addDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_uuid}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a dispute's evidence
+         * @description Sends the evidence to the acquirer (the sandbox decides it 2 days later; for a dispute entered by hand or imported, send the evidence through the acquirer's channel and import its decision): the dispute is UNDER_REVIEW. A dispute without evidence, or not NEEDS_RESPONSE, is 409.
+         */
+        post: operations["submitDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_uuid}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description The merchant accepts the loss: the dispute is ACCEPTED and its amount lost. Only while it NEEDS_RESPONSE (409 otherwise).
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an acquirer's disputes (CSV)
+         * @description A file of an acquirer's disputes in the CSV layout of docs/disputes.md: a line with a new DISPUTE_ID creates its dispute on the payment TRANSACTION names; a known one moves its dispute to the status and stage the line reports (through the lifecycle: a move it does not allow is a problem of the line). A file that cannot be read (not base64, not CSV, a wrong header, a card number anywhere) is 400; lines with problems make the whole file 422 with `errors: [{line, msg}]`; nothing of a refused file is kept.
+         */
+        post: operations["importDisputes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/ratios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dispute ratio by month and scheme, against the schemes' programmes
+         * @description Per month (UTC, the current one last) and card scheme: the disputes received against the sales, held to Visa's Dispute Monitoring Program (VDMP: 0.9 % and 100 disputes in a month, sales of the same month) and Mastercard's Excessive Chargeback Program (ECM: 1.5 % and 100 chargebacks in a month, sales of the month before). A merchant reaching both figures of a programme is identified by the scheme, with fines and, in the end, the loss of card acceptance.
+         */
+        get: operations["getDisputeRatios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's dispute settings
+         * @description Where dispute events go (null: dispute events are off) and how many days before a deadline the reminder e-mail is sent.
+         */
+        get: operations["getDisputeSettings"];
+        /**
+         * Turn dispute events on or off; the reminder
+         * @description With `notification_url`, every dispute event (DISPUTE_CREATED, DISPUTE_SUBMITTED, DISPUTE_ACCEPTED, DISPUTE_WON, DISPUTE_LOST, DISPUTE_EXPIRED, DISPUTE_ESCALATED) is written to the event log (GET /events), the event stream and sent to that URL, signed with the signature of the key making this call, as every notification is. `reminder_days`: the deadline e-mail to the dashboard users.
+         */
+        put: operations["updateDisputeSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4095,6 +4303,40 @@ export interface components {
                 } | null | string;
             } | null | string;
         };
+        /** CreateDisputeRequest */
+        CreateDisputeRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description the disputed order (of the caller)
+             */
+            order_uuid: string;
+            transaction_uuid?: string | null;
+            /**
+             * @description the scheme's reason code (Visa 10.4, 13.1...; Mastercard 4837, 4853...)
+             * @example 13.1
+             */
+            reason_code: string;
+            /**
+             * @description what the cardholder claims, as the scheme's reason code groups it
+             * @enum {unknown}
+             */
+            category: "FRAUD" | "PRODUCT_NOT_RECEIVED" | "PRODUCT_UNACCEPTABLE" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "SUBSCRIPTION_CANCELLED" | "PROCESSING_ERROR" | "AUTHORIZATION" | "GENERAL";
+            /** @description the disputed amount in minor units, at most the payment's; absent: the payment's amount (integer, 1 to 999999999999) */
+            amount?: number | string;
+            /**
+             * @description RETRIEVAL (a copy of the sale is asked for; no money moves), CHARGEBACK, PRE_ARBITRATION, ARBITRATION
+             * @enum {unknown}
+             */
+            stage?: "RETRIEVAL" | "CHARGEBACK" | "PRE_ARBITRATION" | "ARBITRATION";
+            evidence_due_at?: string | null;
+            acquirer?: string | null;
+            provider_id?: string | null;
+        };
         /** CreateMerchantRequest */
         CreateMerchantRequest: {
             /**
@@ -4911,6 +5153,574 @@ export interface components {
             source_uuid?: string | null;
             /** @description IPv4 or IPv6 address of the customer; empty or absent when unknown */
             customer_ip?: (string) | null | string;
+        };
+        /**
+         * Dispute
+         * @example {
+         *       "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+         *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+         *       "source": "MANUAL",
+         *       "acquirer": "REDSYS",
+         *       "provider_id": "RS-2026-000187",
+         *       "reason_code": "13.1",
+         *       "category": "PRODUCT_NOT_RECEIVED",
+         *       "amount": 1050,
+         *       "currency": "EUR",
+         *       "stage": "CHARGEBACK",
+         *       "status": "NEEDS_RESPONSE",
+         *       "evidence_due_at": "2026-03-28T22:59:59.000Z",
+         *       "submitted_at": null,
+         *       "resolved_at": null,
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "updated_at": "2026-03-14T09:21:07.000Z",
+         *       "money": {
+         *         "disputed": 1050,
+         *         "lost": 0,
+         *         "won": 0
+         *       },
+         *       "evidence_fields": [
+         *         "product_description",
+         *         "customer_communication",
+         *         "refund_policy",
+         *         "terms_and_conditions",
+         *         "additional_information",
+         *         "shipping_address",
+         *         "shipping_carrier",
+         *         "shipping_tracking_number",
+         *         "shipping_date",
+         *         "proof_of_delivery"
+         *       ],
+         *       "actions": [
+         *         "SUBMIT",
+         *         "ACCEPT"
+         *       ]
+         *     }
+         */
+        Dispute: {
+            /** Format: uuid */
+            uuid: string;
+            /**
+             * Format: uuid
+             * @description the disputed order
+             */
+            order_uuid: string;
+            /**
+             * Format: uuid
+             * @description the disputed payment (a sale or a capture of the order)
+             */
+            transaction_uuid: string;
+            /**
+             * @description MANUAL (POST /disputes), IMPORT (an acquirer's file), SANDBOX (raised by the sandbox), CONNECTOR (the provider's API or webhook)
+             * @enum {unknown}
+             */
+            source: "MANUAL" | "IMPORT" | "SANDBOX" | "CONNECTOR";
+            /** @description who reported it (REDSYS, CHECKOUT, PAYPAL, a bank; SANDBOX) */
+            acquirer: string;
+            provider_id: string | null;
+            reason_code: string;
+            /**
+             * @description what the cardholder claims, as the scheme's reason code groups it
+             * @enum {unknown}
+             */
+            category: "FRAUD" | "PRODUCT_NOT_RECEIVED" | "PRODUCT_UNACCEPTABLE" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "SUBSCRIPTION_CANCELLED" | "PROCESSING_ERROR" | "AUTHORIZATION" | "GENERAL";
+            /** @description the disputed amount, minor units of the currency */
+            amount: number;
+            /** @description ISO 4217 alpha-3 (the order's currency) */
+            currency: string;
+            /**
+             * @description RETRIEVAL (a copy of the sale is asked for; no money moves), CHARGEBACK, PRE_ARBITRATION, ARBITRATION
+             * @enum {unknown}
+             */
+            stage: "RETRIEVAL" | "CHARGEBACK" | "PRE_ARBITRATION" | "ARBITRATION";
+            /**
+             * @description NEEDS_RESPONSE (evidence or acceptance expected by `evidence_due_at`), UNDER_REVIEW (evidence submitted), WON, LOST, ACCEPTED (the merchant accepted the loss), EXPIRED (no response by the deadline: lost)
+             * @enum {unknown}
+             */
+            status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED" | "EXPIRED";
+            /** @description when the response is due (ISO 8601 UTC); with none by then the dispute EXPIRES */
+            evidence_due_at: string;
+            submitted_at: string | null;
+            resolved_at: string | null;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            created_at: string;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            updated_at: string;
+            /** @description what the dispute means for its order's money (a RETRIEVAL moves none) */
+            money: {
+                /** @description taken from the merchant and not decided yet, minor units of the currency */
+                disputed: number;
+                /** @description lost (LOST, ACCEPTED, EXPIRED), minor units of the currency */
+                lost: number;
+                /** @description won back, minor units of the currency */
+                won: number;
+            };
+            /** @description the text fields of evidence this dispute's category takes */
+            evidence_fields: string[];
+            /** @description what the merchant may do now */
+            actions: ("SUBMIT" | "ACCEPT")[];
+        };
+        /** DisputeActionRequest */
+        DisputeActionRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+        };
+        /**
+         * DisputeDetail
+         * @example {
+         *       "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+         *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+         *       "source": "MANUAL",
+         *       "acquirer": "REDSYS",
+         *       "provider_id": "RS-2026-000187",
+         *       "reason_code": "13.1",
+         *       "category": "PRODUCT_NOT_RECEIVED",
+         *       "amount": 1050,
+         *       "currency": "EUR",
+         *       "stage": "CHARGEBACK",
+         *       "status": "NEEDS_RESPONSE",
+         *       "evidence_due_at": "2026-03-28T22:59:59.000Z",
+         *       "submitted_at": null,
+         *       "resolved_at": null,
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "updated_at": "2026-03-14T09:21:07.000Z",
+         *       "money": {
+         *         "disputed": 1050,
+         *         "lost": 0,
+         *         "won": 0
+         *       },
+         *       "evidence_fields": [
+         *         "product_description",
+         *         "customer_communication",
+         *         "refund_policy",
+         *         "terms_and_conditions",
+         *         "additional_information",
+         *         "shipping_address",
+         *         "shipping_carrier",
+         *         "shipping_tracking_number",
+         *         "shipping_date",
+         *         "proof_of_delivery"
+         *       ],
+         *       "actions": [
+         *         "SUBMIT",
+         *         "ACCEPT"
+         *       ],
+         *       "evidence": [
+         *         {
+         *           "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+         *           "kind": "DOCUMENT",
+         *           "name": "delivery-receipt.pdf",
+         *           "text": null,
+         *           "content_type": "application/pdf",
+         *           "size": 48211,
+         *           "field": "proof_of_delivery",
+         *           "created_at": "2026-03-15T10:02:44.000Z"
+         *         }
+         *       ],
+         *       "history": [
+         *         {
+         *           "at": "2026-03-14T09:21:07.000Z",
+         *           "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+         *           "event": "CREATE",
+         *           "from_status": null,
+         *           "to_status": "NEEDS_RESPONSE",
+         *           "stage": "CHARGEBACK",
+         *           "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+         *         }
+         *       ]
+         *     }
+         */
+        DisputeDetail: {
+            /** Format: uuid */
+            uuid: string;
+            /**
+             * Format: uuid
+             * @description the disputed order
+             */
+            order_uuid: string;
+            /**
+             * Format: uuid
+             * @description the disputed payment (a sale or a capture of the order)
+             */
+            transaction_uuid: string;
+            /**
+             * @description MANUAL (POST /disputes), IMPORT (an acquirer's file), SANDBOX (raised by the sandbox), CONNECTOR (the provider's API or webhook)
+             * @enum {unknown}
+             */
+            source: "MANUAL" | "IMPORT" | "SANDBOX" | "CONNECTOR";
+            /** @description who reported it (REDSYS, CHECKOUT, PAYPAL, a bank; SANDBOX) */
+            acquirer: string;
+            provider_id: string | null;
+            reason_code: string;
+            /**
+             * @description what the cardholder claims, as the scheme's reason code groups it
+             * @enum {unknown}
+             */
+            category: "FRAUD" | "PRODUCT_NOT_RECEIVED" | "PRODUCT_UNACCEPTABLE" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "SUBSCRIPTION_CANCELLED" | "PROCESSING_ERROR" | "AUTHORIZATION" | "GENERAL";
+            /** @description the disputed amount, minor units of the currency */
+            amount: number;
+            /** @description ISO 4217 alpha-3 (the order's currency) */
+            currency: string;
+            /**
+             * @description RETRIEVAL (a copy of the sale is asked for; no money moves), CHARGEBACK, PRE_ARBITRATION, ARBITRATION
+             * @enum {unknown}
+             */
+            stage: "RETRIEVAL" | "CHARGEBACK" | "PRE_ARBITRATION" | "ARBITRATION";
+            /**
+             * @description NEEDS_RESPONSE (evidence or acceptance expected by `evidence_due_at`), UNDER_REVIEW (evidence submitted), WON, LOST, ACCEPTED (the merchant accepted the loss), EXPIRED (no response by the deadline: lost)
+             * @enum {unknown}
+             */
+            status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED" | "EXPIRED";
+            /** @description when the response is due (ISO 8601 UTC); with none by then the dispute EXPIRES */
+            evidence_due_at: string;
+            submitted_at: string | null;
+            resolved_at: string | null;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            created_at: string;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            updated_at: string;
+            /** @description what the dispute means for its order's money (a RETRIEVAL moves none) */
+            money: {
+                /** @description taken from the merchant and not decided yet, minor units of the currency */
+                disputed: number;
+                /** @description lost (LOST, ACCEPTED, EXPIRED), minor units of the currency */
+                lost: number;
+                /** @description won back, minor units of the currency */
+                won: number;
+            };
+            /** @description the text fields of evidence this dispute's category takes */
+            evidence_fields: string[];
+            /** @description what the merchant may do now */
+            actions: ("SUBMIT" | "ACCEPT")[];
+            /** @description in the order given */
+            evidence: components["schemas"]["DisputeEvidence"][];
+            /** @description every change, oldest first */
+            history: components["schemas"]["DisputeHistoryEntry"][];
+        };
+        /**
+         * DisputeDocument
+         * @example {
+         *       "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+         *       "filename": "delivery-receipt.pdf",
+         *       "content_type": "application/pdf",
+         *       "size": 15,
+         *       "data": "JVBERi0xLjQKJcfsj6IK"
+         *     }
+         */
+        DisputeDocument: {
+            /** Format: uuid */
+            uuid: string;
+            filename: string;
+            /** @enum {unknown} */
+            content_type: "application/pdf" | "image/png" | "image/jpeg";
+            /** @description bytes */
+            size: number;
+            /** @description the file in base64 */
+            data: string;
+        };
+        /** DisputeDocumentResponse */
+        DisputeDocumentResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            document: components["schemas"]["DisputeDocument"];
+        };
+        /**
+         * DisputeEvidence
+         * @example {
+         *       "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+         *       "kind": "DOCUMENT",
+         *       "name": "delivery-receipt.pdf",
+         *       "text": null,
+         *       "content_type": "application/pdf",
+         *       "size": 48211,
+         *       "field": "proof_of_delivery",
+         *       "created_at": "2026-03-15T10:02:44.000Z"
+         *     }
+         */
+        DisputeEvidence: {
+            /** Format: uuid */
+            uuid: string;
+            /** @enum {unknown} */
+            kind: "TEXT" | "DOCUMENT";
+            /** @description the field (TEXT) or the file name (DOCUMENT) */
+            name: string;
+            text: string | null;
+            content_type: ("application/pdf" | "image/png" | "image/jpeg") | null;
+            /** @description bytes */
+            size: number;
+            field: string | null;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            created_at: string;
+        };
+        /** DisputeEvidenceRequest */
+        DisputeEvidenceRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            fields?: {
+                [key: string]: string;
+            } | null | string;
+            documents?: {
+                /** @description the file name */
+                filename: string;
+                /** @description the file in base64 (a `data:...;base64,` prefix is allowed): PDF, PNG or JPEG (read from its content), at most 4 MiB; a PDF whose text holds a card number is refused */
+                data: string;
+                field?: string | null;
+            }[] | null | string;
+        };
+        /**
+         * DisputeHistoryEntry
+         * @example {
+         *       "at": "2026-03-14T09:21:07.000Z",
+         *       "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+         *       "event": "CREATE",
+         *       "from_status": null,
+         *       "to_status": "NEEDS_RESPONSE",
+         *       "stage": "CHARGEBACK",
+         *       "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+         *     }
+         */
+        DisputeHistoryEntry: {
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            at: string;
+            /** @description who or what: `api:<key uuid>` (the API or the dashboard), `sandbox`, `system` (the deadline), `import:<file name>`, `connector:<name>` */
+            actor: string;
+            /** @description CREATE, EVIDENCE, REMINDER, or the lifecycle's event (SUBMIT, ACCEPT, WIN, LOSE, EXPIRE, ESCALATE) */
+            event: string;
+            from_status: ("NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED" | "EXPIRED") | null;
+            /**
+             * @description NEEDS_RESPONSE (evidence or acceptance expected by `evidence_due_at`), UNDER_REVIEW (evidence submitted), WON, LOST, ACCEPTED (the merchant accepted the loss), EXPIRED (no response by the deadline: lost)
+             * @enum {unknown}
+             */
+            to_status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED" | "EXPIRED";
+            /**
+             * @description RETRIEVAL (a copy of the sale is asked for; no money moves), CHARGEBACK, PRE_ARBITRATION, ARBITRATION
+             * @enum {unknown}
+             */
+            stage: "RETRIEVAL" | "CHARGEBACK" | "PRE_ARBITRATION" | "ARBITRATION";
+            detail: string | null;
+        };
+        /**
+         * DisputeImport
+         * @example {
+         *       "filename": "redsys-disputes-2026-03-14.csv",
+         *       "lines": 1,
+         *       "created": 1,
+         *       "updated": 0,
+         *       "unchanged": 0
+         *     }
+         */
+        DisputeImport: {
+            filename: string;
+            /** @description data lines of the file */
+            lines: number;
+            /** @description new disputes */
+            created: number;
+            /** @description disputes moved to the status or stage the file reports */
+            updated: number;
+            /** @description lines of disputes already as the file reports them */
+            unchanged: number;
+        };
+        /** DisputeImportRequest */
+        DisputeImportRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description the file in the CSV layout of docs/disputes.md, in base64 (a `data:text/csv;base64,` prefix is allowed), at most 10 MiB. Header (any case): DISPUTE_ID, TRANSACTION, REASON_CODE, CATEGORY, AMOUNT, CURRENCY, STAGE, STATUS, EVIDENCE_DUE; ACQUIRER optional */
+            data: string;
+            /** @description the name of the file (in the disputes' history) */
+            filename: string;
+            /**
+             * @description who reported the disputes (a line's ACQUIRER overrides it)
+             * @example REDSYS
+             */
+            acquirer: string;
+        };
+        /** DisputeImportResponse */
+        DisputeImportResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            import: components["schemas"]["DisputeImport"];
+        };
+        /**
+         * DisputeRatio
+         * @example {
+         *       "month": "2026-03",
+         *       "scheme": "VISA",
+         *       "disputes": 3,
+         *       "sales": 1250,
+         *       "sales_month": "2026-03",
+         *       "ratio": 0.0024,
+         *       "programme": "VDMP",
+         *       "threshold_ratio": 0.009,
+         *       "threshold_count": 100,
+         *       "standing": "OK"
+         *     }
+         */
+        DisputeRatio: {
+            /** @description the month the disputes were received (UTC), YYYY-MM */
+            month: string;
+            /**
+             * @description the card scheme, by the BIN of the disputed payment's card (OTHER: another scheme, or no card)
+             * @enum {unknown}
+             */
+            scheme: "VISA" | "MASTERCARD" | "OTHER";
+            /** @description disputes received in the month (CHARGEBACK stage or later; retrievals are not counted) */
+            disputes: number;
+            /** @description successful payments of `sales_month` */
+            sales: number;
+            /** @description the month whose sales the programme divides by: the same month (Visa VDMP), the month before (Mastercard ECM) */
+            sales_month: string;
+            /** @description disputes / sales (0 with neither; 1 with disputes and no sales) */
+            ratio: number;
+            programme: string | null;
+            threshold_ratio: number | null;
+            threshold_count: number | null;
+            /**
+             * @description EXCEEDED: the ratio and the count both reach the programme's; WARNING: the ratio is at 80 % of it or more; NOT_MONITORED: no programme here
+             * @enum {unknown}
+             */
+            standing: "OK" | "WARNING" | "EXCEEDED" | "NOT_MONITORED";
+        };
+        /** DisputeRatiosResponse */
+        DisputeRatiosResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description oldest month first, each scheme */
+            ratios: components["schemas"]["DisputeRatio"][];
+        };
+        /** DisputeResponse */
+        DisputeResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            dispute: components["schemas"]["DisputeDetail"];
+            order_totals: components["schemas"]["OrderDisputeTotals"];
+        };
+        /**
+         * DisputeSettings
+         * @example {
+         *       "notification_url": "https://shop.example.com/paygate/disputes",
+         *       "reminder_days": 3,
+         *       "updated_at": "2026-03-14T09:21:07.000Z"
+         *     }
+         */
+        DisputeSettings: {
+            notification_url: string | null;
+            reminder_days: number;
+            updated_at: string | null;
+        };
+        /** DisputeSettingsRequest */
+        DisputeSettingsRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description where dispute events are sent (signed with this key's signature, as every notification is); null or empty: dispute events off */
+            notification_url?: string | null;
+            /** @description days before a deadline the reminder e-mail goes to the dashboard users (0: none); default 3 (integer, 0 to 30) */
+            reminder_days?: number | string;
+        };
+        /** DisputeSettingsResponse */
+        DisputeSettingsResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            dispute_settings: components["schemas"]["DisputeSettings"];
+        };
+        /** DisputesResponse */
+        DisputesResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description newest first */
+            disputes: components["schemas"]["Dispute"][];
+            next_cursor: string | null;
+            order_totals: components["schemas"]["OrderDisputeTotals"] | null;
         };
         /**
          * ErrorEnvelope
@@ -5816,6 +6626,31 @@ export interface components {
             threeds_data: components["schemas"]["ThreeDSData"] | null;
             /** @description the currency conversion offered with the latest payment attempt and the cardholder's choice; null when none was offered */
             dcc: components["schemas"]["Dcc"] | null;
+        };
+        /**
+         * OrderDisputeTotals
+         * @description what the order's disputes mean for it: disputed, lost and won back
+         * @example {
+         *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "currency": "EUR",
+         *       "disputes": 1,
+         *       "disputed": 1050,
+         *       "lost": 0,
+         *       "won": 0
+         *     }
+         */
+        OrderDisputeTotals: {
+            /** Format: uuid */
+            order_uuid: string;
+            currency: string | null;
+            /** @description disputes of the order */
+            disputes: number;
+            /** @description taken and not decided yet, minor units of the currency */
+            disputed: number;
+            /** @description lost to disputes, minor units of the currency */
+            lost: number;
+            /** @description won back, minor units of the currency */
+            won: number;
         };
         /**
          * OrderResponse
@@ -7009,6 +7844,42 @@ export interface components {
             settlement_days: number | string;
             period_from?: string | null;
             period_to?: string | null;
+        };
+        /** SimulateDisputeRequest */
+        SimulateDisputeRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description a paid sandbox order of the caller
+             */
+            order_uuid: string;
+            transaction_uuid?: string | null;
+            /**
+             * @description the scheme's reason code (Visa 10.4, 13.1...; Mastercard 4837, 4853...)
+             * @example 13.1
+             */
+            reason_code?: string;
+            /**
+             * @description what the cardholder claims, as the scheme's reason code groups it
+             * @enum {unknown}
+             */
+            category?: "FRAUD" | "PRODUCT_NOT_RECEIVED" | "PRODUCT_UNACCEPTABLE" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "SUBSCRIPTION_CANCELLED" | "PROCESSING_ERROR" | "AUTHORIZATION" | "GENERAL";
+            /** @description the disputed amount, at most the payment's; absent: the payment's amount (integer, 1 to 999999999999) */
+            amount?: number | string;
+            /**
+             * @description RETRIEVAL (a copy of the sale is asked for; no money moves), CHARGEBACK, PRE_ARBITRATION, ARBITRATION
+             * @enum {unknown}
+             */
+            stage?: "RETRIEVAL" | "CHARGEBACK" | "PRE_ARBITRATION" | "ARBITRATION";
+            /**
+             * @description how the sandbox decides the dispute once it is submitted (2 days later on the test clock); default WON
+             * @enum {unknown}
+             */
+            outcome?: "WON" | "LOST";
         };
         /** SingleStepRequest */
         SingleStepRequest: {
@@ -31656,6 +32527,1666 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description only these statuses (repeat the parameter) */
+                status?: ("NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED" | "EXPIRED")[];
+                /** @description only these stages (repeat the parameter) */
+                stage?: ("RETRIEVAL" | "CHARGEBACK" | "PRE_ARBITRATION" | "ARBITRATION")[];
+                order_uuid?: string | null;
+                /** @description at most this many disputes (integer, 1 to 200) */
+                limit?: number | string;
+                /** @description the `next_cursor` of the previous page; absent: the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "disputes": [
+                     *         {
+                     *           "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *           "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *           "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *           "source": "MANUAL",
+                     *           "acquirer": "REDSYS",
+                     *           "provider_id": "RS-2026-000187",
+                     *           "reason_code": "13.1",
+                     *           "category": "PRODUCT_NOT_RECEIVED",
+                     *           "amount": 1050,
+                     *           "currency": "EUR",
+                     *           "stage": "CHARGEBACK",
+                     *           "status": "NEEDS_RESPONSE",
+                     *           "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *           "submitted_at": null,
+                     *           "resolved_at": null,
+                     *           "created_at": "2026-03-14T09:21:07.000Z",
+                     *           "updated_at": "2026-03-14T09:21:07.000Z",
+                     *           "money": {
+                     *             "disputed": 1050,
+                     *             "lost": 0,
+                     *             "won": 0
+                     *           },
+                     *           "evidence_fields": [
+                     *             "product_description",
+                     *             "customer_communication",
+                     *             "refund_policy",
+                     *             "terms_and_conditions",
+                     *             "additional_information",
+                     *             "shipping_address",
+                     *             "shipping_carrier",
+                     *             "shipping_tracking_number",
+                     *             "shipping_date",
+                     *             "proof_of_delivery"
+                     *           ],
+                     *           "actions": [
+                     *             "SUBMIT",
+                     *             "ACCEPT"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": "ZGlzcHV0ZXM6MjAyNi0wMy0xNFQwOToyMTowNy4wMDBa",
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputesResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                 *       "reason_code": "13.1",
+                 *       "category": "PRODUCT_NOT_RECEIVED",
+                 *       "amount": 1050,
+                 *       "stage": "CHARGEBACK",
+                 *       "evidence_due_at": "2026-03-28T23:59:59+01:00",
+                 *       "acquirer": "REDSYS",
+                 *       "provider_id": "RS-2026-000187"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDisputeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute": {
+                     *         "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *         "source": "MANUAL",
+                     *         "acquirer": "REDSYS",
+                     *         "provider_id": "RS-2026-000187",
+                     *         "reason_code": "13.1",
+                     *         "category": "PRODUCT_NOT_RECEIVED",
+                     *         "amount": 1050,
+                     *         "currency": "EUR",
+                     *         "stage": "CHARGEBACK",
+                     *         "status": "NEEDS_RESPONSE",
+                     *         "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *         "submitted_at": null,
+                     *         "resolved_at": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z",
+                     *         "money": {
+                     *           "disputed": 1050,
+                     *           "lost": 0,
+                     *           "won": 0
+                     *         },
+                     *         "evidence_fields": [
+                     *           "product_description",
+                     *           "customer_communication",
+                     *           "refund_policy",
+                     *           "terms_and_conditions",
+                     *           "additional_information",
+                     *           "shipping_address",
+                     *           "shipping_carrier",
+                     *           "shipping_tracking_number",
+                     *           "shipping_date",
+                     *           "proof_of_delivery"
+                     *         ],
+                     *         "actions": [
+                     *           "SUBMIT",
+                     *           "ACCEPT"
+                     *         ],
+                     *         "evidence": [
+                     *           {
+                     *             "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *             "kind": "DOCUMENT",
+                     *             "name": "delivery-receipt.pdf",
+                     *             "text": null,
+                     *             "content_type": "application/pdf",
+                     *             "size": 48211,
+                     *             "field": "proof_of_delivery",
+                     *             "created_at": "2026-03-15T10:02:44.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-03-14T09:21:07.000Z",
+                     *             "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "event": "CREATE",
+                     *             "from_status": null,
+                     *             "to_status": "NEEDS_RESPONSE",
+                     *             "stage": "CHARGEBACK",
+                     *             "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
+                dispute_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute": {
+                     *         "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *         "source": "MANUAL",
+                     *         "acquirer": "REDSYS",
+                     *         "provider_id": "RS-2026-000187",
+                     *         "reason_code": "13.1",
+                     *         "category": "PRODUCT_NOT_RECEIVED",
+                     *         "amount": 1050,
+                     *         "currency": "EUR",
+                     *         "stage": "CHARGEBACK",
+                     *         "status": "NEEDS_RESPONSE",
+                     *         "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *         "submitted_at": null,
+                     *         "resolved_at": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z",
+                     *         "money": {
+                     *           "disputed": 1050,
+                     *           "lost": 0,
+                     *           "won": 0
+                     *         },
+                     *         "evidence_fields": [
+                     *           "product_description",
+                     *           "customer_communication",
+                     *           "refund_policy",
+                     *           "terms_and_conditions",
+                     *           "additional_information",
+                     *           "shipping_address",
+                     *           "shipping_carrier",
+                     *           "shipping_tracking_number",
+                     *           "shipping_date",
+                     *           "proof_of_delivery"
+                     *         ],
+                     *         "actions": [
+                     *           "SUBMIT",
+                     *           "ACCEPT"
+                     *         ],
+                     *         "evidence": [
+                     *           {
+                     *             "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *             "kind": "DOCUMENT",
+                     *             "name": "delivery-receipt.pdf",
+                     *             "text": null,
+                     *             "content_type": "application/pdf",
+                     *             "size": 48211,
+                     *             "field": "proof_of_delivery",
+                     *             "created_at": "2026-03-15T10:02:44.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-03-14T09:21:07.000Z",
+                     *             "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "event": "CREATE",
+                     *             "from_status": null,
+                     *             "to_status": "NEEDS_RESPONSE",
+                     *             "stage": "CHARGEBACK",
+                     *             "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDisputeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
+                dispute_uuid: string;
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
+                document_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "document": {
+                     *         "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *         "filename": "delivery-receipt.pdf",
+                     *         "content_type": "application/pdf",
+                     *         "size": 15,
+                     *         "data": "JVBERi0xLjQKJcfsj6IK"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeDocumentResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simulateDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                 *       "reason_code": "10.4",
+                 *       "category": "FRAUD",
+                 *       "outcome": "LOST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SimulateDisputeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute": {
+                     *         "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *         "source": "MANUAL",
+                     *         "acquirer": "REDSYS",
+                     *         "provider_id": "RS-2026-000187",
+                     *         "reason_code": "13.1",
+                     *         "category": "PRODUCT_NOT_RECEIVED",
+                     *         "amount": 1050,
+                     *         "currency": "EUR",
+                     *         "stage": "CHARGEBACK",
+                     *         "status": "NEEDS_RESPONSE",
+                     *         "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *         "submitted_at": null,
+                     *         "resolved_at": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z",
+                     *         "money": {
+                     *           "disputed": 1050,
+                     *           "lost": 0,
+                     *           "won": 0
+                     *         },
+                     *         "evidence_fields": [
+                     *           "product_description",
+                     *           "customer_communication",
+                     *           "refund_policy",
+                     *           "terms_and_conditions",
+                     *           "additional_information",
+                     *           "shipping_address",
+                     *           "shipping_carrier",
+                     *           "shipping_tracking_number",
+                     *           "shipping_date",
+                     *           "proof_of_delivery"
+                     *         ],
+                     *         "actions": [
+                     *           "SUBMIT",
+                     *           "ACCEPT"
+                     *         ],
+                     *         "evidence": [
+                     *           {
+                     *             "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *             "kind": "DOCUMENT",
+                     *             "name": "delivery-receipt.pdf",
+                     *             "text": null,
+                     *             "content_type": "application/pdf",
+                     *             "size": 48211,
+                     *             "field": "proof_of_delivery",
+                     *             "created_at": "2026-03-15T10:02:44.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-03-14T09:21:07.000Z",
+                     *             "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "event": "CREATE",
+                     *             "from_status": null,
+                     *             "to_status": "NEEDS_RESPONSE",
+                     *             "stage": "CHARGEBACK",
+                     *             "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
+                dispute_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "fields": {
+                 *         "product_description": "Two tickets for the 14 March concert, sent by e-mail",
+                 *         "shipping_tracking_number": "1Z999AA10123456784"
+                 *       },
+                 *       "documents": [
+                 *         {
+                 *           "filename": "delivery-receipt.pdf",
+                 *           "data": "JVBERi0xLjQKJcfsj6IK",
+                 *           "field": "proof_of_delivery"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeEvidenceRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute": {
+                     *         "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *         "source": "MANUAL",
+                     *         "acquirer": "REDSYS",
+                     *         "provider_id": "RS-2026-000187",
+                     *         "reason_code": "13.1",
+                     *         "category": "PRODUCT_NOT_RECEIVED",
+                     *         "amount": 1050,
+                     *         "currency": "EUR",
+                     *         "stage": "CHARGEBACK",
+                     *         "status": "NEEDS_RESPONSE",
+                     *         "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *         "submitted_at": null,
+                     *         "resolved_at": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z",
+                     *         "money": {
+                     *           "disputed": 1050,
+                     *           "lost": 0,
+                     *           "won": 0
+                     *         },
+                     *         "evidence_fields": [
+                     *           "product_description",
+                     *           "customer_communication",
+                     *           "refund_policy",
+                     *           "terms_and_conditions",
+                     *           "additional_information",
+                     *           "shipping_address",
+                     *           "shipping_carrier",
+                     *           "shipping_tracking_number",
+                     *           "shipping_date",
+                     *           "proof_of_delivery"
+                     *         ],
+                     *         "actions": [
+                     *           "SUBMIT",
+                     *           "ACCEPT"
+                     *         ],
+                     *         "evidence": [
+                     *           {
+                     *             "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *             "kind": "DOCUMENT",
+                     *             "name": "delivery-receipt.pdf",
+                     *             "text": null,
+                     *             "content_type": "application/pdf",
+                     *             "size": 48211,
+                     *             "field": "proof_of_delivery",
+                     *             "created_at": "2026-03-15T10:02:44.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-03-14T09:21:07.000Z",
+                     *             "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "event": "CREATE",
+                     *             "from_status": null,
+                     *             "to_status": "NEEDS_RESPONSE",
+                     *             "stage": "CHARGEBACK",
+                     *             "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    submitDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
+                dispute_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute": {
+                     *         "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *         "source": "MANUAL",
+                     *         "acquirer": "REDSYS",
+                     *         "provider_id": "RS-2026-000187",
+                     *         "reason_code": "13.1",
+                     *         "category": "PRODUCT_NOT_RECEIVED",
+                     *         "amount": 1050,
+                     *         "currency": "EUR",
+                     *         "stage": "CHARGEBACK",
+                     *         "status": "NEEDS_RESPONSE",
+                     *         "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *         "submitted_at": null,
+                     *         "resolved_at": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z",
+                     *         "money": {
+                     *           "disputed": 1050,
+                     *           "lost": 0,
+                     *           "won": 0
+                     *         },
+                     *         "evidence_fields": [
+                     *           "product_description",
+                     *           "customer_communication",
+                     *           "refund_policy",
+                     *           "terms_and_conditions",
+                     *           "additional_information",
+                     *           "shipping_address",
+                     *           "shipping_carrier",
+                     *           "shipping_tracking_number",
+                     *           "shipping_date",
+                     *           "proof_of_delivery"
+                     *         ],
+                     *         "actions": [
+                     *           "SUBMIT",
+                     *           "ACCEPT"
+                     *         ],
+                     *         "evidence": [
+                     *           {
+                     *             "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *             "kind": "DOCUMENT",
+                     *             "name": "delivery-receipt.pdf",
+                     *             "text": null,
+                     *             "content_type": "application/pdf",
+                     *             "size": 48211,
+                     *             "field": "proof_of_delivery",
+                     *             "created_at": "2026-03-15T10:02:44.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-03-14T09:21:07.000Z",
+                     *             "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "event": "CREATE",
+                     *             "from_status": null,
+                     *             "to_status": "NEEDS_RESPONSE",
+                     *             "stage": "CHARGEBACK",
+                     *             "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10 */
+                dispute_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute": {
+                     *         "uuid": "6a2e9c41-3f7b-4d2a-8e5c-9b1d7f3a2c60",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "transaction_uuid": "e8b3d5f1-9a2c-4e7b-b6d4-3f1a8c5e7b20",
+                     *         "source": "MANUAL",
+                     *         "acquirer": "REDSYS",
+                     *         "provider_id": "RS-2026-000187",
+                     *         "reason_code": "13.1",
+                     *         "category": "PRODUCT_NOT_RECEIVED",
+                     *         "amount": 1050,
+                     *         "currency": "EUR",
+                     *         "stage": "CHARGEBACK",
+                     *         "status": "NEEDS_RESPONSE",
+                     *         "evidence_due_at": "2026-03-28T22:59:59.000Z",
+                     *         "submitted_at": null,
+                     *         "resolved_at": null,
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z",
+                     *         "money": {
+                     *           "disputed": 1050,
+                     *           "lost": 0,
+                     *           "won": 0
+                     *         },
+                     *         "evidence_fields": [
+                     *           "product_description",
+                     *           "customer_communication",
+                     *           "refund_policy",
+                     *           "terms_and_conditions",
+                     *           "additional_information",
+                     *           "shipping_address",
+                     *           "shipping_carrier",
+                     *           "shipping_tracking_number",
+                     *           "shipping_date",
+                     *           "proof_of_delivery"
+                     *         ],
+                     *         "actions": [
+                     *           "SUBMIT",
+                     *           "ACCEPT"
+                     *         ],
+                     *         "evidence": [
+                     *           {
+                     *             "uuid": "0b4c6d8e-1f2a-4b3c-9d4e-5f6a7b8c9d0e",
+                     *             "kind": "DOCUMENT",
+                     *             "name": "delivery-receipt.pdf",
+                     *             "text": null,
+                     *             "content_type": "application/pdf",
+                     *             "size": 48211,
+                     *             "field": "proof_of_delivery",
+                     *             "created_at": "2026-03-15T10:02:44.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-03-14T09:21:07.000Z",
+                     *             "actor": "api:5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "event": "CREATE",
+                     *             "from_status": null,
+                     *             "to_status": "NEEDS_RESPONSE",
+                     *             "stage": "CHARGEBACK",
+                     *             "detail": "CHARGEBACK 13.1 (PRODUCT_NOT_RECEIVED) of 1050 EUR"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "order_totals": {
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "currency": "EUR",
+                     *         "disputes": 1,
+                     *         "disputed": 1050,
+                     *         "lost": 0,
+                     *         "won": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importDisputes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "data": "RElTUFVURV9JRCxUUkFOU0FDVElPTixSRUFTT05fQ09ERSxDQVRFR09SWSxBTU9VTlQsQ1VSUkVOQ1ksU1RBR0UsU1RBVFVTLEVWSURFTkNFX0RVRQpSUy0yMDI2LTAwMDE4NyxlOGIzZDVmMS05YTJjLTRlN2ItYjZkNC0zZjFhOGM1ZTdiMjAsMTAuNCxGUkFVRCwxMDUwLEVVUixDSEFSR0VCQUNLLE5FRURTX1JFU1BPTlNFLDIwMjYtMDMtMjgK",
+                 *       "filename": "redsys-disputes-2026-03-14.csv",
+                 *       "acquirer": "REDSYS"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeImportRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "import": {
+                     *         "filename": "redsys-disputes-2026-03-14.csv",
+                     *         "lines": 1,
+                     *         "created": 1,
+                     *         "updated": 0,
+                     *         "unchanged": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeImportResponse"];
+                };
+            };
+            /** @description A file (or list of payments) with problems: every line's problems; nothing was stored or queued */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unprocessable Entity",
+                     *       "code": 422,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "2 problems in the file: nothing was queued",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "line": 3,
+                     *           "msg": "AMOUNT must be a whole number of minor units from 1 to 999999999999"
+                     *         },
+                     *         {
+                     *           "line": 7,
+                     *           "msg": "CARD 6f1d2a9e-4c3b-4e8a-9b7c-1d2e3f4a5b6c is not a stored card of this merchant"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileProblemsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDisputeRatios: {
+        parameters: {
+            query?: {
+                /** @description this many months, the current one last (integer, 1 to 24) */
+                months?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "ratios": [
+                     *         {
+                     *           "month": "2026-03",
+                     *           "scheme": "VISA",
+                     *           "disputes": 3,
+                     *           "sales": 1250,
+                     *           "sales_month": "2026-03",
+                     *           "ratio": 0.0024,
+                     *           "programme": "VDMP",
+                     *           "threshold_ratio": 0.009,
+                     *           "threshold_count": 100,
+                     *           "standing": "OK"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeRatiosResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDisputeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute_settings": {
+                     *         "notification_url": "https://shop.example.com/paygate/disputes",
+                     *         "reminder_days": 3,
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeSettingsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateDisputeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "notification_url": "https://shop.example.com/paygate/disputes",
+                 *       "reminder_days": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "dispute_settings": {
+                     *         "notification_url": "https://shop.example.com/paygate/disputes",
+                     *         "reminder_days": 3,
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisputeSettingsResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -1120,7 +1120,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1257,7 +1257,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1566,7 +1566,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1704,7 +1704,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2302,7 +2302,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2442,7 +2442,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2578,7 +2578,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
                         idle_timeout_s: number;
                     };
                 };

@@ -528,8 +528,10 @@ export function buildCli(): Command {
     .option('--signature <signature>', 'its signature (default: $PAYGATE_SIGNATURE)')
     .option('--service <uuid>', 'the service to charge (default: $PAYGATE_SERVICE, else the first EUR service)')
     .option('--url-post <url>', "the orders' url_post: the gateway notifies it (and paygate listen streams the notifications); default $PAYGATE_URL_POST, else none")
+    .option('--order <uuid>', 'dispute: the paid order to dispute (default: a new approved order)')
+    .addOption(new Option('--outcome <outcome>', 'dispute: how the sandbox decides it once its evidence is submitted').choices(['won', 'lost']).default('won'))
     .option('--json', 'JSON output')
-    .action(async (scenario: string, o: { url?: string; apiKey?: string; signature?: string; service?: string; urlPost?: string; json?: boolean }) => {
+    .action(async (scenario: string, o: { url?: string; apiKey?: string; signature?: string; service?: string; urlPost?: string; order?: string; outcome: string; json?: boolean }) => {
       if (!(scenario in SCENARIOS)) throw new ApiError(400, `unknown scenario ${scenario}: one of ${Object.keys(SCENARIOS).join(', ')}`);
       const target = {
         url: o.url ?? process.env.PAYGATE_URL ?? 'http://127.0.0.1:8080',
@@ -537,13 +539,17 @@ export function buildCli(): Command {
         signature: o.signature ?? process.env.PAYGATE_SIGNATURE ?? '',
         service: o.service ?? process.env.PAYGATE_SERVICE ?? null,
         urlPost: o.urlPost ?? process.env.PAYGATE_URL_POST ?? null,
+        order: o.order ?? null,
+        outcome: o.outcome === 'lost' ? 'LOST' as const : 'WON' as const,
       };
       if (!target.apiKey || !target.signature) throw new ApiError(400, 'an API key and its signature are needed: --api-key and --signature, or PAYGATE_API_KEY and PAYGATE_SIGNATURE (npm start prints them)');
       const steps = await runScenario(target, scenario as Scenario, (s) => {
         if (!o.json) process.stdout.write(`${s.call} -> ${s.status} ${s.summary}\n`);
       });
-      const last = steps[steps.length - 1].body?.order ?? null;
-      if (o.json) print(true, { scenario, steps: steps.map((s) => ({ call: s.call, status: s.status, summary: s.summary })), order: last }, () => '');
+      const dispute = steps[steps.length - 1].body?.dispute ?? null;
+      const last = steps[steps.length - 1].body?.order ?? [...steps].reverse().find((s) => s.body?.order)?.body.order ?? null;
+      if (o.json) print(true, { scenario, steps: steps.map((s) => ({ call: s.call, status: s.status, summary: s.summary })), order: last, ...(dispute ? { dispute } : {}) }, () => '');
+      else if (dispute) process.stdout.write(`${scenario}: dispute ${dispute.uuid} of order ${dispute.order_uuid} ${dispute.status}, evidence due ${dispute.evidence_due_at}; add evidence and submit it (POST /v1/sandbox/disputes/${dispute.uuid}/evidence, /submit), then move the test clock 2 days\n`);
       else {
         const challenge = steps[steps.length - 1].body?.code === 303 ? steps[steps.length - 1].body?.url : null;
         process.stdout.write(`${scenario}: order ${last?.uuid} is ${last?.status}${challenge ? `; open the challenge page to approve or fail it: ${challenge}` : ''}\n`);

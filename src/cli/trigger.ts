@@ -12,6 +12,7 @@ export const SCENARIOS = {
   'payment.3ds': 'a secure order: the card needs 3-D Secure, the answer links the challenge page',
   'payment.deferred': 'a DEFERRED order (authorisation held), then captured with a confirmation',
   'payment.refund': 'an approved order, then refunded in full',
+  dispute: 'a dispute raised by the sandbox on a paid order (--order, else a new approved one), decided --outcome (won or lost) once its evidence is submitted (docs/disputes.md)',
 } as const;
 export type Scenario = keyof typeof SCENARIOS;
 
@@ -22,6 +23,10 @@ export interface Target {
   service?: string | null;
   /** The orders' url_post: the gateway notifies it (and `paygate listen` streams the notification). */
   urlPost?: string | null;
+  /** `dispute`: the paid order disputed (absent: a new approved order). */
+  order?: string | null;
+  /** `dispute`: how the sandbox decides it once its evidence is submitted. */
+  outcome?: 'WON' | 'LOST';
 }
 
 export interface Step {
@@ -55,6 +60,8 @@ export function summary(body: any): string {
     const challenge = body?.code === 303 && typeof body.url === 'string' ? `; challenge page: ${body.url}` : '';
     return `order ${o.uuid} ${o.status}${tx ? ` (last transaction ${tx.operative} ${tx.status}${tx.error && tx.error !== 'NONE' ? `, ${tx.error}` : ''})` : ''}${challenge}`;
   }
+  const d = body?.dispute;
+  if (d) return `dispute ${d.uuid} ${d.status}: ${d.stage} ${d.reason_code} (${d.category}) of ${d.amount} ${d.currency} on order ${d.order_uuid}, evidence due ${d.evidence_due_at}`;
   if (body?.Source) return `card ${body.Source.uuid} stored (${body.Source.brand} ••••${body.Source.last4})`;
   return body?.details ?? body?.message ?? '';
 }
@@ -70,6 +77,10 @@ export async function runScenario(t: Target, scenario: Scenario, report: (s: Ste
     if (!accepted.includes(r.status)) throw new Error(`${s.call} answered ${r.status}: ${typeof r.body === 'string' ? r.body : JSON.stringify(r.body)}`);
     return r.body;
   };
+  if (scenario === 'dispute' && t.order) {
+    await step('raise a dispute', '/disputes/simulate', { order_uuid: t.order, outcome: t.outcome ?? 'WON' });
+    return steps;
+  }
   const customer = `trigger-${Date.now().toString(36)}`;
   const pan = scenario === 'payment.refused' ? TEST_CARDS.REFUSED : scenario === 'payment.3ds' ? TEST_CARDS.THREEDS_OK : TEST_CARDS.APPROVED;
   const order = await step('create the order', '/payment', {
@@ -92,5 +103,6 @@ export async function runScenario(t: Target, scenario: Scenario, report: (s: Ste
   await step('pay it', '/payment/direct', { order_uuid: order.order.uuid, card_uuid: card.Source.uuid }, scenario === 'payment.3ds' ? [200, 303] : [200]);
   if (scenario === 'payment.deferred') await step('capture it', '/payment/confirmation', { order_uuid: order.order.uuid });
   if (scenario === 'payment.refund') await step('refund it', '/payment/refund', { order_uuid: order.order.uuid });
+  if (scenario === 'dispute') await step('raise a dispute', '/disputes/simulate', { order_uuid: order.order.uuid, outcome: t.outcome ?? 'WON' });
   return steps;
 }

@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../platform/db/schema.js';
 import { unavailable } from '../platform/errors/errors.js';
-import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector, type SettlementReportRequest } from './connector.js';
+import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, type ApmPaymentRequest, type ApmPayoutRequest, type ApmStartRequest, type Connector, type DisputeApi, type DisputeNotice, type SettlementReportRequest } from './connector.js';
 import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
 import { RemoteSimulatorConnector } from './simulator-service.js';
@@ -101,6 +101,14 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger, be
           return { outcome: 'UNKNOWN' as const, details: err instanceof ProcessorTimeoutError ? err.message : 'processor call failed' };
         }) }
       : {}),
+    ...(inner.disputes
+      ? {
+          disputes: {
+            submitEvidence: (r) => call('disputeEvidence', () => inner.disputes!.submitEvidence(r), unknown),
+            accept: (r) => call('disputeAccept', () => inner.disputes!.accept(r), unknown),
+          } satisfies DisputeApi,
+        }
+      : {}),
     ...(inner.notification
       ? { notification: (f: Record<string, string>) => call('notification', () => inner.notification!(f), (details) => ({ outcome: 'IGNORED' as const, reason: details })) }
       : {}),
@@ -117,9 +125,21 @@ export function guarded(inner: Connector, timeoutMs: number, logger?: Logger, be
   };
 }
 
+/** The disputed payment a connector's dispute notice names, as the payments module found it. */
+export interface DisputedPayment {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+}
+
 export class ProcessorRegistry {
   /** The sandbox processor (tests inject faults and set latency through it). */
   readonly simulator: SimulatorConnector;
+  /**
+   * Where a verified dispute notice of a connector goes (the disputes module sets it at start); the
+   * payments module calls it with the payment the notice names.
+   */
+  onDispute: ((connector: string, notice: DisputeNotice, payment: DisputedPayment) => Promise<'applied' | 'ignored'>) | null = null;
   readonly #production = new Map<string, Connector>();
   readonly #opts: RegistryOptions;
   #guardedSimulator: Connector;

@@ -23,6 +23,7 @@ const AREAS: { id: string; visible: (p: readonly string[]) => boolean }[] = [
   { id: 'risk', visible: (p) => p.includes('risk.read') },
   { id: 'reconciliation', visible: (p) => p.includes('reconciliation.read') },
   { id: 'payouts', visible: (p) => p.includes('reconciliation.read') },
+  { id: 'disputes', visible: (p) => p.includes('disputes.read') },
   { id: 'settings', visible: (p) => p.includes('settings.manage') || p.includes('terminals.manage') },
 ];
 

@@ -68,4 +68,16 @@ describe('paygate trigger', () => {
   it('an unknown scenario lists the known ones', async () => {
     await expect(trigger('payment.nope')).rejects.toMatchObject({ stderr: expect.stringContaining('payment.approved, payment.refused, payment.3ds, payment.deferred, payment.refund') });
   });
+
+  it('dispute: the sandbox raises a dispute on a new approved order, or on --order', async () => {
+    const out = JSON.parse(await trigger('dispute', '--outcome', 'lost', '--json'));
+    expect(out.steps.map((s: any) => s.call.split(':')[0])).toEqual(['create the order', 'store a test card', 'pay it', 'raise a dispute']);
+    expect(out.order.status).toBe('SUCCESS');
+    expect(out.dispute).toMatchObject({ source: 'SANDBOX', status: 'NEEDS_RESPONSE', order_uuid: out.order.uuid, amount: 1250 });
+    const paid = JSON.parse(await trigger('payment.approved', '--json')).order.uuid;
+    const text = await trigger('dispute', '--order', paid);
+    expect(text).toMatch(new RegExp(`^dispute: dispute [0-9a-f-]{36} of order ${paid} NEEDS_RESPONSE, evidence due `, 'm'));
+    const res = await fetch(`${vars.PAYGATE_URL}/v1/sandbox/disputes?order_uuid=${paid}`, { headers: { authorization: `Bearer ${vars.PAYGATE_API_KEY}` } });
+    expect(((await res.json()) as any).disputes).toHaveLength(1);
+  }, 120_000);
 });

@@ -1,13 +1,14 @@
 /**
- * Property: random files and payments on the file routes (G1, G2, H1, H2) never cause a 5xx, and a
- * refused file is a 400 with `details` or a 422 listing `{line, msg}` with nothing stored. Seeded:
+ * Property: random files and payments on the file routes (G1, G2, H1, H2, the disputes import and a
+ * dispute's evidence) never cause a 5xx, and a refused file is a 400 with `details` or a 422 listing
+ * `{line, msg}` with nothing stored. Seeded:
  * FILES_SEED=<n> replays a run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
-import { storeCard, TEST_CARDS } from '../helpers/payments.js';
+import { paidOrder, storeCard, TEST_CARDS } from '../helpers/payments.js';
 import { useTestSeed } from '../helpers/seed.js';
 
 const TEST_SEED = useTestSeed(import.meta.url);
@@ -102,6 +103,33 @@ describe('random files', () => {
         },
       ),
       { seed, numRuns: 60 },
+    );
+  });
+
+  it('disputes: random rows under the import header, random evidence', async () => {
+    const paid = await paidOrder(t, a, { amount: 5000 });
+    const tx = paid.transactions[0].uuid as string;
+    const dispute = (await a.api.post('/disputes/simulate', { order_uuid: paid.uuid })).body.dispute.uuid as string;
+    const disputes = async () => Number((await sql<{ n: string }>`select (select count(*) from disputes) + (select count(*) from dispute_evidence) + (select count(*) from dispute_history) as n`.execute(t.p.database.db)).rows[0].n);
+    const pick = (...xs: string[]) => fc.oneof(cell(), fc.constantFrom(...xs));
+    const header = 'DISPUTE_ID,TRANSACTION,REASON_CODE,CATEGORY,AMOUNT,CURRENCY,STAGE,STATUS,EVIDENCE_DUE';
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(pick('CB-1', 'CB-2'), pick(tx), pick('10.4', '4837'), pick('FRAUD', 'fraud', 'GENERAL'), pick('5000', '100', '5001'), pick('EUR', 'USD'), pick('CHARGEBACK', 'RETRIEVAL', 'ARBITRATION'), pick('NEEDS_RESPONSE', 'WON', 'LOST', 'UNDER_REVIEW'), pick(inDays(10), '2030-01-01T00:00:00+01:00')), { maxLength: 5 }),
+        fc.dictionary(fc.constantFrom('additional_information', 'customer_name', 'shipping_carrier', 'bogus', ''), fc.oneof(fc.string({ maxLength: 30 }), fc.constant('4111 1111 1111 1111'))),
+        fc.array(fc.record({ filename: fc.oneof(fc.string({ maxLength: 12 }), fc.constant('a.pdf')), data: fc.oneof(fc.base64String({ maxLength: 40 }), fc.string({ maxLength: 10 }), fc.constant(b64('%PDF-1.4 (4111111111111111) Tj'))) }), { maxLength: 3 }),
+        async (rows, fields, documents) => {
+          const before = await disputes();
+          const r = await a.api.post('/disputes/import', { data: b64([header, ...rows.map(row)].join('\n')), filename: 'disputes.csv', acquirer: 'FUZZ' });
+          checkAnswer(r.status, r.body, 'disputes import');
+          if (r.status !== 200) expect(await disputes()).toBe(before);
+          const before2 = await disputes();
+          const e = await a.api.post(`/disputes/${dispute}/evidence`, { fields, documents });
+          checkAnswer(e.status, e.body, 'dispute evidence');
+          if (e.status !== 200) expect(await disputes()).toBe(before2);
+        },
+      ),
+      { seed, numRuns: 40 },
     );
   });
 });

@@ -116,6 +116,11 @@ describe("a merchant's records on its clock", () => {
     // an APM voucher paid in the sandbox
     const apm = (await ok(api.post('/payment', { amount: 1200, operative: 'AUTHORIZATION', secure: false, service: a.service_uuid, description: 'voucher', customer_ext_id: 'c-4', url_post: hook }))).order.uuid;
     await ok(api.post('/payment/push', { order_uuid: apm, payment_method: 'MULTIBANCO' }), 200, 400);
+    // a dispute of the payment: its events on, evidence, submitted (its history, evidence and settings rows)
+    await ok(api.put('/disputes/settings', { notification_url: hook }));
+    const dispute = (await ok(api.post('/disputes/simulate', { order_uuid: order }))).dispute.uuid;
+    await ok(api.post(`/disputes/${dispute}/evidence`, { fields: { additional_information: 'delivered' } }));
+    await ok(api.post(`/disputes/${dispute}/submit`, {}));
     // background work: notifications, the device, campaign, batch and subscription jobs
     for (let i = 0; i < 5; i++) await t.p.jobs.drain();
     const end = new Date(Date.now() + 60_000);

@@ -22,6 +22,7 @@ const RiskPage = lazy(() => import('./risk').then((x) => ({ default: x.RiskPage 
 const SettingsPage = lazy(() => import('./settings').then((x) => ({ default: x.SettingsPage })));
 const ReconciliationPage = lazy(() => import('./reconciliation').then((x) => ({ default: x.ReconciliationPage })));
 const PayoutsPage = lazy(() => import('./reconciliation').then((x) => ({ default: x.PayoutsPage })));
+const DisputesPage = lazy(() => import('./disputes').then((x) => ({ default: x.DisputesPage })));
 
 export interface Area {
   id: string;
@@ -44,5 +45,6 @@ export const AREAS: Area[] = [
   { id: 'risk', path: '/risk', nav: 'nav.risk', visible: (can) => can('risk.read'), Page: RiskPage },
   { id: 'reconciliation', path: '/reconciliation', nav: 'nav.reconciliation', visible: (can) => can('reconciliation.read'), Page: ReconciliationPage },
   { id: 'payouts', path: '/payouts', nav: 'nav.payouts', visible: (can) => can('reconciliation.read'), Page: PayoutsPage },
+  { id: 'disputes', path: '/disputes', nav: 'nav.disputes', visible: (can) => can('disputes.read'), Page: DisputesPage },
   { id: 'settings', path: '/settings', nav: 'nav.settings', visible: (can) => can('settings.manage') || can('terminals.manage'), Page: SettingsPage },
 ];

@@ -67,6 +67,10 @@ export const API_OPERATIONS: Readonly<Record<string, Permission>> = {
   listSettlementReports: 'reconciliation.read', getSettlementReport: 'reconciliation.read', listReconciliationItems: 'reconciliation.read',
   exportReconciliationItems: 'reconciliation.read', getReconciliationSummary: 'reconciliation.read', listPayouts: 'reconciliation.read', exportPayouts: 'reconciliation.read',
   listBankStatements: 'reconciliation.read',
+  // disputes (ours; the sandbox's trigger is a sandbox helper: not bridged)
+  listDisputes: 'disputes.read', getDispute: 'disputes.read', getDisputeDocument: 'disputes.read', getDisputeRatios: 'disputes.read', getDisputeSettings: 'disputes.read',
+  createDispute: 'disputes.respond', addDisputeEvidence: 'disputes.respond', submitDispute: 'disputes.respond', acceptDispute: 'disputes.respond', importDisputes: 'disputes.respond',
+  updateDisputeSettings: 'settings.manage',
 };
 
 // ---- sessions ------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@
  *    a transfer to a card or account); holds and cancellations move no money and are left out;
  *  - `amount`, `currency`: the transaction's amount in minor units of the order's currency (what the
  *    merchant is credited: a dynamic currency conversion's card amount is not it);
- *  - `created_at`: when the transaction was made (the merchant's clock), `status` its status.
+ *  - `created_at`: when the transaction was made (the merchant's clock), `status` its status;
+ *  - `card_bin`: the BIN of the card it was made with, as its Transaction record shows it (null without one).
  *
  * The fragment is a subquery (`select ...`): put it in a FROM clause with an alias. Filters are applied
  * inside it, so PostgreSQL reads the merchant's transactions by its (merchant_id, created_at) index and
@@ -38,6 +39,7 @@ export interface MoneyMovementRow {
   currency: string;
   created_at: Date;
   service_id: string;
+  card_bin: string | null;
 }
 
 export function moneyMovementsSql(f: MoneyMovementFilter): RawBuilder<MoneyMovementRow> {
@@ -46,7 +48,7 @@ export function moneyMovementsSql(f: MoneyMovementFilter): RawBuilder<MoneyMovem
   const service = f.serviceId ? sql` and o.service_id = ${f.serviceId}` : sql``;
   return sql<MoneyMovementRow>`select t.id as transaction_id, t.order_id, t.processor_id,
       case when t.operative in ('AUTHORIZATION', 'CONFIRMATION') then 'PAYMENT' when t.operative = 'REFUND' then 'REFUND' else 'PAYOUT' end as type,
-      t.status, t.amount, o.currency, t.created_at, o.service_id
+      t.status, t.amount, o.currency, t.created_at, o.service_id, t.source_json::json ->> 'bin' as card_bin
     from transactions t join orders o on o.id = t.order_id
     where t.merchant_id = ${f.merchantId} and o.env = ${f.env}
       and t.operative in ('AUTHORIZATION', 'CONFIRMATION', 'REFUND', 'PAYOUT', 'TRANSFER')${since}${until}${service}`;

@@ -81,6 +81,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'payment-methods', description: 'Alternative payment methods (APMs) by kind (redirect, push, voucher): which a service offers, and PUSH payments' },
       { name: 'wallets', description: 'Google Pay and Apple Pay (B14): wallet payments with the wallets\' encrypted tokens, the merchant\'s wallet keys, and which services offer each wallet' },
       { name: 'reconciliation', description: 'Reconciliation (ours, beyond the payment API): the acquirers\' settlement reports matched to transactions, payouts expected and received, bank statements (camt.053, Norma 43)' },
+      { name: 'disputes', description: 'Disputes and chargebacks (ours, beyond the payment API): disputes of payments entered by hand, imported from an acquirer\'s file or raised by the sandbox, their evidence, submission and acceptance, their deadlines and outcomes' },
       { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
     ],
     components: {

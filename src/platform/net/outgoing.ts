@@ -118,7 +118,8 @@ const systemResolver: Resolver = (host) => dns.promises.lookup(host, { all: true
 export interface OutgoingRequest {
   method?: 'POST' | 'GET' | 'PUT';
   headers?: Record<string, string>;
-  body?: string;
+  /** Text, or bytes (a multipart body with files). */
+  body?: string | Buffer;
   /** The merchant's environment (sandbox may reach loopback when the operator allows it). */
   env: Env;
   timeoutMs: number;

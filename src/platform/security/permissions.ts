@@ -41,6 +41,8 @@ export const PERMISSIONS = [
   'settings.manage', // templates, checkout, page settings, wallets, the test clock, child merchants
   'reconciliation.read', // settlement reports, their matches and exceptions, payouts, bank statements, their exports
   'reconciliation.import', // import settlement reports and bank statements, fetch a connector's report
+  'disputes.read', // disputes, their evidence, history and deadlines, the dispute ratio
+  'disputes.respond', // enter and import disputes, add evidence, submit or accept them
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -57,11 +59,12 @@ const OPERATIONS: Permission[] = ['payments.read', 'payments.refund', 'payments.
  *  - PAYMENTS: every payment type, the order view, the card list without sensitive data (no refunds,
  *    captures or cancellations: those are operations).
  * Reconciliation (ours): MANAGER and USER read and import it (it is operations' work), VIEWER reads it.
+ * Disputes (ours): MANAGER and USER answer them, VIEWER reads them.
  */
 export const ROLES: Readonly<Record<Group, readonly Permission[]>> = {
   MANAGER: PERMISSIONS,
-  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage', 'reconciliation.read', 'reconciliation.import'],
-  VIEWER: ['payments.read', 'moto.read', 'subscriptions.read', 'devices.read', 'reconciliation.read'],
+  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage', 'reconciliation.read', 'reconciliation.import', 'disputes.read', 'disputes.respond'],
+  VIEWER: ['payments.read', 'moto.read', 'subscriptions.read', 'devices.read', 'reconciliation.read', 'disputes.read'],
   'MANUAL PAYMENT': [...OPERATIONS, 'manual.create', 'moto.read', 'moto.create', 'devices.read', 'devices.operate'],
   BATCH: ['batch.read', 'batch.create'],
   PAYMENTS: ['payments.read', 'cards.read', 'moto.read', 'moto.create', 'manual.create', 'batch.read', 'batch.create', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate'],

@@ -23,12 +23,15 @@
  * outgoing call live; the part of the Payments API used here is seven JSON calls, written from its public
  * reference (spec.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type {
   AcquirerThreeDS,
   AuthenticateRequest,
   ThreeDSPayment,
   AuthenticationResult,
   Connector,
+  DisputeActionResult,
+  DisputeApi,
   FollowUpRequest,
   LookupRequest,
   LookupResult,
@@ -41,9 +44,9 @@ import type {
 } from '../connector.js';
 import type { CheckoutTerminal } from './credentials.js';
 import { CHECKOUT_LEDGER, type CheckoutOperation } from './ledger.js';
-import { acceptedAction, actionBody, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
+import { acceptedAction, actionBody, disputeWebhookFacts, evidenceRequest, authorizationOf, declineOf, EVENT_KINDS, followUpInActions, paymentBody, readDetails, resultOfPayment, resultOfWebhook, verifyWebhook, webhookFacts } from './mapping.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
-import { parseJson, parseObject, type Answer, type Sent } from '../kit/http.js';
+import { multipartBody, parseJson, parseObject, type Answer, type Sent } from '../kit/http.js';
 import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 
 export const CHECKOUT_PRODUCTION_URL = 'https://api.checkout.com';
@@ -66,7 +69,7 @@ export class CheckoutConnector extends ConnectorBase<CheckoutTerminal> implement
     super(opts, { name: 'checkout', label: 'Checkout.com', ledger: CHECKOUT_LEDGER });
   }
 
-  #send(method: 'GET' | 'POST', path: string, terminal: CheckoutTerminal, body: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Sent> {
+  #send(method: 'GET' | 'POST' | 'PUT', path: string, terminal: CheckoutTerminal, body: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Sent> {
     const headers: Record<string, string> = { authorization: `Bearer ${terminal.secretKey}`, accept: 'application/json' };
     if (idempotencyKey) headers['cko-idempotency-key'] = idempotencyKey;
     return this.send({ method, path, headers, json: body ?? undefined });
@@ -304,6 +307,7 @@ export class CheckoutConnector extends ConnectorBase<CheckoutTerminal> implement
     const unverified = parseObject(raw);
     const data = unverified?.data as Record<string, unknown> | undefined;
     const type = typeof unverified?.type === 'string' ? unverified.type : '';
+    if (unverified && type.startsWith('dispute_')) return this.#disputeWebhook(raw, unverified, fields['cko-signature']);
     if (!unverified || !data || typeof data.id !== 'string') return ignored('not a Checkout.com webhook');
     const kinds = EVENT_KINDS[type]?.kinds;
     if (!kinds) return ignored(`event ${type.slice(0, 60)} settles nothing`);
@@ -336,5 +340,71 @@ export class CheckoutConnector extends ConnectorBase<CheckoutTerminal> implement
     if (facts.actionId && !op.actionId && op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') await this.ledger.save(op.reference, { actionId: facts.actionId });
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
-}
 
+  // ---- disputes (Disputes API) ------------------------------------------------------------------------
+
+  /**
+   * A dispute webhook: the payment it names by our reference (`payment_reference`) gives the terminal
+   * whose webhook key must have signed it; then it is recorded once by event id and said as our notice.
+   */
+  async #disputeWebhook(raw: string, unverified: Record<string, unknown>, signature: string | undefined): Promise<NotificationResult> {
+    const facts = disputeWebhookFacts(unverified);
+    if (!facts) return ignored('a dispute webhook without a dispute of a payment of ours');
+    const op = facts.reference.length <= 100 ? await this.#find(facts.reference) : null;
+    if (!op || !op.terminalRef) return ignored('no payment of ours for this dispute');
+    const t = await this.terminalOf(op.terminalRef, 'CHECKOUT');
+    if ('problem' in t) return ignored(t.problem);
+    if (!verifyWebhook(raw, signature, t.terminal.webhookKey)) {
+      this.deps.logger?.error({ reference: op.reference }, 'checkout: dispute webhook refused (Cko-Signature not verified)');
+      return ignored('signature not verified');
+    }
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.notice.providerId, reference: op.reference, outcome: facts.notice.status });
+    if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
+    return { outcome: 'DISPUTE', notice: facts.notice };
+  }
+
+  /** The outcome of a dispute call: 204 done; 4xx refused (in Checkout.com's words); anything else unknown. */
+  #disputeAnswer(sent: Sent, what: string): DisputeActionResult {
+    if (sent.kind !== 'answer') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status === 204 || sent.status === 200) return { outcome: 'DONE', details: `${what}: done` };
+    if (sent.status >= 400 && sent.status < 500) {
+      const codes = Array.isArray(sent.json?.error_codes) ? (sent.json!.error_codes as unknown[]).filter((c) => typeof c === 'string').slice(0, 5).join(', ') : '';
+      return { outcome: 'REFUSED', details: `Checkout.com refused ${what} (HTTP ${sent.status}${codes ? `: ${codes}` : sent.status === 404 ? ': dispute not found' : sent.status === 401 ? ': the secret key was refused' : ''})` };
+    }
+    return { outcome: 'UNKNOWN', details: `Checkout.com answered ${what} with HTTP ${sent.status}` };
+  }
+
+  readonly disputes: DisputeApi = {
+    submitEvidence: async (req) => {
+      const opened = await this.terminalOf(req.terminal, 'CHECKOUT');
+      if ('problem' in opened) return { outcome: 'REFUSED', details: opened.problem };
+      const id = encodeURIComponent(req.providerId);
+      // each document uploaded first (POST /files, purpose dispute_evidence): its file id goes in the evidence
+      const uploaded: Array<{ filename: string; field: string | null; fileId: string }> = [];
+      for (const d of req.evidence.documents) {
+        const boundary = `paygate${randomUUID().replace(/-/g, '')}`;
+        const sent = await this.send({
+          method: 'POST', path: '/files',
+          headers: { authorization: `Bearer ${opened.terminal.secretKey}`, accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` },
+          body: multipartBody([{ name: 'purpose', value: 'dispute_evidence' }, { name: 'file', filename: d.filename, contentType: d.contentType, content: d.content }], boundary),
+        });
+        const fileId = sent.kind === 'answer' && sent.status === 200 && typeof sent.json?.id === 'string' && /^file_\w+$/.test(sent.json.id) ? sent.json.id : null;
+        if (!fileId) {
+          const r = this.#disputeAnswer(sent, `the document ${d.filename}`);
+          return r.outcome === 'DONE' ? { outcome: 'UNKNOWN', details: `Checkout.com gave no file id for ${d.filename}` } : r;
+        }
+        uploaded.push({ filename: d.filename, field: d.field, fileId });
+      }
+      const body = evidenceRequest(req.evidence.fields, uploaded);
+      // provide (attached, not sent), then submit
+      const provided = this.#disputeAnswer(await this.#send('PUT', `/disputes/${id}/evidence`, opened.terminal, body, null), 'the evidence');
+      if (provided.outcome !== 'DONE') return provided;
+      return this.#disputeAnswer(await this.#send('POST', `/disputes/${id}/evidence`, opened.terminal, null, null), 'the submission of the evidence');
+    },
+    accept: async (req) => {
+      const opened = await this.terminalOf(req.terminal, 'CHECKOUT');
+      if ('problem' in opened) return { outcome: 'REFUSED', details: opened.problem };
+      return this.#disputeAnswer(await this.#send('POST', `/disputes/${encodeURIComponent(req.providerId)}/accept`, opened.terminal, null, null), 'the acceptance');
+    },
+  };
+}

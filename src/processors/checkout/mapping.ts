@@ -24,6 +24,8 @@
  *    response_summary, auth_code}}`, signed with the header `Cko-Signature`: hex HMAC-SHA256 of the raw
  *    body under the webhook's signature key.
  */
+import type { DisputeNotice } from '../connector.js';
+import { CHECKOUT_DISPUTE_CATEGORIES, CHECKOUT_DISPUTE_EVENT_TYPES, CHECKOUT_DISPUTE_STATUSES, CHECKOUT_EVIDENCE_KINDS } from './spec.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CardData, PaymentRequest, ProcessorResult, SettledResult, ThreeDSResult } from '../connector.js';
 import { AUTHENTICATION_REQUIRED, isApprovalCode, refusalOf } from './codes.js';
@@ -304,4 +306,117 @@ export function resultOfWebhook(f: WebhookFacts, op: { kind: CheckoutKind; amoun
   if (AUTHENTICATION_REQUIRED.has(code)) return null;
   const r = refusalOf(code, f.summary);
   return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: op.paymentId };
+}
+
+// ---- disputes (Disputes API: docs/disputes.md "Connectors") -------------------------------------------------
+
+type DisputeStatus = DisputeNotice['status'];
+type DisputeStage = DisputeNotice['stage'];
+
+/** Checkout.com's dispute status as ours, with the stage it implies ([REF] Disputes/Dispute.yaml `status`). */
+export const CHECKOUT_DISPUTE_STATUS: Record<(typeof CHECKOUT_DISPUTE_STATUSES)[number], { status: DisputeStatus; stage: DisputeStage | null }> = {
+  evidence_required: { status: 'NEEDS_RESPONSE', stage: null },
+  evidence_under_review: { status: 'UNDER_REVIEW', stage: null },
+  won: { status: 'WON', stage: null },
+  lost: { status: 'LOST', stage: null },
+  // the issuer withdrew the dispute: the merchant keeps the money
+  canceled: { status: 'WON', stage: null },
+  expired: { status: 'EXPIRED', stage: null },
+  accepted: { status: 'ACCEPTED', stage: null },
+  // resolved without a contest (rapid dispute resolution, already refunded): not won back
+  resolved: { status: 'ACCEPTED', stage: null },
+  arbitration_under_review: { status: 'UNDER_REVIEW', stage: 'ARBITRATION' },
+  arbitration_won: { status: 'WON', stage: 'ARBITRATION' },
+  arbitration_lost: { status: 'LOST', stage: 'ARBITRATION' },
+};
+
+/** Checkout.com's dispute category as ours ([REF] Disputes/Dispute.yaml `category`). */
+export const CHECKOUT_DISPUTE_CATEGORY: Record<(typeof CHECKOUT_DISPUTE_CATEGORIES)[number], DisputeNotice['category']> = {
+  fraudulent: 'FRAUD',
+  unrecognized: 'FRAUD',
+  canceled_recurring: 'SUBSCRIPTION_CANCELLED',
+  product_service_not_received: 'PRODUCT_NOT_RECEIVED',
+  not_as_described: 'PRODUCT_UNACCEPTABLE',
+  credit_not_issued: 'CREDIT_NOT_PROCESSED',
+  duplicate: 'DUPLICATE',
+  incorrect_amount: 'PROCESSING_ERROR',
+  general: 'GENERAL',
+};
+
+/** A dispute webhook's facts, read before it is verified: the event, the dispute and our reference. */
+export function disputeWebhookFacts(body: Record<string, unknown>): { eventId: string; type: string; reference: string; notice: DisputeNotice } | null {
+  const type = typeof body.type === 'string' ? body.type : '';
+  if (!(CHECKOUT_DISPUTE_EVENT_TYPES as readonly string[]).includes(type)) return null;
+  const d = body.data as Record<string, unknown> | undefined;
+  if (!d || typeof body.id !== 'string' || typeof d.id !== 'string' || !/^dsp_\w+$/.test(d.id)) return null;
+  const reference = typeof d.payment_reference === 'string' ? d.payment_reference : null;
+  const mapped = CHECKOUT_DISPUTE_STATUS[d.status as keyof typeof CHECKOUT_DISPUTE_STATUS];
+  const category = CHECKOUT_DISPUTE_CATEGORY[d.category as keyof typeof CHECKOUT_DISPUTE_CATEGORY] ?? 'GENERAL';
+  if (!reference || !mapped || typeof d.amount !== 'number' || !Number.isInteger(d.amount) || typeof d.currency !== 'string') return null;
+  const due = typeof d.evidence_required_by === 'string' ? new Date(d.evidence_required_by) : null;
+  return {
+    eventId: body.id,
+    type,
+    reference,
+    notice: {
+      reference,
+      providerId: d.id,
+      status: mapped.status,
+      stage: mapped.stage ?? 'CHARGEBACK',
+      category,
+      reasonCode: typeof d.reason_code === 'string' && d.reason_code !== '' ? d.reason_code.slice(0, 20) : 'unknown',
+      amount: Math.abs(d.amount),
+      currency: d.currency.toUpperCase(),
+      dueAt: due && !Number.isNaN(due.getTime()) ? due : null,
+      detail: `Checkout.com ${type} (${String(d.status)})`,
+    },
+  };
+}
+
+/** Our evidence fields as Checkout.com's evidence texts (ProvideEvidenceRequest: `<kind>_text`, 500 characters each). */
+const EVIDENCE_KIND_OF: Record<string, (typeof CHECKOUT_EVIDENCE_KINDS)[number]> = {
+  proof_of_delivery: 'proof_of_delivery_or_service',
+  shipping_carrier: 'proof_of_delivery_or_service',
+  shipping_tracking_number: 'proof_of_delivery_or_service',
+  shipping_address: 'proof_of_delivery_or_service',
+  shipping_date: 'proof_of_delivery_or_service_date',
+  product_description: 'invoice_or_receipt',
+  customer_communication: 'customer_communication',
+  refund_policy: 'refund_or_cancellation_policy',
+  cancellation_policy: 'refund_or_cancellation_policy',
+  cancellation_rebuttal: 'refund_or_cancellation_policy',
+  return_policy_explanation: 'refund_or_cancellation_policy',
+  terms_and_conditions: 'recurring_transaction_agreement',
+  duplicate_explanation: 'invoice_showing_distinct_transactions',
+  other_transaction: 'invoice_showing_distinct_transactions',
+};
+
+/**
+ * The body of `PUT /disputes/{id}/evidence`: each text under its kind (several of our fields of one kind
+ * joined, `name: text`), everything else as additional evidence, each cut to 500 characters; each uploaded
+ * document (its `file_` id) as the file of the kind of the field it supports (else additional evidence).
+ * A kind takes one file: a document whose kind has one already goes to additional evidence if that is
+ * free, else it is named in the additional evidence's text.
+ */
+export function evidenceRequest(fields: Record<string, string>, documents: Array<{ filename: string; field: string | null; fileId: string }>): Record<string, string> {
+  const by = new Map<string, string[]>();
+  for (const [name, text] of Object.entries(fields)) {
+    const kind = EVIDENCE_KIND_OF[name] ?? 'additional_evidence';
+    by.set(kind, [...(by.get(kind) ?? []), `${name.replace(/_/g, ' ')}: ${text}`]);
+  }
+  const files: Record<string, string> = {};
+  const unfiled: string[] = [];
+  for (const d of documents) {
+    const kind = (d.field && EVIDENCE_KIND_OF[d.field]) || 'additional_evidence';
+    if (!files[`${kind}_file`]) files[`${kind}_file`] = d.fileId;
+    else if (!files.additional_evidence_file) files.additional_evidence_file = d.fileId;
+    else unfiled.push(d.filename);
+  }
+  if (unfiled.length > 0) by.set('additional_evidence', [...(by.get('additional_evidence') ?? []), `more documents kept by the merchant: ${unfiled.join(', ')}`]);
+  const out: Record<string, string> = { ...files };
+  for (const [kind, texts] of by) {
+    const t = texts.join('\n');
+    out[`${kind}_text`] = t.length > 500 ? `${t.slice(0, 499)}…` : t;
+  }
+  return out;
 }

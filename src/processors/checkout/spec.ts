@@ -47,6 +47,19 @@ export const CHECKOUT_EVENT_TYPES = [
   'payment_refunded', 'payment_refund_declined',
 ] as const;
 
+/**
+ * The dispute webhook event types: [REF] Events/EventTypesObject.yaml lists dispute_canceled,
+ * dispute_evidence_required, dispute_expired, dispute_lost, dispute_resolved, dispute_won.
+ */
+export const CHECKOUT_DISPUTE_EVENT_TYPES = ['dispute_evidence_required', 'dispute_canceled', 'dispute_expired', 'dispute_lost', 'dispute_resolved', 'dispute_won'] as const;
+
+/** Dispute categories and statuses: [REF] Disputes/Dispute.yaml, DisputeSummary.yaml. */
+export const CHECKOUT_DISPUTE_CATEGORIES = ['fraudulent', 'unrecognized', 'canceled_recurring', 'product_service_not_received', 'not_as_described', 'credit_not_issued', 'duplicate', 'incorrect_amount', 'general'] as const;
+export const CHECKOUT_DISPUTE_STATUSES = ['evidence_required', 'evidence_under_review', 'resolved', 'won', 'lost', 'canceled', 'expired', 'accepted', 'arbitration_under_review', 'arbitration_won', 'arbitration_lost'] as const;
+
+/** The text fields of evidence: [REF] Disputes/ProvideEvidenceRequest.yaml (each `<kind>_text`, at most 500, beside `<kind>_file`). */
+export const CHECKOUT_EVIDENCE_KINDS = ['proof_of_delivery_or_service', 'invoice_or_receipt', 'invoice_showing_distinct_transactions', 'customer_communication', 'refund_or_cancellation_policy', 'recurring_transaction_agreement', 'additional_evidence', 'proof_of_delivery_or_service_date'] as const;
+
 const defs: Record<string, JsonSchema> = {
   PaymentId: str({ pattern: '^pay_\\w{26}$', minLength: 30, maxLength: 30, 'x-source': '[REF] Payments/PaymentId.yaml' }),
   ActionId: str({ pattern: '^act_\\w{26}$', minLength: 30, maxLength: 30, 'x-source': '[REF] Payments/ActionId.yaml' }),
@@ -302,6 +315,57 @@ const defs: Record<string, JsonSchema> = {
     'x-source': '[REF] Payments/CaptureAcceptedResponse.yaml, RefundAcceptedResponse.yaml, VoidAcceptedResponse.yaml (202: action_id; _links.payment required)',
   },
 
+  // ---- disputes ----
+  DisputeId: str({ pattern: '^dsp_\\w+$', 'x-source': '[REF] Disputes/Dispute.yaml id (pattern ^(dsp)_(\\w{22})$; the paths say \\w{26}: the prefix is what both agree on)' }),
+  DisputeSummary: {
+    type: 'object',
+    required: ['id', 'category', 'status', 'amount', 'currency', 'reason_code', 'payment_id'],
+    properties: {
+      id: ref('DisputeId'),
+      category: { enum: [...CHECKOUT_DISPUTE_CATEGORIES] },
+      status: { enum: [...CHECKOUT_DISPUTE_STATUSES] },
+      amount: { type: 'number' },
+      currency: ref('Currency'),
+      reason_code: str(),
+      payment_id: ref('PaymentId'),
+      payment_action_id: ref('ActionId'),
+      payment_reference: str(),
+      payment_arn: str(),
+      payment_method: str(),
+      evidence_required_by: ref('ServerTimestamp'),
+      received_on: ref('ServerTimestamp'),
+      last_update: ref('ServerTimestamp'),
+    },
+    'x-source': '[REF] Disputes/DisputeSummary.yaml (no required list; a dispute always has these: its id, category, status, amount, currency, reason code and payment)',
+  },
+  Dispute: {
+    type: 'object',
+    required: ['id', 'category', 'status', 'amount', 'currency', 'reason_code', 'payment'],
+    properties: {
+      id: ref('DisputeId'),
+      category: { enum: [...CHECKOUT_DISPUTE_CATEGORIES] },
+      status: { enum: [...CHECKOUT_DISPUTE_STATUSES] },
+      amount: { type: 'number' },
+      currency: ref('Currency'),
+      reason_code: str(),
+      resolved_reason: { enum: ['rapid_dispute_resolution', 'negative_amount', 'already_refunded'] },
+      relevant_evidence: { type: 'array', items: str() },
+      evidence_required_by: ref('ServerTimestamp'),
+      received_on: ref('ServerTimestamp'),
+      last_update: ref('ServerTimestamp'),
+      payment: { type: 'object', required: ['id'], properties: { id: ref('PaymentId'), action_id: ref('ActionId'), amount: { type: 'number' }, currency: ref('Currency'), method: str(), arn: str(), processed_on: ref('ServerTimestamp') }, 'x-source': '[REF] Disputes/PaymentData.yaml' },
+      _links: obj,
+    },
+    'x-source': '[REF] Disputes/Dispute.yaml',
+  },
+  ProvideEvidenceRequest: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: Object.fromEntries(CHECKOUT_EVIDENCE_KINDS.flatMap((k) => [[`${k}_file`, str({ pattern: '^file_' })], [`${k}_text`, str({ maxLength: 500 })]])),
+    'x-source': '[REF] Disputes/ProvideEvidenceRequest.yaml (`maximum: 500` on the texts, read as their length); "You must provide at least one evidence type"',
+  },
+
   // ---- webhooks ----
   EventData: {
     type: 'object',
@@ -343,6 +407,23 @@ function event(type: string): JsonSchema {
       _links: { type: 'object', properties: { self: ref('Link'), payment: ref('Link') } },
     },
     'x-source': `[REF] Events/EventObject.yaml and EventTypesObject.yaml (${type}); [DOCS] webhook examples`,
+  };
+}
+
+/** The body of a dispute webhook: the event with the dispute's summary as its data ([REF] Events/EventObject.yaml, Disputes/DisputeSummary.yaml). */
+function disputeEvent(type: string): JsonSchema {
+  return {
+    type: 'object',
+    required: ['id', 'type', 'created_on', 'data'],
+    properties: {
+      id: ref('EventId'),
+      type: { const: type },
+      version: str(),
+      created_on: ref('ServerTimestamp'),
+      data: ref('DisputeSummary'),
+      _links: obj,
+    },
+    'x-source': `[REF] Events/EventObject.yaml, EventTypesObject.yaml (${type}), Disputes/DisputeSummary.yaml`,
   };
 }
 
@@ -413,7 +494,39 @@ export const CHECKOUT_SPEC: ProviderSpec = {
     {
       id: 'webhook',
       source: '[REF] Events/EventObject.yaml, Data.yaml, EventTypesObject.yaml; [DOCS] webhook event types (answers by event type)',
-      responses: Object.fromEntries(CHECKOUT_EVENT_TYPES.map((t) => [t, event(t)])),
+      responses: { ...Object.fromEntries(CHECKOUT_EVENT_TYPES.map((t) => [t, event(t)])), ...Object.fromEntries(CHECKOUT_DISPUTE_EVENT_TYPES.map((t) => [t, disputeEvent(t)])) },
+    },
+    {
+      id: 'uploadAFile',
+      source: '[REF] nas_spec/paths/files.yaml, post: multipart/form-data File (file, purpose dispute_evidence; JPEG, PNG or PDF of at most 4MB), 200 FileUploadResponse, 401, 422, 429',
+      request: { type: 'object', additionalProperties: false, required: ['purpose'], properties: { purpose: { enum: ['dispute_evidence'] } }, 'x-source': '[REF] Disputes/File.yaml, FilePurpose.yaml (the fields beside the file part)' },
+      responses: {
+        200: { type: 'object', required: ['id'], properties: { id: str({ pattern: '^file_' }), _links: obj }, 'x-source': '[REF] Disputes/FileUploadResponse.yaml' },
+        401: unauthorized,
+        422: ref('ValidationError'),
+        429: ref('Empty'),
+      },
+    },
+    {
+      id: 'getDisputeDetails',
+      source: '[REF] nas_spec/paths/disputes@{dispute_id}.yaml, get: 200 Dispute, 401, 404',
+      responses: { 200: ref('Dispute'), 401: unauthorized, 404: ref('Empty') },
+    },
+    {
+      id: 'provideDisputeEvidence',
+      source: '[REF] nas_spec/paths/disputes@{dispute_id}@evidence.yaml, put: 204 (attached, not sent), 400, 401, 404, 422',
+      request: ref('ProvideEvidenceRequest'),
+      responses: { 204: ref('Empty'), 400: ref('Empty'), 401: unauthorized, 404: ref('Empty'), 422: ref('ValidationError') },
+    },
+    {
+      id: 'submitDisputeEvidence',
+      source: '[REF] nas_spec/paths/disputes@{dispute_id}@evidence.yaml, post: 204 (submitted; no amendment after), 401, 404; 422 ValidationError is the simulator\'s answer to a dispute that takes no submission (the reference lists no answer for it)',
+      responses: { 204: ref('Empty'), 401: unauthorized, 404: ref('Empty'), 422: ref('ValidationError') },
+    },
+    {
+      id: 'acceptDispute',
+      source: '[REF] nas_spec/paths/disputes@{dispute_id}@accept.yaml, post: 204, 401, 404; 422 ValidationError is the simulator\'s answer to a dispute no longer open (the reference lists no answer for it)',
+      responses: { 204: ref('Empty'), 401: unauthorized, 404: ref('Empty'), 422: ref('ValidationError') },
     },
   ],
 };

@@ -27,8 +27,8 @@ export interface SendRequest {
   json?: unknown;
   /** A form body (`application/x-www-form-urlencoded`). */
   form?: Record<string, string> | string;
-  /** A body as it is (set its content type in `headers`). */
-  body?: string;
+  /** A body as it is (set its content type in `headers`): text, or bytes (a multipart body with files). */
+  body?: string | Buffer;
   /** What a log line names besides the path (an order number, our reference): never card data. */
   log?: Record<string, unknown>;
 }
@@ -94,7 +94,7 @@ export class ProviderHttp {
 
   async send(req: SendRequest): Promise<Sent> {
     const headers: Record<string, string> = { ...req.headers };
-    let body: string | undefined = req.body;
+    let body: string | Buffer | undefined = req.body;
     if (req.json !== undefined) {
       body = JSON.stringify(req.json);
       headers['content-type'] ??= 'application/json';
@@ -111,4 +111,22 @@ export class ProviderHttp {
     }
     return { kind: 'answer', status: res.status, headers: res.headers, text: res.body, json: parseObject(res.body) };
   }
+}
+
+/** One part of a multipart/form-data body: a field, or a file with its name, type and bytes. */
+export type FormPart = { name: string; value: string } | { name: string; filename: string; contentType: string; content: Buffer };
+
+/** A multipart/form-data body of `parts` (RFC 7578), as bytes; its content type is `multipart/form-data; boundary=<boundary>`. */
+export function multipartBody(parts: FormPart[], boundary: string): Buffer {
+  const out: Buffer[] = [];
+  for (const p of parts) {
+    const name = p.name.replace(/["\r\n]/g, '_');
+    if ('content' in p) {
+      out.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${p.filename.replace(/["\r\n\\]/g, '_')}"\r\nContent-Type: ${p.contentType}\r\n\r\n`, 'utf8'), p.content, Buffer.from('\r\n'));
+    } else {
+      out.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${p.value}\r\n`, 'utf8'));
+    }
+  }
+  out.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(out);
 }

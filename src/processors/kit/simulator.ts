@@ -61,6 +61,8 @@ export interface SimRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   raw: string;
+  /** The body's bytes (a multipart body with files). */
+  bytes: Buffer;
   /** The underlying request (its socket, for a dropped connection). */
   req: http.IncomingMessage;
 }
@@ -235,10 +237,11 @@ export abstract class SimulatorBase<E extends string = string> {
       if (size > this.#bodyLimit) return void res.writeHead(413, { 'content-type': 'text/plain' }).end('request body too large');
       chunks.push(c as Buffer);
     }
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString('utf8');
     const url = new URL(req.url ?? '/', 'http://sim');
     if (this.latencyMs > 0) await sleep(this.latencyMs);
-    await this.handle({ method: req.method ?? 'GET', url, path: url.pathname, headers: req.headers, raw, req }, res);
+    await this.handle({ method: req.method ?? 'GET', url, path: url.pathname, headers: req.headers, raw, bytes, req }, res);
   }
 
   /** A JSON or text answer. */
@@ -314,4 +317,28 @@ export abstract class SimulatorBase<E extends string = string> {
     this.webhooks.push(sent);
     return sent;
   }
+}
+
+/** The parts of a multipart/form-data body (RFC 7578): each with its name, and a file's name, type and bytes. */
+export function readMultipart(bytes: Buffer, contentType: string | undefined): Array<{ name: string; filename: string | null; contentType: string | null; content: Buffer }> | null {
+  const boundary = /boundary=("?)([^";]+)\1/.exec(contentType ?? '')?.[2];
+  if (!boundary || !/^multipart\/form-data/i.test(contentType ?? '')) return null;
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: Array<{ name: string; filename: string | null; contentType: string | null; content: Buffer }> = [];
+  let at = bytes.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (bytes.subarray(start, start + 2).toString() === '--') break;
+    const next = bytes.indexOf(delimiter, start);
+    if (next < 0) return null;
+    const part = bytes.subarray(start + 2, next - 2);
+    const headEnd = part.indexOf('\r\n\r\n');
+    if (headEnd < 0) return null;
+    const head = part.subarray(0, headEnd).toString('utf8');
+    const name = /name="([^"]*)"/i.exec(head)?.[1];
+    if (name === undefined) return null;
+    parts.push({ name, filename: /filename="([^"]*)"/i.exec(head)?.[1] ?? null, contentType: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1]?.trim() ?? null, content: part.subarray(headEnd + 4) });
+    at = next;
+  }
+  return parts;
 }

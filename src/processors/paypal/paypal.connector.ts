@@ -26,6 +26,7 @@
  * gateway's outgoing client (allowed hosts, deadlines, answer size cap), and it has no call for the
  * webhook verification; the part of the API used here is a handful of JSON calls.
  */
+import { randomUUID } from 'node:crypto';
 import type {
   AcquirerThreeDS,
   ApmCompleteRequest,
@@ -36,6 +37,9 @@ import type {
   AuthenticationResult,
   ThreeDSResult,
   Connector,
+  DisputeActionResult,
+  DisputeApi,
+  TerminalRef,
   FollowUpRequest,
   LookupRequest,
   LookupResult,
@@ -52,16 +56,20 @@ import { amountProblem, smallestAmount } from './currencies.js';
 import { PAYPAL_LEDGER, paypalOperation, type PaypalOperation } from './ledger.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
 import type { ConnectorDeps } from '../kit/declaration.js';
-import { parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
+import { multipartBody, parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
 import { cardPresentRefused, declined, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import {
   authenticationOf,
   cardNetwork,
   cardPaymentSource,
+  disputeWebhookFacts,
+  documentName,
   EVENT_KINDS,
+  evidenceInput,
   followUpBody,
   followUpInOrder,
   issuesOf,
+  multipartInput,
   orderBody,
   payerActionOf,
   resultOfAction,
@@ -489,6 +497,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
   async notification(fields: Record<string, string>): Promise<NotificationResult> {
     const raw = fields.body ?? '';
     const unverified = parseObject(raw);
+    if (unverified && typeof unverified.event_type === 'string' && unverified.event_type.startsWith('CUSTOMER.DISPUTE.')) return this.#disputeWebhook(fields, raw, unverified);
     const facts = unverified ? webhookFacts(unverified) : null;
     if (!facts) return ignored('not a PayPal webhook');
     const kinds = EVENT_KINDS[facts.type]?.kinds;
@@ -530,5 +539,60 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     if (result.outcome === 'PENDING') return ignored(result.details);
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
-}
 
+  // ---- disputes ([DSP] Disputes API) ------------------------------------------------------------------
+
+  /**
+   * A dispute webhook: the payment it names (our reference as the transaction's `custom`, else the capture
+   * id) gives the terminal whose webhook id PayPal must verify it for; then it is recorded once by event id
+   * and said as our notice.
+   */
+  async #disputeWebhook(fields: Record<string, string>, raw: string, unverified: Record<string, unknown>): Promise<NotificationResult> {
+    const facts = disputeWebhookFacts(unverified);
+    if (!facts) return ignored('a dispute webhook without a dispute of a payment we follow');
+    if (TRANSMISSION_HEADERS.some((h) => !fields[h])) return ignored('the PayPal transmission headers are missing');
+    const byRef = facts.reference && facts.reference.length <= 100 ? await this.#find(facts.reference) : null;
+    const op = byRef ?? (facts.captureId ? (await this.#operationsOf({ paymentId: facts.captureId })).find((o) => o.kind === 'payment' || o.kind === 'capture') ?? null : null);
+    if (!op || !op.terminalRef) return ignored('no payment of ours for this dispute');
+    const opened = await this.terminalOf(op.terminalRef, 'PAYPAL');
+    if ('problem' in opened) return ignored(opened.problem);
+    const verified = await this.#call(opened.terminal, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, opened.terminal.webhookId, raw), null);
+    if (verified.kind !== 'answer' || verified.status !== 200 || verified.json?.verification_status !== 'SUCCESS') {
+      this.deps.logger?.error({ reference: op.reference }, 'paypal: dispute webhook refused (PayPal did not verify it)');
+      return ignored('signature not verified');
+    }
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.notice.providerId, reference: op.reference, outcome: facts.notice.status });
+    if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
+    // a capture of an authorization is recorded under its own reference: the dispute is of the payment's
+    return { outcome: 'DISPUTE', notice: { ...facts.notice, reference: op.reference } };
+  }
+
+  async #disputeCall(terminal: TerminalRef, path: string, input: unknown, what: string, files: Array<{ name: string; contentType: string; content: Buffer }> = []): Promise<DisputeActionResult> {
+    const opened = await this.terminalOf(terminal, 'PAYPAL');
+    if ('problem' in opened) return { outcome: 'REFUSED', details: opened.problem };
+    const tok = await this.#token(opened.terminal);
+    if ('failed' in tok) return { outcome: 'UNKNOWN', details: tok.failed.outcome === 'UNKNOWN' ? tok.failed.details : 'PayPal refused the app\'s credentials' };
+    const boundary = `paygate${randomUUID().replace(/-/g, '')}`;
+    const body = files.length === 0
+      ? multipartInput(input, boundary)
+      : multipartBody([{ name: 'input', filename: 'input.json', contentType: 'application/json', content: Buffer.from(JSON.stringify(input)) }, ...files.map((f) => ({ name: 'evidence-file', filename: f.name, contentType: f.contentType, content: f.content }))], boundary);
+    const sent = await this.send({ method: 'POST', path, headers: { authorization: `Bearer ${tok.token}`, accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    if (sent.kind !== 'answer') return { outcome: 'UNKNOWN', details: sent.details };
+    if (sent.status === 200) return { outcome: 'DONE', details: `${what}: done` };
+    if (sent.status >= 400 && sent.status < 500) {
+      const issues = issuesOf(sent.json).join(', ');
+      return { outcome: 'REFUSED', details: `PayPal refused ${what} (HTTP ${sent.status}${issues ? `: ${issues}` : ''})` };
+    }
+    return { outcome: 'UNKNOWN', details: `PayPal answered ${what} with HTTP ${sent.status}` };
+  }
+
+  readonly disputes: DisputeApi = {
+    submitEvidence: (req) => {
+      // each document an `evidence-file` part, named as PayPal's document names go, listed with its evidence
+      const files = req.evidence.documents.map((d, i) => ({ name: documentName(d.filename, d.contentType, i + 1), contentType: d.contentType, content: d.content, field: d.field }));
+      const input = evidenceInput(req.evidence.fields, files.map((f) => ({ name: f.name, field: f.field })));
+      return this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/provide-evidence`, input, 'the evidence', files);
+    },
+    accept: (req) => this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/accept-claim`, { note: 'The merchant accepts the claim.' }, 'the acceptance'),
+  };
+}

@@ -7,7 +7,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { ApiError, api, qs, type Answer } from '../../api';
+import { ApiError, api, qs, v1, type Answer, type V1Answer } from '../../api';
 import { currencyDigits, money, plural, reasonLabel, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import type { AreaProps } from '../types';
@@ -48,7 +48,7 @@ function percent(v: number, lang: string, digits = 1) {
   return new Intl.NumberFormat(locale(lang), { style: 'percent', maximumFractionDigits: digits }).format(v);
 }
 
-export function OverviewPage({ me, sub }: AreaProps) {
+export function OverviewPage({ me, sub, can }: AreaProps) {
   const { t, lang } = useT();
   const sel = readSub(sub);
   const [custom, setCustom] = useState({ from: sel.from, to: sel.to });
@@ -105,7 +105,34 @@ export function OverviewPage({ me, sub }: AreaProps) {
       {data.error && <div role="alert" className="error">{data.error instanceof ApiError ? data.error.details : t('error.network')}</div>}
       {ov && !shown && <p className="card" data-testid="overview-empty">{t('overview.empty')}</p>}
       {ov && shown && <Figures key={shown.currency} currency={shown.currency} current={shown.current} previous={shown.previous} />}
+      {can('disputes.read') && <DisputeRisk me={me} />}
     </div>
+  );
+}
+
+/** This month's dispute ratio by scheme against its monitoring programme (docs/disputes.md "Risk"). */
+function DisputeRisk({ me }: { me: AreaProps['me'] }) {
+  const { t } = useT();
+  const q = useQuery({
+    queryKey: ['dispute-ratios-month', me.env, me.merchant.uuid],
+    queryFn: () => v1<V1Answer<'/disputes/ratios', 'get'>>('GET', '/disputes/ratios?months=1'),
+  });
+  const rows = (q.data?.ratios ?? []).filter((r) => r.programme !== null);
+  if (rows.length === 0) return null;
+  return (
+    <section className="card" data-testid="overview-disputes" aria-labelledby="overview-disputes-title">
+      <h2 id="overview-disputes-title">
+        <a href="/dashboard/disputes" onClick={(e) => { e.preventDefault(); navigate('/disputes'); }}>{t('disputes.ratios')}</a>
+      </h2>
+      <ul className="dispute-risk">
+        {rows.map((r) => (
+          <li key={r.scheme} data-scheme={r.scheme} data-standing={r.standing}>
+            {r.scheme} ({r.programme}): {(r.ratio * 100).toFixed(2)} % <span className="muted small">({r.disputes} / {r.sales})</span>{' '}
+            <span className={`badge badge-${r.standing === 'EXCEEDED' ? 'bad' : r.standing === 'WARNING' ? 'warn' : 'ok'}`}>{t(`disputes.standing.${r.standing}` as Key)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -4,16 +4,25 @@
  * redirect APM completed on the provider's page, or a payment whose answer was lost). Settling is
  * idempotent: a transaction already settled is left as it is.
  */
+import { UUID_RE } from '../../../platform/ids.js';
 import * as repo from '../payments.repo.js';
 import type { PaymentsCore } from '../core.js';
 import { settle } from './settle.js';
 
-export type NotificationOutcome = 'settled' | 'already-settled' | 'ignored';
+export type NotificationOutcome = 'settled' | 'already-settled' | 'ignored' | 'dispute';
 
 export async function processorNotification(core: PaymentsCore, connectorName: string, fields: Record<string, string>): Promise<NotificationOutcome> {
   const connector = core.deps.processors.connectorNamed(connectorName);
   if (!connector?.notification) return 'ignored';
   const n = await connector.notification(fields);
+  if (n.outcome === 'DISPUTE') {
+    // a dispute of one of our payments: the disputes module records it (found here, as ours)
+    const disputed = UUID_RE.test(n.notice.reference) ? await repo.findTransaction(core.db.db, n.notice.reference) : undefined;
+    const sink = core.deps.processors.onDispute;
+    if (!disputed || !sink) return 'ignored';
+    const done = await sink(connectorName, n.notice, { merchantId: disputed.merchant_id, orderId: disputed.order_id, transactionId: disputed.id });
+    return done === 'applied' ? 'dispute' : 'ignored';
+  }
   if (n.outcome !== 'SETTLE') {
     core.p.logger.info({ connector: connectorName, reason: n.reason }, 'processor notification ignored');
     return 'ignored';

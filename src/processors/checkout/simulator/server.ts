@@ -32,7 +32,7 @@
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type http from 'node:http';
-import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
+import { challengePage, readMultipart, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
 import { decide, summaryOf } from './rules.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { CHECKOUT_SPEC } from '../spec.js';
@@ -109,6 +109,22 @@ interface SimPayment {
   pending3ds: { number: string; successUrl: string; failureUrl: string } | null;
 }
 
+/** A dispute the simulator raised on a payment (`raiseDispute`), as Checkout.com's Disputes API shows it. */
+export interface SimDispute {
+  id: string;
+  p: SimPayment;
+  category: string;
+  reasonCode: string;
+  amount: number;
+  status: string;
+  /** What the scheme decides once the evidence is submitted (`decideDisputes`). */
+  outcome: 'won' | 'lost';
+  evidence: Record<string, string> | null;
+  receivedOn: string;
+  requiredBy: string;
+  lastUpdate: string;
+}
+
 /** A capture, void or refund accepted (202) and not decided yet. */
 interface PendingFollowUp {
   p: SimPayment;
@@ -176,11 +192,15 @@ export class CheckoutSimulator extends SimulatorBase {
   readonly #undecided: PendingFollowUp[] = [];
   readonly #followUpIds = new Set<string>();
   readonly #fingerprintKey = randomBytes(16);
+  readonly #disputes = new Map<string, SimDispute>();
+  /** Files uploaded for dispute evidence (POST /files): their owner's key, name, type and bytes. */
+  readonly #files = new Map<string, { secretKey: string; filename: string; contentType: string; content: Buffer }>();
   /** Requests received: payments (POST /payments), actions (captures, voids, refunds), queries. */
   readonly calls = { payments: 0, actions: 0, queries: 0 };
 
   constructor(opts: CheckoutSimulatorOptions) {
-    super({ spec: CHECKOUT_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
+    // dispute evidence files of up to 4 MB come as multipart bodies
+    super({ spec: CHECKOUT_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders, bodyLimit: 6 * 1024 * 1024 });
     this.#opts = opts;
   }
 
@@ -248,6 +268,8 @@ export class CheckoutSimulator extends SimulatorBase {
     const { raw, url, headers } = r;
     const req = { method: r.method, headers };
     if (url.pathname.startsWith('/sim/3ds/')) return this.#threedsPage(r.method, url, raw, res);
+    if (url.pathname.startsWith('/disputes/')) return this.#disputeApi(r, res);
+    if (url.pathname === '/files' && r.method === 'POST') return this.#uploadFile(r, res);
     const route = this.#route(req.method, url.pathname);
     const write = (status: number, body: unknown) => this.write(res, status, body);
     if (!route) return write(404, null);
@@ -516,6 +538,127 @@ export class CheckoutSimulator extends SimulatorBase {
     };
     this.spec.response('webhook', type, event);
     await this.send(account.webhookUrl, JSON.stringify(event), account.webhookKey, followUp);
+  }
+
+  // ---- disputes (Disputes API) ---------------------------------------------------------------------------
+
+  /**
+   * Raises a dispute on a captured payment, as an issuer would: `evidence_required`, due 7 days later
+   * (Checkout.com: `received_on` + the scheme's days), and its `dispute_evidence_required` webhook. Once
+   * its evidence is submitted, `decideDisputes` decides it as `outcome` says (won by default).
+   */
+  async raiseDispute(paymentId: string, opts: { category?: string; reasonCode?: string; amount?: number; outcome?: 'won' | 'lost'; dueInDays?: number } = {}): Promise<SimDispute> {
+    const p = this.#payments.get(paymentId);
+    if (!p) throw new Error(`no payment ${paymentId}`);
+    const now = this.now();
+    const d: SimDispute = {
+      id: `dsp_${Array.from({ length: 22 }, () => ALNUM[randomInt(ALNUM.length)]).join('')}`,
+      p, category: opts.category ?? 'fraudulent', reasonCode: opts.reasonCode ?? '10.4', amount: opts.amount ?? p.amount - p.refunded,
+      status: 'evidence_required', outcome: opts.outcome ?? 'won', evidence: null,
+      receivedOn: now.toISOString(), requiredBy: new Date(now.getTime() + (opts.dueInDays ?? 7) * 86400_000).toISOString(), lastUpdate: now.toISOString(),
+    };
+    this.#disputes.set(d.id, d);
+    await this.#disputeWebhook(d, 'dispute_evidence_required');
+    return d;
+  }
+
+  /** Decides every dispute whose evidence was submitted, as each was raised to be decided, and sends its webhook. */
+  async decideDisputes(): Promise<void> {
+    for (const d of this.#disputes.values()) {
+      if (d.status !== 'evidence_under_review') continue;
+      d.status = d.outcome;
+      d.lastUpdate = this.now().toISOString();
+      await this.#disputeWebhook(d, d.outcome === 'won' ? 'dispute_won' : 'dispute_lost');
+    }
+  }
+
+  /** A dispute as the simulator keeps it (tests). */
+  dispute(id: string): Readonly<SimDispute> | undefined {
+    return this.#disputes.get(id);
+  }
+
+  /** A file uploaded for evidence (tests). */
+  file(id: string): Readonly<{ filename: string; contentType: string; content: Buffer }> | undefined {
+    return this.#files.get(id);
+  }
+
+  /** POST /files: a JPEG, PNG or PDF of at most 4 MB for dispute evidence ([REF] paths/files.yaml). */
+  async #uploadFile(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const answer = (status: number, body: unknown) => {
+      this.spec.response('uploadAFile', status, body);
+      this.write(res, status, body);
+    };
+    const key = /^Bearer (\S+)$/.exec(String(r.headers.authorization ?? ''))?.[1] ?? '';
+    if (!this.#opts.accounts[key]) return answer(401, null);
+    const parts = readMultipart(r.bytes, String(r.headers['content-type'] ?? ''));
+    const invalid = (code: string) => answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: [code] });
+    if (!parts) return invalid('request_body_malformed');
+    const fields = Object.fromEntries(parts.filter((p) => p.filename === null).map((p) => [p.name, p.content.toString('utf8')]));
+    const problems = this.spec.request('uploadAFile', fields);
+    if (problems.length > 0) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: errorCodesOf(problems) });
+    const file = parts.find((p) => p.name === 'file' && p.filename !== null);
+    if (!file) return invalid('file_required');
+    const head = file.content.subarray(0, 8);
+    const type = head.subarray(0, 5).toString('latin1') === '%PDF-' ? 'application/pdf' : head.equals(Buffer.from('89504e470d0a1a0a', 'hex')) ? 'image/png' : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff ? 'image/jpeg' : null;
+    if (!type) return invalid('file_type_invalid');
+    if (file.content.length > 4 * 1024 * 1024) return invalid('file_too_large');
+    const fileId = `file_${Array.from({ length: 20 }, () => ALNUM[randomInt(ALNUM.length)]).join('')}`;
+    this.#files.set(fileId, { secretKey: key, filename: file.filename!, contentType: type, content: Buffer.from(file.content) });
+    return answer(200, { id: fileId, _links: { self: { href: `${this.url}/files/${fileId}` } } });
+  }
+
+  #disputeSummary(d: SimDispute) {
+    return {
+      id: d.id, category: d.category, status: d.status, amount: d.amount, currency: d.p.currency, reason_code: d.reasonCode,
+      payment_id: d.p.id, payment_action_id: d.p.actions[0]?.id, payment_reference: d.p.reference, payment_method: d.p.bin.startsWith('4') ? 'Visa' : 'Mastercard',
+      evidence_required_by: d.requiredBy, received_on: d.receivedOn, last_update: d.lastUpdate,
+    };
+  }
+
+  async #disputeWebhook(d: SimDispute, type: string): Promise<void> {
+    const account = this.#opts.accounts[d.p.secretKey];
+    if (!account?.webhookUrl) return;
+    const eventId = id('evt_');
+    const event = { id: eventId, type, version: '1.0.33', created_on: this.now().toISOString(), data: this.#disputeSummary(d), _links: { self: { href: `${this.url}/workflows/events/${eventId}` } } };
+    this.spec.response('webhook', type, event);
+    await this.send(account.webhookUrl, JSON.stringify(event), account.webhookKey);
+  }
+
+  /** GET /disputes/{id}, PUT and POST /disputes/{id}/evidence, POST /disputes/{id}/accept: each checked against the reference. */
+  async #disputeApi(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const m = /^\/disputes\/(dsp_\w+)(\/evidence|\/accept)?$/.exec(r.url.pathname);
+    const op = !m ? null : !m[2] && r.method === 'GET' ? 'getDisputeDetails' : m[2] === '/evidence' && r.method === 'PUT' ? 'provideDisputeEvidence' : m[2] === '/evidence' && r.method === 'POST' ? 'submitDisputeEvidence' : m[2] === '/accept' && r.method === 'POST' ? 'acceptDispute' : null;
+    if (!m || !op) return this.write(res, 404, null);
+    const answer = (status: number, body: unknown) => {
+      this.spec.response(op, status, body);
+      this.write(res, status, body);
+    };
+    const key = /^Bearer (\S+)$/.exec(String(r.headers.authorization ?? ''))?.[1] ?? '';
+    if (!this.#opts.accounts[key]) return answer(401, null);
+    const d = this.#disputes.get(m[1]);
+    if (!d || d.p.secretKey !== key) return answer(404, null);
+    if (op === 'getDisputeDetails') {
+      const { payment_id: _p, payment_action_id: _a, payment_reference: _r, payment_method: method, ...rest } = this.#disputeSummary(d);
+      return answer(200, { ...rest, payment: { id: d.p.id, action_id: d.p.actions[0]?.id, amount: d.p.amount, currency: d.p.currency, method }, _links: { self: { href: `${this.url}/disputes/${d.id}` } } });
+    }
+    if (op === 'provideDisputeEvidence') {
+      const body = r.raw === '' ? undefined : (JSON.parse(r.raw) as unknown);
+      const problems = this.spec.request(op, body);
+      if (problems.length > 0) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: errorCodesOf(problems) });
+      if (d.status !== 'evidence_required') return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['dispute_evidence_not_required'] });
+      // a file named must be one this account uploaded
+      const unknownFile = Object.entries(body as Record<string, string>).some(([k, v]) => k.endsWith('_file') && this.#files.get(v)?.secretKey !== key);
+      if (unknownFile) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['file_not_found'] });
+      d.evidence = { ...(d.evidence ?? {}), ...(body as Record<string, string>) };
+      return answer(204, null);
+    }
+    if (d.status !== 'evidence_required') return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['dispute_not_open'] });
+    if (op === 'submitDisputeEvidence') {
+      if (!d.evidence) return answer(422, { request_id: id('req_'), error_type: 'request_invalid', error_codes: ['dispute_evidence_required'] });
+      d.status = 'evidence_under_review';
+    } else d.status = 'accepted';
+    d.lastUpdate = this.now().toISOString();
+    return answer(204, null);
   }
 
   /** Posts a webhook body signed with `key` (tests: a late or replayed delivery). */

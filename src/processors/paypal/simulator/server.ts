@@ -34,7 +34,7 @@
  */
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { challengePage, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
+import { challengePage, readMultipart, SimulatorBase, type FaultKind, type SimRequest, type WebhookTransport as KitTransport } from '../../kit/simulator.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { PAYPAL_CURRENCY_DECIMALS } from '../currencies.js';
 import { PAYPAL_SPEC } from '../spec.js';
@@ -100,6 +100,28 @@ interface SimOrder {
 
 type Out = { status: number; body: unknown; hooks: Array<{ type: string; resource: Json }> };
 
+/** A dispute the simulator raised on a capture (`raiseDispute`), as PayPal's Disputes API shows it. */
+export interface SimDispute {
+  id: string;
+  clientId: string;
+  order: SimOrder;
+  capture: Payment;
+  reason: string;
+  stage: string;
+  amount: Money;
+  status: string;
+  outcomeCode: string | null;
+  /** How PayPal decides it once the merchant provided evidence (`decideDisputes`). */
+  decision: 'RESOLVED_SELLER_FAVOUR' | 'RESOLVED_BUYER_FAVOUR';
+  evidences: Json[];
+  /** The `evidence-file` parts received, by name. */
+  files: Map<string, { contentType: string | null; content: Buffer }>;
+  externalReasonCode: string | null;
+  createTime: string;
+  updateTime: string;
+  dueDate: string;
+}
+
 const UP = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ppId = (n = 17) => Array.from({ length: n }, () => UP[randomInt(UP.length)]).join('');
 const canonical = (text: string) => createHash('sha256').update(JSON.stringify(JSON.parse(text))).digest('hex');
@@ -130,11 +152,13 @@ export class PaypalSimulator extends SimulatorBase {
   readonly #refundOf = new Map<string, string>();
   readonly #idempotent = new Map<string, { status: number; body: unknown }>();
   readonly #sent = new Map<string, { webhookId: string; digest: string }>();
+  readonly #disputes = new Map<string, SimDispute>();
   /** Requests received: money (captures, authorizations, voids, refunds), orders created, queries, verifications. */
   readonly calls = { money: 0, orders: 0, queries: 0, verifications: 0, tokens: 0 };
 
   constructor(opts: PaypalSimulatorOptions) {
-    super({ spec: PAYPAL_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
+    // dispute evidence files come as multipart bodies
+    super({ spec: PAYPAL_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders, bodyLimit: 24 * 1024 * 1024 });
     this.#opts = opts;
   }
 
@@ -222,6 +246,7 @@ export class PaypalSimulator extends SimulatorBase {
       this.#tokens.set(token, id);
       return answer('oauth2.token', 200, { scope: 'https://uri.paypal.com/services/payments/payment', access_token: token, token_type: 'Bearer', app_id: `APP-${ppId(17)}`, expires_in: 32400, nonce: `${this.now().toISOString()}${ppId(10)}` });
     }
+    if (url.pathname.startsWith('/v1/customer/disputes/')) return this.#disputeApi(r, res);
     const route = this.#route(method, url.pathname);
     if (!route) return write(404, this.#error(404, 'INVALID_RESOURCE_ID'));
     const clientId = this.#tokens.get(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
@@ -494,6 +519,109 @@ export class PaypalSimulator extends SimulatorBase {
     };
     this.spec.response('webhook', type, event);
     await this.send(app, JSON.stringify(event));
+  }
+
+  // ---- disputes ([DSP] Disputes API) ------------------------------------------------------------------
+
+  /**
+   * Raises a chargeback on a capture, as a buyer's bank would: WAITING_FOR_SELLER_RESPONSE, due 10 days
+   * later, and its CUSTOMER.DISPUTE.CREATED webhook. Once the merchant provided evidence, `decideDisputes`
+   * resolves it as `decision` says (in the seller's favour by default).
+   */
+  async raiseDispute(captureId: string, opts: { reason?: string; stage?: string; amount?: number; decision?: SimDispute['decision']; externalReasonCode?: string } = {}): Promise<SimDispute> {
+    const orderId = this.#byPayment.get(captureId);
+    const order = orderId ? this.#orders.get(orderId) : undefined;
+    const capture = order?.captures.find((c) => c.id === captureId);
+    if (!order || !capture) throw new Error(`no capture ${captureId}`);
+    const now = this.now();
+    const d: SimDispute = {
+      id: `PP-R-${ppId(3)}-${ppId(8)}`, clientId: order.clientId, order, capture, reason: opts.reason ?? 'UNAUTHORISED', stage: opts.stage ?? 'CHARGEBACK',
+      amount: opts.amount !== undefined ? money(opts.amount, capture.amount.currency_code) : capture.amount,
+      status: 'WAITING_FOR_SELLER_RESPONSE', outcomeCode: null, decision: opts.decision ?? 'RESOLVED_SELLER_FAVOUR', evidences: [], files: new Map(), externalReasonCode: opts.externalReasonCode ?? null,
+      createTime: now.toISOString(), updateTime: now.toISOString(), dueDate: new Date(now.getTime() + 10 * 86400_000).toISOString(),
+    };
+    this.#disputes.set(d.id, d);
+    await this.#disputeWebhook(d, 'CUSTOMER.DISPUTE.CREATED');
+    return d;
+  }
+
+  /** Resolves every dispute under review as it was raised to be, and sends CUSTOMER.DISPUTE.RESOLVED. */
+  async decideDisputes(): Promise<void> {
+    for (const d of this.#disputes.values()) {
+      if (d.status !== 'UNDER_REVIEW') continue;
+      d.status = 'RESOLVED';
+      d.outcomeCode = d.decision;
+      d.updateTime = this.now().toISOString();
+      await this.#disputeWebhook(d, 'CUSTOMER.DISPUTE.RESOLVED');
+    }
+  }
+
+  /** A dispute as the simulator keeps it (tests). */
+  dispute(id: string): Readonly<SimDispute> | undefined {
+    return this.#disputes.get(id);
+  }
+
+  #disputeResource(d: SimDispute): Json {
+    const external = d.externalReasonCode;
+    return {
+      dispute_id: d.id, create_time: d.createTime, update_time: d.updateTime,
+      disputed_transactions: [{ seller_transaction_id: d.capture.id, ...(d.order.customId ? { custom: d.order.customId } : {}), transaction_status: 'COMPLETED', gross_amount: d.capture.amount, create_time: d.capture.create_time }],
+      reason: d.reason, status: d.status, dispute_amount: d.amount, ...(external ? { external_reason_code: external } : {}),
+      ...(d.outcomeCode ? { dispute_outcome: { outcome_code: d.outcomeCode } } : {}),
+      dispute_life_cycle_stage: d.stage, dispute_channel: 'EXTERNAL', seller_response_due_date: d.dueDate,
+      links: [{ href: `${this.url}/v1/customer/disputes/${d.id}`, rel: 'self', method: 'GET' }],
+    };
+  }
+
+  async #disputeWebhook(d: SimDispute, type: string): Promise<void> {
+    const app = this.#opts.apps[d.clientId];
+    if (!app?.webhookUrl) return;
+    const event = { id: `WH-${ppId(20)}`, event_version: '1.0', create_time: this.now().toISOString(), resource_type: 'dispute', resource_version: '1.0', event_type: type, summary: type, resource: this.#disputeResource(d) };
+    this.spec.response('webhook', type, event);
+    await this.send(app, JSON.stringify(event));
+  }
+
+  /** GET a dispute, provide-evidence, accept-claim (multipart `input`), each checked against the reference. */
+  async #disputeApi(r: SimRequest, res: http.ServerResponse): Promise<void> {
+    const m = /^\/v1\/customer\/disputes\/([A-Za-z0-9-]+)(\/provide-evidence|\/accept-claim)?$/.exec(r.url.pathname);
+    const op = !m ? null : !m[2] && r.method === 'GET' ? 'disputes.get' : m[2] === '/provide-evidence' && r.method === 'POST' ? 'disputes.provide-evidence' : m[2] === '/accept-claim' && r.method === 'POST' ? 'disputes.accept-claim' : null;
+    if (!m || !op) return this.write(res, 404, this.#error(404, 'INVALID_RESOURCE_ID'));
+    const answer = (status: number, body: unknown) => {
+      this.spec.response(op, status, body);
+      this.write(res, status, body);
+    };
+    const clientId = this.#tokens.get(String(r.headers.authorization ?? '').replace(/^Bearer /, ''));
+    if (!clientId) return answer(401, this.#error(401, null));
+    const d = this.#disputes.get(m[1]);
+    if (!d || d.clientId !== clientId) return answer(404, this.#error(404, 'INVALID_RESOURCE_ID'));
+    if (op === 'disputes.get') return answer(200, this.#disputeResource(d));
+    const parts = readMultipart(r.bytes, String(r.headers['content-type'] ?? ''));
+    if (!parts) return answer(400, this.#error(400, 'INVALID_REQUEST_BODY'));
+    let input: unknown;
+    try {
+      const part = parts.find((p) => p.name === 'input');
+      input = part ? JSON.parse(part.content.toString('utf8')) : undefined;
+    } catch {
+      input = undefined;
+    }
+    const files = parts.filter((p) => p.name === 'evidence-file' && p.filename !== null);
+    const problems = this.spec.request(op, input ?? {});
+    if (problems.length > 0) return answer(400, this.#error(400, 'INVALID_PARAMETER_VALUE', { detail: { location: 'body', description: problems.join('; ') } }));
+    if (d.status !== 'WAITING_FOR_SELLER_RESPONSE') return answer(422, this.#error(422, 'NOT_AUTHORIZED_TO_PERFORM_ACTION'));
+    if (op === 'disputes.provide-evidence') {
+      // every document an evidence names is one of the request's files: a PDF, PNG or JPEG
+      const named = ((input as { evidences: Json[] }).evidences).flatMap((e) => ((e.documents as Json[] | undefined) ?? []).map((x) => String(x.name)));
+      const kind = (b: Buffer) => (b.subarray(0, 5).toString('latin1') === '%PDF-' ? 'application/pdf' : b.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')) ? 'image/png' : b[0] === 0xff && b[1] === 0xd8 ? 'image/jpeg' : null);
+      if (named.some((n) => !files.some((f) => f.filename === n)) || files.some((f) => !kind(f.content))) return answer(400, this.#error(400, 'INVALID_EVIDENCE_FILE'));
+      for (const f of files) d.files.set(f.filename!, { contentType: f.contentType, content: Buffer.from(f.content) });
+      d.evidences.push(...((input as { evidences: Json[] }).evidences));
+      d.status = 'UNDER_REVIEW';
+    } else {
+      d.status = 'RESOLVED';
+      d.outcomeCode = 'ACCEPTED';
+    }
+    d.updateTime = this.now().toISOString();
+    return answer(200, { links: [{ href: `${this.url}/v1/customer/disputes/${d.id}`, rel: 'self', method: 'GET' }] });
   }
 
   /** Posts a webhook body with its transmission headers (tests: a late or replayed delivery). */
