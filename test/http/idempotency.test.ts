@@ -103,6 +103,9 @@ describe('Idempotency-Key (decisions §9)', () => {
 const PATH_ROUTE_BODIES: Record<string, Record<string, unknown>> = {
   '/client/:uuid/promote': {},
   '/device/:id/token': {},
+  '/disputes/:dispute_uuid/accept': {},
+  '/disputes/:dispute_uuid/evidence': { fields: { product_description: 'A blue kettle, delivered' } },
+  '/disputes/:dispute_uuid/submit': {},
   '/event/:uuid/resend': {},
   '/order/:order_uuid/expire': {},
   '/sandbox-apm/:order_uuid/pay': {},
