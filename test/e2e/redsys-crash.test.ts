@@ -87,9 +87,8 @@ describe('kill -9 between the Redsys answer and the settle', () => {
     let api = production(gw.url, merchant);
     // Redsys processes the payment; before its answer is written, the gateway is killed
     let killed = false;
-    h.sim.beforeAnswer = async (endpoint, params) => {
-      if (endpoint !== 'trataPeticion' || killed) return;
-      expect(params.Ds_Response).toBe('0000');
+    h.sim.beforeMoneyAnswer = async (call) => {
+      if (call.endpoint !== 'trataPeticion' || killed) return;
       killed = true;
       await gw!.kill('SIGKILL');
     };
@@ -99,7 +98,7 @@ describe('kill -9 between the Redsys answer and the settle', () => {
     });
     await expect(paying).rejects.toThrow();
     expect(killed).toBe(true);
-    h.sim.beforeAnswer = null;
+    h.sim.beforeMoneyAnswer = null;
     expect(h.sim.calls.trataPeticion).toBe(1);
     expect(h.sim.orderCount).toBe(1);
 
