@@ -1,11 +1,15 @@
 /**
  * kill -9 of the gateway between the provider's answer and our settle, for every connector of the list
- * (src/processors/connectors.ts) at once: one gateway, one production merchant per connector on its own
- * simulator, one payment each started together. Every simulator decides its payment (approved) and holds
- * its answer (the kit's `beforeMoneyAnswer`) until all have decided; then the gateway is killed, so each
- * provider charged the card and the gateway recorded no answer. After one restart the reconciler asks
- * each provider and settles each payment once: one transaction SUCCESS, one notification to url_post,
- * the provider asked to pay once. Connectors run on the databases their harness names.
+ * (src/processors/connectors.ts) at once: one gateway, two production merchants per connector on its own
+ * simulator (autorecover_transactions on and off), one payment each, all started together. Every
+ * simulator decides its payments (approved) and holds the answers (the kit's `beforeMoneyAnswer`) until
+ * all have decided; then the gateway is killed, so each provider charged the cards and the gateway
+ * recorded no answer. After one restart the reconciler asks each provider and settles each payment once
+ * (docs/decisions.md, "The reconciler always asks the processor"): with autorecover, one transaction
+ * SUCCESS, one notification, the provider asked to pay once; without it, the payment reversed at the
+ * provider (one more money call) and ERROR (TIMEOUT) naming the reversal, notified once — or, for a
+ * connector whose harness says a payment found that way cannot be reversed, the charge left standing
+ * (SUCCESS) with an error logged. Connectors run on the databases their harness names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
@@ -19,7 +23,7 @@ import { gatewayHome, startGateway, type Gateway, type GatewayHome } from '../he
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { harnessOf, type ConnectorHarness } from '../helpers/connectors.js';
 import { testDbKind } from '../helpers/db.js';
-import type { SimulatorBase } from '../../src/processors/kit/simulator.js';
+import type { MoneyCall, SimulatorBase } from '../../src/processors/kit/simulator.js';
 
 type Harness = ConnectorHarness & { sim: SimulatorBase };
 
@@ -64,7 +68,17 @@ async function until(what: () => string, check: () => Promise<boolean> | boolean
   }
 }
 
-/** One production merchant per connector (its harness terminal, autorecover on), written into the gateway's database before it starts. */
+/** A payment of the run: a connector, and whether its merchant has `autorecover_transactions`. */
+interface Run {
+  h: Harness;
+  autorecover: boolean;
+  /** Where its notifications go (url_post). */
+  path: string;
+  amount: number;
+}
+const runs: Run[] = harnesses.flatMap((h, i) => [true, false].map((autorecover) => ({ h, autorecover, path: `/crash/${h.name}/${autorecover ? 'recover' : 'reverse'}`, amount: 4300 + i * 2 + (autorecover ? 0 : 1) })));
+
+/** One production merchant per run (its connector's harness terminal), written into the gateway's database before it starts. */
 async function productionMerchants() {
   const p = await createPlatform(loadConfig({ ...process.env, ...home.env, PAYGATE_TEST_DB: '' } as Record<string, string>), {
     lockHolder: 'test',
@@ -76,9 +90,9 @@ async function productionMerchants() {
     await migrate(p.database);
     const m = buildModules(p);
     const out = [];
-    for (const h of harnesses) {
-      const created = await createMerchantWithService(p, m, { env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
-      await p.database.db.updateTable('merchants').set({ autorecover_transactions: true }).where('id', '=', created.client_uuid).execute();
+    for (const r of runs) {
+      const created = await createMerchantWithService(p, m, { env: 'production', isPci: true, serviceType: r.h.serviceType, terminal: r.h.terminal });
+      await p.database.db.updateTable('merchants').set({ autorecover_transactions: r.autorecover }).where('id', '=', created.client_uuid).execute();
       out.push(created);
     }
     return out;
@@ -104,71 +118,90 @@ function production(url: string, creds: { api_key: string; signature: string }) 
 }
 
 describe(`kill -9 between each provider's answer and the settle (${harnesses.map((h) => h.name).join(', ')})`, () => {
-  it('after one restart every payment is settled once, from its provider', { timeout: 240_000 }, async () => {
+  it('after one restart every payment is settled once from its provider: a success with autorecover, else reversed', { timeout: 240_000 }, async () => {
     expect(harnesses.length).toBeGreaterThan(0);
     const merchants = await productionMerchants();
     gw = await startGateway(home);
-    const amount = (i: number) => 4321 + i;
 
-    // every simulator decides its payment and holds the answer until all have decided
-    const decided = new Map<string, number>();
+    // every simulator decides its two payments and holds the answers until all have decided
+    const decided = new Map<string, number[]>(harnesses.map((h) => [h.name, []]));
+    const allDecided = () => harnesses.every((h) => decided.get(h.name)!.length === 2);
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     for (const h of harnesses) {
       h.sim.beforeMoneyAnswer = async (call) => {
-        if (decided.has(h.name)) return;
-        decided.set(h.name, call.status);
+        decided.get(h.name)!.push(call.status);
         await gate;
       };
     }
-    const paying = harnesses.map((h, i) =>
+    const paying = runs.map((r, i) =>
       production(gw!.url, merchants[i]).post('/payment/single-step', {
-        amount: amount(i), operative: 'AUTHORIZATION', secure: false, description: `crash ${h.name}`, customer_ext_id: `crash-${h.name}`,
-        service: merchants[i].service_uuid, url_post: `${rx.url}/crash/${h.name}`, card_holder: 'Crash Test', card_pan: h.cards.approved(), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
+        amount: r.amount, operative: 'AUTHORIZATION', secure: false, description: `crash ${r.h.name}`, customer_ext_id: `crash-${i}`,
+        service: merchants[i].service_uuid, url_post: `${rx.url}${r.path}`, card_holder: 'Crash Test', card_pan: r.h.cards.approved(), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
       }),
     );
     const outcomes = Promise.allSettled(paying);
-    await until(() => `simulators that decided: ${[...decided.keys()].join(', ') || 'none'}; of ${harnesses.map((h) => h.name).join(', ')}`, () => decided.size === harnesses.length, 4_000);
+    await until(() => `payments decided: ${JSON.stringify(Object.fromEntries(decided))}`, allDecided, 4_000);
     // all approved: the providers charged the cards
-    for (const h of harnesses) expect(decided.get(h.name), h.name).toBeLessThan(300);
+    for (const h of harnesses) for (const status of decided.get(h.name)!) expect(status, h.name).toBeLessThan(300);
     await gw.kill('SIGKILL');
     release();
     // no answer reached the merchant: the gateway died with every payment in flight
-    expect((await outcomes).map((o) => o.status)).toEqual(harnesses.map(() => 'rejected'));
+    expect((await outcomes).map((o) => o.status)).toEqual(runs.map(() => 'rejected'));
+    // from now on the money calls are only counted
+    const later = new Map<string, MoneyCall[]>(harnesses.map((h) => [h.name, []]));
     for (const h of harnesses) {
-      h.sim.beforeMoneyAnswer = null;
-      expect(h.paymentCalls(), h.name).toBe(1);
+      expect(h.paymentCalls(), h.name).toBe(2);
+      h.sim.beforeMoneyAnswer = async (call) => void later.get(h.name)!.push(call);
     }
 
     gw = await startGateway(home);
     const apis = merchants.map((m) => production(gw!.url, m));
     // the reconciler finds each PENDING transaction once it is old enough, asks its provider, settles it
-    const txs = new Map<string, any[]>();
+    const txs: any[][] = runs.map(() => []);
+    const pending = () => runs.filter((_r, i) => txs[i].length === 0 || txs[i].some((x) => x.status === 'PENDING'));
     await until(
-      () => `still PENDING: ${harnesses.filter((h) => (txs.get(h.name) ?? []).some((x) => x.status === 'PENDING') || !txs.has(h.name)).map((h) => h.name).join(', ')}`,
+      () => `still PENDING: ${pending().map((r) => r.path).join(', ')}`,
       async () => {
-        for (const [i, h] of harnesses.entries()) {
+        for (const i of runs.keys()) {
           const list = await apis[i].get('/orders');
           expect(list.status).toBe(200);
-          txs.set(h.name, list.body.transactions);
+          txs[i] = list.body.transactions;
         }
-        return harnesses.every((h) => txs.get(h.name)!.length > 0 && txs.get(h.name)!.every((x) => x.status !== 'PENDING'));
+        return pending().length === 0;
       },
       90_000,
     );
-    const notified = (h: Harness) => rx.received.filter((r) => r.path === `/crash/${h.name}`).map((r) => JSON.parse(r.body));
-    await until(() => `no notification for ${harnesses.filter((h) => notified(h).length === 0).map((h) => h.name).join(', ')}`, () => harnesses.every((h) => notified(h).length > 0), 30_000);
-    for (const [i, h] of harnesses.entries()) {
-      const mine = txs.get(h.name)!;
-      expect(mine, h.name).toHaveLength(1);
-      expect(mine[0], h.name).toMatchObject({ status: 'SUCCESS', amount: amount(i) });
-      const order = (await apis[i].get(`/order/${mine[0].order_uuid}`)).body.order;
-      expect(order, h.name).toMatchObject({ status: 'SUCCESS', paid: true });
-      expect(order.transactions, h.name).toHaveLength(1);
-      expect(order.transactions[0].processor_id, h.name).toMatch(/\S/);
-      // the provider was asked to pay once; the merchant is notified once, of the SUCCESS
-      expect(h.paymentCalls(), h.name).toBe(1);
-      expect(notified(h).map((n: any) => n.order?.status ?? n.status), h.name).toEqual(['SUCCESS']);
+    const notified = (r: Run) => rx.received.filter((x) => x.path === r.path).map((x) => JSON.parse(x.body));
+    await until(() => `no notification to ${runs.filter((r) => notified(r).length === 0).map((r) => r.path).join(', ')}`, () => runs.every((r) => notified(r).length > 0), 30_000);
+    const logged = gw.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    for (const [i, r] of runs.entries()) {
+      const what = `${r.h.name} autorecover ${r.autorecover}`;
+      expect(txs[i], what).toHaveLength(1);
+      const order = (await apis[i].get(`/order/${txs[i][0].order_uuid}`)).body.order;
+      expect(order.transactions, what).toHaveLength(1);
+      const reversed = !r.autorecover && !r.h.lostPaymentsIrreversible;
+      if (!reversed) {
+        // settled as the provider says: charged once, the merchant notified once of the SUCCESS
+        expect(txs[i][0], what).toMatchObject({ status: 'SUCCESS', amount: r.amount });
+        expect(order, what).toMatchObject({ status: 'SUCCESS', paid: true });
+        expect(order.transactions[0].processor_id, what).toMatch(/\S/);
+        expect(notified(r).map((n: any) => n.order?.transactions?.[0]?.status), what).toEqual(['SUCCESS']);
+        // autorecover off and no reversal possible: the charge stands, and the operator is told
+        if (!r.autorecover) expect(logged.filter((l) => l.level >= 50 && l.transaction === txs[i][0].uuid && /refused to reverse/.test(l.msg)), what).toHaveLength(1);
+      } else {
+        // never turned into a success: reversed at the provider, ERROR (TIMEOUT) naming the reversal, notified once
+        expect(txs[i][0], what).toMatchObject({ status: 'ERROR', error: 'TIMEOUT', amount: r.amount });
+        expect(order.transactions[0].error_details, what).toMatch(/reversed: refund \S+ of \d+/);
+        expect(order.paid, what).toBe(false);
+        expect(notified(r).map((n: any) => n.order?.transactions?.[0]?.status), what).toEqual(['ERROR']);
+      }
+    }
+    // per provider: each payment asked once; after the restart one more money call where a payment was reversed (approved)
+    for (const h of harnesses) {
+      const reversals = h.lostPaymentsIrreversible ? 0 : 1;
+      expect(later.get(h.name)!.map((c) => c.status < 300), h.name).toEqual(Array(reversals).fill(true));
+      expect(h.paymentCalls(), h.name).toBe(2 + reversals);
     }
     // the gateway says at start which service types production can take, and which answer 503
     const warned = /production payments of these service types answer 503 \(no connector\): ([A-Z0-9, ]+)/.exec(gw.output());
