@@ -65,6 +65,8 @@ export interface ConnectorHarness {
     softDecline: string;
     /** More refusals, each with the transaction error its code maps to. */
     declines: Array<{ pan: string; error: string }>;
+    /** The simulator shows its 3-D Secure challenge page for it (its harness's, else certification's); none: no challenge simulated. */
+    challenge?: string;
   };
   /** The connector keeps the network transaction id of a card's first payment (cof_txnid). */
   storedCredentials: boolean;
@@ -149,7 +151,7 @@ export function harnessOf<S extends SimulatorBase = SimulatorBase>(decl: AnyConn
     },
     env: () => ({ [decl.url.env]: url }),
     terminal,
-    cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq) },
+    cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq), challenge: facts.cards.challenge ?? decl.certification?.cards.challenge },
     storedCredentials: facts.storedCredentials,
     payouts: facts.payouts,
     lostPaymentsIrreversible: facts.lostPaymentsIrreversible === true,

@@ -135,7 +135,7 @@ describe('kit/http.ts and the simulator base', () => {
     expect(page.text).toContain('Amount 1 &lt;EUR&gt;');
     expect(page.text).toContain('action="/done?a=1&amp;b=2"');
     expect(page.text).toContain('name="creq" value="x&quot;y"');
-    for (const [id, value] of [['pass', 'Y'], ['fail', 'N'], ['unavailable', 'U']]) expect(page.text).toContain(`name="result" value="${value}" id="${id}"`);
+    for (const [id, value] of [['pass', 'Y'], ['fail', 'N'], ['unavailable', 'U']]) expect(page.text).toContain(`name="result" value="${value}" id="${id}" data-challenge="${id}"`);
   });
 });
 

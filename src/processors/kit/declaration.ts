@@ -79,6 +79,11 @@ export interface HarnessFacts {
     /** Asks for strong customer authentication when the customer pays without it. */
     softDecline: string;
     declines: Array<{ pan: string; error: string }>;
+    /**
+     * The simulator shows its 3-D Secure challenge page for this card (approved once passed). Absent:
+     * certification's challenge card is the simulator's too.
+     */
+    challenge?: string;
   };
   /** The connector keeps the network transaction id of a card's first payment (cof_txnid). */
   storedCredentials: boolean;

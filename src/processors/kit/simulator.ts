@@ -116,7 +116,9 @@ export interface ChallengeButton {
 /**
  * The 3-D Secure challenge page of a simulated ACS or provider authentication page: what is being paid,
  * and buttons to authenticate, fail, or (where the provider has it) not be able to authenticate. The
- * form posts `name` (default `result`) with the button's value to `action`, with the hidden fields.
+ * form posts `name` (default `result`) with the button's value to `action`, with the hidden fields. Each
+ * button says what it does in `data-challenge` (`pass`, `fail`, `unavailable`) whatever its id, for tests
+ * that go through every simulator's page alike.
  */
 export function challengePage(o: {
   title: string;
@@ -133,12 +135,12 @@ export function challengePage(o: {
 }): string {
   const name = o.name ?? 'result';
   const buttons = [
-    { value: 'Y', id: 'pass', label: 'Authenticate', ...o.pass },
-    { value: 'N', id: 'fail', label: 'Fail', ...o.fail },
-    ...(o.unavailable ? [{ value: 'U', id: 'unavailable', label: 'Cannot authenticate', ...o.unavailable }] : []),
+    { value: 'Y', id: 'pass', label: 'Authenticate', ...o.pass, role: 'pass' },
+    { value: 'N', id: 'fail', label: 'Fail', ...o.fail, role: 'fail' },
+    ...(o.unavailable ? [{ value: 'U', id: 'unavailable', label: 'Cannot authenticate', ...o.unavailable, role: 'unavailable' }] : []),
   ];
   const hidden = Object.entries(o.hidden ?? {}).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
-  const inner = `<h1>${esc(o.heading)}</h1>${o.lines.map((l) => `<p>${esc(l)}</p>`).join('')}<form method="post" action="${esc(o.action)}">${hidden}${buttons.map((b) => `<button name="${esc(name)}" value="${esc(b.value)}" id="${esc(b.id)}">${esc(b.label)}</button>`).join(' ')}</form>`;
+  const inner = `<h1>${esc(o.heading)}</h1>${o.lines.map((l) => `<p>${esc(l)}</p>`).join('')}<form method="post" action="${esc(o.action)}">${hidden}${buttons.map((b) => `<button name="${esc(name)}" value="${esc(b.value)}" id="${esc(b.id)}" data-challenge="${b.role}">${esc(b.label)}</button>`).join(' ')}</form>`;
   return htmlDocument(o.title, o.main === false ? inner : `<main>${inner}</main>`);
 }
 
