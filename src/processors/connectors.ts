@@ -7,8 +7,10 @@
  * test harnesses are built from it. A new connector is added here, and nowhere else outside its folder.
  */
 import { CHECKOUT } from './checkout/declaration.js';
+import { CREDORAX } from './credorax/declaration.js';
 import { CYBERSOURCE } from './cybersource/declaration.js';
 import type { ConnectorDeclaration } from './kit/declaration.js';
+import { NUVEI } from './nuvei/declaration.js';
 import { PAYPAL } from './paypal/declaration.js';
 import { REDSYS } from './redsys/declaration.js';
 import { WORLDPAY } from './worldpay/declaration.js';
@@ -17,7 +19,7 @@ import { WORLDPAY } from './worldpay/declaration.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyConnectorDeclaration = ConnectorDeclaration<any>;
 
-export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY];
+export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY, NUVEI, CREDORAX];
 
 /** The declaration of a connector by its name (`/v1/processor/<name>/...`). */
 export function declarationNamed(name: string): AnyConnectorDeclaration | null {

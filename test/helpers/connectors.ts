@@ -84,9 +84,11 @@ export interface ConnectorHarness {
   paymentCalls(): number;
   /**
    * Processors that accept a capture, void or refund and decide it later (asynchronously: Checkout.com
-   * answers 202, then sends the decision's webhook): waits until the processor has decided every
-   * follow-up it accepted so far and delivers to the gateway, through `send`, what it sent about them.
-   * Absent: follow-ups are decided in their answer.
+   * answers 202, then sends the decision's webhook; Worldpay takes a refund, then sends `refunded` or
+   * `refundFailed`; CyberSource decides a refund in its settlement batch and sends nothing, its
+   * Transaction Search says it): waits until the processor has decided every follow-up it accepted so
+   * far and delivers to the gateway, through `send`, what it sent about them. Absent: follow-ups are
+   * decided in their answer.
    */
   deliverDecisions?(send: WebhookSend): Promise<void>;
 }

@@ -17,6 +17,7 @@ import { CHARGE_QUEUE } from '../../src/modules/subscriptions/index.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
 import { checkoutHarness, luhnCard, type WebhookSend } from '../helpers/connectors.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { CHECKOUT_SIM_CARDS } from '../../src/processors/checkout/simulator/rules.js';
 
 const HTTPS = { 'x-forwarded-proto': 'https' };
@@ -26,9 +27,11 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com as doc
   const h = checkoutHarness();
   let t: TestApp;
   let m: TestMerchant;
+  let rx: Receiver;
   let n = 0;
 
   beforeAll(async () => {
+    rx = await startReceiver();
     await h.start();
     t = await createTestApp(h.env());
     m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
@@ -37,6 +40,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com as doc
   afterAll(async () => {
     await t?.close();
     await h.close();
+    await rx?.close();
   });
 
   const send: WebhookSend = async (d) => {
@@ -105,8 +109,8 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com as doc
 
   // ---- C2: captures, voids and refunds are asynchronous ----------------------------------------------------
 
-  it('a refund accepted (202) and then declined by Checkout.com: PENDING, then refused by its webhook; nothing was refunded', async () => {
-    const paid = await pay(luhnCard('42424246', ++n));
+  it('a refund accepted (202) and then declined by Checkout.com: PENDING, then refused by its webhook; nothing was refunded, the merchant is notified', async () => {
+    const paid = await pay(luhnCard('42424246', ++n), { url_post: `${rx.url}/declined-refund` });
     h.sim.declineNextFollowUp({ kind: 'refund', code: '20057' });
     const r = await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 400 });
     expect(r.status, r.raw).toBe(200);
@@ -125,6 +129,10 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Checkout.com as doc
     expect(accepted.actions.at(-1)).toMatchObject({ type: 'Refund', approved: false, response_code: '20057' });
     const events = await t.p.database.db.selectFrom('checkout_webhook_events').select(['type', 'outcome']).where('reference', '=', refund.uuid).execute();
     expect(events).toEqual([{ type: 'payment_refund_declined', outcome: 'DECLINED' }]);
+    // nobody was waiting for the refund's answer: the refusal is notified (after the payment's own notification)
+    await t.p.jobs.drain();
+    const sent = rx.received.filter((x) => x.path === '/declined-refund').map((x) => JSON.parse(x.body).order);
+    expect(sent.map((o) => [o.status, o.transactions.at(-1).status])).toEqual([['SUCCESS', 'SUCCESS'], ['SUCCESS', 'REFUSED']]);
   });
 
   it('a capture declined after acceptance leaves the pre-authorization to confirm; a void accepted then approved cancels it', async () => {

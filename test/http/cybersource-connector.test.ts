@@ -4,6 +4,9 @@
  * 3-D Secure 2 through CyberSource's Payer Authentication driven by the hosted page (frictionless; the
  * ACS challenge passed and failed, the ACS's answer posted back, the authentication validated), a payment
  * held for review (PENDING until the transaction search shows it decided), and the stored-credential fields CyberSource received for a card's first use and a merchant-initiated charge.
+ * A refund CyberSource accepts (PENDING) is decided in its settlement batch: it stays PENDING until the
+ * reconciler's transaction search shows it TRANSMITTED (SUCCESS) or FAILED (declined: nothing refunded,
+ * the amount refundable again, the merchant notified).
  * PostgreSQL only (the conformance suite covers the connector there; these add no engine-specific
  * behaviour).
  */
@@ -11,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
 import { harnessOf, luhnCard } from '../helpers/connectors.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { declarationNamed } from '../../src/processors/connectors.js';
 import type { CybersourceSimulator } from '../../src/processors/cybersource/simulator/server.js';
 import { CYBERSOURCE_SIM_CARDS } from '../../src/processors/cybersource/simulator/rules.js';
@@ -22,9 +26,11 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('CyberSource connect
   const h = harnessOf<CybersourceSimulator>(declarationNamed('cybersource')!);
   let t: TestApp;
   let m: TestMerchant;
+  let rx: Receiver;
   let n = 0;
 
   beforeAll(async () => {
+    rx = await startReceiver();
     await h.start();
     t = await createTestApp(h.env());
     m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
@@ -34,6 +40,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('CyberSource connect
   afterAll(async () => {
     await t?.close();
     await h.close();
+    await rx?.close();
   });
 
   const attr = (body: string, re: RegExp) => {
@@ -155,5 +162,78 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('CyberSource connect
     expect(sub.status, sub.raw).toBe(200);
     const charge = (await t.p.database.db.selectFrom('transactions').select('processor_id').where('amount', '=', 990).orderBy('created_at', 'desc').executeTakeFirstOrThrow()).processor_id!;
     expect(h.sim.payment(charge)!.request).toMatchObject({ commerceIndicator: 'recurring', initiatorType: 'merchant', storedCredentialUsed: true, previousTransactionId: first.cof_txnid });
+  });
+
+  // ---- a refund is decided in CyberSource's settlement batch ---------------------------------------------
+
+  const reconcile = () => t.m.payments.reconcile({ olderThanMs: 0 });
+  const paidWithNotifications = async () => {
+    const path = `/cs/${++n}`;
+    const r = await m.api.post('/payment/single-step', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'refund', service: m.service_uuid, customer_ext_id: `csref-${n}`, card_holder: 'Ana Pérez', card_pan: luhnCard('41111113', n), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123', url_post: `${rx.url}${path}` });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.order.status).toBe('SUCCESS');
+    return { ...r.body.order, path };
+  };
+  /** The notifications the merchant's url_post got for an order, oldest first. */
+  const notified = async (o: { path: string }) => {
+    await t.p.jobs.drain();
+    return rx.received.filter((r) => r.path === o.path).map((r) => JSON.parse(r.body).order);
+  };
+
+  it('a refund CyberSource accepts (PENDING) and its settlement batch fails: PENDING until the search says FAILED, then declined; not refunded, refundable again, the merchant notified', async () => {
+    const paid = await paidWithNotifications();
+    h.sim.holdDecisions = true;
+    try {
+      h.sim.failNextRefund();
+      const r = await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 400 });
+      expect(r.status, r.raw).toBe(200);
+      const tx = r.body.order.transactions.at(-1);
+      expect(tx).toMatchObject({ operative: 'REFUND', status: 'PENDING', amount: 400 });
+      expect(r.body.order).toMatchObject({ status: 'SUCCESS', refunded: 0 });
+      // the transaction keeps CyberSource's refund id while it waits
+      expect(tx.processor_id).toMatch(/^\d{22}$/);
+      // the batch has not run: the search shows it PENDING, nothing is settled
+      const searches = h.sim.calls.searches;
+      expect(await reconcile()).toBe(0);
+      expect(h.sim.calls.searches).toBeGreaterThan(searches);
+      expect((await order(paid.uuid)).transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'PENDING' });
+      const before = (await notified(paid)).length;
+      await h.sim.decide();
+      expect(await reconcile()).toBe(1);
+      const after = await order(paid.uuid);
+      expect(after).toMatchObject({ status: 'SUCCESS', refunded: 0 });
+      expect(after.transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'REFUSED', error: 'PROCESSOR_ERROR' });
+      expect(after.transactions.at(-1).error_details).toMatch(/settlement batch \(PROCESSOR_DECLINED\)/);
+      const sent = (await notified(paid)).slice(before);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatchObject({ uuid: paid.uuid, status: 'SUCCESS', refunded: 0 });
+      expect(sent[0].transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'REFUSED' });
+      // the whole amount is refundable again (at CyberSource too), once the retry rules' wait has passed
+      expect((await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 1000 })).status).toBe(429);
+      await t.p.database.db.updateTable('order_operation_retries').set({ last_failure_at: new Date(Date.now() - 3_600_000) }).where('order_id', '=', paid.uuid).execute();
+      const again = (await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 1000 })).body.order;
+      expect(again.transactions.at(-1)).toMatchObject({ operative: 'REFUND', status: 'PENDING', amount: 1000 });
+      await h.sim.decide();
+      expect(await reconcile()).toBe(1);
+      expect(await order(paid.uuid)).toMatchObject({ status: 'REFUNDED', refunded: 1000 });
+    } finally {
+      h.sim.holdDecisions = false;
+    }
+  });
+
+  it('a refund transmitted in the settlement batch ends SUCCESS once the search says so; the merchant is notified of the refund', async () => {
+    const paid = await paidWithNotifications();
+    const r = (await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 300 })).body.order;
+    const tx = r.transactions.at(-1);
+    expect(tx).toMatchObject({ operative: 'REFUND', status: 'PENDING' });
+    expect(r).toMatchObject({ status: 'SUCCESS', refunded: 0 });
+    await h.sim.decide();
+    expect(await reconcile()).toBe(1);
+    const after = await order(paid.uuid);
+    expect(after).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 300 });
+    expect(after.transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'SUCCESS', processor_id: tx.processor_id });
+    expect((await notified(paid)).at(-1)).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 300 });
+    // decided once
+    expect(await reconcile()).toBe(0);
   });
 });

@@ -4,7 +4,10 @@
  * decline authorized once device data is supplied; the challenge page posted the challenge's JWT, its
  * TransactionId posted back, the payment completed through `complete3dsChallenge`, then refunded through the actions of its answer); a settle whose answer was
  * lost, found again among the payment's events by the reconciler; events: a forged one (another secret,
- * or none) changes nothing and is not recorded, a replayed one is recognised by its event id.
+ * or none) changes nothing and is not recorded, a replayed one is recognised by its event id. A refund
+ * Worldpay takes (sentForRefund) is PENDING until Worldpay processes it: its `refunded` event settles it;
+ * `refundFailed` declines it (nothing refunded, the amount refundable again, the merchant notified);
+ * without events, the reconciler reads it among the payment's events.
  * PostgreSQL only (the conformance suite covers the connector there; these add no engine-specific
  * behaviour).
  */
@@ -13,10 +16,11 @@ import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { storeCard } from '../helpers/payments.js';
-import { harnessOf, luhnCard } from '../helpers/connectors.js';
+import { harnessOf, luhnCard, type WebhookSend } from '../helpers/connectors.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { declarationNamed } from '../../src/processors/connectors.js';
 import type { WorldpaySimulator } from '../../src/processors/worldpay/simulator/server.js';
-import { WORLDPAY_SIM_CARDS } from '../../src/processors/worldpay/simulator/rules.js';
+import { WORLDPAY_SIM_CARDS, WORLDPAY_SIM_FAILED_REFUND_AMOUNT } from '../../src/processors/worldpay/simulator/rules.js';
 
 const HTTPS = { 'x-forwarded-proto': 'https' };
 const FORM = { ...HTTPS, 'content-type': 'application/x-www-form-urlencoded' };
@@ -26,9 +30,11 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
   const h = harnessOf<WorldpaySimulator>(declarationNamed('worldpay')!);
   let t: TestApp;
   let m: TestMerchant;
+  let rx: Receiver;
   let n = 0;
 
   beforeAll(async () => {
+    rx = await startReceiver();
     await h.start();
     t = await createTestApp(h.env());
     m = await t.merchant({ env: 'production', isPci: true, serviceType: h.serviceType, terminal: h.terminal });
@@ -37,6 +43,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
   afterAll(async () => {
     await t?.close();
     await h.close();
+    await rx?.close();
   });
 
   const attr = (body: string, re: RegExp) => {
@@ -51,6 +58,18 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     const r = await t.app.inject({ method: 'POST', url: WEBHOOK, headers: { ...HTTPS, 'content-type': 'application/vnd.worldpay.events-v1.hal+json', ...(signature === null ? {} : { 'event-signature': signature }) }, payload: body });
     expect(r.statusCode).toBe(200);
     return r.body.replace(/^[\s\S]*<\/title>/, '').trim();
+  };
+  const send: WebhookSend = async (d) => {
+    const r = await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body });
+    return { status: r.statusCode, body: r.body };
+  };
+  /** A refund: PENDING when Worldpay takes it (nothing refunded yet), then the order once Worldpay processed it and its event arrived. */
+  const refund = async (uuid: string, amount: number) => {
+    const r = await m.api.post('/payment/refund', { order_uuid: uuid, amount });
+    expect(r.status, r.raw).toBe(200);
+    expect(r.body.order.transactions.at(-1)).toMatchObject({ operative: 'REFUND', status: 'PENDING', amount });
+    await h.deliverDecisions!(send);
+    return order(uuid);
   };
   const events = async (reference: string) => (await sql<{ event_id: string }>`select event_id from connector_events where connector = 'worldpay' and reference = ${reference}`.execute(t.p.database.db)).rows;
   const single = (fields: Record<string, unknown>) => m.api.post('/payment/single-step', { amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'worldpay', service: m.service_uuid, customer_ext_id: `wp-${++n}`, card_holder: 'Ana', card_pan: luhnCard('44443334', n), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123', ...fields });
@@ -91,8 +110,8 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     const tx = after.transactions.at(-1);
     expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ state: 'refused', refusal: { code: '1A' } });
     expect(h.sim.paymentByReference(`${tx.uuid}-3ds`)).toMatchObject({ state: 'settled', settled: 1500 });
-    // a refund follows the actions of the authenticated payment
-    expect((await m.api.post('/payment/refund', { order_uuid: created.uuid, amount: 1500 })).body.order).toMatchObject({ status: 'REFUNDED', refunded: 1500 });
+    // a refund follows the actions of the authenticated payment; its refunded event names the authenticated payment's reference
+    expect(await refund(created.uuid, 1500)).toMatchObject({ status: 'REFUNDED', refunded: 1500 });
     expect(h.sim.paymentByReference(`${tx.uuid}-3ds`)).toMatchObject({ refunded: 1500 });
   });
 
@@ -129,7 +148,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(again.statusCode).toBeLessThan(500);
     expect((await order(created.uuid)).transactions).toHaveLength(after.transactions.length);
     // the refund follows the actions of the completed payment's answer
-    const refunded = (await m.api.post('/payment/refund', { order_uuid: created.uuid, amount: 500 })).body.order;
+    const refunded = await refund(created.uuid, 500);
     expect(refunded).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 500 });
     expect(h.sim.paymentByReference(tx.uuid)).toMatchObject({ refunded: 500 });
   });
@@ -146,7 +165,7 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(after).toMatchObject({ status: 'SUCCESS', paid: true });
     expect(after.transactions.at(-1)).toMatchObject({ operative: 'CONFIRMATION', status: 'SUCCESS', amount: 600 });
     // the actions kept are the pre-authorization's: the refund asks the payment's own link for the current ones
-    const refunded = (await m.api.post('/payment/refund', { order_uuid: pre.uuid, amount: 200 })).body.order;
+    const refunded = await refund(pre.uuid, 200);
     expect(refunded).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 200 });
     expect(h.sim.paymentByReference(pre.transactions[0].uuid)).toMatchObject({ settled: 600, refunded: 200 });
   });
@@ -173,5 +192,102 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     const settlement = h.webhooks!.sent()[before + 1];
     expect(JSON.parse(settlement.body).eventDetails.type).toBe('sentForSettlement');
     expect(await deliver(settlement.body, settlement.headers['event-signature'])).toBe('ignored');
+  });
+
+  // ---- a refund is decided when Worldpay processes it ---------------------------------------------------
+
+  const refundEvents = async (reference: string) => (await sql<{ type: string; outcome: string }>`select type, outcome from connector_events where connector = 'worldpay' and reference = ${reference} order by received_at`.execute(t.p.database.db)).rows;
+  /** The notifications the merchant's url_post got for an order, oldest first. */
+  const notified = async (o: { path: string }) => {
+    await t.p.jobs.drain();
+    return rx.received.filter((r) => r.path === o.path).map((r) => JSON.parse(r.body).order);
+  };
+  const paidWithNotifications = async () => {
+    const path = `/wp/${++n}`;
+    const paid = await single({ url_post: `${rx.url}${path}` });
+    expect(paid.status, paid.raw).toBe(200);
+    expect(paid.body.order.status).toBe('SUCCESS');
+    return { ...paid.body.order, path };
+  };
+
+  it('a refund Worldpay takes and then fails (refundFailed): PENDING, then declined; the order is not refunded, the amount is refundable again, the merchant is notified', async () => {
+    const paid = await paidWithNotifications();
+    h.sim.failNextRefund({ code: '5', description: 'REFUSED' });
+    const r = await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 400 });
+    expect(r.status, r.raw).toBe(200);
+    const tx = r.body.order.transactions.at(-1);
+    expect(tx).toMatchObject({ operative: 'REFUND', status: 'PENDING', amount: 400 });
+    expect(r.body.order).toMatchObject({ status: 'SUCCESS', refunded: 0 });
+    // what is not refunded yet is not refundable twice while it waits
+    expect((await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 700 })).status).toBe(400);
+    const before = (await notified(paid)).length;
+    await h.deliverDecisions!(send);
+    const after = await order(paid.uuid);
+    expect(after).toMatchObject({ status: 'SUCCESS', refunded: 0 });
+    expect(after.transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'REFUSED', error: 'DENIED' });
+    expect(after.transactions.at(-1).error_details).toMatch(/refundFailed, 5/);
+    expect(await refundEvents(tx.uuid)).toEqual([{ type: 'refundFailed', outcome: 'DECLINED' }]);
+    expect(h.sim.paymentByReference(paid.transactions[0].uuid)).toMatchObject({ refunded: 0 });
+    // the merchant hears of it: nobody was waiting for the refund's answer
+    const sent = (await notified(paid)).slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ uuid: paid.uuid, status: 'SUCCESS', refunded: 0 });
+    expect(sent[0].transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'REFUSED' });
+    // the whole amount is refundable again, once the retry rules' wait after a failure has passed
+    expect((await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 1000 })).status).toBe(429);
+    await t.p.database.db.updateTable('order_operation_retries').set({ last_failure_at: new Date(Date.now() - 3_600_000) }).where('order_id', '=', paid.uuid).execute();
+    const again = await refund(paid.uuid, 1000);
+    expect(again).toMatchObject({ status: 'REFUNDED', refunded: 1000 });
+    expect(again.transactions.at(-1)).toMatchObject({ operative: 'REFUND', status: 'SUCCESS', amount: 1000 });
+  });
+
+  it('a refund confirmed by its refunded event ends SUCCESS; the event replayed, or sent late, changes nothing', async () => {
+    const paid = await paidWithNotifications();
+    h.webhooks!.deliverTo(null);
+    const kept = h.webhooks!.sent().length;
+    const r = await m.api.post('/payment/refund', { order_uuid: paid.uuid, amount: 300 });
+    const tx = r.body.order.transactions.at(-1);
+    expect(tx.status).toBe('PENDING');
+    await h.deliverDecisions!(send);
+    const after = await order(paid.uuid);
+    expect(after).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 300 });
+    expect(after.transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'SUCCESS' });
+    const refunded = h.webhooks!.sent().slice(kept).find((d) => JSON.parse(d.body).eventDetails.type === 'refunded')!;
+    expect(JSON.parse(refunded.body).eventDetails).toMatchObject({ transactionReference: paid.transactions[0].uuid, reference: tx.uuid, amount: { value: 300 } });
+    expect(await deliver(refunded.body, refunded.headers['event-signature'])).toBe('ignored');
+    expect(await refundEvents(tx.uuid)).toEqual([{ type: 'refunded', outcome: 'APPROVED' }]);
+    // a forged refundFailed (another secret) is not believed
+    const forged = JSON.stringify({ ...JSON.parse(refunded.body), eventId: 'forged-0001', eventDetails: { ...JSON.parse(refunded.body).eventDetails, type: 'refundFailed' } });
+    expect(await deliver(forged, sign(forged, 'another-secret-0123456789abcdef'))).toBe('ignored');
+    expect((await order(paid.uuid)).transactions.at(-1)).toMatchObject({ uuid: tx.uuid, status: 'SUCCESS' });
+  });
+
+  it('refunds whose events never come: the reconciler leaves them PENDING while Worldpay has not processed them, then reads them among the payment\'s events (submitted: SUCCESS; failed: declined)', async () => {
+    const ok = await paidWithNotifications();
+    const ko = await paidWithNotifications();
+    h.sim.holdDecisions = true;
+    try {
+      const good = (await m.api.post('/payment/refund', { order_uuid: ok.uuid, amount: 1000 })).body.order.transactions.at(-1);
+      // the simulator's refund amount that fails (rules.ts)
+      const bad = (await m.api.post('/payment/refund', { order_uuid: ko.uuid, amount: WORLDPAY_SIM_FAILED_REFUND_AMOUNT })).body.order.transactions.at(-1);
+      expect([good.status, bad.status]).toEqual(['PENDING', 'PENDING']);
+      const queries = h.sim.calls.queries;
+      expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+      expect(h.sim.calls.queries).toBeGreaterThan(queries);
+      expect((await order(ok.uuid)).transactions.at(-1)).toMatchObject({ uuid: good.uuid, status: 'PENDING' });
+      // processed; their events are lost (never delivered): the payments' events say it
+      await h.sim.decide();
+      expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(2);
+      expect(await order(ok.uuid)).toMatchObject({ status: 'REFUNDED', refunded: 1000 });
+      const failed = await order(ko.uuid);
+      expect(failed).toMatchObject({ status: 'SUCCESS', refunded: 0 });
+      expect(failed.transactions.at(-1)).toMatchObject({ uuid: bad.uuid, status: 'REFUSED', error: 'PROCESSOR_ERROR' });
+      expect((await notified(ko)).at(-1)!.transactions.at(-1)).toMatchObject({ uuid: bad.uuid, status: 'REFUSED' });
+    } finally {
+      h.sim.holdDecisions = false;
+      // the undelivered decisions' events: already settled, change nothing
+      await h.deliverDecisions!(send);
+    }
+    expect(await order(ko.uuid)).toMatchObject({ status: 'SUCCESS', refunded: 0 });
   });
 });

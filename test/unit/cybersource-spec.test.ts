@@ -217,7 +217,7 @@ describe('CyberSource answers read back', () => {
     expect(refusalOf('204')).toMatchObject({ error: 'INSUFFICIENT_FUNDS', details: expect.stringContaining('INSUFFICIENT_FUND') });
   });
 
-  it('the guide\'s capture (PENDING) and reversal (REVERSED) answers are approvals; a refund DECLINED is not', () => {
+  it('the guide\'s capture (PENDING) and reversal (REVERSED) answers are approvals; a refund PENDING is accepted, not decided; a refund DECLINED is declined', () => {
     const capture = {
       _links: { void: { method: 'POST', href: '/pts/v2/captures/6512628085536163703211/voids' }, self: { method: 'GET', href: '/pts/v2/captures/6512628085536163703211' } },
       clientReferenceInformation: { code: '1651262808531' }, id: '6512628085536163703211', orderInformation: { amountDetails: { totalAmount: '100.00', currency: 'USD' } },
@@ -236,6 +236,33 @@ describe('CyberSource answers read back', () => {
     const refund = { id: '6869460219566537303956', submitTimeUtc: '2023-06-16T20:07:02Z', status: 'DECLINED', clientReferenceInformation: { code: 'r' }, refundAmountDetails: { refundAmount: '1.00', currency: 'usd' }, errorInformation: { reason: 'PROCESSOR_DECLINED', message: 'Decline' } };
     expect(spec.response('refundPayment', 201, refund)).toEqual([]);
     expect(resultOfFollowUp(refund, { kind: 'refund', reference: 'r', amount: 100, currency: 'USD' }).result).toMatchObject({ outcome: 'DECLINED', error: 'DENIED' });
+    // PENDING: accepted, decided in the settlement batch (it may still fail there)
+    const pending = { ...refund, status: 'PENDING', errorInformation: undefined };
+    delete pending.errorInformation;
+    expect(spec.response('refundPayment', 201, pending)).toEqual([]);
+    expect(resultOfFollowUp(pending, { kind: 'refund', reference: 'r', amount: 100, currency: 'USD' })).toEqual({ id: '6869460219566537303956', result: { outcome: 'PENDING', details: expect.stringContaining('settlement batch'), processorId: '6869460219566537303956' } });
+    expect(resultOfFollowUp({ ...pending, status: 'TRANSMITTED' }, { kind: 'refund', reference: 'r', amount: 100, currency: 'USD' }).result).toMatchObject({ outcome: 'APPROVED', processorId: '6869460219566537303956' });
+  });
+
+  it('a refund found by the transaction search is decided by its ics_credit status: PENDING undecided, TRANSMITTED done, FAILED declined', () => {
+    const summary = (status: string | null, rCode = '1', reasonCode = '100') => ({
+      id: '6485004068966546103096', submitTimeUtc: '2026-12-07T08:00:00Z', merchantId: 'testrest', clientReferenceInformation: { code: 'RTS-Auth' },
+      applicationInformation: { reasonCode, rCode, applications: [{ name: 'ics_credit', ...(status ? { status } : {}), reasonCode, rCode, rFlag: rCode === '1' ? 'SOK' : 'DECLINED' }] },
+      orderInformation: { amountDetails: { totalAmount: '100.00', currency: 'USD' } },
+    });
+    const answer = (s: unknown) => ({ searchId: 'e2d5e3b4', count: 1, totalCount: 1, _embedded: { transactionSummaries: [s] } });
+    for (const st of ['PENDING', 'TRANSMITTED', 'FAILED']) expect(spec.response('createSearch', 201, answer(summary(st)))).toEqual([]);
+    expect(readSearch(answer(summary('PENDING')), { kind: 'refund', ...x })).toEqual({ state: 'undecided' });
+    // accepted without a status: not known to be transmitted yet
+    expect(readSearch(answer(summary(null)), { kind: 'refund', ...x })).toEqual({ state: 'undecided' });
+    expect(readSearch(answer(summary('TRANSMITTED')), { kind: 'refund', ...x })).toEqual({ state: 'found', id: '6485004068966546103096', result: { outcome: 'APPROVED', authorization: '6485004068966546103096', processorId: '6485004068966546103096', amount: 10000 } });
+    expect(readSearch(answer(summary('SUCCEEDED')), { kind: 'refund', ...x })).toMatchObject({ state: 'found', result: { outcome: 'APPROVED' } });
+    expect(readSearch(answer(summary('FAILED', '0', '233')), { kind: 'refund', ...x })).toEqual({ state: 'found', id: '6485004068966546103096', result: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: 'CyberSource could not carry out the refund in its settlement batch (PROCESSOR_DECLINED)', processorId: '6485004068966546103096' } });
+    expect(readSearch(answer(summary('VOIDED')), { kind: 'refund', ...x })).toMatchObject({ state: 'found', result: { outcome: 'DECLINED' } });
+    // a capture's status does not hold it: accepted for settlement
+    const capture = summary('PENDING');
+    capture.applicationInformation.applications[0].name = 'ics_bill';
+    expect(readSearch(answer(capture), { kind: 'capture', ...x })).toMatchObject({ state: 'found', result: { outcome: 'APPROVED' } });
   });
 
   it('the transaction search finds our operation by its reference: an approval before a decline, a decline by its reason code', () => {

@@ -13,7 +13,7 @@ import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { WORLDPAY_SPEC } from '../../src/processors/worldpay/spec.js';
 import {
   actionBody, actionsOf, chooseAction, eventFacts, eventSignature, followUpInEvents, headersOf, linkDataOf, pathOf, paymentBody, queriedPayments, readAction, readPayment,
-  refusalInEvents, resultOfEvent, resultOfQueried, threedsOf, verifyEvent,
+  refusalInEvents, REFUND_DECISIONS, resultOfEvent, resultOfQueried, resultOfRefundEvent, threedsOf, verifyEvent,
 } from '../../src/processors/worldpay/mapping.js';
 import { refusalOf } from '../../src/processors/worldpay/codes.js';
 import { worldpayTerminalProblems } from '../../src/processors/worldpay/credentials.js';
@@ -199,10 +199,41 @@ describe('Worldpay answers of the reference through the mapping', () => {
     expect(spec.response('retrieveByPaymentId', 200, details)).toEqual([]);
     expect(refusalInEvents(details, 'pay4u_lHl2jobU5S1T2pWkq10')).toEqual({ outcome: 'DECLINED', error: 'DENIED', details: 'Worldpay refused the payment (5): REFUSED', processorId: 'pay4u_lHl2jobU5S1T2pWkq10' });
     const refunds = { events: [{ eventName: 'refundRequested', refundReference: REF, value: { amount: 300, currency: 'GBP' } }, { eventName: 'settlementRequested', value: { amount: 600, currency: 'GBP' } }] };
-    expect(followUpInEvents(refunds, { kind: 'refund', reference: REF, amount: 300 })).toBe('taken');
+    // taken, not processed yet: neither submitted nor failed
+    expect(followUpInEvents(refunds, { kind: 'refund', reference: REF, amount: 300 })).toBe('requested');
     expect(followUpInEvents(refunds, { kind: 'refund', reference: 'another', amount: 300 })).toBe('absent');
     expect(followUpInEvents(refunds, { kind: 'capture', reference: 'x', amount: 600 })).toBe('taken');
     expect(followUpInEvents({ events: [{ eventName: 'refundFailed', refundReference: REF }] }, { kind: 'refund', reference: REF, amount: 300 })).toBe('failed');
+    // a refund's later events name nothing: they are the refund's when they follow its refundRequested, before the next refund's
+    const two = (after1: string[], after2: string[]) => ({ events: [
+      { eventName: 'saleSucceeded' }, { eventName: 'refundRequested', value: { amount: 1000, currency: 'GBP' } }, ...after1.map((eventName) => ({ eventName })),
+      { eventName: 'refundRequested', refundReference: 'second', value: { amount: 300, currency: 'GBP' } }, ...after2.map((eventName) => ({ eventName })),
+    ] });
+    expect(spec.response('retrieveByPaymentId', 200, { ...body._embedded.payments[0], ...two(['refundFailed'], ['refundRequestSubmitted']) })).toEqual([]);
+    expect(followUpInEvents(two(['refundFailed'], ['refundRequestSubmitted']), { kind: 'refund', reference: 'first', amount: 1000 })).toBe('failed');
+    expect(followUpInEvents(two(['refundFailed'], ['refundRequestSubmitted']), { kind: 'refund', reference: 'second', amount: 300 })).toBe('taken');
+    expect(followUpInEvents(two([], ['refundFailed']), { kind: 'refund', reference: 'first', amount: 1000 })).toBe('requested');
+    expect(followUpInEvents(two(['refundRequestSubmitted'], []), { kind: 'refund', reference: 'second', amount: 300 })).toBe('requested');
+    expect(followUpInEvents(two([], []), { kind: 'refund', reference: 'third', amount: 500 })).toBe('absent');
+  });
+
+  it('refund events: refunded settles the refund, refundFailed declines it with the refusal the event gives', () => {
+    const event = (type: string, extra: Record<string, unknown> = {}) => ({ eventId: 'bb55ca5a-e05c-47e1-8e94-e88bac1a0a17', eventTimestamp: '2018-06-13T14:18:13.407', eventDetails: { classification: 'payment', downstreamReference: '3378792436', transactionReference: REF, type, date: '2017-11-03', reference: 'partial-1', amount: { value: 100, currencyCode: 'EUR' }, _links: { payment: { href: '' } }, ...extra } });
+    const failed = event('refundFailed', { refund: { refusal: { code: '5', description: 'Do not honor' } } });
+    const refunded = event('refunded', { refund: { onlineRefundAuthorization: '987654' } });
+    expect(spec.response('event', 'notification', failed)).toEqual([]);
+    expect(spec.response('event', 'notification', refunded)).toEqual([]);
+    expect(REFUND_DECISIONS).toEqual(['refunded', 'refundFailed']);
+    const op = { amount: 100, currency: 'EUR', processorId: LINK };
+    const f = eventFacts(failed)!;
+    expect(f).toMatchObject({ type: 'refundFailed', reference: REF, refundReference: 'partial-1', refusal: { code: '5', description: 'Do not honor' } });
+    expect(resultOfRefundEvent(f, op)).toEqual({ outcome: 'DECLINED', error: 'DENIED', details: 'Worldpay could not carry out the refund (refundFailed, 5): Do not honor', processorId: LINK });
+    expect(resultOfRefundEvent({ ...f, refusal: null }, op)).toMatchObject({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR' });
+    expect(resultOfRefundEvent(eventFacts(refunded)!, op)).toEqual({ outcome: 'APPROVED', authorization: LINK.slice(0, 40), processorId: LINK, amount: 100 });
+    // another amount or currency: not this refund's
+    expect(resultOfRefundEvent(f, { ...op, amount: 50 })).toBeNull();
+    expect(resultOfRefundEvent(f, { ...op, currency: 'GBP' })).toBeNull();
+    expect(resultOfRefundEvent(eventFacts(event('sentForRefund'))!, op)).toBeNull();
   });
 
   it('events: the documented body, verified by Event-Signature (any of its entries, by keyId), settling the payment it names', () => {
@@ -218,7 +249,7 @@ describe('Worldpay answers of the reference through the mapping', () => {
     expect(verifyEvent(raw, `1/SHA1/${sig}`, key)).toBe(false);
     expect(verifyEvent(raw, undefined, key)).toBe(false);
     const f = eventFacts(JSON.parse(raw))!;
-    expect(f).toEqual({ eventId: 'bb55ca5a-e05c-47e1-8e94-e88bac1a0a17', type: 'authorized', reference: REF, amount: 250, currency: 'GBP' });
+    expect(f).toEqual({ eventId: 'bb55ca5a-e05c-47e1-8e94-e88bac1a0a17', type: 'authorized', reference: REF, amount: 250, currency: 'GBP', refundReference: null, refusal: null });
     expect(resultOfEvent(f, { kind: 'payment', amount: 250, currency: 'GBP', processorId: LINK })).toMatchObject({ outcome: 'APPROVED', amount: 250 });
     expect(resultOfEvent({ ...f, type: 'refused' }, { kind: 'preauth', amount: 250, currency: 'GBP', processorId: LINK })).toMatchObject({ outcome: 'DECLINED' });
     expect(resultOfEvent({ ...f, type: 'sentForSettlement' }, { kind: 'payment', amount: 250, currency: 'GBP', processorId: LINK })).toBeNull();

@@ -65,7 +65,7 @@ const SECRET_KEYS = new Set([
   'signature', 'card_pan', 'pan', 'card_number', 'number', 'account_number', 'card_cvv', 'cvv', 'cvv2', 'cvc', 'cvc2', 'card_cvc',
   'pin', 'pin_block', 'pinblock', 'epb', 'track', 'track1', 'track2', 'track_data', 'track2_data', 'emv', 'icc', 'icc_data',
   'api_key', 'password', 'new_password', 'current_password', 'secret', 'private_key', 'credentials', 'key_secure', 'key_not_secure',
-  'signing_api_key', 'cryptogram', 'payload', 'payment_data', 'token_data', 'decryption_key', 'merchant_private_key',
+  'signing_api_key', 'signing_api_key_amex', 'cryptogram', 'payload', 'payment_data', 'token_data', 'decryption_key', 'merchant_private_key',
 ]);
 
 const UUID_RE = /\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/i;

@@ -11,8 +11,10 @@
  *     is UNKNOWN and the transaction stays PENDING for the reconciler, which finds the operation again by
  *     that reference through the Transaction Search API (`POST /tss/v2/searches`).
  * Payments are decided in their answer (201): approved, declined with a reason, held for review
- * (PENDING: the search decides it later), or asking for 3-D Secure. A capture or refund answered PENDING
- * is accepted for settlement (APPROVED); a reversal REVERSED is done.
+ * (PENDING: the search decides it later), or asking for 3-D Secure. A capture answered PENDING is
+ * accepted for settlement (APPROVED); a reversal REVERSED is done. A refund answered PENDING is accepted,
+ * not decided: the settlement batch may still fail it, so it stays PENDING (with its id) until the
+ * reconciler's search shows its ics_credit status TRANSMITTED (SUCCESS) or FAILED (declined).
  * 3-D Secure 2 runs through CyberSource's Payer Authentication with the payment (actionList
  * CONSUMER_AUTHENTICATION, then VALIDATE_CONSUMER_AUTHENTICATION after the ACS challenge).
  *
@@ -179,7 +181,7 @@ export class CybersourceConnector extends ConnectorBase<CybersourceTerminal, Dat
     const f = readSearch(sent.json, op);
     if (f.state === 'absent') return { found: false };
     if (f.state === 'mismatch') return { found: 'unknown', details: `the ${op.kind} CyberSource has under this reference does not have the amount or currency sent` };
-    if (f.state !== 'found') return { found: 'unknown', details: 'CyberSource holds the payment for review' };
+    if (f.state !== 'found') return { found: 'unknown', details: op.kind === 'refund' ? 'CyberSource has not decided the refund in a settlement batch yet' : 'CyberSource holds the payment for review' };
     await this.ledger.save(op.reference, PAYMENT_KINDS.includes(op.kind) ? { providerId: f.id } : { actionId: f.id });
     return { found: true, result: f.result };
   }

@@ -9,7 +9,8 @@ export const CYBERSOURCE = declareConnector<CybersourceTerminal>({
   serviceTypes: ['CYBERSOURCE'],
   url: { env: 'PAYGATE_CYBERSOURCE_URL', production: CYBERSOURCE_PRODUCTION_URL, test: CYBERSOURCE_TEST_URL, help: 'base URL of CyberSource\'s REST API for CYBERSOURCE services; the test environment is' },
   credentials: { ...CYBERSOURCE_CREDENTIAL_KEYS, problems: (_code, c) => cybersourceTerminalProblems(c), open: (_code, c) => cybersourceTerminalOf(c) },
-  // payments are decided in their answers; lost answers are found again by the transaction search
+  // payments are decided in their answers, refunds in the settlement batch; the transaction search finds
+  // lost answers and decided refunds
   notifications: null,
   create: (deps) => new CybersourceConnector(deps),
   // the test environment's cards of `paygate connector certify`

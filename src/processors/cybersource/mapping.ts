@@ -28,13 +28,15 @@
  *  - `POST /pts/v2/payments/{id}/captures` → 201 {id, status PENDING | TRANSMITTED}: the capture is
  *    accepted for settlement (CyberSource does not decline it later: a refusal is a 400 such as
  *    EXCEEDS_AUTH_AMOUNT); `POST /pts/v2/payments/{id}/refunds` (a sale) or `/pts/v2/captures/{id}/refunds`
- *    → 201 {id, status PENDING | DECLINED}; `POST /pts/v2/payments/{id}/reversals` (void of an
- *    authorization) → 201 {id, status REVERSED}.
+ *    → 201 {id, status PENDING | DECLINED}: a refund PENDING is accepted and decided in the settlement
+ *    batch, where it may still fail; `POST /pts/v2/payments/{id}/reversals` (void of an authorization)
+ *    → 201 {id, status REVERSED}.
  *  - `POST /tss/v2/searches` {query "clientReferenceInformation.code:<ref>"} → 201
  *    {_embedded.transactionSummaries[]: {id, clientReferenceInformation.code, applicationInformation
  *    {applications[]: {name ics_auth | ics_bill | ics_credit | ics_auth_reversal, rCode 1 | 0 | -1,
- *    reasonCode}}, orderInformation.amountDetails, processorInformation.approvalCode}}: how a lost answer
- *    is found again.
+ *    reasonCode, status}}, orderInformation.amountDetails, processorInformation.approvalCode}}: how a lost
+ *    answer is found again, and how a refund is decided: its ics_credit `status` PENDING until the batch,
+ *    then TRANSMITTED (or SUCCEEDED) or FAILED (or VOIDED).
  *  - Payer Authentication through the payment: actionList CONSUMER_AUTHENTICATION with
  *    `consumerAuthenticationInformation.returnUrl` and the browser's `deviceInformation` → AUTHORIZED
  *    (frictionless) or PENDING_AUTHENTICATION with {acsUrl, pareq (the CReq), authenticationTransactionId};
@@ -355,12 +357,14 @@ export function cardRefusal(a: Record<string, unknown> | null): SettledResult | 
   return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: null };
 }
 
-const FOLLOW_UP_STATUS: Record<'capture' | 'void' | 'refund', string[]> = { capture: ['PENDING', 'TRANSMITTED'], void: ['REVERSED'], refund: ['PENDING', 'TRANSMITTED'] };
+const FOLLOW_UP_STATUS: Record<'capture' | 'void' | 'refund', string[]> = { capture: ['PENDING', 'TRANSMITTED'], void: ['REVERSED'], refund: ['TRANSMITTED'] };
 
 /**
- * The 201 answer of a capture, reversal or refund as our result: accepted (captures and refunds are
- * submitted for settlement, a reversal done) is APPROVED with the follow-up's id; DECLINED with its
- * reason; believed only when it names our reference and, where it gives one, our amount.
+ * The 201 answer of a capture, reversal or refund as our result: a capture accepted for settlement
+ * (PENDING, TRANSMITTED) or a reversal done is APPROVED with the follow-up's id; a refund PENDING is
+ * accepted, not decided (PENDING with its id: the settlement batch may still fail it, Transaction Search
+ * says when), TRANSMITTED done; DECLINED with its reason; believed only when it names our reference and,
+ * where it gives one, our amount.
  */
 export function resultOfFollowUp(p: Record<string, unknown>, op: { kind: 'capture' | 'void' | 'refund'; reference: string; amount: number; currency: string }): { result: ProcessorResult; id: string | null } {
   const id = str(p.id);
@@ -371,6 +375,7 @@ export function resultOfFollowUp(p: Record<string, unknown>, op: { kind: 'captur
   if (given !== undefined && fromAmount(given, op.currency) !== op.amount) return { id, result: { outcome: 'UNKNOWN', details: `The CyberSource answer names another amount than the ${op.kind} sent` } };
   const status = str(p.status);
   if (status && FOLLOW_UP_STATUS[op.kind].includes(status)) return { id, result: { outcome: 'APPROVED', authorization: id, processorId: id, amount: op.amount } };
+  if (op.kind === 'refund' && status === 'PENDING') return { id, result: { outcome: 'PENDING', details: 'CyberSource accepted the refund; it is decided in the settlement batch', processorId: id } };
   if (status === 'DECLINED') {
     const e = obj(p.errorInformation);
     const r = refusalOf(str(e.reason) ?? 'PROCESSOR_DECLINED', str(e.message));
@@ -382,12 +387,17 @@ export function resultOfFollowUp(p: Record<string, unknown>, op: { kind: 'captur
 /** The application (service) of an operation in a transaction summary. */
 const APPLICATION: Record<CybersourceKind, string> = { payment: 'ics_auth', preauth: 'ics_auth', verify: 'ics_auth', capture: 'ics_bill', void: 'ics_auth_reversal', refund: 'ics_credit' };
 
+/** A refund's ics_credit `status` once its settlement batch decided it (Hyperswitch reads them the same way). */
+const REFUND_DONE = ['TRANSMITTED', 'SUCCEEDED'];
+const REFUND_FAILED = ['FAILED', 'VOIDED'];
+
 /**
  * Our operation among the answer of `POST /tss/v2/searches` by its reference: `found` with its result
  * (the application's rCode: 1 done, 0 declined with its reason code, -1 an error), `absent`, or
  * `mismatch` (named with another amount or currency: not believed), `undecided` (held for review by
- * Decision Manager: reason code 480). An approval counts before a decline (a soft-declined attempt and
- * its authenticated retry share the reference).
+ * Decision Manager: reason code 480; a refund accepted whose ics_credit `status` is not TRANSMITTED,
+ * SUCCEEDED, FAILED or VOIDED yet). An approval counts before a decline (a soft-declined attempt and
+ * its authenticated retry share the reference). A refund FAILED or VOIDED in its batch is declined.
  */
 export function readSearch(answer: Record<string, unknown>, op: { kind: CybersourceKind; reference: string; amount: number; currency: string }): { state: 'found'; result: SettledResult; id: string } | { state: 'absent' | 'mismatch' | 'undecided' } {
   const list = obj(answer._embedded).transactionSummaries;
@@ -400,7 +410,11 @@ export function readSearch(answer: Record<string, unknown>, op: { kind: Cybersou
     const app = Array.isArray(apps) ? (apps as Array<Record<string, unknown>>).find((a) => obj(a).name === APPLICATION[op.kind]) : undefined;
     if (!app) continue;
     const amounts = obj(obj(s.orderInformation).amountDetails);
-    ours.push({ id, rCode: String(app.rCode ?? ''), reasonCode: str(app.reasonCode, 10), approval: str(obj(s.processorInformation).approvalCode, 40), amount: amounts.totalAmount, currency: amounts.currency, pending: [app.reasonCode, obj(s.applicationInformation).reasonCode].some((c) => String(c ?? '') === '480') });
+    const status = str(app.status, 40);
+    const rCode = op.kind === 'refund' && status && REFUND_FAILED.includes(status) ? 'failed' : String(app.rCode ?? '');
+    // a refund accepted (rCode 1) is done only once its batch says so
+    const batch = op.kind === 'refund' && rCode === '1' && !(status && REFUND_DONE.includes(status));
+    ours.push({ id, rCode, reasonCode: str(app.reasonCode, 10), approval: str(obj(s.processorInformation).approvalCode, 40), amount: amounts.totalAmount, currency: amounts.currency, pending: batch || [app.reasonCode, obj(s.applicationInformation).reasonCode].some((c) => String(c ?? '') === '480') });
   }
   const pick = ours.find((s) => s.rCode === '1' && !s.pending) ?? ours.find((s) => s.pending) ?? ours.find((s) => s.rCode !== '1');
   if (!pick) return { state: 'absent' };
@@ -409,6 +423,7 @@ export function readSearch(answer: Record<string, unknown>, op: { kind: Cybersou
   if (pick.pending) return { state: 'undecided' };
   if (pick.rCode === '1') return { state: 'found', id: pick.id, result: { outcome: 'APPROVED', authorization: op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'verify' ? pick.approval ?? pick.id : pick.id, processorId: pick.id, amount: expected } };
   const reason = pick.reasonCode ? reasonOfCode(pick.reasonCode) ?? pick.reasonCode : 'PROCESSOR_DECLINED';
+  if (pick.rCode === 'failed') return { state: 'found', id: pick.id, result: { outcome: 'DECLINED', error: 'PROCESSOR_ERROR', details: `CyberSource could not carry out the refund in its settlement batch (${reason})`, processorId: pick.id } };
   const r = pick.rCode === '0' ? refusalOf(reason) : { error: 'PROCESSOR_ERROR' as const, details: `CyberSource ${reason}: not processed` };
   return { state: 'found', id: pick.id, result: { outcome: 'DECLINED', error: r.error, details: r.details, processorId: pick.id } };
 }

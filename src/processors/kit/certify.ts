@@ -58,9 +58,11 @@ export async function certify(input: CertificationInput): Promise<CertificationS
   const steps: CertificationStep[] = [];
   const add = (step: string, passed: boolean, answer: string, fix: string) => steps.push({ step, passed, answer, fix: passed ? '' : fix });
   const year = now().getUTCFullYear() + 2;
-  const card = (pan: string) => ({ pan: secret(pan)!, expiryMonth: 12, expiryYear: year, cvv: secret('123'), holder: 'Certification Test' });
-  const payment = (pan: string, extra: Partial<PaymentRequest> = {}): PaymentRequest => ({
-    reference: randomUUID(), terminal: input.terminalRef, now: now(), amount: 1000, currency: input.currency, card: card(pan), channel: 'ECOMMERCE', customerIp: '192.0.2.10', ...extra,
+  type Role = 'approved' | 'declined' | 'challenge';
+  // the name the provider's test environment reads for the card's role (some decide by it)
+  const card = (pan: string, role: Role = 'approved') => ({ pan: secret(pan)!, expiryMonth: 12, expiryYear: year, cvv: secret('123'), holder: cert.holders?.[role] ?? 'Certification Test' });
+  const payment = (pan: string, extra: Partial<PaymentRequest> = {}, role: Role = 'approved'): PaymentRequest => ({
+    reference: randomUUID(), terminal: input.terminalRef, now: now(), amount: 1000, currency: input.currency, card: card(pan, role), channel: 'ECOMMERCE', customerIp: '192.0.2.10', ...extra,
   });
   const unreachable = `check that ${label}'s test environment is reachable from this machine (the URL, a proxy, PAYGATE_OUTGOING_ALLOW)`;
 
@@ -83,7 +85,7 @@ export async function certify(input: CertificationInput): Promise<CertificationS
   } else add('partial refund', false, 'not tried: no approved payment to refund', 'fix the approval first');
 
   // 4. a decline, with the error it maps to
-  const declined = await connector.authorize(payment(cert.cards.declined.pan));
+  const declined = await connector.authorize(payment(cert.cards.declined.pan, {}, 'declined'));
   add('decline', declined.outcome === 'DECLINED' && declined.error === cert.cards.declined.error, describe(declined), `${label}'s test card ${cert.cards.declined.pan.slice(0, 6)}…${cert.cards.declined.pan.slice(-4)} should be declined (${cert.cards.declined.error}); ${declined.outcome === 'APPROVED' ? 'it was approved: the test account may not simulate declines' : 'the answer was read another way'}`);
 
   // 5. a pre-authorization captured in part, and one voided
@@ -110,7 +112,7 @@ export async function certify(input: CertificationInput): Promise<CertificationS
 
   // 7. the 3-D Secure challenge asked for
   if (cert.cards.challenge) {
-    const req = { ...payment(cert.cards.challenge), preauthorization: false };
+    const req = { ...payment(cert.cards.challenge, {}, 'challenge'), preauthorization: false };
     let answer: string;
     let passed: boolean;
     if (connector.threeds) {

@@ -143,6 +143,11 @@ export interface CertificationDeclaration {
     /** Asks for the 3-D Secure challenge (absent: the provider documents none for its test environment). */
     challenge?: string;
   };
+  /**
+   * The cardholder's name to pay each card with, where the provider's test environment reads the name
+   * (Nuvei's decides 3-D Secure by it, Worldpay's declines by it); absent: "Certification Test".
+   */
+  holders?: { approved?: string; declined?: string; challenge?: string };
   /** Where the provider documents its test cards. */
   source: string;
 }

@@ -14,7 +14,7 @@ export const WORLDPAY = declareConnector<WorldpayTerminal>({
   create: (deps) => new WorldpayConnector(deps),
   // the Try environment's cards of `paygate connector certify` (its declines follow the card holder's
   // name, REFUSED...: the decline step is the simulator's card; going-live-worldpay.md)
-  certification: { cards: { approved: '4444333322221111', declined: { pan: '4000000000000002', error: 'DENIED' }, challenge: '4000000000001091' }, source: "Worldpay's Try environment test cards (going-live-worldpay.md)" },
+  certification: { cards: { approved: '4444333322221111', declined: { pan: '4444333322221111', error: 'DENIED' }, challenge: '4000000000001091' }, holders: { declined: 'REFUSED' }, source: "Worldpay's Try environment test cards (going-live-worldpay.md)" },
   simulator: {
     description: 'run the Worldpay simulator (Access Payments API, Payment Queries, 3-D Secure challenge page, signed events) for demos: point PAYGATE_WORLDPAY_URL at the URL it prints',
     port: 9446,

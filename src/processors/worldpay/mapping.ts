@@ -344,20 +344,41 @@ const FOLLOW_UP_EVENTS: Record<'capture' | 'void' | 'refund', { taken: string[];
 
 /**
  * A capture, void or refund among a queried payment's events: by our reference where the event names
- * one, else by its amount. `taken`: Worldpay has it; `absent`: not among the events.
+ * one, else by its amount. `taken`: Worldpay has it (a refund: submitted for processing,
+ * `refundRequestSubmitted`); `failed`: Worldpay could not carry it out; `requested`: a refund Worldpay
+ * took (`refundRequested`) and has not submitted or failed yet; `absent`: not among the events.
+ * A refund's later events (`refundRequestSubmitted`, `refundFailed`) name no reference or amount in the
+ * Payment Queries reference: they are the refund's when they follow its `refundRequested`, before the
+ * next refund's.
  */
-export function followUpInEvents(body: Record<string, unknown>, op: { kind: 'capture' | 'void' | 'refund'; reference: string; amount: number }): 'taken' | 'failed' | 'absent' {
+export function followUpInEvents(body: Record<string, unknown>, op: { kind: 'capture' | 'void' | 'refund'; reference: string; amount: number }): 'taken' | 'failed' | 'requested' | 'absent' {
   const f = FOLLOW_UP_EVENTS[op.kind];
   const events = (Array.isArray(body.events) ? body.events : []).map(obj).filter((e): e is Record<string, unknown> => !!e);
+  const named = (e: Record<string, unknown>) => str(e[f.reference], 128);
   const ours = (e: Record<string, unknown>) => {
-    const ref = str(e[f.reference], 128);
+    const ref = named(e);
     if (ref) return ref === op.reference;
     const v = obj(e.value);
     return op.kind === 'void' || (typeof v?.amount === 'number' && v.amount === op.amount);
   };
-  if (events.some((e) => f.failed.includes(String(e.eventName)) && ours(e))) return 'failed';
-  if (events.some((e) => f.taken.includes(String(e.eventName)) && ours(e))) return 'taken';
-  return 'absent';
+  if (events.some((e) => f.failed.includes(String(e.eventName)) && named(e) === op.reference)) return 'failed';
+  if (op.kind !== 'refund') {
+    if (events.some((e) => f.failed.includes(String(e.eventName)) && ours(e))) return 'failed';
+    if (events.some((e) => f.taken.includes(String(e.eventName)) && ours(e))) return 'taken';
+    return 'absent';
+  }
+  // by our reference first; a full refund (no body) is named by nothing but its amount
+  const requested = (e: Record<string, unknown>) => String(e.eventName) === 'refundRequested';
+  let at = events.findIndex((e) => requested(e) && named(e) === op.reference);
+  if (at < 0) at = events.findIndex((e) => requested(e) && !named(e) && ours(e));
+  if (at < 0) return 'absent';
+  for (const e of events.slice(at + 1)) {
+    const name = String(e.eventName);
+    if (requested(e)) break;
+    if (name === 'refundFailed') return 'failed';
+    if (name === 'refundRequestSubmitted') return 'taken';
+  }
+  return 'requested';
 }
 
 // ---- events (webhooks) ---------------------------------------------------------------------------------
@@ -391,6 +412,10 @@ export interface EventFacts {
   reference: string;
   amount: number | null;
   currency: string | null;
+  /** A partial refund's reference (ours), where the event names one (`eventDetails.reference`). */
+  refundReference: string | null;
+  /** Why a refund failed, where the event says (`refund.refusal`). */
+  refusal: { code: string | null; description: string | null } | null;
 }
 
 export function eventFacts(body: Record<string, unknown>): EventFacts | null {
@@ -400,14 +425,39 @@ export function eventFacts(body: Record<string, unknown>): EventFacts | null {
   const reference = str(d?.transactionReference, 128);
   if (!eventId || !type || !reference) return null;
   const amount = obj(d!.amount);
-  return { eventId, type, reference, amount: typeof amount?.value === 'number' ? amount.value : null, currency: str(amount?.currencyCode, 3) };
+  const refusal = obj(obj(d!.refund)?.refusal);
+  return {
+    eventId, type, reference, amount: typeof amount?.value === 'number' ? amount.value : null, currency: str(amount?.currencyCode, 3),
+    refundReference: str(d!.reference, 128), refusal: refusal ? { code: str(refusal.code, 10), description: str(refusal.description, 200) } : null,
+  };
+}
+
+/** The events that decide a refund Worldpay took (`sentForRefund`): [EV] `refunded`, `refundFailed`. */
+export const REFUND_DECISIONS = ['refunded', 'refundFailed'] as const;
+
+/**
+ * What a verified `refunded` or `refundFailed` event says about a refund of ours that Worldpay took
+ * (`sentForRefund`): `refunded` (the issuer received it) approves it, `refundFailed` (it could not be
+ * processed; the money went back to the merchant's account) declines it with the refusal the event gives.
+ * Believed only with the refund's amount and currency; null: it settles nothing.
+ */
+export function resultOfRefundEvent(f: EventFacts, op: { amount: number; currency: string; processorId: string }): SettledResult | null {
+  if ((f.amount !== null && f.amount !== op.amount) || (f.currency !== null && f.currency !== op.currency)) return null;
+  if (f.type === 'refunded') return { outcome: 'APPROVED', authorization: op.processorId.slice(0, 40), processorId: op.processorId, amount: op.amount };
+  if (f.type === 'refundFailed') {
+    const code = f.refusal?.code ?? null;
+    const why = f.refusal?.description ?? (code ? refusalOf(code).details.replace(/^.*: /, '') : null);
+    return { outcome: 'DECLINED', error: code ? refusalOf(code).error : 'PROCESSOR_ERROR', details: `Worldpay could not carry out the refund (refundFailed${code ? `, ${code}` : ''})${why ? `: ${why}` : ''}`, processorId: op.processorId };
+  }
+  return null;
 }
 
 /**
  * What a verified event says about a payment of ours: `authorized` approves it (a payment settled at
  * once is authorized first), `refused` declines it (the event carries no code). Events about its
- * settlement, cancellation or refunds (sentForSettlement, settled, refunded, refundFailed...) settle
- * nothing here: captures, voids and refunds are decided by their answers. null: it settles nothing.
+ * settlement or cancellation (sentForSettlement, settled, settlementFailed...) settle nothing: captures
+ * and voids are decided by their answers; a refund's `refunded` and `refundFailed` are read by
+ * `resultOfRefundEvent`. null: it settles nothing.
  */
 export function resultOfEvent(f: EventFacts, op: { kind: WorldpayKind; amount: number; currency: string; processorId: string }): SettledResult | null {
   if (op.kind !== 'payment' && op.kind !== 'preauth' && op.kind !== 'verify') return null;

@@ -19,8 +19,11 @@
  *    sdk/doc: controllers/api.md, models/payment.md, last-event.md, authorization-refused.md,
  *    refund-requested.md, pq-querybypaymentid-200-response.md).
  *  - [EV] Worldpay's Events OpenAPI document v1 (docs.worldpay.com/access/products/events: body
- *    `application/vnd.worldpay.events-v1.hal+json` {eventId, eventTimestamp, eventDetails}) and its
- *    "Signature" page (Event-Signature: {keyId}/SHA256/{hex HMAC}).
+ *    `application/vnd.worldpay.events-v1.hal+json` {eventId, eventTimestamp, eventDetails}; the payment
+ *    webhooks sentForRefund, refunded ("the card issuer has received the refund request"), refundFailed
+ *    ("the refund couldn't be processed and the funds were returned to your account", with
+ *    refund.refusal code and description) and their `reference`) and its "Signature" page
+ *    (Event-Signature: {keyId}/SHA256/{hex HMAC}).
  *
  * Requests are closed (`additionalProperties: false`: the reference lists the fields); answers are open
  * (Worldpay adds fields), but their required fields and enums are the reference's.
@@ -151,6 +154,9 @@ export const WORLDPAY_SPEC: ProviderSpec = {
           eventDetails: open(['classification', 'transactionReference', 'type'], {
             classification: { enum: ['payment', 'payout', 'chargeback'] }, downstreamReference: str(), transactionReference: str(),
             type: { enum: WORLDPAY_EVENT_TYPES }, date: str(), amount: open(['value', 'currencyCode'], { value: int(), currencyCode: str() }, '[EV] amount'), _links: { type: 'object' },
+            // sentForRefund, refunded, refundFailed: the partial refund's reference; a failed refund's refusal
+            reference: str(),
+            refund: open([], { onlineRefundAuthorization: str(), refusal: open([], { code: str(), description: str() }, '[EV] refundFailed refund.refusal') }, '[EV] refund'),
           }, '[EV] eventDetails'),
         }, '[EV] payment event'),
       },

@@ -13,11 +13,14 @@
  * partiallySettlePayment, cancelPayment, refundPayment, partiallyRefundPayment), kept in the ledger and
  * replaced by each follow-up's answer; an href outside the configured host is never followed. Worldpay
  * answers them 202 with the outcome it took them with (sentForSettlement, sentForCancellation,
- * sentForRefund, sentForPartialRefund): the instruction is accepted on an authorized payment and carried
- * out in Worldpay's next batch, and that outcome is the operation's approval.
+ * sentForRefund, sentForPartialRefund). A settle or cancel taken is the operation's approval (Worldpay
+ * carries it out on the authorized payment in its next batch). A refund taken is accepted, not decided:
+ * Worldpay may still fail it (`refundFailed`), so it is PENDING until its event (`refunded`,
+ * `refundFailed`) or the reconciler (the payment's events in the Payment Queries API:
+ * `refundRequestSubmitted` or `refundFailed` after the refund's `refundRequested`) decides it.
  * Events (webhooks) are verified (`Event-Signature`, HMAC-SHA256 of the raw body under the terminal's
  * shared secret) before anything in them is used, recorded once by event id, and settle the payment they
- * name (authorized, refused).
+ * name (authorized, refused) or the refund they are about (refunded, refundFailed).
  */
 import type {
   AcquirerThreeDS,
@@ -39,7 +42,7 @@ import type {
 import type { WorldpayTerminal } from './credentials.js';
 import {
   actionBody, actionsOf, chooseAction, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
-  verifyEvent, type Actions, type PaymentRead, type WorldpayKind,
+  verifyEvent, REFUND_DECISIONS, resultOfRefundEvent, type Actions, type EventFacts, type PaymentRead, type WorldpayKind,
 } from './mapping.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
 import { parseObject, type Answer, type Sent } from '../kit/http.js';
@@ -60,6 +63,8 @@ export interface WorldpayData extends Record<string, unknown> {
   refunded: boolean;
   /** The reference the payment went under with 3-D Secure, after a soft decline under ours. */
   threedsReference: string;
+  /** A refund Worldpay took and has not decided yet (its event or the payment's events decide it). */
+  undecided: boolean;
 }
 
 type Op = LedgerOperation<WorldpayData> & { kind: WorldpayKind };
@@ -185,6 +190,11 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     // the payment's next actions are those of this answer
     await this.ledger.save(original.reference, { data: { actions: taken.actions, ...(kind === 'refund' ? { refunded: true } : {}) } });
     const processorId = original.providerId ?? req.original.processorId ?? original.reference;
+    if (kind === 'refund') {
+      // taken (sentForRefund), not decided: Worldpay may still fail it
+      await this.ledger.save(req.reference, { data: { undecided: true } });
+      return { outcome: 'PENDING', details: 'Worldpay took the refund (sentForRefund); it is decided when Worldpay processes it', processorId };
+    }
     return { outcome: 'APPROVED', authorization: req.original.authorization || processorId.slice(0, 40), processorId, amount: req.amount };
   }
 
@@ -258,6 +268,8 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     if (typeof details === 'string') return { found: 'unknown', details };
     const state = followUpInEvents(details, { kind: op.kind, reference: op.reference, amount: op.amount });
     const processorId = op.providerId ?? payment.paymentId;
+    if (state === 'requested') return { found: 'unknown', details: 'Worldpay took the refund and has not processed it yet' };
+    if (op.kind === 'refund' && (state === 'taken' || state === 'failed')) await this.ledger.save(op.reference, { data: { undecided: false } });
     if (state === 'taken') return { found: true, result: { outcome: 'APPROVED', authorization: payment.authorizationCode ?? processorId.slice(0, 40), processorId, amount: op.amount } };
     if (state === 'failed') return { found: true, result: declined(`Worldpay could not carry out the ${op.kind}`, 'PROCESSOR_ERROR', processorId) as Extract<ProcessorResult, { outcome: 'DECLINED' }> };
     const age = op.createdAt ? Date.now() - op.createdAt.getTime() : Infinity;
@@ -366,6 +378,7 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
       this.deps.logger?.error({ reference: op.reference }, 'worldpay: event refused (Event-Signature not verified)');
       return ignored('signature not verified');
     }
+    if ((REFUND_DECISIONS as readonly string[]).includes(facts.type)) return this.#refundDecided(facts, op);
     const result = resultOfEvent(facts, { kind: op.kind, amount: op.amount, currency: op.currency, processorId: op.providerId ?? op.reference });
     const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.reference, reference: op.reference, outcome: result ? result.outcome : 'IGNORED' });
     if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
@@ -374,5 +387,31 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
       return ignored(`event ${facts.type} settles nothing`);
     }
     return { outcome: 'SETTLE', reference: settles, result };
+  }
+
+  /**
+   * A verified `refunded` or `refundFailed` event about a payment of ours: the refund it is about is the
+   * one its `reference` names (a partial refund's, ours), else the refund of the payment with its amount
+   * not decided yet; recorded once by event id, it settles that refund.
+   */
+  async #refundDecided(facts: EventFacts, payment: Op): Promise<NotificationResult> {
+    const refunds = ((payment.providerId ? await this.ledger.findByIds({ providerId: payment.providerId }, payment.account) : []) as Op[])
+      .filter((o) => o.kind === 'refund' && o.originalReference === payment.reference);
+    const byAmount = refunds.filter((o) => facts.amount === null || o.amount === facts.amount);
+    const refund = facts.refundReference
+      ? refunds.find((o) => o.reference === facts.refundReference)
+      : (byAmount.find((o) => o.data.undecided === true) ?? byAmount[0]);
+    const result = refund ? resultOfRefundEvent(facts, { amount: refund.amount, currency: refund.currency, processorId: refund.providerId ?? payment.reference }) : null;
+    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.reference, reference: refund?.reference ?? payment.reference, outcome: result ? result.outcome : 'IGNORED' });
+    if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
+    if (!refund) {
+      this.deps.logger?.warn({ reference: payment.reference, type: facts.type }, 'worldpay: refund event names no refund of ours');
+      return ignored(`no refund of ours for this ${facts.type} event`);
+    }
+    if (!result) return ignored(`the ${facts.type} event does not have the refund's amount or currency`);
+    // decided before (its events read by the reconciler): settling again changes nothing; a failure now is worth a look
+    if (refund.data.undecided === false && result.outcome === 'DECLINED') this.deps.logger?.error({ reference: refund.reference }, 'worldpay: refundFailed for a refund already decided; check it with Worldpay');
+    await this.ledger.save(refund.reference, { data: { undecided: false } });
+    return { outcome: 'SETTLE', reference: refund.reference, result };
   }
 }

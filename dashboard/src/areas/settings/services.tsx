@@ -20,7 +20,7 @@ const CREDENTIALS: Record<string, string[]> = {
   REDSYSPSD2: ['key_secure', 'terminal_secure', 'key_not_secure', 'terminal_not_secure'],
   CHECKOUT: ['secret_key', 'processing_channel_id', 'webhook_signature_key'],
   PAYPAL: ['client_id', 'client_secret', 'webhook_id'],
-  CREDORAX: ['merchant_id', 'signing_api_key'],
+  CREDORAX: ['merchant_id', 'signing_api_key', 'sub_merchant_id', 'merchant_id_amex', 'signing_api_key_amex', 'target_mid_amex', 'sub_merchant_phone_amex'],
 };
 const REDSYS = ['REDSYSPSD2'];
 

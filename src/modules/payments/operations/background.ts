@@ -132,7 +132,7 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
       result = await reverseLost(core, o, tx, found.result);
     }
     if (!result) continue;
-    await settle(core, o.id, tx.id, result);
+    await settle(core, o.id, tx.id, result, { afterAnswer: true });
     settled++;
     p.logger.info({ transaction: tx.id, outcome: result.outcome }, 'reconciled a pending transaction');
   }

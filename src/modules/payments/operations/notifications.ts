@@ -21,7 +21,7 @@ export async function processorNotification(core: PaymentsCore, connectorName: s
   const tx = await repo.findTransaction(core.db.db, n.reference);
   if (!tx) return 'ignored';
   if (tx.status !== 'PENDING') return 'already-settled';
-  await settle(core, tx.order_id, tx.id, n.result);
+  await settle(core, tx.order_id, tx.id, n.result, { afterAnswer: true });
   core.p.logger.info({ connector: connectorName, transaction: tx.id, outcome: n.result.outcome }, 'settled by a processor notification');
   return 'settled';
 }

@@ -73,7 +73,7 @@ export async function settle(
   orderId: string,
   txId: string,
   result: ProcessorResult | Settlement,
-  opts: { safe?: boolean; threedsData?: unknown; deviceRefund?: boolean } = {},
+  opts: { safe?: boolean; threedsData?: unknown; deviceRefund?: boolean; afterAnswer?: boolean } = {},
 ): Promise<OrderResult> {
   return core.db.transaction(async (trx) => {
     const locked = await repo.lockOrderWithTx(trx, orderId, txId);
@@ -98,7 +98,7 @@ export async function settle(
       case 'CONFIRMATION':
       case 'CANCELLATION':
       case 'REFUND':
-        return settleFollowUp(core, trx, o, tx, retry, result as Settlement, now, { deviceRefund: opts.deviceRefund });
+        return settleFollowUp(core, trx, o, tx, retry, result as Settlement, now, { deviceRefund: opts.deviceRefund, afterAnswer: opts.afterAnswer });
     }
   });
 }
@@ -170,8 +170,11 @@ async function settlePayment(
  * `deviceRefund`: a refund sent to a device (J7), answered before its outcome: a failure is notified
  * (url_post, the event log), since nobody is waiting for the answer, and a refund the terminal cancelled
  * or refused does not count for the retry rules (the processor refused nothing).
+ * `afterAnswer`: decided after its answer (a processor's notification, the reconciler's lookup: a
+ * follow-up the processor accepted and decided later, decisions §13, or one whose answer was lost):
+ * nobody is waiting for the answer either, so a failure is notified the same way.
  */
-async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date, opts: { deviceRefund?: boolean } = {}): Promise<OrderResult> {
+async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, state: RetryState, r: Settlement, now: Date, opts: { deviceRefund?: boolean; afterAnswer?: boolean } = {}): Promise<OrderResult> {
   const op = tx.operative as RetryOperation;
   const base = { merchantId: o.merchant_id, redirect: null, failed: null };
   const amount = Number(tx.amount);
@@ -200,6 +203,6 @@ async function settleFollowUp(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, 
   await repo.updateOrder(trx, o.id, o.status, { ...release, updated_at: now });
   const next = { ...o, ...release, updated_at: now };
   const presented = core.present(next, await repo.transactionsOf(trx, o.id));
-  if (opts.deviceRefund && o.url_post) await core.notify(trx, next, presented, now);
+  if ((opts.deviceRefund || opts.afterAnswer) && o.url_post) await core.notify(trx, next, presented, now);
   return { ...base, order: presented, failed: `${FAILED_OPERATION[op]}: ${details}` };
 }

@@ -27,6 +27,9 @@ export const CYBERSOURCE_SIM_CARDS = {
 } as const;
 
 /** Decline reasons with their legacy reason codes (what a transaction search shows). */
+/** A refund of this amount (minor units, any currency) is accepted (PENDING) and then fails in its settlement batch (233). */
+export const CYBERSOURCE_SIM_FAILED_REFUND_AMOUNT = 113;
+
 export const REASON_CODE: Record<string, string> = {
   PROCESSOR_DECLINED: '233',
   INSUFFICIENT_FUND: '204',

@@ -20,8 +20,12 @@
  *    `/pts/v2/captures/{id}/refunds` (201 PENDING), `/pts/v2/payments/{id}/reversals` (201 REVERSED); 400
  *    (EXCEEDS_AUTH_AMOUNT, AUTH_ALREADY_REVERSED, INVALID_AMOUNT...) when not allowed; 404 for an id it
  *    does not know.
+ *    A refund is decided in the settlement batch, after its answer: until then Transaction Search shows
+ *    its ics_credit `status` PENDING; then TRANSMITTED or, after `failNextRefund()` or for a refund of
+ *    113 (rules.ts), FAILED (rCode 0, reason code 233, its amount refundable again). Decided right after the answer, or on `decide()` while
+ *    `holdDecisions` is set.
  *  - `POST /tss/v2/searches` with `clientReferenceInformation.code:<ref>`: the transactions under that
- *    reference, each with its application's rCode and reason code.
+ *    reference, each with its application's rCode, reason code and (refunds) status.
  *  - the kit's server (kit/simulator.ts): latency and the faults tests use (`tamper`: the answer altered
  *    on the way: approved, another amount).
  */
@@ -32,7 +36,7 @@ import { parseObject } from '../../kit/http.js';
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { fromAmount, signatureProblem, toAmount } from '../mapping.js';
 import { CYBERSOURCE_SPEC } from '../spec.js';
-import { CYBERSOURCE_SIM_CARDS, decide, messageOf, REASON_CODE } from './rules.js';
+import { CYBERSOURCE_SIM_CARDS, CYBERSOURCE_SIM_FAILED_REFUND_AMOUNT, decide, messageOf, REASON_CODE } from './rules.js';
 
 export interface CybersourceSimAccount {
   merchantId: string;
@@ -93,6 +97,18 @@ interface SimTransaction {
   submitTimeUtc: string;
   /** Held for review by Decision Manager (the request's reason code 480) until decided. */
   review?: boolean;
+  /** The application's status (a refund's: PENDING until its batch, then TRANSMITTED or FAILED). */
+  status?: string;
+}
+
+/** A refund accepted (PENDING) and not decided in a batch yet. */
+interface SimRefund {
+  t: SimTransaction;
+  amount: number;
+  /** Gives the amount back to what is left to refund (the refund failed). */
+  giveBack: () => void;
+  /** The reason code it fails with in its batch (`failNextRefund`); null: transmitted. */
+  failure: string | null;
 }
 
 /** Payer Authentication waiting for the cardholder at the simulated ACS. */
@@ -119,6 +135,10 @@ export class CybersourceSimulator extends SimulatorBase {
   readonly #auth = new Map<string, SimAuthentication>();
   /** Requests received: payments, follow-ups (captures, refunds, reversals), searches. */
   readonly calls = { payments: 0, followUps: 0, searches: 0 };
+  /** Refunds accepted wait for `decide()` instead of being decided right after their answer. */
+  holdDecisions = false;
+  readonly #undecided: SimRefund[] = [];
+  readonly #failures: string[] = [];
 
   constructor(opts: CybersourceSimulatorOptions) {
     super({ spec: CYBERSOURCE_SPEC, latencyMs: opts.latencyMs, clock: opts.clock });
@@ -127,6 +147,36 @@ export class CybersourceSimulator extends SimulatorBase {
 
   paymentCalls(): number {
     return this.calls.payments + this.calls.followUps;
+  }
+
+  /**
+   * The next refund accepted is answered PENDING as usual and then fails in its settlement batch
+   * (Transaction Search: ics_credit FAILED, rCode 0, with this reason code; default 233).
+   */
+  failNextRefund(reasonCode = REASON_CODE.PROCESSOR_DECLINED): void {
+    this.#failures.push(reasonCode);
+  }
+
+  /** Decides every refund accepted and waiting (with `holdDecisions`) in a settlement batch. */
+  override async decide(): Promise<void> {
+    for (const f of this.#undecided.splice(0)) this.#decideRefund(f);
+    await this.settled();
+  }
+
+  /** Refunds accepted and not decided yet. */
+  undecided(): number {
+    return this.#undecided.length;
+  }
+
+  /** The settlement batch decides a refund: TRANSMITTED, or FAILED after `failNextRefund` (the amount refundable again). */
+  #decideRefund(f: SimRefund): void {
+    const { failure } = f;
+    if (failure === null) {
+      f.t.status = 'TRANSMITTED';
+      return;
+    }
+    f.giveBack();
+    Object.assign(f.t, { status: 'FAILED', rCode: '0', reasonCode: failure });
   }
 
   /** A payment as the simulator keeps it (tests: the stored-credential flags it came with). */
@@ -165,8 +215,14 @@ export class CybersourceSimulator extends SimulatorBase {
     }
     if (route.op === 'createPayment') this.calls.payments++;
     else this.calls.followUps++;
-    const out = route.op === 'createPayment' ? this.#pay(merchantId, body) : this.#followUp(merchantId, route.op, route.id!, route.capture === true, body);
-    return this.#reply(r, res, fault, route.op, out.status, out.body);
+    const out: { status: number; body: Record<string, unknown>; refund?: SimRefund } = route.op === 'createPayment' ? this.#pay(merchantId, body) : this.#followUp(merchantId, route.op, route.id!, route.capture === true, body);
+    return this.#reply(r, res, fault, route.op, out.status, out.body, () => {
+      // a refund accepted is decided in its settlement batch, after the answer
+      const f = out.refund;
+      if (!f) return;
+      if (this.holdDecisions) this.#undecided.push(f);
+      else void this.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#decideRefund(f)));
+    });
   }
 
   #route(method: string, path: string): { op: string; id?: string; capture?: boolean } | null {
@@ -179,10 +235,10 @@ export class CybersourceSimulator extends SimulatorBase {
     return { op: m[3] === 'captures' ? 'capturePayment' : m[3] === 'refunds' ? 'refundPayment' : 'authReversal', id: m[2], capture: m[1] === 'captures' };
   }
 
-  async #reply(r: SimRequest, res: http.ServerResponse, fault: ReturnType<SimulatorBase['takeFault']>, op: string, status: number, body: Record<string, unknown>): Promise<void> {
+  async #reply(r: SimRequest, res: http.ServerResponse, fault: ReturnType<SimulatorBase['takeFault']>, op: string, status: number, body: Record<string, unknown>, after?: () => void): Promise<void> {
     this.spec.response(op, status, body);
     await this.answer(r, res, fault, {
-      status, body,
+      status, body, after,
       // altered on the way: approved, for another amount
       tamper: (b) => {
         const t = structuredClone(b) as Record<string, unknown>;
@@ -307,7 +363,7 @@ export class CybersourceSimulator extends SimulatorBase {
 
   // ---- captures, refunds, reversals ------------------------------------------------------------------------
 
-  #followUp(merchantId: string, op: string, id: string, ofCapture: boolean, b: Record<string, unknown>): { status: number; body: Record<string, unknown> } {
+  #followUp(merchantId: string, op: string, id: string, ofCapture: boolean, b: Record<string, unknown>): { status: number; body: Record<string, unknown>; refund?: SimRefund } {
     const reference = String(obj(b.clientReferenceInformation).code);
     const amounts = obj(op === 'authReversal' ? obj(b.reversalInformation).amountDetails : obj(b.orderInformation).amountDetails);
     const currency = String(amounts.currency);
@@ -343,9 +399,14 @@ export class CybersourceSimulator extends SimulatorBase {
     if (amount > target.amount - target.refunded) return this.#notAllowed('INVALID_AMOUNT', 'Declined - The refund amount exceeds what is left to refund');
     if (capture) capture.refunded += amount;
     else this.#saleRefunds.set(p.id, this.#refunded(p.id) + amount);
+    const giveBack = () => {
+      if (capture) capture.refunded -= amount;
+      else this.#saleRefunds.set(p.id, this.#refunded(p.id) - amount);
+    };
     const rid = transactionId();
-    this.#record({ id: rid, merchantId, reference, application: 'ics_credit', rCode: '1', reasonCode: '100', amount: value, currency, approvalCode: null });
-    return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } } };
+    this.#record({ id: rid, merchantId, reference, application: 'ics_credit', rCode: '1', reasonCode: '100', amount: value, currency, approvalCode: null, status: 'PENDING' });
+    const t = this.#transactions.at(-1)!;
+    return { status: 201, body: { ...base, id: rid, status: 'PENDING', refundAmountDetails: { refundAmount: value, currency }, orderInformation: { amountDetails: { currency } } }, refund: { t, amount, giveBack, failure: this.#failures.shift() ?? (amount === CYBERSOURCE_SIM_FAILED_REFUND_AMOUNT ? REASON_CODE.PROCESSOR_DECLINED : null) } };
   }
 
   /**
@@ -385,7 +446,7 @@ export class CybersourceSimulator extends SimulatorBase {
       _embedded: {
         transactionSummaries: found.map((t) => ({
           id: t.id, submitTimeUtc: t.submitTimeUtc, merchantId: t.merchantId,
-          applicationInformation: { reasonCode: t.review ? '480' : t.reasonCode, rCode: t.rCode, applications: [{ name: t.application, reasonCode: t.reasonCode, rCode: t.rCode, rFlag: t.rCode === '1' ? 'SOK' : 'DECLINED' }] },
+          applicationInformation: { reasonCode: t.review ? '480' : t.reasonCode, rCode: t.rCode, applications: [{ name: t.application, ...(t.status ? { status: t.status } : {}), reasonCode: t.reasonCode, rCode: t.rCode, rFlag: t.rCode === '1' ? 'SOK' : 'DECLINED' }] },
           clientReferenceInformation: { code: t.reference },
           orderInformation: { amountDetails: { totalAmount: t.amount, currency: t.currency } },
           ...(t.approvalCode ? { processorInformation: { approvalCode: t.approvalCode } } : {}),

@@ -11,7 +11,8 @@
  *                     payment whose customer agreement quotes the first payment's scheme reference
  *                     (subscription or installment `subsequent`, or unscheduled)
  *   4000000000001091  3-D Secure: challenged (Worldpay's challenge test card); authorized once passed
- * Any other card is authorized; an expired card is refused 33 (CARD EXPIRED).
+ * Any other card is authorized; an expired card is refused 33 (CARD EXPIRED). A refund of 113 (1.13 in a
+ * two-decimal currency) is taken and then fails when Worldpay processes it.
  */
 export const WORLDPAY_SIM_CARDS = {
   REFUSED: '4000000000000002',
@@ -21,6 +22,9 @@ export const WORLDPAY_SIM_CARDS = {
   CHALLENGE: '4000000000001091',
   APPROVED: '4444333322221111',
 } as const;
+
+/** A refund of this amount (minor units, any currency) is taken (sentForRefund) and then fails (refundFailed, 5 REFUSED). */
+export const WORLDPAY_SIM_FAILED_REFUND_AMOUNT = 113;
 
 export const DESCRIPTIONS: Record<string, string> = {
   '4': 'HOLD CARD', '5': 'REFUSED', '13': 'INVALID AMOUNT', '33': 'CARD EXPIRED', '34': 'FRAUD SUSPICION', '41': 'LOST CARD',

@@ -17,10 +17,16 @@
  *    (complete3dsChallenge) the payment's outcome or 3dsAuthenticationFailed.
  *  - The actions, followed by their hrefs: settlements, partialSettlements, cancellations, refunds,
  *    partialRefunds → 202 with the outcome and the next actions; 400 when the payment does not allow it.
+ *    A refund taken (sentForRefund, `refundRequested` among the payment's events) is processed later:
+ *    right after its answer, or on `decide()` while `holdDecisions` is set. It is then submitted
+ *    (`refundRequestSubmitted`, event `refunded`) or, after `failNextRefund()` or for a refund of 113
+ *    (rules.ts), failed (`refundFailed`, its amount refundable again, event `refundFailed` with the
+ *    refusal).
  *  - The payment's own link (`GET /api/payments/{linkData}`): its last event and the actions it allows.
  *  - Payment Queries: by transaction reference and by payment id (with the payment's events).
  *  - Events posted to the account's webhook URL, signed `Event-Signature: 1/SHA256/{hex HMAC}` of the raw
- *    body under the account's secret: authorized, sentForSettlement, refused, cancelled, sentForRefund.
+ *    body under the account's secret: authorized, sentForSettlement, refused, cancelled, sentForRefund,
+ *    refunded, refundFailed.
  *  - The kit's server (kit/simulator.ts): latency and the faults tests use (`tamper`: the answer altered
  *    on the way: another transaction reference, sent for settlement).
  */
@@ -30,7 +36,7 @@ import { challengePage, htmlDocument, selfPostingForm, SimulatorBase, type SimRe
 import { schemeTransactionId } from '../../scheme-ids.js';
 import { API_VERSION, QUERIES_MEDIA_TYPE } from '../mapping.js';
 import { WORLDPAY_SPEC } from '../spec.js';
-import { decide, type SimPaymentInput } from './rules.js';
+import { decide, DESCRIPTIONS, WORLDPAY_SIM_FAILED_REFUND_AMOUNT, type SimPaymentInput } from './rules.js';
 
 export interface WorldpaySimAccount {
   password: string;
@@ -76,6 +82,16 @@ interface SimPayment {
   events: SimEvent[];
 }
 
+/** A refund taken and not processed yet. */
+interface TakenRefund {
+  p: SimPayment;
+  value: number;
+  /** A partial refund's reference (the merchant's). */
+  reference: string | null;
+  /** It fails when processed, with this refusal (`failNextRefund`); null: submitted. */
+  failure: { code: string; description: string } | null;
+}
+
 type Op = 'payment' | 'supply3dsDeviceData' | 'complete3dsChallenge' | 'settle' | 'partialSettle' | 'cancel' | 'refund' | 'partialRefund';
 const ACTION_PATHS: Record<string, Op> = { '3dsDeviceData': 'supply3dsDeviceData', '3dsChallenges': 'complete3dsChallenge', settlements: 'settle', partialSettlements: 'partialSettle', cancellations: 'cancel', refunds: 'refund', partialRefunds: 'partialRefund' };
 const PATH_OF: Record<string, string> = Object.fromEntries(Object.entries(ACTION_PATHS).map(([p, op]) => [op, p]));
@@ -89,6 +105,10 @@ export class WorldpaySimulator extends SimulatorBase {
   readonly #payments = new Map<string, SimPayment>();
   /** Requests received: payments, actions (settle, cancel, refund), 3-D Secure steps, queries. */
   readonly calls = { payments: 0, actions: 0, threeds: 0, queries: 0 };
+  /** Refunds taken wait for `decide()` instead of being processed right after their answer. */
+  holdDecisions = false;
+  readonly #undecided: TakenRefund[] = [];
+  readonly #failures: Array<{ code: string; description: string }> = [];
 
   constructor(opts: WorldpaySimulatorOptions) {
     super({ spec: WORLDPAY_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.webhookHeaders });
@@ -102,6 +122,25 @@ export class WorldpaySimulator extends SimulatorBase {
 
   paymentCalls(): number {
     return this.calls.payments + this.calls.actions;
+  }
+
+  /**
+   * The next refund taken is answered sentForRefund as usual and then fails when Worldpay processes it
+   * (`refundFailed` among the payment's events, its `refundFailed` event with this refusal).
+   */
+  failNextRefund(o: { code?: string; description?: string } = {}): void {
+    this.#failures.push({ code: o.code ?? '5', description: o.description ?? 'REFUSED' });
+  }
+
+  /** Processes every refund taken and waiting (with `holdDecisions`), and sends their events. */
+  override async decide(): Promise<void> {
+    for (const f of this.#undecided.splice(0)) await this.#decideRefund(f);
+    await this.settled();
+  }
+
+  /** Refunds taken and not processed yet. */
+  undecided(): number {
+    return this.#undecided.length;
   }
 
   /** A payment as the simulator keeps it, by our transaction reference (tests). */
@@ -179,7 +218,7 @@ export class WorldpaySimulator extends SimulatorBase {
       // checked as it is
     }
     const problems = this.spec.request(op, body);
-    let out: { status: number; body: Record<string, unknown>; events: Array<[SimPayment, string, Partial<SimEvent>?]> };
+    let out: { status: number; body: Record<string, unknown>; events: Array<[SimPayment, string, Partial<SimEvent>?]>; taken?: TakenRefund };
     if (problems.length > 0) out = { status: 400, body: { errorName: 'bodyDoesNotMatchSchema', message: 'The json body provided does not match the expected schema', validationErrors: problems.map((x) => ({ errorName: 'fieldHasInvalidValue', message: x, jsonPath: `$${x.split(' ')[0].replace(/\//g, '.').replace('(body)', '')}` })) }, events: [] };
     else if (op === 'payment') out = this.#pay(account, body as Record<string, unknown>);
     else out = this.#act(op, p!, (body ?? {}) as Record<string, unknown>);
@@ -192,6 +231,13 @@ export class WorldpaySimulator extends SimulatorBase {
       } : null,
       // altered on the way: another payment's answer, settled
       tamper: (a) => ({ ...(a as Record<string, unknown>), outcome: 'sentForSettlement', transactionReference: `${String((a as Record<string, unknown>).transactionReference ?? '')}x` }),
+      // a refund taken is processed after its answer
+      after: () => {
+        const f = out.taken;
+        if (!f) return;
+        if (this.holdDecisions) this.#undecided.push(f);
+        else void this.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#decideRefund(f)));
+      },
     });
   }
 
@@ -293,7 +339,7 @@ export class WorldpaySimulator extends SimulatorBase {
     return { status: 201, body: this.#paymentAnswer(p), events };
   }
 
-  #act(op: Op, p: SimPayment, b: Record<string, unknown>): { status: number; body: Record<string, unknown>; events: Array<[SimPayment, string, Partial<SimEvent>?]> } {
+  #act(op: Op, p: SimPayment, b: Record<string, unknown>): { status: number; body: Record<string, unknown>; events: Array<[SimPayment, string, Partial<SimEvent>?]>; taken?: TakenRefund } {
     const notAllowed = (why: string) => ({ status: 400, body: { errorName: 'bodyDoesNotMatchSchema', message: why, validationErrors: [] }, events: [] });
     const offered = Object.keys(this.#actions(p)).includes(ACTION_NAME[op]);
     if (!offered) return notAllowed(`${ACTION_NAME[op]} is not an action of this payment now`);
@@ -317,6 +363,7 @@ export class WorldpaySimulator extends SimulatorBase {
     const reference = typeof b.reference === 'string' ? b.reference : undefined;
     const events: Array<[SimPayment, string, Partial<SimEvent>?]> = [];
     let outcome: string;
+    let taken: TakenRefund | undefined;
     if (op === 'settle' || op === 'partialSettle') {
       const value = op === 'settle' ? p.amount : amount!;
       if (value <= 0 || p.settled + value > p.amount) return notAllowed('More than is left to settle');
@@ -335,10 +382,31 @@ export class WorldpaySimulator extends SimulatorBase {
       if (value <= 0 || p.refunded + value > p.settled) return notAllowed('More than is left to refund');
       p.refunded += value;
       p.events.push({ eventName: 'refundRequested', timestamp: now, ...(reference ? { refundReference: reference } : {}), value: { amount: value, currency: p.currency } });
-      events.push([p, 'sentForRefund', { value: { amount: value, currency: p.currency } }]);
+      events.push([p, 'sentForRefund', { value: { amount: value, currency: p.currency }, ...(reference ? { refundReference: reference } : {}) }]);
       outcome = op === 'refund' ? 'sentForRefund' : 'sentForPartialRefund';
+      taken = { p, value, reference: reference ?? null, failure: this.#failures.shift() ?? (value === WORLDPAY_SIM_FAILED_REFUND_AMOUNT ? { code: '5', description: DESCRIPTIONS['5'] } : null) };
     }
-    return { status: 202, body: { outcome, _links: this.#links(p), _actions: this.#actions(p) }, events };
+    return { status: 202, body: { outcome, _links: this.#links(p), _actions: this.#actions(p) }, events, taken };
+  }
+
+  /**
+   * Worldpay processes a refund it took: submitted (`refundRequestSubmitted`, event `refunded`), or
+   * failed after `failNextRefund` (`refundFailed`, the amount refundable again, event `refundFailed`).
+   */
+  async #decideRefund(f: TakenRefund): Promise<void> {
+    const { p } = f;
+    const { failure } = f;
+    const now = this.now().toISOString();
+    const value = { amount: f.value, currency: p.currency };
+    const extra: Partial<SimEvent> = { value, ...(f.reference ? { refundReference: f.reference } : {}) };
+    if (failure) {
+      p.refunded -= f.value;
+      p.events.push({ eventName: 'refundFailed', timestamp: now });
+      await this.#event(this.#opts.accounts[p.username], p, 'refundFailed', { ...extra, refusal: failure }, true);
+    } else {
+      p.events.push({ eventName: 'refundRequestSubmitted', timestamp: now });
+      await this.#event(this.#opts.accounts[p.username], p, 'refunded', extra, true);
+    }
   }
 
   #lastEvent(p: SimPayment): string {
@@ -355,22 +423,31 @@ export class WorldpaySimulator extends SimulatorBase {
     };
   }
 
-  /** An event about a payment, signed with the account's secret, checked against the reference. */
-  async #event(account: WorldpaySimAccount, p: SimPayment, type: string, extra: Partial<SimEvent> = {}): Promise<void> {
-    if (!account.webhookUrl) return;
+  /**
+   * An event about a payment, signed with the account's secret, checked against the reference: a
+   * refund's carries its reference (a partial refund's) and, failed, the refusal. `followUp`: it tells a
+   * decision taken after the answer.
+   */
+  async #event(account: WorldpaySimAccount | undefined, p: SimPayment, type: string, extra: Partial<SimEvent> & { refusal?: { code: string; description: string } } = {}, followUp = false): Promise<void> {
+    if (!account?.webhookUrl) return;
     const value = extra.value ?? { amount: p.amount, currency: p.currency };
     const event = {
       eventId: `${id(8)}-${id(4)}-${id(4)}-${id(12)}`, eventTimestamp: this.now().toISOString(),
-      eventDetails: { classification: 'payment', transactionReference: p.reference, type, date: this.now().toISOString().slice(0, 10), amount: { value: value.amount, currencyCode: value.currency } },
+      eventDetails: {
+        classification: 'payment', transactionReference: p.reference, type, date: this.now().toISOString().slice(0, 10),
+        ...(extra.refundReference ? { reference: extra.refundReference } : {}),
+        ...(extra.refusal ? { refund: { refusal: extra.refusal } } : {}),
+        amount: { value: value.amount, currencyCode: value.currency },
+      },
     };
     this.spec.response('event', 'notification', event);
-    await this.send(account.webhookUrl, JSON.stringify(event), account.eventKey);
+    await this.send(account.webhookUrl, JSON.stringify(event), account.eventKey, followUp);
   }
 
   /** Posts an event body signed with `key` (tests: a late or replayed delivery). */
-  async send(url: string, body: string, key: string): Promise<number | null> {
+  async send(url: string, body: string, key: string, followUp = false): Promise<number | null> {
     const signature = createHmac('sha256', key).update(body, 'utf8').digest('hex');
-    return (await this.deliver(url, { 'content-type': 'application/vnd.worldpay.events-v1.hal+json', 'event-signature': `1/SHA256/${signature}` }, body)).status;
+    return (await this.deliver(url, { 'content-type': 'application/vnd.worldpay.events-v1.hal+json', 'event-signature': `1/SHA256/${signature}` }, body, { followUp })).status;
   }
 
   // ---- the issuer's 3-D Secure challenge page ----------------------------------------------------------
