@@ -65,11 +65,15 @@ export interface ConnectorHarness {
     softDecline: string;
     /** More refusals, each with the transaction error its code maps to. */
     declines: Array<{ pan: string; error: string }>;
+    /** The simulator shows its 3-D Secure challenge page for it (its harness's, else certification's); none: no challenge simulated. */
+    challenge?: string;
   };
   /** The connector keeps the network transaction id of a card's first payment (cof_txnid). */
   storedCredentials: boolean;
   /** Payouts to cards are offered. */
   payouts: boolean;
+  /** A payment found approved after its answer was lost cannot be reversed (HarnessFacts). */
+  lostPaymentsIrreversible?: boolean;
   /** Makes the next payment call fail this way (`webhook-*` only where `webhooks` is set). */
   fault(kind: Fault): void;
   /** The processor's webhooks; null when it sends none the gateway reads. */
@@ -149,9 +153,10 @@ export function harnessOf<S extends SimulatorBase = SimulatorBase>(decl: AnyConn
     },
     env: () => ({ [decl.url.env]: url }),
     terminal,
-    cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq) },
+    cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq), challenge: facts.cards.challenge ?? decl.certification?.cards.challenge },
     storedCredentials: facts.storedCredentials,
     payouts: facts.payouts,
+    lostPaymentsIrreversible: facts.lostPaymentsIrreversible === true,
     fault(kind) {
       sim.injectFault(FAULTS[kind]);
     },

@@ -1,7 +1,7 @@
 /**
  * The connector kit's parts without a database: sending (kit/http.ts) answers or "no answer" and logs no
  * body; the shared result paths (kit/outcomes.ts); the simulator base (kit/simulator.ts): the fault queue
- * by endpoint and its answer path, the body cap, notifications through a transport, the 3-D Secure
+ * by endpoint and its answer path, the hook before a money call's answer, the body cap, notifications through a transport, the 3-D Secure
  * challenge page; the declarations of the one list (src/processors/connectors.ts) and credential checks.
  */
 import type http from 'node:http';
@@ -98,6 +98,31 @@ describe('kit/http.ts and the simulator base', () => {
     expect((await hung).kind).toBe('unknown');
   });
 
+  it('beforeMoneyAnswer: called for a money call once decided, its answer held until it returns; not for other endpoints nor a dropped answer', async () => {
+    const { sim, send } = await started();
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    sim.beforeMoneyAnswer = async (call) => {
+      seen.push(`${call.endpoint} ${call.method} ${call.path} ${call.status}`);
+      await held;
+    };
+    let answered = false;
+    const paying = send.send({ path: '/pay', json: {} }).then((a) => ((answered = true), a));
+    await expect.poll(() => seen).toEqual(['pay POST /pay 200']);
+    // decided (counted), its answer not written until the hook returns
+    expect(sim.paymentCalls()).toBe(1);
+    expect(answered).toBe(false);
+    release();
+    expect(await paying).toMatchObject({ kind: 'answer', json: { status: 'DECLINED' } });
+    // another endpoint's answer, and a money call whose answer is dropped, do not call it
+    expect((await send.send({ path: '/query', json: {} })).kind).toBe('answer');
+    sim.injectFault('drop');
+    expect((await send.send({ path: '/pay', json: {} })).kind).toBe('unknown');
+    expect(seen).toEqual(['pay POST /pay 200']);
+    expect(sim.paymentCalls()).toBe(3);
+  });
+
   it('a body over the cap is refused (413) before the protocol sees it', async () => {
     const { sim, send } = await started();
     expect(await send.send({ path: '/pay', json: { big: 'x'.repeat(100) } })).toMatchObject({ kind: 'answer', status: 413 });
@@ -110,7 +135,7 @@ describe('kit/http.ts and the simulator base', () => {
     expect(page.text).toContain('Amount 1 &lt;EUR&gt;');
     expect(page.text).toContain('action="/done?a=1&amp;b=2"');
     expect(page.text).toContain('name="creq" value="x&quot;y"');
-    for (const [id, value] of [['pass', 'Y'], ['fail', 'N'], ['unavailable', 'U']]) expect(page.text).toContain(`name="result" value="${value}" id="${id}"`);
+    for (const [id, value] of [['pass', 'Y'], ['fail', 'N'], ['unavailable', 'U']]) expect(page.text).toContain(`name="result" value="${value}" id="${id}" data-challenge="${id}"`);
   });
 });
 

@@ -13,10 +13,13 @@
  *    gateway), each kept in `webhooks`; `settled()` waits for those under way;
  *  - the provider's reference as the oracle: `spec` (a SpecLedger) every request and answer is checked
  *    against; the test harness asserts it clean on close;
+ *  - `beforeMoneyAnswer`: a hook called once a money call was decided and before its answer is written
+ *    (tests: the gateway killed between the provider's answer and its own settle);
  *  - call counters, HTML pages: the 3-D Secure challenge page (authenticate / fail / cannot
  *    authenticate) every provider's simulated ACS or authentication page uses, a self-posting form, and
  *    HTML escaping.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
@@ -79,8 +82,16 @@ export interface Exchange {
   tamper?: (body: unknown) => unknown;
   /** Runs once the operation was processed, whatever becomes of its answer (decisions made later). */
   after?: () => void;
-  /** Runs after processing, before the answer is written (tests: a gateway killed in between). */
-  beforeWrite?: () => Promise<void>;
+}
+
+/** A money call the simulator decided, as `beforeMoneyAnswer` gets it. */
+export interface MoneyCall {
+  /** The fault queue's endpoint it took its fault from (the simulator's default endpoint). */
+  endpoint: string;
+  method: string;
+  path: string;
+  /** The status of the answer about to be written. */
+  status: number;
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -107,7 +118,9 @@ export interface ChallengeButton {
 /**
  * The 3-D Secure challenge page of a simulated ACS or provider authentication page: what is being paid,
  * and buttons to authenticate, fail, or (where the provider has it) not be able to authenticate. The
- * form posts `name` (default `result`) with the button's value to `action`, with the hidden fields.
+ * form posts `name` (default `result`) with the button's value to `action`, with the hidden fields. Each
+ * button says what it does in `data-challenge` (`pass`, `fail`, `unavailable`) whatever its id, for tests
+ * that go through every simulator's page alike.
  */
 export function challengePage(o: {
   title: string;
@@ -124,12 +137,12 @@ export function challengePage(o: {
 }): string {
   const name = o.name ?? 'result';
   const buttons = [
-    { value: 'Y', id: 'pass', label: 'Authenticate', ...o.pass },
-    { value: 'N', id: 'fail', label: 'Fail', ...o.fail },
-    ...(o.unavailable ? [{ value: 'U', id: 'unavailable', label: 'Cannot authenticate', ...o.unavailable }] : []),
+    { value: 'Y', id: 'pass', label: 'Authenticate', ...o.pass, role: 'pass' },
+    { value: 'N', id: 'fail', label: 'Fail', ...o.fail, role: 'fail' },
+    ...(o.unavailable ? [{ value: 'U', id: 'unavailable', label: 'Cannot authenticate', ...o.unavailable, role: 'unavailable' }] : []),
   ];
   const hidden = Object.entries(o.hidden ?? {}).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
-  const inner = `<h1>${esc(o.heading)}</h1>${o.lines.map((l) => `<p>${esc(l)}</p>`).join('')}<form method="post" action="${esc(o.action)}">${hidden}${buttons.map((b) => `<button name="${esc(name)}" value="${esc(b.value)}" id="${esc(b.id)}">${esc(b.label)}</button>`).join(' ')}</form>`;
+  const inner = `<h1>${esc(o.heading)}</h1>${o.lines.map((l) => `<p>${esc(l)}</p>`).join('')}<form method="post" action="${esc(o.action)}">${hidden}${buttons.map((b) => `<button name="${esc(name)}" value="${esc(b.value)}" id="${esc(b.id)}" data-challenge="${b.role}">${esc(b.label)}</button>`).join(' ')}</form>`;
   return htmlDocument(o.title, o.main === false ? inner : `<main>${inner}</main>`);
 }
 
@@ -153,6 +166,15 @@ export abstract class SimulatorBase<E extends string = string> {
   #url = '';
   /** HTTP requests received, of every kind (tokens, payments, lookups, pages). */
   httpRequests = 0;
+  /**
+   * Called once a money call was decided (processed, its answer made) and before its answer is written;
+   * the answer waits for it (tests: a gateway killed between the provider's answer and its own settle).
+   * A money call is one whose fault is taken from the default endpoint's queue (`takeFault()`): payments
+   * and follow-ups, not lookups, tokens or pages. Not called when a fault drops or holds the answer.
+   */
+  beforeMoneyAnswer: ((call: MoneyCall) => Promise<void>) | null = null;
+  /** The request being served: the money endpoint whose fault it took, if any. */
+  readonly #request = new AsyncLocalStorage<{ money: string | null }>();
 
   constructor(o: SimulatorBaseOptions) {
     this.latencyMs = o.latencyMs ?? 0;
@@ -163,9 +185,11 @@ export abstract class SimulatorBase<E extends string = string> {
     this.#bodyLimit = o.bodyLimit ?? 1024 * 1024;
     this.#server = http.createServer((req, res) => {
       this.httpRequests++;
-      this.#serve(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
+      this.#request.run({ money: null }, () =>
+        this.#serve(req, res).catch(() => {
+          if (!res.headersSent) res.writeHead(500).end();
+        }),
+      );
     });
     this.#server.keepAliveTimeout = 60_000;
   }
@@ -195,8 +219,13 @@ export abstract class SimulatorBase<E extends string = string> {
     this.#faults.push({ ...fault, left: fault.times ?? times ?? 1 });
   }
 
-  /** The next fault queued for an endpoint, taken off the queue when used up. */
+  /**
+   * The next fault queued for an endpoint, taken off the queue when used up. Taking the default
+   * endpoint's makes the request a money call (`beforeMoneyAnswer`).
+   */
   protected takeFault(endpoint: string = this.#defaultEndpoint): FaultKind | null {
+    const request = this.#request.getStore();
+    if (request && endpoint === this.#defaultEndpoint) request.money = endpoint;
     const i = this.#faults.findIndex((f) => (f.endpoint ?? this.#defaultEndpoint) === endpoint);
     if (i < 0) return null;
     const f = this.#faults[i];
@@ -290,7 +319,8 @@ export abstract class SimulatorBase<E extends string = string> {
       this.#hanging.add(res);
       return;
     }
-    if (x.beforeWrite) await x.beforeWrite();
+    const money = this.#request.getStore()?.money;
+    if (money && this.beforeMoneyAnswer) await this.beforeMoneyAnswer({ endpoint: money, method: r.method, path: r.path, status: x.status });
     const body = fault === 'tamper' && x.tamper && x.body && typeof x.body === 'object' ? x.tamper(x.body) : x.body;
     this.write(res, x.status, body, x.headers);
     if (notify) void this.track(notify());

@@ -145,11 +145,6 @@ export class RedsysSimulator extends SimulatorBase<'trataPeticion' | 'iniciaPeti
   readonly requests: Array<{ endpoint: string; body: Record<string, unknown> }> = [];
   /** Requests received per endpoint. */
   readonly calls = { trataPeticion: 0, iniciaPeticion: 0, query: 0, realizarPago: 0 };
-  /**
-   * Called after an operation was processed and before its answer is written (tests: a gateway killed
-   * between Redsys's answer and its own settle).
-   */
-  beforeAnswer: ((endpoint: string, params: Record<string, unknown>) => Promise<void>) | null = null;
 
   constructor(opts: RedsysSimulatorOptions) {
     super({ spec: REDSYS_SPEC, latencyMs: opts.latencyMs, clock: opts.clock, webhookHeaders: opts.notifyHeaders, defaultEndpoint: 'trataPeticion' });
@@ -193,7 +188,6 @@ export class RedsysSimulator extends SimulatorBase<'trataPeticion' | 'iniciaPeti
         status: 200,
         body: out.answer,
         notify: n ? async () => void (await this.#notify(n.url, n.fuc, n.terminal, n.version, n.params)) : null,
-        beforeWrite: this.beforeAnswer && signed ? () => this.beforeAnswer!(endpoint, decodeParameters(signed)) : undefined,
         // the parameters altered after signing: approved, for one cent more
         tamper: (answer) => {
           if (!signed) return answer;
