@@ -11,7 +11,10 @@
  *     reference (Payment Queries API) and settles it once.
  * Settle, cancel and refund follow the links of the payment's last answer (`_actions`: settlePayment,
  * partiallySettlePayment, cancelPayment, refundPayment, partiallyRefundPayment), kept in the ledger and
- * replaced by each follow-up's answer; an href outside the configured host is never followed. Worldpay
+ * replaced by each follow-up's answer; an href outside the configured host is never followed. When none
+ * fits (an answer was lost), the payment's own link says which it allows now: the answer's `_links.self`,
+ * or for a payment whose answer was lost, the link the reconciler read from the Payment Queries API
+ * (the payment retrieved by its id: `_links["payments:events"]`). Worldpay
  * answers them 202 with the outcome it took them with (sentForSettlement, sentForCancellation,
  * sentForRefund, sentForPartialRefund). A settle or cancel taken is the operation's approval (Worldpay
  * carries it out on the authorized payment in its next batch). A refund taken is accepted, not decided:
@@ -41,7 +44,7 @@ import type {
 } from '../connector.js';
 import type { WorldpayTerminal } from './credentials.js';
 import {
-  actionBody, actionsOf, chooseAction, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
+  actionBody, actionsOf, chooseAction, linkDataOfHref, queriedLinkOf, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
   verifyEvent, REFUND_DECISIONS, resultOfRefundEvent, type Actions, type EventFacts, type PaymentRead, type WorldpayKind,
 } from './mapping.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
@@ -241,6 +244,24 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     return sent.json;
   }
 
+  /**
+   * A payment found approved by its transaction reference whose own answer was lost: its own link is
+   * read from its retrieval by payment id (`_links["payments:events"]`, kept only on the configured
+   * host) and kept with its link id, so a settle, cancel or refund of it (the reconciler's reversal
+   * included) asks that link for the actions it allows now. A string: why it could not be asked.
+   */
+  async #keepFound(terminal: WorldpayTerminal, op: Op, paymentId: string): Promise<string | null> {
+    const details = await this.#details(terminal, paymentId);
+    if (typeof details === 'string') return details;
+    const link = queriedLinkOf(details);
+    if (!link || !pathOf(link, this.baseUrl)) {
+      this.deps.logger?.warn({ reference: op.reference }, 'worldpay: the payment found has no link of the configured host to act on it');
+      return null;
+    }
+    await this.ledger.save(op.reference, { providerId: op.providerId ? null : linkDataOfHref(link), data: { self: link } });
+    return null;
+  }
+
   async lookup(req: LookupRequest): Promise<LookupResult> {
     const ours = await this.#find(req.reference);
     // a payment authenticated after a soft decline went under a reference of its own
@@ -260,6 +281,10 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
         const details = await this.#details(terminal, payment.paymentId);
         if (typeof details === 'string') return { found: 'unknown', details };
         return { found: true, result: refusalInEvents(details, payment.paymentId) };
+      }
+      if (read.result.outcome === 'APPROVED' && !op.data.self) {
+        const problem = await this.#keepFound(terminal, op, payment.paymentId);
+        if (problem) return { found: 'unknown', details: problem };
       }
       return lookupOf(read.result);
     }
