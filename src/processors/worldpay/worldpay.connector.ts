@@ -174,12 +174,16 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     const terminal = await this.terminal(req.terminal);
     const ours = await this.#find(req.original.reference);
     // a payment authenticated after a soft decline went under a reference of its own
-    const original = ours?.data.threedsReference ? await this.#find(ours.data.threedsReference) : ours;
+    let original = ours?.data.threedsReference ? await this.#find(ours.data.threedsReference) : ours;
     if (!original || (original.kind !== 'payment' && original.kind !== 'preauth')) return declined('The payment was not made through Worldpay by this gateway: no actions to follow');
     const facts = { amount: original.amount, refundedBefore: original.data.refunded === true };
     // the actions kept are those of the payment's last answer; when none fits (an answer was lost), the
-    // payment's own link says which it allows now
-    const action = chooseAction(kind, original.data.actions ?? {}, req.amount, facts) ?? chooseAction(kind, await this.#currentActions(terminal, original), req.amount, facts);
+    // payment's own link says which it allows now (found first when none was kept: read again after)
+    let action = chooseAction(kind, original.data.actions ?? {}, req.amount, facts);
+    if (!action) {
+      action = chooseAction(kind, await this.#currentActions(terminal, original), req.amount, facts);
+      original = (await this.#find(original.reference)) ?? original;
+    }
     if (!action) return declined(`Worldpay offers no ${kind === 'void' ? 'cancellation' : kind === 'capture' ? 'settlement' : 'refund'} of this payment now (none among the actions of its last answer)`);
     const path = pathOf(action.href, this.baseUrl);
     if (!path) return declined(`Worldpay's ${action.name} link points outside ${new URL(this.baseUrl).host}: not followed`);
@@ -201,9 +205,20 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     return { outcome: 'APPROVED', authorization: req.original.authorization || processorId.slice(0, 40), processorId, amount: req.amount };
   }
 
-  /** The actions a payment allows now (`GET` on its own link), kept; none when it cannot be asked. */
+  /**
+   * The actions a payment allows now (`GET` on its own link), kept; none when it cannot be asked. A
+   * payment whose answer was lost and which an event settled has no link kept: it is found first by its
+   * transaction reference (Payment Queries), its link kept.
+   */
   async #currentActions(terminal: WorldpayTerminal, op: Op): Promise<Actions> {
-    const path = op.data.self ? pathOf(op.data.self, this.baseUrl) : null;
+    let self = op.data.self;
+    if (!self) {
+      const list = await this.#queried(terminal, op.reference);
+      const found = typeof list === 'string' ? undefined : list[0];
+      if (!found || (await this.#keepFound(terminal, op, found.paymentId)) !== null) return {};
+      self = ((await this.#find(op.reference))?.data.self) ?? '';
+    }
+    const path = self ? pathOf(self, this.baseUrl) : null;
     if (!path) return {};
     const sent = await this.send({ method: 'GET', path, headers: headersOf(terminal, 'payments', false) });
     if (sent.kind === 'unknown' || sent.status !== 200 || !sent.json) return {};
