@@ -72,8 +72,6 @@ export interface ConnectorHarness {
   storedCredentials: boolean;
   /** Payouts to cards are offered. */
   payouts: boolean;
-  /** A payment found approved after its answer was lost cannot be reversed (HarnessFacts). */
-  lostPaymentsIrreversible?: boolean;
   /** Makes the next payment call fail this way (`webhook-*` only where `webhooks` is set). */
   fault(kind: Fault): void;
   /** The processor's webhooks; null when it sends none the gateway reads. */
@@ -156,7 +154,6 @@ export function harnessOf<S extends SimulatorBase = SimulatorBase>(decl: AnyConn
     cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq), challenge: facts.cards.challenge ?? decl.certification?.cards.challenge },
     storedCredentials: facts.storedCredentials,
     payouts: facts.payouts,
-    lostPaymentsIrreversible: facts.lostPaymentsIrreversible === true,
     fault(kind) {
       sim.injectFault(FAULTS[kind]);
     },

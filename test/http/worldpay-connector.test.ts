@@ -3,8 +3,10 @@
  * checked and tested against Worldpay; 3-D Secure 2 through Worldpay driven by the hosted page (a soft
  * decline authorized once device data is supplied; the challenge page posted the challenge's JWT, its
  * TransactionId posted back, the payment completed through `complete3dsChallenge`, then refunded through the actions of its answer); a settle whose answer was
- * lost, found again among the payment's events by the reconciler; events: a forged one (another secret,
- * or none) changes nothing and is not recorded, a replayed one is recognised by its event id. A refund
+ * lost, found again among the payment's events by the reconciler; a payment whose answer was lost, found
+ * by the reconciler (its own link read from the Payment Queries API) and then refunded; events: a forged
+ * one (another secret, or none) changes nothing and is not recorded, a replayed one is recognised by its
+ * event id, and the payment it settled can be refunded. A refund
  * Worldpay takes (sentForRefund) is PENDING until Worldpay processes it: its `refunded` event settles it;
  * `refundFailed` declines it (nothing refunded, the amount refundable again, the merchant notified);
  * without events, the reconciler reads it among the payment's events.
@@ -170,6 +172,30 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     expect(h.sim.paymentByReference(pre.transactions[0].uuid)).toMatchObject({ settled: 600, refunded: 200 });
   });
 
+  it('a payment whose answer was lost: found by the reconciler (Payment Queries), then refunded by the merchant through the payment\'s own link', async () => {
+    h.webhooks!.deliverTo(null);
+    const queriesBefore = h.sim.calls.queries;
+    h.fault('answer-lost');
+    const lost = (await single({ amount: 900 })).body.order;
+    expect(lost.transactions[0]).toMatchObject({ operative: 'AUTHORIZATION', status: 'PENDING' });
+    const reference = lost.transactions[0].uuid;
+    expect(h.sim.paymentByReference(reference)).toMatchObject({ state: 'settled', settled: 900, refunded: 0 });
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    expect(await order(lost.uuid)).toMatchObject({ status: 'SUCCESS', paid: true });
+    // the payment found by its reference, then retrieved by its id for its own link
+    expect(h.sim.calls.queries - queriesBefore).toBe(2);
+    const refunded = await refund(lost.uuid, 300);
+    expect(refunded).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: 300 });
+    expect(refunded.transactions.at(-1)).toMatchObject({ operative: 'REFUND', status: 'SUCCESS', amount: 300 });
+    // the refund's event found the refund (by the payment's id, kept from the link the query gave)
+    expect((await refundEvents(refunded.transactions.at(-1).uuid)).map((e) => e.type)).toEqual(['refunded']);
+    expect(h.sim.paymentByReference(reference)).toMatchObject({ settled: 900, refunded: 300 });
+    const rest = await refund(lost.uuid, 600);
+    expect(rest).toMatchObject({ status: 'REFUNDED', refunded: 900 });
+    expect(h.sim.paymentByReference(reference)).toMatchObject({ refunded: 900 });
+  });
+
   it('a forged event (another secret, or unsigned) changes nothing and is not recorded; a replayed one is recognised', async () => {
     h.webhooks!.deliverTo(null);
     const before = h.webhooks!.sent().length;
@@ -192,6 +218,10 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Worldpay connector'
     const settlement = h.webhooks!.sent()[before + 1];
     expect(JSON.parse(settlement.body).eventDetails.type).toBe('sentForSettlement');
     expect(await deliver(settlement.body, settlement.headers['event-signature'])).toBe('ignored');
+    // settled by its event, the payment has no link kept: a refund finds it by its reference first
+    const refunded = await refund(o.uuid, 700);
+    expect(refunded).toMatchObject({ status: 'REFUNDED', refunded: 700 });
+    expect(h.sim.paymentByReference(o.transactions[0].uuid)).toMatchObject({ settled: 700, refunded: 700 });
   });
 
   // ---- a refund is decided when Worldpay processes it ---------------------------------------------------

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { WORLDPAY_SPEC } from '../../src/processors/worldpay/spec.js';
 import {
-  actionBody, actionsOf, chooseAction, eventFacts, eventSignature, followUpInEvents, headersOf, linkDataOf, pathOf, paymentBody, queriedPayments, readAction, readPayment,
+  actionBody, actionsOf, chooseAction, eventFacts, eventSignature, followUpInEvents, headersOf, linkDataOf, linkDataOfHref, pathOf, queriedLinkOf, paymentBody, queriedPayments, readAction, readPayment,
   refusalInEvents, REFUND_DECISIONS, resultOfEvent, resultOfQueried, resultOfRefundEvent, threedsOf, verifyEvent,
 } from '../../src/processors/worldpay/mapping.js';
 import { refusalOf } from '../../src/processors/worldpay/codes.js';
@@ -198,6 +198,15 @@ describe('Worldpay answers of the reference through the mapping', () => {
     const details = { ...body._embedded.payments[0], events: [{ eventName: 'authorizationRequested' }, { eventName: 'authorizationRefused', code: '5', description: 'REFUSED' }] };
     expect(spec.response('retrieveByPaymentId', 200, details)).toEqual([]);
     expect(refusalInEvents(details, 'pay4u_lHl2jobU5S1T2pWkq10')).toEqual({ outcome: 'DECLINED', error: 'DENIED', details: 'Worldpay refused the payment (5): REFUSED', processorId: 'pay4u_lHl2jobU5S1T2pWkq10' });
+    // retrieved by its id, a payment's links: its self link and next action links, payments:events its own link
+    const own = 'https://try.access.worldpay.com/api/payments/eyJrIjoiazNhYjYzMiJ9';
+    const withLinks = { ...body._embedded.payments[0], _links: { self: { href: 'https://try.access.worldpay.com/paymentQueries/payments/pay4u_lHl2jobU5S1T2pWkq10' }, 'payments:events': { href: own } } };
+    expect(spec.response('retrieveByPaymentId', 200, withLinks)).toEqual([]);
+    expect(queriedLinkOf(withLinks)).toBe(own);
+    expect(linkDataOfHref(queriedLinkOf(withLinks))).toBe('eyJrIjoiazNhYjYzMiJ9');
+    expect(queriedLinkOf(body._embedded.payments[0])).toBeNull();
+    expect(queriedLinkOf({ _links: { 'payments:events': { href: 42 } } })).toBeNull();
+    expect(spec.response('retrieveByPaymentId', 200, { ...withLinks, _links: { 'payments:events': { href: own } } })).not.toEqual([]);
     const refunds = { events: [{ eventName: 'refundRequested', refundReference: REF, value: { amount: 300, currency: 'GBP' } }, { eventName: 'settlementRequested', value: { amount: 600, currency: 'GBP' } }] };
     // taken, not processed yet: neither submitted nor failed
     expect(followUpInEvents(refunds, { kind: 'refund', reference: REF, amount: 300 })).toBe('requested');
@@ -287,6 +296,28 @@ describe('the Worldpay simulator against the references', () => {
     expect(r).toMatchObject({ status: 202, body: { outcome: 'sentForPartialRefund' } });
     // nothing left to refund: the action is not offered any more
     expect((await call(local(s.body._actions.partiallyRefundPayment.href), { reference: 'refund-2', value: { amount: 1, currency: 'GBP' } })).status).toBe(400);
+  });
+
+  it('a payment retrieved by its id (Payment Queries) gives its own link among its links, which answers the actions it allows now', async () => {
+    const p = await call('/api/payments', body({}, 'payment'));
+    expect(p).toMatchObject({ status: 201, body: { outcome: 'sentForSettlement' } });
+    const auth = `Basic ${Buffer.from('spec-user:spec-password-0000').toString('base64')}`;
+    const get = async (path: string, headers: Record<string, string>) => {
+      const res = await fetch(`${url}${path}`, { headers: { authorization: auth, ...headers } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const queries = { accept: 'application/vnd.worldpay.payment-queries-v1.hal+json' };
+    const list = await get(`/paymentQueries/payments?transactionReference=${encodeURIComponent(p.body.transactionReference)}`, queries);
+    expect(list.status).toBe(200);
+    const [found] = list.body._embedded.payments;
+    // the query by reference links only to the payment's retrieval by id
+    expect(Object.keys(found._links)).toEqual(['self']);
+    const one = await get(local(found._links.self.href), queries);
+    expect(one).toMatchObject({ status: 200, body: { paymentId: found.paymentId, _links: { 'payments:events': { href: p.body._links.self.href } } } });
+    const current = await get(local(one.body._links['payments:events'].href), { 'wp-api-version': '2024-06-01' });
+    expect(current).toMatchObject({ status: 200, body: { lastEvent: 'settlementRequested', _actions: { refundPayment: {}, partiallyRefundPayment: {} } } });
+    expect(current.body._actions.cancelPayment).toBeUndefined();
+    expect(sim.spec.violations).toEqual([]);
   });
 
   it('authentication and the API version are required; a body the reference does not allow is answered 400 and recorded', async () => {

@@ -88,12 +88,6 @@ export interface HarnessFacts {
   /** The connector keeps the network transaction id of a card's first payment (cof_txnid). */
   storedCredentials: boolean;
   payouts: boolean;
-  /**
-   * A payment the reconciler found approved after its answer was lost cannot be reversed through the
-   * connector (what the provider needs for a refund came in the lost answer): with autorecover off, the
-   * charge stands and an error is logged (docs/decisions.md, the reconciler). Absent: it is reversed.
-   */
-  lostPaymentsIrreversible?: boolean;
   databases: ReadonlyArray<'pglite' | 'postgres'>;
   /**
    * Its notifications go where each request names (posted over HTTP until a test takes them over); else

@@ -28,9 +28,11 @@
  *    subsequent`, or `unscheduled` (batch charges), each quoting the `schemeReference` of the card's
  *    first payment.
  *  - Payment Queries: `GET /paymentQueries/payments?transactionReference=` → {_embedded: {payments:
- *    [{paymentId, transactionReference, lastEvent, value, issuer, scheme}]}}; `GET
- *    /paymentQueries/payments/{paymentId}` adds `events` (authorizationRefused with its `code` and
- *    `description`, refundRequested with `refundReference`, ...).
+ *    [{paymentId, transactionReference, lastEvent, value, issuer, scheme, _links: {self}}]}} (`self`: its
+ *    retrieval by payment id); `GET /paymentQueries/payments/{paymentId}` adds `events`
+ *    (authorizationRefused with its `code` and `description`, refundRequested with `refundReference`,
+ *    ...) and in `_links` the payment's next action links, `payments:events` its own link (the payment's
+ *    query, answering the actions it allows now).
  *  - Events (webhooks): {eventId, eventTimestamp, eventDetails: {classification, transactionReference,
  *    type, date, amount: {value, currencyCode}}}, signed in `Event-Signature: {keyId}/SHA256/{hex
  *    HMAC-SHA256 of the raw body under the shared secret}` (several comma separated).
@@ -145,9 +147,7 @@ export function selfOf(p: Record<string, unknown>): string | null {
 
 /** The payment's id in Worldpay's links (the last segment of `_links.self.href`); null when none. */
 export function linkDataOf(p: Record<string, unknown>): string | null {
-  const href = selfOf(p);
-  const m = href ? /\/api\/payments\/([A-Za-z0-9._~%+=-]{8,1500})$/.exec(href.split('?')[0]) : null;
-  return m ? m[1] : null;
+  return linkDataOfHref(selfOf(p));
 }
 
 /**
@@ -279,6 +279,21 @@ export interface QueriedPayment {
   currency: string | null;
   authorizationCode: string | null;
   schemeReference: string | null;
+}
+
+/**
+ * A payment's own link in the Payments API, as its retrieval by payment id gives it among its next action
+ * links (`_links["payments:events"].href`: the payment's query, answering the actions it allows now);
+ * null when none.
+ */
+export function queriedLinkOf(p: Record<string, unknown>): string | null {
+  return str(obj(obj(p._links)?.['payments:events'])?.href, 2000);
+}
+
+/** The payment's id in Worldpay's links (the last segment of its `/api/payments/{linkData}` link); null when none. */
+export function linkDataOfHref(href: string | null): string | null {
+  const m = href ? /\/api\/payments\/([A-Za-z0-9._~%+=-]{8,1500})$/.exec(href.split('?')[0]) : null;
+  return m ? m[1] : null;
 }
 
 /** The payments of a query by transaction reference (only those naming it). */

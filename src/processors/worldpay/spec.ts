@@ -17,7 +17,7 @@
  *  - [PQ] Worldpay's Payment Queries API v1 (Accept `application/vnd.worldpay.payment-queries-v1.hal+json`),
  *    as modelled by the APIMatic SDK generated from it (mrafnadeem-apimatic/worldpay-paymentqueries-mcp-server,
  *    sdk/doc: controllers/api.md, models/payment.md, last-event.md, authorization-refused.md,
- *    refund-requested.md, pq-querybypaymentid-200-response.md).
+ *    refund-requested.md, pq-querybypaymentid-200-response.md, links.md, links-2.md, payments-events.md).
  *  - [EV] Worldpay's Events OpenAPI document v1 (docs.worldpay.com/access/products/events: body
  *    `application/vnd.worldpay.events-v1.hal+json` {eventId, eventTimestamp, eventDetails}; the payment
  *    webhooks sentForRefund, refunded ("the card issuer has received the refund request"), refundFailed
@@ -101,6 +101,13 @@ const defs: Record<string, JsonSchema> = {
     value: open(['amount', 'currency'], { amount: int(), currency: str() }, '[PQ] value-3.md'),
     issuer: open([], { authorizationCode: str() }, '[PQ] issuer.md'), scheme: open(['reference'], { reference: str() }, '[PQ] scheme.md'),
     events: { type: 'array', items: open(['eventName'], { eventName: str(), timestamp: str(), code: str(), description: str(), refundReference: str(), value: open(['amount', 'currency'], { amount: int(), currency: str() }, '[PQ] value') }, '[PQ] events') },
+    // [PQ] links-2.md (a payment of a query: its self link, to its retrieval by id); links.md (retrieved
+    // by id: self and the next action links, among them payments:events, payments:cancel, payments:settle)
+    _links: open(['self'], {
+      self: open(['href'], { href: str() }, '[PQ] self.md'),
+      'payments:events': open([], { href: str() }, '[PQ] payments-events.md'), 'payments:cancel': open([], { href: str() }, '[PQ] payments-cancel.md'),
+      'payments:settle': open([], { href: str() }, '[PQ] payments-settle.md'), 'payments:partialSettle': open([], { href: str() }, '[PQ] payments-partial-settle.md'),
+    }, '[PQ] links.md, links-2.md'),
   }, '[PQ] payment.md, pq-querybypaymentid-200-response.md'),
 };
 

@@ -11,7 +11,10 @@
  *     reference (Payment Queries API) and settles it once.
  * Settle, cancel and refund follow the links of the payment's last answer (`_actions`: settlePayment,
  * partiallySettlePayment, cancelPayment, refundPayment, partiallyRefundPayment), kept in the ledger and
- * replaced by each follow-up's answer; an href outside the configured host is never followed. Worldpay
+ * replaced by each follow-up's answer; an href outside the configured host is never followed. When none
+ * fits (an answer was lost), the payment's own link says which it allows now: the answer's `_links.self`,
+ * or for a payment whose answer was lost, the link the reconciler read from the Payment Queries API
+ * (the payment retrieved by its id: `_links["payments:events"]`). Worldpay
  * answers them 202 with the outcome it took them with (sentForSettlement, sentForCancellation,
  * sentForRefund, sentForPartialRefund). A settle or cancel taken is the operation's approval (Worldpay
  * carries it out on the authorized payment in its next batch). A refund taken is accepted, not decided:
@@ -41,7 +44,7 @@ import type {
 } from '../connector.js';
 import type { WorldpayTerminal } from './credentials.js';
 import {
-  actionBody, actionsOf, chooseAction, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
+  actionBody, actionsOf, chooseAction, linkDataOfHref, queriedLinkOf, paymentBody, eventFacts, followUpInEvents, headersOf, pathOf, queriedPayments, readAction, readPayment, refusalInEvents, resultOfEvent, resultOfQueried, threedsOf,
   verifyEvent, REFUND_DECISIONS, resultOfRefundEvent, type Actions, type EventFacts, type PaymentRead, type WorldpayKind,
 } from './mapping.js';
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
@@ -171,12 +174,16 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     const terminal = await this.terminal(req.terminal);
     const ours = await this.#find(req.original.reference);
     // a payment authenticated after a soft decline went under a reference of its own
-    const original = ours?.data.threedsReference ? await this.#find(ours.data.threedsReference) : ours;
+    let original = ours?.data.threedsReference ? await this.#find(ours.data.threedsReference) : ours;
     if (!original || (original.kind !== 'payment' && original.kind !== 'preauth')) return declined('The payment was not made through Worldpay by this gateway: no actions to follow');
     const facts = { amount: original.amount, refundedBefore: original.data.refunded === true };
     // the actions kept are those of the payment's last answer; when none fits (an answer was lost), the
-    // payment's own link says which it allows now
-    const action = chooseAction(kind, original.data.actions ?? {}, req.amount, facts) ?? chooseAction(kind, await this.#currentActions(terminal, original), req.amount, facts);
+    // payment's own link says which it allows now (found first when none was kept: read again after)
+    let action = chooseAction(kind, original.data.actions ?? {}, req.amount, facts);
+    if (!action) {
+      action = chooseAction(kind, await this.#currentActions(terminal, original), req.amount, facts);
+      original = (await this.#find(original.reference)) ?? original;
+    }
     if (!action) return declined(`Worldpay offers no ${kind === 'void' ? 'cancellation' : kind === 'capture' ? 'settlement' : 'refund'} of this payment now (none among the actions of its last answer)`);
     const path = pathOf(action.href, this.baseUrl);
     if (!path) return declined(`Worldpay's ${action.name} link points outside ${new URL(this.baseUrl).host}: not followed`);
@@ -198,9 +205,20 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     return { outcome: 'APPROVED', authorization: req.original.authorization || processorId.slice(0, 40), processorId, amount: req.amount };
   }
 
-  /** The actions a payment allows now (`GET` on its own link), kept; none when it cannot be asked. */
+  /**
+   * The actions a payment allows now (`GET` on its own link), kept; none when it cannot be asked. A
+   * payment whose answer was lost and which an event settled has no link kept: it is found first by its
+   * transaction reference (Payment Queries), its link kept.
+   */
   async #currentActions(terminal: WorldpayTerminal, op: Op): Promise<Actions> {
-    const path = op.data.self ? pathOf(op.data.self, this.baseUrl) : null;
+    let self = op.data.self;
+    if (!self) {
+      const list = await this.#queried(terminal, op.reference);
+      const found = typeof list === 'string' ? undefined : list[0];
+      if (!found || (await this.#keepFound(terminal, op, found.paymentId)) !== null) return {};
+      self = ((await this.#find(op.reference))?.data.self) ?? '';
+    }
+    const path = self ? pathOf(self, this.baseUrl) : null;
     if (!path) return {};
     const sent = await this.send({ method: 'GET', path, headers: headersOf(terminal, 'payments', false) });
     if (sent.kind === 'unknown' || sent.status !== 200 || !sent.json) return {};
@@ -241,6 +259,24 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
     return sent.json;
   }
 
+  /**
+   * A payment found approved by its transaction reference whose own answer was lost: its own link is
+   * read from its retrieval by payment id (`_links["payments:events"]`, kept only on the configured
+   * host) and kept with its link id, so a settle, cancel or refund of it (the reconciler's reversal
+   * included) asks that link for the actions it allows now. A string: why it could not be asked.
+   */
+  async #keepFound(terminal: WorldpayTerminal, op: Op, paymentId: string): Promise<string | null> {
+    const details = await this.#details(terminal, paymentId);
+    if (typeof details === 'string') return details;
+    const link = queriedLinkOf(details);
+    if (!link || !pathOf(link, this.baseUrl)) {
+      this.deps.logger?.warn({ reference: op.reference }, 'worldpay: the payment found has no link of the configured host to act on it');
+      return null;
+    }
+    await this.ledger.save(op.reference, { providerId: op.providerId ? null : linkDataOfHref(link), data: { self: link } });
+    return null;
+  }
+
   async lookup(req: LookupRequest): Promise<LookupResult> {
     const ours = await this.#find(req.reference);
     // a payment authenticated after a soft decline went under a reference of its own
@@ -260,6 +296,10 @@ export class WorldpayConnector extends ConnectorBase<WorldpayTerminal, WorldpayD
         const details = await this.#details(terminal, payment.paymentId);
         if (typeof details === 'string') return { found: 'unknown', details };
         return { found: true, result: refusalInEvents(details, payment.paymentId) };
+      }
+      if (read.result.outcome === 'APPROVED' && !op.data.self) {
+        const problem = await this.#keepFound(terminal, op, payment.paymentId);
+        if (problem) return { found: 'unknown', details: problem };
       }
       return lookupOf(read.result);
     }

@@ -27,8 +27,6 @@ export const simulator: SimulatorModule = {
     },
     storedCredentials: true,
     payouts: false,
-    // the action links of a payment come in its answer; Payment Queries give none (going-live-worldpay.md)
-    lostPaymentsIrreversible: true,
     databases: ['postgres'],
     tamper(d) {
       const body = JSON.parse(d.body) as { eventDetails: Record<string, unknown> };

@@ -23,7 +23,8 @@
  *    (rules.ts), failed (`refundFailed`, its amount refundable again, event `refundFailed` with the
  *    refusal).
  *  - The payment's own link (`GET /api/payments/{linkData}`): its last event and the actions it allows.
- *  - Payment Queries: by transaction reference and by payment id (with the payment's events).
+ *  - Payment Queries: by transaction reference and by payment id (with the payment's events, and among
+ *    its links `payments:events`, the payment's own link).
  *  - Events posted to the account's webhook URL, signed `Event-Signature: 1/SHA256/{hex HMAC}` of the raw
  *    body under the account's secret: authorized, sentForSettlement, refused, cancelled, sentForRefund,
  *    refunded, refundFailed.
@@ -419,7 +420,8 @@ export class WorldpaySimulator extends SimulatorBase {
       lastEvent: this.#lastEvent(p), value: { amount: p.amount, currency: p.currency },
       ...(p.state !== 'refused' ? { issuer: { authorizationCode: p.authCode }, scheme: { reference: p.schemeReference } } : {}),
       ...(withEvents ? { events: p.events } : {}),
-      _links: { self: { href: `${this.url}/paymentQueries/payments/${p.paymentId}` } },
+      // retrieved by its id, the payment's next action links: its own link (its query, with its actions)
+      _links: { self: { href: `${this.url}/paymentQueries/payments/${p.paymentId}` }, ...(withEvents ? { 'payments:events': { href: `${this.url}/api/payments/${p.linkData}` } } : {}) },
     };
   }
 
