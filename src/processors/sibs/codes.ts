@@ -2,7 +2,7 @@
  * SIBS Gateway answers (pure) → our transaction `error` (decisions §4). SIBS answers every operation
  * with `returnStatus` {statusCode, statusMsg, statusDescription} ("000": the request was processed)
  * and, for payments, `paymentStatus`: Success, Declined, Pending (waiting: an MB WAY request on the
- * customer's phone), Expired (the MB WAY request or reference was not paid in time), or InProcessing.
+ * customer's phone) or Expired (the MB WAY request or reference was not paid in time).
  * A declined payment's reason is in its `returnStatus`; SIBS publishes no table of issuer codes, so a
  * decline is DENIED with SIBS's words in error_details, and the few codes below are mapped by meaning.
  */
@@ -17,7 +17,7 @@ export interface Refusal {
 export const SUCCESS_CODE = '000';
 
 /** Every `paymentStatus` the connector reads. */
-export const PAYMENT_STATUSES = ['Success', 'Declined', 'Pending', 'Expired', 'InProcessing', 'Partial'] as const;
+export const PAYMENT_STATUSES = ['Success', 'Declined', 'Pending', 'Expired'] as const;
 
 const CODES: Record<string, Refusal> = {
   // an MB WAY request the customer's phone does not know (no MB WAY account for the number)

@@ -197,8 +197,8 @@ export function readCheckout(p: Record<string, unknown>, x: Expected, kind: 'pay
  * A payment's answer (a purchase on the transaction, its status, or a notification's clear text) as our
  * result. Believed only when it is about our transaction: its id, and where it names them our reference
  * (`merchant.merchantTransactionId`) and amount. Success: APPROVED; Declined or Expired: DECLINED with
- * SIBS's words; Pending or InProcessing: PENDING (an MB WAY request waiting for the customer's phone,
- * or a payment SIBS has not decided); anything else UNKNOWN.
+ * SIBS's words; Pending: PENDING (an MB WAY request waiting for the customer's phone, or an operation
+ * SIBS has not decided); anything else UNKNOWN.
  */
 export function resultOfPayment(p: Record<string, unknown>, x: Expected & { transactionId: string }, kind: SibsKind): ProcessorResult {
   const id = str(p.transactionID);
@@ -219,8 +219,8 @@ export function resultOfPayment(p: Record<string, unknown>, x: Expected & { tran
     const r = refusalOf(rs.code, rs.description ?? rs.message, status);
     return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.transactionId };
   }
-  if (status === 'Pending' || status === 'InProcessing') {
-    return { outcome: 'PENDING', details: kind === 'mbway' ? 'SIBS waits for the customer to approve on the phone (MB WAY)' : `SIBS has the ${kind} ${status === 'Pending' ? 'pending' : 'in processing'}`, processorId: x.transactionId };
+  if (status === 'Pending') {
+    return { outcome: 'PENDING', details: kind === 'mbway' ? 'SIBS waits for the customer to approve on the phone (MB WAY)' : `SIBS has the ${kind} pending`, processorId: x.transactionId };
   }
   if (!status && rs.code && rs.code !== SUCCESS_CODE) {
     const r = refusalOf(rs.code, rs.description ?? rs.message);
