@@ -290,3 +290,14 @@ export function notificationFacts(body: Record<string, unknown>): NotificationFa
 export function acknowledgement(notificationId: string): Record<string, unknown> {
   return { statusCode: 200, statusMsg: 'Success', notificationID: notificationId };
 }
+
+/**
+ * The answer to a capture, cancellation or refund (or its status) as our result: about our follow-up
+ * (its merchantTransactionId and amount where named), Success APPROVED, Declined DECLINED, Pending
+ * PENDING (SIBS decides it later: its notification or the status query settles it).
+ */
+export function resultOfFollowUp(p: Record<string, unknown>, x: Expected & { originalId: string }, kind: 'capture' | 'void' | 'refund'): { result: ProcessorResult; transactionId: string | null } {
+  const id = str(p.transactionID);
+  const transactionId = id && TRANSACTION_ID.test(id) ? id : null;
+  return { transactionId, result: resultOfPayment(p, { ...x, transactionId: transactionId ?? x.originalId }, kind) };
+}
