@@ -43,7 +43,7 @@ export const SIBS_PAYMENT_METHODS = ['CARD', 'MBWAY', 'REFERENCE'];
 export const SIBS_PAYMENT_TYPES = ['PURS', 'AUTH', 'PREF'];
 
 const defs: Record<string, JsonSchema> = {
-  Amount: closed(['value', 'currency'], { value: { type: 'number', minimum: 0, multipleOf: 0.01 }, currency: str({ pattern: '^[A-Z]{3}$' }) }, '[SPG] Amount; [DIPS] checkout.js amount (two decimals)'),
+  Amount: closed(['value', 'currency'], { value: { type: 'number', minimum: 0 }, currency: str({ pattern: '^[A-Z]{3}$' }) }, '[SPG] Amount; [DIPS] checkout.js amount (at most two decimals: the mapping writes minor units / 100)'),
   Merchant: closed(['terminalId', 'channel', 'merchantTransactionId'], { terminalId: { type: 'integer', minimum: 1 }, channel: str({ enum: ['web'] }), merchantTransactionId: str({ minLength: 1, maxLength: 32 }) }, '[SPG] Merchant; [DIPS] checkout.js merchant'),
   MerchantAnswer: open([], { terminalId: { type: ['integer', 'string'] }, channel: str(), merchantTransactionId: str({ maxLength: 32 }) }, '[SPG] Merchant'),
   ReturnStatus: open(['statusCode'], { statusCode: str(), statusMsg: str(), statusDescription: str() }, '[SPG] ReturnStatus'),
