@@ -129,6 +129,18 @@ describe('SIBS connector', () => {
     expect(await c.apmStart({ reference: randomUUID(), terminal, now: NOW, amount: 1, currency: 'EUR', apm: 'BIZUM', kind: 'push', phone: '700000000', description: 'x' })).toMatchObject({ outcome: 'DECLINED' });
   });
 
+  it('Multibanco: a reference of the terminal\'s entity (a voucher) waits until SIBS notifies it paid', async () => {
+    const reference = randomUUID();
+    const r = await c.apmStart({ reference, terminal, now: NOW, amount: 2500, currency: 'EUR', apm: 'MULTIBANCO', kind: 'voucher', phone: null, description: 'order' });
+    const until = new Date(NOW.getTime() + 3 * 86_400_000);
+    expect(r).toMatchObject({ outcome: 'PENDING', redirectUrl: null, expiresAt: until, voucher: { format: 'ENTITY_REFERENCE', entity: '21234', reference: expect.stringMatching(/^\d{9}$/), amount: 2500, currency: 'EUR', expires_at: until.toISOString() } });
+    const tx = (r as { processorId: string }).processorId;
+    expect(sim.byMerchantTransactionId(merchantTransactionIdOf(reference))).toMatchObject({ id: tx, method: 'REFERENCE', entity: '21234', status: 'Pending' });
+    const from = inbox.length;
+    await sim.approve(tx);
+    expect(await deliver(from)).toEqual([{ outcome: 'SETTLE', reference, result: { outcome: 'APPROVED', authorization: tx, processorId: tx, amount: 2500 } }]);
+  });
+
   it('a notification is believed only when a terminal\'s key authenticates it; a replay is ignored', async () => {
     const p = pay(SIBS_SIM_CARDS.APPROVED);
     const from = inbox.length;

@@ -12,7 +12,7 @@ import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { SIBS_SPEC } from '../../src/processors/sibs/spec.js';
 import {
   acknowledgement, amountOf, cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, encryptNotification, followUpBody, headersOf,
-  mbwayPurchaseBody, merchantTransactionIdOf, minorOf, notificationFacts, PATHS, readCheckout, resultOfPayment, validationDateOf,
+  mbwayPurchaseBody, merchantTransactionIdOf, minorOf, notificationFacts, PATHS, readCheckout, resultOfPayment, validationDateOf, voucherOf,
 } from '../../src/processors/sibs/mapping.js';
 import { refusalOf } from '../../src/processors/sibs/codes.js';
 import { sibsTerminalOf, sibsTerminalProblems } from '../../src/processors/sibs/credentials.js';
@@ -66,6 +66,14 @@ describe('SIBS requests against the SPG v2 reference', () => {
     expect(customerPhoneOf('+34 612000000')).toBeNull();
     expect(spec.request('mbwayPurchase', mbwayPurchaseBody('351#912000000'))).toEqual([]);
     expect(spec.request('mbwayPurchase', { customerPhone: '912000000' })).not.toEqual([]);
+  });
+
+  it('a Multibanco checkout asks for a reference of exactly the amount, with the entity, until its expiry', () => {
+    const b = json(checkoutBody(base, { kind: 'multibanco', terminalId: 80317, timestamp: TS, reference: { entity: '21234', until: '2026-12-10T08:00:00.000Z' } }));
+    expect(spec.request('checkout', b)).toEqual([]);
+    expect(b.transaction).toMatchObject({ paymentType: 'PURS', paymentMethod: ['REFERENCE'], paymentReference: { initialDatetime: TS, finalDatetime: '2026-12-10T08:00:00.000Z', entity: '21234', minAmount: { value: 12.5, currency: 'EUR' }, maxAmount: { value: 12.5, currency: 'EUR' } } });
+    expect(spec.request('referenceGenerate', {})).toEqual([]);
+    expect(spec.request('referenceGenerate', { amount: 1 })).not.toEqual([]);
   });
 
   it('captures, cancellations and refunds name the original transaction', () => {
@@ -123,6 +131,16 @@ describe('SIBS answers', () => {
     expect(resultOfPayment({ ...good, amount: { value: 0, currency: 'EUR' } }, x, 'verify').outcome).toBe('APPROVED');
   });
 
+  it('a generated Multibanco reference: entity, reference and expiry for our amount, or nothing', () => {
+    const answer = { returnStatus: ok, paymentStatus: 'Pending', paymentMethod: 'REFERENCE', transactionID: TX, paymentReference: { reference: '123 456 789', entity: '21234', paymentEntity: '21234', amount: { value: 12.5, currency: 'EUR' }, status: 'UNPAID', expireDate: '2026-12-10T08:00:00.000Z' } };
+    expect(spec.response('referenceGenerate', 200, answer)).toEqual([]);
+    expect(voucherOf(answer, x)).toEqual({ entity: '21234', reference: '123456789', expiresAt: '2026-12-10T08:00:00.000Z' });
+    expect(resultOfPayment(answer, x, 'multibanco')).toMatchObject({ outcome: 'PENDING', details: 'SIBS waits for the Multibanco reference to be paid' });
+    expect(voucherOf({ ...answer, paymentReference: { ...answer.paymentReference, amount: { value: 12.49, currency: 'EUR' } } }, x)).toBeNull();
+    expect(voucherOf({ ...answer, paymentReference: { ...answer.paymentReference, paymentEntity: undefined, entity: '1' } }, x)).toBeNull();
+    expect(voucherOf({ ...answer, paymentReference: undefined }, x)).toBeNull();
+  });
+
   it('amounts: minor units both ways', () => {
     expect(amountOf(1999, 'EUR')).toEqual({ value: 19.99, currency: 'EUR' });
     expect(minorOf(19.99)).toBe(1999);
@@ -175,6 +193,9 @@ describe('SIBS terminals', () => {
     expect(sibsTerminalProblems({ ...good, client_id: 'abc' })[0]).toMatch(/client_id/);
     expect(sibsTerminalProblems({ ...good, bearer_token: 'Bearer 0276b80f950fb446c6' })[0]).toMatch(/bearer_token/);
     expect(sibsTerminalProblems({ ...good, webhook_secret: 'short' })[0]).toMatch(/webhook_secret/);
+    expect(sibsTerminalProblems({ ...good, payment_entity: '1234' })[0]).toMatch(/payment_entity/);
+    expect(sibsTerminalOf({ ...good, payment_entity: '21234' }).paymentEntity).toBe('21234');
+    expect(sibsTerminalOf(good).paymentEntity).toBeNull();
     expect(() => sibsTerminalOf({ terminal_id: '1' })).toThrow(/missing: client_id, bearer_token, webhook_secret/);
   });
 });

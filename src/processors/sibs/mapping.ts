@@ -33,7 +33,7 @@ import type { CardData, PaymentRequest, ProcessorResult, SettledResult } from '.
 import { refusalOf, SUCCESS_CODE } from './codes.js';
 import type { SibsTerminal } from './credentials.js';
 
-export type SibsKind = 'payment' | 'preauth' | 'verify' | 'capture' | 'void' | 'refund' | 'mbway';
+export type SibsKind = 'payment' | 'preauth' | 'verify' | 'capture' | 'void' | 'refund' | 'mbway' | 'multibanco';
 
 /** SPG's channel of an online payment. */
 export const CHANNEL = 'web';
@@ -94,20 +94,25 @@ export function merchantTransactionIdOf(reference: string): string {
  */
 export function checkoutBody(
   req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'channel' | 'storeCredential'> & { description?: string | null },
-  opts: { kind: 'payment' | 'preauth' | 'verify' | 'mbway'; terminalId: number; timestamp: string },
+  opts: { kind: 'payment' | 'preauth' | 'verify' | 'mbway' | 'multibanco'; terminalId: number; timestamp: string; reference?: { entity: string; until: string } },
 ): Record<string, unknown> {
+  const method = opts.kind === 'mbway' ? 'MBWAY' : opts.kind === 'multibanco' ? 'REFERENCE' : 'CARD';
   const body: Record<string, unknown> = {
     merchant: { terminalId: opts.terminalId, channel: CHANNEL, merchantTransactionId: merchantTransactionIdOf(req.reference) },
     transaction: {
       transactionTimestamp: opts.timestamp,
       description: (req.description ?? `Order ${req.reference}`).slice(0, 50),
       moto: req.channel === 'MOTO',
-      paymentType: opts.kind === 'payment' || opts.kind === 'mbway' ? 'PURS' : 'AUTH',
-      paymentMethod: [opts.kind === 'mbway' ? 'MBWAY' : 'CARD'],
+      paymentType: opts.kind === 'preauth' || opts.kind === 'verify' ? 'AUTH' : 'PURS',
+      paymentMethod: [method],
       amount: amountOf(opts.kind === 'verify' ? 0 : req.amount, req.currency),
+      // a Multibanco reference for exactly the amount, payable until `until`
+      ...(opts.kind === 'multibanco' && opts.reference
+        ? { paymentReference: { initialDatetime: opts.timestamp, finalDatetime: opts.reference.until, maxAmount: amountOf(req.amount, req.currency), minAmount: amountOf(req.amount, req.currency), entity: opts.reference.entity } }
+        : {}),
     },
   };
-  if (opts.kind !== 'mbway' && req.storeCredential === true) body.tokenisation = { tokenisationRequest: { tokeniseCard: true } };
+  if (method === 'CARD' && req.storeCredential === true) body.tokenisation = { tokenisationRequest: { tokeniseCard: true } };
   return body;
 }
 
@@ -176,7 +181,7 @@ const TRANSACTION_ID = /^[A-Za-z0-9]{8,64}$/;
  * The answer to a checkout: the transaction and its signature, or what the refusal means (a checkout
  * SPG did not process is DECLINED with its words: nothing was charged).
  */
-export function readCheckout(p: Record<string, unknown>, x: Expected, kind: 'payment' | 'preauth' | 'verify' | 'mbway'): { transactionId: string; signature: string } | { result: ProcessorResult } {
+export function readCheckout(p: Record<string, unknown>, x: Expected, kind: 'payment' | 'preauth' | 'verify' | 'mbway' | 'multibanco'): { transactionId: string; signature: string } | { result: ProcessorResult } {
   const rs = returnStatusOf(p);
   const id = str(p.transactionID);
   if (rs.code !== SUCCESS_CODE) {
@@ -220,13 +225,31 @@ export function resultOfPayment(p: Record<string, unknown>, x: Expected & { tran
     return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.transactionId };
   }
   if (status === 'Pending') {
-    return { outcome: 'PENDING', details: kind === 'mbway' ? 'SIBS waits for the customer to approve on the phone (MB WAY)' : `SIBS has the ${kind} pending`, processorId: x.transactionId };
+    const details = kind === 'mbway' ? 'SIBS waits for the customer to approve on the phone (MB WAY)' : kind === 'multibanco' ? 'SIBS waits for the Multibanco reference to be paid' : `SIBS has the ${kind} pending`;
+    return { outcome: 'PENDING', details, processorId: x.transactionId };
   }
   if (!status && rs.code && rs.code !== SUCCESS_CODE) {
     const r = refusalOf(rs.code, rs.description ?? rs.message);
     return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.transactionId };
   }
   return { outcome: 'UNKNOWN', details: `SIBS answered paymentStatus ${status ?? 'none'}` };
+}
+
+/**
+ * The Multibanco reference SIBS generated for our transaction (`service-reference/generate`): its
+ * `paymentReference` {reference, paymentEntity (or entity), amount, expireDate}; null when the answer
+ * does not carry one for our amount.
+ */
+export function voucherOf(p: Record<string, unknown>, x: Expected): { entity: string; reference: string; expiresAt: string } | null {
+  const r = obj(p.paymentReference);
+  if (!r) return null;
+  const reference = str(r.reference);
+  const entity = str(r.paymentEntity) ?? str(r.entity);
+  const amount = obj(r.amount);
+  const expires = str(r.expireDate);
+  if (!reference || !/^[0-9 ]{9,15}$/.test(reference) || !entity || !/^[0-9]{5}$/.test(entity) || !expires || Number.isNaN(Date.parse(expires))) return null;
+  if (amount && (minorOf(amount.value) !== x.amount || amount.currency !== x.currency)) return null;
+  return { entity, reference: reference.replace(/ /g, ''), expiresAt: new Date(Date.parse(expires)).toISOString() };
 }
 
 /** A settled result, or null while SIBS has not decided (PENDING, UNKNOWN). */

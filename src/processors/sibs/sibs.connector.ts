@@ -14,7 +14,8 @@
  *     lost) and settles it once.
  * MB WAY is a push APM (`apmStart`): the order waits PENDING while the customer approves on the phone;
  * SIBS's notification settles it (Success, or Declined / Expired: refused), and so does the status query;
- * the gateway refuses it when its expiry passes. Captures, cancellations and refunds SIBS answers
+ * the gateway refuses it when its expiry passes. A Multibanco reference (a voucher APM) waits the same way
+ * until SIBS notifies it paid. Captures, cancellations and refunds SIBS answers
  * Pending are PENDING until the notification or the status decides them.
  * Notifications are AES-256-GCM ciphertexts under a terminal's secret key: opened with the keys of the
  * terminals of recent SIBS operations in turn, believed only once one authenticates them, recorded
@@ -43,7 +44,7 @@ import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved,
 import type { SibsTerminal } from './credentials.js';
 import {
   cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, followUpBody, headersOf, mbwayPurchaseBody, notificationFacts, parseObject, PATHS, readCheckout,
-  resultOfFollowUp, resultOfPayment, returnStatusOf, type SibsKind,
+  resultOfFollowUp, resultOfPayment, returnStatusOf, voucherOf, type SibsKind,
 } from './mapping.js';
 
 export const SIBS_PRODUCTION_URL = 'https://api.sibspayments.com/api/v2';
@@ -51,6 +52,9 @@ export const SIBS_TEST_URL = 'https://spg.qly.site1.sibs.pt/api/v2';
 
 /** How long an MB WAY request waits for the customer's phone before the gateway refuses it. */
 export const MBWAY_EXPIRY_MS = 5 * 60_000;
+
+/** How long a Multibanco reference can be paid (the catalogue's voucher time, apms.ts). */
+export const MULTIBANCO_EXPIRY_MS = 3 * 86_400_000;
 
 /** The connector's own fields of an operation (the ledger's `data`). */
 export interface SibsData extends Record<string, unknown> {
@@ -85,11 +89,14 @@ export class SibsConnector extends ConnectorBase<SibsTerminal, SibsData> impleme
   }
 
   /** The checkout of a payment, recorded first; its transaction and signature, or the result. */
-  async #checkout(terminal: SibsTerminal, req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'channel' | 'storeCredential' | 'terminal' | 'now'>, kind: 'payment' | 'preauth' | 'verify' | 'mbway'): Promise<{ transactionId: string; signature: string } | { result: ProcessorResult }> {
+  async #checkout(
+    terminal: SibsTerminal, req: Pick<PaymentRequest, 'reference' | 'amount' | 'currency' | 'channel' | 'storeCredential' | 'terminal' | 'now'>,
+    kind: 'payment' | 'preauth' | 'verify' | 'mbway' | 'multibanco', reference?: { entity: string; until: string },
+  ): Promise<{ transactionId: string; signature: string } | { result: ProcessorResult }> {
     const at = req.now.toISOString();
     const amount = kind === 'verify' ? 0 : req.amount;
     await this.ledger.record({ reference: req.reference, kind, amount, currency: req.currency, account: String(terminal.terminalId), originalReference: null, terminalRef: terminalRecord(req.terminal), data: { at } });
-    const sent = await this.#post(PATHS.checkout(), headersOf(terminal), checkoutBody(req, { kind, terminalId: terminal.terminalId, timestamp: at }), { reference: req.reference, operation: 'checkout' });
+    const sent = await this.#post(PATHS.checkout(), headersOf(terminal), checkoutBody(req, { kind, terminalId: terminal.terminalId, timestamp: at, reference }), { reference: req.reference, operation: 'checkout' });
     if (sent.kind === 'unknown') return { result: noAnswer(sent) };
     if (sent.status !== 200 && sent.status !== 201) return { result: this.#notProcessed(sent, 'checkout') };
     if (!sent.json) return { result: notJson('SIBS') };
@@ -183,6 +190,7 @@ export class SibsConnector extends ConnectorBase<SibsTerminal, SibsData> impleme
    * phone. SIBS answers it Pending: the order waits; the notification or the status query settles it.
    */
   async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
+    if (req.apm === 'MULTIBANCO') return this.#multibanco(req);
     if (req.apm !== 'MBWAY') return declined(`${req.apm} is not offered through SIBS by this gateway`);
     const phone = customerPhoneOf(req.phone ?? '');
     if (!phone) return declined('MB WAY needs the customer\'s Portuguese mobile number (9 digits starting with 9)', 'INVALID_CARD');
@@ -191,6 +199,29 @@ export class SibsConnector extends ConnectorBase<SibsTerminal, SibsData> impleme
     if ('result' in co) return startResult(co.result, null, req.now);
     const sent = await this.#post(PATHS.mbway(co.transactionId), headersOf(terminal, co.signature), mbwayPurchaseBody(phone), { reference: req.reference, operation: 'mbwayPurchase' });
     return startResult(this.#purchaseAnswer(sent, { reference: req.reference, amount: req.amount, currency: req.currency, transactionId: co.transactionId }, 'mbway'), co.transactionId, req.now);
+  }
+
+  /**
+   * A Multibanco reference (a voucher APM): the checkout with `paymentMethod: [REFERENCE]` and the
+   * terminal's entity, for exactly the amount until the voucher's expiry, then `service-reference/generate`
+   * on the transaction. The order waits until SIBS's notification says it was paid (or expired).
+   */
+  async #multibanco(req: ApmStartRequest): Promise<ApmStartResult> {
+    const terminal = await this.terminal(req.terminal);
+    if (!terminal.paymentEntity) return declined('Multibanco through SIBS needs the terminal\'s Multibanco entity (credentials.payment_entity)');
+    const until = new Date(req.now.getTime() + MULTIBANCO_EXPIRY_MS).toISOString();
+    const co = await this.#checkout(terminal, { reference: req.reference, amount: req.amount, currency: req.currency, channel: 'ECOMMERCE', storeCredential: false, terminal: req.terminal, now: req.now }, 'multibanco', { entity: terminal.paymentEntity, until });
+    if ('result' in co) return startResult(co.result, null, req.now);
+    const sent = await this.#post(PATHS.reference(co.transactionId), headersOf(terminal, co.signature), {}, { reference: req.reference, operation: 'referenceGenerate' });
+    const x = { reference: req.reference, amount: req.amount, currency: req.currency, transactionId: co.transactionId };
+    const r = this.#purchaseAnswer(sent, x, 'multibanco');
+    if (r.outcome !== 'PENDING' || sent.kind !== 'answer' || !sent.json) return startResult(r, co.transactionId, req.now);
+    const v = voucherOf(sent.json, x);
+    if (!v) return notBelieved(this.deps.logger, 'sibs', { reference: req.reference }, 'SIBS answered the Multibanco reference without an entity, reference and expiry for the amount');
+    return {
+      outcome: 'PENDING', processorId: co.transactionId, redirectUrl: null, expiresAt: new Date(v.expiresAt),
+      voucher: { format: 'ENTITY_REFERENCE', entity: v.entity, reference: v.reference, amount: req.amount, currency: req.currency, expires_at: v.expiresAt },
+    };
   }
 
   /** The status of an operation: by the transaction's id when its answer gave one, else by our reference. */

@@ -10,8 +10,8 @@
  *    for tests, spg.qly.site1.sibs.pt/api/v2) as generated into models from its OpenAPI document
  *    (swagger-codegen SpringCodegen, 2023-08-30) in qub-it/fenixedu-treasury-base,
  *    src/main/java/org/fenixedu/treasury/services/payments/sibspay/model (ReturnCheckout, ReturnStatus,
- *    ResponseInquiry, Merchant, Transaction, Amount, CancellationRequest/Response, OriginalTransaction,
- *    WebhookNotification) and its SibsPayAPIService (paths, headers: Bearer for checkouts, status and
+ *    ResponseInquiry, PaymentInquiryReference, PaymentReference, Merchant, Transaction, Amount,
+ *    CancellationRequest/Response, OriginalTransaction, WebhookNotification) and its SibsPayAPIService (paths, headers: Bearer for checkouts, status and
  *    cancellations; `Digest <transactionSignature>` for the purchase on a transaction; status codes "000"
  *    and "E0507"; payment statuses Success, Pending, Expired, Declined; payment types PURS, AUTH, PREF).
  *  - [DIPS] dipsit-pt/DIPS-API-SIBS, api/schemas (checkout.js, card.js, mbway.js, webhook.js) and
@@ -50,6 +50,7 @@ const defs: Record<string, JsonSchema> = {
   Inquiry: open(['returnStatus'], {
     returnStatus: ref('ReturnStatus'), paymentStatus: str({ enum: SIBS_PAYMENT_STATUSES }), paymentMethod: str({ enum: SIBS_PAYMENT_METHODS }),
     transactionID: str({ pattern: '^[A-Za-z0-9]{8,64}$' }), amount: ref('Amount'), merchant: ref('MerchantAnswer'), paymentType: str({ enum: SIBS_PAYMENT_TYPES }),
+    paymentReference: open([], { reference: str(), entity: str(), paymentEntity: str(), amount: ref('Amount'), status: str(), expireDate: str() }, '[SPG] PaymentInquiryReference'),
   }, '[SPG] ResponseInquiry'),
   FollowUp: closed(['merchant', 'transaction', 'originalTransaction'], {
     merchant: ref('Merchant'),
@@ -64,6 +65,9 @@ const checkoutRequest = closed(['merchant', 'transaction'], {
     transactionTimestamp: str({ format: 'date-time' }), description: str({ maxLength: 50 }), moto: bool,
     paymentType: str({ enum: ['PURS', 'AUTH'] }), paymentMethod: { type: 'array', minItems: 1, uniqueItems: true, items: str({ enum: ['CARD', 'MBWAY', 'REFERENCE'] }) },
     amount: ref('Amount'),
+    paymentReference: closed(['initialDatetime', 'finalDatetime', 'maxAmount', 'minAmount', 'entity'], {
+      initialDatetime: str({ format: 'date-time' }), finalDatetime: str({ format: 'date-time' }), maxAmount: ref('Amount'), minAmount: ref('Amount'), entity: str({ pattern: '^[0-9]{5}$' }),
+    }, '[SPG] PaymentReference; [DIPS] checkout.js paymentReference'),
   }, '[SPG] Transaction; [DIPS] checkout.js transaction'),
   tokenisation: closed(['tokenisationRequest'], { tokenisationRequest: closed(['tokeniseCard'], { tokeniseCard: bool }, '[DIPS] checkout.js tokenisationRequest') }, '[SPG] Tokenisation'),
 }, '[SPG] RequestCheckout; [DIPS] checkout.js');
@@ -93,6 +97,11 @@ export const SIBS_SPEC: ProviderSpec = {
     {
       id: 'mbwayPurchase', source: 'POST /api/v2/payments/{id}/mbway-id/purchase',
       request: closed(['customerPhone'], { customerPhone: str({ pattern: '^351#[0-9]{9}$' }) }, '[DIPS] mbway.js; [SPG] generateMbwayRequestTransaction'),
+      responses: { 200: ref('Inquiry'), 400: errorAnswer },
+    },
+    {
+      id: 'referenceGenerate', source: 'POST /api/v2/payments/{id}/service-reference/generate',
+      request: closed([], {}, '[SPG] generateSibsPaymentRequestTransaction: an empty JSON object'),
       responses: { 200: ref('Inquiry'), 400: errorAnswer },
     },
     { id: 'status', source: 'GET /api/v2/payments/{id}/status; GET /api/v2/payments/status?merchantTransactionId=', responses: { 200: ref('Inquiry'), 404: errorAnswer } },

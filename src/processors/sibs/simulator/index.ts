@@ -8,7 +8,7 @@ import { SibsSimulator } from './server.js';
 import { SIBS_SIM_CARDS } from './rules.js';
 
 export const simulator: SimulatorModule = {
-  demoTerminal: () => ({ code: null, credentials: { terminal_id: '80317', client_id: '784ad796-b6bc-4857-b6a5-c32354b5679c', bearer_token: 'demo-sibs-bearer-token-0123456789', webhook_secret: SibsSimulator.demoKey() } }),
+  demoTerminal: () => ({ code: null, credentials: { terminal_id: '80317', client_id: '784ad796-b6bc-4857-b6a5-c32354b5679c', bearer_token: 'demo-sibs-bearer-token-0123456789', webhook_secret: SibsSimulator.demoKey(), payment_entity: '21234' } }),
   create(o) {
     const c = o.terminal.credentials;
     return new SibsSimulator({
@@ -17,7 +17,7 @@ export const simulator: SimulatorModule = {
     });
   },
   harness: {
-    terminal: { code: null, credentials: { terminal_id: '80317', client_id: '0f6b2c1e-6a1d-4c55-9e0b-3a7c2d9e8f10', bearer_token: 'conformance-sibs-bearer-token-0123', webhook_secret: 'eMvP3p0Qm0yYp0cR2mJt8w3cYb5s1GkT9oXqZr7aL2E=' } },
+    terminal: { code: null, credentials: { terminal_id: '80317', client_id: '0f6b2c1e-6a1d-4c55-9e0b-3a7c2d9e8f10', bearer_token: 'conformance-sibs-bearer-token-0123', webhook_secret: 'eMvP3p0Qm0yYp0cR2mJt8w3cYb5s1GkT9oXqZr7aL2E=', payment_entity: '21234' } },
     cards: {
       approvedPrefix: '41766600',
       refused: { pan: SIBS_SIM_CARDS.DECLINED, error: 'DENIED' },

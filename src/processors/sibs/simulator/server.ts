@@ -12,7 +12,8 @@
  *  - `POST /payments`: the checkout (its terminal must be the account's); `card/purchase`: Success or
  *    Declined (rules.ts); `mbway-id/purchase`: Pending until the customer's phone decides (`approve`,
  *    `expire`), or Declined at once; `capture`, `cancellation`: Success; `refund`: Pending, decided
- *    after its answer (Success, or Declined for 1.13); `GET /payments/{id}/status` and
+ *    after its answer (Success, or Declined for 1.13); `service-reference/generate`: a Multibanco reference
+ *    (Pending until `approve` pays it or `expire`); `GET /payments/{id}/status` and
  *    `GET /payments/status?merchantTransactionId=`.
  *  - Notifications to the account's webhook URL: the status JSON with a `notificationID`, AES-256-GCM
  *    under the account's secret key, base64 body, IV and tag in `X-Initialization-Vector` and
@@ -54,7 +55,11 @@ interface SimTx {
   amount: number;
   currency: string;
   paymentType: 'PURS' | 'AUTH';
-  method: 'CARD' | 'MBWAY';
+  method: 'CARD' | 'MBWAY' | 'REFERENCE';
+  /** The Multibanco entity of a REFERENCE checkout, and its reference once generated. */
+  entity: string | null;
+  mbReference: string | null;
+  until: string | null;
   status: Status;
   words: string | null;
   captured: number;
@@ -92,10 +97,10 @@ export class SibsSimulator extends SimulatorBase {
     return [...this.#txs.values()].find((t) => t.merchantTransactionId === mtid);
   }
 
-  /** The customer approves (or refuses) the MB WAY request on the phone; its notification is sent. */
+  /** The customer approves (or refuses) the MB WAY request on the phone, or pays the Multibanco reference; its notification is sent. */
   async approve(transactionId: string, approved = true): Promise<void> {
     const t = this.#txs.get(transactionId);
-    if (!t || t.status !== 'Pending' || t.method !== 'MBWAY') throw new Error(`no MB WAY request waiting: ${transactionId}`);
+    if (!t || t.status !== 'Pending' || t.method === 'CARD') throw new Error(`no MB WAY request or reference waiting: ${transactionId}`);
     t.status = approved ? 'Success' : 'Declined';
     t.words = approved ? null : 'Payment refused by the customer';
     await this.#notify(t);
@@ -115,6 +120,7 @@ export class SibsSimulator extends SimulatorBase {
     return {
       returnStatus: rs, paymentStatus: t.status === 'Created' ? 'Pending' : t.status, paymentMethod: t.method, transactionID: t.id,
       amount: amountOf(t.amount, t.currency), merchant: { terminalId: t.terminalId, channel: 'web', merchantTransactionId: t.merchantTransactionId }, paymentType: t.paymentType,
+      ...(t.mbReference ? { paymentReference: { reference: t.mbReference, entity: t.entity, paymentEntity: t.entity, amount: amountOf(t.amount, t.currency), status: t.status === 'Success' ? 'PAID' : 'UNPAID', expireDate: t.until } } : {}),
     };
   }
 
@@ -166,12 +172,15 @@ export class SibsSimulator extends SimulatorBase {
       this.calls.checkouts++;
       const problems = this.spec.request('checkout', body);
       if (problems.length > 0) return refused('checkout', 400, 'E0002', `Invalid request: ${problems.join('; ').slice(0, 180)}`);
-      const b = body as { merchant: { terminalId: number; merchantTransactionId: string }; transaction: { paymentType: 'PURS' | 'AUTH'; paymentMethod: string[]; amount: { value: number; currency: string } } };
+      const b = body as { merchant: { terminalId: number; merchantTransactionId: string }; transaction: { paymentType: 'PURS' | 'AUTH'; paymentMethod: string[]; amount: { value: number; currency: string }; paymentReference?: { entity: string; finalDatetime: string } } };
+      const method = b.transaction.paymentMethod[0] === 'MBWAY' ? 'MBWAY' : b.transaction.paymentMethod[0] === 'REFERENCE' ? 'REFERENCE' : 'CARD';
+      if (method === 'REFERENCE' && !b.transaction.paymentReference) return refused('checkout', 400, 'E0002', 'paymentReference is required for REFERENCE');
       if (b.merchant.terminalId !== account[1].terminalId) return refused('checkout', 400, 'E0001', 'Invalid terminal');
       const t: SimTx = {
         id: id(20), clientId: account[0], signature: `${randomBytes(24).toString('base64url')}.${randomBytes(24).toString('base64url')}`, merchantTransactionId: b.merchant.merchantTransactionId,
         terminalId: b.merchant.terminalId, amount: minorOf(b.transaction.amount.value) ?? 0, currency: b.transaction.amount.currency, paymentType: b.transaction.paymentType,
-        method: b.transaction.paymentMethod[0] === 'MBWAY' ? 'MBWAY' : 'CARD', status: 'Created', words: null, captured: 0, refunded: 0, phone: null, original: null,
+        method, status: 'Created', words: null, captured: 0, refunded: 0, phone: null, original: null,
+        entity: b.transaction.paymentReference?.entity ?? null, mbReference: null, until: b.transaction.paymentReference?.finalDatetime ?? null,
       };
       this.#txs.set(t.id, t);
       return answer('checkout', 200, {
@@ -180,12 +189,12 @@ export class SibsSimulator extends SimulatorBase {
         expiry: new Date(this.now().getTime() + 30 * 60_000).toISOString(),
       });
     }
-    m = /^\/payments\/([A-Za-z0-9]+)\/(card\/purchase|mbway-id\/purchase|capture|cancellation|refund)$/.exec(path);
+    m = /^\/payments\/([A-Za-z0-9]+)\/(card\/purchase|mbway-id\/purchase|service-reference\/generate|capture|cancellation|refund)$/.exec(path);
     if (!m) return void this.write(res, 404, { httpCode: '404', httpMessage: 'Not Found' });
     const [, txId, what] = m;
-    const op = what === 'card/purchase' ? 'cardPurchase' : what === 'mbway-id/purchase' ? 'mbwayPurchase' : what;
+    const op = what === 'card/purchase' ? 'cardPurchase' : what === 'mbway-id/purchase' ? 'mbwayPurchase' : what === 'service-reference/generate' ? 'referenceGenerate' : what;
     const t = this.#txs.get(txId);
-    const purchase = op === 'cardPurchase' || op === 'mbwayPurchase';
+    const purchase = op === 'cardPurchase' || op === 'mbwayPurchase' || op === 'referenceGenerate';
     if (purchase) {
       if (!t || r.headers.authorization !== `Digest ${t.signature}` || r.headers['x-ibm-client-id'] !== t.clientId) return void this.write(res, 401, { httpCode: '401', httpMessage: 'Unauthorized' });
       this.calls.purchases++;
@@ -219,6 +228,12 @@ export class SibsSimulator extends SimulatorBase {
       t.words = refusal;
       if (!refusal && t.paymentType === 'PURS') t.captured = t.amount;
       return { status: 200, body: this.#status(t), notify: t };
+    }
+    if (op === 'referenceGenerate') {
+      if (t.method !== 'REFERENCE') return { status: 400, body: { returnStatus: { statusCode: 'E0004', statusMsg: 'Error', statusDescription: 'Payment method not allowed for this transaction' } } };
+      t.mbReference = String(randomInt(100_000_000, 999_999_999));
+      t.status = 'Pending';
+      return { status: 200, body: this.#status(t) };
     }
     if (t.method !== 'MBWAY') return { status: 400, body: { returnStatus: { statusCode: 'E0004', statusMsg: 'Error', statusDescription: 'Payment method not allowed for this transaction' } } };
     t.phone = String(body.customerPhone).slice(4);
