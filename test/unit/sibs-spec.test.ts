@@ -17,6 +17,9 @@ import {
 import { refusalOf } from '../../src/processors/sibs/codes.js';
 import { sibsTerminalOf, sibsTerminalProblems } from '../../src/processors/sibs/credentials.js';
 import { secret } from '../../src/platform/security/secret.js';
+import { SIBS } from '../../src/processors/sibs/declaration.js';
+import { credentialProblems } from '../../src/processors/kit/declaration.js';
+import { simulator as sibsSimulator } from '../../src/processors/sibs/simulator/index.js';
 
 const spec = new SpecChecker(SIBS_SPEC);
 const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
@@ -197,5 +200,16 @@ describe('SIBS terminals', () => {
     expect(sibsTerminalOf({ ...good, payment_entity: '21234' }).paymentEntity).toBe('21234');
     expect(sibsTerminalOf(good).paymentEntity).toBeNull();
     expect(() => sibsTerminalOf({ terminal_id: '1' })).toThrow(/missing: client_id, bearer_token, webhook_secret/);
+  });
+
+  it('the declaration: credentials as SIBS names them, its URL setting, the simulator\'s terminals usable', () => {
+    expect(SIBS).toMatchObject({ name: 'sibs', serviceTypes: ['SIBS'], url: { env: 'PAYGATE_SIBS_URL', production: 'https://api.sibspayments.com/api/v2', test: 'https://spg.qly.site1.sibs.pt/api/v2' } });
+    expect(SIBS.credentials.required).toEqual(['terminal_id', 'client_id', 'bearer_token', 'webhook_secret']);
+    expect(credentialProblems(SIBS.credentials, null, good)).toEqual([]);
+    expect(credentialProblems(SIBS.credentials, null, { ...good, bearer_token: 'x' })).not.toEqual([]);
+    expect(() => SIBS.credentials.open(null, sibsSimulator.demoTerminal({}).credentials)).not.toThrow();
+    expect(() => SIBS.credentials.open(null, sibsSimulator.harness.terminal.credentials)).not.toThrow();
+    expect(SIBS.notifications).toMatchObject({ via: 'webhook' });
+    expect((SIBS.notifications as { headers: RegExp }).headers.test('x-authentication-tag')).toBe(true);
   });
 });
