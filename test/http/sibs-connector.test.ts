@@ -20,6 +20,7 @@ import { simulator as sibsModule } from '../../src/processors/sibs/simulator/ind
 import { SIBS_SIM_CARDS, SIBS_SIM_FAILED_REFUND_AMOUNT } from '../../src/processors/sibs/simulator/rules.js';
 import { encryptNotification, merchantTransactionIdOf } from '../../src/processors/sibs/mapping.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { Ledger, sharedLedger } from '../../src/processors/kit/ledger.js';
 
 const creds = sibsModule.harness.terminal.credentials;
 const terminal = { serviceType: 'SIBS', serviceId: randomUUID(), terminalId: randomUUID() };
@@ -167,6 +168,19 @@ describe('SIBS connector', () => {
     expect(await c.authorize(tampered)).toMatchObject({ outcome: 'UNKNOWN' });
     expect(await c.lookup({ reference: tampered.reference, terminal } as never)).toMatchObject({ found: true, result: { outcome: 'DECLINED', error: 'DENIED' } });
     expect(await c.lookup({ reference: randomUUID(), terminal } as never)).toEqual({ found: false });
+  });
+
+  it('the terminals a notification is tried with: those of the latest operations, each once', async () => {
+    const ledger = new Ledger(sharedLedger('sibs-terminals'), () => db.database.db);
+    const a = { serviceType: 'SIBS', serviceId: randomUUID(), terminalId: randomUUID() };
+    const b = { serviceType: 'SIBS', serviceId: randomUUID(), terminalId: randomUUID() };
+    for (const t of [a, b, a]) await ledger.record({ reference: randomUUID(), kind: 'payment', amount: 1, currency: 'EUR', account: '1', originalReference: null, terminalRef: t });
+    await ledger.record({ reference: randomUUID(), kind: 'payment', amount: 1, currency: 'EUR', account: '1', originalReference: null, terminalRef: null });
+    const all = await ledger.recentTerminals();
+    expect(all).toHaveLength(2);
+    expect(all).toEqual(expect.arrayContaining([a, b]));
+    expect(await ledger.recentTerminals(1)).toHaveLength(1);
+    expect(await new Ledger(sharedLedger('sibs-none'), () => db.database.db).recentTerminals()).toEqual([]);
   });
 
   it('what SIBS is not asked for: payouts, card-present; credentials tested without moving money', async () => {
