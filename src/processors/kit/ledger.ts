@@ -186,6 +186,24 @@ export class Ledger<X extends Record<string, unknown> = Record<string, unknown>>
     };
   }
 
+  /**
+   * The terminals of the connector's latest operations, newest first, each once: a provider whose
+   * notifications are encrypted under a terminal's key, naming nothing before they are opened (SIBS),
+   * tries them in turn.
+   */
+  async recentTerminals(limit = 20): Promise<TerminalRefRecord[]> {
+    const { table, scope } = this.#ops;
+    const rows = await this.#run<{ terminal_ref: TerminalRefRecord | null }>('recentTerminals', () => `select terminal_ref from ${table} where ${scope}terminal_ref is not null order by created_at desc limit 500`, this.#scope());
+    const seen = new Map<string, TerminalRefRecord>();
+    for (const r of rows) {
+      if (!r.terminal_ref) continue;
+      const key = JSON.stringify([r.terminal_ref.serviceType ?? null, r.terminal_ref.serviceId ?? null, r.terminal_ref.terminalId ?? null]);
+      if (!seen.has(key)) seen.set(key, r.terminal_ref);
+      if (seen.size >= limit) break;
+    }
+    return [...seen.values()];
+  }
+
   /** The operation recorded under our reference; null: it was never sent. */
   async find(reference: string): Promise<LedgerOperation<X> | null> {
     const { table, select, scope } = this.#ops;
