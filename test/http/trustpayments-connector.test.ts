@@ -12,7 +12,8 @@ import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.j
 import { harnessOf, luhnCard } from '../helpers/connectors.js';
 import { declarationNamed } from '../../src/processors/connectors.js';
 import type { TrustpaymentsSimulator } from '../../src/processors/trustpayments/simulator/server.js';
-import { TRUSTPAYMENTS_SIM_AMOUNTS } from '../../src/processors/trustpayments/simulator/rules.js';
+import { TRUSTPAYMENTS_SIM_AMOUNTS, TRUSTPAYMENTS_SIM_CARDS } from '../../src/processors/trustpayments/simulator/rules.js';
+import { storeCard } from '../helpers/payments.js';
 
 describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Trust Payments connector', () => {
   const h = harnessOf<TrustpaymentsSimulator>(declarationNamed('trustpayments')!);
@@ -84,5 +85,26 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Trust Payments conn
     expect(cancel.body.order.transactions.at(-1).status).toBe('PENDING');
     expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(1);
     expect((await order(other.uuid)).transactions.at(-1)).toMatchObject({ status: 'ERROR', error: 'TIMEOUT' });
+  });
+
+  it('a soft decline goes to the 3-D Secure page, where authentication cannot be performed: the payment is refused with that reason, not left to retry', async () => {
+    const c = `tpsoft-${++n}`;
+    const soft = await storeCard(t, m, TRUSTPAYMENTS_SIM_CARDS.SOFT_DECLINE, c);
+    const created = (await m.api.post('/payment', { amount: 1500, operative: 'AUTHORIZATION', secure: false, description: 'soft', service: m.service_uuid, customer_ext_id: c, url_ok: 'https://shop.example/ok', url_ko: 'https://shop.example/ko' })).body.order;
+    const r = await m.api.post('/payment/direct', { order_uuid: created.uuid, card_uuid: soft });
+    expect(r.status, r.raw).toBe(303);
+    const tokenized = `/v1/payment/tokenized/${created.token}`;
+    const page = await t.app.inject({ method: 'GET', url: tokenized, headers: { 'x-forwarded-proto': 'https' } });
+    expect(page.statusCode).toBe(200);
+    const nonce = /name="nonce" value="([^"]+)"/.exec(page.body)?.[1];
+    expect(nonce).toBeDefined();
+    // the cardholder says yes on the page: Trust Payments still cannot authenticate through this gateway
+    const auth = await t.app.inject({ method: 'POST', url: tokenized, headers: { 'x-forwarded-proto': 'https', 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ nonce: nonce!, result: 'approve' }).toString() });
+    expect(auth.statusCode, auth.body.slice(0, 300)).toBe(303);
+    expect(auth.headers.location).toBe('https://shop.example/ko');
+    const after = await order(created.uuid);
+    expect(after.status).toBe('REFUSED');
+    expect(after.transactions.at(-1)).toMatchObject({ status: 'REFUSED', error: 'AUTHENTICATION_FAILED' });
+    expect(after.transactions.at(-1).error_details).toMatch(/JavaScript Library/);
   });
 });

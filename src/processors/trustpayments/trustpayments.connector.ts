@@ -209,9 +209,17 @@ export class TrustpaymentsConnector extends ConnectorBase<TrustpaymentsTerminal,
     return lookupOf(result, (c) => ({ found: true, result: declined(c.details, 'AUTHENTICATION_FAILED') }));
   }
 
-  /** Trust Payments authenticates cardholders in its JavaScript Library only: no 3-D Secure here. */
+  /**
+   * Trust Payments authenticates cardholders in its JavaScript Library only: authentication cannot be
+   * performed here (transStatus U, as EMV 3-D Secure words it), so a payment waiting for it is refused
+   * with that reason at once rather than left for the customer to retry.
+   */
   async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
-    return { outcome: 'UNKNOWN', details: 'Trust Payments authenticates cardholders (3-D Secure) only through its JavaScript Library, which this gateway does not use' };
+    return {
+      outcome: 'FAILED',
+      threeds: { version: '2.2.0', transStatus: 'U', eci: null, cavv: null, dsTransId: null },
+      details: 'Trust Payments authenticates cardholders (3-D Secure) only through its JavaScript Library, which this gateway does not use: the payment cannot be authenticated',
+    };
   }
 
   /**
