@@ -13,13 +13,14 @@ import type { ConnectorDeclaration } from './kit/declaration.js';
 import { NUVEI } from './nuvei/declaration.js';
 import { PAYPAL } from './paypal/declaration.js';
 import { REDSYS } from './redsys/declaration.js';
+import { TRUSTPAYMENTS } from './trustpayments/declaration.js';
 import { WORLDPAY } from './worldpay/declaration.js';
 
 /** A declaration whatever its terminal type (what `credentials.open` gives is what `testCredentials` takes). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyConnectorDeclaration = ConnectorDeclaration<any>;
 
-export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY, NUVEI, CREDORAX];
+export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY, NUVEI, CREDORAX, TRUSTPAYMENTS];
 
 /** The declaration of a connector by its name (`/v1/processor/<name>/...`). */
 export function declarationNamed(name: string): AnyConnectorDeclaration | null {
