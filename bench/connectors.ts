@@ -15,9 +15,13 @@
  * latency-bound ideal is clients × 1000 / (latency × round trips) payments per second, and the report
  * gives payments per second as a ratio of it and of the in-process simulator's rate in the same run.
  *
+ * BENCH_STEP=single-step pays B3 single-step payments instead (the order, the stored card and the
+ * payment in one request, a new card each time).
+ *
  * Settings (environment): BENCH_MODES (every connector's name and in-process), BENCH_LATENCY_MS (150),
- * BENCH_CONCURRENCY (200), BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_GATEWAY_NODE_ARGS,
- * TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test). Prints a Markdown report.
+ * BENCH_CONCURRENCY (200), BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_STEP (direct, single-step),
+ * BENCH_GATEWAY_NODE_ARGS, TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test). Prints a
+ * Markdown report. (`npm run bench:redsys` is the same bench with BENCH_MODES=redsys,in-process.)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +47,7 @@ const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? process.env.BENCH_REDSYS_
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const STEP = process.env.BENCH_STEP === 'single-step' ? 'single-step' : 'direct';
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const MODES = (process.env.BENCH_MODES ?? [...CONNECTORS.map((c) => c.name), 'in-process'].join(',')).split(',').map((x) => x.trim()).filter(Boolean);
@@ -86,7 +91,7 @@ async function main() {
     const merchant = await createMerchantWithService(p, m, { env: 'production', isPci: true, serviceType: shape.decl.serviceTypes[0], terminal: shape.mod.harness.terminal });
     const perClient = Math.ceil((SECONDS * 1000) / LATENCY) + 20;
     const cards: string[][] = [];
-    for (let c = 0; c < CONCURRENCY; c++) {
+    for (let c = 0; c < (STEP === 'direct' ? CONCURRENCY : 0); c++) {
       const list: string[] = [];
       await p.database.transaction(async (trx) => {
         for (let i = 0; i < perClient; i++) {
@@ -125,7 +130,7 @@ async function main() {
     const orders: string[][] = [];
     await Promise.all(Array.from({ length: CONCURRENCY }, async (_, c) => {
       const list: string[] = [];
-      for (let i = 0; i < perClient; i++) {
+      for (let i = 0; i < (STEP === 'direct' ? perClient : 0); i++) {
         const r = await post('/payment', { amount: 1000 + i, operative: 'AUTHORIZATION', secure: false, description: 'bench', service: merchant.service_uuid, customer_ext_id: `c${c}-${i}` });
         if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
         list.push(r.body.order.uuid);
@@ -142,7 +147,12 @@ async function main() {
     await Promise.all(Array.from({ length: CONCURRENCY }, async (_, c) => {
       for (let i = 0; Date.now() < until && i < perClient; i++) {
         const st = performance.now();
-        const r = await post('/payment/direct', { order_uuid: orders[c][i], card_uuid: cards[c][i] });
+        const r = STEP === 'direct'
+          ? await post('/payment/direct', { order_uuid: orders[c][i], card_uuid: cards[c][i] })
+          : await post('/payment/single-step', {
+              amount: 1000, operative: 'AUTHORIZATION', secure: false, description: 'bench', service: merchant.service_uuid, customer_ext_id: `c${c}-${i}`,
+              card_holder: 'Bench', card_pan: luhnCard(shape.mod.harness.cards.approvedPrefix, ++cardSeq), card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123',
+            });
         latencies.push(performance.now() - st);
         if (r.status === 200 && r.body.order?.status === 'SUCCESS') done++;
         else if (errors++ === 0) process.stderr.write(`first error (${mode}): ${r.status} ${JSON.stringify(r.body).slice(0, 400)}\n`);
@@ -161,7 +171,7 @@ async function main() {
   }
   for (const x of sims.values()) await x.sim.close();
   const cpus = os.cpus();
-  process.stdout.write(`\nMachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}. B10 direct payments (stored card), ${LATENCY} ms latency, ${CONCURRENCY} clients, ${SECONDS} s, medians of ${RUNS} run(s).\n`);
+  process.stdout.write(`\nMachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}. ${STEP === 'direct' ? 'B10 direct payments (stored card)' : 'B3 single-step payments'}, ${LATENCY} ms latency, ${CONCURRENCY} clients, ${SECONDS} s, medians of ${RUNS} run(s).\n`);
   process.stdout.write(`\n| processor | round trips per payment | payments/s (runs) | latency-bound ideal | ratio | of the in-process rate | p50 | p99 | errors |\n|---|---|---|---|---|---|---|---|---|\n`);
   const base = all.has('in-process') ? median(all.get('in-process')!.map((r) => r.rps)) : NaN;
   for (const mode of MODES) {
