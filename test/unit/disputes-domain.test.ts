@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { deflateSync } from 'node:zlib';
 import {
-  DISPUTE_EVENTS, DISPUTE_STATUSES, assessRatio, disputeTransition, eventTowards, evidenceFields, isFinal, moneyOf, parseDue, parseImportRow, pdfHasCardNumber, schemeOfBin, sniffDocument,
+  DISPUTE_EVENTS, DISPUTE_STATUSES, assessRatio, disputeTransition, eventTowards, evidenceFields, isFinal, moneyOf, parseDue, parseImportRow, pdfHasCardNumber, schemeOfBin, sniffDocument, UnreadablePdf, PDF_INFLATED_MAX_BYTES,
   type DisputeEvent, type DisputeStatus,
 } from '../../src/modules/disputes/disputes.domain.js';
 
@@ -81,6 +81,19 @@ describe('evidence', () => {
     expect(pdfHasCardNumber(page(`BT <${Buffer.from('5555555555554444').toString('hex')}> Tj ET`, true))).toBe(true);
     expect(pdfHasCardNumber(page('BT (Card 411111******1111, order 2026-03-14) Tj ET', true))).toBe(false);
     expect(pdfHasCardNumber(page('BT (Tracking 1Z999AA10123456784) Tj ET', true))).toBe(false);
+    // every stream is read, the second and later ones too (the "stream" of an `endstream` starts none)
+    const two = Buffer.concat([page('BT (Page one) Tj ET', true), page('BT (Card 4111111111111111) Tj ET', true)]);
+    expect(pdfHasCardNumber(two)).toBe(true);
+  });
+  it('a compression bomb is refused as unreadable, not inflated without bound (a few streams of zeros)', () => {
+    // each stream 12 MiB of zeros inflated from about 12 KiB; three of them pass the document's budget
+    const bomb = deflateSync(Buffer.alloc(12 * 1024 * 1024), { level: 9 });
+    const stream = Buffer.concat([Buffer.from(`4 0 obj << /Length ${bomb.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), bomb, Buffer.from('\nendstream\nendobj\n', 'latin1')]);
+    const pdf = (n: number) => Buffer.concat([Buffer.from('%PDF-1.4\n', 'latin1'), ...Array.from({ length: n }, () => stream), Buffer.from('%%EOF', 'latin1')]);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    expect(pdfHasCardNumber(pdf(2))).toBe(false);
+    expect(() => pdfHasCardNumber(pdf(3))).toThrow(UnreadablePdf);
+    expect(PDF_INFLATED_MAX_BYTES).toBe(32 * 1024 * 1024);
   });
 });
 

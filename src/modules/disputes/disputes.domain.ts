@@ -127,6 +127,9 @@ export function sniffDocument(bytes: Uint8Array): DocumentType | null {
 export function pdfTexts(bytes: Buffer): string[] {
   const raw = bytes.toString('latin1');
   const parts: string[] = [raw];
+  // what the streams of one document may inflate to, in all: past it (a compression bomb) the document
+  // cannot be read, so it cannot be checked for card numbers
+  let budget = PDF_INFLATED_MAX_BYTES;
   const streams = /stream\r?\n/g;
   let m: RegExpExecArray | null;
   while ((m = streams.exec(raw)) !== null) {
@@ -136,14 +139,21 @@ export function pdfTexts(bytes: Buffer): string[] {
     const dict = raw.slice(Math.max(0, raw.lastIndexOf('<<', m.index)), m.index);
     let content = raw.slice(start, end);
     if (/\/FlateDecode/.test(dict)) {
+      let inflated: Buffer;
       try {
-        content = inflateSync(Buffer.from(content, 'latin1'), { maxOutputLength: 64 * 1024 * 1024 }).toString('latin1');
-      } catch {
-        content = '';
+        inflated = inflateSync(Buffer.from(content, 'latin1'), { maxOutputLength: budget + 1 });
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new UnreadablePdf();
+        // a stream that is not valid deflate data: its raw bytes stay what is read
+        inflated = Buffer.from(content, 'latin1');
       }
+      if (inflated.length > budget) throw new UnreadablePdf();
+      budget -= inflated.length;
+      content = inflated.toString('latin1');
     }
     parts.push(content);
-    streams.lastIndex = end;
+    // past the `endstream` (whose own "stream" is not the start of another)
+    streams.lastIndex = end + 'endstream'.length;
   }
   // text-showing strings of content streams: literals (with their escapes) and hex strings, joined per stream
   return parts.map((p) => {
@@ -157,7 +167,17 @@ export function pdfTexts(bytes: Buffer): string[] {
   });
 }
 
-/** True when a PDF carries a card number in its text. */
+/** How much the compressed streams of one PDF may inflate to, in all (a document past it is refused). */
+export const PDF_INFLATED_MAX_BYTES = 32 * 1024 * 1024;
+
+/** A PDF whose streams inflate past PDF_INFLATED_MAX_BYTES: it cannot be read, so it cannot be checked. */
+export class UnreadablePdf extends Error {
+  constructor() {
+    super(`the PDF's compressed content inflates to more than ${PDF_INFLATED_MAX_BYTES / 1024 / 1024} MiB: it cannot be checked for card numbers`);
+  }
+}
+
+/** True when a PDF carries a card number in its text; throws UnreadablePdf when it cannot be read. */
 export function pdfHasCardNumber(bytes: Buffer): boolean {
   return pdfTexts(bytes).some((t) => containsCardNumber(t));
 }

@@ -24,7 +24,7 @@ import type { DisputeActionResult, DisputeNotice } from '../../processors/connec
 import type { DisputedPayment, ProcessorRegistry } from '../../processors/registry.js';
 import {
   CSV_OPTIONAL, CSV_REQUIRED, DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENT_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
-  SCHEMES, assessRatio, disputeTransition, eventTowards, schemeOfBin, eventsFrom, evidenceFields, isOpen, laterStage, moneyOf, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument,
+  SCHEMES, assessRatio, disputeTransition, eventTowards, schemeOfBin, eventsFrom, evidenceFields, isOpen, laterStage, moneyOf, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
   type DisputeCategory, type DisputeEvent, type DisputeSource, type DisputeStage, type DisputeStatus, type ImportRow,
 } from './disputes.domain.js';
 import * as repo from './disputes.repo.js';
@@ -296,7 +296,16 @@ export class DisputesService {
       const bytes = decodeDocument(`documents[${i}].data`, doc.data);
       const type = sniffDocument(bytes);
       if (!type) throw badRequest(`documents[${i}] (${doc.filename}) is not a PDF, PNG or JPEG file (read by its content, not its name): only those are accepted`);
-      if (type === 'application/pdf' && pdfHasCardNumber(bytes)) throw badRequest(`documents[${i}] (${doc.filename}) must not contain a card number: mask it (BIN and last 4 at most) before sending the document`);
+      if (type === 'application/pdf') {
+        let carries: boolean;
+        try {
+          carries = pdfHasCardNumber(bytes);
+        } catch (err) {
+          if (err instanceof UnreadablePdf) throw badRequest(`documents[${i}] (${doc.filename}) is refused: ${err.message}`);
+          throw err;
+        }
+        if (carries) throw badRequest(`documents[${i}] (${doc.filename}) must not contain a card number: mask it (BIN and last 4 at most) before sending the document`);
+      }
       return { filename: doc.filename, bytes, type, field: doc.field ?? null };
     });
     const now = ctx.clock.now();
