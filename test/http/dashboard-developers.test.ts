@@ -61,7 +61,8 @@ describe('the API request log', () => {
     expect(sent.signature).toBe('[REDACTED]');
     expect(sent.card_holder).toBe('Ana Pérez');
     expect(payDetail.response_body).toContain('"last4":"0004"');
-    const raw = await sql<{ t: string }>`select concat(request_body, response_body, path) as t from request_logs`.execute(t.p.database.db);
+    const raw = await sql<{ t: string }>`select concat(request_body, response_body, path) as t from request_logs union all select array_to_string(bodies, ' ') from request_log_bodies`.execute(t.p.database.db);
+    expect(raw.rows.some((r) => r.t.includes('"card_pan":"[REDACTED]"'))).toBe(true);
     for (const r of raw.rows) {
       expect(r.t).not.toContain(TEST_CARDS.APPROVED);
       expect(r.t).not.toContain('"987"');
@@ -97,7 +98,19 @@ describe('the API request log', () => {
     const held = new Promise<void>((r) => (release = r));
     (db as { db: typeof original }).db = new Proxy(original, {
       get(target, prop, recv) {
-        if (prop === 'insertInto') return (table: string) => (table === 'request_logs' ? { values: () => ({ execute: async () => held.then(() => target.insertInto('request_logs' as never)) }) } : target.insertInto(table as never));
+        // the log's batch insert waits until released; every other statement runs
+        if (prop === 'getExecutor') {
+          const executor = target.getExecutor();
+          return () => new Proxy(executor, {
+            get(e, name, r) {
+              if (name !== 'executeQuery') return Reflect.get(e, name, r);
+              return async (q: { sql: string }, id: unknown) => {
+                if (q.sql.includes('insert into request_log_bodies')) await held;
+                return (e.executeQuery as (q: unknown, id: unknown) => unknown)(q, id);
+              };
+            },
+          });
+        }
         return Reflect.get(target, prop, recv);
       },
     });
@@ -114,6 +127,32 @@ describe('the API request log', () => {
     }
     await store.flush();
     expect(store.pending).toBe(0);
+  });
+
+  it('keeps the bodies of a batch together, each entry finding its own; entries written before batches still read', async () => {
+    const store = t.m.dashboard.requestLog;
+    await store.flush();
+    const ids = [0, 1, 2].map((i) => `batch-${i}-${Date.now()}`);
+    for (const [i, requestId] of ids.entries()) {
+      store.capture({ merchantId: a.client_uuid, env: 'sandbox', keyId: a.key_id, method: 'POST', url: '/v1/sandbox/payment', status: 200 + i, durationMs: 1, idempotencyKey: null, requestId, body: { n: i, card_cvv: '123' }, answer: `{"n":${i}}`, at: new Date() });
+    }
+    await store.flush();
+    const batches = await sql<{ batch_id: string }>`select distinct batch_id from request_logs where request_id in (${sql.join(ids)})`.execute(t.p.database.db);
+    expect(batches.rows).toHaveLength(1);
+    for (const [i, requestId] of ids.entries()) {
+      const entry = (await manager.get('/developers/requests', { request_id: requestId })).body.requests[0];
+      const detail = (await manager.get(`/developers/requests/${entry.uuid}`)).body.request;
+      expect(detail.status).toBe(200 + i);
+      expect(JSON.parse(detail.request_body)).toEqual({ n: i, card_cvv: '[REDACTED]' });
+      expect(detail.response_body).toBe(`{"n":${i}}`);
+    }
+    // an entry as the log wrote it before (bodies in its own row)
+    const old = '0190a000-0000-7000-8000-000000000001';
+    await sql`insert into request_logs (id, merchant_id, env, key_id, method, path, status, duration_ms, request_id, request_body, response_body, created_at)
+      values (${old}, ${a.client_uuid}, 'sandbox', ${a.key_id}, 'POST', '/v1/sandbox/payment', 201, 2, 'old-entry', '{"old":true}', '{"kept":true}', now())`.execute(t.p.database.db);
+    const detail = (await manager.get(`/developers/requests/${old}`)).body.request;
+    expect(detail.request_body).toBe('{"old":true}');
+    expect(detail.response_body).toBe('{"kept":true}');
   });
 
   it('pages by cursor, and prunes entries past the retention', async () => {

@@ -90,6 +90,9 @@ describe('card numbers in URLs', () => {
     const rows = await p.database.db.selectFrom('request_logs').selectAll().execute();
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(PAN);
+    const bodies = await p.database.db.selectFrom('request_log_bodies').selectAll().execute();
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(JSON.stringify(bodies)).not.toContain(PAN);
     expect(rows.some((x: any) => x.path === `/v1/sandbox/payment?note=${MASKED}`)).toBe(true);
   });
 });

@@ -281,22 +281,62 @@ export interface RequestLogsTable {
   idempotency_key: string | null;
   request_id: string;
   order_id: string | null;
+  /** only in entries written before the bodies went into batches (migration 1125) */
   request_body: string | null;
   response_body: string | null;
   created_at: Date;
+  /** the row of request_log_bodies that holds this entry's bodies, and its place there */
+  batch_id: string | null;
+  slot: number | null;
+}
+
+/** The bodies of a batch of entries: entry `slot` has its request's body at 2·slot and its answer at 2·slot + 1 (0-based). */
+export interface RequestLogBodiesTable {
+  id: string;
+  created_at: Date;
+  bodies: Array<string | null>;
 }
 
 declare module '../../platform/db/schema.js' {
   interface DB {
     request_logs: RequestLogsTable;
+    request_log_bodies: RequestLogBodiesTable;
   }
 }
 
-export type RequestLogRow = Selectable<RequestLogsTable>;
+/** An entry as the dashboard reads it: the summary and its bodies. */
+export type RequestLogRow = Omit<Selectable<RequestLogsTable>, 'batch_id' | 'slot'>;
+/** An entry to write: redacted (platform/http/request-log.ts). */
+export type NewRequestLog = RequestLogRow;
 
-export async function insertRequestLogs(db: Executor, rows: RequestLogRow[]): Promise<void> {
+const SUMMARY_COLUMNS = ['id', 'merchant_id', 'env', 'key_id', 'method', 'path', 'status', 'duration_ms', 'idempotency_key', 'request_id', 'order_id', 'created_at'] as const;
+const SUMMARY_TYPES: Record<(typeof SUMMARY_COLUMNS)[number], string> = {
+  id: 'uuid', merchant_id: 'uuid', env: 'text', key_id: 'uuid', method: 'text', path: 'text', status: 'int4', duration_ms: 'int4',
+  idempotency_key: 'text', request_id: 'text', order_id: 'uuid', created_at: 'timestamptz',
+};
+
+/**
+ * Writes a batch of entries in one statement: each entry's summary row, and one row holding every body of the
+ * batch. The entries travel as one JSON parameter each (summaries, bodies), so the statement's text is the same
+ * for every batch (prepared once) and the database parses two values instead of fourteen per entry.
+ */
+export async function insertRequestLogs(db: Executor, batchId: string, rows: NewRequestLog[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('request_logs').values(rows).execute();
+  let newest = rows[0].created_at;
+  const summaries = rows.map((r, slot) => {
+    if (r.created_at > newest) newest = r.created_at;
+    return { id: r.id, merchant_id: r.merchant_id, env: r.env, key_id: r.key_id, method: r.method, path: r.path, status: r.status, duration_ms: r.duration_ms, idempotency_key: r.idempotency_key, request_id: r.request_id, order_id: r.order_id, created_at: r.created_at, slot };
+  });
+  const bodies: Array<string | null> = [];
+  for (const r of rows) bodies.push(r.request_body, r.response_body);
+  await sql`
+    with b as (
+      insert into request_log_bodies (id, created_at, bodies)
+      values (${batchId}::uuid, ${newest}::timestamptz, array(select t.body from json_array_elements_text(${JSON.stringify(bodies)}::json) with ordinality as t(body, n) order by t.n))
+    )
+    insert into request_logs (${sql.raw(SUMMARY_COLUMNS.join(', '))}, batch_id, slot)
+    select ${sql.raw(SUMMARY_COLUMNS.join(', '))}, ${batchId}::uuid, slot
+    from json_to_recordset(${JSON.stringify(summaries)}::json) as x(${sql.raw(SUMMARY_COLUMNS.map((c) => `${c} ${SUMMARY_TYPES[c]}`).join(', '))}, slot int4)`.execute(db);
 }
 
 export interface RequestLogQuery {
@@ -323,13 +363,23 @@ export async function listRequestLogs(db: Executor, merchantId: string, q: Reque
 }
 
 export async function findRequestLog(db: Executor, merchantId: string, id: string): Promise<RequestLogRow | undefined> {
-  return db.selectFrom('request_logs').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+  const { rows } = await sql<RequestLogRow>`
+    select l.id, l.merchant_id, l.env, l.key_id, l.method, l.path, l.status, l.duration_ms, l.idempotency_key, l.request_id, l.order_id, l.created_at,
+           case when l.batch_id is null then l.request_body else b.bodies[2 * l.slot + 1] end as request_body,
+           case when l.batch_id is null then l.response_body else b.bodies[2 * l.slot + 2] end as response_body
+    from request_logs l left join request_log_bodies b on b.id = l.batch_id
+    where l.merchant_id = ${merchantId} and l.id = ${id}`.execute(db);
+  return rows[0];
 }
 
-/** Deletes entries older than `before`, at most `limit` at a time; returns how many went. */
+/**
+ * Deletes entries older than `before`, at most `limit` at a time, and the batches of bodies whose newest entry
+ * is older (all their entries gone); returns how many entries went.
+ */
 export async function pruneRequestLogs(db: Executor, before: Date, limit: number): Promise<number> {
   const { rows } = await sql<{ n: number }>`
-    with gone as (delete from request_logs where id in (select id from request_logs where created_at < ${before} limit ${limit}) returning 1)
+    with gone as (delete from request_logs where id in (select id from request_logs where created_at < ${before} limit ${limit}) returning 1),
+    batches as (delete from request_log_bodies where id in (select id from request_log_bodies where created_at < ${before} limit ${limit}))
     select count(*)::int as n from gone`.execute(db);
   return rows[0]?.n ?? 0;
 }

@@ -50,6 +50,7 @@ import * as repo from './dashboard.repo.js';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import QRCode from 'qrcode';
 import { issueTicket } from '../../platform/http/internal-call.js';
+import { uuidV7 } from '../../platform/ids.js';
 import { redactEntry, redactPans, redactValue, type CapturedRequest, type RequestLogSink } from '../../platform/http/request-log.js';
 import { isProfile, type Profile } from '../../platform/http/types.js';
 
@@ -162,10 +163,10 @@ export function loadCommonPasswords(): Promise<ReadonlySet<string>> {
 }
 
 /** The row of a captured request: redacted (request-log.ts) and shaped for the table. */
-function rowOf(c: CapturedRequest): repo.RequestLogRow {
+function rowOf(c: CapturedRequest): repo.NewRequestLog {
   const e = redactEntry(c);
   return {
-    id: randomUUID(),
+    id: uuidV7(e.at.getTime()),
     merchant_id: e.merchantId,
     env: e.env,
     key_id: e.keyId,
@@ -241,7 +242,7 @@ export class RequestLogStore implements RequestLogSink {
         // redacted here, a batch at a time, yielding to requests between batches
         for (let i = 0; i < rows.length; i += RequestLogStore.BATCH) {
           if (i > 0) await new Promise((r) => setImmediate(r));
-          await repo.insertRequestLogs(this.p.database.db, rows.slice(i, i + RequestLogStore.BATCH).map(rowOf));
+          await repo.insertRequestLogs(this.p.database.db, uuidV7(), rows.slice(i, i + RequestLogStore.BATCH).map(rowOf));
         }
       } catch (err) {
         this.p.logger.warn({ err: err instanceof Error ? err.message : String(err), entries: rows.length }, 'request log entries not written');
