@@ -32,6 +32,7 @@ const REAL_CLOCK: Record<string, string> = {
   'mail_outbox.*': 'the e-mail outbox: when a message was queued and sent, in real time (delivery machinery, like the jobs; never shown)',
   'page_submissions.*': 'the hosted page\'s guard against a double submit, purged after a while of real time (never shown)',
   'request_logs.*': 'the API request log: HTTP traffic as it happened, in real time, pruned after PAYGATE_REQUEST_LOG_DAYS of real time',
+  'request_log_bodies.*': 'the bodies of the API request log\'s entries, a batch to a row, on the time of their newest entry (real time, as request_logs)',
 };
 
 beforeAll(async () => {
