@@ -13,8 +13,9 @@ export const TRUSTPAYMENTS = declareConnector<TrustpaymentsTerminal>({
   notifications: null,
   create: (deps) => new TrustpaymentsConnector(deps),
   // the test bank's cards of `paygate connector certify` (Trust Payments' Webservices library tests:
-  // 4111111111111111 authorized, 4242424242424242 declined 70000); its 3-D Secure runs in the
-  // JavaScript Library only, so no challenge is asked of the Webservices API
+  // 4111111111111111 authorized, 4242424242424242 declined 70000); no challenge card: its documentation
+  // sends e-commerce 3-D Secure to the JavaScript Library, and how its standalone 3DS API's challenge
+  // result reaches the AUTH is not in the references this connector follows (going-live-trustpayments.md)
   certification: { cards: { approved: '4111111111111111', declined: { pan: '4242424242424242', error: 'DENIED' } }, source: "Trust Payments' test bank (going-live-trustpayments.md)" },
   simulator: {
     description: 'run the Trust Payments simulator (Webservices API: AUTH, ACCOUNTCHECK, TRANSACTIONUPDATE, REFUND, TRANSACTIONQUERY) for demos: point PAYGATE_TRUSTPAYMENTS_URL at the URL it prints',

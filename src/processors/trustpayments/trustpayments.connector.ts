@@ -14,9 +14,11 @@
  * suspended pre-authorization (TRANSACTIONUPDATE of its settle status) and refunds in their answer.
  * A card's first ECOM payment here is the parent of its merchant-initiated payments (its transaction
  * reference is the stored credential's reference, `cof_txnid`).
- * 3-D Secure: Trust Payments authenticates e-commerce cardholders only through its JavaScript Library
- * (the Webservices API takes no browser data); the connector offers no 3-D Secure of its own, and a soft
- * decline (71000) asks for authentication (CHALLENGE).
+ * 3-D Secure: Trust Payments' Webservices documentation sends e-commerce authentication to its
+ * JavaScript Library; it also describes a standalone 3DS API (THREEDLOOKUP, THREEDQUERY) and an AUTH with
+ * an external MPI's result, but how a challenge's result or those fields reach the AUTH is not in the
+ * references this connector follows (spec.ts), so it offers no 3-D Secure of its own, and a soft decline
+ * (71000) asks for authentication (CHALLENGE).
  */
 import { randomBytes } from 'node:crypto';
 import type {
@@ -210,8 +212,9 @@ export class TrustpaymentsConnector extends ConnectorBase<TrustpaymentsTerminal,
   }
 
   /**
-   * Trust Payments authenticates cardholders in its JavaScript Library only: authentication cannot be
-   * performed here (transStatus U, as EMV 3-D Secure words it), so a payment waiting for it is refused
+   * No way for this connector to authenticate a cardholder is in its references (the class comment says
+   * why): authentication cannot be performed here (transStatus U, as EMV 3-D Secure words it), so a
+   * payment waiting for it is refused
    * with that reason at once rather than left for the customer to retry.
    */
   async authenticate(_req: AuthenticateRequest): Promise<AuthenticationResult> {
