@@ -1,9 +1,9 @@
 /**
  * The structure of the code holds (docs/architecture.md, "Structure rules"):
- *  (a) no import circle between files of src/ through value imports. Imports that are erased from the
- *      JavaScript (`import type`, or every specifier marked `type`) and `import('...')` calls (loaded
- *      when the call runs, after both files are) cannot make a file see another half-loaded, so they
- *      do not count;
+ *  (a) no import circle between files of src/, nor between its modules, through value imports.
+ *      Imports erased from the JavaScript (`import type`, or every specifier marked `type`) and
+ *      `import('...')` calls (loaded when the call runs, after both files are) cannot make a file see
+ *      another half loaded, so they do not count;
  *  (b) no arrow back up: platform/ imports no processors/ or modules/, processors/ no modules/, a
  *      module imports another only through its index.ts, and the other layer rules of
  *      `layerViolation` (test/helpers/structure.ts). Type-only imports count here;
@@ -99,6 +99,17 @@ describe('the structure of the code', () => {
   it('(a) has no import circle between files of src/ through value imports', () => {
     const found = circles(srcGraph().edges.filter((e) => !e.typeOnly && !e.dynamic));
     expect(found, `import circles (value imports):\n  ${found.join('\n  ')}`).toEqual([]);
+  });
+
+  it('(a) has no circle between the modules of src/modules through value imports', () => {
+    const moduleOf = (file: string) => (file.startsWith('src/modules/') ? file.split('/').slice(0, 3).join('/') : undefined);
+    const between = srcGraph()
+      .edges.filter((e) => !e.typeOnly && !e.dynamic)
+      .map((e) => ({ from: moduleOf(e.from), to: moduleOf(e.to) }))
+      .filter((e): e is { from: string; to: string } => !!e.from && !!e.to && e.from !== e.to);
+    expect(between.length).toBeGreaterThan(40);
+    const found = circles(between);
+    expect(found, `circles between modules (value imports):\n  ${found.join('\n  ')}`).toEqual([]);
   });
 
   it('(b) has no arrow back up between the parts of src/', () => {
