@@ -1,5 +1,5 @@
 /** SQL of batch files and their lines. */
-import { sql, type ColumnType } from 'kysely';
+import { sql, type ColumnType, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { BatchKind, BatchStatus, LineStatus } from './batch.domain.js';
@@ -39,8 +39,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type BatchRow = BatchFilesTable;
-export type LineRow = Omit<BatchLinesTable, 'data' | 'attempts'> & { data: Record<string, unknown>; attempts: number };
+export type BatchRow = Selectable<BatchFilesTable>;
+export type LineRow = Selectable<BatchLinesTable>;
 
 export async function insertBatch(db: Executor, row: BatchRow): Promise<void> {
   await db.insertInto('batch_files').values(row).execute();

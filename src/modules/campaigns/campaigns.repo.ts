@@ -1,4 +1,5 @@
 /** SQL of MoTo campaigns and their payments. */
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { CampaignStatus, CampaignType, MotoPaymentStatus } from './campaigns.domain.js';
@@ -67,8 +68,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type CampaignRow = MotoCampaignsTable;
-export type PaymentRow = MotoPaymentsTable;
+export type CampaignRow = Selectable<MotoCampaignsTable>;
+export type PaymentRow = Selectable<MotoPaymentsTable>;
 
 export async function insertCampaign(db: Executor, row: CampaignRow): Promise<void> {
   await db.insertInto('moto_campaigns').values(row).execute();

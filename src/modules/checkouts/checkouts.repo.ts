@@ -1,5 +1,5 @@
 /** SQL of checkout configurations. Every function takes the executor to run on. */
-import { sql, type ColumnType } from 'kysely';
+import { sql, type ColumnType, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { CheckoutRecord, Customization } from './checkouts.domain.js';
@@ -28,7 +28,7 @@ export interface Owner {
   env: Env;
 }
 
-export type CheckoutRow = CheckoutRecord & { merchant_id: string; env: Env };
+export type CheckoutRow = Selectable<CheckoutsTable>;
 
 const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
 

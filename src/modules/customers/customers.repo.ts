@@ -1,5 +1,5 @@
 /** SQL of customers, their accounts, addresses and profiles. Every function takes the executor to run on. */
-import { sql, type ColumnType } from 'kysely';
+import { sql, type ColumnType, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
@@ -85,17 +85,11 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type AccountRow = Omit<CustomerAccountsTable, 'created_at'> & { created_at: Date };
-export type AddressRow = Omit<CustomerAddressesTable, 'created_at'> & { created_at: Date };
-export type ProfileRow = Omit<CustomerProfilesTable, 'created_at' | 'phone' | 'work_phone' | 'home_phone' | 'mobile_phone'> & {
-  created_at: Date;
-  phone: PhoneJson | null;
-  work_phone: PhoneJson | null;
-  home_phone: PhoneJson | null;
-  mobile_phone: PhoneJson | null;
-};
+export type AccountRow = Selectable<CustomerAccountsTable>;
+export type AddressRow = Selectable<CustomerAddressesTable>;
+export type ProfileRow = Selectable<CustomerProfilesTable>;
 
-export type CustomerRow = Omit<CustomersTable, 'created_at'> & { created_at: Date };
+export type CustomerRow = Selectable<CustomersTable>;
 
 /** Who owns a record: a merchant in one environment. */
 export interface Owner {

@@ -1,4 +1,5 @@
 /** SQL of DCC offers waiting for the cardholder's choice (migration 0820). */
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
@@ -31,7 +32,7 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type OfferRow = DccOffersTable;
+export type OfferRow = Selectable<DccOffersTable>;
 /** An offer without its sealed card (what the offer screen shows). */
 export type OfferView = Omit<OfferRow, 'card_sealed'>;
 

@@ -1,8 +1,8 @@
 /** SQL of devices and device operations. Every function takes the executor to run on. */
-import { sql, type ColumnType } from 'kysely';
+import { sql, type ColumnType, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
-import { OPEN_OPERATION_STATUSES, PENDING_OPERATION_STATUSES, type DeviceRefundRecord, type DeviceRefundStatus, type CommunicationType, type ConnectionStatus, type DeviceRecord, type OperationRecord, type OperationStatus } from './devices.domain.js';
+import { OPEN_OPERATION_STATUSES, PENDING_OPERATION_STATUSES, type DeviceRefundStatus, type CommunicationType, type ConnectionStatus, type OperationStatus } from './devices.domain.js';
 import { UUID_RE as UUID } from '../../platform/ids.js';
 
 export interface DevicesTable {
@@ -43,7 +43,7 @@ export interface CardPresentTable {
 }
 
 export type CardPresentKind = 'PAYMENT' | 'PREAUTHORIZATION' | 'REFUND' | 'CONFIRMATION' | 'CANCELLATION' | 'VOID';
-export type CardPresentRow = CardPresentTable;
+export type CardPresentRow = Selectable<CardPresentTable>;
 
 export interface DeviceOperationsTable {
   id: string;
@@ -82,7 +82,8 @@ export interface DeviceRefundsTable {
   created_at: Date;
   updated_at: Date;
 }
-export type DeviceRefundRow = DeviceRefundRecord & { merchant_id: string; env: Env; key_id: string; transaction_id?: string | null };
+/** `transaction_id` may be left out where a refund is built in code (it is set once the refund is made). */
+export type DeviceRefundRow = Omit<Selectable<DeviceRefundsTable>, 'transaction_id'> & { transaction_id?: string | null };
 
 export async function insertDeviceRefund(db: Executor, row: DeviceRefundRow): Promise<void> {
   await db.insertInto('device_refunds').values({ ...row, amount: row.amount === null ? null : Number(row.amount) }).execute();
@@ -112,8 +113,8 @@ export interface Owner {
   env: Env;
 }
 
-export type DeviceRow = DeviceRecord & { env: Env; token_hash: string; key_id: string };
-export type OperationRow = OperationRecord & { merchant_id: string; env: Env; key_id: string };
+export type DeviceRow = Selectable<DevicesTable>;
+export type OperationRow = Selectable<DeviceOperationsTable>;
 
 
 export async function insertDevice(db: Executor, row: DeviceRow): Promise<void> {

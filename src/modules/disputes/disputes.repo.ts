@@ -1,5 +1,5 @@
 /** SQL of disputes: the disputes, their history, their evidence and the merchant's dispute settings. */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { DisputeCategory, DisputeSource, DisputeStage, DisputeStatus, DocumentType } from './disputes.domain.js';
@@ -71,8 +71,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type DisputeRow = DisputesTable;
-export type HistoryRow = DisputeHistoryTable;
+export type DisputeRow = Selectable<DisputesTable>;
+export type HistoryRow = Selectable<DisputeHistoryTable>;
 export type EvidenceMeta = Omit<DisputeEvidenceTable, 'content'>;
 export type Owner = { merchantId: string; env: Env };
 

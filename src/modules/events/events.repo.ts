@@ -1,5 +1,5 @@
 /** SQL of events (notifications) and their delivery attempts. */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env, Generated } from '../../platform/db/schema.js';
 
@@ -42,8 +42,9 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type EventRow = Omit<EventsTable, 'attempts' | 'txid' | 'seq'> & { attempts: number };
-export type EventAttemptRow = Omit<EventAttemptsTable, 'id' | 'finished'> & { id: number; finished: boolean };
+/** An event as the module reads it: its commit's `txid` and `seq` only in the stream's reads (StreamRow). */
+export type EventRow = Omit<Selectable<EventsTable>, 'txid' | 'seq'>;
+export type EventAttemptRow = Selectable<EventAttemptsTable>;
 
 /** Every column of an event but its stream position. */
 const EVENT_COLUMNS = ['id', 'merchant_id', 'env', 'type', 'order_id', 'key_id', 'url', 'payload', 'status', 'retries', 'attempts', 'first_attempt_at', 'next_attempt_at', 'delivered_at', 'created_at'] as const;

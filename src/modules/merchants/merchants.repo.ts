@@ -68,15 +68,12 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type MerchantRow = Omit<MerchantsTable, 'created_at'> & { created_at: Date };
-export type ApiKeyRow = Omit<ApiKeysTable, 'created_at' | 'internal'> & { created_at: Date; internal?: boolean };
-export type DashboardUserRow = Omit<DashboardUsersTable, 'created_at' | 'must_change_password' | 'password_changed_at' | 'totp_secret_sealed' | 'totp_enabled_at' | 'totp_last_step'> & {
-  created_at: Date;
-  must_change_password?: boolean;
-  password_changed_at?: Date | null;
-  totp_secret_sealed?: string | null;
-  totp_enabled_at?: Date | null;
-};
+export type MerchantRow = Selectable<MerchantsTable>;
+/** `internal` may be left out (false) where a key is built in code. */
+export type ApiKeyRow = Omit<Selectable<ApiKeysTable>, 'internal'> & { internal?: boolean };
+/** A user as most reads select it: the sign-in columns may be left out (FullDashboardUserRow has them all). */
+type DashboardUserSignIn = 'must_change_password' | 'password_changed_at' | 'totp_secret_sealed' | 'totp_enabled_at';
+export type DashboardUserRow = Omit<Selectable<DashboardUsersTable>, DashboardUserSignIn | 'totp_last_step'> & Partial<Pick<Selectable<DashboardUsersTable>, DashboardUserSignIn>>;
 
 export async function insertMerchant(db: Executor, row: Omit<MerchantsTable, 'created_at'> & { created_at: Date }): Promise<void> {
   await db.insertInto('merchants').values(row).execute();

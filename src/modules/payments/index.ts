@@ -9,6 +9,7 @@ export { OVERVIEW_PERIODS, OVERVIEW_MAX_DAYS } from './payments.service.js';
 export { paymentsRoutes, answer as answerOrder } from './payments.routes.js';
 export { ORDER_STATUSES, TX_STATUSES, PAYABLE, orderTransition, canOrder } from './order-states.js';
 export type { OrderStatus, TxStatus, OrderEvent } from './order-states.js';
+export type { RiskCheck, RiskEvaluator, RiskVerdict } from './core.js';
 export { presentOrder, validationHash, hashedPart, orderUrls, OPERATIVES } from './payments.domain.js';
 export type { Operative, DccRecord } from './payments.domain.js';
 export { Order as OrderSchema, OrderResponse as OrderResponseSchema, RedirectResponse as RedirectResponseSchema } from './payments.schemas.js';

@@ -3,7 +3,7 @@
  * over a report's lines and the merchant's money movements, the payments module's `moneyMovementsSql`);
  * the lists (keyset-paged by id).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { moneyMovementsSql } from '../payments/index.js';
@@ -51,8 +51,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type ReportRow = ReconReportsTable;
-export type StatementRow = ReconStatementsTable;
+export type ReportRow = Selectable<ReconReportsTable>;
+export type StatementRow = Selectable<ReconStatementsTable>;
 export type Owner = { merchantId: string; env: Env };
 
 /** Dates come back as `YYYY-MM-DD` text on both engines. */

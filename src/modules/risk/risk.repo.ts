@@ -1,5 +1,5 @@
 /** SQL of the risk module: security lists, their items and services, antifraud settings, velocity. */
-import { sql, type ColumnType, type Generated } from 'kysely';
+import { sql, type ColumnType, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { ItemType, ListType } from './risk.domain.js';
@@ -65,8 +65,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type ListRow = Omit<RiskListsTable, 'item_count'> & { item_count: number; services: string[] };
-export type ItemRow = Omit<RiskListItemsTable, 'seq'> & { seq: string };
+export type ListRow = Selectable<RiskListsTable> & { services: string[] };
+export type ItemRow = Selectable<RiskListItemsTable>;
 
 export interface Owner {
   merchantId: string;

@@ -10,7 +10,7 @@ import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import { TEST_CARDS } from '../../processors/index.js';
 import { findContact } from '../customers/index.js';
-import type { RiskCheck, RiskEvaluator, RiskVerdict } from '../payments/core.js';
+import type { RiskCheck, RiskEvaluator, RiskVerdict } from '../payments/index.js';
 import { findServiceWithTerminal } from '../services/index.js';
 import type { SourcesService } from '../sources/index.js';
 import {

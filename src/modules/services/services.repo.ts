@@ -1,5 +1,5 @@
 /** SQL of services and terminals. */
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
 
@@ -44,11 +44,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type ServiceRow = Omit<ServicesTable, 'created_at'> & { created_at: Date };
-export type TerminalRow = Omit<TerminalsTable, 'created_at' | 'credentials_masked'> & {
-  created_at: Date;
-  credentials_masked: Record<string, string> | null;
-};
+export type ServiceRow = Selectable<ServicesTable>;
+export type TerminalRow = Selectable<TerminalsTable>;
 
 export async function insertService(db: Executor, row: ServiceRow): Promise<void> {
   await db.insertInto('services').values(row).execute();

@@ -1,5 +1,5 @@
 /** SQL of stored payment methods (sources). Every function takes the executor to run on. */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
@@ -46,7 +46,7 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type SourceRow = Omit<SourcesTable, 'created_at'> & { created_at: Date };
+export type SourceRow = Selectable<SourcesTable>;
 
 /** A source with its customer's external id. */
 export type SourceWithCustomer = SourceRow & { customer_ext_id: string; customer_token: string };

@@ -1,5 +1,5 @@
 /** SQL of recurring billing. Every function takes the executor to run on. */
-import { sql, type ColumnType, type RawBuilder } from 'kysely';
+import { sql, type ColumnType, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { SubscriptionStatus, PaymentStatus } from './subscription-states.js';
@@ -103,17 +103,12 @@ export interface Owner {
   env: Env;
 }
 
-export type CompanyRow = SubscriptionCompaniesTable;
-export type ProductRow = SubscriptionProductsTable;
-export type PlanRow = Omit<SubscriptionPlansTable, 'amount'> & { amount: string };
-export type SubscriptionRow = Omit<SubscriptionsTable, 'amount' | 'additional_data' | 'next_payment_number' | 'next_attempt' | 'total_payment_charged'> & {
-  amount: string;
-  additional_data: Record<string, unknown> | null;
-  next_payment_number: number;
-  next_attempt: number;
-  total_payment_charged: number;
-};
-export type PaymentRow = Omit<SubscriptionPaymentsTable, 'amount' | 'charging_until'> & { amount: string; charging_until?: Date | null };
+export type CompanyRow = Selectable<SubscriptionCompaniesTable>;
+export type ProductRow = Selectable<SubscriptionProductsTable>;
+export type PlanRow = Selectable<SubscriptionPlansTable>;
+export type SubscriptionRow = Selectable<SubscriptionsTable>;
+/** `charging_until` may be left out where a payment is built in code. */
+export type PaymentRow = Omit<Selectable<SubscriptionPaymentsTable>, 'charging_until'> & { charging_until?: Date | null };
 
 
 // ---- company ------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 /** SQL of templates and page settings. */
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { ColumnType, Env } from '../../platform/db/schema.js';
 import type { TemplateType } from './templates.domain.js';
@@ -31,7 +32,7 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type TemplateRow = TemplatesTable;
+export type TemplateRow = Selectable<TemplatesTable>;
 
 export async function insertTemplate(db: Executor, row: TemplateRow): Promise<void> {
   await db.insertInto('templates').values(row).execute();

@@ -1,5 +1,5 @@
 /** SQL of the wallets module (migration 0810): sandbox roots, merchants' wallet keys, used tokens, service wallets. */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import { registerSealedColumn } from '../../platform/security/sealed-columns.js';
@@ -49,7 +49,7 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type WalletKeyRow = WalletKeysTable;
+export type WalletKeyRow = Selectable<WalletKeysTable>;
 
 export const rootAad = (wallet: string) => `wallet-root:${wallet}`;
 export const keyAad = (id: string) => `wallet-key:${id}`;
