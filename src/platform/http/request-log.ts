@@ -246,30 +246,33 @@ function redactPansInJson(text: string): string {
  * references and a few fields; the sink redacts and writes it later.
  */
 export function installRequestLog(app: FastifyInstance, sink: RequestLogSink, now: () => Date): void {
-  app.addHook('onSend', async (req, reply, payload) => {
+  // callback hooks, not async ones: every request passes through them, and a callback costs no promise
+  app.addHook('onSend', (req, _reply, payload, done) => {
     if (req.ctx && !req.routeOptions.config?.stream) {
       (req as unknown as { logAnswer?: string | null }).logAnswer = typeof payload === 'string' ? payload : null;
     }
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const ctx = req.ctx;
     // the dashboard's own calls are in its audit log, not in the merchant's API request log
-    if (!ctx || req.internalCall) return;
-    const idem = req.headers['idempotency-key'];
-    sink.capture({
-      merchantId: ctx.merchant.id,
-      env: ctx.env,
-      keyId: ctx.keyId,
-      method: req.method,
-      url: req.url,
-      status: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime),
-      idempotencyKey: typeof idem === 'string' ? idem : null,
-      requestId: req.id,
-      body: req.body,
-      answer: (req as unknown as { logAnswer?: string | null }).logAnswer ?? null,
-      at: now(),
-    });
+    if (ctx && !req.internalCall) {
+      const idem = req.headers['idempotency-key'];
+      sink.capture({
+        merchantId: ctx.merchant.id,
+        env: ctx.env,
+        keyId: ctx.keyId,
+        method: req.method,
+        url: req.url,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime),
+        idempotencyKey: typeof idem === 'string' ? idem : null,
+        requestId: req.id,
+        body: req.body,
+        answer: (req as unknown as { logAnswer?: string | null }).logAnswer ?? null,
+        at: now(),
+      });
+    }
+    done();
   });
 }
