@@ -25,7 +25,7 @@
  *    Pending (decided later): a PENDING result, settled by the notification or the status query.
  *  - Notifications: the body is the base64 of an AES-256-GCM ciphertext under the merchant's secret key
  *    (base64), IV and tag base64 in `X-Initialization-Vector` and `X-Authentication-Tag`; the clear text
- *    is the status JSON with `notificationID`; acknowledged with {statusCode: 200, statusMsg: "Success",
+ *    is the status JSON with `notificationID`; acknowledged with {statusCode: "200", statusMsg: "Success",
  *    notificationID}.
  */
 import { createCipheriv, createDecipheriv } from 'node:crypto';
@@ -309,9 +309,14 @@ export function notificationFacts(body: Record<string, unknown>): NotificationFa
   };
 }
 
-/** The acknowledgement SIBS expects of a received notification. */
+/**
+ * The acknowledgement SIBS expects of a received notification, the body of an HTTP 200 answer: SIBS
+ * Gateway's Webhooks page (docs.pay.sibs.com, portugal/sibs-gateway/notifications/webhooks) names
+ * `{"statusCode": "200", "statusMsg": "Success", "notificationID": <the notification's>}`; without it
+ * SIBS sends the notification again.
+ */
 export function acknowledgement(notificationId: string): Record<string, unknown> {
-  return { statusCode: 200, statusMsg: 'Success', notificationID: notificationId };
+  return { statusCode: '200', statusMsg: 'Success', notificationID: notificationId };
 }
 
 /**

@@ -43,8 +43,8 @@ import { sharedLedger, type LedgerOperation } from '../kit/ledger.js';
 import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, settles, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import type { SibsTerminal } from './credentials.js';
 import {
-  cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, followUpBody, headersOf, mbwayPurchaseBody, notificationFacts, parseObject, PATHS, readCheckout,
-  resultOfFollowUp, resultOfPayment, returnStatusOf, voucherOf, type SibsKind,
+  acknowledgement, cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, followUpBody, headersOf, mbwayPurchaseBody, notificationFacts, parseObject, PATHS, readCheckout,
+  resultOfFollowUp, resultOfPayment, returnStatusOf, voucherOf, type NotificationFacts, type SibsKind,
 } from './mapping.js';
 
 export const SIBS_PRODUCTION_URL = 'https://api.sibspayments.com/api/v2';
@@ -282,6 +282,12 @@ export class SibsConnector extends ConnectorBase<SibsTerminal, SibsData> impleme
     const json = parseObject(clear);
     const facts = json ? notificationFacts(json) : null;
     if (!facts) return ignored('a SIBS notification without transactionID or notificationID');
+    // SIBS sends a notification again until it is acknowledged: every authenticated one is, once applied
+    const ack = { acknowledgement: acknowledgement(facts.notificationId) };
+    return { ...(await this.#apply(facts)), ...ack };
+  }
+
+  async #apply(facts: NotificationFacts): Promise<NotificationResult> {
     const ops = (await this.ledger.findByIds({ actionId: facts.transactionId })) as Op[];
     const op = ops[0] ?? ((await this.ledger.findByIds({ providerId: facts.transactionId })) as Op[]).find((o) => o.kind !== 'capture' && o.kind !== 'void' && o.kind !== 'refund');
     const isFollowUp = op && (op.kind === 'capture' || op.kind === 'void' || op.kind === 'refund');

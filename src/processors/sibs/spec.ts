@@ -21,6 +21,16 @@
  *    X-Authentication-Tag) and their acknowledgement {statusCode, statusMsg, notificationID}.
  *  - [NPM] the npm package sibs-payments 1.0.2, dist/purchase-decrypt.js: AES-256-GCM, no padding, body,
  *    IV (12 bytes), tag (16 bytes) and key (32 bytes) all base64.
+ *  - [DOCS] SIBS Gateway's own documentation (docs.pay.sibs.com): portugal/sibs-gateway/notifications/
+ *    webhooks (every notification acknowledged with HTTP 200 and {"statusCode": "200", "statusMsg":
+ *    "Success", "notificationID"}: a string "200"; the models above type it a number, and SIBS's newer
+ *    integration pages, www.qly.docs.pay.sibs.com "Webhook acknowledgement handling", name "000": the
+ *    published page is followed); portugal/sibs-gateway/payment-methods/cards/inputs-and-outputs-cards
+ *    (a transaction's statuses: In processing, Partial, Success, Declined, Timeout, Error);
+ *    portugal/sibs-gateway/development-resources-pg-pt/result-codes (the checkout's and payment
+ *    request's result codes 12.110.12xx and 12.110.13xx); www.pay.sibs.com/docs/integrations/server-to-
+ *    server/cards/3ds (a card purchase needing 3-D Secure answers paymentStatus "Partial" with an
+ *    `actionResponse`); test-and-development-resources/testing-assets (the test environment's cards).
  * Capture and refund are not in these sources: their bodies are the cancellation's ([SPG]
  * CancellationRequest) at `/capture` and `/refund`, as the connector documents (going-live-sibs.md).
  *
@@ -116,7 +126,7 @@ export const SIBS_SPEC: ProviderSpec = {
           transactionID: str({ pattern: '^[A-Za-z0-9]{8,64}$' }), transactionDateTime: str(), amount: ref('Amount'), merchant: ref('MerchantAnswer'),
           paymentType: str({ enum: SIBS_PAYMENT_TYPES }), notificationID: str({ minLength: 1 }),
         }, '[SPG] WebhookNotification'),
-        acknowledgement: closed(['statusCode', 'statusMsg', 'notificationID'], { statusCode: { type: 'integer' }, statusMsg: str({ enum: ['Success'] }), notificationID: str() }, '[DIPS] models/webhook.js returnData'),
+        acknowledgement: closed(['statusCode', 'statusMsg', 'notificationID'], { statusCode: str({ enum: ['200'] }), statusMsg: str({ enum: ['Success'] }), notificationID: str({ minLength: 1 }) }, '[DOCS] Webhooks: the answer to every notification, HTTP 200 with this body'),
       },
     },
   ],

@@ -17,7 +17,9 @@
  *    `GET /payments/status?merchantTransactionId=`.
  *  - Notifications to the account's webhook URL: the status JSON with a `notificationID`, AES-256-GCM
  *    under the account's secret key, base64 body, IV and tag in `X-Initialization-Vector` and
- *    `X-Authentication-Tag`, for every decision (a purchase, an MB WAY request decided, a refund).
+ *    `X-Authentication-Tag`, for every decision (a purchase, an MB WAY request decided, a refund); each
+ *    answer is held to SIBS's acknowledgement (HTTP 200, {statusCode: "200", statusMsg: "Success",
+ *    notificationID}); those without it are kept in `unacknowledged`.
  *  - The kit's server (kit/simulator.ts): latency and faults (`tamper`: the answer altered on the way).
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
@@ -131,7 +133,29 @@ export class SibsSimulator extends SimulatorBase {
     const note = { ...this.#status(t), transactionDateTime: this.now().toISOString(), notificationID: randomUUID() };
     this.spec.response('notification', 'notification', note);
     const e = encryptNotification(JSON.stringify(note), account.webhookKey, randomBytes(12));
-    await this.deliver(account.webhookUrl, { 'content-type': 'text/plain', 'x-initialization-vector': e.iv, 'x-authentication-tag': e.tag }, e.body, { followUp });
+    const sent = await this.deliver(account.webhookUrl, { 'content-type': 'text/plain', 'x-initialization-vector': e.iv, 'x-authentication-tag': e.tag }, e.body, { followUp });
+    this.#acknowledged(note.notificationID, sent);
+  }
+
+  /** Notifications SIBS would send again: not answered HTTP 200 with their acknowledgement. */
+  readonly unacknowledged: string[] = [];
+
+  /**
+   * SIBS expects HTTP 200 and {statusCode: "200", statusMsg: "Success", notificationID} for each
+   * notification (spec.ts): an answer's body is held to the spec (a transport giving only a status is
+   * taken at its word).
+   */
+  #acknowledged(notificationId: string, sent: { status: number | null; answer: string | null }): void {
+    if (sent.status !== 200) return void this.unacknowledged.push(notificationId);
+    if (sent.answer === null) return;
+    let ack: unknown;
+    try {
+      ack = JSON.parse(sent.answer);
+    } catch {
+      ack = sent.answer;
+    }
+    const problems = this.spec.response('notification', 'acknowledgement', ack);
+    if (problems.length > 0 || (ack as { notificationID?: unknown }).notificationID !== notificationId) this.unacknowledged.push(notificationId);
   }
 
   #bearer(headers: http.IncomingHttpHeaders): [string, SibsSimAccount] | null {
