@@ -90,6 +90,20 @@ describe('SIBS connector', () => {
     expect(await c.authorize(pay(SIBS_SIM_CARDS.APPROVED, { card: { pan: secret(SIBS_SIM_CARDS.APPROVED), expiryMonth: 1, expiryYear: 2020, cvv: null, holder: null } }))).toMatchObject({ outcome: 'DECLINED', details: 'SIBS 000: Expired card' });
   });
 
+  it('the test environment\'s 3-D Secure cards answer Partial: refused with the reason, nothing charged, and so says the status', async () => {
+    for (const [pan, type] of [[SIBS_SIM_CARDS.CHALLENGE, 'THREEDS_CHALLENGE'], [SIBS_SIM_CARDS.CHALLENGE_MASTERCARD, 'THREEDS_CHALLENGE'], [SIBS_SIM_CARDS.FRICTIONLESS, 'THREEDS_METHOD']] as const) {
+      const p = pay(pan);
+      const from = inbox.length;
+      expect(await c.authorize(p)).toMatchObject({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: expect.stringContaining(`SIBS asks for 3-D Secure (${type})`) });
+      expect(sim.byMerchantTransactionId(merchantTransactionIdOf(p.reference))).toMatchObject({ status: 'Partial', captured: 0 });
+      // a Partial purchase is not notified; its status, the action never performed, is a refusal too
+      await sim.settled();
+      expect(inbox.length).toBe(from);
+      expect(await c.lookup({ reference: p.reference, terminal } as never)).toMatchObject({ found: true, result: { outcome: 'DECLINED' } });
+    }
+    expect(await c.authorize(pay(SIBS_SIM_CARDS.APPROVED_MASTERCARD))).toMatchObject({ outcome: 'APPROVED' });
+  });
+
   it('a pre-authorization (AUTH) captured in part; another cancelled; a capture of nothing refused', async () => {
     const pre = pay(SIBS_SIM_CARDS.APPROVED);
     expect(await c.preauthorize(pre)).toMatchObject({ outcome: 'APPROVED' });

@@ -10,7 +10,8 @@
  *    status and follow-ups; `Authorization: Digest <transactionSignature>` of the transaction for the
  *    purchase on it.
  *  - `POST /payments`: the checkout (its terminal must be the account's); `card/purchase`: Success or
- *    Declined (rules.ts); `mbway-id/purchase`: Pending until the customer's phone decides (`approve`,
+ *    Declined, or Partial with the 3-D Secure `actionResponse` for the test environment's 3-D Secure cards
+ *    (rules.ts; the action itself is not simulated); `mbway-id/purchase`: Pending until the customer's phone decides (`approve`,
  *    `expire`), or Declined at once; `capture`, `cancellation`: Success; `refund`: Pending, decided
  *    after its answer (Success, or Declined for 1.13); `service-reference/generate`: a Multibanco reference
  *    (Pending until `approve` pays it or `expire`); `GET /payments/{id}/status` and
@@ -46,7 +47,7 @@ export interface SibsSimulatorOptions {
   webhookHeaders?: Record<string, string>;
 }
 
-type Status = 'Created' | 'Success' | 'Declined' | 'Pending' | 'Expired';
+type Status = 'Created' | 'Success' | 'Declined' | 'Pending' | 'Expired' | 'Partial';
 
 interface SimTx {
   id: string;
@@ -247,10 +248,15 @@ export class SibsSimulator extends SimulatorBase {
     if (op === 'cardPurchase') {
       if (t.method !== 'CARD') return { status: 400, body: { returnStatus: { statusCode: 'E0004', statusMsg: 'Error', statusDescription: 'Payment method not allowed for this transaction' } } };
       const card = body.cardInfo as { PAN: string; validationDate: string };
-      const refusal = decideCard(card.PAN, card.validationDate, this.now());
-      t.status = refusal ? 'Declined' : 'Success';
-      t.words = refusal;
-      if (!refusal && t.paymentType === 'PURS') t.captured = t.amount;
+      const d = decideCard(card.PAN, card.validationDate, this.now());
+      if (d.kind === 'action') {
+        // 3-D Secure first: nothing is authorized until the action is performed and the purchase sent again
+        t.status = 'Partial';
+        return { status: 200, body: { ...this.#status(t), actionResponse: { id: id(16), type: d.type, data: { url: `${this.url}/3ds/${t.id}`, params: [] } } } };
+      }
+      t.status = d.kind === 'declined' ? 'Declined' : 'Success';
+      t.words = d.kind === 'declined' ? d.words : null;
+      if (d.kind === 'approved' && t.paymentType === 'PURS') t.captured = t.amount;
       return { status: 200, body: this.#status(t), notify: t };
     }
     if (op === 'referenceGenerate') {
