@@ -307,6 +307,11 @@ export class SibsSimulator extends SimulatorBase {
     };
   }
 
+  /** Refunds are decided right after their answer: waits until they are, and their notifications sent (kit: `decide`). */
+  override async decide(): Promise<void> {
+    await this.settled();
+  }
+
   /** A fresh notifications key for demos (base64 of 32 bytes). */
   static demoKey(): string {
     return randomBytes(32).toString('base64');
