@@ -19,7 +19,10 @@
  * Pending are PENDING until the notification or the status decides them.
  * Notifications are AES-256-GCM ciphertexts under a terminal's secret key: opened with the keys of the
  * terminals of recent SIBS operations in turn, believed only once one authenticates them, recorded
- * once by `notificationID`.
+ * once by `notificationID`, and each acknowledged as SIBS asks (`acknowledgement` of the result: the
+ * webhook route answers it once the notification was applied).
+ * A card purchase SIBS answers Partial waits for 3-D Secure in the customer's browser (its
+ * `actionResponse`), which this connector does not perform: it is refused with the reason.
  */
 import type {
   ApmStartRequest,
