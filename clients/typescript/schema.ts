@@ -1378,7 +1378,7 @@ export interface paths {
         put?: never;
         /**
          * A processor's JSON webhook
-         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).
+         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise), with what the gateway made of it in `Paygate-Notification` (settled, already-settled, ignored, dispute): a page, or the JSON acknowledgement the processor expects once it was received (SIBS: `{"statusCode": "200", "statusMsg": "Success", "notificationID": ...}`, its notification being an AES-256-GCM ciphertext as text with its `X-Initialization-Vector` and `X-Authentication-Tag`).
          */
         post: operations["receiveProcessorWebhook"];
         delete?: never;
@@ -19549,6 +19549,10 @@ export interface operations {
                      *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
                      */
                     "text/html": string;
+                    /** @example {} */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description A page explaining the problem */

@@ -570,13 +570,21 @@ export interface ProviderForm {
 }
 
 /** What a processor's signed notification said about an operation we sent. */
-export type NotificationResult =
+export type NotificationResult = (
   /** `reference`: our operation (the transaction); `result`: its final outcome, verified. */
   | { outcome: 'SETTLE'; reference: string; result: SettledResult }
   /** A verified notification about a dispute of our payment `notice.reference`. */
   | { outcome: 'DISPUTE'; notice: DisputeNotice }
   /** Not for us, not verifiable, or nothing final: nothing to do (the reason is logged). */
-  | { outcome: 'IGNORED'; reason: string };
+  | { outcome: 'IGNORED'; reason: string }
+) & {
+  /**
+   * The JSON body the processor expects in the 200 answer to its notification once it was received
+   * (SIBS: `{statusCode, statusMsg, notificationID}`, without which it sends it again); absent: the
+   * webhook route answers its usual page.
+   */
+  acknowledgement?: Record<string, unknown>;
+};
 
 /** Connectors whose processor sends signed notifications of operations' outcomes (webhooks). */
 export interface NotifyingConnector {

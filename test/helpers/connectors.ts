@@ -35,7 +35,8 @@ export interface WebhookDelivery {
 }
 
 /** Where the webhook transport answers: the HTTP status and the gateway's body. */
-export type WebhookSend = (d: WebhookDelivery) => Promise<{ status: number; body: string }>;
+/** Delivers a webhook: the gateway's answer, and what it made of it (its `Paygate-Notification` header) when it says. */
+export type WebhookSend = (d: WebhookDelivery) => Promise<{ status: number; body: string; outcome?: string }>;
 
 export interface WebhookHarness {
   /** The simulator's webhooks go to `send`; null: they are kept (not sent). */
@@ -130,7 +131,8 @@ export function harnessOf<S extends SimulatorBase = SimulatorBase>(decl: AnyConn
     sim.transport = async (n) => {
       const d = { path: new URL(n.url).pathname, headers: n.headers, body: n.body };
       kept.push(d);
-      if (send) return (await send(d)).status;
+      // the answer's body too: a simulator holds it to what its provider expects (SIBS's acknowledgement)
+      if (send) return await send(d);
       if (n.followUp) decisions.push(d);
       return 0;
     };

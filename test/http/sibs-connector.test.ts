@@ -18,7 +18,7 @@ import { SibsConnector } from '../../src/processors/sibs/sibs.connector.js';
 import { SibsSimulator } from '../../src/processors/sibs/simulator/server.js';
 import { simulator as sibsModule } from '../../src/processors/sibs/simulator/index.js';
 import { SIBS_SIM_CARDS, SIBS_SIM_FAILED_REFUND_AMOUNT } from '../../src/processors/sibs/simulator/rules.js';
-import { encryptNotification, merchantTransactionIdOf } from '../../src/processors/sibs/mapping.js';
+import { decryptNotification, encryptNotification, merchantTransactionIdOf } from '../../src/processors/sibs/mapping.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { Ledger, sharedLedger } from '../../src/processors/kit/ledger.js';
 
@@ -57,11 +57,21 @@ const pay = (pan: string, o: Partial<PaymentRequest> = {}): PaymentRequest => ({
   card: { pan: secret(pan), expiryMonth: 12, expiryYear: 2030, cvv: secret('123'), holder: `Ana ${++n}` }, ...o,
 } as PaymentRequest);
 const follow = (original: string, amount: number): FollowUpRequest => ({ reference: randomUUID(), terminal, now: NOW, amount, currency: 'EUR', original: { reference: original, processorId: null, authorization: '' } } as FollowUpRequest);
-/** Delivers the notifications sent since `from` (as the gateway's webhook route hands them over). */
+/**
+ * Delivers the notifications sent since `from` (as the gateway's webhook route hands them over); each
+ * one, authenticated, carries the acknowledgement SIBS expects: {statusCode: "200", statusMsg:
+ * "Success", notificationID} of that notification (returned without it).
+ */
 const deliver = async (from: number): Promise<NotificationResult[]> => {
   await sim.settled();
   const out: NotificationResult[] = [];
-  for (const w of inbox.slice(from)) out.push(await c.notification({ body: w.body, 'x-initialization-vector': w.headers['x-initialization-vector'], 'x-authentication-tag': w.headers['x-authentication-tag'] }));
+  for (const w of inbox.slice(from)) {
+    const { acknowledgement, ...r } = await c.notification({ body: w.body, 'x-initialization-vector': w.headers['x-initialization-vector'], 'x-authentication-tag': w.headers['x-authentication-tag'] });
+    const clear = JSON.parse(decryptNotification(w.body, w.headers['x-initialization-vector'], w.headers['x-authentication-tag'], sibsTerminalOf(creds).webhookKey)!) as { notificationID: string };
+    expect(acknowledgement).toEqual({ statusCode: '200', statusMsg: 'Success', notificationID: clear.notificationID });
+    expect(sim.spec.response('notification', 'acknowledgement', acknowledgement)).toEqual([]);
+    out.push(r as NotificationResult);
+  }
   return out;
 };
 
@@ -78,6 +88,20 @@ describe('SIBS connector', () => {
   it('declines carry SIBS\'s words; an expired card is declined', async () => {
     expect(await c.authorize(pay(SIBS_SIM_CARDS.DECLINED))).toMatchObject({ outcome: 'DECLINED', error: 'DENIED', details: 'SIBS 000: Transaction declined by the issuer' });
     expect(await c.authorize(pay(SIBS_SIM_CARDS.APPROVED, { card: { pan: secret(SIBS_SIM_CARDS.APPROVED), expiryMonth: 1, expiryYear: 2020, cvv: null, holder: null } }))).toMatchObject({ outcome: 'DECLINED', details: 'SIBS 000: Expired card' });
+  });
+
+  it('the test environment\'s 3-D Secure cards answer Partial: refused with the reason, nothing charged, and so says the status', async () => {
+    for (const [pan, type] of [[SIBS_SIM_CARDS.CHALLENGE, 'THREEDS_CHALLENGE'], [SIBS_SIM_CARDS.CHALLENGE_MASTERCARD, 'THREEDS_CHALLENGE'], [SIBS_SIM_CARDS.FRICTIONLESS, 'THREEDS_METHOD']] as const) {
+      const p = pay(pan);
+      const from = inbox.length;
+      expect(await c.authorize(p)).toMatchObject({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: expect.stringContaining(`SIBS asks for 3-D Secure (${type})`) });
+      expect(sim.byMerchantTransactionId(merchantTransactionIdOf(p.reference))).toMatchObject({ status: 'Partial', captured: 0 });
+      // a Partial purchase is not notified; its status, the action never performed, is a refusal too
+      await sim.settled();
+      expect(inbox.length).toBe(from);
+      expect(await c.lookup({ reference: p.reference, terminal } as never)).toMatchObject({ found: true, result: { outcome: 'DECLINED' } });
+    }
+    expect(await c.authorize(pay(SIBS_SIM_CARDS.APPROVED_MASTERCARD))).toMatchObject({ outcome: 'APPROVED' });
   });
 
   it('a pre-authorization (AUTH) captured in part; another cancelled; a capture of nothing refused', async () => {
@@ -106,7 +130,7 @@ describe('SIBS connector', () => {
     expect(await c.lookup({ reference: part.reference, terminal } as never)).toMatchObject({ found: true, result: { outcome: 'APPROVED' } });
   });
 
-  it('MB WAY: PENDING while the phone decides; the notification settles it (approved, refused, expired)', async () => {
+  it('MB WAY: PENDING while the phone decides; the notification settles it (approved, refused on the phone, expired, declined at once)', async () => {
     const start = (phone: string) => {
       const reference = randomUUID();
       return c.apmStart({ reference, terminal, now: NOW, amount: 1250, currency: 'EUR', apm: 'MBWAY', kind: 'push', phone, description: 'order' }).then((r) => ({ reference, r }));
@@ -119,6 +143,13 @@ describe('SIBS connector', () => {
     let from = inbox.length;
     await sim.approve(tx);
     expect(await deliver(from)).toEqual([{ outcome: 'SETTLE', reference: a.reference, result: { outcome: 'APPROVED', authorization: tx, processorId: tx, amount: 1250 } }]);
+
+    // the customer refuses on the phone
+    const r = await start('912345670');
+    const rtx = (r.r as { processorId: string }).processorId;
+    from = inbox.length;
+    await sim.approve(rtx, false);
+    expect(await deliver(from)).toEqual([{ outcome: 'SETTLE', reference: r.reference, result: { outcome: 'DECLINED', error: 'DENIED', details: 'SIBS 000: Payment refused by the customer', processorId: rtx } }]);
 
     const b = await start('912345679');
     from = inbox.length;
@@ -155,7 +186,10 @@ describe('SIBS connector', () => {
     expect(await c.notification({ body: forged.body, 'x-initialization-vector': forged.iv, 'x-authentication-tag': forged.tag })).toMatchObject({ outcome: 'IGNORED' });
     expect(await c.notification({ body: hook.body })).toEqual({ outcome: 'IGNORED', reason: 'not a SIBS notification' });
     expect(await c.notification(fields)).toMatchObject({ outcome: 'SETTLE', reference: p.reference, result: { outcome: 'APPROVED' } });
-    expect(await c.notification(fields)).toMatchObject({ outcome: 'IGNORED', reason: expect.stringMatching(/received before/) });
+    // a replay is acknowledged too (SIBS sends a notification again until it is), and nothing else is
+    const id = (JSON.parse(decryptNotification(hook.body, fields['x-initialization-vector'], fields['x-authentication-tag'], sibsTerminalOf(creds).webhookKey)!) as { notificationID: string }).notificationID;
+    expect(await c.notification(fields)).toEqual({ outcome: 'IGNORED', reason: expect.stringMatching(/received before/), acknowledgement: { statusCode: '200', statusMsg: 'Success', notificationID: id } });
+    expect(await c.notification({ ...fields, body: tampered })).not.toHaveProperty('acknowledgement');
   });
 
   it('a lost answer is UNKNOWN; the status query by our merchantTransactionId finds it; a checkout never received is not found', async () => {

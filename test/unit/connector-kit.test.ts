@@ -63,11 +63,16 @@ describe('kit/http.ts and the simulator base', () => {
     expect(ok).toMatchObject({ kind: 'answer', status: 200, json: { amount: 1, status: 'DECLINED' } });
     await sim.settled();
     expect(delivered).toEqual(['http://127.0.0.1:9/hook s {"n":1}']);
-    expect(sim.webhooks).toMatchObject([{ status: 204, error: null }]);
+    expect(sim.webhooks).toMatchObject([{ status: 204, answer: null, error: null }]);
+    // a transport that gives the receiver's answer: kept with the webhook (a provider holds it to its acknowledgement)
+    sim.transport = async () => ({ status: 200, body: '{"ack":1}' });
+    await send.send({ path: '/pay', json: { pan: '4548812049400004' } });
+    await sim.settled();
+    expect(sim.webhooks[1]).toMatchObject({ status: 200, answer: '{"ack":1}', error: null });
 
     sim.injectFault('drop');
     expect(await send.send({ path: '/pay?secret=1', json: { pan: '4548812049400004' } })).toMatchObject({ kind: 'unknown', details: expect.stringMatching(/^Echo did not answer/) });
-    expect(sim.paymentCalls()).toBe(2);
+    expect(sim.paymentCalls()).toBe(3);
     expect(logs).toEqual([[{ path: '/pay', failure: expect.any(String) }, 'echo: no answer']]);
     expect(JSON.stringify(logs)).not.toContain('4548812049400004');
   });

@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { SpecChecker } from '../../src/processors/kit/spec.js';
 import { SIBS_SPEC } from '../../src/processors/sibs/spec.js';
 import {
-  acknowledgement, amountOf, cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, encryptNotification, followUpBody, headersOf,
+  acknowledgement, actionOf, amountOf, cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, encryptNotification, followUpBody, headersOf,
   mbwayPurchaseBody, merchantTransactionIdOf, minorOf, notificationFacts, PATHS, readCheckout, resultOfPayment, validationDateOf, voucherOf,
 } from '../../src/processors/sibs/mapping.js';
-import { refusalOf } from '../../src/processors/sibs/codes.js';
+import { codeFamily, refusalOf, statusOf } from '../../src/processors/sibs/codes.js';
 import { sibsTerminalOf, sibsTerminalProblems } from '../../src/processors/sibs/credentials.js';
 import { secret } from '../../src/platform/security/secret.js';
 import { SIBS } from '../../src/processors/sibs/declaration.js';
@@ -157,6 +157,40 @@ describe('SIBS answers', () => {
     expect(refusalOf('E9999', 'x'.repeat(201), 'Declined')).toEqual({ error: 'DENIED', details: 'SIBS E9999: Declined' });
     expect(refusalOf(null, null)).toEqual({ error: 'PROCESSOR_ERROR', details: 'SIBS none: Not processed' });
   });
+
+  it('codes: the published result codes and families, and every paymentStatus SIBS names', () => {
+    // the checkout's and the payment request's result codes: the merchant's parameters, or SIBS's own error
+    expect(refusalOf('12.110.1201', null)).toEqual({ error: 'PROCESSOR_ERROR', details: 'SIBS 12.110.1201: the request\'s parameters or data were refused by SIBS (amount, expiry, token, terminal)' });
+    expect(refusalOf('12.110.1303', null)).toEqual({ error: 'PROCESSOR_ERROR', details: 'SIBS 12.110.1303: SIBS internal error: try again later' });
+    expect(refusalOf('12.110.1301', 'Wrong parameterization, Missing data.').details).toBe('SIBS 12.110.1301: Wrong parameterization, Missing data.');
+    // the declined family is DENIED whatever the words; an Error status a processor error
+    expect(refusalOf('10.106.0001', 'Insufficient funds')).toEqual({ error: 'DENIED', details: 'SIBS 10.106.0001: Insufficient funds' });
+    expect(refusalOf('000', null, 'Error')).toEqual({ error: 'PROCESSOR_ERROR', details: 'SIBS 000: declined by an external system' });
+    expect(['000', 'E0101', 'T9999', '00.110.1601', '10.106.0001', '12.110.1201', null].map(codeFamily)).toEqual(['success', 'invalid', 'temporary', 'pending', 'declined', null, null]);
+    // statuses as SIBS writes them, whatever their case and spaces
+    expect(['Success', 'DECLINED', 'Partial', 'In processing', 'IN PROCESSING', 'Timeout', 'ERROR', 'Expired', 'Pending', 'Paid', 7].map(statusOf))
+      .toEqual(['success', 'declined', 'partial', 'inprocessing', 'inprocessing', 'timeout', 'error', 'expired', 'pending', null, null]);
+    const answer = (paymentStatus: string | undefined, rs: Record<string, string> = ok) => ({ returnStatus: rs, paymentStatus, transactionID: TX, amount: { value: 12.5, currency: 'EUR' } });
+    expect(resultOfPayment(answer('Timeout'), x, 'payment')).toMatchObject({ outcome: 'UNKNOWN' });
+    expect(resultOfPayment(answer('Error'), x, 'payment')).toMatchObject({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR' });
+    expect(resultOfPayment(answer('In processing'), x, 'payment')).toMatchObject({ outcome: 'PENDING' });
+    // without a paymentStatus: a temporary or pending code is undecided, a refusal is not
+    expect(resultOfPayment(answer(undefined, { statusCode: 'T9999', statusMsg: 'Error' }), x, 'payment')).toMatchObject({ outcome: 'UNKNOWN' });
+    expect(resultOfPayment(answer(undefined, { statusCode: '00.110.1601', statusMsg: 'Pending' }), x, 'mbway')).toMatchObject({ outcome: 'UNKNOWN' });
+    expect(resultOfPayment(answer(undefined, { statusCode: '12.110.1302', statusMsg: 'Error' }), x, 'payment')).toMatchObject({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR' });
+  });
+
+  it('a purchase answered Partial waits for 3-D Secure in the browser: refused with the reason, nothing charged', () => {
+    const partial = (type: string) => ({ returnStatus: ok, paymentStatus: 'Partial', paymentMethod: 'CARD', transactionID: TX, amount: { value: 12.5, currency: 'EUR' }, actionResponse: { id: 'a1', type, data: { url: 'https://spg.example/3ds', params: [] } } });
+    for (const type of ['THREEDS_METHOD', 'THREEDS_CHALLENGE', 'DCC']) expect(spec.response('cardPurchase', 200, partial(type))).toEqual([]);
+    expect(spec.response('cardPurchase', 200, partial('OTP'))).not.toEqual([]);
+    expect(actionOf(partial('THREEDS_CHALLENGE'))).toEqual({ id: 'a1', type: 'THREEDS_CHALLENGE' });
+    expect(resultOfPayment(partial('THREEDS_CHALLENGE'), x, 'payment')).toEqual({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', processorId: TX, details: expect.stringMatching(/^SIBS asks for 3-D Secure \(THREEDS_CHALLENGE\).*nothing was charged$/) });
+    expect(resultOfPayment(partial('THREEDS_METHOD'), x, 'preauth')).toMatchObject({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED' });
+    expect(resultOfPayment(partial('DCC'), x, 'payment')).toMatchObject({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR' });
+    // the status of a purchase left Partial names no action: it was never performed
+    expect(resultOfPayment({ ...partial('DCC'), actionResponse: undefined }, x, 'payment')).toMatchObject({ outcome: 'DECLINED', error: 'PROCESSOR_ERROR' });
+  });
 });
 
 describe('SIBS notifications', () => {
@@ -181,7 +215,10 @@ describe('SIBS notifications', () => {
   it('its facts and the acknowledgement SIBS expects', () => {
     expect(notificationFacts(note)).toMatchObject({ notificationId: 'a1b2c3d4-0001', transactionId: TX, merchantTransactionId: MTID, paymentStatus: 'Success', paymentMethod: 'MBWAY' });
     expect(notificationFacts({ ...note, notificationID: undefined })).toBeNull();
+    // SIBS Gateway's Webhooks page: HTTP 200 with {"statusCode": "200", "statusMsg": "Success", "notificationID"}
+    expect(acknowledgement('a1b2c3d4-0001')).toEqual({ statusCode: '200', statusMsg: 'Success', notificationID: 'a1b2c3d4-0001' });
     expect(spec.response('notification', 'acknowledgement', acknowledgement('a1b2c3d4-0001'))).toEqual([]);
+    expect(spec.response('notification', 'acknowledgement', { statusCode: 200, statusMsg: 'Success', notificationID: 'a1b2c3d4-0001' })).not.toEqual([]);
     expect(resultOfPayment(note, x, 'mbway')).toMatchObject({ outcome: 'APPROVED' });
   });
 });

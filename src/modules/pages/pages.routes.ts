@@ -603,7 +603,7 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
     }, async (req, reply) => {
       const { connector } = req.params as { connector: string };
       const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
-      const outcome = envOf(req) === 'production' && declarationNamed(connector)?.notifications?.via === 'form' ? await service.processorNotification(connector, body) : 'ignored';
+      const { outcome } = envOf(req) === 'production' && declarationNamed(connector)?.notifications?.via === 'form' ? await service.processorNotification(connector, body) : { outcome: 'ignored' };
       secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
       return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
     });
@@ -620,10 +620,10 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         config: PAGE_CONFIG,
         schema: {
           operationId: 'receiveProcessorWebhook', summary: 'A processor\'s JSON webhook', tags: ['pages'], security: [],
-          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise).',
+          description: 'Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal\'s verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise), with what the gateway made of it in `Paygate-Notification` (settled, already-settled, ignored, dispute): a page, or the JSON acknowledgement the processor expects once it was received (SIBS: `{"statusCode": "200", "statusMsg": "Success", "notificationID": ...}`, its notification being an AES-256-GCM ciphertext as text with its `X-Initialization-Vector` and `X-Authentication-Tag`).',
           params: notificationParams,
           consumes: ['application/json'],
-          response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
+          response: { 200: { description: 'Received', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', additionalProperties: true } } } }, '4xx': { description: 'A page explaining the problem', content: { 'text/html': { schema: { type: 'string' } } } } },
         },
       }, async (req, reply) => {
         const { connector } = req.params as { connector: string };
@@ -631,8 +631,12 @@ export function pagesRoutes(service: PagesService, opts: { timezone: string }) {
         const fields: Record<string, unknown> = { body: typeof req.body === 'string' ? req.body : '' };
         if (declared?.via === 'webhook') for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && declared.headers.test(k)) fields[k] = v;
         // a connector's notifications arrive the way it declares: a webhook here, a form at /notification
-        const outcome = envOf(req) === 'production' && declared?.via === 'webhook' ? await service.processorNotification(connector, fields) : 'ignored';
+        const { outcome, acknowledgement } = envOf(req) === 'production' && declared?.via === 'webhook' ? await service.processorNotification(connector, fields) : { outcome: 'ignored', acknowledgement: null };
         secure(req, reply, contentSecurityPolicy({ nonce: randomBytes(16).toString('base64'), imgOrigins: [], formTargets: ["'none'"], frameAncestors: "'none'" }));
+        // what the gateway made of it, whatever the body (a processor's acknowledgement says nothing of it)
+        reply.header('paygate-notification', outcome);
+        // the answer a processor expects once its notification was received (SIBS: its JSON acknowledgement)
+        if (acknowledgement) return reply.code(200).type('application/json').send(JSON.stringify(acknowledgement));
         return html(reply, 200, `<!doctype html><title>${outcome}</title>${outcome}`);
       });
     });

@@ -383,8 +383,8 @@ export class PagesService {
     }
   }
 
-  /** A processor's notification (webhook) posted to the gateway. */
-  async processorNotification(connector: string, body: Record<string, unknown>): Promise<'settled' | 'already-settled' | 'ignored' | 'dispute'> {
+  /** A processor's notification (webhook) posted to the gateway: what became of it, and the acknowledgement its processor expects (null: none). */
+  async processorNotification(connector: string, body: Record<string, unknown>): Promise<{ outcome: 'settled' | 'already-settled' | 'ignored' | 'dispute'; acknowledgement: Record<string, unknown> | null }> {
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && v.length <= 64 * 1024) fields[k] = v;
     return this.deps.payments.processorNotification(connector, fields);

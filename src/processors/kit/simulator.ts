@@ -34,14 +34,16 @@ export interface SimFault<E extends string = string> {
   times?: number;
 }
 
-/** How a simulator delivers a notification or webhook; answers the HTTP status (tests deliver in process). */
-export type WebhookTransport = (n: { url: string; headers: Record<string, string>; body: string; followUp?: boolean }) => Promise<number>;
+/** How a simulator delivers a notification or webhook; answers the HTTP status, or the status and the answer's body (tests deliver in process). */
+export type WebhookTransport = (n: { url: string; headers: Record<string, string>; body: string; followUp?: boolean }) => Promise<number | { status: number; body: string }>;
 
 export interface SentWebhook {
   url: string;
   headers: Record<string, string>;
   body: string;
   status: number | null;
+  /** The answer's body (at most 64 KiB; null: none, or a transport that gives only the status). */
+  answer: string | null;
   error: string | null;
 }
 
@@ -333,12 +335,15 @@ export abstract class SimulatorBase<E extends string = string> {
    */
   protected async deliver(url: string, headers: Record<string, string>, body: string, opts: { followUp?: boolean } = {}): Promise<SentWebhook> {
     const all = { ...this.webhookHeaders, ...headers };
-    const sent: SentWebhook = { url, headers: all, body, status: null, error: null };
+    const sent: SentWebhook = { url, headers: all, body, status: null, answer: null, error: null };
     try {
-      if (this.transport) sent.status = await this.transport({ url, headers: all, body, ...(opts.followUp ? { followUp: true } : {}) });
-      else {
+      if (this.transport) {
+        const got = await this.transport({ url, headers: all, body, ...(opts.followUp ? { followUp: true } : {}) });
+        if (typeof got === 'number') sent.status = got;
+        else [sent.status, sent.answer] = [got.status, got.body.slice(0, 64 * 1024)];
+      } else {
         const res = await request(url, { method: 'POST', headers: all, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
-        await res.body.dump();
+        sent.answer = (await res.body.text()).slice(0, 64 * 1024);
         sent.status = res.statusCode;
       }
     } catch (err) {

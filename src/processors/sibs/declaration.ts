@@ -1,8 +1,10 @@
 /**
  * The SIBS connector as the gateway would know it (kit/declaration.ts): SIBS services, SIBS Gateway SPG
  * API v2. Not in the list of production connectors (connectors.ts) yet: the conformance scenarios it does
- * not pass (3-D Secure after a soft decline, SIBS's decline reasons, merchant-initiated payments with
- * the schemes' stored-credential fields) come first.
+ * not pass come first (docs/going-live-sibs.md): SIBS's 3-D Secure actions (a Partial purchase's
+ * actionResponse) are not performed, so no payment reaches authentication; merchant-initiated payments
+ * (their request is not in SIBS's public reference); the issuers' decline reasons (SIBS publishes none);
+ * a purchase never received, which SIBS's status does not tell from one in progress.
  */
 import { declareConnector } from '../kit/declaration.js';
 import { SIBS_PRODUCTION_URL, SIBS_TEST_URL, SibsConnector } from './sibs.connector.js';

@@ -15,7 +15,9 @@
  *    validationDate, cardholderName, createToken}}, `POST /api/v2/payments/{id}/mbway-id/purchase`
  *    {customerPhone: "351#912345678"}, or `POST /api/v2/payments/{id}/service-reference/generate`
  *    (a Multibanco reference). They answer {returnStatus, paymentStatus, paymentMethod, transactionID, ...}.
- *  - `paymentStatus` Success, Declined, Pending (MB WAY waits for the customer's phone), Expired.
+ *  - `paymentStatus` Success, Declined, Pending (MB WAY waits for the customer's phone), Expired; of a
+ *    card purchase also Partial (an action in the customer's browser first: `actionResponse` {id, type
+ *    THREEDS_METHOD | THREEDS_CHALLENGE | DCC, data {url, params}}), In processing, Timeout, Error.
  *  - Status: `GET /api/v2/payments/{id}/status`, or by our reference `GET /api/v2/payments/status?
  *    merchantTransactionId=` → {returnStatus, paymentStatus, paymentMethod, transactionID, amount,
  *    merchant, paymentType, ...}.
@@ -25,12 +27,12 @@
  *    Pending (decided later): a PENDING result, settled by the notification or the status query.
  *  - Notifications: the body is the base64 of an AES-256-GCM ciphertext under the merchant's secret key
  *    (base64), IV and tag base64 in `X-Initialization-Vector` and `X-Authentication-Tag`; the clear text
- *    is the status JSON with `notificationID`; acknowledged with {statusCode: 200, statusMsg: "Success",
+ *    is the status JSON with `notificationID`; acknowledged with {statusCode: "200", statusMsg: "Success",
  *    notificationID}.
  */
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import type { CardData, PaymentRequest, ProcessorResult, SettledResult } from '../connector.js';
-import { refusalOf, SUCCESS_CODE } from './codes.js';
+import { codeFamily, refusalOf, statusOf, SUCCESS_CODE, type Refusal } from './codes.js';
 import type { SibsTerminal } from './credentials.js';
 
 export type SibsKind = 'payment' | 'preauth' | 'verify' | 'capture' | 'void' | 'refund' | 'mbway' | 'multibanco';
@@ -216,23 +218,54 @@ export function resultOfPayment(p: Record<string, unknown>, x: Expected & { tran
   const expected = kind === 'verify' ? 0 : x.amount;
   if (amount && (minorOf(amount.value) !== expected || amount.currency !== x.currency)) return { outcome: 'UNKNOWN', details: 'The SIBS answer does not match the amount or currency sent' };
   const rs = returnStatusOf(p);
-  const status = str(p.paymentStatus);
-  if (status === 'Success' && (rs.code === null || rs.code === SUCCESS_CODE)) {
+  const written = str(p.paymentStatus);
+  const status = statusOf(written);
+  if (status === 'success' && (rs.code === null || rs.code === SUCCESS_CODE)) {
     return { outcome: 'APPROVED', authorization: x.transactionId, processorId: x.transactionId, amount: expected };
   }
-  if (status === 'Declined' || status === 'Expired') {
-    const r = refusalOf(rs.code, rs.description ?? rs.message, status);
+  if (status === 'declined' || status === 'expired' || status === 'error') {
+    const r = refusalOf(rs.code, rs.description ?? rs.message, written);
     return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.transactionId };
   }
-  if (status === 'Pending') {
+  if (status === 'partial') {
+    const r = actionRefusal(p);
+    return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.transactionId };
+  }
+  if (status === 'pending' || status === 'inprocessing') {
     const details = kind === 'mbway' ? 'SIBS waits for the customer to approve on the phone (MB WAY)' : kind === 'multibanco' ? 'SIBS waits for the Multibanco reference to be paid' : `SIBS has the ${kind} pending`;
     return { outcome: 'PENDING', details, processorId: x.transactionId };
   }
-  if (!status && rs.code && rs.code !== SUCCESS_CODE) {
+  // Timeout: "a potential communication error" ([DOCS]): the status query decides it later
+  if (status === 'timeout') return { outcome: 'UNKNOWN', details: 'SIBS answered Timeout (a possible communication error on its side)' };
+  if (!written && rs.code && rs.code !== SUCCESS_CODE && codeFamily(rs.code) !== 'temporary' && codeFamily(rs.code) !== 'pending') {
     const r = refusalOf(rs.code, rs.description ?? rs.message);
     return { outcome: 'DECLINED', error: r.error, details: r.details, processorId: x.transactionId };
   }
-  return { outcome: 'UNKNOWN', details: `SIBS answered paymentStatus ${status ?? 'none'}` };
+  return { outcome: 'UNKNOWN', details: `SIBS answered paymentStatus ${written ?? 'none'}${rs.code ? ` (${rs.code})` : ''}` };
+}
+
+/** The action a Partial answer waits for (`actionResponse`, [SPG-CARD]): its id and type. */
+export function actionOf(p: Record<string, unknown>): { id: string | null; type: string } | null {
+  const a = obj(p.actionResponse);
+  const type = str(a?.type);
+  return a && type ? { id: str(a.id), type } : null;
+}
+
+/**
+ * A card purchase SIBS answers Partial waits for an action in the customer's browser: 3-D Secure (the
+ * issuer's method URL, THREEDS_METHOD, or its challenge, THREEDS_CHALLENGE, each with the URL and
+ * parameters to post there) or the choice of a currency (DCC). Nothing is authorized until it is done and
+ * the purchase is sent again with `actionProcessed`. The gateway does not drive SIBS's actions yet, so
+ * such a payment is refused with the reason (nothing was charged, and nothing can be without the action).
+ */
+export function actionRefusal(p: Record<string, unknown>): Refusal {
+  const a = actionOf(p);
+  // a status query or notification of a purchase left Partial: the action was never performed
+  if (!a) return { error: 'PROCESSOR_ERROR', details: 'SIBS waits for an action in the customer\'s browser (Partial) that this gateway does not perform: nothing was charged' };
+  if (a.type === 'THREEDS_METHOD' || a.type === 'THREEDS_CHALLENGE') {
+    return { error: 'AUTHENTICATION_FAILED', details: `SIBS asks for 3-D Secure (${a.type}) in the customer's browser, which this gateway does not perform through SIBS yet: the payment cannot be authenticated, nothing was charged` };
+  }
+  return { error: 'PROCESSOR_ERROR', details: `SIBS waits for an action (${a.type}) this gateway does not perform: nothing was charged` };
 }
 
 /**
@@ -309,9 +342,14 @@ export function notificationFacts(body: Record<string, unknown>): NotificationFa
   };
 }
 
-/** The acknowledgement SIBS expects of a received notification. */
+/**
+ * The acknowledgement SIBS expects of a received notification, the body of an HTTP 200 answer: SIBS
+ * Gateway's Webhooks page (docs.pay.sibs.com, portugal/sibs-gateway/notifications/webhooks) names
+ * `{"statusCode": "200", "statusMsg": "Success", "notificationID": <the notification's>}`; without it
+ * SIBS sends the notification again.
+ */
 export function acknowledgement(notificationId: string): Record<string, unknown> {
-  return { statusCode: 200, statusMsg: 'Success', notificationID: notificationId };
+  return { statusCode: '200', statusMsg: 'Success', notificationID: notificationId };
 }
 
 /**

@@ -19,7 +19,10 @@
  * Pending are PENDING until the notification or the status decides them.
  * Notifications are AES-256-GCM ciphertexts under a terminal's secret key: opened with the keys of the
  * terminals of recent SIBS operations in turn, believed only once one authenticates them, recorded
- * once by `notificationID`.
+ * once by `notificationID`, and each acknowledged as SIBS asks (`acknowledgement` of the result: the
+ * webhook route answers it once the notification was applied).
+ * A card purchase SIBS answers Partial waits for 3-D Secure in the customer's browser (its
+ * `actionResponse`), which this connector does not perform: it is refused with the reason.
  */
 import type {
   ApmStartRequest,
@@ -43,8 +46,8 @@ import { sharedLedger, type LedgerOperation } from '../kit/ledger.js';
 import { cardPresentRefused, declined, ignored, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, settles, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
 import type { SibsTerminal } from './credentials.js';
 import {
-  cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, followUpBody, headersOf, mbwayPurchaseBody, notificationFacts, parseObject, PATHS, readCheckout,
-  resultOfFollowUp, resultOfPayment, returnStatusOf, voucherOf, type SibsKind,
+  acknowledgement, cardPurchaseBody, checkoutBody, customerPhoneOf, decryptNotification, followUpBody, headersOf, mbwayPurchaseBody, notificationFacts, parseObject, PATHS, readCheckout,
+  resultOfFollowUp, resultOfPayment, returnStatusOf, voucherOf, type NotificationFacts, type SibsKind,
 } from './mapping.js';
 
 export const SIBS_PRODUCTION_URL = 'https://api.sibspayments.com/api/v2';
@@ -282,6 +285,12 @@ export class SibsConnector extends ConnectorBase<SibsTerminal, SibsData> impleme
     const json = parseObject(clear);
     const facts = json ? notificationFacts(json) : null;
     if (!facts) return ignored('a SIBS notification without transactionID or notificationID');
+    // SIBS sends a notification again until it is acknowledged: every authenticated one is, once applied
+    const ack = { acknowledgement: acknowledgement(facts.notificationId) };
+    return { ...(await this.#apply(facts)), ...ack };
+  }
+
+  async #apply(facts: NotificationFacts): Promise<NotificationResult> {
     const ops = (await this.ledger.findByIds({ actionId: facts.transactionId })) as Op[];
     const op = ops[0] ?? ((await this.ledger.findByIds({ providerId: facts.transactionId })) as Op[]).find((o) => o.kind !== 'capture' && o.kind !== 'void' && o.kind !== 'refund');
     const isFollowUp = op && (op.kind === 'capture' || op.kind === 'void' || op.kind === 'refund');

@@ -21,6 +21,21 @@
  *    X-Authentication-Tag) and their acknowledgement {statusCode, statusMsg, notificationID}.
  *  - [NPM] the npm package sibs-payments 1.0.2, dist/purchase-decrypt.js: AES-256-GCM, no padding, body,
  *    IV (12 bytes), tag (16 bytes) and key (32 bytes) all base64.
+ *  - [SPG-CARD] SIBS's API Market, CARD 2.0.0 (developer.sibsapimarket.com, the swagger of card-sandbox
+ *    2.0.0, base path /sibs/spg/v2/payments): POST /{id}/card/purchase takes RequestPayment {cardInfo,
+ *    info {deviceInfo}, actionProcessed {id, type, executed}, tokenInfo} and answers ResponsePayment,
+ *    whose `actionResponse` (ActionReponse) is {id, type: THREEDS_METHOD | THREEDS_CHALLENGE | DCC,
+ *    data: {url, params}}. The connector sends only cardInfo (the request schema below is closed to it).
+ *  - [DOCS] SIBS Gateway's own documentation (docs.pay.sibs.com): portugal/sibs-gateway/notifications/
+ *    webhooks (every notification acknowledged with HTTP 200 and {"statusCode": "200", "statusMsg":
+ *    "Success", "notificationID"}: a string "200"; the models above type it a number, and SIBS's newer
+ *    integration pages, www.qly.docs.pay.sibs.com "Webhook acknowledgement handling", name "000": the
+ *    published page is followed); portugal/sibs-gateway/payment-methods/cards/inputs-and-outputs-cards
+ *    (a transaction's statuses: In processing, Partial, Success, Declined, Timeout, Error);
+ *    portugal/sibs-gateway/development-resources-pg-pt/result-codes (the checkout's and payment
+ *    request's result codes 12.110.12xx and 12.110.13xx); www.pay.sibs.com/docs/integrations/server-to-
+ *    server/cards/3ds (a card purchase needing 3-D Secure answers paymentStatus "Partial" with an
+ *    `actionResponse`); test-and-development-resources/testing-assets (the test environment's cards).
  * Capture and refund are not in these sources: their bodies are the cancellation's ([SPG]
  * CancellationRequest) at `/capture` and `/refund`, as the connector documents (going-live-sibs.md).
  *
@@ -35,8 +50,10 @@ const ref = (name: string): JsonSchema => ({ $ref: `#/$defs/${name}` });
 const closed = (required: string[], properties: Record<string, JsonSchema>, source: string): JsonSchema => ({ type: 'object', required, additionalProperties: false, properties, 'x-source': source });
 const open = (required: string[], properties: Record<string, JsonSchema>, source: string): JsonSchema => ({ type: 'object', required, properties, 'x-source': source });
 
-/** `paymentStatus` values: [SPG] SibsPayAPIService's payment result codes. */
-export const SIBS_PAYMENT_STATUSES = ['Success', 'Declined', 'Pending', 'Expired'];
+/** `paymentStatus` values: [SPG] SibsPayAPIService's payment result codes; Partial: [DOCS] 3-D Secure (a card purchase waiting for an action). */
+export const SIBS_PAYMENT_STATUSES = ['Success', 'Declined', 'Pending', 'Expired', 'Partial'];
+/** `actionResponse.type`: [SPG-CARD] ActionReponse. */
+export const SIBS_ACTION_TYPES = ['THREEDS_METHOD', 'THREEDS_CHALLENGE', 'DCC'];
 /** `paymentMethod`: [SPG] RequestCheckout paymentMethod; [DIPS] checkout.js. */
 export const SIBS_PAYMENT_METHODS = ['CARD', 'MBWAY', 'REFERENCE'];
 /** `paymentType`: [SPG] SibsPayAPIService's payment types. */
@@ -51,7 +68,12 @@ const defs: Record<string, JsonSchema> = {
     returnStatus: ref('ReturnStatus'), paymentStatus: str({ enum: SIBS_PAYMENT_STATUSES }), paymentMethod: str({ enum: SIBS_PAYMENT_METHODS }),
     transactionID: str({ pattern: '^[A-Za-z0-9]{8,64}$' }), amount: ref('Amount'), merchant: ref('MerchantAnswer'), paymentType: str({ enum: SIBS_PAYMENT_TYPES }),
     paymentReference: open([], { reference: str(), entity: str(), paymentEntity: str(), amount: ref('Amount'), status: str(), expireDate: str() }, '[SPG] PaymentInquiryReference'),
-  }, '[SPG] ResponseInquiry'),
+    actionResponse: ref('ActionResponse'),
+  }, '[SPG] ResponseInquiry; [SPG-CARD] ResponsePayment'),
+  ActionResponse: closed(['type'], {
+    id: str(), type: str({ enum: SIBS_ACTION_TYPES }),
+    data: closed([], { url: str(), params: { type: 'array' } }, '[SPG-CARD] Data (its Parameter items are not in the sources read: not checked)'),
+  }, '[SPG-CARD] ActionReponse: the action a Partial purchase waits for'),
   FollowUp: closed(['merchant', 'transaction', 'originalTransaction'], {
     merchant: ref('Merchant'),
     transaction: closed(['transactionTimestamp', 'amount'], { transactionTimestamp: str({ format: 'date-time' }), description: str({ maxLength: 50 }), amount: ref('Amount') }, '[SPG] Transaction (of a cancellation)'),
@@ -85,6 +107,8 @@ export const SIBS_SPEC: ProviderSpec = {
     'qub-it/fenixedu-treasury-base services/payments/sibspay (models generated from the SPG OpenAPI document, 2023-08-30)',
     'dipsit-pt/DIPS-API-SIBS api/schemas and api/models',
     'npm sibs-payments 1.0.2 dist/purchase-decrypt.js',
+    'SIBS API Market: CARD 2.0.0 (card-sandbox swagger)',
+    'docs.pay.sibs.com: Webhooks, Inputs and Outputs (Cards), Result codes, Testing assets; pay.sibs.com: Server to Server, Cards 3D-Secure',
   ],
   defs,
   operations: [
@@ -116,7 +140,7 @@ export const SIBS_SPEC: ProviderSpec = {
           transactionID: str({ pattern: '^[A-Za-z0-9]{8,64}$' }), transactionDateTime: str(), amount: ref('Amount'), merchant: ref('MerchantAnswer'),
           paymentType: str({ enum: SIBS_PAYMENT_TYPES }), notificationID: str({ minLength: 1 }),
         }, '[SPG] WebhookNotification'),
-        acknowledgement: closed(['statusCode', 'statusMsg', 'notificationID'], { statusCode: { type: 'integer' }, statusMsg: str({ enum: ['Success'] }), notificationID: str() }, '[DIPS] models/webhook.js returnData'),
+        acknowledgement: closed(['statusCode', 'statusMsg', 'notificationID'], { statusCode: str({ enum: ['200'] }), statusMsg: str({ enum: ['Success'] }), notificationID: str({ minLength: 1 }) }, '[DOCS] Webhooks: the answer to every notification, HTTP 200 with this body'),
       },
     },
   ],

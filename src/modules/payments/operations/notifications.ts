@@ -7,14 +7,25 @@
 import { UUID_RE } from '../../../platform/ids.js';
 import * as repo from '../payments.repo.js';
 import type { PaymentsCore } from '../core.js';
+import type { NotificationResult } from '../../../processors/index.js';
 import { settle } from './settle.js';
 
 export type NotificationOutcome = 'settled' | 'already-settled' | 'ignored' | 'dispute';
 
-export async function processorNotification(core: PaymentsCore, connectorName: string, fields: Record<string, string>): Promise<NotificationOutcome> {
+/**
+ * What became of a notification, and the body its processor expects in the answer (null: none). The
+ * acknowledgement is only given back once the notification was applied (or found not to need it), so a
+ * processor that resends until acknowledged resends whatever failed before.
+ */
+export async function processorNotification(core: PaymentsCore, connectorName: string, fields: Record<string, string>): Promise<{ outcome: NotificationOutcome; acknowledgement: Record<string, unknown> | null }> {
   const connector = core.deps.processors.connectorNamed(connectorName);
-  if (!connector?.notification) return 'ignored';
+  if (!connector?.notification) return { outcome: 'ignored', acknowledgement: null };
   const n = await connector.notification(fields);
+  const outcome = await apply(core, connectorName, n);
+  return { outcome, acknowledgement: n.acknowledgement ?? null };
+}
+
+async function apply(core: PaymentsCore, connectorName: string, n: NotificationResult): Promise<NotificationOutcome> {
   if (n.outcome === 'DISPUTE') {
     // a dispute of one of our payments: the disputes module records it (found here, as ours)
     const disputed = UUID_RE.test(n.notice.reference) ? await repo.findTransaction(core.db.db, n.notice.reference) : undefined;

@@ -19,10 +19,12 @@ export const simulator: SimulatorModule = {
   harness: {
     terminal: { code: null, credentials: { terminal_id: '80317', client_id: '0f6b2c1e-6a1d-4c55-9e0b-3a7c2d9e8f10', bearer_token: 'conformance-sibs-bearer-token-0123', webhook_secret: 'eMvP3p0Qm0yYp0cR2mJt8w3cYb5s1GkT9oXqZr7aL2E=', payment_entity: '21234' } },
     cards: {
-      approvedPrefix: '41766600',
+      // the test environment's card without 3-D Secure (its 3-D Secure cards answer Partial: rules.ts)
+      approvedPrefix: '47613400',
       refused: { pan: SIBS_SIM_CARDS.DECLINED, error: 'DENIED' },
       insufficientFunds: SIBS_SIM_CARDS.INSUFFICIENT_FUNDS,
-      // SIBS's soft declines and 3-D Secure are not driven by this connector yet: no card asks for it
+      // SIBS publishes no soft decline, and its 3-D Secure (a Partial purchase's actionResponse) is not
+      // driven by this connector yet: no card of the gateway's challenge page here
       softDecline: SIBS_SIM_CARDS.APPROVED,
       declines: [],
     },

@@ -10,14 +10,17 @@
  *    status and follow-ups; `Authorization: Digest <transactionSignature>` of the transaction for the
  *    purchase on it.
  *  - `POST /payments`: the checkout (its terminal must be the account's); `card/purchase`: Success or
- *    Declined (rules.ts); `mbway-id/purchase`: Pending until the customer's phone decides (`approve`,
+ *    Declined, or Partial with the 3-D Secure `actionResponse` for the test environment's 3-D Secure cards
+ *    (rules.ts; the action itself is not simulated); `mbway-id/purchase`: Pending until the customer's phone decides (`approve`,
  *    `expire`), or Declined at once; `capture`, `cancellation`: Success; `refund`: Pending, decided
  *    after its answer (Success, or Declined for 1.13); `service-reference/generate`: a Multibanco reference
  *    (Pending until `approve` pays it or `expire`); `GET /payments/{id}/status` and
  *    `GET /payments/status?merchantTransactionId=`.
  *  - Notifications to the account's webhook URL: the status JSON with a `notificationID`, AES-256-GCM
  *    under the account's secret key, base64 body, IV and tag in `X-Initialization-Vector` and
- *    `X-Authentication-Tag`, for every decision (a purchase, an MB WAY request decided, a refund).
+ *    `X-Authentication-Tag`, for every decision (a purchase, an MB WAY request decided, a refund); each
+ *    answer is held to SIBS's acknowledgement (HTTP 200, {statusCode: "200", statusMsg: "Success",
+ *    notificationID}); those without it are kept in `unacknowledged`.
  *  - The kit's server (kit/simulator.ts): latency and faults (`tamper`: the answer altered on the way).
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
@@ -44,7 +47,7 @@ export interface SibsSimulatorOptions {
   webhookHeaders?: Record<string, string>;
 }
 
-type Status = 'Created' | 'Success' | 'Declined' | 'Pending' | 'Expired';
+type Status = 'Created' | 'Success' | 'Declined' | 'Pending' | 'Expired' | 'Partial';
 
 interface SimTx {
   id: string;
@@ -131,7 +134,29 @@ export class SibsSimulator extends SimulatorBase {
     const note = { ...this.#status(t), transactionDateTime: this.now().toISOString(), notificationID: randomUUID() };
     this.spec.response('notification', 'notification', note);
     const e = encryptNotification(JSON.stringify(note), account.webhookKey, randomBytes(12));
-    await this.deliver(account.webhookUrl, { 'content-type': 'text/plain', 'x-initialization-vector': e.iv, 'x-authentication-tag': e.tag }, e.body, { followUp });
+    const sent = await this.deliver(account.webhookUrl, { 'content-type': 'text/plain', 'x-initialization-vector': e.iv, 'x-authentication-tag': e.tag }, e.body, { followUp });
+    this.#acknowledged(note.notificationID, sent);
+  }
+
+  /** Notifications SIBS would send again: not answered HTTP 200 with their acknowledgement. */
+  readonly unacknowledged: string[] = [];
+
+  /**
+   * SIBS expects HTTP 200 and {statusCode: "200", statusMsg: "Success", notificationID} for each
+   * notification (spec.ts): an answer's body is held to the spec (a transport giving only a status is
+   * taken at its word).
+   */
+  #acknowledged(notificationId: string, sent: { status: number | null; answer: string | null }): void {
+    if (sent.status !== 200) return void this.unacknowledged.push(notificationId);
+    if (sent.answer === null) return;
+    let ack: unknown;
+    try {
+      ack = JSON.parse(sent.answer);
+    } catch {
+      ack = sent.answer;
+    }
+    const problems = this.spec.response('notification', 'acknowledgement', ack);
+    if (problems.length > 0 || (ack as { notificationID?: unknown }).notificationID !== notificationId) this.unacknowledged.push(notificationId);
   }
 
   #bearer(headers: http.IncomingHttpHeaders): [string, SibsSimAccount] | null {
@@ -223,10 +248,15 @@ export class SibsSimulator extends SimulatorBase {
     if (op === 'cardPurchase') {
       if (t.method !== 'CARD') return { status: 400, body: { returnStatus: { statusCode: 'E0004', statusMsg: 'Error', statusDescription: 'Payment method not allowed for this transaction' } } };
       const card = body.cardInfo as { PAN: string; validationDate: string };
-      const refusal = decideCard(card.PAN, card.validationDate, this.now());
-      t.status = refusal ? 'Declined' : 'Success';
-      t.words = refusal;
-      if (!refusal && t.paymentType === 'PURS') t.captured = t.amount;
+      const d = decideCard(card.PAN, card.validationDate, this.now());
+      if (d.kind === 'action') {
+        // 3-D Secure first: nothing is authorized until the action is performed and the purchase sent again
+        t.status = 'Partial';
+        return { status: 200, body: { ...this.#status(t), actionResponse: { id: id(16), type: d.type, data: { url: `${this.url}/3ds/${t.id}`, params: [] } } } };
+      }
+      t.status = d.kind === 'declined' ? 'Declined' : 'Success';
+      t.words = d.kind === 'declined' ? d.words : null;
+      if (d.kind === 'approved' && t.paymentType === 'PURS') t.captured = t.amount;
       return { status: 200, body: this.#status(t), notify: t };
     }
     if (op === 'referenceGenerate') {
@@ -275,6 +305,11 @@ export class SibsSimulator extends SimulatorBase {
         await this.#notify(f, true);
       },
     };
+  }
+
+  /** Refunds are decided right after their answer: waits until they are, and their notifications sent (kit: `decide`). */
+  override async decide(): Promise<void> {
+    await this.settled();
   }
 
   /** A fresh notifications key for demos (base64 of 32 bytes). */
