@@ -24,10 +24,11 @@ import type { DisputeActionResult, DisputeNotice } from '../../processors/connec
 import type { DisputedPayment, ProcessorRegistry } from '../../processors/registry.js';
 import {
   CSV_OPTIONAL, CSV_REQUIRED, DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENT_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
-  SCHEMES, assessRatio, disputeTransition, eventTowards, schemeOfBin, evidenceFields, isOpen, laterStage, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
+  disputeTransition, eventTowards, evidenceFields, isOpen, laterStage, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
   type DisputeCategory, type DisputeEvent, type DisputeSource, type DisputeStage, type DisputeStatus, type ImportRow,
 } from './disputes.domain.js';
 import * as repo from './disputes.repo.js';
+import { disputeRatios } from './disputes.ratios.js';
 import { EVENT_TYPE, orderTotals, presentDispute, recordChange, type DisputeEventType } from './disputes.changes.js';
 
 export { presentDispute, DISPUTE_EVENT_TYPES } from './disputes.changes.js';
@@ -503,50 +504,10 @@ export class DisputesService {
     return { import: { filename: body.filename, ...result } };
   }
 
-  // ---- risk: the dispute ratio against the schemes' programmes ------------------------------------------------
+  // ---- risk: the dispute ratio against the schemes' programmes (disputes.ratios.ts) ------------------------
 
-  /**
-   * GET /disputes/ratios: per month (UTC) and card scheme, the disputes received (CHARGEBACK stage or later
-   * at their creation or since: retrievals are not counted) against the sales (successful payments) of the
-   * month the programme compares them with: Visa's VDMP the same month, Mastercard's ECM the month before.
-   */
-  async ratios(ctx: RequestContext, q: { months?: number }) {
-    const months = q.months ?? 6;
-    const now = ctx.clock.now();
-    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1));
-    // the month before the first, for Mastercard's ratio
-    const since = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() - 1, 1));
-    const db = this.p.reads.db;
-    const movements = moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env, since });
-    const { rows: sales } = await sql<{ month: string; prefix: string | null; n: string | number }>`
-      select to_char(m.created_at at time zone 'UTC', 'YYYY-MM') as month, left(m.card_bin, 4) as prefix, count(*) as n
-      from (${movements}) m where m.type = 'PAYMENT' and m.status = 'SUCCESS' group by 1, 2`.execute(db);
-    const { rows: disputes } = await sql<{ month: string; prefix: string | null; n: string | number }>`
-      select to_char(d.created_at at time zone 'UTC', 'YYYY-MM') as month, left(m.card_bin, 4) as prefix, count(*) as n
-      from disputes d join (${moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env })}) m on m.transaction_id = d.transaction_id
-      where d.merchant_id = ${ctx.merchant.id} and d.env = ${ctx.env} and d.created_at >= ${first} and d.stage <> 'RETRIEVAL'
-      group by 1, 2`.execute(db);
-    const add = (into: Map<string, number>, rows: Array<{ month: string; prefix: string | null; n: string | number }>) => {
-      for (const r of rows) {
-        const key = `${r.month}|${schemeOfBin(r.prefix)}`;
-        into.set(key, (into.get(key) ?? 0) + Number(r.n));
-      }
-    };
-    const salesBy = new Map<string, number>();
-    const disputesBy = new Map<string, number>();
-    add(salesBy, sales);
-    add(disputesBy, disputes);
-    const out = [];
-    for (let i = months - 1; i >= 0; i--) {
-      const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - i, 1));
-      const month = d.toISOString().slice(0, 7);
-      const previous = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-      for (const scheme of SCHEMES) {
-        const salesMonth = scheme === 'MASTERCARD' ? previous : month;
-        out.push({ ...assessRatio({ month, scheme, disputes: disputesBy.get(`${month}|${scheme}`) ?? 0, sales: salesBy.get(`${salesMonth}|${scheme}`) ?? 0 }), sales_month: salesMonth });
-      }
-    }
-    return { ratios: out };
+  ratios(ctx: RequestContext, q: { months?: number }) {
+    return disputeRatios(this.p.reads.db, ctx, q);
   }
 
   // ---- settings and notifications ------------------------------------------------------------------------------
