@@ -1,21 +1,27 @@
 /**
- * The dashboard's overview at size: 1,000,000 orders of one merchant on PostgreSQL over the last 365
- * days (with their payment transactions and refunds), then the overview of the last 30 and 90 days
+ * The dashboard's overview with disputes at size: 1,000,000 orders of one merchant on PostgreSQL over the
+ * last 365 days (with their payment transactions, refunds and disputes), then the overview of the last 30 and 90 days
  * (each with its previous period: 60 and 180 days of data read) timed through the payments service,
  * median of 5 after a warm-up, and EXPLAIN ANALYZE's plan summary of its two statements. The bulk-loaded
  * rows go in as the overview's changes and are folded into its day rows by the payments job's fold
  * (both timed), 50 payments follow through the API (changes not folded yet), and each overview's figures
- * are checked equal to the same figures computed straight from the orders and transactions, timed too.
+ * are checked equal to the same figures computed straight from the orders and transactions (and, for
+ * the money lost to disputes, from the disputes), timed too. The dispute ratio (`GET /disputes/ratios`,
+ * 6 and 12 months) is timed the same way.
  *
  *   npm run bench:overview                  # 1,000,000 orders
- *   npm run bench:overview -- 200000        # fewer
+ *   npm run bench:overview -- 200000        # fewer (BENCH_ORDERS=200000 too)
  *   BENCH_DATABASE_URL=postgres://... npm run bench:overview
  *
  * Data (INSERT … SELECT over generate_series, cloning one real order and transaction made through the
  * API so every row has the shape the gateway writes): 70% paid, 15% declined (five reasons), 5% paid and
  * refunded the next day, 10% never paid (expired); 80% EUR, 20% USD; VISA, MASTERCARD, AMEX and BIZUM;
- * a third with a 3-D Secure record. A second merchant with 200,000 orders shares the tables. Merchant
- * timezone Europe/Madrid. The schema is dropped at the end (BENCH_KEEP=1 keeps it).
+ * a third with a 3-D Secure record. Disputes on about 0.5% of the orders (0.7% of the paid ones, one per
+ * order), received up to 30 days after the payment: 5% retrievals, the rest chargebacks; 40% lost (LOST,
+ * ACCEPTED, EXPIRED), 30% won, 30% still open, decided up to 20 days after they were received; each
+ * order's dispute money written on it as the disputes module does. After the fold, 6 disputes raised
+ * through the API on the payments made then, 3 of them accepted (lost): changes not folded yet. A second
+ * merchant with 200,000 orders (and its disputes) shares the tables. Merchant timezone Europe/Madrid. The schema is dropped at the end (BENCH_KEEP=1 keeps it).
  */
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -32,7 +38,7 @@ import { TEST_CARDS } from '../src/processors/index.js';
 import { dayIn, overviewStatements, periodDays } from '../src/modules/payments/operations/overview.js';
 import { median } from './kit.js';
 
-const TOTAL = Number(process.argv[2] ?? 1_000_000);
+const TOTAL = Number(process.argv[2] ?? process.env.BENCH_ORDERS ?? 1_000_000);
 const OTHER = Math.floor(TOTAL / 5);
 const RUNS = 5;
 const CHUNK = 100_000;
@@ -145,11 +151,65 @@ async function generate(k: CreatedMerchant, total: number) {
   }
 }
 
+/**
+ * Disputes of about 0.7% of `k`'s paid orders (one per order, on its payment), chosen by a hash of the
+ * order id, with mixed stages and statuses; then each order's dispute money as the disputes module hands
+ * it to the payments module (`recordDisputeMoney`), with the triggers off like the rest of the bulk load
+ * (the backfill below books the losses).
+ */
+async function generateDisputes(k: CreatedMerchant) {
+  await database.transaction(async (trx) => {
+    await sql`set local session_replication_role = replica`.execute(trx);
+    await sql`
+      with picked as materialized (
+        select o.id as oid, t.id as tid, o.service_id, o.service_type, o.amount, o.currency, t.created_at as paid_at,
+          abs(hashtext(o.id::text || 'r')) % 1000 / 1000.0 as r, abs(hashtext(o.id::text || 's')) % 1000 / 1000.0 as s
+        from orders o join transactions t on t.order_id = o.id and t.operative = 'AUTHORIZATION' and t.status = 'SUCCESS'
+        where o.merchant_id = ${k.client_uuid} and o.paid and abs(hashtext(o.id::text)) % 1000 < 7
+      ),
+      shaped as materialized (
+        select *, least(paid_at + (1 + s * 29) * interval '1 day', now() - interval '1 hour') as received,
+          case when r < 0.10 then 'LOST' when r < 0.25 then 'ACCEPTED' when r < 0.40 then 'EXPIRED' when r < 0.70 then 'WON'
+            when r < 0.85 then 'NEEDS_RESPONSE' else 'UNDER_REVIEW' end as status,
+          case when s < 0.05 then 'RETRIEVAL' when s < 0.9 then 'CHARGEBACK' else 'PRE_ARBITRATION' end as stage
+        from picked
+      ),
+      decided as materialized (
+        select *, case when status in ('NEEDS_RESPONSE', 'UNDER_REVIEW') then null
+          else least(received + (1 + r * 19) * interval '1 day', now() - interval '1 minute') end as resolved
+        from shaped
+      )
+      insert into disputes (id, merchant_id, env, order_id, transaction_id, service_id, service_type, source, acquirer, provider_id,
+        reason_code, category, amount, currency, stage, status, evidence_due_at, sandbox_outcome, submitted_at, resolved_at, created_at, updated_at)
+      select gen_random_uuid(), ${k.client_uuid}::uuid, 'sandbox', oid, tid, service_id, service_type, 'IMPORT', 'BENCH', 'B-' || oid::text,
+        case when s < 0.5 then '10.4' else '4853' end, case when s < 0.5 then 'FRAUD' else 'PRODUCT_NOT_RECEIVED' end,
+        case when r < 0.5 then amount else greatest(1, amount / 2) end, currency, stage, status, received + interval '7 days', null,
+        case when status in ('UNDER_REVIEW', 'WON', 'LOST') then received + interval '2 days' end, resolved, received, coalesce(resolved, received)
+      from decided`.execute(trx);
+    await sql`
+      update orders o set dispute_disputed = x.disputed, dispute_lost = x.lost, dispute_won = x.won, dispute_changed_at = x.changed_at
+      from (
+        select d.order_id,
+          sum(case when d.stage <> 'RETRIEVAL' and d.status in ('NEEDS_RESPONSE', 'UNDER_REVIEW') then d.amount else 0 end) as disputed,
+          sum(case when d.stage <> 'RETRIEVAL' and d.status in ('LOST', 'ACCEPTED', 'EXPIRED') then d.amount else 0 end) as lost,
+          sum(case when d.stage <> 'RETRIEVAL' and d.status = 'WON' then d.amount else 0 end) as won,
+          max(d.updated_at) as changed_at
+        from disputes d where d.merchant_id = ${k.client_uuid} group by d.order_id
+      ) x
+      where o.id = x.order_id`.execute(trx);
+  });
+}
+
 for (const [k, n, label] of [[one, TOTAL, 'the merchant'], [other, OTHER, 'another merchant']] as const) {
   const t0 = performance.now();
   await generate(k, n);
+  await generateDisputes(k);
   out(`generated ${n} orders for ${label} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
+const disputeMix = await sql<{ status: string; stage: string; n: number }>`
+  select status, case when stage = 'RETRIEVAL' then 'RETRIEVAL' else 'CHARGEBACK+' end as stage, count(*)::int as n
+  from disputes where merchant_id = ${one.client_uuid} group by 1, 2 order by 1, 2`.execute(db);
+out(`disputes of the merchant: ${disputeMix.rows.reduce((a, r) => a + r.n, 0)} (${disputeMix.rows.map((r) => `${r.status}/${r.stage} ${r.n}`).join(', ')})`);
 await sql`vacuum analyze`.execute(db);
 const counts = await sql<{ orders: number; transactions: number }>`
   select (select count(*) from orders)::int as orders, (select count(*) from transactions)::int as transactions`.execute(db);
@@ -173,10 +233,15 @@ const dayRows = await sql<{ orders: number; transactions: number }>`
 out(`day rows: ${JSON.stringify(dayRows.rows[0])}`);
 // a day's worth of payments made after the fold stays as changes until the next one: the overview adds them
 for (let i = 0; i < 50; i++) {
-  await post('/payment/single-step', one, {
+  const paidNow = await post('/payment/single-step', one, {
     amount: 500 + i, operative: 'AUTHORIZATION', secure: false, description: 'after the fold', service: one.service_uuid, customer_ext_id: 'bench-customer',
     card_holder: 'Ana Pérez', card_pan: TEST_CARDS.APPROVED, card_expiry_month: '12', card_expiry_year: '30', card_cvv: '123',
   });
+  // and disputes of some of them through the API, half of them lost at once
+  if (i % 8 === 0) {
+    const raised = await post('/disputes/simulate', one, { order_uuid: paidNow.order.uuid });
+    if (i % 16 === 0) await post(`/disputes/${raised.dispute.uuid}/accept`, one, {});
+  }
 }
 
 // ---- the overview --------------------------------------------------------------------------------------------
@@ -190,7 +255,7 @@ for (const period of ['30d', '90d'] as const) {
     times.push(performance.now() - s);
   }
   const eur = r.currencies.find((c) => c.currency === 'EUR');
-  out(`overview ${period} (+ previous ${period}): median ${median(times).toFixed(1)} ms (runs ${times.map((x) => x.toFixed(0)).join(', ')}); EUR orders ${eur?.current.orders}, paid ${eur?.current.paid}, volume ${eur?.current.volume}, refunds ${eur?.current.refunds.count}, declines ${eur?.current.declines.reduce((s, d) => s + d.count, 0)}`);
+  out(`overview ${period} (+ previous ${period}): median ${median(times).toFixed(1)} ms (runs ${times.map((x) => x.toFixed(0)).join(', ')}); EUR orders ${eur?.current.orders}, paid ${eur?.current.paid}, volume ${eur?.current.volume}, refunds ${eur?.current.refunds.count}, declines ${eur?.current.declines.reduce((s, d) => s + d.count, 0)}, disputes lost ${eur?.current.disputes_lost.orders} (${eur?.current.disputes_lost.amount}), net ${eur?.current.net}`);
 
   const tz = ctx.merchant.timezone;
   const { from, to } = periodDays({ period }, dayIn(ctx.clock.now(), tz));
@@ -220,6 +285,19 @@ for (const period of ['30d', '90d'] as const) {
     out(`  ${name}: ${lines.filter((l) => /Execution Time|Planning Time/.test(l)).map((l) => l.trim()).join('; ')}`);
     for (const l of nodes) out(`    ${l}`);
   }
+}
+
+// ---- the dispute ratio ------------------------------------------------------------------------------------------
+for (const months of [6, 12]) {
+  const r = await m.disputes.ratios(ctx, { months }); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const s = performance.now();
+    await m.disputes.ratios(ctx, { months });
+    times.push(performance.now() - s);
+  }
+  const last = r.ratios.filter((x) => x.month === r.ratios[r.ratios.length - 1].month).map((x) => `${x.scheme} ${x.disputes}/${x.sales} ${x.standing}`);
+  out(`dispute ratios, ${months} months: median ${median(times).toFixed(1)} ms (runs ${times.map((x) => x.toFixed(0)).join(', ')}); this month ${last.join(', ')}`);
 }
 
 /**
@@ -259,6 +337,13 @@ function rawStatements(b: { merchantId: string; env: string; timezone: string; f
       where t.merchant_id = ${b.merchantId} and o.env = ${b.env}
         and t.created_at >= ${start} and t.created_at < ${stop}
         and paygate_overview_counts(t.operative, t.status)
+      union all
+      -- money out to lost disputes (migrations/1131_order_disputes.sql), from the disputes themselves: each
+      -- order here has one dispute, so each loss is the order's first, on the day it was lost
+      select d.currency, ${day('d.resolved_at')}, 'DISPUTE_LOST', 'SUCCESS', '', d.amount, null, null, null
+      from disputes d
+      where d.merchant_id = ${b.merchantId} and d.env = ${b.env} and d.stage <> 'RETRIEVAL' and d.status in ('LOST', 'ACCEPTED', 'EXPIRED')
+        and d.resolved_at >= ${start} and d.resolved_at < ${stop}
     ) x
     group by x.currency, x.day, x.operative, x.status, x.error, 6, 7`;
   return { orders, transactions };

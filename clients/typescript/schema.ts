@@ -5804,9 +5804,13 @@ export interface components {
             type: string;
             created: string;
             order_uuid: string | null;
+            /** @description where the notification is delivered; empty for a NOT_SENT event */
             url: string;
-            /** @enum {unknown} */
-            status: "PENDING" | "DELIVERED" | "FAILED";
+            /**
+             * @description NOT_SENT: on the event log and the event stream only, never posted (dispute events of a merchant that gave no URL for them)
+             * @enum {unknown}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED" | "NOT_SENT";
             attempts: number;
             resend_failed_notifications: boolean;
             first_attempt_at: string | null;
@@ -6626,6 +6630,7 @@ export interface components {
             threeds_data: components["schemas"]["ThreeDSData"] | null;
             /** @description the currency conversion offered with the latest payment attempt and the cardholder's choice; null when none was offered */
             dcc: components["schemas"]["Dcc"] | null;
+            disputes?: components["schemas"]["OrderDisputes"];
         };
         /**
          * OrderDisputeTotals
@@ -6650,6 +6655,23 @@ export interface components {
             /** @description lost to disputes, minor units of the currency */
             lost: number;
             /** @description won back, minor units of the currency */
+            won: number;
+        };
+        /**
+         * OrderDisputes
+         * @description ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)
+         * @example {
+         *       "disputed": 0,
+         *       "lost": 1050,
+         *       "won": 0
+         *     }
+         */
+        OrderDisputes: {
+            /** @description taken by open disputes (needing a response or under review), not decided yet */
+            disputed: number;
+            /** @description lost (LOST, ACCEPTED, EXPIRED): money out */
+            lost: number;
+            /** @description won back */
             won: number;
         };
         /**
@@ -8106,7 +8128,7 @@ export interface components {
              */
             uuid: string;
             /**
-             * @description the event type, also the `event` field of the message: ORDER_NOTIFICATION (an order reached a state that notifies url_post), SUBSCRIPTION_PAYMENT (a subscription charge, to the product notification_url)
+             * @description the event type, also the `event` field of the message: ORDER_NOTIFICATION (an order reached a state that notifies url_post), SUBSCRIPTION_PAYMENT (a subscription charge, to the product notification_url), DISPUTE_* (a dispute of an order changed: docs/disputes.md)
              * @example ORDER_NOTIFICATION
              */
             type: string;
@@ -8119,7 +8141,7 @@ export interface components {
             env: "sandbox" | "production";
             order_uuid: string | null;
             /**
-             * @description where the gateway itself delivers the notification (url_post)
+             * @description where the gateway itself delivers the notification (url_post); empty for an event it does not post (dispute events without a URL for them)
              * @example https://shop.example/paygate/notify
              */
             url: string;
@@ -17416,7 +17438,7 @@ export interface operations {
                  * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
                  */
                 order_uuid?: string;
-                status?: "PENDING" | "DELIVERED" | "FAILED";
+                status?: "PENDING" | "DELIVERED" | "FAILED" | "NOT_SENT";
                 /** @description integer, 1 to 1000 */
                 limit?: number | string;
                 /** @description integer, 0 to 1000000000 */

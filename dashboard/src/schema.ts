@@ -3288,6 +3288,23 @@ export interface operations {
                                 /** @description when the cardholder chose (ISO 8601 UTC) */
                                 timestamp: string;
                             } | null;
+                            /**
+                             * OrderDisputes
+                             * @description ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)
+                             * @example {
+                             *       "disputed": 0,
+                             *       "lost": 1050,
+                             *       "won": 0
+                             *     }
+                             */
+                            disputes?: {
+                                /** @description taken by open disputes (needing a response or under review), not decided yet */
+                                disputed: number;
+                                /** @description lost (LOST, ACCEPTED, EXPIRED): money out */
+                                lost: number;
+                                /** @description won back */
+                                won: number;
+                            };
                         };
                         /** @description the order's currency, ISO 4217 alpha-3 (the order carries the numeric code) */
                         currency: string;
@@ -3302,9 +3319,13 @@ export interface operations {
                             type: string;
                             created: string;
                             order_uuid: string | null;
+                            /** @description where the notification is delivered; empty for a NOT_SENT event */
                             url: string;
-                            /** @enum {unknown} */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            /**
+                             * @description NOT_SENT: on the event log and the event stream only, never posted (dispute events of a merchant that gave no URL for them)
+                             * @enum {unknown}
+                             */
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "NOT_SENT";
                             attempts: number;
                             resend_failed_notifications: boolean;
                             first_attempt_at: string | null;
@@ -3808,6 +3829,23 @@ export interface operations {
                                 /** @description when the cardholder chose (ISO 8601 UTC) */
                                 timestamp: string;
                             } | null;
+                            /**
+                             * OrderDisputes
+                             * @description ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)
+                             * @example {
+                             *       "disputed": 0,
+                             *       "lost": 1050,
+                             *       "won": 0
+                             *     }
+                             */
+                            disputes?: {
+                                /** @description taken by open disputes (needing a response or under review), not decided yet */
+                                disputed: number;
+                                /** @description lost (LOST, ACCEPTED, EXPIRED): money out */
+                                lost: number;
+                                /** @description won back */
+                                won: number;
+                            };
                         };
                     };
                 };
@@ -4273,6 +4311,23 @@ export interface operations {
                                 /** @description when the cardholder chose (ISO 8601 UTC) */
                                 timestamp: string;
                             } | null;
+                            /**
+                             * OrderDisputes
+                             * @description ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)
+                             * @example {
+                             *       "disputed": 0,
+                             *       "lost": 1050,
+                             *       "won": 0
+                             *     }
+                             */
+                            disputes?: {
+                                /** @description taken by open disputes (needing a response or under review), not decided yet */
+                                disputed: number;
+                                /** @description lost (LOST, ACCEPTED, EXPIRED): money out */
+                                lost: number;
+                                /** @description won back */
+                                won: number;
+                            };
                         };
                     };
                 };
@@ -4732,6 +4787,23 @@ export interface operations {
                                 /** @description when the cardholder chose (ISO 8601 UTC) */
                                 timestamp: string;
                             } | null;
+                            /**
+                             * OrderDisputes
+                             * @description ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)
+                             * @example {
+                             *       "disputed": 0,
+                             *       "lost": 1050,
+                             *       "won": 0
+                             *     }
+                             */
+                            disputes?: {
+                                /** @description taken by open disputes (needing a response or under review), not decided yet */
+                                disputed: number;
+                                /** @description lost (LOST, ACCEPTED, EXPIRED): money out */
+                                lost: number;
+                                /** @description won back */
+                                won: number;
+                            };
                         };
                     };
                 };
@@ -5191,6 +5263,23 @@ export interface operations {
                                 /** @description when the cardholder chose (ISO 8601 UTC) */
                                 timestamp: string;
                             } | null;
+                            /**
+                             * OrderDisputes
+                             * @description ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)
+                             * @example {
+                             *       "disputed": 0,
+                             *       "lost": 1050,
+                             *       "won": 0
+                             *     }
+                             */
+                            disputes?: {
+                                /** @description taken by open disputes (needing a response or under review), not decided yet */
+                                disputed: number;
+                                /** @description lost (LOST, ACCEPTED, EXPIRED): money out */
+                                lost: number;
+                                /** @description won back */
+                                won: number;
+                            };
                         };
                     };
                 };
@@ -5434,9 +5523,13 @@ export interface operations {
                             type: string;
                             created: string;
                             order_uuid: string | null;
+                            /** @description where the notification is delivered; empty for a NOT_SENT event */
                             url: string;
-                            /** @enum {unknown} */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            /**
+                             * @description NOT_SENT: on the event log and the event stream only, never posted (dispute events of a merchant that gave no URL for them)
+                             * @enum {unknown}
+                             */
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "NOT_SENT";
                             attempts: number;
                             resend_failed_notifications: boolean;
                             first_attempt_at: string | null;
@@ -5924,9 +6017,13 @@ export interface operations {
                             type: string;
                             created: string;
                             order_uuid: string | null;
+                            /** @description where the notification is delivered; empty for a NOT_SENT event */
                             url: string;
-                            /** @enum {unknown} */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            /**
+                             * @description NOT_SENT: on the event log and the event stream only, never posted (dispute events of a merchant that gave no URL for them)
+                             * @enum {unknown}
+                             */
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "NOT_SENT";
                             attempts: number;
                             resend_failed_notifications: boolean;
                             first_attempt_at: string | null;
@@ -7308,6 +7405,14 @@ export interface operations {
                                         /** @description minor units of the currency */
                                         amount: number;
                                     };
+                                    /** @description money out to disputes lost (LOST, ACCEPTED, EXPIRED) in the period, on the days they were lost; orders: the orders whose first loss it was */
+                                    disputes_lost: {
+                                        orders: number;
+                                        /** @description minor units of the currency */
+                                        amount: number;
+                                    };
+                                    /** @description volume - refunds - disputes lost (may be negative) */
+                                    net: number;
                                     /** @description REFUSED or ERROR payment attempts created in the period, by error */
                                     declines: {
                                         reason: string;
@@ -7336,6 +7441,9 @@ export interface operations {
                                         volume: number;
                                         /** @description minor units of the currency */
                                         refunds: number;
+                                        /** @description minor units of the currency */
+                                        disputes_lost: number;
+                                        net: number;
                                         declines: number;
                                     }[];
                                 };
@@ -7355,6 +7463,14 @@ export interface operations {
                                         /** @description minor units of the currency */
                                         amount: number;
                                     };
+                                    /** @description money out to disputes lost (LOST, ACCEPTED, EXPIRED) in the period, on the days they were lost; orders: the orders whose first loss it was */
+                                    disputes_lost: {
+                                        orders: number;
+                                        /** @description minor units of the currency */
+                                        amount: number;
+                                    };
+                                    /** @description volume - refunds - disputes lost (may be negative) */
+                                    net: number;
                                     /** @description REFUSED or ERROR payment attempts created in the period, by error */
                                     declines: {
                                         reason: string;
@@ -7383,6 +7499,9 @@ export interface operations {
                                         volume: number;
                                         /** @description minor units of the currency */
                                         refunds: number;
+                                        /** @description minor units of the currency */
+                                        disputes_lost: number;
+                                        net: number;
                                         declines: number;
                                     }[];
                                 };

@@ -62,6 +62,13 @@ describe('disputes', () => {
     await expect.poll(() => page.getByTestId('dispute-detail').getAttribute('data-status')).toBe('WON');
     expect(await page.getByTestId('dispute-order-totals').textContent()).toMatch(/won back .*27\.50/);
     expect(await page.getByTestId('dispute-history').locator('tbody tr').count()).toBe(4);
+    // the order's page shows it too: nothing disputed or lost, 27.50 won back
+    await page.goto(`${d.base}/dashboard/payments/${o.uuid}`);
+    await page.getByTestId('order-dispute-won').waitFor();
+    expect(await page.getByTestId('order-dispute-won').textContent()).toMatch(/27\.50/);
+    expect(await page.getByTestId('order-dispute-lost').textContent()).toMatch(/0\.00/);
+    expect(await page.getByTestId('order-disputed').textContent()).toMatch(/0\.00/);
+    await axe(page, 'order with a dispute');
     expect(errors).toEqual([]);
     await ctx.close();
   }, 180_000);

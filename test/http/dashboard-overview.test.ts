@@ -3,8 +3,9 @@
  * merchant's test clock (paid with several card brands, declined for different reasons, with and without
  * 3-D Secure, deferred and confirmed, refunded days later, in EUR and USD) — the overview's figures of a
  * period and of the period before it equal those computed here from the API: C3 (GET /orders, every page,
- * the same range) for what transactions count, C2 (GET /order/{uuid}) for what orders count. Groups
- * without payments.read get 403.
+ * the same range) for what transactions count, C2 (GET /order/{uuid}) for what orders count, and the
+ * disputes API (GET /disputes) for the money lost to disputes (sandbox disputes raised on paid orders,
+ * some accepted days later: money out on the day lost, in `net`). Groups without payments.read get 403.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,11 +99,17 @@ beforeAll(async () => {
   expect(service.status, service.raw).toBe(200);
   usdService = service.body.service.uuid;
   manager = await signedIn(t.app, await createUser(m, 'MANAGER'));
-  // another merchant's payment, on the same days: never in this merchant's figures (check() compares them exactly)
-  await paidOrder(t, await t.merchant({ name: 'Tienda Otra' }), { amount: 777 });
+  // another merchant's payment, on the same days, and its lost dispute: never in this merchant's figures
+  // (check() compares them exactly)
+  const other = await t.merchant({ name: 'Tienda Otra' });
+  const otherOrder = await paidOrder(t, other, { amount: 777 });
+  const otherDispute = await other.api.post('/disputes/simulate', { order_uuid: otherOrder.uuid });
+  expect((await other.api.post(`/disputes/${otherDispute.body.dispute.uuid}/accept`, {})).status).toBe(200);
 
   // about two weeks of orders, some refunded days after they were paid
   const paid: Array<{ uuid: string; amount: number }> = [];
+  const disputed: string[] = [];
+  let lost = 0;
   const STEPS = 20;
   for (let step = 0; step < STEPS; step++) {
     const n = 1 + Math.floor(random() * 2);
@@ -113,6 +120,19 @@ beforeAll(async () => {
       const p = paid.splice(Math.floor(random() * (paid.length - 1)), 1)[0];
       const r = await m.api.post('/payment/refund', { order_uuid: p.uuid, amount: random() < 0.5 ? p.amount : 50 });
       expect(r.status, r.raw).toBe(200);
+    }
+    // disputes: raised on a paid order (never refunded by this test), some accepted (lost) on a later day
+    if (paid.length > 2 && (random() < 0.35 || (step === STEPS - 2 && disputed.length === 0))) {
+      const p = paid.splice(Math.floor(random() * (paid.length - 1)), 1)[0];
+      const r = await m.api.post('/disputes/simulate', { order_uuid: p.uuid, amount: random() < 0.5 ? p.amount : 60 });
+      expect(r.status, r.raw).toBe(200);
+      disputed.push(r.body.dispute.uuid);
+    }
+    // (and one lost in the last days whatever the seed)
+    if (disputed.length > 0 && (random() < 0.4 || (step === STEPS - 2 && lost === 0))) {
+      const r = await m.api.post(`/disputes/${disputed.shift()}/accept`, {});
+      expect(r.status, r.raw).toBe(200);
+      lost++;
     }
     await advance(m, 3600 * (12 + Math.floor(random() * 11)) + Math.floor(random() * 3600));
     // the changes of the first days are folded into day rows part-way (a batch smaller than what waits),
@@ -133,16 +153,18 @@ interface Expected {
   volume: number;
   charges: number;
   refunds: { count: number; amount: number };
+  disputes_lost: { orders: number; amount: number };
+  net: number;
   declines: Record<string, number>;
   threeds: Record<string, number>;
   methods: Record<string, { count: number; amount: number }>;
-  series: Record<string, { orders: number; paid: number; volume: number; refunds: number; declines: number }>;
+  series: Record<string, { orders: number; paid: number; volume: number; refunds: number; disputes_lost: number; net: number; declines: number }>;
 }
 
 const empty = (from: string, to: string): Expected => {
   const series: Expected['series'] = {};
-  for (let d = from; d <= to; d = nextDay(d)) series[d] = { orders: 0, paid: 0, volume: 0, refunds: 0, declines: 0 };
-  return { orders: 0, paid: 0, volume: 0, charges: 0, refunds: { count: 0, amount: 0 }, declines: {}, threeds: {}, methods: {}, series };
+  for (let d = from; d <= to; d = nextDay(d)) series[d] = { orders: 0, paid: 0, volume: 0, refunds: 0, disputes_lost: 0, net: 0, declines: 0 };
+  return { orders: 0, paid: 0, volume: 0, charges: 0, refunds: { count: 0, amount: 0 }, disputes_lost: { orders: 0, amount: 0 }, net: 0, declines: {}, threeds: {}, methods: {}, series };
 };
 
 function nextDay(d: string): string {
@@ -184,7 +206,19 @@ function outcome(o: { paid: boolean; threeds: any }): string | null {
   return 'FAILED';
 }
 
-async function expected(from: string, to: string, prevFrom: string, prevTo: string) {
+/** The disputes API: every dispute of the merchant, all pages. */
+async function disputes() {
+  const out: any[] = [];
+  for (let cursor: string | null = null; ; ) {
+    const r = await m.api.get('/disputes', { limit: '7', ...(cursor ? { cursor } : {}) });
+    expect(r.status, r.raw).toBe(200);
+    out.push(...r.body.disputes);
+    cursor = r.body.next_cursor;
+    if (!cursor) return out;
+  }
+}
+
+async function expected(from: string, to: string, prevFrom: string, prevTo: string, timezone: string) {
   const all = new Map<string, { current: Expected; previous: Expected }>();
   const of = (currency: string, day: string) => {
     if (!all.has(currency)) all.set(currency, { current: empty(from, to), previous: empty(prevFrom, prevTo) });
@@ -226,6 +260,23 @@ async function expected(from: string, to: string, prevFrom: string, prevTo: stri
       e.series[day].declines++;
     }
   }
+  // a lost dispute is money out on the day it was lost (each seeded order has one dispute at most)
+  const dayOf = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  for (const d of await disputes()) {
+    if (d.money.lost === 0) continue;
+    const day = dayOf.format(new Date(d.resolved_at));
+    if (day < prevFrom || day > to) continue;
+    const e = of(d.currency, day);
+    e.disputes_lost.orders++;
+    e.disputes_lost.amount += d.money.lost;
+    e.series[day].disputes_lost += d.money.lost;
+  }
+  for (const c of all.values()) {
+    for (const e of [c.current, c.previous]) {
+      e.net = e.volume - e.refunds.amount - e.disputes_lost.amount;
+      for (const p of Object.values(e.series)) p.net = p.volume - p.refunds - p.disputes_lost;
+    }
+  }
   return all;
 }
 
@@ -236,6 +287,8 @@ function shaped(f: any): Expected {
     volume: f.volume,
     charges: f.charges,
     refunds: f.refunds,
+    disputes_lost: f.disputes_lost,
+    net: f.net,
     declines: Object.fromEntries(f.declines.map((d: any) => [d.reason, d.count])),
     threeds: Object.fromEntries(f.threeds.map((d: any) => [d.outcome, d.count])),
     methods: Object.fromEntries(f.methods.map((d: any) => [d.method, { count: d.count, amount: d.amount }])),
@@ -247,7 +300,7 @@ async function check(query: Record<string, string>) {
   const r = await manager.get('/overview', query);
   expect(r.status, r.raw).toBe(200);
   const ov = r.body.overview;
-  const want = await expected(ov.from, ov.to, ov.previous.from, ov.previous.to);
+  const want = await expected(ov.from, ov.to, ov.previous.from, ov.previous.to, ov.timezone);
   const got = new Map<string, any>(ov.currencies.map((c: any) => [c.currency, c]));
   expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
   for (const [currency, w] of want) {
@@ -270,6 +323,7 @@ describe('the overview', () => {
     const all = ov.currencies.flatMap((c: any) => [c.current, c.previous]);
     const seen = JSON.stringify(all.map((f: any) => ({ refunds: f.refunds, declines: f.declines, methods: f.methods, threeds: f.threeds })));
     expect(all.some((f: any) => f.refunds.count > 0), seen).toBe(true);
+    expect(all.some((f: any) => f.disputes_lost.amount > 0 && f.net === f.volume - f.refunds.amount - f.disputes_lost.amount), seen).toBe(true);
     expect(all.some((f: any) => f.declines.length > 1), seen).toBe(true);
     expect(all.some((f: any) => f.methods.length > 1), seen).toBe(true);
     expect(new Set(all.flatMap((f: any) => f.threeds.map((x: any) => x.outcome)))).toEqual(new Set(['NOT_ATTEMPTED', 'EXTERNAL', 'FAILED']));

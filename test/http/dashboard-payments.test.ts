@@ -157,6 +157,11 @@ describe('the payments list', () => {
   });
 
   it('exports the filtered list as CSV, one line per order, matching the list', async () => {
+    // with what its disputes mean for the order: 900 of it lost to an accepted dispute
+    const raised = await a.api.post('/disputes/simulate', { order_uuid: p1.uuid, amount: 900 });
+    expect(raised.status, raised.raw).toBe(200);
+    expect((await a.api.post(`/disputes/${raised.body.dispute.uuid}/accept`, {})).status).toBe(200);
+    expect((await manager.get(`/orders/${p1.uuid}`)).body.order.disputes).toEqual({ disputed: 0, lost: 900, won: 0 });
     const r = await t.app.inject({ method: 'GET', url: '/dashboard/api/orders/export.csv?status=SUCCESS&customer=alice', headers: { cookie: manager.cookieHeader(), 'x-forwarded-proto': 'https' } });
     expect(r.statusCode, r.body).toBe(200);
     expect(r.headers['content-type']).toMatch(/text\/csv/);
@@ -169,6 +174,12 @@ describe('the payments list', () => {
     expect(row[cols.indexOf('amount')]).toBe('2500');
     expect(row[cols.indexOf('card_last4')]).toBe('0004');
     expect(row[cols.indexOf('status')]).toBe('SUCCESS');
+    expect([row[cols.indexOf('disputed')], row[cols.indexOf('dispute_lost')], row[cols.indexOf('dispute_won')]]).toEqual(['0', '900', '0']);
+    // an order never disputed has the dispute cells empty
+    const all = await t.app.inject({ method: 'GET', url: '/dashboard/api/orders/export.csv?status=SUCCESS', headers: { cookie: manager.cookieHeader(), 'x-forwarded-proto': 'https' } });
+    const others = all.body.trim().split('\r\n').slice(1).map((l) => l.split(',')).filter((x) => x[cols.indexOf('uuid')] !== p1.uuid);
+    expect(others.length).toBeGreaterThan(0);
+    for (const x of others) expect(x.slice(-3)).toEqual(['', '', '']);
     const audit = await t.p.database.db.selectFrom('dashboard_audit').select('action').where('action', '=', 'payments.export').execute();
     expect(audit.length).toBeGreaterThan(0);
   });

@@ -3,7 +3,7 @@
  * when it carries a card number or is not a PDF/PNG/JPEG, submitted, won and lost on the test clock (the
  * sandbox's decision job), expired when the deadline passes with no answer, accepted; the order's
  * amounts (disputed, lost, won back); the deadline reminder e-mail to the dashboard users 3 days before;
- * the opt-in dispute events (event log, signed delivery); a CSV import (created, updated, refused whole);
+ * the dispute events (on the event log always, signed delivery on opt-in); a CSV import (created, updated, refused whole);
  * a manual dispute on a Redsys payment; another merchant sees none of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,9 @@ describe('sandbox disputes on the test clock', () => {
     expect(d).toMatchObject({ order_uuid: order.uuid, transaction_uuid: order.transactions[0].uuid, source: 'SANDBOX', acquirer: 'SANDBOX', status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', amount: 2500, currency: 'EUR', category: 'PRODUCT_NOT_RECEIVED', actions: ['SUBMIT', 'ACCEPT'] });
     expect(d.evidence_fields).toContain('shipping_tracking_number');
     expect(totals).toMatchObject({ order_uuid: order.uuid, disputes: 1, disputed: 2500, lost: 0, won: 0 });
+    // the order shows it (an order never disputed has no `disputes`: it is presented as it always was)
+    expect(order).not.toHaveProperty('disputes');
+    expect((await a.api.get(`/order/${order.uuid}`)).body.order.disputes).toEqual({ disputed: 2500, lost: 0, won: 0 });
     const clock = await a.api.get('/test-clock');
     // its deadline and its reminder are durable jobs of the merchant (moved with its test clock)
     const { rows: jobs } = await sql<{ queue: string; merchant_id: string }>`select queue, merchant_id from jobs where payload::jsonb ->> 'disputeId' = ${d.uuid} order by queue`.execute(t.p.database.db);
@@ -107,6 +110,7 @@ describe('sandbox disputes on the test clock', () => {
     const won = await a.api.get(`/disputes/${d.uuid}`);
     expect(won.body.dispute).toMatchObject({ status: 'WON', money: { disputed: 0, lost: 0, won: 2500 } });
     expect(won.body.order_totals).toMatchObject({ disputed: 0, lost: 0, won: 2500 });
+    expect((await a.api.get(`/order/${order.uuid}`)).body.order.disputes).toEqual({ disputed: 0, lost: 0, won: 2500 });
     expect(won.body.dispute.history.map((h: any) => [h.event, h.to_status, h.actor.split(':')[0]])).toEqual([
       ['CREATE', 'NEEDS_RESPONSE', 'sandbox'], ['EVIDENCE', 'NEEDS_RESPONSE', 'api'], ['SUBMIT', 'UNDER_REVIEW', 'api'], ['WIN', 'WON', 'sandbox'],
     ]);
@@ -116,7 +120,7 @@ describe('sandbox disputes on the test clock', () => {
   });
 
   it('submitted and LOST: the amount is lost', async () => {
-    const { d } = await sandboxDispute(a, 1800, { outcome: 'LOST', amount: 1000 });
+    const { order, d } = await sandboxDispute(a, 1800, { outcome: 'LOST', amount: 1000 });
     expect(d.amount).toBe(1000);
     expect((await a.api.post(`/disputes/${d.uuid}/evidence`, { fields: { customer_name: 'Ana Perez' } })).status).toBe(200);
     expect((await a.api.post(`/disputes/${d.uuid}/submit`, {})).status).toBe(200);
@@ -125,6 +129,7 @@ describe('sandbox disputes on the test clock', () => {
     const r = await a.api.get(`/disputes/${d.uuid}`);
     expect(r.body.dispute).toMatchObject({ status: 'LOST', money: { disputed: 0, lost: 1000, won: 0 } });
     expect(r.body.order_totals).toMatchObject({ disputes: 1, lost: 1000 });
+    expect((await a.api.get(`/order/${order.uuid}`)).body.order.disputes).toEqual({ disputed: 0, lost: 1000, won: 0 });
   });
 
   it('no response by the deadline: EXPIRED (lost), by the durable job on the test clock', async () => {
@@ -253,11 +258,12 @@ describe('the deadline reminder e-mail', () => {
   });
 });
 
-describe('dispute events (opt-in)', () => {
-  it('off by default; on: the event log, signed delivery to the URL', async () => {
+describe('dispute events (posted on opt-in)', () => {
+  it('without a URL on the event log only (NOT_SENT); with one, signed delivery to the URL', async () => {
     const m = await t.merchant({ name: 'Notified Shop' });
     const quiet = await sandboxDispute(m, 500);
-    expect((await m.api.get('/events', { order_uuid: quiet.order.uuid })).body.events.filter((e: any) => e.type.startsWith('DISPUTE'))).toEqual([]);
+    const unsent = (await m.api.get('/events', { order_uuid: quiet.order.uuid })).body.events.filter((e: any) => e.type.startsWith('DISPUTE'));
+    expect(unsent.map((e: any) => [e.type, e.status, e.url])).toEqual([['DISPUTE_CREATED', 'NOT_SENT', '']]);
     const s = await m.api.put('/disputes/settings', { notification_url: `${rx.url}/disputes` });
     expect(s.status, s.raw).toBe(200);
     expect(s.body.dispute_settings).toMatchObject({ notification_url: `${rx.url}/disputes`, reminder_days: 3 });

@@ -155,6 +155,17 @@ describe('records and notifications', () => {
     expect(o.created_from_client_timezone).toBe('2026-01-15T04:00:00-0600');
     expect(o.urls.payment_card).toBe('https://pay.example/v1/sandbox/payment/process/t');
     expect(JSON.stringify(o)).not.toContain('{}');
+    // never disputed: no `disputes`, the record as the contract has it
+    expect(o).not.toHaveProperty('disputes');
+    expect(Object.keys(o).at(-1)).toBe('dcc');
+  });
+
+  it('an order that has had a dispute carries `disputes` last, its amounts as numbers (bigint columns come as text)', () => {
+    const base = { id: 'o', created_at: new Date('2026-01-15T10:00:00Z'), amount: 1000, currency_number: '978', paid: true, status: 'SUCCESS', safe: false, refunded: 0, additional: null, service_type: 'X', service_id: 's', customer_ext_id: null, cof_txnid: null, token: 't', ip: null, reference: null, dynamic_descriptor: null, threeds_data: null, env: 'sandbox' as const };
+    const o = presentOrder({ ...base, dispute_disputed: '0', dispute_lost: '600', dispute_won: 0 }, [], { server: 'UTC', merchant: 'UTC' }, 'https://pay.example');
+    expect(o.disputes).toEqual({ disputed: 0, lost: 600, won: 0 });
+    expect(Object.keys(o).at(-1)).toBe('disputes');
+    expect(presentOrder({ ...base, dispute_disputed: null, dispute_lost: null, dispute_won: null }, [], { server: 'UTC', merchant: 'UTC' }, 'https://pay.example')).not.toHaveProperty('disputes');
   });
 
   it('notification schedule: 1 min … 72 h after the first try, then none; none without retries', () => {

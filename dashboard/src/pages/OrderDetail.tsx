@@ -109,6 +109,11 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
             <dt>{t('order.amount')}</dt><dd>{m(order.amount)}</dd>
             <dt>{t('order.captured')}</dt><dd>{m(paidAmount)}</dd>
             <dt>{t('order.refunded')}</dt><dd data-testid="refunded">{m(order.refunded)}</dd>
+            {order.disputes && <>
+              <dt>{t('order.disputed')}</dt><dd data-testid="order-disputed">{m(order.disputes.disputed)}</dd>
+              <dt>{t('order.dispute_lost')}</dt><dd data-testid="order-dispute-lost">{m(order.disputes.lost)}</dd>
+              <dt>{t('order.dispute_won')}</dt><dd data-testid="order-dispute-won">{m(order.disputes.won)}</dd>
+            </>}
             <dt>{t('order.created')}</dt><dd>{order.created}</dd>
             <dt>{t('order.customer')}</dt><dd>{order.customer ?? '—'}</dd>
             <dt>{t('order.reference')}</dt><dd>{order.reference ?? '—'}</dd>

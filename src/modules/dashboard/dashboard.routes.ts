@@ -151,8 +151,11 @@ export function csvLine(fields: string[]): string {
 export const CSV_COLUMNS = [
   'uuid', 'created_at', 'updated_at', 'status', 'operative', 'amount', 'currency', 'authorized', 'captured', 'refunded', 'paid', 'secure',
   'reference', 'customer', 'description', 'service_uuid', 'method', 'card_bin', 'card_last4', 'card_brand', 'authorization', 'processor_id',
-  'last_payment_status', 'last_payment_error', 'transactions',
+  'last_payment_status', 'last_payment_error', 'transactions', 'disputed', 'dispute_lost', 'dispute_won',
 ] as const;
+
+/** A dispute amount of an order for the CSV: empty when the order never had a dispute. */
+const disputeCell = (v: number | string | null) => (v === null ? '' : String(Number(v)));
 
 function csvRow(r: OrderSearchRow): string {
   const p = presentRow(r);
@@ -161,6 +164,7 @@ function csvRow(r: OrderSearchRow): string {
     String(Number(r.authorized)), String(Number(r.captured)), String(Number(r.refunded)), String(r.paid), String(r.secure),
     r.reference ?? '', r.customer_ext_id ?? '', r.description, r.service_id, p.method ?? '', p.card?.bin ?? '', p.card?.last4 ?? '', p.card?.brand ?? '',
     r.pay_auth_code ?? '', r.pay_processor_id ?? '', r.pay_status ?? '', r.pay_error ?? '', String(r.tx_count),
+    disputeCell(r.dispute_disputed), disputeCell(r.dispute_lost), disputeCell(r.dispute_won),
   ]);
 }
 

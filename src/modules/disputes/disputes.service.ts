@@ -24,10 +24,14 @@ import type { DisputeActionResult, DisputeNotice } from '../../processors/connec
 import type { DisputedPayment, ProcessorRegistry } from '../../processors/registry.js';
 import {
   CSV_OPTIONAL, CSV_REQUIRED, DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENT_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
-  SCHEMES, assessRatio, disputeTransition, eventTowards, schemeOfBin, eventsFrom, evidenceFields, isOpen, laterStage, moneyOf, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
+  disputeTransition, eventTowards, evidenceFields, isOpen, laterStage, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
   type DisputeCategory, type DisputeEvent, type DisputeSource, type DisputeStage, type DisputeStatus, type ImportRow,
 } from './disputes.domain.js';
 import * as repo from './disputes.repo.js';
+import { disputeRatios } from './disputes.ratios.js';
+import { EVENT_TYPE, orderTotals, presentDispute, recordChange, type DisputeEventType } from './disputes.changes.js';
+
+export { presentDispute, DISPUTE_EVENT_TYPES } from './disputes.changes.js';
 
 export const DEADLINE_QUEUE = 'disputes.deadline';
 export const REMINDER_QUEUE = 'disputes.reminder';
@@ -65,37 +69,8 @@ interface Payment {
   serviceType: string | null;
 }
 
-type DisputeEventType = 'DISPUTE_CREATED' | 'DISPUTE_SUBMITTED' | 'DISPUTE_ACCEPTED' | 'DISPUTE_WON' | 'DISPUTE_LOST' | 'DISPUTE_EXPIRED' | 'DISPUTE_ESCALATED';
-const EVENT_TYPE: Record<DisputeEvent, DisputeEventType> = { SUBMIT: 'DISPUTE_SUBMITTED', ACCEPT: 'DISPUTE_ACCEPTED', WIN: 'DISPUTE_WON', LOSE: 'DISPUTE_LOST', EXPIRE: 'DISPUTE_EXPIRED', ESCALATE: 'DISPUTE_ESCALATED' };
-export const DISPUTE_EVENT_TYPES = ['DISPUTE_CREATED', ...Object.values(EVENT_TYPE)] as const;
-
 const own = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export function presentDispute(d: repo.DisputeRow) {
-  return {
-    uuid: d.id,
-    order_uuid: d.order_id,
-    transaction_uuid: d.transaction_id,
-    source: d.source,
-    acquirer: d.acquirer,
-    provider_id: d.provider_id,
-    reason_code: d.reason_code,
-    category: d.category,
-    amount: d.amount,
-    currency: d.currency,
-    stage: d.stage,
-    status: d.status,
-    evidence_due_at: d.evidence_due_at.toISOString(),
-    submitted_at: iso(d.submitted_at),
-    resolved_at: iso(d.resolved_at),
-    created_at: d.created_at.toISOString(),
-    updated_at: d.updated_at.toISOString(),
-    money: moneyOf(d),
-    evidence_fields: evidenceFields(d.category),
-    actions: eventsFrom(d.status).filter((e) => e === 'SUBMIT' || e === 'ACCEPT'),
-  };
-}
 
 function presentHistory(h: repo.HistoryRow) {
   return { at: h.at.toISOString(), actor: h.actor, event: h.event, from_status: h.from_status, to_status: h.to_status, stage: h.stage, detail: h.detail };
@@ -103,18 +78,6 @@ function presentHistory(h: repo.HistoryRow) {
 
 function presentEvidence(e: repo.EvidenceMeta) {
   return { uuid: e.id, kind: e.kind, name: e.name, text: e.text_value, content_type: e.content_type, size: e.size, field: e.field, created_at: e.created_at.toISOString() };
-}
-
-/** What every dispute of an order means for it, in the order's currency. */
-function orderTotals(orderId: string, ds: repo.DisputeRow[]) {
-  const t = { order_uuid: orderId, currency: ds[0]?.currency ?? null, disputes: ds.length, disputed: 0, lost: 0, won: 0 };
-  for (const d of ds) {
-    const m = moneyOf(d);
-    t.disputed += m.disputed;
-    t.lost += m.lost;
-    t.won += m.won;
-  }
-  return t;
 }
 
 function cursorOf(d: repo.DisputeRow): string {
@@ -154,6 +117,11 @@ export class DisputesService {
 
   get #db() {
     return this.p.database.db;
+  }
+
+  /** A change of a dispute, in its transaction: its order's money and its event (disputes.changes.ts). */
+  #changed(trx: Executor, d: repo.DisputeRow, type: DisputeEventType, now: Date): Promise<void> {
+    return recordChange(this.deps, trx, d, type, now);
   }
 
   // ---- creating --------------------------------------------------------------------------------------------
@@ -219,7 +187,7 @@ export class DisputesService {
       await repo.insertDispute(trx, row);
       await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: 'NEEDS_RESPONSE', stage: row.stage, detail: `${row.stage} ${row.reason_code} (${row.category}) of ${row.amount} ${row.currency}` }]);
       await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-      await this.#notify(trx, row, 'DISPUTE_CREATED', now);
+      await this.#changed(trx, row, 'DISPUTE_CREATED', now);
     });
     return this.get(ctx, row.id);
   }
@@ -418,7 +386,7 @@ export class DisputesService {
       await repo.insertDispute(trx, row);
       await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: row.status, stage: row.stage, detail: notice.detail }]);
       if (row.status === 'NEEDS_RESPONSE') await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-      await this.#notify(trx, row, 'DISPUTE_CREATED', now);
+      await this.#changed(trx, row, 'DISPUTE_CREATED', now);
       return 'applied';
     });
   }
@@ -438,7 +406,7 @@ export class DisputesService {
     const next: repo.DisputeRow = { ...d, ...extra, status: to, stage: stage ?? d.stage, updated_at: now, resolved_at: resolved ? (extra.resolved_at ?? now) : null };
     await repo.updateDispute(trx, d.id, { status: next.status, stage: next.stage, amount: next.amount, reason_code: next.reason_code, updated_at: now, resolved_at: next.resolved_at, submitted_at: next.submitted_at, evidence_due_at: next.evidence_due_at });
     await repo.addHistory(trx, [{ dispute_id: d.id, at: now, actor, event, from_status: d.status, to_status: to, stage: next.stage, detail }]);
-    await this.#notify(trx, next, EVENT_TYPE[event], now);
+    await this.#changed(trx, next, EVENT_TYPE[event], now);
     return next;
   }
 
@@ -524,7 +492,7 @@ export class DisputesService {
         await repo.insertDispute(trx, row);
         await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: row.status, stage: row.stage, detail: `line ${r.line} of ${body.filename}`.slice(0, 1000) }]);
         if (row.status === 'NEEDS_RESPONSE') await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-        await this.#notify(trx, row, 'DISPUTE_CREATED', now);
+        await this.#changed(trx, row, 'DISPUTE_CREATED', now);
         created++;
       }
       if (problems.length > 0) {
@@ -536,50 +504,10 @@ export class DisputesService {
     return { import: { filename: body.filename, ...result } };
   }
 
-  // ---- risk: the dispute ratio against the schemes' programmes ------------------------------------------------
+  // ---- risk: the dispute ratio against the schemes' programmes (disputes.ratios.ts) ------------------------
 
-  /**
-   * GET /disputes/ratios: per month (UTC) and card scheme, the disputes received (CHARGEBACK stage or later
-   * at their creation or since: retrievals are not counted) against the sales (successful payments) of the
-   * month the programme compares them with: Visa's VDMP the same month, Mastercard's ECM the month before.
-   */
-  async ratios(ctx: RequestContext, q: { months?: number }) {
-    const months = q.months ?? 6;
-    const now = ctx.clock.now();
-    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1));
-    // the month before the first, for Mastercard's ratio
-    const since = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() - 1, 1));
-    const db = this.p.reads.db;
-    const movements = moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env, since });
-    const { rows: sales } = await sql<{ month: string; prefix: string | null; n: string | number }>`
-      select to_char(m.created_at at time zone 'UTC', 'YYYY-MM') as month, left(m.card_bin, 4) as prefix, count(*) as n
-      from (${movements}) m where m.type = 'PAYMENT' and m.status = 'SUCCESS' group by 1, 2`.execute(db);
-    const { rows: disputes } = await sql<{ month: string; prefix: string | null; n: string | number }>`
-      select to_char(d.created_at at time zone 'UTC', 'YYYY-MM') as month, left(m.card_bin, 4) as prefix, count(*) as n
-      from disputes d join (${moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env })}) m on m.transaction_id = d.transaction_id
-      where d.merchant_id = ${ctx.merchant.id} and d.env = ${ctx.env} and d.created_at >= ${first} and d.stage <> 'RETRIEVAL'
-      group by 1, 2`.execute(db);
-    const add = (into: Map<string, number>, rows: Array<{ month: string; prefix: string | null; n: string | number }>) => {
-      for (const r of rows) {
-        const key = `${r.month}|${schemeOfBin(r.prefix)}`;
-        into.set(key, (into.get(key) ?? 0) + Number(r.n));
-      }
-    };
-    const salesBy = new Map<string, number>();
-    const disputesBy = new Map<string, number>();
-    add(salesBy, sales);
-    add(disputesBy, disputes);
-    const out = [];
-    for (let i = months - 1; i >= 0; i--) {
-      const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - i, 1));
-      const month = d.toISOString().slice(0, 7);
-      const previous = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-      for (const scheme of SCHEMES) {
-        const salesMonth = scheme === 'MASTERCARD' ? previous : month;
-        out.push({ ...assessRatio({ month, scheme, disputes: disputesBy.get(`${month}|${scheme}`) ?? 0, sales: salesBy.get(`${salesMonth}|${scheme}`) ?? 0 }), sales_month: salesMonth });
-      }
-    }
-    return { ratios: out };
+  ratios(ctx: RequestContext, q: { months?: number }) {
+    return disputeRatios(this.p.reads.db, ctx, q);
   }
 
   // ---- settings and notifications ------------------------------------------------------------------------------
@@ -601,24 +529,6 @@ export class DisputesService {
       updated_at: ctx.clock.now(),
     });
     return this.settings(ctx);
-  }
-
-  /** A dispute event: on the event log, the stream and the merchant's URL, when the merchant opted in. */
-  async #notify(trx: Executor, d: repo.DisputeRow, type: DisputeEventType, now: Date): Promise<void> {
-    const s = await repo.settingsOf(trx, d.merchant_id);
-    if (!s?.notification_url || !s.key_id) return;
-    const m = await this.deps.merchants.findMerchant(trx, d.merchant_id);
-    await this.deps.events.enqueueNotification(trx, {
-      merchantId: d.merchant_id,
-      env: d.env,
-      orderId: d.order_id,
-      type,
-      keyId: s.key_id,
-      url: s.notification_url,
-      payload: JSON.stringify({ dispute: presentDispute(d) }),
-      retries: m?.resend_failed_notifications ?? false,
-      at: now,
-    });
   }
 
   // ---- background ----------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ export interface EventsTable {
   key_id: string | null;
   url: string;
   payload: string;
-  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  /** NOT_SENT: on the event log and the stream only, with no URL to deliver it to. */
+  status: 'PENDING' | 'DELIVERED' | 'FAILED' | 'NOT_SENT';
   retries: boolean;
   attempts: Generated<number>;
   first_attempt_at: Date | null;

@@ -32,8 +32,8 @@ export const Event = Type.Object(
     type: Type.String({ examples: ['ORDER_NOTIFICATION'] }),
     created: Type.String(),
     order_uuid: Nullable(Uuid),
-    url: Type.String(),
-    status: Type.Enum(['PENDING', 'DELIVERED', 'FAILED']),
+    url: Type.String({ description: 'where the notification is delivered; empty for a NOT_SENT event' }),
+    status: Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'NOT_SENT'], { description: 'NOT_SENT: on the event log and the event stream only, never posted (dispute events of a merchant that gave no URL for them)' }),
     attempts: Type.Integer(),
     resend_failed_notifications: Type.Boolean(),
     first_attempt_at: Nullable(Type.String()),
@@ -48,7 +48,7 @@ export const Event = Type.Object(
 export const EventParams = Type.Object({ uuid: Uuid });
 export const EventsQuery = Type.Object({
   order_uuid: Type.Optional(Uuid),
-  status: Type.Optional(Type.Enum(['PENDING', 'DELIVERED', 'FAILED'])),
+  status: Type.Optional(Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'NOT_SENT'])),
   limit: Type.Optional(Int({ minimum: 1, maximum: 1000, default: 100 })),
   offset: Type.Optional(Int({ minimum: 0, maximum: OFFSET_MAX, default: 0 })),
 });
@@ -81,11 +81,11 @@ export const STREAMED_EVENT_EXAMPLE = {
 export const StreamedEvent = Type.Object(
   {
     uuid: Uuid,
-    type: Type.String({ description: 'the event type, also the `event` field of the message: ORDER_NOTIFICATION (an order reached a state that notifies url_post), SUBSCRIPTION_PAYMENT (a subscription charge, to the product notification_url)', examples: ['ORDER_NOTIFICATION'] }),
+    type: Type.String({ description: 'the event type, also the `event` field of the message: ORDER_NOTIFICATION (an order reached a state that notifies url_post), SUBSCRIPTION_PAYMENT (a subscription charge, to the product notification_url), DISPUTE_* (a dispute of an order changed: docs/disputes.md)', examples: ['ORDER_NOTIFICATION'] }),
     created: Type.String({ description: 'when the event was made (merchant clock), in the server timezone', examples: ['2026-03-14T10:21:08+0100'] }),
     env: Type.Enum(['sandbox', 'production']),
     order_uuid: Nullable(Uuid),
-    url: Type.String({ description: 'where the gateway itself delivers the notification (url_post)', examples: ['https://shop.example/paygate/notify'] }),
+    url: Type.String({ description: 'where the gateway itself delivers the notification (url_post); empty for an event it does not post (dispute events without a URL for them)', examples: ['https://shop.example/paygate/notify'] }),
     headers: Type.Record(Type.String(), Type.String(), {
       description: 'the headers the notification is sent with: content-type, user-agent, Paygate-Signature (`t=UNIX,v1=HEX`, HMAC-SHA256 keyed by the signature over `t + "." + body`, computed when the event was streamed) and Paygate-Event (the event uuid)',
       examples: [STREAM_EXAMPLE_RENDERED.headers],

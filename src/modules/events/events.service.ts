@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
-import { notFound } from '../../platform/errors/errors.js';
+import { conflict, notFound } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Finished, Job } from '../../platform/jobs/queue.js';
@@ -37,7 +37,11 @@ export interface NewNotification {
   type?: string;
   /** The key whose signature signs it (the key that created the order). */
   keyId: string;
-  url: string;
+  /**
+   * Where the gateway delivers it; null: the event goes on the event log and the event stream only,
+   * `NOT_SENT`, with no delivery (dispute events of a merchant that did not give a URL for them).
+   */
+  url: string | null;
   /** Serialized `{"order":…,"client":…}` (or the fields of another event type, as a JSON object). */
   payload: string;
   /** The merchant's resend_failed_notifications. */
@@ -66,23 +70,25 @@ export class EventsService {
   async enqueueNotification(trx: Executor, n: NewNotification): Promise<string> {
     // the event and its delivery job in one statement (one round trip inside the caller's transaction)
     const [event, job] = this.notificationSql(n, sql`true`);
-    const { rows } = await sql<{ id: string }>`with e as (${event} returning id), j as (${job}) select id from e`.execute(trx);
-    this.p.jobs.poke();
+    const { rows } = await sql<{ id: string }>`with e as (${event} returning id)${job ? sql`, j as (${job})` : sql``} select id from e`.execute(trx);
+    if (job) this.p.jobs.poke();
     return rows[0].id;
   }
 
   /**
    * A notification (its event and its delivery job) as SQL statements to run inside a caller's statement
    * (data-modifying CTEs), guarded by `when`: a state change and its notification in one round trip. Call
-   * `p.jobs.poke()` after the statement ran.
+   * `p.jobs.poke()` after the statement ran. Without a URL, the event alone (NOT_SENT, no job).
    */
   notificationSql(n: NewNotification, when: RawBuilder<unknown>): RawBuilder<unknown>[] {
     const id = randomUUID();
+    const event = sql`insert into events (id, merchant_id, env, type, order_id, key_id, url, payload, status, retries, first_attempt_at, next_attempt_at, delivered_at, created_at)
+        select ${id}::uuid, ${n.merchantId}::uuid, ${n.env}, ${n.type ?? ORDER_NOTIFICATION}, ${n.orderId}::uuid, ${n.keyId}::uuid, ${n.url ?? ''}, ${n.payload},
+          ${n.url === null ? 'NOT_SENT' : 'PENDING'}, ${n.retries}::boolean, null, ${n.url === null ? null : n.at}::timestamptz, null, ${n.at}::timestamptz
+        where ${when}`;
+    if (n.url === null) return [event];
     return [
-      sql`insert into events (id, merchant_id, env, type, order_id, key_id, url, payload, status, retries, first_attempt_at, next_attempt_at, delivered_at, created_at)
-        select ${id}::uuid, ${n.merchantId}::uuid, ${n.env}, ${n.type ?? ORDER_NOTIFICATION}, ${n.orderId}::uuid, ${n.keyId}::uuid, ${n.url}, ${n.payload},
-          'PENDING', ${n.retries}::boolean, null, ${n.at}::timestamptz, null, ${n.at}::timestamptz
-        where ${when}`,
+      event,
       this.p.jobs.insertSql(
         { queue: DELIVER_QUEUE, payload: { eventId: id } satisfies DeliverPayload, merchantId: n.merchantId, maxAttempts: 20, dedupeKey: `event:${id}` },
         when,
@@ -212,6 +218,7 @@ export class EventsService {
     await this.p.database.transaction(async (trx) => {
       const e = await repo.findEventForUpdate(trx, id);
       if (!e || e.merchant_id !== ctx.merchant.id) throw notFound(`The event ${id} was not found`);
+      if (e.status === 'NOT_SENT') throw conflict(`The event ${id} is on the event log and the event stream only (NOT_SENT): it has no URL to send it to`);
       if (e.status === 'PENDING') {
         // move the scheduled attempt to now
         const moved = await trx

@@ -4,7 +4,7 @@
  * else of this module.
  */
 export { PaymentsService, EXPIRE_QUEUE, RECONCILE_QUEUE } from './payments.service.js';
-export type { Payments, OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, CreatedOrder, CreateOptions, ApmRecord, ApmStarted, StartApmInput, WalletPayment, DccChoice, CardPresentRead, DeviceWaitInput, AbandonInput, OrderFilters, OrderSearchRow, Overview, OverviewQuery, OverviewFigures, OverviewDay, OverviewPeriod } from './payments.service.js';
+export type { Payments, OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, CreatedOrder, CreateOptions, ApmRecord, ApmStarted, StartApmInput, WalletPayment, DccChoice, CardPresentRead, DeviceWaitInput, AbandonInput, OrderFilters, OrderSearchRow, Overview, OverviewQuery, OverviewFigures, OverviewDay, OverviewPeriod, DisputeMoney } from './payments.service.js';
 export { OVERVIEW_PERIODS, OVERVIEW_MAX_DAYS } from './payments.service.js';
 export { paymentsRoutes, answer as answerOrder } from './payments.routes.js';
 export { ORDER_STATUSES, TX_STATUSES, PAYABLE, orderTransition, canOrder } from './order-states.js';

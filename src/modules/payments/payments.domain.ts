@@ -208,6 +208,19 @@ export interface OrderView {
   dynamic_descriptor: string | null;
   threeds_data: unknown;
   env: 'sandbox' | 'production';
+  /** What the order's disputes mean for it (null until its first dispute; bigint columns may come as text). */
+  dispute_disputed?: number | string | null;
+  dispute_lost?: number | string | null;
+  dispute_won?: number | string | null;
+}
+
+/**
+ * `disputes` of an order once it has had a dispute (absent before: an order without disputes is presented
+ * as it always was): the amounts its disputes have taken and not decided yet, lost, and won back.
+ */
+export function presentOrderDisputes(o: Pick<OrderView, 'dispute_disputed' | 'dispute_lost' | 'dispute_won'>): { disputes?: { disputed: number; lost: number; won: number } } {
+  if (o.dispute_disputed == null && o.dispute_lost == null && o.dispute_won == null) return {};
+  return { disputes: { disputed: Number(o.dispute_disputed ?? 0), lost: Number(o.dispute_lost ?? 0), won: Number(o.dispute_won ?? 0) } };
 }
 
 export interface TransactionView {
@@ -429,6 +442,7 @@ export function presentOrder(o: OrderView, txs: TransactionView[], zones: Zones,
     threeds_data: presentThreeds(o.threeds_data),
     // the conversion of the latest payment attempt (a later attempt without one clears it)
     dcc: presentDcc(lastPayment(txs)?.dcc),
+    ...presentOrderDisputes(o),
   };
 }
 

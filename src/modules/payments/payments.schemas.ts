@@ -154,6 +154,15 @@ export const Order = Type.Object(
     dynamic_descriptor: Nullable(Type.String()),
     threeds_data: Nullable(ThreeDSData),
     dcc: Type.Union([DccSchema, Type.Null()], { description: 'the currency conversion offered with the latest payment attempt and the cardholder\'s choice; null when none was offered' }),
+    disputes: Type.Optional(Type.Object({
+      disputed: Type.Integer({ description: 'taken by open disputes (needing a response or under review), not decided yet' }),
+      lost: Type.Integer({ description: 'lost (LOST, ACCEPTED, EXPIRED): money out' }),
+      won: Type.Integer({ description: 'won back' }),
+    }, {
+      title: 'OrderDisputes',
+      description: 'ours, beyond the contract: present once the order has had a dispute (absent otherwise), what its disputes mean for it in minor units of its currency; a retrieval request counts nowhere (docs/disputes.md)',
+      examples: [{ disputed: 0, lost: 1050, won: 0 }],
+    })),
   },
   { title: 'Order', description: 'A payment order and its transactions', examples: [EX.ORDER_EXAMPLE] },
 );

@@ -20,7 +20,7 @@ import * as background from './operations/background.js';
 import { completeApm, payApmByToken, pendingApm, startApm, type ApmRecord, type ApmStarted, type StartApmInput } from './operations/apm.js';
 import { createOrder, type CreatedOrder, type CreateOptions } from './operations/create-order.js';
 import { cancel, confirm, refund } from './operations/follow-up.js';
-import { attachMetadata, expireOrder, getOrder, listTransactions, type ListQuery } from './operations/orders.js';
+import { attachMetadata, expireOrder, getOrder, listTransactions, recordDisputeMoney, type DisputeMoney, type ListQuery } from './operations/orders.js';
 import type { BrowserInfo } from '../../processors/index.js';
 import { apmRedirectForm, processorNotification } from './operations/notifications.js';
 import { orderByToken, payByToken, payDirect, payMoto, payOwned, paySingleStep, type DirectInput, type MotoInput, type SingleStepInput } from './operations/pay.js';
@@ -28,7 +28,7 @@ import { payout, type PayoutInput } from './operations/payout.js';
 import { payWallet, type WalletPayment } from './operations/wallet.js';
 import { abandonDeviceWait, startDeviceWait, type AbandonInput, type DeviceWaitInput } from './operations/device.js';
 import { finishDeviceRefund, reserveDeviceRefund, type ReservedRefund } from './operations/device-refund.js';
-import type { Tx } from '../../platform/db/database.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
 import { acquirerThreedsAuthenticate, acquirerThreedsComplete, acquirerThreedsStart, completeAfter3ds, expireKeptCardChallenges, hasAcquirerThreeds, pending3dsCardLast4 } from './operations/threeds.js';
 import { eachOrder, searchOrders, type OrderFilters, type OrderSearchRow } from './operations/search.js';
 import { foldOverview, overview, type Overview, type OverviewQuery } from './operations/overview.js';
@@ -40,6 +40,7 @@ export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 export type { WalletPayment } from './operations/wallet.js';
 export type { DccChoice } from './operations/dcc.js';
 export type { OrderFilters, OrderSearchRow } from './operations/search.js';
+export type { DisputeMoney } from './operations/orders.js';
 export type { Overview, OverviewQuery, OverviewFigures, OverviewDay, OverviewPeriod } from './operations/overview.js';
 export { OVERVIEW_PERIODS, OVERVIEW_MAX_DAYS } from './operations/overview.js';
 export type { AbandonInput, DeviceWaitInput } from './operations/device.js';
@@ -80,6 +81,14 @@ export interface Payments {
   expireOrder(ctx: RequestContext, orderUuid: string): Promise<OrderResult>;
   /** C2: an order of the caller, as the API presents it. */
   getOrder(ctx: RequestContext, orderUuid: string): Promise<OrderResult>;
+  /**
+   * What the disputes of an order mean for it now (disputed, lost, won back; the disputes module hands
+   * every change of a dispute here, in its transaction `trx`): kept on the order, presented with it
+   * (`disputes`), exported, and a change of the lost amount is money out in the overview on the day of
+   * `at` (the merchant's clock). Returns the key that created the order (whose signature signs its
+   * notifications), or null when the order is not the merchant's.
+   */
+  recordDisputeMoney(trx: Executor, r: DisputeMoney): Promise<{ keyId: string | null } | null>;
   /**
    * Starts a payment of an order of the caller with an APM of any kind (B13): push and redirect APMs
    * leave the order PENDING_PROCESSOR_RESPONSE until the customer acts; vouchers carry the data to pay.
@@ -152,6 +161,10 @@ export class PaymentsService implements Payments {
 
   getOrder(ctx: RequestContext, orderUuid: string): Promise<OrderResult> {
     return getOrder(this.#core, ctx, orderUuid);
+  }
+
+  recordDisputeMoney(trx: Executor, r: DisputeMoney): Promise<{ keyId: string | null } | null> {
+    return recordDisputeMoney(trx, r);
   }
 
   respond(ctx: RequestContext, r: { order: PresentedOrder; merchantId: string }, extra?: { extra_data: unknown }) {

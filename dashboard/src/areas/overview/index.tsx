@@ -195,6 +195,8 @@ function Figures({ currency, current, previous }: { currency: string; current: F
         <Kpi id="orders" label={t('overview.kpi.orders')} value={n(current.orders)} previous={n(previous.orders)} now={current.orders} before={previous.orders} />
         <Kpi id="conversion" label={t('overview.kpi.conversion')} value={conv(current)} previous={conv(previous)} now={current.conversion ?? 0} before={previous.conversion ?? 0} />
         <Kpi id="refunds" label={t('overview.kpi.refunds')} value={m(current.refunds.amount)} previous={m(previous.refunds.amount)} now={current.refunds.amount} before={previous.refunds.amount} extra={t(`overview.refunds_count.${plural(lang, current.refunds.count)}`, { count: n(current.refunds.count) })} />
+        <Kpi id="disputes-lost" label={t('overview.kpi.disputes_lost')} value={m(current.disputes_lost.amount)} previous={m(previous.disputes_lost.amount)} now={current.disputes_lost.amount} before={previous.disputes_lost.amount} />
+        <Kpi id="net" label={t('overview.kpi.net')} value={m(current.net)} previous={m(previous.net)} now={current.net} before={previous.net} />
         <Kpi id="declines" label={t('overview.kpi.declines')} value={n(declines(current))} previous={n(declines(previous))} now={declines(current)} before={declines(previous)} />
       </div>
       <div className="charts">

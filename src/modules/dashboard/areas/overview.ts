@@ -24,10 +24,12 @@ const Figures = Type.Object({
   volume: Type.Integer({ minimum: 0, description: 'amount of the successful AUTHORIZATION and CONFIRMATION transactions created in the period' }),
   charges: Type.Integer({ minimum: 0, description: 'their count' }),
   refunds: Type.Object({ count: Count, amount: Amount }, { description: 'successful REFUND transactions created in the period' }),
+  disputes_lost: Type.Object({ orders: Count, amount: Amount }, { description: 'money out to disputes lost (LOST, ACCEPTED, EXPIRED) in the period, on the days they were lost; orders: the orders whose first loss it was' }),
+  net: Type.Integer({ description: 'volume - refunds - disputes lost (may be negative)' }),
   declines: Type.Array(Type.Object({ reason: Type.String(), count: Count }), { description: 'REFUSED or ERROR payment attempts created in the period, by error' }),
   threeds: Type.Array(Type.Object({ outcome: Type.String(), count: Count }), { description: 'orders of the period by 3-D Secure outcome (NOT_ATTEMPTED: paid without 3-D Secure)' }),
   methods: Type.Array(Type.Object({ method: Type.String(), kind: Type.String(), count: Count, amount: Amount }), { description: 'successful payment attempts of the period by method (CARD:<brand>, a wallet, an APM)' }),
-  series: Type.Array(Type.Object({ date: Day, orders: Count, paid: Count, volume: Amount, refunds: Amount, declines: Count }), { description: 'one entry per day of the period' }),
+  series: Type.Array(Type.Object({ date: Day, orders: Count, paid: Count, volume: Amount, refunds: Amount, disputes_lost: Amount, net: Type.Integer(), declines: Count }), { description: 'one entry per day of the period' }),
 });
 
 const OverviewResponse = envelope({

@@ -1,4 +1,6 @@
 /** C1 expire, C2 read, C3 list transactions, C4 metadata. */
+import { sql } from 'kysely';
+import type { Executor } from '../../../platform/db/database.js';
 import { badRequest, notFound } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import { parseFilterDate } from '../../../platform/time/format.js';
@@ -22,6 +24,30 @@ export async function getOrder(core: PaymentsCore, ctx: RequestContext, orderId:
     if (expired) return { order: expired, merchantId: o.merchant_id, redirect: null, failed: null };
   }
   return { order: core.present(o, found.txs), merchantId: o.merchant_id, redirect: null, failed: null };
+}
+
+/** What the disputes of an order mean for it (minor units of the order's currency): `Payments.recordDisputeMoney`. */
+export interface DisputeMoney {
+  merchantId: string;
+  orderId: string;
+  disputed: number;
+  lost: number;
+  won: number;
+  /** the change's instant on the merchant's clock */
+  at: Date;
+}
+
+/**
+ * Keeps what the disputes of an order mean for it on the order (migrations/1131_order_disputes.sql), in
+ * the caller's transaction; the overview's trigger books a change of the lost amount as money out. One
+ * statement; returns the key that created the order, or null when the order is not the merchant's.
+ */
+export async function recordDisputeMoney(trx: Executor, r: DisputeMoney): Promise<{ keyId: string | null } | null> {
+  const { rows } = await sql<{ key_id: string | null }>`
+    update orders set dispute_disputed = ${r.disputed}, dispute_lost = ${r.lost}, dispute_won = ${r.won}, dispute_changed_at = ${r.at}
+    where id = ${r.orderId} and merchant_id = ${r.merchantId}
+    returning key_id`.execute(trx);
+  return rows[0] ? { keyId: rows[0].key_id } : null;
 }
 
 /** C1: the payment link stops working. */

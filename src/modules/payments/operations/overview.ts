@@ -20,7 +20,12 @@
  *    the period, by their error;
  *  - methods: the successful payment attempts (AUTHORIZATION, DEFERRED) created in the period by the
  *    method of their source (a card by its brand, a wallet, an APM), count and amount;
- *  - series: per day of the period, orders, paid, volume, refunds (amount) and declines.
+ *  - disputes_lost: money out to lost disputes (LOST, ACCEPTED, EXPIRED) on the days they were lost,
+ *    `amount`, and `orders`, the orders whose first loss it was (the change of each order's lost amount:
+ *    migrations/1131_order_disputes.sql, booked as the pseudo-operative DISPUTE_LOST);
+ *  - net: volume - refunds - disputes lost;
+ *  - series: per day of the period, orders, paid, volume, refunds (amount), disputes lost (amount), net
+ *    and declines.
  */
 import { sql } from 'kysely';
 import { badRequest } from '../../../platform/errors/errors.js';
@@ -48,6 +53,8 @@ export interface OverviewDay {
   paid: number;
   volume: number;
   refunds: number;
+  disputes_lost: number;
+  net: number;
   declines: number;
 }
 
@@ -59,6 +66,10 @@ export interface OverviewFigures {
   volume: number;
   charges: number;
   refunds: { count: number; amount: number };
+  /** money out to disputes lost in the period (a change of the lost amount books on the day of the change) */
+  disputes_lost: { orders: number; amount: number };
+  /** volume - refunds - disputes lost */
+  net: number;
   declines: Array<{ reason: string; count: number }>;
   threeds: Array<{ outcome: string; count: number }>;
   methods: Array<{ method: string; kind: string; count: number; amount: number }>;
@@ -77,6 +88,8 @@ export interface Overview {
 }
 
 const DAY_MS = 86_400_000;
+/** The overview's pseudo-operative of a change of an order's lost dispute amount (migration 1131). */
+export const DISPUTE_LOST = 'DISPUTE_LOST';
 const DATE = /^\d{4}-\d\d-\d\d$/;
 
 function addDays(day: string, n: number): string {
@@ -127,9 +140,9 @@ interface TxRow { currency: string; day: string; operative: string; status: stri
 
 function emptyFigures(from: string, days: number): OverviewFigures {
   return {
-    orders: 0, paid: 0, conversion: null, volume: 0, charges: 0, refunds: { count: 0, amount: 0 },
+    orders: 0, paid: 0, conversion: null, volume: 0, charges: 0, refunds: { count: 0, amount: 0 }, disputes_lost: { orders: 0, amount: 0 }, net: 0,
     declines: [], threeds: [], methods: [],
-    series: Array.from({ length: days }, (_, i) => ({ date: addDays(from, i), orders: 0, paid: 0, volume: 0, refunds: 0, declines: 0 })),
+    series: Array.from({ length: days }, (_, i) => ({ date: addDays(from, i), orders: 0, paid: 0, volume: 0, refunds: 0, disputes_lost: 0, net: 0, declines: 0 })),
   };
 }
 
@@ -186,6 +199,11 @@ export async function overview(core: PaymentsCore, ctx: RequestContext, q: Overv
         f.refunds.amount += amount;
         point.refunds += amount;
       }
+      if (r.operative === DISPUTE_LOST) {
+        f.disputes_lost.orders += r.n;
+        f.disputes_lost.amount += amount;
+        point.disputes_lost += amount;
+      }
       if (r.operative === 'AUTHORIZATION' || r.operative === 'DEFERRED') {
         const method = r.method ?? 'UNKNOWN';
         bump(f.methods, (x) => x.method === method, () => ({ method, kind: r.kind ?? 'OTHER', count: 0, amount: 0 }), r.n, (x) => {
@@ -203,6 +221,8 @@ export async function overview(core: PaymentsCore, ctx: RequestContext, q: Overv
   const currencies = [...byCurrency].map(([currency, c]) => {
     for (const f of [c.current, c.previous]) {
       f.conversion = f.orders === 0 ? null : f.paid / f.orders;
+      f.net = f.volume - f.refunds.amount - f.disputes_lost.amount;
+      for (const point of f.series) point.net = point.volume - point.refunds - point.disputes_lost;
       byCount(f.declines, (x) => x.reason);
       byCount(f.threeds, (x) => x.outcome);
       byCount(f.methods, (x) => x.method);

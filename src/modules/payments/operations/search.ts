@@ -54,6 +54,10 @@ export interface OrderSearchRow {
   pay_status: string | null;
   pay_error: string | null;
   tx_count: number;
+  /** what the order's disputes mean for it (null: never disputed): Payments.recordDisputeMoney */
+  dispute_disputed: number | string | null;
+  dispute_lost: number | string | null;
+  dispute_won: number | string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -152,6 +156,7 @@ function selectRows(where: RawBuilder<unknown>, limit: number) {
   return sql<OrderSearchRow>`
     select o.id, o.created_at, o.updated_at, o.status, o.operative, o.amount, o.currency, o.authorized, o.captured, o.refunded,
       o.paid, o.secure, o.reference, o.customer_ext_id, o.description, o.service_id, o.service_type,
+      o.dispute_disputed, o.dispute_lost, o.dispute_won,
       p.source_json as pay_source, p.auth_code as pay_auth_code, p.processor_id as pay_processor_id, p.status as pay_status, p.error as pay_error,
       (select count(*)::int from transactions x where x.order_id = o.id) as tx_count
     from orders o
