@@ -232,7 +232,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       }
       if (d.public) return;
       const token = tokenOf(req);
-      const s = await service.resolve(token, caller(req), { use: !d.passive && req.headers[BACKGROUND_HEADER] === undefined });
+      const s = await service.sessions.resolve(token, caller(req), { use: !d.passive && req.headers[BACKGROUND_HEADER] === undefined });
       const stages = d.stages ?? ['ACTIVE'];
       if (!stages.includes(s.session.stage)) {
         throw forbidden(s.session.stage === 'PASSWORD_CHANGE' ? 'Change your password first' : s.session.stage === 'TOTP' ? 'Enter the code of your authenticator app first' : 'Not available once signed in');
@@ -266,22 +266,22 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { body: S.SignInBody, response: responses(S.SessionResponse) },
     }, async (req, reply) => {
       const c = caller(req);
-      const { token } = await service.signIn(req.body, c);
+      const { token } = await service.sessions.signIn(req.body, c);
       setSessionCookie(req, reply, token);
-      const s = await service.resolve(token, c);
-      return done(await service.me(s, token));
+      const s = await service.sessions.resolve(token, c);
+      return done(await service.sessions.me(s, token));
     });
 
     app.get('/session', {
       config: { dashboard: { stages: ANY_STAGE } },
       schema: { response: responses(S.SessionResponse) },
-    }, async (req) => done(await service.me(dash(req), req.dashToken!)));
+    }, async (req) => done(await service.sessions.me(dash(req), req.dashToken!)));
 
     app.delete('/session', {
       config: { dashboard: { stages: ANY_STAGE } },
       schema: { response: responses(S.EmptyResponse) },
     }, async (req, reply) => {
-      await service.signOut(dash(req));
+      await service.sessions.signOut(dash(req));
       setSessionCookie(req, reply, null);
       return done({});
     });
@@ -290,7 +290,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: {} },
       schema: { response: responses(S.SignedOutResponse) },
     }, async (req, reply) => {
-      const n = await service.signOutEverywhere(dash(req));
+      const n = await service.sessions.signOutEverywhere(dash(req));
       setSessionCookie(req, reply, null);
       return done({ sessions_ended: n });
     });
@@ -300,9 +300,9 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { body: S.ChangePasswordBody, response: responses(S.SessionResponse) },
     }, async (req, reply) => {
       const c = caller(req);
-      const { token } = await service.changePassword(dash(req), req.body, c);
+      const { token } = await service.sessions.changePassword(dash(req), req.body, c);
       setSessionCookie(req, reply, token);
-      return done(await service.me(await service.resolve(token, c), token));
+      return done(await service.sessions.me(await service.sessions.resolve(token, c), token));
     });
 
     app.post('/session/totp', {
@@ -310,26 +310,26 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { body: S.TotpSignInBody, response: responses(S.SessionResponse) },
     }, async (req, reply) => {
       const c = caller(req);
-      const { token } = await service.signInTotp(dash(req), req.body, c);
+      const { token } = await service.sessions.signInTotp(dash(req), req.body, c);
       setSessionCookie(req, reply, token);
-      return done(await service.me(await service.resolve(token, c), token));
+      return done(await service.sessions.me(await service.sessions.resolve(token, c), token));
     });
 
     app.post('/account/totp/setup', {
       config: { dashboard: {} },
       schema: { response: responses(S.TotpSetupResponse) },
-    }, async (req) => done(await service.totpSetup(dash(req))));
+    }, async (req) => done(await service.twoFactor.totpSetup(dash(req))));
 
     app.post('/account/totp/enable', {
       config: { dashboard: {} },
       schema: { body: S.TotpEnableBody, response: responses(S.RecoveryCodesResponse) },
-    }, async (req) => done({ recovery_codes: await service.totpEnable(dash(req), req.body.code) }));
+    }, async (req) => done({ recovery_codes: await service.twoFactor.totpEnable(dash(req), req.body.code) }));
 
     app.post('/account/totp/disable', {
       config: { dashboard: {} },
       schema: { body: S.TotpDisableBody, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.totpDisable(dash(req), req.body);
+      await service.twoFactor.totpDisable(dash(req), req.body);
       return done({});
     });
 
@@ -337,7 +337,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: { public: true } },
       schema: { body: S.ResetRequestBody, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.requestReset(req.body.login, caller(req));
+      await service.sessions.requestReset(req.body.login, caller(req));
       return done({});
     });
 
@@ -345,7 +345,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: { public: true } },
       schema: { body: S.ResetConfirmBody, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.confirmReset(req.body, caller(req));
+      await service.sessions.confirmReset(req.body, caller(req));
       return done({});
     });
 
@@ -353,24 +353,24 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: {} },
       schema: { body: S.EnvBody, response: responses(S.SessionResponse) },
     }, async (req) => {
-      await service.switchEnv(dash(req), req.body.env);
-      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+      await service.sessions.switchEnv(dash(req), req.body.env);
+      return done(await service.sessions.me(await service.sessions.resolve(req.dashToken!, caller(req)), req.dashToken!));
     });
 
     app.put('/session/merchant', {
       config: { dashboard: {} },
       schema: { body: S.MerchantBody, response: responses(S.SessionResponse) },
     }, async (req) => {
-      await service.switchMerchant(dash(req), req.body.merchant_uuid);
-      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+      await service.sessions.switchMerchant(dash(req), req.body.merchant_uuid);
+      return done(await service.sessions.me(await service.sessions.resolve(req.dashToken!, caller(req)), req.dashToken!));
     });
 
     app.put('/session/language', {
       config: { dashboard: { stages: ANY_STAGE } },
       schema: { body: S.LanguageBody, response: responses(S.SessionResponse) },
     }, async (req) => {
-      await service.setLanguage(dash(req), req.body.language);
-      return done(await service.me(await service.resolve(req.dashToken!, caller(req)), req.dashToken!));
+      await service.sessions.setLanguage(dash(req), req.body.language);
+      return done(await service.sessions.me(await service.sessions.resolve(req.dashToken!, caller(req)), req.dashToken!));
     });
 
     // ---- payments ------------------------------------------------------------------------------------
@@ -380,7 +380,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { querystring: S.OrdersQuery, response: responses(S.OrdersResponse) },
     }, async (req) => {
       const { limit, cursor, ...rest } = req.query;
-      const r = await service.listOrders(dash(req), filtersOf(rest), { limit: limit ?? 50, cursor });
+      const r = await service.orders.listOrders(dash(req), filtersOf(rest), { limit: limit ?? 50, cursor });
       return done({ orders: r.rows.map(presentRow), next_cursor: r.next_cursor });
     });
 
@@ -389,7 +389,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { querystring: S.OrdersQuery },
     }, async (req, reply) => {
       const { limit: _l, cursor: _c, ...rest } = req.query;
-      const { pages } = await service.eachOrder(dash(req), filtersOf(rest));
+      const { pages } = await service.orders.eachOrder(dash(req), filtersOf(rest));
       // the first page is read before the answer starts, so a filter the search refuses is a 400
       const first = await pages.next();
       async function* lines() {
@@ -409,9 +409,9 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { params: S.OrderParams, response: responses(S.OrderDetailResponse) },
     }, async (req) => {
       const s = dash(req);
-      const r = await service.order(s, req.params.uuid);
+      const r = await service.orders.order(s, req.params.uuid);
       const payable = (PAYABLE as readonly string[]).includes(r.order.status) && r.order.token;
-      const requests = (await service.requests(s, { orderId: r.order.uuid, limit: 50 })).map((x) => ({ uuid: x.id, method: x.method, path: x.path, status: x.status, request_id: x.request_id, created_at: x.created_at.toISOString() }));
+      const requests = (await service.developers.requests(s, { orderId: r.order.uuid, limit: 50 })).map((x) => ({ uuid: x.id, method: x.method, path: x.path, status: x.status, request_id: x.request_id, created_at: x.created_at.toISOString() }));
       return done({
         order: r.order, currency: currencyByNumber(r.order.currency)?.code ?? r.order.currency, notifications: r.notifications, payment_url: payable ? orderUrls(opts.publicUrl, s.env, r.order.token!).payment_card : null, requests,
         description: r.description, expires_at: r.expires_at ? r.expires_at.toISOString() : null, metadata: r.metadata,
@@ -421,39 +421,39 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     app.post('/orders/:uuid/refund', {
       config: { dashboard: { permission: 'payments.refund' } },
       schema: { params: S.OrderParams, body: S.AmountBody, response: responses(S.OrderActionResponse) },
-    }, async (req) => done({ order: (await service.refund(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
+    }, async (req) => done({ order: (await service.orders.refund(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
 
     app.post('/orders/:uuid/confirm', {
       config: { dashboard: { permission: 'payments.capture' } },
       schema: { params: S.OrderParams, body: S.AmountBody, response: responses(S.OrderActionResponse) },
-    }, async (req) => done({ order: (await service.confirm(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
+    }, async (req) => done({ order: (await service.orders.confirm(dash(req), req.params.uuid, req.body.amount ?? null)).order }));
 
     app.post('/orders/:uuid/cancel', {
       config: { dashboard: { permission: 'payments.capture' } },
       schema: { params: S.OrderParams, response: responses(S.OrderActionResponse) },
-    }, async (req) => done({ order: (await service.cancel(dash(req), req.params.uuid)).order }));
+    }, async (req) => done({ order: (await service.orders.cancel(dash(req), req.params.uuid)).order }));
 
     app.post('/orders/:uuid/expire', {
       config: { dashboard: { permission: 'payments.expire' } },
       schema: { params: S.OrderParams, response: responses(S.OrderActionResponse) },
-    }, async (req) => done({ order: (await service.expire(dash(req), req.params.uuid)).order }));
+    }, async (req) => done({ order: (await service.orders.expire(dash(req), req.params.uuid)).order }));
 
     app.put('/transactions/:uuid/metadata', {
       config: { dashboard: { permission: 'payments.metadata' } },
       schema: { params: S.OrderParams, body: S.MetadataBody, response: responses(S.MetadataResponse) },
-    }, async (req) => done(await service.metadata(dash(req), req.params.uuid, req.body.metadata)));
+    }, async (req) => done(await service.orders.metadata(dash(req), req.params.uuid, req.body.metadata)));
 
     app.post('/notifications/:uuid/resend', {
       config: { dashboard: { permission: 'notifications.resend' } },
       schema: { params: S.OrderParams, response: responses(S.NotificationResponse) },
-    }, async (req) => done({ notification: await service.resendNotification(dash(req), req.params.uuid) }));
+    }, async (req) => done({ notification: await service.orders.resendNotification(dash(req), req.params.uuid) }));
 
     app.get('/live', {
       config: { dashboard: { permission: 'payments.read', passive: true }, stream: true },
       exposeHeadRoute: false,
       schema: {},
     }, async (req, reply) => {
-      const body = await service.live(dash(req), req.dashToken!, caller(req), opts.livePollMs);
+      const body = await service.orders.live(dash(req), req.dashToken!, caller(req), opts.livePollMs);
       return reply
         .header('Content-Type', 'text/event-stream; charset=utf-8')
         .header('Cache-Control', 'no-store')
@@ -467,25 +467,25 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     app.get('/developers/keys', {
       config: { dashboard: { permission: 'developers.read' } },
       schema: { response: responses(S.KeysResponse) },
-    }, async (req) => done({ keys: await service.keys(dash(req)) }));
+    }, async (req) => done({ keys: await service.developers.keys(dash(req)) }));
 
     app.post('/developers/keys', {
       config: { dashboard: { permission: 'developers.keys' } },
       schema: { body: S.CreateKeyBody, response: responses(S.CreatedKeyResponse) },
-    }, async (req) => done(await service.createKey(dash(req), req.body)));
+    }, async (req) => done(await service.developers.createKey(dash(req), req.body)));
 
     app.post('/developers/keys/:uuid/revoke', {
       config: { dashboard: { permission: 'developers.keys' } },
       schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.revokeKey(dash(req), req.params.uuid);
+      await service.developers.revokeKey(dash(req), req.params.uuid);
       return done({});
     });
 
     app.get('/developers/deliveries', {
       config: { dashboard: { permission: 'developers.read' } },
       schema: { querystring: S.DeliveriesQuery, response: responses(S.DeliveriesResponse) },
-    }, async (req) => done(await service.deliveries(dash(req), { ...req.query, limit: req.query.limit ?? 50 })));
+    }, async (req) => done(await service.developers.deliveries(dash(req), { ...req.query, limit: req.query.limit ?? 50 })));
 
     const presentRequest = (x: { id: string; key_id: string | null; method: string; path: string; status: number; duration_ms: number; idempotency_key: string | null; request_id: string; order_id: string | null; created_at: Date }) => ({
       uuid: x.id, key_uuid: x.key_id, method: x.method, path: x.path, status: x.status, duration_ms: x.duration_ms, idempotency_key: x.idempotency_key,
@@ -504,7 +504,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
         if (!m) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
         before = { at: new Date(m[1]), id: m[2] };
       }
-      const rows = await service.requests(dash(req), { requestId: q.request_id, orderId: q.order_uuid, status: q.status, method: q.method, before, limit: limit + 1 });
+      const rows = await service.developers.requests(dash(req), { requestId: q.request_id, orderId: q.order_uuid, status: q.status, method: q.method, before, limit: limit + 1 });
       const more = rows.length > limit;
       const page = more ? rows.slice(0, limit) : rows;
       const last = page[page.length - 1];
@@ -519,7 +519,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: { permission: 'developers.read' } },
       schema: { params: S.RequestParams, response: responses(S.RequestResponse) },
     }, async (req) => {
-      const x = await service.request(dash(req), req.params.uuid);
+      const x = await service.developers.request(dash(req), req.params.uuid);
       return done({ request: { ...presentRequest(x), request_body: x.request_body, response_body: x.response_body } });
     });
 
@@ -528,23 +528,23 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     app.get('/users', {
       config: { dashboard: { permission: 'users.manage' } },
       schema: { response: responses(S.UsersResponse) },
-    }, async (req) => done({ users: await service.users(dash(req)) }));
+    }, async (req) => done({ users: await service.team.users(dash(req)) }));
 
     app.post('/users', {
       config: { dashboard: { permission: 'users.manage' } },
       schema: { body: S.InviteBody, response: responses(S.InvitedResponse) },
-    }, async (req) => done(await service.invite(dash(req), req.body)));
+    }, async (req) => done(await service.team.invite(dash(req), req.body)));
 
     app.post('/users/:uuid/credentials', {
       config: { dashboard: { permission: 'users.manage' } },
       schema: { params: S.OrderParams, response: responses(S.CredentialsResponse) },
-    }, async (req) => done(await service.resendCredentials(dash(req), req.params.uuid)));
+    }, async (req) => done(await service.team.resendCredentials(dash(req), req.params.uuid)));
 
     app.post('/users/:uuid/unlock', {
       config: { dashboard: { permission: 'users.manage' } },
       schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.unlockUser(dash(req), req.params.uuid);
+      await service.team.unlockUser(dash(req), req.params.uuid);
       return done({});
     });
 
@@ -552,7 +552,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: { permission: 'users.manage' } },
       schema: { params: S.OrderParams, body: S.UpdateUserBody, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.updateUser(dash(req), req.params.uuid, req.body);
+      await service.team.updateUser(dash(req), req.params.uuid, req.body);
       return done({});
     });
 
@@ -565,7 +565,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       schema: { querystring: S.AuditQuery, response: responses(S.AuditResponse) },
     }, async (req) => {
       const limit = req.query.limit ?? 100;
-      const rows = await service.audit(dash(req), { before: req.query.cursor, limit: limit + 1, user: req.query.user, action: req.query.action });
+      const rows = await service.team.audit(dash(req), { before: req.query.cursor, limit: limit + 1, user: req.query.user, action: req.query.action });
       const more = rows.length > limit;
       const page = more ? rows.slice(0, limit) : rows;
       return done({ entries: page.map(presentAudit), next_cursor: more ? String(page[page.length - 1].id) : null });
@@ -575,7 +575,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       config: { dashboard: { permission: 'audit.read' } },
       schema: { querystring: S.AuditQuery },
     }, async (req, reply) => {
-      const pages = service.eachAudit(dash(req), { user: req.query.user, action: req.query.action });
+      const pages = service.team.eachAudit(dash(req), { user: req.query.user, action: req.query.action });
       async function* lines() {
         yield `${csvLine(['id', 'created_at', 'username', 'user_uuid', 'action', 'target', 'ip', 'merchant_uuid', 'details'])}\r\n`;
         for await (const page of pages) {
@@ -602,7 +602,7 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
       if (/(^|\/)\.\.?(\/|$)|\/\/|%2e|%2f|\\/i.test(rest)) throw notFound(`No route ${req.method} ${redactCardNumbersInUrl(req.url.split('?')[0])}`);
       const path = `/v1${s.env === 'sandbox' ? '/sandbox' : ''}/${rest}`;
       const idem = req.headers['idempotency-key'];
-      const { res, operationId } = await service.callApi(s, req.method, redactCardNumbersInUrl(path), (ticket, signature) => {
+      const { res, operationId } = await service.orders.callApi(s, req.method, redactCardNumbersInUrl(path), (ticket, signature) => {
         let payload: string | undefined;
         if (req.method !== 'GET') {
           const body = req.body;
@@ -643,18 +643,18 @@ function dashboardRoutes(service: DashboardService, opts: DashboardRouteOptions,
     app.get('/views', {
       config: { dashboard: { permission: 'payments.read' } },
       schema: { response: responses(S.ViewsResponse) },
-    }, async (req) => done({ views: (await service.listViews(dash(req))).map(presentView) }));
+    }, async (req) => done({ views: (await service.orders.listViews(dash(req))).map(presentView) }));
 
     app.post('/views', {
       config: { dashboard: { permission: 'payments.read' } },
       schema: { body: S.ViewBody, response: responses(S.ViewResponse) },
-    }, async (req) => done({ view: presentView(await service.saveView(dash(req), req.body.name, req.body.filters)) }));
+    }, async (req) => done({ view: presentView(await service.orders.saveView(dash(req), req.body.name, req.body.filters)) }));
 
     app.delete('/views/:uuid', {
       config: { dashboard: { permission: 'payments.read' } },
       schema: { params: S.OrderParams, response: responses(S.EmptyResponse) },
     }, async (req) => {
-      await service.deleteView(dash(req), req.params.uuid);
+      await service.orders.deleteView(dash(req), req.params.uuid);
       return done({});
     });
   };
