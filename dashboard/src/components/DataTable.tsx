@@ -17,6 +17,8 @@ export interface Column<R> {
   className?: string;
   /** class of the header cell */
   headerClassName?: string;
+  /** `data-testid` of the cells */
+  testId?: string;
 }
 
 export interface DataTableProps<R> {
@@ -53,7 +55,7 @@ export function DataTable<R>({ columns, rows, rowKey, rowProps, rowLink, empty, 
                 {cols.map((c, ci) => {
                   const content = c.cell(r, ri);
                   return (
-                    <td key={ci} data-label={labelOf(c)} className={c.className}>
+                    <td key={ci} data-label={labelOf(c)} className={c.className} data-testid={c.testId}>
                       {ci === 0 && link ? (
                         <a href={link.href} onClick={(e: MouseEvent<HTMLAnchorElement>) => { e.preventDefault(); link.onOpen(); }}>{content}</a>
                       ) : content}
