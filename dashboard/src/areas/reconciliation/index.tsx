@@ -422,22 +422,21 @@ function Statements({ me }: { me: Me }) {
   return (
     <div className="table-wrap card">
       <h2 id="statements-title">{t('payouts.statements')}</h2>
-      <table className="orders" data-testid="statements" aria-labelledby="statements-title">
-        <thead><tr><th scope="col">{t('recon.file')}</th><th scope="col">{t('payouts.account')}</th><th scope="col">{t('recon.period')}</th><th scope="col">{t('payouts.closing')}</th><th scope="col">{t('payouts.found')}</th><th scope="col">{t('recon.imported_at')}</th></tr></thead>
-        <tbody>
-          {list.map((s) => (
-            <tr key={s.uuid} data-uuid={s.uuid}>
-              <td data-label={t('recon.file')} className="break">{s.filename} <span className="muted small">{s.format === 'CAMT053' ? 'camt.053' : 'Norma 43'}</span></td>
-              <td data-label={t('payouts.account')} className="mono">{s.account}</td>
-              <td data-label={t('recon.period')}>{s.period_from === s.period_to ? s.period_from : `${s.period_from} – ${s.period_to}`}</td>
-              <td data-label={t('payouts.closing')} className="num">{money(s.closing_balance, s.currency, lang)}</td>
-              <td data-label={t('payouts.found')} className="num">{s.payouts_found} / {s.entries}</td>
-              <td data-label={t('recon.imported_at')}>{dateTime(s.created_at, lang, me.merchant.timezone)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {q.data && list.length === 0 && <p className="empty">{t('payouts.no_statements')}</p>}
+      <DataTable
+        tableProps={{ 'data-testid': 'statements', 'aria-labelledby': 'statements-title' }}
+        rows={list}
+        rowKey={(s) => s.uuid}
+        rowProps={(s) => ({ 'data-uuid': s.uuid })}
+        empty={q.data ? t('payouts.no_statements') : undefined}
+        columns={[
+          { header: t('recon.file'), className: 'break', cell: (s) => <>{s.filename} <span className="muted small">{s.format === 'CAMT053' ? 'camt.053' : 'Norma 43'}</span></> },
+          { header: t('payouts.account'), className: 'mono', cell: (s) => s.account },
+          { header: t('recon.period'), cell: (s) => (s.period_from === s.period_to ? s.period_from : `${s.period_from} – ${s.period_to}`) },
+          { header: t('payouts.closing'), className: 'num', cell: (s) => money(s.closing_balance, s.currency, lang) },
+          { header: t('payouts.found'), className: 'num', cell: (s) => `${s.payouts_found} / ${s.entries}` },
+          { header: t('recon.imported_at'), cell: (s) => dateTime(s.created_at, lang, me.merchant.timezone) },
+        ]}
+      />
     </div>
   );
 }
