@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestLogStore } from '../../src/modules/dashboard/dashboard.service.js';
+import { RequestLogStore } from '../../src/modules/dashboard/dashboard.request-log.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { createUser, signedIn, type DashClient } from '../helpers/dashboard.js';
 import { TEST_CARDS } from '../helpers/payments.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { afterFailure, afterUserFailure, lockedForSeconds, passwordProblem, sessionEnd, signInKeys, signInRefusal, stageAfterPassword } from '../../src/modules/dashboard/dashboard.domain.js';
 import { PERMISSIONS, ROLES, can, permissionsOf } from '../../src/platform/security/permissions.js';
-import { loadCommonPasswords } from '../../src/modules/dashboard/dashboard.service.js';
+import { loadCommonPasswords } from '../../src/modules/dashboard/dashboard.sessions.js';
 
 describe('the role table', () => {
   it('gives MANAGER everything and each other group what api.md D3 says', () => {

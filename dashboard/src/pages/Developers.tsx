@@ -10,6 +10,7 @@ import { dateTime, statusLabel, useT } from '../i18n';
 import { navigate } from '../router';
 import { Status } from '../components/Status';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { DataTable } from '../components/DataTable';
 
 const PROFILES = ['all', 'payment', 'refund', 'readonly', 'card', 'tokenize', 'moto', 'batch_authorization', 'batch_refund', 'keyentry'];
 
@@ -80,30 +81,29 @@ function Keys({ me }: { me: Me }) {
         </div>
       )}
       <div className="table-wrap card">
-        <table className="orders">
-          <thead><tr><th scope="col">{t('dev.prefix')}</th><th scope="col">{t('dev.profiles')}</th><th scope="col">{t('dev.description')}</th><th scope="col">{t('dev.created')}</th><th scope="col">{t('dev.last_used')}</th><th scope="col">{t('col.status')}</th></tr></thead>
-          <tbody>
-            {(keys.data?.keys ?? []).map((k) => (
-              <tr key={k.uuid} data-uuid={k.uuid}>
-                <td data-label={t('dev.prefix')} className="mono">{k.prefix}…</td>
-                <td data-label={t('dev.profiles')}>{k.profiles.join(', ')}</td>
-                <td data-label={t('dev.description')}>{k.description ?? ''}</td>
-                <td data-label={t('dev.created')}>{at(k.created_at)}</td>
-                <td data-label={t('dev.last_used')}>{k.last_used_at ? at(k.last_used_at) : '—'}</td>
-                <td data-label={t('col.status')}>
-                  {k.revoked_at ? <span className="badge badge-neutral">{t('dev.revoked')}</span> : canWrite ? (
-                    <ConfirmDialog
-                      trigger={<button type="button" className="secondary small-button">{t('dev.revoke')}</button>}
-                      title={t('dev.revoke')}
-                      message={t('dev.revoke_confirm', { prefix: k.prefix })}
-                      onConfirm={async () => { await api('POST', `/developers/keys/${k.uuid}/revoke`); await qc.invalidateQueries({ queryKey: ['keys'] }); }}
-                    />
-                  ) : <span className="badge badge-ok">{t('dev.active')}</span>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={keys.data?.keys ?? []}
+          rowKey={(k) => k.uuid}
+          rowProps={(k) => ({ 'data-uuid': k.uuid })}
+          columns={[
+            { header: t('dev.prefix'), className: 'mono', cell: (k) => `${k.prefix}…` },
+            { header: t('dev.profiles'), cell: (k) => k.profiles.join(', ') },
+            { header: t('dev.description'), cell: (k) => k.description ?? '' },
+            { header: t('dev.created'), cell: (k) => at(k.created_at) },
+            { header: t('dev.last_used'), cell: (k) => (k.last_used_at ? at(k.last_used_at) : '—') },
+            {
+              header: t('col.status'),
+              cell: (k) => (k.revoked_at ? <span className="badge badge-neutral">{t('dev.revoked')}</span> : canWrite ? (
+                <ConfirmDialog
+                  trigger={<button type="button" className="secondary small-button">{t('dev.revoke')}</button>}
+                  title={t('dev.revoke')}
+                  message={t('dev.revoke_confirm', { prefix: k.prefix })}
+                  onConfirm={async () => { await api('POST', `/developers/keys/${k.uuid}/revoke`); await qc.invalidateQueries({ queryKey: ['keys'] }); }}
+                />
+              ) : <span className="badge badge-ok">{t('dev.active')}</span>),
+            },
+          ]}
+        />
       </div>
     </>
   );
@@ -125,30 +125,28 @@ function Deliveries({ me }: { me: Me }) {
         </label>
       </div>
       <div className="table-wrap card">
-        <table className="orders">
-          <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('col.status')}</th><th scope="col">URL</th><th scope="col">{t('order.attempts')}</th><th scope="col">{t('order.title')}</th><th scope="col">{t('order.actions')}</th></tr></thead>
-          <tbody>
-            {(q.data?.events ?? []).map((e) => (
-              <tr key={e.uuid}>
-                <td data-label={t('col.created')}>{e.created}</td>
-                <td data-label={t('col.status')}><Status value={e.status} /></td>
-                <td data-label="URL" className="mono small break">{e.url}</td>
-                <td data-label={t('order.attempts')}>{e.attempts}</td>
-                <td data-label={t('order.title')}>{e.order_uuid && <a href={`/dashboard/payments/${e.order_uuid}`} onClick={(x) => { x.preventDefault(); navigate(`/payments/${e.order_uuid}`); }}>{e.order_uuid.slice(0, 8)}</a>}</td>
-                <td data-label={t('order.actions')}>
-                  {me.permissions.includes('notifications.resend') && (
-                    <ConfirmDialog
-                      trigger={<button type="button" className="secondary small-button">{t('order.resend')}</button>}
-                      title={t('order.resend')}
-                      message={t('confirm.resend')}
-                      onConfirm={async () => { await api('POST', `/notifications/${e.uuid}/resend`); await qc.invalidateQueries({ queryKey: ['deliveries'] }); }}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={q.data?.events ?? []}
+          rowKey={(e) => e.uuid}
+          columns={[
+            { header: t('col.created'), cell: (e) => e.created },
+            { header: t('col.status'), cell: (e) => <Status value={e.status} /> },
+            { header: 'URL', className: 'mono small break', cell: (e) => e.url },
+            { header: t('order.attempts'), cell: (e) => e.attempts },
+            { header: t('order.title'), cell: (e) => e.order_uuid && <a href={`/dashboard/payments/${e.order_uuid}`} onClick={(x) => { x.preventDefault(); navigate(`/payments/${e.order_uuid}`); }}>{e.order_uuid.slice(0, 8)}</a> },
+            {
+              header: t('order.actions'),
+              cell: (e) => me.permissions.includes('notifications.resend') && (
+                <ConfirmDialog
+                  trigger={<button type="button" className="secondary small-button">{t('order.resend')}</button>}
+                  title={t('order.resend')}
+                  message={t('confirm.resend')}
+                  onConfirm={async () => { await api('POST', `/notifications/${e.uuid}/resend`); await qc.invalidateQueries({ queryKey: ['deliveries'] }); }}
+                />
+              ),
+            },
+          ]}
+        />
       </div>
     </>
   );
@@ -189,21 +187,20 @@ function Requests({ me }: { me: Me }) {
       </form>
       {list.data && <p className="muted small">{t('dev.retention', { days: String(list.data.retention_days) })}</p>}
       <div className="table-wrap card">
-        <table className="orders" data-testid="requests">
-          <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('dev.method')}</th><th scope="col">{t('dev.path')}</th><th scope="col">{t('col.status')}</th><th scope="col">ms</th><th scope="col">{t('dev.request_id')}</th></tr></thead>
-          <tbody>
-            {(list.data?.requests ?? []).map((r) => (
-              <tr key={r.uuid} data-uuid={r.uuid}>
-                <td data-label={t('col.created')}><button type="button" className="link" aria-expanded={open === r.uuid} onClick={() => setOpen(open === r.uuid ? null : r.uuid)}>{dateTime(r.created_at, lang, me.merchant.timezone, true)}</button></td>
-                <td data-label={t('dev.method')}>{r.method}</td>
-                <td data-label={t('dev.path')} className="mono small break">{r.path}</td>
-                <td data-label={t('col.status')}><span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span></td>
-                <td data-label="ms">{r.duration_ms}</td>
-                <td data-label={t('dev.request_id')} className="mono small break">{r.request_id}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          tableProps={{ 'data-testid': 'requests' }}
+          rows={list.data?.requests ?? []}
+          rowKey={(r) => r.uuid}
+          rowProps={(r) => ({ 'data-uuid': r.uuid })}
+          columns={[
+            { header: t('col.created'), cell: (r) => <button type="button" className="link" aria-expanded={open === r.uuid} onClick={() => setOpen(open === r.uuid ? null : r.uuid)}>{dateTime(r.created_at, lang, me.merchant.timezone, true)}</button> },
+            { header: t('dev.method'), cell: (r) => r.method },
+            { header: t('dev.path'), className: 'mono small break', cell: (r) => r.path },
+            { header: t('col.status'), cell: (r) => <span className={`badge ${r.status < 400 ? 'badge-ok' : 'badge-bad'}`}>{r.status}</span> },
+            { header: 'ms', cell: (r) => r.duration_ms },
+            { header: t('dev.request_id'), className: 'mono small break', cell: (r) => r.request_id },
+          ]}
+        />
       </div>
       {open && detail.data && (
         <div className="card" data-testid="request-detail">

@@ -9,6 +9,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { API, api, qs, type Answer, type Me } from '../api';
 import { dateTime, statusLabel, useT } from '../i18n';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { DataTable } from '../components/DataTable';
 
 const GROUPS = ['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'];
 
@@ -57,47 +58,59 @@ export function Users({ me }: { me: Me }) {
         {given && <OneTime given={given} onHide={() => setGiven(null)} />}
       </div>
       <div className="table-wrap card">
-        <table className="orders" data-testid="users">
-          <thead><tr><th scope="col">{t('users.username')}</th><th scope="col">E-mail</th><th scope="col">{t('users.group')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('order.actions')}</th></tr></thead>
-          <tbody>
-            {(users.data?.users ?? []).map((u) => {
-              const self = u.uuid === me.user.uuid;
-              const chosen = groups[u.uuid] ?? u.group;
-              return (
-                <tr key={u.uuid} data-uuid={u.uuid}>
-                  <td data-label={t('users.username')}>{u.username}{u.totp_enabled ? ' 🔒' : ''}</td>
-                  <td data-label="E-mail" className="break">{u.email}</td>
-                  <td data-label={t('users.group')}>
-                    {self ? u.group : (
-                      <span className="inline">
-                        <select aria-label={`${t('users.group')} ${u.username}`} value={chosen} onChange={(e) => setGroups({ ...groups, [u.uuid]: e.target.value })}>
-                          {GROUPS.map((g) => <option key={g}>{g}</option>)}
-                        </select>
-                        {chosen !== u.group && (
-                          <ConfirmDialog
-                            trigger={<button type="button" className="secondary small-button">{t('users.save')}</button>}
-                            title={t('users.group')}
-                            message={`${u.username}: ${u.group} → ${chosen}`}
-                            onConfirm={async () => { await api('PUT', `/users/${u.uuid}`, { group: chosen }); await refresh(); }}
-                          />
-                        )}
-                      </span>
+        <DataTable
+          tableProps={{ 'data-testid': 'users' }}
+          rows={users.data?.users ?? []}
+          rowKey={(u) => u.uuid}
+          rowProps={(u) => ({ 'data-uuid': u.uuid })}
+          columns={[
+            { header: t('users.username'), cell: (u) => `${u.username}${u.totp_enabled ? ' 🔒' : ''}` },
+            { header: 'E-mail', className: 'break', cell: (u) => u.email },
+            {
+              header: t('users.group'),
+              cell: (u) => {
+                const chosen = groups[u.uuid] ?? u.group;
+                return u.uuid === me.user.uuid ? u.group : (
+                  <span className="inline">
+                    <select aria-label={`${t('users.group')} ${u.username}`} value={chosen} onChange={(e) => setGroups({ ...groups, [u.uuid]: e.target.value })}>
+                      {GROUPS.map((g) => <option key={g}>{g}</option>)}
+                    </select>
+                    {chosen !== u.group && (
+                      <ConfirmDialog
+                        trigger={<button type="button" className="secondary small-button">{t('users.save')}</button>}
+                        title={t('users.group')}
+                        message={`${u.username}: ${u.group} → ${chosen}`}
+                        onConfirm={async () => { await api('PUT', `/users/${u.uuid}`, { group: chosen }); await refresh(); }}
+                      />
                     )}
-                  </td>
-                  <td data-label={t('col.status')}>
-                    {u.signin.locks.length > 0 ? <span className="badge badge-bad" data-testid="user-locked">{t('users.status_locked')}</span> : <span className={`badge ${u.status === 'ACTIVE' ? 'badge-ok' : 'badge-neutral'}`}>{statusLabel(u.status, t)}</span>}
-                    {u.signin.locks.map((l) => (
-                      <small key={l.address} className="lock-note">{t('users.locked', { address: l.address, until: at(l.locked_until), failures: String(l.failures), attempts: String(l.attempts_during_lock) })}</small>
-                    ))}
-                    {u.signin.slowed_until && <small className="lock-note">{t('users.slowed', { until: at(u.signin.slowed_until), failures: String(u.signin.failures) })}</small>}
-                    {u.must_change_password && u.invitation && (
-                      <small className="lock-note" data-testid="user-invitation">
-                        {u.invitation.delivery === 'SHOWN' ? t('users.invitation_shown') : u.invitation.mail_status ? t(`users.mail.${u.invitation.mail_status}`) : ''}
-                        {u.invitation.mail_error && u.invitation.mail_status !== 'SENT' ? ` (${u.invitation.mail_error})` : ''}
-                      </small>
-                    )}
-                  </td>
-                  <td data-label={t('order.actions')}>
+                  </span>
+                );
+              },
+            },
+            {
+              header: t('col.status'),
+              cell: (u) => (
+                <>
+                  {u.signin.locks.length > 0 ? <span className="badge badge-bad" data-testid="user-locked">{t('users.status_locked')}</span> : <span className={`badge ${u.status === 'ACTIVE' ? 'badge-ok' : 'badge-neutral'}`}>{statusLabel(u.status, t)}</span>}
+                  {u.signin.locks.map((l) => (
+                    <small key={l.address} className="lock-note">{t('users.locked', { address: l.address, until: at(l.locked_until), failures: String(l.failures), attempts: String(l.attempts_during_lock) })}</small>
+                  ))}
+                  {u.signin.slowed_until && <small className="lock-note">{t('users.slowed', { until: at(u.signin.slowed_until), failures: String(u.signin.failures) })}</small>}
+                  {u.must_change_password && u.invitation && (
+                    <small className="lock-note" data-testid="user-invitation">
+                      {u.invitation.delivery === 'SHOWN' ? t('users.invitation_shown') : u.invitation.mail_status ? t(`users.mail.${u.invitation.mail_status}`) : ''}
+                      {u.invitation.mail_error && u.invitation.mail_status !== 'SENT' ? ` (${u.invitation.mail_error})` : ''}
+                    </small>
+                  )}
+                </>
+              ),
+            },
+            {
+              header: t('order.actions'),
+              cell: (u) => {
+                const self = u.uuid === me.user.uuid;
+                return (
+                  <>
                     {!self && (u.signin.locks.length > 0 || u.signin.slowed_until) && (
                       <ConfirmDialog
                         trigger={<button type="button" className="secondary small-button">{t('users.unlock')}</button>}
@@ -126,12 +139,12 @@ export function Users({ me }: { me: Me }) {
                         onConfirm={async () => { await api('PUT', `/users/${u.uuid}`, { status: u.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE' }); await refresh(); }}
                       />
                     )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                  </>
+                );
+              },
+            },
+          ]}
+        />
       </div>
     </section>
   );
@@ -173,20 +186,18 @@ export function Audit({ me }: { me: Me }) {
         <label>{t('audit.action')}<input value={action} placeholder="signin, order.refund…" onChange={(e) => setAction(e.target.value.trim())} /></label>
       </div>
       <div className="table-wrap card">
-        <table className="orders" data-testid="audit">
-          <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('users.username')}</th><th scope="col">{t('audit.action')}</th><th scope="col">{t('audit.target')}</th><th scope="col">IP</th></tr></thead>
-          <tbody>
-            {rows.map((e) => (
-              <tr key={e.id}>
-                <td data-label={t('col.created')}>{dateTime(e.created_at, lang, me.merchant.timezone, true)}</td>
-                <td data-label={t('users.username')}>{e.username ?? '—'}</td>
-                <td data-label={t('audit.action')} className="mono small">{e.action}</td>
-                <td data-label={t('audit.target')} className="mono small break">{e.target ?? ''}</td>
-                <td data-label="IP" className="mono small">{e.ip ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          tableProps={{ 'data-testid': 'audit' }}
+          rows={rows}
+          rowKey={(e) => String(e.id)}
+          columns={[
+            { header: t('col.created'), cell: (e) => dateTime(e.created_at, lang, me.merchant.timezone, true) },
+            { header: t('users.username'), cell: (e) => e.username ?? '—' },
+            { header: t('audit.action'), className: 'mono small', cell: (e) => e.action },
+            { header: t('audit.target'), className: 'mono small break', cell: (e) => e.target ?? '' },
+            { header: 'IP', className: 'mono small', cell: (e) => e.ip ?? '' },
+          ]}
+        />
       </div>
       {q.hasNextPage && <button type="button" className="secondary more" onClick={() => q.fetchNextPage()}>{t('payments.more')}</button>}
     </section>

@@ -1,3 +1,5 @@
 export { DashboardService } from './dashboard.service.js';
-export { installDashboardApi, installDashboardApp, listDashboardRoutes, DASHBOARD_API_PREFIX, CSV_COLUMNS } from './dashboard.routes.js';
+export { installDashboardApi, listDashboardRoutes, DASHBOARD_API_PREFIX } from './dashboard.routes.js';
+export { installDashboardApp } from './dashboard.app.js';
+export { CSV_COLUMNS } from './routes/payments.js';
 export { ROLES, PERMISSIONS, GROUPS, API_OPERATIONS, can } from './dashboard.domain.js';

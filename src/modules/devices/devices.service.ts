@@ -60,6 +60,7 @@ import {
   type PresentedOperation,
 } from './devices.domain.js';
 import * as repo from './devices.repo.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export const SIMULATE_QUEUE = 'devices.simulate';
 export const SIMULATE_REFUND_QUEUE = 'devices.simulate-refund';
@@ -154,13 +155,15 @@ const newToken = () => `pgd_${randomBytes(32).toString('base64url')}`;
 export class DevicesService {
   #channel: DeviceChannel = { send: () => false, holds: () => false };
   /** Devices by token hash, and the currency of services, for the card-present hot path (PAYGATE_CACHE_TTL_MS). */
-  readonly #byToken = new Map<string, { device: TokenDevice; until: number }>();
-  readonly #currencies = new Map<string, { currency: string | null; until: number }>();
+  readonly #byToken: TtlCache<TokenDevice>;
+  readonly #currencies: TtlCache<string | null>;
 
   constructor(
     private readonly p: Platform,
     private readonly deps: DevicesDeps,
   ) {
+    this.#byToken = new TtlCache(p.config.cacheTtlMs);
+    this.#currencies = new TtlCache(p.config.cacheTtlMs);
     // a device disabled or its token rotated (devices trigger), a key revoked (api_keys trigger), a service
     // changed, in any process: drop them
     p.invalidation?.onInvalidate((table) => {
@@ -640,27 +643,20 @@ export class DevicesService {
     if (!/^pgd_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
     const hash = hashDeviceToken(token);
     const cached = this.#byToken.get(hash);
-    if (cached && cached.until > Date.now()) return cached.device;
+    if (cached) return cached;
     const row = await repo.findDeviceByTokenHash(this.#db, hash);
     // the token lives as long as the key the device acts for (docs/devices.md, "Device token lifetime")
     const device = row ? { ...row, keyActive: await this.deps.merchants.keyActive(this.#db, row.key_id) } : undefined;
-    if (device && this.p.config.cacheTtlMs > 0) {
-      if (this.#byToken.size > 10_000) this.#byToken.clear();
-      this.#byToken.set(hash, { device, until: Date.now() + this.p.config.cacheTtlMs });
-    }
+    if (device) this.#byToken.set(hash, device);
     return device;
   }
 
   /** The ISO 4217 alpha-3 currency of a service (its terminal's), cached like deviceForToken. */
   async serviceCurrency(serviceId: string): Promise<string | null> {
     const cached = this.#currencies.get(serviceId);
-    if (cached && cached.until > Date.now()) return cached.currency;
+    if (cached !== undefined) return cached;
     const currency = (await findServiceWithTerminal(this.#db, serviceId))?.currency_code ?? null;
-    if (this.p.config.cacheTtlMs > 0) {
-      if (this.#currencies.size > 10_000) this.#currencies.clear();
-      this.#currencies.set(serviceId, { currency, until: Date.now() + this.p.config.cacheTtlMs });
-    }
-    return currency;
+    return this.#currencies.set(serviceId, currency);
   }
 
   /** The socket of a device opened: ONLINE, configured; what is waiting for it is sent. */

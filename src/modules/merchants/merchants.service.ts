@@ -23,6 +23,7 @@ import {
 } from './merchants.domain.js';
 import * as repo from './merchants.repo.js';
 import { merchantClock } from '../../platform/time/clock.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export interface NewMerchant {
   name: string;
@@ -45,40 +46,19 @@ export interface IssuedKey {
   profiles: Profile[];
 }
 
-/** A small TTL cache of resolved keys so the hot path does not hit the database every request. */
-class KeyCache {
-  readonly #entries = new Map<string, { key: AuthKey | null; until: number }>();
-  constructor(private readonly ttlMs: number) {}
-  get(hash: string): AuthKey | null | undefined {
-    const e = this.#entries.get(hash);
-    if (!e) return undefined;
-    if (e.until < Date.now()) {
-      this.#entries.delete(hash);
-      return undefined;
-    }
-    return e.key;
-  }
-  set(hash: string, key: AuthKey | null): void {
-    if (this.#entries.size > 10_000) this.#entries.clear();
-    this.#entries.set(hash, { key, until: Date.now() + this.ttlMs });
-  }
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
 /** Opened signing keys of notifications are kept this long (a change in any process drops them). */
 const SIGNATURE_CACHE_MS = 60_000;
 
 export class MerchantsService {
-  readonly #cache: KeyCache;
+  /** Resolved keys by hash, so the hot path does not hit the database every request. */
+  readonly #cache: TtlCache<AuthKey | null>;
   /** Keys by id for contextForKey, as fresh as the auth pipeline's (same time to live, same invalidation). */
-  readonly #byId: KeyCache;
-  readonly #signatures = new Map<string, { signature: Secret<string>; until: number }>();
+  readonly #byId: TtlCache<AuthKey | null>;
+  readonly #signatures = new TtlCache<Secret<string>>(SIGNATURE_CACHE_MS);
 
   constructor(private readonly p: Platform, opts: { keyCacheTtlMs?: number } = {}) {
-    this.#cache = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
-    this.#byId = new KeyCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
+    this.#cache = new TtlCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
+    this.#byId = new TtlCache(opts.keyCacheTtlMs ?? p.config.cacheTtlMs);
     // a key revoked, a merchant or service changed in any process (NOTIFY): drop the cache at once
     p.invalidation?.onInvalidate(() => {
       this.#cache.clear();
@@ -134,13 +114,10 @@ export class MerchantsService {
    */
   async keySignature(db: Executor, keyId: string): Promise<Secret<string> | null> {
     const cached = this.#signatures.get(keyId);
-    if (cached && cached.until > Date.now()) return cached.signature;
+    if (cached) return cached;
     const row = await repo.findKey(db, keyId);
     const signature = row ? this.p.vault.open(row.signature_sealed, `signature:${keyId}`) : null;
-    if (signature) {
-      if (this.#signatures.size > 10_000) this.#signatures.clear();
-      this.#signatures.set(keyId, { signature, until: Date.now() + SIGNATURE_CACHE_MS });
-    }
+    if (signature) this.#signatures.set(keyId, signature);
     return signature;
   }
 

@@ -38,6 +38,7 @@ import { hashedPart, presentOrder, validationHash, type Operative } from './paym
 import * as repo from './payments.repo.js';
 import * as keptCards from './threeds-cards.repo.js';
 import type { DccChoice } from './operations/dcc.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export type PresentedOrder = ReturnType<typeof presentOrder>;
 
@@ -238,29 +239,6 @@ export interface PaymentsDeps {
    * Without it, services offer no APM payouts.
    */
   apms?: { offered(serviceId: string): Promise<readonly ApmInfo[]> };
-}
-
-/** A small TTL cache (services and key signatures are read on every order). */
-export class TtlCache<V> {
-  readonly #m = new Map<string, { v: V; until: number }>();
-  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
-  get(k: string): V | undefined {
-    const e = this.#m.get(k);
-    if (!e) return undefined;
-    if (e.until < Date.now()) {
-      this.#m.delete(k);
-      return undefined;
-    }
-    return e.v;
-  }
-  set(k: string, v: V): V {
-    if (this.#m.size >= this.max) this.#m.clear();
-    this.#m.set(k, { v, until: Date.now() + this.ttlMs });
-    return v;
-  }
-  clear(): void {
-    this.#m.clear();
-  }
 }
 
 export class PaymentsCore {

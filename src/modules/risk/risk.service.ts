@@ -39,6 +39,7 @@ import {
 } from './risk.domain.js';
 import * as repo from './risk.repo.js';
 import { isUuid } from '../../platform/ids.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export interface RiskDeps {
   sources: SourcesService;
@@ -46,24 +47,6 @@ export interface RiskDeps {
 
 /** How long a card rejected as fraud cannot be stored (F2). */
 export const REJECTED_CARD_SECONDS = 7 * 86_400;
-
-class TtlCache<V> {
-  readonly #m = new Map<string, { v: V; until: number }>();
-  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
-  get(k: string): V | undefined {
-    const e = this.#m.get(k);
-    if (!e || e.until < Date.now()) return undefined;
-    return e.v;
-  }
-  set(k: string, v: V): V {
-    if (this.#m.size >= this.max) this.#m.clear();
-    this.#m.set(k, { v, until: Date.now() + this.ttlMs });
-    return v;
-  }
-  clear(): void {
-    this.#m.clear();
-  }
-}
 
 const ownerOf = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
 

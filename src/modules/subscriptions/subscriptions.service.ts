@@ -41,6 +41,7 @@ import {
   type IntervalType,
 } from './subscriptions.domain.js';
 import * as repo from './subscriptions.repo.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export const CHARGE_QUEUE = 'subscriptions.charge';
 export const SUBSCRIPTION_PAYMENT_EVENT = 'SUBSCRIPTION_PAYMENT';
@@ -139,23 +140,22 @@ interface ChargeOutcome {
 
 export class SubscriptionsService {
   /** Merchants' resend_failed_notifications, kept as long as the other caches of merchants (and dropped with them). */
-  readonly #resend = new Map<string, { resend: boolean; until: number }>();
+  readonly #resend: TtlCache<boolean>;
 
   constructor(
     private readonly p: Platform,
     private readonly deps: SubscriptionsDeps,
   ) {
+    this.#resend = new TtlCache(p.config.cacheTtlMs);
     p.invalidation?.onInvalidate(() => this.#resend.clear());
   }
 
   /** Whether the merchant's notifications are sent again when they fail (its setting, cached briefly). */
   async #resendOf(merchantId: string): Promise<boolean> {
     const hit = this.#resend.get(merchantId);
-    if (hit && hit.until > Date.now()) return hit.resend;
+    if (hit !== undefined) return hit;
     const resend = (await this.deps.merchants.findMerchant(this.#db, merchantId))?.resend_failed_notifications ?? false;
-    if (this.#resend.size > 10_000) this.#resend.clear();
-    this.#resend.set(merchantId, { resend, until: Date.now() + this.p.config.cacheTtlMs });
-    return resend;
+    return this.#resend.set(merchantId, resend);
   }
 
   get #db() {

@@ -82,6 +82,7 @@ import {
   withRedirect,
   type NetworkReference,
 } from './mapping.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export const PAYPAL_PRODUCTION_URL = 'https://api-m.paypal.com';
 export const PAYPAL_SANDBOX_URL = 'https://api-m.sandbox.paypal.com';
@@ -92,11 +93,13 @@ export type PaypalConnectorOptions = KitDeps<PaypalTerminal> & Pick<ConnectorDep
 type Sent = KitSent;
 
 export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: string }> implements Connector {
-  readonly #tokens = new Map<string, { token: string; until: number }>();
+  /** The app's bearer tokens by client id, each kept for its own time (until shortly before it expires). */
+  readonly #tokens: TtlCache<string>;
   protected declare readonly deps: PaypalConnectorOptions;
 
   constructor(opts: PaypalConnectorOptions) {
     super(opts, { name: 'paypal', label: 'PayPal', ledger: PAYPAL_LEDGER, maskPath: (path) => path.replace(/\/[A-Z0-9]{10,}/g, '/:id') });
+    this.#tokens = new TtlCache(0, { now: () => this.#now() });
   }
 
   /** Records an operation before anything is sent (idempotent by reference). */
@@ -126,13 +129,13 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
   /** The app's bearer token (client credentials), kept until shortly before it expires. */
   async #token(t: PaypalTerminal): Promise<{ token: string } | { failed: ProcessorResult }> {
     const kept = this.#tokens.get(t.clientId);
-    if (kept && kept.until > this.#now()) return { token: kept.token };
+    if (kept !== undefined) return { token: kept };
     const res = await this.send({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, accept: 'application/json' }, form: 'grant_type=client_credentials' });
     if (res.kind === 'unknown') return { failed: declined(`PayPal did not answer the token request (nothing was sent)${res.details.replace(/^PayPal did not answer/, '')}`) };
     const body = res.json;
     if (res.status !== 200 || typeof body?.access_token !== 'string') return { failed: declined(res.status === 401 ? 'PayPal refused the client id and secret' : `PayPal answered the token request with HTTP ${res.status}`) };
     const seconds = typeof body.expires_in === 'number' ? body.expires_in : 300;
-    this.#tokens.set(t.clientId, { token: body.access_token, until: this.#now() + Math.max(0, seconds - 60) * 1000 });
+    this.#tokens.set(t.clientId, body.access_token, Math.max(0, seconds - 60) * 1000);
     return { token: body.access_token };
   }
 

@@ -10,6 +10,7 @@ import { API, ApiError, api, download, qs, v1, type Answer, type Me, type V1Answ
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import './area.css';
 
@@ -42,33 +43,22 @@ function BatchList({ me, can }: AreaProps) {
       <div className="table-wrap card">
         <h2 className="sr-only">{t('batches.list')}</h2>
         {q.error && <div role="alert" className="error">{q.error instanceof ApiError ? q.error.details : t('error.network')}</div>}
-        <table className="orders" data-testid="batches">
-          <thead>
-            <tr>
-              <th scope="col">{t('batches.filename')}</th>
-              <th scope="col">{t('batches.type')}</th>
-              <th scope="col">{t('batches.status')}</th>
-              <th scope="col">{t('batches.execute_at_short', { tz: me.merchant.timezone })}</th>
-              <th scope="col">{t('batches.progress')}</th>
-              <th scope="col">{t('batches.created')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(q.data?.batches ?? []).map((b) => (
-              <tr key={b.uuid} data-uuid={b.uuid}>
-                <td data-label={t('batches.filename')}>
-                  <a href={`/dashboard/batches/${b.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/batches/${b.uuid}`); }}>{b.filename}</a>
-                </td>
-                <td data-label={t('batches.type')}>{t(`batches.${b.type}`)}</td>
-                <td data-label={t('batches.status')}><Status value={b.status} /></td>
-                <td data-label={t('batches.execute_at_short', { tz: me.merchant.timezone })}>{when(b.execute_at)}</td>
-                <td data-label={t('batches.progress')}>{b.progress}% · {b.succeeded}/{b.total}{b.failed > 0 && <span className="muted"> ({b.failed} {t('batches.failed').toLowerCase()})</span>}</td>
-                <td data-label={t('batches.created')}>{when(b.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {q.data && q.data.batches.length === 0 && <p className="empty">{t('batches.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'batches' }}
+          rows={q.data?.batches ?? []}
+          rowKey={(b) => b.uuid}
+          rowProps={(b) => ({ 'data-uuid': b.uuid })}
+          rowLink={(b) => ({ href: `/dashboard/batches/${b.uuid}`, onOpen: () => navigate(`/batches/${b.uuid}`) })}
+          empty={q.data ? t('batches.none') : undefined}
+          columns={[
+            { header: t('batches.filename'), cell: (b) => b.filename },
+            { header: t('batches.type'), cell: (b) => t(`batches.${b.type}`) },
+            { header: t('batches.status'), cell: (b) => <Status value={b.status} /> },
+            { header: t('batches.execute_at_short', { tz: me.merchant.timezone }), cell: (b) => when(b.execute_at) },
+            { header: t('batches.progress'), cell: (b) => <>{b.progress}% · {b.succeeded}/{b.total}{b.failed > 0 && <span className="muted"> ({b.failed} {t('batches.failed').toLowerCase()})</span>}</> },
+            { header: t('batches.created'), cell: (b) => when(b.created_at) },
+          ]}
+        />
         {q.data?.next_offset != null && <button type="button" className="secondary more" onClick={() => setLimit(limit + 50)}>{t('batches.more')}</button>}
       </div>
     </section>
@@ -165,17 +155,16 @@ function Upload({ me }: { me: Me }) {
         <div role="alert" className="error batch-problems" data-testid="batch-error">
           <p><strong>{t('error.title')}:</strong> {problems.length > 0 ? t('batches.problems', { n: String(problems.length) }) : error}</p>
           {problems.length > 0 && (
-            <table className="orders" data-testid="batch-problems">
-              <thead><tr><th scope="col">{t('batches.line')}</th><th scope="col">{t('batches.problem')}</th></tr></thead>
-              <tbody>
-                {problems.map((p, i) => (
-                  <tr key={`${p.line}-${i}`} data-line={p.line}>
-                    <td data-label={t('batches.line')} className="num">{p.line}</td>
-                    <td data-label={t('batches.problem')}>{p.msg}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              tableProps={{ 'data-testid': 'batch-problems' }}
+              rows={problems}
+              rowKey={(p, i) => `${p.line}-${i}`}
+              rowProps={(p) => ({ 'data-line': String(p.line) })}
+              columns={[
+                { header: t('batches.line'), className: 'num', cell: (p) => p.line },
+                { header: t('batches.problem'), cell: (p) => p.msg },
+              ]}
+            />
           )}
         </div>
       )}
@@ -233,34 +222,26 @@ function BatchDetail({ me, uuid, canSeeOrders }: { me: Me; uuid: string; canSeeO
             {dlError && <div role="alert" className="error">{dlError}</div>}
           </div>
           <div className="table-wrap card">
-            <table className="orders" data-testid="batch-lines">
-              <thead>
-                <tr>
-                  <th scope="col">{t('batches.line')}</th>
-                  <th scope="col">{t('batches.status')}</th>
-                  <th scope="col">{t('batches.order')}</th>
-                  <th scope="col">{t('batches.amount')}</th>
-                  <th scope="col">{t('batches.outcome')}</th>
-                  <th scope="col">{t('batches.error')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(q.data?.lines ?? []).map((l) => (
-                  <tr key={l.line} data-line={l.line}>
-                    <td data-label={t('batches.line')} className="num">{l.line}</td>
-                    <td data-label={t('batches.status')}><Status value={l.status} /></td>
-                    <td data-label={t('batches.order')} className="mono">
-                      {canSeeOrders
-                        ? <a href={`/dashboard/payments/${l.order_uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${l.order_uuid}`); }}>{l.order_uuid.slice(0, 8)}</a>
-                        : <span title={l.order_uuid}>{l.order_uuid.slice(0, 8)}</span>}
-                    </td>
-                    <td data-label={t('batches.amount')} className="num">{l.amount ?? '—'}</td>
-                    <td data-label={t('batches.outcome')}>{l.outcome ?? '—'}</td>
-                    <td data-label={t('batches.error')}>{l.error ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              tableProps={{ 'data-testid': 'batch-lines' }}
+              rows={q.data?.lines ?? []}
+              rowKey={(l) => String(l.line)}
+              rowProps={(l) => ({ 'data-line': String(l.line) })}
+              columns={[
+                { header: t('batches.line'), className: 'num', cell: (l) => l.line },
+                { header: t('batches.status'), cell: (l) => <Status value={l.status} /> },
+                {
+                  header: t('batches.order'),
+                  className: 'mono',
+                  cell: (l) => (canSeeOrders
+                    ? <a href={`/dashboard/payments/${l.order_uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${l.order_uuid}`); }}>{l.order_uuid.slice(0, 8)}</a>
+                    : <span title={l.order_uuid}>{l.order_uuid.slice(0, 8)}</span>),
+                },
+                { header: t('batches.amount'), className: 'num', cell: (l) => l.amount ?? '—' },
+                { header: t('batches.outcome'), cell: (l) => l.outcome ?? '—' },
+                { header: t('batches.error'), cell: (l) => l.error ?? '' },
+              ]}
+            />
             {q.data?.next_offset != null && <button type="button" className="secondary more" onClick={() => setLimit(limit + 200)}>{t('batches.more')}</button>}
           </div>
         </>

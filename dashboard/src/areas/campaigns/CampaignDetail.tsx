@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ApiError, api, v1, type Answer, type V1Answer } from '../../api';
 import { dateTime, money, useT } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { toCampaigns } from './index';
 
@@ -85,26 +86,28 @@ export function CampaignDetail({ me, uuid }: AreaProps & { uuid: string }) {
           </div>
           {failure && <p className="error" role="alert">{failure}</p>}
           <div className="table-wrap card">
-            <table className="orders" data-testid="campaign-payments">
-              <thead><tr><th scope="col">{t('campaigns.line')}</th><th scope="col">{t('campaigns.destination')}</th><th scope="col">{t('campaigns.amount')}</th><th scope="col">{t('campaigns.status')}</th><th scope="col">{t('campaigns.order')}</th><th scope="col">{t('campaigns.certificates')}</th></tr></thead>
-              <tbody>
-                {d.payments.map((p) => (
-                  <tr key={p.uuid} data-line={p.line} data-uuid={p.uuid}>
-                    <td data-label={t('campaigns.line')} className="num">{p.line}</td>
-                    <td data-label={t('campaigns.destination')} className="break">{p.destination ?? ''}{d.detail.type === 'CUSTOM_DELIVERY' && <> <a href={p.link} target="_blank" rel="noreferrer">{t('campaigns.link')}</a></>}</td>
-                    <td data-label={t('campaigns.amount')} className="num">{amount(p.amount)}</td>
-                    <td data-label={t('campaigns.status')}><span className={`badge badge-${TONE[p.status] ?? 'neutral'}`} data-testid="payment-status">{p.status}</span>{p.error && <span className="muted small"> {p.error}</span>}</td>
-                    <td data-label={t('campaigns.order')}>{p.orderUUID && <a href={`/dashboard/payments/${p.orderUUID}`} className="mono clip" onClick={(e) => { e.preventDefault(); navigate(`/payments/${p.orderUUID}`); }}>{p.orderUUID}</a>}</td>
-                    <td data-label={t('campaigns.certificates')}>
-                      <span className="inline">
-                        {d.detail.type !== 'CUSTOM_DELIVERY' && p.sentAt && <button type="button" className="secondary small-button" aria-label={t('campaigns.receipt_of', { line: String(p.line) })} onClick={() => certificate(p, 'receipt')}>{t('campaigns.receipt')}</button>}
-                        {d.detail.type === 'PHONE' && p.openedAt && <button type="button" className="secondary small-button" aria-label={t('campaigns.opening_of', { line: String(p.line) })} onClick={() => certificate(p, 'opening')}>{t('campaigns.opening')}</button>}
-                      </span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              tableProps={{ 'data-testid': 'campaign-payments' }}
+              rows={d.payments}
+              rowKey={(p) => p.uuid}
+              rowProps={(p) => ({ 'data-line': String(p.line), 'data-uuid': p.uuid })}
+              columns={[
+                { header: t('campaigns.line'), className: 'num', cell: (p) => p.line },
+                { header: t('campaigns.destination'), className: 'break', cell: (p) => <>{p.destination ?? ''}{d.detail.type === 'CUSTOM_DELIVERY' && <> <a href={p.link} target="_blank" rel="noreferrer">{t('campaigns.link')}</a></>}</> },
+                { header: t('campaigns.amount'), className: 'num', cell: (p) => amount(p.amount) },
+                { header: t('campaigns.status'), cell: (p) => <><span className={`badge badge-${TONE[p.status] ?? 'neutral'}`} data-testid="payment-status">{p.status}</span>{p.error && <span className="muted small"> {p.error}</span>}</> },
+                { header: t('campaigns.order'), cell: (p) => p.orderUUID && <a href={`/dashboard/payments/${p.orderUUID}`} className="mono clip" onClick={(e) => { e.preventDefault(); navigate(`/payments/${p.orderUUID}`); }}>{p.orderUUID}</a> },
+                {
+                  header: t('campaigns.certificates'),
+                  cell: (p) => (
+                    <span className="inline">
+                      {d.detail.type !== 'CUSTOM_DELIVERY' && p.sentAt && <button type="button" className="secondary small-button" aria-label={t('campaigns.receipt_of', { line: String(p.line) })} onClick={() => certificate(p, 'receipt')}>{t('campaigns.receipt')}</button>}
+                      {d.detail.type === 'PHONE' && p.openedAt && <button type="button" className="secondary small-button" aria-label={t('campaigns.opening_of', { line: String(p.line) })} onClick={() => certificate(p, 'opening')}>{t('campaigns.opening')}</button>}
+                    </span>
+                  ),
+                },
+              ]}
+            />
           </div>
         </>
       )}

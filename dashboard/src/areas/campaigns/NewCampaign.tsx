@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/browser/esm/sync';
 import { ApiError, api, v1, type Answer, type V1Answer, type V1Schema } from '../../api';
 import { toMinor, useT } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { toCampaigns } from './index';
 
@@ -48,6 +49,8 @@ export function NewCampaign({ me }: AreaProps) {
   const [entry, setEntry] = useState<'FILE' | 'JSON'>('FILE');
   const [file, setFile] = useState<{ file: File; text: string } | null>(null);
   const [typed, setTyped] = useState<Typed[]>([{ amount: '', destination: '', operative: 'AUTHORIZATION' }]);
+  /** the change of one field of a typed row */
+  const upd = (i: number, k: keyof Typed) => (e: { target: { value: string } }) => setTyped(typed.map((x, j) => (j === i ? { ...x, [k]: e.target.value } : x)));
   const [errors, setErrors] = useState<LineError[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -125,46 +128,44 @@ export function NewCampaign({ me }: AreaProps) {
               <>
                 <h2>{t('campaigns.preview', { rows: String(preview.rows.length) })}</h2>
                 <div className="table-wrap">
-                  <table className="orders campaign-preview" data-testid="preview">
-                    <thead><tr><th scope="col">{t('campaigns.line')}</th>{preview.header.map((h, i) => <th scope="col" key={i}>{h}</th>)}</tr></thead>
-                    <tbody>
-                      {preview.rows.map((r) => (
-                        <tr key={r.line} data-line={r.line} className={byLine.has(r.line) ? 'line-bad' : undefined}>
-                          <td data-label={t('campaigns.line')} className="num">{r.line}{byLine.has(r.line) && <span className="line-error" data-testid={`line-error-${r.line}`}>{byLine.get(r.line)!.join(' · ')}</span>}</td>
-                          {preview.header.map((h, i) => <td key={i} data-label={h}>{r.cells[i] ?? ''}</td>)}
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
+                  <DataTable
+                    className="orders campaign-preview"
+                    tableProps={{ 'data-testid': 'preview' }}
+                    rows={preview.rows}
+                    rowKey={(r) => String(r.line)}
+                    rowProps={(r) => ({ 'data-line': String(r.line), className: byLine.has(r.line) ? 'line-bad' : undefined })}
+                    columns={[
+                      { header: t('campaigns.line'), className: 'num', cell: (r) => <>{r.line}{byLine.has(r.line) && <span className="line-error" data-testid={`line-error-${r.line}`}>{byLine.get(r.line)!.join(' · ')}</span>}</> },
+                      ...preview.header.map((h, i) => ({ header: h, cell: (r: (typeof preview.rows)[number]) => r.cells[i] ?? '' })),
+                    ]}
+                  />
                 </div>
               </>
             )}
           </>
         ) : (
           <div className="table-wrap">
-            <table className="orders" data-testid="typed">
-              <thead><tr><th scope="col">{t('campaigns.line')}</th><th scope="col">{t('campaigns.amount')} ({currency})</th><th scope="col">{t('campaigns.destination')}</th><th scope="col">{t('campaigns.operative')}</th><th scope="col"><span className="sr-only">{t('order.actions')}</span></th></tr></thead>
-              <tbody>
-                {typed.map((p, i) => {
-                  const line = i + 1;
-                  const upd = (k: keyof Typed) => (e: { target: { value: string } }) => setTyped(typed.map((x, j) => (j === i ? { ...x, [k]: e.target.value } : x)));
-                  return (
-                    <tr key={i} data-line={line} className={byLine.has(line) ? 'line-bad' : undefined}>
-                      <td data-label={t('campaigns.line')} className="num">{line}{byLine.has(line) && <span className="line-error" data-testid={`line-error-${line}`}>{byLine.get(line)!.join(' · ')}</span>}</td>
-                      <td data-label={t('campaigns.amount')}><input aria-label={`${t('campaigns.amount')} ${line}`} inputMode="decimal" value={p.amount} aria-invalid={p.amount.trim() !== '' && !((minorOf(p) ?? 0) > 0)} onChange={upd('amount')} /></td>
-                      <td data-label={t('campaigns.destination')}><input aria-label={`${t('campaigns.destination')} ${line}`} value={p.destination} onChange={upd('destination')} /></td>
-                      <td data-label={t('campaigns.operative')}>
-                        <select aria-label={`${t('campaigns.operative')} ${line}`} value={p.operative} onChange={upd('operative')}>
-                          <option value="AUTHORIZATION">AUTHORIZATION</option>
-                          <option value="DEFERRED">DEFERRED</option>
-                        </select>
-                      </td>
-                      <td>{typed.length > 1 && <button type="button" className="link" onClick={() => setTyped(typed.filter((_, j) => j !== i))}>{t('campaigns.remove_row', { line: String(line) })}</button>}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <DataTable
+              tableProps={{ 'data-testid': 'typed' }}
+              rows={typed}
+              rowKey={(_, i) => String(i)}
+              rowProps={(_, i) => ({ 'data-line': String(i + 1), className: byLine.has(i + 1) ? 'line-bad' : undefined })}
+              columns={[
+                { header: t('campaigns.line'), className: 'num', cell: (_, i) => <>{i + 1}{byLine.has(i + 1) && <span className="line-error" data-testid={`line-error-${i + 1}`}>{byLine.get(i + 1)!.join(' · ')}</span>}</> },
+                { header: <>{t('campaigns.amount')} ({currency})</>, label: t('campaigns.amount'), cell: (p, i) => <input aria-label={`${t('campaigns.amount')} ${i + 1}`} inputMode="decimal" value={p.amount} aria-invalid={p.amount.trim() !== '' && !((minorOf(p) ?? 0) > 0)} onChange={upd(i, 'amount')} /> },
+                { header: t('campaigns.destination'), cell: (p, i) => <input aria-label={`${t('campaigns.destination')} ${i + 1}`} value={p.destination} onChange={upd(i, 'destination')} /> },
+                {
+                  header: t('campaigns.operative'),
+                  cell: (p, i) => (
+                    <select aria-label={`${t('campaigns.operative')} ${i + 1}`} value={p.operative} onChange={upd(i, 'operative')}>
+                      <option value="AUTHORIZATION">AUTHORIZATION</option>
+                      <option value="DEFERRED">DEFERRED</option>
+                    </select>
+                  ),
+                },
+                { header: <span className="sr-only">{t('order.actions')}</span>, cell: (_, i) => typed.length > 1 && <button type="button" className="link" onClick={() => setTyped(typed.filter((_, j) => j !== i))}>{t('campaigns.remove_row', { line: String(i + 1) })}</button> },
+              ]}
+            />
             <button type="button" className="secondary" onClick={() => setTyped([...typed, { amount: '', destination: '', operative: 'AUTHORIZATION' }])}>{t('campaigns.add_row')}</button>
           </div>
         )}

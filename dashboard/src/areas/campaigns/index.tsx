@@ -7,6 +7,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, type Answer } from '../../api';
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { NewCampaign } from './NewCampaign';
 import { CampaignDetail } from './CampaignDetail';
@@ -46,21 +47,20 @@ function CampaignList({ me, can }: AreaProps) {
       {!can('moto.create') && <p className="muted small">{t('campaigns.read_only')}</p>}
       {list.error && <p className="error">{String((list.error as Error).message)}</p>}
       <div className="table-wrap card">
-        <table className="orders" data-testid="campaigns">
-          <thead><tr><th scope="col">{t('campaigns.created')}</th><th scope="col">{t('campaigns.description')}</th><th scope="col">{t('campaigns.type')}</th><th scope="col">{t('campaigns.status')}</th><th scope="col">{t('campaigns.payments')}</th></tr></thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr key={c.uuid} data-uuid={c.uuid}>
-                <td data-label={t('campaigns.created')} className="num">{dateTime(c.createdAt, lang, me.merchant.timezone)}</td>
-                <td data-label={t('campaigns.description')}><a href={`/dashboard/campaigns/${c.uuid}`} onClick={(e) => toCampaigns(e, `/${c.uuid}`)}>{c.description}</a></td>
-                <td data-label={t('campaigns.type')}>{t(`campaigns.type.${c.type}` as 'campaigns.type.MAIL')}</td>
-                <td data-label={t('campaigns.status')}><span className={`badge ${c.status === 'COMPLETED' ? 'badge-ok' : c.status === 'FAILED' ? 'badge-bad' : 'badge-warn'}`}>{c.status}</span></td>
-                <td data-label={t('campaigns.payments')} className="num">{c.paymentCount}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.isSuccess && rows.length === 0 && <p className="empty">{t('campaigns.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'campaigns' }}
+          rows={rows}
+          rowKey={(c) => c.uuid}
+          rowProps={(c) => ({ 'data-uuid': c.uuid })}
+          empty={list.isSuccess ? t('campaigns.none') : undefined}
+          columns={[
+            { header: t('campaigns.created'), className: 'num', cell: (c) => dateTime(c.createdAt, lang, me.merchant.timezone) },
+            { header: t('campaigns.description'), cell: (c) => <a href={`/dashboard/campaigns/${c.uuid}`} onClick={(e) => toCampaigns(e, `/${c.uuid}`)}>{c.description}</a> },
+            { header: t('campaigns.type'), cell: (c) => t(`campaigns.type.${c.type}` as 'campaigns.type.MAIL') },
+            { header: t('campaigns.status'), cell: (c) => <span className={`badge ${c.status === 'COMPLETED' ? 'badge-ok' : c.status === 'FAILED' ? 'badge-bad' : 'badge-warn'}`}>{c.status}</span> },
+            { header: t('campaigns.payments'), className: 'num', cell: (c) => c.paymentCount },
+          ]}
+        />
       </div>
       {list.hasNextPage && <button type="button" className="secondary more" onClick={() => list.fetchNextPage()}>{t('campaigns.more')}</button>}
     </section>

@@ -11,6 +11,7 @@ import { dateTime, money, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import type { ListsAnswer } from '../risk';
 import { AddressAdder, AddressRemover, ProfileEditor, type ProfileData } from './edit';
@@ -74,22 +75,19 @@ function CustomerList({ me, can, sub }: AreaProps) {
       )}
       {list.isError && <div role="alert" className="error">{list.error instanceof ApiError ? list.error.details : t('error.network')}</div>}
       <div className="table-wrap card">
-        <table className="orders" data-testid="customers">
-          <thead><tr><th scope="col">{t('customers.external_id')}</th><th scope="col">{t('customers.name')}</th><th scope="col">E-mail</th><th scope="col">{t('col.created')}</th></tr></thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr key={c.external_id}>
-                <td data-label={t('customers.external_id')} className="break cu-cell">
-                  <a href={`/dashboard/customers/c/${encodeURIComponent(c.external_id)}`} onClick={(e) => { e.preventDefault(); navigate(`/customers/c/${encodeURIComponent(c.external_id)}`); }}>{c.external_id}</a>
-                </td>
-                <td data-label={t('customers.name')}>{c.name ?? '—'}</td>
-                <td data-label="E-mail" className="break cu-cell">{c.email ?? '—'}</td>
-                <td data-label={t('col.created')}>{dateTime(c.created_at, lang, me.merchant.timezone)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.isSuccess && rows.length === 0 && <p className="empty">{t('customers.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'customers' }}
+          rows={rows}
+          rowKey={(c) => c.external_id}
+          rowLink={(c) => ({ href: `/dashboard/customers/c/${encodeURIComponent(c.external_id)}`, onOpen: () => navigate(`/customers/c/${encodeURIComponent(c.external_id)}`) })}
+          empty={list.isSuccess ? t('customers.none') : undefined}
+          columns={[
+            { header: t('customers.external_id'), className: 'break cu-cell', cell: (c) => c.external_id },
+            { header: t('customers.name'), cell: (c) => c.name ?? '—' },
+            { header: 'E-mail', className: 'break cu-cell', cell: (c) => c.email ?? '—' },
+            { header: t('col.created'), cell: (c) => dateTime(c.created_at, lang, me.merchant.timezone) },
+          ]}
+        />
       </div>
       {list.hasNextPage && <button type="button" className="secondary more" onClick={() => list.fetchNextPage()}>{t('payments.more')}</button>}
     </section>
@@ -204,115 +202,119 @@ function CustomerPage({ me, can, externalId }: AreaProps & { externalId: string 
 
       <div className="card table-wrap">
         <h2 className="cu-table-title">{t('customers.sources')}</h2>
-        <table className="orders" data-testid="sources">
-          <thead><tr><th scope="col">{t('col.card')}</th><th scope="col">{t('customers.holder')}</th><th scope="col">{t('customers.expiry')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('order.actions')}</th></tr></thead>
-          <tbody>
-            {cards.map((s) => {
-              const v = verified[s.uuid];
-              const type = s.object === 'BANK_ACCOUNT' ? 'bank' : 'card';
-              return (
-                <tr key={s.uuid} data-uuid={s.uuid}>
-                  <td data-label={t('col.card')}><strong>{s.brand || s.object}</strong> <span className="mono">{maskedCard(s)}</span></td>
-                  <td data-label={t('customers.holder')}>{s.holder || '—'}</td>
-                  <td data-label={t('customers.expiry')}>{s.expire_month && s.expire_year ? `${String(s.expire_month).padStart(2, '0')}/${s.expire_year}` : '—'}</td>
-                  <td data-label={t('col.status')}>
-                    <span className="cu-badges">
-                      {s.validation_date ? <span className="badge badge-ok">{t('customers.validated')}</span> : <span className="badge badge-neutral">{t('customers.not_validated')}</span>}
-                      {s.is_blacklisted && <span className="badge badge-bad">{t('customers.blacklisted')}</span>}
-                      {v && <span className={`badge ${v.result === 'MATCH' ? 'badge-ok' : v.result === 'PARTIAL_MATCH' ? 'badge-warn' : 'badge-bad'}`} data-testid="verification">{t('customers.holder_check')}: {v.result ?? v.status}</span>}
-                    </span>
-                  </td>
-                  <td data-label={t('order.actions')}>
-                    <span className="action-row">
-                      {can('customers.manage') && (
-                        <ConfirmDialog
-                          trigger={<button type="button" className="secondary small-button" onClick={() => { setHolder(s.holder); setService(s.tokenization_service_uuid ?? ''); }}>{t('customers.verify')}</button>}
-                          title={t('customers.verify')}
-                          message={t('customers.verify_help', { card: `${s.brand} ${maskedCard(s)}` })}
-                          onConfirm={async () => {
-                            const r = await v1<V1Answer<'/payment-method/{type}/verify-holder', 'post'>>('POST', `/payment-method/${type}/verify-holder`, { source_uuid: s.uuid, service, holder: { name: holder } });
-                            setVerified((x) => ({ ...x, [s.uuid]: r.verification }));
-                          }}
-                        >
-                          <label>{t('customers.holder')}<input value={holder} onChange={(e) => setHolder(e.target.value)} /></label>
-                          {services.data ? (
-                            <label>{t('customers.service')}
-                              <select value={service} onChange={(e) => setService(e.target.value)}>
-                                <option value="">—</option>
-                                {services.data.services.map((x) => <option key={x.uuid} value={x.uuid}>{x.name || x.uuid}</option>)}
-                              </select>
-                            </label>
-                          ) : (
-                            <label>{t('customers.service')}<input value={service} onChange={(e) => setService(e.target.value.trim())} /></label>
-                          )}
-                        </ConfirmDialog>
-                      )}
-                      {can('risk.manage') && s.object !== 'BANK_ACCOUNT' && (
-                        <ConfirmDialog
-                          testId="blacklist-dialog"
-                          trigger={<button type="button" className="secondary small-button" onClick={() => setList(blacklists.data?.colorlists[0]?.uuid ?? '')}>{t('customers.blacklist')}</button>}
-                          title={t('customers.blacklist')}
-                          message={blacklists.data?.colorlists.length ? t('customers.blacklist_help', { card: `${s.brand} ${maskedCard(s)}` }) : t('customers.no_blacklist')}
-                          onConfirm={async () => {
-                            const chosen = blacklists.data?.colorlists.find((l) => l.uuid === list);
-                            if (!chosen) throw new ApiError(400, t('customers.no_blacklist'));
-                            await v1('POST', `/security-list/${list}/items`, { items: [{ type: 'CARD_UUID', value: s.uuid, description: `${s.brand} ${maskedCard(s)} · ${externalId}` }] });
-                            setDone(t('customers.blacklisted_done', { card: maskedCard(s), list: chosen.description || chosen.uuid }));
-                            await refreshSources();
-                          }}
-                        >
-                          {!!blacklists.data?.colorlists.length && (
-                            <label>{t('customers.list')}
-                              <select value={list} onChange={(e) => setList(e.target.value)}>
-                                {blacklists.data.colorlists.map((l) => <option key={l.uuid} value={l.uuid}>{l.description || l.uuid}{l.enabled ? '' : ` (${t('customers.disabled')})`}</option>)}
-                              </select>
-                            </label>
-                          )}
-                        </ConfirmDialog>
-                      )}
-                      {can('customers.manage') && (
-                        <ConfirmDialog
-                          testId="delete-source-dialog"
-                          trigger={<button type="button" className="secondary small-button">{t('customers.delete_source')}</button>}
-                          title={t('customers.delete_source')}
-                          message={t('customers.delete_confirm', { card: `${s.brand} ${maskedCard(s)}` })}
-                          onConfirm={async () => {
-                            await v1('DELETE', `/payment-method/${s.object === 'BANK_ACCOUNT' ? 'bank' : 'card'}`, { source_uuid: s.uuid, customer_external_id: externalId });
-                            await refreshSources();
-                          }}
-                        />
-                      )}
-                    </span>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-        {sources.isSuccess && cards.length === 0 && <p className="empty">{t('customers.no_sources')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'sources' }}
+          rows={cards}
+          rowKey={(s) => s.uuid}
+          rowProps={(s) => ({ 'data-uuid': s.uuid })}
+          empty={sources.isSuccess ? t('customers.no_sources') : undefined}
+          columns={[
+            { header: t('col.card'), cell: (s) => <><strong>{s.brand || s.object}</strong> <span className="mono">{maskedCard(s)}</span></> },
+            { header: t('customers.holder'), cell: (s) => s.holder || '—' },
+            { header: t('customers.expiry'), cell: (s) => (s.expire_month && s.expire_year ? `${String(s.expire_month).padStart(2, '0')}/${s.expire_year}` : '—') },
+            {
+              header: t('col.status'),
+              cell: (s) => {
+                const v = verified[s.uuid];
+                return (
+                  <span className="cu-badges">
+                    {s.validation_date ? <span className="badge badge-ok">{t('customers.validated')}</span> : <span className="badge badge-neutral">{t('customers.not_validated')}</span>}
+                    {s.is_blacklisted && <span className="badge badge-bad">{t('customers.blacklisted')}</span>}
+                    {v && <span className={`badge ${v.result === 'MATCH' ? 'badge-ok' : v.result === 'PARTIAL_MATCH' ? 'badge-warn' : 'badge-bad'}`} data-testid="verification">{t('customers.holder_check')}: {v.result ?? v.status}</span>}
+                  </span>
+                );
+              },
+            },
+            {
+              header: t('order.actions'),
+              cell: (s) => {
+                const type = s.object === 'BANK_ACCOUNT' ? 'bank' : 'card';
+                return (
+                  <span className="action-row">
+                    {can('customers.manage') && (
+                      <ConfirmDialog
+                        trigger={<button type="button" className="secondary small-button" onClick={() => { setHolder(s.holder); setService(s.tokenization_service_uuid ?? ''); }}>{t('customers.verify')}</button>}
+                        title={t('customers.verify')}
+                        message={t('customers.verify_help', { card: `${s.brand} ${maskedCard(s)}` })}
+                        onConfirm={async () => {
+                          const r = await v1<V1Answer<'/payment-method/{type}/verify-holder', 'post'>>('POST', `/payment-method/${type}/verify-holder`, { source_uuid: s.uuid, service, holder: { name: holder } });
+                          setVerified((x) => ({ ...x, [s.uuid]: r.verification }));
+                        }}
+                      >
+                        <label>{t('customers.holder')}<input value={holder} onChange={(e) => setHolder(e.target.value)} /></label>
+                        {services.data ? (
+                          <label>{t('customers.service')}
+                            <select value={service} onChange={(e) => setService(e.target.value)}>
+                              <option value="">—</option>
+                              {services.data.services.map((x) => <option key={x.uuid} value={x.uuid}>{x.name || x.uuid}</option>)}
+                            </select>
+                          </label>
+                        ) : (
+                          <label>{t('customers.service')}<input value={service} onChange={(e) => setService(e.target.value.trim())} /></label>
+                        )}
+                      </ConfirmDialog>
+                    )}
+                    {can('risk.manage') && s.object !== 'BANK_ACCOUNT' && (
+                      <ConfirmDialog
+                        testId="blacklist-dialog"
+                        trigger={<button type="button" className="secondary small-button" onClick={() => setList(blacklists.data?.colorlists[0]?.uuid ?? '')}>{t('customers.blacklist')}</button>}
+                        title={t('customers.blacklist')}
+                        message={blacklists.data?.colorlists.length ? t('customers.blacklist_help', { card: `${s.brand} ${maskedCard(s)}` }) : t('customers.no_blacklist')}
+                        onConfirm={async () => {
+                          const chosen = blacklists.data?.colorlists.find((l) => l.uuid === list);
+                          if (!chosen) throw new ApiError(400, t('customers.no_blacklist'));
+                          await v1('POST', `/security-list/${list}/items`, { items: [{ type: 'CARD_UUID', value: s.uuid, description: `${s.brand} ${maskedCard(s)} · ${externalId}` }] });
+                          setDone(t('customers.blacklisted_done', { card: maskedCard(s), list: chosen.description || chosen.uuid }));
+                          await refreshSources();
+                        }}
+                      >
+                        {!!blacklists.data?.colorlists.length && (
+                          <label>{t('customers.list')}
+                            <select value={list} onChange={(e) => setList(e.target.value)}>
+                              {blacklists.data.colorlists.map((l) => <option key={l.uuid} value={l.uuid}>{l.description || l.uuid}{l.enabled ? '' : ` (${t('customers.disabled')})`}</option>)}
+                            </select>
+                          </label>
+                        )}
+                      </ConfirmDialog>
+                    )}
+                    {can('customers.manage') && (
+                      <ConfirmDialog
+                        testId="delete-source-dialog"
+                        trigger={<button type="button" className="secondary small-button">{t('customers.delete_source')}</button>}
+                        title={t('customers.delete_source')}
+                        message={t('customers.delete_confirm', { card: `${s.brand} ${maskedCard(s)}` })}
+                        onConfirm={async () => {
+                          await v1('DELETE', `/payment-method/${s.object === 'BANK_ACCOUNT' ? 'bank' : 'card'}`, { source_uuid: s.uuid, customer_external_id: externalId });
+                          await refreshSources();
+                        }}
+                      />
+                    )}
+                  </span>
+                );
+              },
+            },
+          ]}
+        />
         {sources.isError && <div role="alert" className="error">{sources.error instanceof ApiError ? sources.error.details : t('error.network')}</div>}
       </div>
 
       {can('payments.read') && (
         <div className="card table-wrap">
           <h2 className="cu-table-title">{t('customers.orders')}</h2>
-          <table className="orders" data-testid="customer-orders">
-            <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('col.amount')}</th><th scope="col">{t('col.reference')}</th><th scope="col">{t('col.card')}</th></tr></thead>
-            <tbody>
-              {(orders.data?.orders ?? []).map((o) => (
-                <tr key={o.uuid}>
-                  <td data-label={t('col.created')}>
-                    <a href={`/dashboard/payments/${o.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${o.uuid}`); }}>{dateTime(o.created_at, lang, me.merchant.timezone)}</a>
-                  </td>
-                  <td data-label={t('col.status')}><Status value={o.status} /></td>
-                  <td data-label={t('col.amount')} className="num">{money(o.amount, o.currency, lang)}</td>
-                  <td data-label={t('col.reference')}>{o.reference ?? ''}</td>
-                  <td data-label={t('col.card')}>{o.card ? `${o.card.brand} ${maskedCard({ bin: o.card.bin === null ? null : Number(o.card.bin), last4: o.card.last4 })}` : ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {orders.isSuccess && orders.data.orders.length === 0 && <p className="empty">{t('customers.no_orders')}</p>}
+          <DataTable
+            tableProps={{ 'data-testid': 'customer-orders' }}
+            rows={orders.data?.orders ?? []}
+            rowKey={(o) => o.uuid}
+            rowLink={(o) => ({ href: `/dashboard/payments/${o.uuid}`, onOpen: () => navigate(`/payments/${o.uuid}`) })}
+            empty={orders.isSuccess ? t('customers.no_orders') : undefined}
+            columns={[
+              { header: t('col.created'), cell: (o) => dateTime(o.created_at, lang, me.merchant.timezone) },
+              { header: t('col.status'), cell: (o) => <Status value={o.status} /> },
+              { header: t('col.amount'), className: 'num', cell: (o) => money(o.amount, o.currency, lang) },
+              { header: t('col.reference'), cell: (o) => o.reference ?? '' },
+              { header: t('col.card'), cell: (o) => (o.card ? `${o.card.brand} ${maskedCard({ bin: o.card.bin === null ? null : Number(o.card.bin), last4: o.card.last4 })}` : '') },
+            ]}
+          />
           {orders.data?.next_cursor && <p className="muted small cu-table-title">{t('customers.orders_more')}</p>}
         </div>
       )}

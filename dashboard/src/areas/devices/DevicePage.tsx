@@ -9,6 +9,7 @@ import { api, ApiError, v1, type Answer, type V1Answer } from '../../api';
 import { dateTime, money, toMinor, useT } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { Follow } from './Follow';
 import { battery, Connection, OpState, TokenOnce, type Device } from './shared';
@@ -81,42 +82,33 @@ export function DevicePage({ me, can, id, follow }: AreaProps & { id: string; fo
       </div>
       <div className="card table-wrap">
         <h2 className="table-title">{t('devices.operations')}</h2>
-        <table className="orders" data-testid="device-operations">
-          <thead>
-            <tr>
-              <th scope="col">{t('col.created')}</th>
-              <th scope="col">{t('devices.kind')}</th>
-              <th scope="col">{t('col.amount')}</th>
-              <th scope="col">{t('col.status')}</th>
-              <th scope="col">{t('col.card')}</th>
-              <th scope="col">{t('devices.stan')}</th>
-              <th scope="col">{t('devices.rrn')}</th>
-              <th scope="col">{t('devices.order')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(ops.data?.operations ?? []).map((o) => (
-              <tr key={o.uuid} data-order={o.order_uuid} data-source={o.source}>
-                <td data-label={t('col.created')}>{dateTime(o.created_at, lang, me.merchant.timezone)}</td>
-                <td data-label={t('devices.kind')}>{o.kind} <span className="small muted">({t(`devices.source_${o.source}`)})</span></td>
-                <td data-label={t('col.amount')} className="num">{o.amount === null ? '—' : money(o.amount, o.currency ?? currency, lang)}</td>
-                <td data-label={t('col.status')}><OpState value={o.status} /></td>
-                <td data-label={t('col.card')} className="mono">{o.card ? `${o.card.bin ?? ''}•••• ${o.card.last4}${o.card.reading_method ? ` ${o.card.reading_method}` : ''}` : '—'}</td>
-                <td data-label={t('devices.stan')} className="mono">{o.stan ?? '—'}</td>
-                <td data-label={t('devices.rrn')} className="mono">{o.rrn ?? '—'}</td>
-                <td data-label={t('devices.order')}>
-                  <span className="inline">
-                    <a href={`/dashboard/payments/${o.order_uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${o.order_uuid}`); }}>{o.order_uuid.slice(0, 8)}</a>
-                    {o.source !== 'CARD_PRESENT' && (
-                      <button type="button" className="link" aria-label={`${t('devices.follow')} ${o.order_uuid.slice(0, 8)}`} onClick={() => open(o.order_uuid)}>{t('devices.follow')}</button>
-                    )}
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {ops.isSuccess && ops.data.operations.length === 0 && <p className="empty">{t('devices.operations_none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'device-operations' }}
+          rows={ops.data?.operations ?? []}
+          rowKey={(o) => o.uuid}
+          rowProps={(o) => ({ 'data-order': o.order_uuid, 'data-source': o.source })}
+          empty={ops.isSuccess ? t('devices.operations_none') : undefined}
+          columns={[
+            { header: t('col.created'), cell: (o) => dateTime(o.created_at, lang, me.merchant.timezone) },
+            { header: t('devices.kind'), cell: (o) => <>{o.kind} <span className="small muted">({t(`devices.source_${o.source}`)})</span></> },
+            { header: t('col.amount'), className: 'num', cell: (o) => (o.amount === null ? '—' : money(o.amount, o.currency ?? currency, lang)) },
+            { header: t('col.status'), cell: (o) => <OpState value={o.status} /> },
+            { header: t('col.card'), className: 'mono', cell: (o) => (o.card ? `${o.card.bin ?? ''}•••• ${o.card.last4}${o.card.reading_method ? ` ${o.card.reading_method}` : ''}` : '—') },
+            { header: t('devices.stan'), className: 'mono', cell: (o) => o.stan ?? '—' },
+            { header: t('devices.rrn'), className: 'mono', cell: (o) => o.rrn ?? '—' },
+            {
+              header: t('devices.order'),
+              cell: (o) => (
+                <span className="inline">
+                  <a href={`/dashboard/payments/${o.order_uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${o.order_uuid}`); }}>{o.order_uuid.slice(0, 8)}</a>
+                  {o.source !== 'CARD_PRESENT' && (
+                    <button type="button" className="link" aria-label={`${t('devices.follow')} ${o.order_uuid.slice(0, 8)}`} onClick={() => open(o.order_uuid)}>{t('devices.follow')}</button>
+                  )}
+                </span>
+              ),
+            },
+          ]}
+        />
       </div>
     </section>
   );

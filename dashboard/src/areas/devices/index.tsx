@@ -8,6 +8,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, qs, v1, type V1Answer } from '../../api';
 import { dateTime, useT } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { DevicePage } from './DevicePage';
 import { battery, Connection, TokenOnce } from './shared';
@@ -60,37 +61,24 @@ function DeviceList({ me, can }: AreaProps) {
       </form>
       {list.isError && <div role="alert" className="error">{(list.error as Error).message}</div>}
       <div className="table-wrap card">
-        <table className="orders" data-testid="devices">
-          <thead>
-            <tr>
-              <th scope="col">{t('devices.identifier')}</th>
-              <th scope="col">{t('devices.name')}</th>
-              <th scope="col">{t('devices.tid')}</th>
-              <th scope="col">{t('devices.connection')}</th>
-              <th scope="col">{t('col.status')}</th>
-              <th scope="col">{t('devices.pending')}</th>
-              <th scope="col">{t('devices.battery')}</th>
-              <th scope="col">{t('devices.last_activity')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {devices.map((d) => (
-              <tr key={d.id} data-id={d.id}>
-                <td data-label={t('devices.identifier')}>
-                  <a href={`/dashboard/devices/${d.id}`} onClick={(e) => { e.preventDefault(); navigate(`/devices/${d.id}`); }}>{d.identifier}</a>
-                </td>
-                <td data-label={t('devices.name')}>{[d.properties.name, d.properties.model].filter(Boolean).join(' · ') || '—'}</td>
-                <td data-label={t('devices.tid')} className="mono">{d.terminal_id}</td>
-                <td data-label={t('devices.connection')}><Connection d={d} /></td>
-                <td data-label={t('col.status')}>{d.active ? <span className="badge badge-ok">{t('devices.enabled')}</span> : <span className="badge badge-bad">{t('devices.disabled')}</span>}</td>
-                <td data-label={t('devices.pending')} className="num">{d.status.pending_transactions}</td>
-                <td data-label={t('devices.battery')} className="num">{battery(d, t('devices.charging'))}</td>
-                <td data-label={t('devices.last_activity')}>{dateTime(d.updated_at, lang, me.merchant.timezone)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.isSuccess && devices.length === 0 && <p className="empty">{Object.values(filter).some(Boolean) ? t('devices.none_match') : t('devices.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'devices' }}
+          rows={devices}
+          rowKey={(d) => d.id}
+          rowProps={(d) => ({ 'data-id': d.id })}
+          rowLink={(d) => ({ href: `/dashboard/devices/${d.id}`, onOpen: () => navigate(`/devices/${d.id}`) })}
+          empty={list.isSuccess ? (Object.values(filter).some(Boolean) ? t('devices.none_match') : t('devices.none')) : undefined}
+          columns={[
+            { header: t('devices.identifier'), cell: (d) => d.identifier },
+            { header: t('devices.name'), cell: (d) => [d.properties.name, d.properties.model].filter(Boolean).join(' · ') || '—' },
+            { header: t('devices.tid'), className: 'mono', cell: (d) => d.terminal_id },
+            { header: t('devices.connection'), cell: (d) => <Connection d={d} /> },
+            { header: t('col.status'), cell: (d) => (d.active ? <span className="badge badge-ok">{t('devices.enabled')}</span> : <span className="badge badge-bad">{t('devices.disabled')}</span>) },
+            { header: t('devices.pending'), className: 'num', cell: (d) => d.status.pending_transactions },
+            { header: t('devices.battery'), className: 'num', cell: (d) => battery(d, t('devices.charging')) },
+            { header: t('devices.last_activity'), cell: (d) => dateTime(d.updated_at, lang, me.merchant.timezone) },
+          ]}
+        />
       </div>
     </section>
   );

@@ -9,6 +9,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { ApiError, qs, v1, type V1Answer, type V1Schema } from '../../api';
 import { dateTime, money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import './area.css';
 
@@ -67,33 +68,22 @@ function DisputeList({ me }: AreaProps) {
           </select>
         </label>
         {list.error && <div role="alert" className="error">{errorText(list.error, t)}</div>}
-        <table className="orders" data-testid="disputes-list" aria-labelledby="disputes-title">
-          <thead>
-            <tr>
-              <th scope="col">{t('disputes.received')}</th>
-              <th scope="col">{t('disputes.status')}</th>
-              <th scope="col">{t('disputes.reason')}</th>
-              <th scope="col">{t('disputes.amount')}</th>
-              <th scope="col">{t('disputes.stage')}</th>
-              <th scope="col">{t('disputes.due')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((d) => (
-              <tr key={d.uuid} data-uuid={d.uuid} data-status={d.status}>
-                <td data-label={t('disputes.received')}>
-                  <a href={`/dashboard/disputes/${d.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/disputes/${d.uuid}`); }}>{dateTime(d.created_at, lang, me.merchant.timezone)}</a>
-                </td>
-                <td data-label={t('disputes.status')}><Status value={d.status} /></td>
-                <td data-label={t('disputes.reason')}>{t(`disputes.category.${d.category}` as Key)} <span className="muted small">{d.acquirer} {d.reason_code}</span></td>
-                <td data-label={t('disputes.amount')} className="num">{money(d.amount, d.currency, lang)}</td>
-                <td data-label={t('disputes.stage')}>{t(`disputes.stage.${d.stage}` as Key)}</td>
-                <td data-label={t('disputes.due')}>{d.status === 'NEEDS_RESPONSE' ? dateTime(d.evidence_due_at, lang, me.merchant.timezone) : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.data && rows.length === 0 && <p className="empty">{t('disputes.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'disputes-list', 'aria-labelledby': 'disputes-title' }}
+          rows={rows}
+          rowKey={(d) => d.uuid}
+          rowProps={(d) => ({ 'data-uuid': d.uuid, 'data-status': d.status })}
+          rowLink={(d) => ({ href: `/dashboard/disputes/${d.uuid}`, onOpen: () => navigate(`/disputes/${d.uuid}`) })}
+          empty={list.data ? t('disputes.none') : undefined}
+          columns={[
+            { header: t('disputes.received'), cell: (d) => dateTime(d.created_at, lang, me.merchant.timezone) },
+            { header: t('disputes.status'), cell: (d) => <Status value={d.status} /> },
+            { header: t('disputes.reason'), cell: (d) => <>{t(`disputes.category.${d.category}` as Key)} <span className="muted small">{d.acquirer} {d.reason_code}</span></> },
+            { header: t('disputes.amount'), className: 'num', cell: (d) => money(d.amount, d.currency, lang) },
+            { header: t('disputes.stage'), cell: (d) => t(`disputes.stage.${d.stage}` as Key) },
+            { header: t('disputes.due'), cell: (d) => (d.status === 'NEEDS_RESPONSE' ? dateTime(d.evidence_due_at, lang, me.merchant.timezone) : '—') },
+          ]}
+        />
         {list.hasNextPage && <button type="button" className="secondary more" onClick={() => list.fetchNextPage()}>{t('disputes.more')}</button>}
       </div>
       <Ratios me={me} />
@@ -111,19 +101,18 @@ function Ratios({ me }: { me: AreaProps['me'] }) {
   return (
     <div className="table-wrap card">
       <h2 id="dispute-ratios-title">{t('disputes.ratios')}</h2>
-      <table className="orders" data-testid="dispute-ratios" aria-labelledby="dispute-ratios-title">
-        <thead><tr><th scope="col">{t('disputes.month')}</th><th scope="col">{t('disputes.scheme')}</th><th scope="col">{t('disputes.ratio')}</th><th scope="col">{t('disputes.standing')}</th></tr></thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={`${r.month}-${r.scheme}`} data-standing={r.standing}>
-              <td data-label={t('disputes.month')}>{r.month}</td>
-              <td data-label={t('disputes.scheme')}>{r.scheme} <span className="muted small">{r.programme}</span></td>
-              <td data-label={t('disputes.ratio')} className="num">{(r.ratio * 100).toFixed(2)} % <span className="muted small">({r.disputes} / {r.sales})</span></td>
-              <td data-label={t('disputes.standing')}><span className={`badge badge-${r.standing === 'EXCEEDED' ? 'bad' : r.standing === 'WARNING' ? 'warn' : 'ok'}`}>{t(`disputes.standing.${r.standing}` as Key)}</span></td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        tableProps={{ 'data-testid': 'dispute-ratios', 'aria-labelledby': 'dispute-ratios-title' }}
+        rows={rows}
+        rowKey={(r) => `${r.month}-${r.scheme}`}
+        rowProps={(r) => ({ 'data-standing': r.standing })}
+        columns={[
+          { header: t('disputes.month'), cell: (r) => r.month },
+          { header: t('disputes.scheme'), cell: (r) => <>{r.scheme} <span className="muted small">{r.programme}</span></> },
+          { header: t('disputes.ratio'), className: 'num', cell: (r) => <>{(r.ratio * 100).toFixed(2)} % <span className="muted small">({r.disputes} / {r.sales})</span></> },
+          { header: t('disputes.standing'), cell: (r) => <span className={`badge badge-${r.standing === 'EXCEEDED' ? 'bad' : r.standing === 'WARNING' ? 'warn' : 'ok'}`}>{t(`disputes.standing.${r.standing}` as Key)}</span> },
+        ]}
+      />
     </div>
   );
 }
@@ -219,18 +208,17 @@ function DisputeDetail({ me, can, uuid }: AreaProps & { uuid: string }) {
       </div>
       <div className="table-wrap card">
         <h2 id="dispute-history-title">{t('disputes.history')}</h2>
-        <table className="orders" aria-labelledby="dispute-history-title" data-testid="dispute-history">
-          <thead><tr><th scope="col">{t('disputes.when')}</th><th scope="col">{t('disputes.what')}</th><th scope="col">{t('disputes.who')}</th></tr></thead>
-          <tbody>
-            {d.history.map((h, i) => (
-              <tr key={i} data-event={h.event}>
-                <td data-label={t('disputes.when')}>{dateTime(h.at, lang, tz, true)}</td>
-                <td data-label={t('disputes.what')}>{h.event} {h.from_status && h.from_status !== h.to_status ? `${h.from_status} → ` : ''}{h.to_status} <span className="muted small">{h.detail}</span></td>
-                <td data-label={t('disputes.who')} className="mono small">{h.actor}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          tableProps={{ 'aria-labelledby': 'dispute-history-title', 'data-testid': 'dispute-history' }}
+          rows={d.history}
+          rowKey={(_, i) => String(i)}
+          rowProps={(h) => ({ 'data-event': h.event })}
+          columns={[
+            { header: t('disputes.when'), cell: (h) => dateTime(h.at, lang, tz, true) },
+            { header: t('disputes.what'), cell: (h) => <>{h.event} {h.from_status && h.from_status !== h.to_status ? `${h.from_status} → ` : ''}{h.to_status} <span className="muted small">{h.detail}</span></> },
+            { header: t('disputes.who'), className: 'mono small', cell: (h) => h.actor },
+          ]}
+        />
       </div>
     </section>
   );

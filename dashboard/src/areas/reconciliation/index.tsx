@@ -11,6 +11,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { API, ApiError, api, download, qs, v1, type Answer, type Me, type V1Answer, type V1Schema } from '../../api';
 import { dateTime, money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import './area.css';
 
@@ -69,14 +70,16 @@ function Problems({ error, problems, testid }: { error: string | null; problems:
     <div role="alert" className="error recon-problems" data-testid={`${testid}-error`}>
       <p><strong>{t('error.title')}:</strong> {problems.length > 0 ? t('recon.problems', { n: String(problems.length) }) : error}</p>
       {problems.length > 0 && (
-        <table className="orders" data-testid={`${testid}-problems`}>
-          <thead><tr><th scope="col">{t('recon.line')}</th><th scope="col">{t('recon.problem')}</th></tr></thead>
-          <tbody>
-            {problems.map((p, i) => (
-              <tr key={`${p.line}-${i}`} data-line={p.line}><td data-label={t('recon.line')} className="num">{p.line}</td><td data-label={t('recon.problem')}>{p.msg}</td></tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          tableProps={{ 'data-testid': `${testid}-problems` }}
+          rows={problems}
+          rowKey={(p, i) => `${p.line}-${i}`}
+          rowProps={(p) => ({ 'data-line': String(p.line) })}
+          columns={[
+            { header: t('recon.line'), className: 'num', cell: (p) => p.line },
+            { header: t('recon.problem'), cell: (p) => p.msg },
+          ]}
+        />
       )}
     </div>
   );
@@ -133,39 +136,30 @@ export function ReconciliationPage({ me, can }: AreaProps) {
         </div>
         {dlError && <div role="alert" className="error">{dlError}</div>}
         {items.error && <div role="alert" className="error">{errorText(items.error, t)}</div>}
-        <table className="orders" data-testid="recon-items" aria-labelledby="recon-items-title">
-          <thead>
-            <tr>
-              <th scope="col">{t('recon.kind')}</th>
-              <th scope="col">{t('recon.what')}</th>
-              <th scope="col">{t('recon.transaction')}</th>
-              <th scope="col">{t('recon.acquirer_amount')}</th>
-              <th scope="col">{t('recon.paygate_amount')}</th>
-              <th scope="col">{t('recon.dates')}</th>
-              <th scope="col">{t('recon.report_line')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((i) => (
-              <tr key={i.id} data-id={i.id} data-kind={i.kind ?? ''} data-transaction={i.transaction?.uuid ?? ''}>
-                <td data-label={t('recon.kind')}>{i.kind ? <Badge value={i.kind} tone={KIND_TONE[i.kind]} label={t(`recon.kind.${i.kind}` as Key)} /> : '—'}</td>
-                <td data-label={t('recon.what')}><span className="muted small">{t(`recon.type.${i.type}` as Key)}</span> {i.detail}</td>
-                <td data-label={t('recon.transaction')} className="mono">
-                  {i.transaction
-                    ? (can('payments.read')
-                      ? <a href={`/dashboard/payments/${i.transaction.order_uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${i.transaction!.order_uuid}`); }}>{i.transaction.uuid.slice(0, 8)}</a>
-                      : <span title={i.transaction.uuid}>{i.transaction.uuid.slice(0, 8)}</span>)
-                    : '—'}
-                </td>
-                <td data-label={t('recon.acquirer_amount')} className="num">{i.line ? money(i.line.amount, i.line.currency, lang) : '—'}</td>
-                <td data-label={t('recon.paygate_amount')} className="num">{i.transaction ? <>{money(i.transaction.amount, i.transaction.currency, lang)} <span className="muted small">{i.transaction.status}</span></> : '—'}</td>
-                <td data-label={t('recon.dates')}>{when(i.transaction?.date ?? i.line?.transaction_date)} → {when(i.line?.settlement_date)}</td>
-                <td data-label={t('recon.report_line')}>{i.report.filename}{i.report.line !== null ? `:${i.report.line}` : ''}{i.line && <div className="muted small mono">{i.line.processor_id ?? i.line.reference}</div>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {items.data && rows.length === 0 && <p className="empty">{kind ? t('recon.none_kind') : t('recon.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'recon-items', 'aria-labelledby': 'recon-items-title' }}
+          rows={rows}
+          rowKey={(i) => String(i.id)}
+          rowProps={(i) => ({ 'data-id': String(i.id), 'data-kind': i.kind ?? '', 'data-transaction': i.transaction?.uuid ?? '' })}
+          empty={items.data ? (kind ? t('recon.none_kind') : t('recon.none')) : undefined}
+          columns={[
+            { header: t('recon.kind'), cell: (i) => (i.kind ? <Badge value={i.kind} tone={KIND_TONE[i.kind]} label={t(`recon.kind.${i.kind}` as Key)} /> : '—') },
+            { header: t('recon.what'), cell: (i) => <><span className="muted small">{t(`recon.type.${i.type}` as Key)}</span> {i.detail}</> },
+            {
+              header: t('recon.transaction'),
+              className: 'mono',
+              cell: (i) => (i.transaction
+                ? (can('payments.read')
+                  ? <a href={`/dashboard/payments/${i.transaction.order_uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${i.transaction!.order_uuid}`); }}>{i.transaction.uuid.slice(0, 8)}</a>
+                  : <span title={i.transaction.uuid}>{i.transaction.uuid.slice(0, 8)}</span>)
+                : '—'),
+            },
+            { header: t('recon.acquirer_amount'), className: 'num', cell: (i) => (i.line ? money(i.line.amount, i.line.currency, lang) : '—') },
+            { header: t('recon.paygate_amount'), className: 'num', cell: (i) => (i.transaction ? <>{money(i.transaction.amount, i.transaction.currency, lang)} <span className="muted small">{i.transaction.status}</span></> : '—') },
+            { header: t('recon.dates'), cell: (i) => <>{when(i.transaction?.date ?? i.line?.transaction_date)} → {when(i.line?.settlement_date)}</> },
+            { header: t('recon.report_line'), cell: (i) => <>{i.report.filename}{i.report.line !== null ? `:${i.report.line}` : ''}{i.line && <div className="muted small mono">{i.line.processor_id ?? i.line.reference}</div>}</> },
+          ]}
+        />
         {items.hasNextPage && <button type="button" className="secondary more" onClick={() => items.fetchNextPage()}>{t('recon.more')}</button>}
       </div>
       {can('reconciliation.import') && <Imports me={me} />}
@@ -276,22 +270,21 @@ function Reports({ me }: { me: Me }) {
   return (
     <div className="table-wrap card">
       <h2 id="recon-reports-title">{t('recon.reports')}</h2>
-      <table className="orders" data-testid="recon-reports" aria-labelledby="recon-reports-title">
-        <thead><tr><th scope="col">{t('recon.file')}</th><th scope="col">{t('recon.acquirer')}</th><th scope="col">{t('recon.period')}</th><th scope="col">{t('recon.lines')}</th><th scope="col">{t('recon.exceptions_col')}</th><th scope="col">{t('recon.imported_at')}</th></tr></thead>
-        <tbody>
-          {reports.map((r) => (
-            <tr key={r.uuid} data-uuid={r.uuid}>
-              <td data-label={t('recon.file')} className="break">{r.filename} <span className="muted small">{t(`recon.source.${r.source}` as Key)}</span></td>
-              <td data-label={t('recon.acquirer')}>{r.acquirer}</td>
-              <td data-label={t('recon.period')}>{r.period_from === r.period_to ? r.period_from : `${r.period_from} – ${r.period_to}`}</td>
-              <td data-label={t('recon.lines')} className="num">{r.lines}</td>
-              <td data-label={t('recon.exceptions_col')} className="num">{r.exceptions}</td>
-              <td data-label={t('recon.imported_at')}>{dateTime(r.created_at, lang, me.merchant.timezone)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {q.data && reports.length === 0 && <p className="empty">{t('recon.no_reports')}</p>}
+      <DataTable
+        tableProps={{ 'data-testid': 'recon-reports', 'aria-labelledby': 'recon-reports-title' }}
+        rows={reports}
+        rowKey={(r) => r.uuid}
+        rowProps={(r) => ({ 'data-uuid': r.uuid })}
+        empty={q.data ? t('recon.no_reports') : undefined}
+        columns={[
+          { header: t('recon.file'), className: 'break', cell: (r) => <>{r.filename} <span className="muted small">{t(`recon.source.${r.source}` as Key)}</span></> },
+          { header: t('recon.acquirer'), cell: (r) => r.acquirer },
+          { header: t('recon.period'), cell: (r) => (r.period_from === r.period_to ? r.period_from : `${r.period_from} – ${r.period_to}`) },
+          { header: t('recon.lines'), className: 'num', cell: (r) => r.lines },
+          { header: t('recon.exceptions_col'), className: 'num', cell: (r) => r.exceptions },
+          { header: t('recon.imported_at'), cell: (r) => dateTime(r.created_at, lang, me.merchant.timezone) },
+        ]}
+      />
       {q.hasNextPage && <button type="button" className="secondary more" onClick={() => q.fetchNextPage()}>{t('recon.more')}</button>}
     </div>
   );
@@ -429,22 +422,21 @@ function Statements({ me }: { me: Me }) {
   return (
     <div className="table-wrap card">
       <h2 id="statements-title">{t('payouts.statements')}</h2>
-      <table className="orders" data-testid="statements" aria-labelledby="statements-title">
-        <thead><tr><th scope="col">{t('recon.file')}</th><th scope="col">{t('payouts.account')}</th><th scope="col">{t('recon.period')}</th><th scope="col">{t('payouts.closing')}</th><th scope="col">{t('payouts.found')}</th><th scope="col">{t('recon.imported_at')}</th></tr></thead>
-        <tbody>
-          {list.map((s) => (
-            <tr key={s.uuid} data-uuid={s.uuid}>
-              <td data-label={t('recon.file')} className="break">{s.filename} <span className="muted small">{s.format === 'CAMT053' ? 'camt.053' : 'Norma 43'}</span></td>
-              <td data-label={t('payouts.account')} className="mono">{s.account}</td>
-              <td data-label={t('recon.period')}>{s.period_from === s.period_to ? s.period_from : `${s.period_from} – ${s.period_to}`}</td>
-              <td data-label={t('payouts.closing')} className="num">{money(s.closing_balance, s.currency, lang)}</td>
-              <td data-label={t('payouts.found')} className="num">{s.payouts_found} / {s.entries}</td>
-              <td data-label={t('recon.imported_at')}>{dateTime(s.created_at, lang, me.merchant.timezone)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {q.data && list.length === 0 && <p className="empty">{t('payouts.no_statements')}</p>}
+      <DataTable
+        tableProps={{ 'data-testid': 'statements', 'aria-labelledby': 'statements-title' }}
+        rows={list}
+        rowKey={(s) => s.uuid}
+        rowProps={(s) => ({ 'data-uuid': s.uuid })}
+        empty={q.data ? t('payouts.no_statements') : undefined}
+        columns={[
+          { header: t('recon.file'), className: 'break', cell: (s) => <>{s.filename} <span className="muted small">{s.format === 'CAMT053' ? 'camt.053' : 'Norma 43'}</span></> },
+          { header: t('payouts.account'), className: 'mono', cell: (s) => s.account },
+          { header: t('recon.period'), cell: (s) => (s.period_from === s.period_to ? s.period_from : `${s.period_from} – ${s.period_to}`) },
+          { header: t('payouts.closing'), className: 'num', cell: (s) => money(s.closing_balance, s.currency, lang) },
+          { header: t('payouts.found'), className: 'num', cell: (s) => `${s.payouts_found} / ${s.entries}` },
+          { header: t('recon.imported_at'), cell: (s) => dateTime(s.created_at, lang, me.merchant.timezone) },
+        ]}
+      />
     </div>
   );
 }

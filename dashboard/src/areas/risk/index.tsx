@@ -13,6 +13,7 @@ import { dateTime, money, useT, type Key } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { AntifraudRules } from './rules';
 import './area.css';
@@ -108,24 +109,22 @@ function Lists({ me, can }: AreaProps) {
       </div>
       {lists.isError && <div role="alert" className="error">{errorText(lists.error, t)}</div>}
       <div className="table-wrap card">
-        <table className="orders" data-testid="security-lists">
-          <thead><tr><th scope="col">{t('risk.description')}</th><th scope="col">{t('risk.type')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('risk.services')}</th><th scope="col">{t('risk.items')}</th><th scope="col">{t('col.created')}</th></tr></thead>
-          <tbody>
-            {(lists.data?.colorlists ?? []).map((l) => (
-              <tr key={l.uuid} data-uuid={l.uuid}>
-                <td data-label={t('risk.description')} className="break">
-                  <a href={`/dashboard/risk/l/${l.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/risk/l/${l.uuid}`); }}>{l.description || l.uuid}</a>
-                </td>
-                <td data-label={t('risk.type')}><span className={`badge ${l.type === 'BLACKLIST' ? 'badge-bad' : l.type === 'GREYLIST' ? 'badge-warn' : 'badge-ok'}`}>{t(`risk.type.${l.type}` as Key)}</span></td>
-                <td data-label={t('col.status')}>{l.enabled ? <span className="badge badge-ok">{t('risk.on')}</span> : <span className="badge badge-neutral">{t('risk.off')}</span>}</td>
-                <td data-label={t('risk.services')}>{l.services.length}</td>
-                <td data-label={t('risk.items')}>{l.items_count}</td>
-                <td data-label={t('col.created')}>{dateTime(l.created, lang, me.merchant.timezone)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {lists.isSuccess && lists.data.colorlists.length === 0 && <p className="empty">{t('risk.no_lists')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'security-lists' }}
+          rows={lists.data?.colorlists ?? []}
+          rowKey={(l) => l.uuid}
+          rowProps={(l) => ({ 'data-uuid': l.uuid })}
+          rowLink={(l) => ({ href: `/dashboard/risk/l/${l.uuid}`, onOpen: () => navigate(`/risk/l/${l.uuid}`) })}
+          empty={lists.isSuccess ? t('risk.no_lists') : undefined}
+          columns={[
+            { header: t('risk.description'), className: 'break', cell: (l) => l.description || l.uuid },
+            { header: t('risk.type'), cell: (l) => <span className={`badge ${l.type === 'BLACKLIST' ? 'badge-bad' : l.type === 'GREYLIST' ? 'badge-warn' : 'badge-ok'}`}>{t(`risk.type.${l.type}` as Key)}</span> },
+            { header: t('col.status'), cell: (l) => (l.enabled ? <span className="badge badge-ok">{t('risk.on')}</span> : <span className="badge badge-neutral">{t('risk.off')}</span>) },
+            { header: t('risk.services'), cell: (l) => l.services.length },
+            { header: t('risk.items'), cell: (l) => l.items_count },
+            { header: t('col.created'), cell: (l) => dateTime(l.created, lang, me.merchant.timezone) },
+          ]}
+        />
       </div>
     </>
   );
@@ -322,30 +321,30 @@ function ListPage({ me, can, uuid }: AreaProps & { uuid: string }) {
 
       <div className="card table-wrap">
         <h2 className="rk-table-title">{t('risk.items')} ({items.data?.count ?? l.items_count})</h2>
-        <table className="orders" data-testid="list-items">
-          <thead><tr><th scope="col">{t('risk.item_type')}</th><th scope="col">{t('risk.value')}</th><th scope="col">{t('risk.description')}</th><th scope="col">{t('col.created')}</th>{manage && <th scope="col">{t('order.actions')}</th>}</tr></thead>
-          <tbody>
-            {(items.data?.items ?? []).map((i) => (
-              <tr key={i.uuid} data-uuid={i.uuid}>
-                <td data-label={t('risk.item_type')}>{t(`risk.item.${i.type}` as Key)}</td>
-                <td data-label={t('risk.value')} className="mono break rk-value">{i.value}</td>
-                <td data-label={t('risk.description')}>{i.description ?? ''}</td>
-                <td data-label={t('col.created')}>{dateTime(i.created, lang, me.merchant.timezone)}</td>
-                {manage && (
-                  <td data-label={t('order.actions')}>
-                    <ConfirmDialog
-                      trigger={<button type="button" className="secondary small-button" aria-label={`${t('risk.remove')} ${i.value}`}>{t('risk.remove')}</button>}
-                      title={t('risk.remove')}
-                      message={t('risk.remove_confirm', { value: i.value })}
-                      onConfirm={async () => { await v1('DELETE', `/security-list/${uuid}/items`, { items: [i.uuid] }); await refresh(); }}
-                    />
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {items.isSuccess && items.data.items.length === 0 && <p className="empty">{t('risk.no_items')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'list-items' }}
+          rows={items.data?.items ?? []}
+          rowKey={(it) => it.uuid}
+          rowProps={(it) => ({ 'data-uuid': it.uuid })}
+          empty={items.isSuccess ? t('risk.no_items') : undefined}
+          columns={[
+            { header: t('risk.item_type'), cell: (it) => t(`risk.item.${it.type}` as Key) },
+            { header: t('risk.value'), className: 'mono break rk-value', cell: (it) => it.value },
+            { header: t('risk.description'), cell: (it) => it.description ?? '' },
+            { header: t('col.created'), cell: (it) => dateTime(it.created, lang, me.merchant.timezone) },
+            manage && {
+              header: t('order.actions'),
+              cell: (it) => (
+                <ConfirmDialog
+                  trigger={<button type="button" className="secondary small-button" aria-label={`${t('risk.remove')} ${it.value}`}>{t('risk.remove')}</button>}
+                  title={t('risk.remove')}
+                  message={t('risk.remove_confirm', { value: it.value })}
+                  onConfirm={async () => { await v1('DELETE', `/security-list/${uuid}/items`, { items: [it.uuid] }); await refresh(); }}
+                />
+              ),
+            },
+          ]}
+        />
         <div className="action-row rk-pager">
           <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>{t('risk.previous')}</button>
           <button type="button" className="secondary" disabled={items.data?.next_offset == null} onClick={() => setOffset(items.data?.next_offset ?? offset)}>{t('risk.next')}</button>
@@ -368,21 +367,20 @@ function Refusals({ me, can }: AreaProps) {
     <div className="card table-wrap">
       <p className="muted small rk-table-title">{t('risk.refusals_help')}</p>
       {q.isError && <div role="alert" className="error">{errorText(q.error, t)}</div>}
-      <table className="orders" data-testid="refusals">
-        <thead><tr><th scope="col">{t('col.created')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('col.amount')}</th><th scope="col">{t('col.customer')}</th><th scope="col">{t('col.card')}</th></tr></thead>
-        <tbody>
-          {(q.data?.orders ?? []).map((o) => (
-            <tr key={o.uuid}>
-              <td data-label={t('col.created')}><a href={`/dashboard/payments/${o.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/payments/${o.uuid}`); }}>{dateTime(o.created_at, lang, me.merchant.timezone)}</a></td>
-              <td data-label={t('col.status')}><Status value={o.status} /></td>
-              <td data-label={t('col.amount')} className="num">{money(o.amount, o.currency, lang)}</td>
-              <td data-label={t('col.customer')}>{o.customer ?? ''}</td>
-              <td data-label={t('col.card')} className="mono">{o.card ? `${o.card.brand} ${o.card.bin ?? ''} •• ${o.card.last4}` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {q.isSuccess && q.data.orders.length === 0 && <p className="empty">{t('risk.no_refusals')}</p>}
+      <DataTable
+        tableProps={{ 'data-testid': 'refusals' }}
+        rows={q.data?.orders ?? []}
+        rowKey={(o) => o.uuid}
+        rowLink={(o) => ({ href: `/dashboard/payments/${o.uuid}`, onOpen: () => navigate(`/payments/${o.uuid}`) })}
+        empty={q.isSuccess ? t('risk.no_refusals') : undefined}
+        columns={[
+          { header: t('col.created'), cell: (o) => dateTime(o.created_at, lang, me.merchant.timezone) },
+          { header: t('col.status'), cell: (o) => <Status value={o.status} /> },
+          { header: t('col.amount'), className: 'num', cell: (o) => money(o.amount, o.currency, lang) },
+          { header: t('col.customer'), cell: (o) => o.customer ?? '' },
+          { header: t('col.card'), className: 'mono', cell: (o) => (o.card ? `${o.card.brand} ${o.card.bin ?? ''} •• ${o.card.last4}` : '') },
+        ]}
+      />
     </div>
   );
 }

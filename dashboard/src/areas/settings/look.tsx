@@ -8,6 +8,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { api, v1, type Answer, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { errorText } from './services';
 
@@ -88,21 +89,20 @@ export function TemplatesTab({ me }: AreaProps) {
           <h2>{t('settings.templates')}</h2>
           <button type="button" className="primary" onClick={() => setEditing('new')}>{t('settings.new_template')}</button>
         </div>
-        <table className="orders" data-testid="templates">
-          <thead><tr><th scope="col">{t('settings.name')}</th><th scope="col">{t('settings.type')}</th><th scope="col">{t('settings.colours')}</th><th scope="col">{t('settings.default')}</th><th scope="col">{t('order.actions')}</th></tr></thead>
-          <tbody>
-            {(list.data?.templates ?? []).map((x) => (
-              <tr key={x.uuid} data-uuid={x.uuid}>
-                <td data-label={t('settings.name')}>{x.name}</td>
-                <td data-label={t('settings.type')}>{x.type}</td>
-                <td data-label={t('settings.colours')}><span className="swatch" style={{ background: x.button_color ?? DEFAULT_BUTTON }} aria-hidden="true" /> <span className="mono small">{x.button_color ?? '—'} / {x.background_color ?? '—'}</span></td>
-                <td data-label={t('settings.default')}>{x.default ? <span className="badge badge-ok">{t('settings.default')}</span> : ''}</td>
-                <td data-label={t('order.actions')}><button type="button" className="secondary small-button" onClick={() => setEditing(x)}>{t('settings.edit')}</button></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.data && list.data.templates.length === 0 && <p className="empty">{t('settings.no_templates')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'templates' }}
+          rows={list.data?.templates ?? []}
+          rowKey={(x) => x.uuid}
+          rowProps={(x) => ({ 'data-uuid': x.uuid })}
+          empty={list.data ? t('settings.no_templates') : undefined}
+          columns={[
+            { header: t('settings.name'), cell: (x) => x.name },
+            { header: t('settings.type'), cell: (x) => x.type },
+            { header: t('settings.colours'), cell: (x) => <><span className="swatch" style={{ background: x.button_color ?? DEFAULT_BUTTON }} aria-hidden="true" /> <span className="mono small">{x.button_color ?? '—'} / {x.background_color ?? '—'}</span></> },
+            { header: t('settings.default'), cell: (x) => (x.default ? <span className="badge badge-ok">{t('settings.default')}</span> : '') },
+            { header: t('order.actions'), cell: (x) => <button type="button" className="secondary small-button" onClick={() => setEditing(x)}>{t('settings.edit')}</button> },
+          ]}
+        />
       </div>
       {editing && <TemplateEditor key={editing === 'new' ? 'new' : editing.uuid} me={me} template={editing === 'new' ? null : editing} onDone={() => setEditing(null)} />}
       <PageSettings me={me} />
@@ -218,20 +218,19 @@ export function CheckoutsTab({ me }: AreaProps) {
           <button type="button" className="primary" onClick={() => setEditing('new')}>{t('settings.new_checkout')}</button>
         </div>
         <p className="small muted pad">{t('settings.checkout_hint')}</p>
-        <table className="orders" data-testid="checkouts">
-          <thead><tr><th scope="col">{t('settings.name')}</th><th scope="col">{t('settings.methods')}</th><th scope="col">UUID</th><th scope="col">{t('order.actions')}</th></tr></thead>
-          <tbody>
-            {(list.data?.checkouts ?? []).map((x) => (
-              <tr key={x.uuid} data-uuid={x.uuid}>
-                <td data-label={t('settings.name')}>{x.name}</td>
-                <td data-label={t('settings.methods')}>{x.payment_methods.join(', ')}</td>
-                <td data-label="UUID" className="mono small break">{x.uuid}</td>
-                <td data-label={t('order.actions')}><button type="button" className="secondary small-button" onClick={() => setEditing(x)}>{t('settings.edit')}</button></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.data && list.data.checkouts.length === 0 && <p className="empty">{t('settings.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'checkouts' }}
+          rows={list.data?.checkouts ?? []}
+          rowKey={(x) => x.uuid}
+          rowProps={(x) => ({ 'data-uuid': x.uuid })}
+          empty={list.data ? t('settings.none') : undefined}
+          columns={[
+            { header: t('settings.name'), cell: (x) => x.name },
+            { header: t('settings.methods'), cell: (x) => x.payment_methods.join(', ') },
+            { header: 'UUID', className: 'mono small break', cell: (x) => x.uuid },
+            { header: t('order.actions'), cell: (x) => <button type="button" className="secondary small-button" onClick={() => setEditing(x)}>{t('settings.edit')}</button> },
+          ]}
+        />
       </div>
       {editing && <CheckoutEditor key={editing === 'new' ? 'new' : editing.uuid} checkout={editing === 'new' ? null : editing} onDone={() => setEditing(null)} />}
     </>

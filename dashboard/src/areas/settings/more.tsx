@@ -8,6 +8,7 @@ import { api, v1, type Answer, type V1Answer } from '../../api';
 import { useT, dateTime } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { errorText } from './services';
 
@@ -129,18 +130,16 @@ export function WalletsTab({ me }: AreaProps) {
       <div className="card table-wrap" tabIndex={0} role="region" aria-label={'DCC'}>
         <h2 className="pad">DCC</h2>
         <p className="small muted pad">{t('settings.dcc_intro')}</p>
-        <table className="orders">
-          <thead><tr><th scope="col">{t('settings.name')}</th><th scope="col">{t('settings.type')}</th><th scope="col">DCC</th></tr></thead>
-          <tbody>
-            {(services.data?.services ?? []).map((s) => (
-              <tr key={s.uuid}>
-                <td data-label={t('settings.name')}><a href={`/dashboard/settings/services/${s.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/settings/services/${s.uuid}`); }}>{s.name}</a></td>
-                <td data-label={t('settings.type')}>{s.type}</td>
-                <td data-label="DCC">{s.type !== 'REDSYSPSD2' ? t('settings.dcc_na') : s.dcc_allowed ? s.dcc_mode ?? 'DYNAMIC' : t('settings.dcc_off')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={services.data?.services ?? []}
+          rowKey={(s) => s.uuid}
+          rowLink={(s) => ({ href: `/dashboard/settings/services/${s.uuid}`, onOpen: () => navigate(`/settings/services/${s.uuid}`) })}
+          columns={[
+            { header: t('settings.name'), cell: (s) => s.name },
+            { header: t('settings.type'), cell: (s) => s.type },
+            { header: 'DCC', cell: (s) => (s.type !== 'REDSYSPSD2' ? t('settings.dcc_na') : s.dcc_allowed ? s.dcc_mode ?? 'DYNAMIC' : t('settings.dcc_off')) },
+          ]}
+        />
       </div>
     </>
   );
@@ -253,34 +252,36 @@ export function MerchantsTab({ me }: AreaProps) {
       )}
       <div className="card table-wrap" tabIndex={0} role="region" aria-label={t('settings.children')}>
         <h2 className="pad">{t('settings.children')}</h2>
-        <table className="orders" data-testid="children">
-          <thead><tr><th scope="col">{t('settings.name')}</th><th scope="col">E-mail</th><th scope="col">{t('settings.created')}</th><th scope="col">{t('settings.production')}</th></tr></thead>
-          <tbody>
-            {children.map((c) => (
-              <tr key={c.uuid} data-uuid={c.uuid}>
-                <td data-label={t('settings.name')}>{c.name}{c.parent_uuid !== me.merchant.uuid && <span className="small muted"> ({t('settings.grandchild')})</span>}</td>
-                <td data-label="E-mail">{c.email}</td>
-                <td data-label={t('settings.created')}>{dateTime(c.created_at, lang, me.merchant.timezone)}</td>
-                <td data-label={t('settings.production')}>
-                  {c.in_production ? <span className="badge badge-ok">{t('settings.in_production')}</span> : me.env === 'sandbox' ? (
-                    <ConfirmDialog
-                      trigger={<button type="button" className="secondary small-button">{t('settings.promote')}</button>}
-                      title={t('settings.promote')}
-                      message={t('settings.promote_confirm', { name: c.name })}
-                      testId="promote-dialog"
-                      onConfirm={async () => {
-                        const r = await v1<V1Answer<'/client/{uuid}/promote', 'post'>>('POST', `/client/${c.uuid}/promote`);
-                        setIssued({ title: t('settings.promoted', { name: c.name }), uuid: r.uuid, api_key: r.api_key, signature: r.signature });
-                        await refresh();
-                      }}
-                    />
-                  ) : <span className="badge badge-neutral">{t('settings.sandbox_only')}</span>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {m.data && children.length === 0 && <p className="empty">{t('settings.no_children')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'children' }}
+          rows={children}
+          rowKey={(c) => c.uuid}
+          rowProps={(c) => ({ 'data-uuid': c.uuid })}
+          empty={m.data ? t('settings.no_children') : undefined}
+          columns={[
+            { header: t('settings.name'), cell: (c) => <>{c.name}{c.parent_uuid !== me.merchant.uuid && <span className="small muted"> ({t('settings.grandchild')})</span>}</> },
+            { header: 'E-mail', cell: (c) => c.email },
+            { header: t('settings.created'), cell: (c) => dateTime(c.created_at, lang, me.merchant.timezone) },
+            {
+              header: t('settings.production'),
+              cell: (c) => (
+                c.in_production ? <span className="badge badge-ok">{t('settings.in_production')}</span> : me.env === 'sandbox' ? (
+                  <ConfirmDialog
+                    trigger={<button type="button" className="secondary small-button">{t('settings.promote')}</button>}
+                    title={t('settings.promote')}
+                    message={t('settings.promote_confirm', { name: c.name })}
+                    testId="promote-dialog"
+                    onConfirm={async () => {
+                      const r = await v1<V1Answer<'/client/{uuid}/promote', 'post'>>('POST', `/client/${c.uuid}/promote`);
+                      setIssued({ title: t('settings.promoted', { name: c.name }), uuid: r.uuid, api_key: r.api_key, signature: r.signature });
+                      await refresh();
+                    }}
+                  />
+                ) : <span className="badge badge-neutral">{t('settings.sandbox_only')}</span>
+              ),
+            },
+          ]}
+        />
       </div>
       <form className="card form" onSubmit={create} aria-labelledby="new-child">
         <h2 id="new-child">{t('settings.new_child')}</h2>

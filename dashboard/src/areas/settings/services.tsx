@@ -8,6 +8,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, v1, type Answer, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { navigate } from '../../router';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 
 /** A terminal of the merchant as the dashboard lists it (which credentials are set, never their values). */
@@ -40,21 +41,21 @@ export function ServicesTab({ me }: AreaProps) {
     <>
       <div className="card table-wrap" tabIndex={0} role="region" aria-label={t('settings.services')}>
         <h2 className="pad">{t('settings.services')}</h2>
-        <table className="orders" data-testid="services">
-          <thead><tr><th scope="col">{t('settings.name')}</th><th scope="col">{t('settings.type')}</th><th scope="col">{t('settings.state')}</th><th scope="col">{t('settings.terminal')}</th><th scope="col">DCC</th></tr></thead>
-          <tbody>
-            {(services.data?.services ?? []).map((s) => (
-              <tr key={s.uuid} data-uuid={s.uuid}>
-                <td data-label={t('settings.name')}><a href={`/dashboard/settings/services/${s.uuid}`} onClick={(e) => { e.preventDefault(); navigate(`/settings/services/${s.uuid}`); }}>{s.name}</a></td>
-                <td data-label={t('settings.type')}>{s.type}</td>
-                <td data-label={t('settings.state')}><span className={`badge ${s.enabled ? 'badge-ok' : 'badge-warn'}`}>{s.enabled ? t('settings.enabled') : t('settings.pending')}</span></td>
-                <td data-label={t('settings.terminal')} className="mono small">{s.terminal ? s.terminal.slice(0, 8) : '—'}</td>
-                <td data-label="DCC">{s.dcc_allowed ? s.dcc_mode ?? 'DYNAMIC' : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {services.data && services.data.services.length === 0 && <p className="empty">{t('settings.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'services' }}
+          rows={services.data?.services ?? []}
+          rowKey={(s) => s.uuid}
+          rowProps={(s) => ({ 'data-uuid': s.uuid })}
+          rowLink={(s) => ({ href: `/dashboard/settings/services/${s.uuid}`, onOpen: () => navigate(`/settings/services/${s.uuid}`) })}
+          empty={services.data ? t('settings.none') : undefined}
+          columns={[
+            { header: t('settings.name'), cell: (s) => s.name },
+            { header: t('settings.type'), cell: (s) => s.type },
+            { header: t('settings.state'), cell: (s) => <span className={`badge ${s.enabled ? 'badge-ok' : 'badge-warn'}`}>{s.enabled ? t('settings.enabled') : t('settings.pending')}</span> },
+            { header: t('settings.terminal'), className: 'mono small', cell: (s) => (s.terminal ? s.terminal.slice(0, 8) : '—') },
+            { header: 'DCC', cell: (s) => (s.dcc_allowed ? s.dcc_mode ?? 'DYNAMIC' : '—') },
+          ]}
+        />
       </div>
       <div className="grid2">
         <NewTerminal me={me} />
@@ -62,21 +63,20 @@ export function ServicesTab({ me }: AreaProps) {
       </div>
       <div className="card table-wrap" tabIndex={0} role="region" aria-label={t('settings.terminals')}>
         <h2 className="pad">{t('settings.terminals')}</h2>
-        <table className="orders" data-testid="terminals">
-          <thead><tr><th scope="col">{t('settings.description')}</th><th scope="col">{t('settings.type')}</th><th scope="col">{t('settings.code')}</th><th scope="col">{t('settings.currency')}</th><th scope="col">{t('settings.credentials')}</th></tr></thead>
-          <tbody>
-            {(terminals.data?.terminals ?? []).map((x) => (
-              <tr key={x.uuid} data-uuid={x.uuid}>
-                <td data-label={t('settings.description')}>{x.description} <span className="mono small muted">{x.uuid.slice(0, 8)}</span></td>
-                <td data-label={t('settings.type')}>{x.type}</td>
-                <td data-label={t('settings.code')}>{x.code ?? '—'}</td>
-                <td data-label={t('settings.currency')}>{x.currency_code}</td>
-                <td data-label={t('settings.credentials')}>{x.credentials_set.length > 0 ? x.credentials_set.map((k) => <span key={k} className="badge badge-ok cred">{k}: {t('settings.set')}</span>) : <span className="badge badge-neutral">{t('settings.not_set')}</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {terminals.data && terminals.data.terminals.length === 0 && <p className="empty">{t('settings.none')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'terminals' }}
+          rows={terminals.data?.terminals ?? []}
+          rowKey={(x) => x.uuid}
+          rowProps={(x) => ({ 'data-uuid': x.uuid })}
+          empty={terminals.data ? t('settings.none') : undefined}
+          columns={[
+            { header: t('settings.description'), cell: (x) => <>{x.description} <span className="mono small muted">{x.uuid.slice(0, 8)}</span></> },
+            { header: t('settings.type'), cell: (x) => x.type },
+            { header: t('settings.code'), cell: (x) => x.code ?? '—' },
+            { header: t('settings.currency'), cell: (x) => x.currency_code },
+            { header: t('settings.credentials'), cell: (x) => (x.credentials_set.length > 0 ? x.credentials_set.map((k) => <span key={k} className="badge badge-ok cred">{k}: {t('settings.set')}</span>) : <span className="badge badge-neutral">{t('settings.not_set')}</span>) },
+          ]}
+        />
       </div>
     </>
   );

@@ -7,6 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, qs, v1, type Answer, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { Status } from '../../components/Status';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { PAYMENT_STATUSES, errorText, json, units, when } from './shared';
 import { OrderLink, SubscriptionLink } from './Subscriptions';
@@ -31,23 +32,22 @@ export function PaymentList({ me, can }: AreaProps) {
       </div>
       <div className="table-wrap card">
         {q.error && <div role="alert" className="error">{errorText(q.error, t)}</div>}
-        <table className="orders" data-testid="sub-payments">
-          <thead><tr><th scope="col">{t('subs.due')}</th><th scope="col">{t('subs.subscription')}</th><th scope="col">{t('subs.payment_number')}</th><th scope="col">{t('subs.attempt')}</th><th scope="col">{t('subs.status')}</th><th scope="col">{t('subs.amount')}</th><th scope="col">{t('subs.order')}</th></tr></thead>
-          <tbody>
-            {(q.data?.payments ?? []).map((p) => (
-              <tr key={p.id} data-id={p.id}>
-                <td data-label={t('subs.due')}>{when(p.payment_date, lang, me.merchant.timezone)}</td>
-                <td data-label={t('subs.subscription')}><SubscriptionLink id={p.subscription} /></td>
-                <td data-label={t('subs.payment_number')} className="num">{p.payment_number}</td>
-                <td data-label={t('subs.attempt')} className="num">{p.attempt}</td>
-                <td data-label={t('subs.status')}><Status value={p.status} /></td>
-                <td data-label={t('subs.amount')} className="num">{units(p.amount, p.currency, lang)}</td>
-                <td data-label={t('subs.order')}><OrderLink uuid={json(p.payment_details).order_uuid} can={can} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {q.data && q.data.payments.length === 0 && <p className="empty">{t('subs.no_charges')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'sub-payments' }}
+          rows={q.data?.payments ?? []}
+          rowKey={(p) => String(p.id)}
+          rowProps={(p) => ({ 'data-id': String(p.id) })}
+          empty={q.data ? t('subs.no_charges') : undefined}
+          columns={[
+            { header: t('subs.due'), cell: (p) => when(p.payment_date, lang, me.merchant.timezone) },
+            { header: t('subs.subscription'), cell: (p) => <SubscriptionLink id={p.subscription} /> },
+            { header: t('subs.payment_number'), className: 'num', cell: (p) => p.payment_number },
+            { header: t('subs.attempt'), className: 'num', cell: (p) => p.attempt },
+            { header: t('subs.status'), cell: (p) => <Status value={p.status} /> },
+            { header: t('subs.amount'), className: 'num', cell: (p) => units(p.amount, p.currency, lang) },
+            { header: t('subs.order'), cell: (p) => <OrderLink uuid={json(p.payment_details).order_uuid} can={can} /> },
+          ]}
+        />
         {q.data?.next_offset != null && limit < 1000 && <button type="button" className="secondary more" onClick={() => setLimit(Math.min(1000, limit + 100))}>{t('subs.more')}</button>}
       </div>
     </>
@@ -71,26 +71,25 @@ export function FailedCharges({ me, can }: AreaProps) {
   return (
     <div className="table-wrap card">
       {q.error && <div role="alert" className="error">{errorText(q.error, t)}</div>}
-      <table className="orders" data-testid="sub-failed">
-        <thead><tr><th scope="col">{t('subs.due')}</th><th scope="col">{t('subs.subscription')}</th><th scope="col">{t('subs.customer')}</th><th scope="col">{t('subs.plan')}</th><th scope="col">{t('subs.payment_number')}</th><th scope="col">{t('subs.status')}</th><th scope="col">{t('subs.amount')}</th><th scope="col">{t('subs.reason')}</th><th scope="col">{t('subs.retry')}</th><th scope="col">{t('subs.order')}</th></tr></thead>
-        <tbody>
-          {(q.data?.charges ?? []).map((c) => (
-            <tr key={c.id} data-id={c.id} data-subscription={c.subscription}>
-              <td data-label={t('subs.due')}>{at(c.payment_date)}</td>
-              <td data-label={t('subs.subscription')}><SubscriptionLink id={c.subscription} /></td>
-              <td data-label={t('subs.customer')}>{c.customer}</td>
-              <td data-label={t('subs.plan')} className="mono small">{c.plan}</td>
-              <td data-label={t('subs.payment_number')}>{c.payment_number} · {t('subs.attempt')} {c.attempt}/{c.attempts_limit}</td>
-              <td data-label={t('subs.status')}><Status value={c.status} /></td>
-              <td data-label={t('subs.amount')} className="num">{units(c.amount, c.currency, lang)}</td>
-              <td data-label={t('subs.reason')} data-testid="failed-reason">{c.reason ?? t('subs.declined')}</td>
-              <td data-label={t('subs.retry')} data-testid="failed-retry">{retry(c)}</td>
-              <td data-label={t('subs.order')}><OrderLink uuid={c.order_uuid} can={can} /></td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {q.data && q.data.charges.length === 0 && <p className="empty">{t('subs.no_failed')}</p>}
+      <DataTable
+        tableProps={{ 'data-testid': 'sub-failed' }}
+        rows={q.data?.charges ?? []}
+        rowKey={(c) => String(c.id)}
+        rowProps={(c) => ({ 'data-id': String(c.id), 'data-subscription': String(c.subscription) })}
+        empty={q.data ? t('subs.no_failed') : undefined}
+        columns={[
+          { header: t('subs.due'), cell: (c) => at(c.payment_date) },
+          { header: t('subs.subscription'), cell: (c) => <SubscriptionLink id={c.subscription} /> },
+          { header: t('subs.customer'), cell: (c) => c.customer },
+          { header: t('subs.plan'), className: 'mono small', cell: (c) => c.plan },
+          { header: t('subs.payment_number'), cell: (c) => <>{c.payment_number} · {t('subs.attempt')} {c.attempt}/{c.attempts_limit}</> },
+          { header: t('subs.status'), cell: (c) => <Status value={c.status} /> },
+          { header: t('subs.amount'), className: 'num', cell: (c) => units(c.amount, c.currency, lang) },
+          { header: t('subs.reason'), testId: 'failed-reason', cell: (c) => c.reason ?? t('subs.declined') },
+          { header: t('subs.retry'), testId: 'failed-retry', cell: (c) => retry(c) },
+          { header: t('subs.order'), cell: (c) => <OrderLink uuid={c.order_uuid} can={can} /> },
+        ]}
+      />
       {q.data?.next_offset != null && limit < 200 && <button type="button" className="secondary more" onClick={() => setLimit(Math.min(200, limit + 50))}>{t('subs.more')}</button>}
     </div>
   );

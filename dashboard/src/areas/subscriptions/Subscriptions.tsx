@@ -10,6 +10,7 @@ import { useT } from '../../i18n';
 import { navigate } from '../../router';
 import { Status } from '../../components/Status';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { SUBSCRIPTION_STATUSES, errorText, json, units, usePlans, when } from './shared';
 
@@ -45,23 +46,22 @@ export function SubscriptionList(props: AreaProps) {
       </div>
       <div className="table-wrap card">
         {q.error && <div role="alert" className="error">{errorText(q.error, t)}</div>}
-        <table className="orders" data-testid="subscriptions">
-          <thead><tr><th scope="col">{t('subs.subscription')}</th><th scope="col">{t('subs.customer')}</th><th scope="col">{t('subs.plan')}</th><th scope="col">{t('subs.status')}</th><th scope="col">{t('subs.amount')}</th><th scope="col">{t('subs.next_charge')}</th><th scope="col">{t('subs.charged')}</th></tr></thead>
-          <tbody>
-            {(q.data?.subscriptions ?? []).map((s) => (
-              <tr key={s.id} data-id={s.id}>
-                <td data-label={t('subs.subscription')}><SubscriptionLink id={s.id} /></td>
-                <td data-label={t('subs.customer')}>{s.customer}</td>
-                <td data-label={t('subs.plan')}>{s.plan.name}</td>
-                <td data-label={t('subs.status')}><Status value={s.status} /></td>
-                <td data-label={t('subs.amount')} className="num">{units(s.amount, s.payments.find((p) => p.currency)?.currency ?? null, lang)}</td>
-                <td data-label={t('subs.next_charge')}>{when(s.next_charge_date, lang, me.merchant.timezone)}</td>
-                <td data-label={t('subs.charged')}>{s.total_payment_charged}{s.total_payment_number ? ` / ${s.total_payment_number}` : ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {q.data && q.data.subscriptions.length === 0 && <p className="empty">{t('subs.no_subscriptions')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'subscriptions' }}
+          rows={q.data?.subscriptions ?? []}
+          rowKey={(s) => String(s.id)}
+          rowProps={(s) => ({ 'data-id': String(s.id) })}
+          empty={q.data ? t('subs.no_subscriptions') : undefined}
+          columns={[
+            { header: t('subs.subscription'), cell: (s) => <SubscriptionLink id={s.id} /> },
+            { header: t('subs.customer'), cell: (s) => s.customer },
+            { header: t('subs.plan'), cell: (s) => s.plan.name },
+            { header: t('subs.status'), cell: (s) => <Status value={s.status} /> },
+            { header: t('subs.amount'), className: 'num', cell: (s) => units(s.amount, s.payments.find((p) => p.currency)?.currency ?? null, lang) },
+            { header: t('subs.next_charge'), cell: (s) => when(s.next_charge_date, lang, me.merchant.timezone) },
+            { header: t('subs.charged'), cell: (s) => `${s.total_payment_charged}${s.total_payment_number ? ` / ${s.total_payment_number}` : ''}` },
+          ]}
+        />
         {q.data?.next_offset != null && limit < 1000 && <button type="button" className="secondary more" onClick={() => setLimit(Math.min(1000, limit + 50))}>{t('subs.more')}</button>}
       </div>
     </>
@@ -215,46 +215,40 @@ export function SubscriptionDetail({ me, can, id }: AreaProps & { id: string }) 
           </div>
           <div className="table-wrap card">
             <h2 style={{ padding: '0 .75rem' }}>{t('subs.charges')}</h2>
-            <table className="orders" data-testid="sub-charges">
-              <thead><tr><th scope="col">{t('subs.payment_number')}</th><th scope="col">{t('subs.attempt')}</th><th scope="col">{t('subs.due')}</th><th scope="col">{t('subs.status')}</th><th scope="col">{t('subs.amount')}</th><th scope="col">{t('subs.order')}</th><th scope="col">{t('subs.reason')}</th></tr></thead>
-              <tbody>
-                {s.payments.map((p) => {
-                  const d = json(p.payment_details);
-                  return (
-                    <tr key={p.id} data-number={p.payment_number} data-attempt={p.attempt}>
-                      <td data-label={t('subs.payment_number')} className="num">{p.payment_number}</td>
-                      <td data-label={t('subs.attempt')} className="num">{p.attempt}</td>
-                      <td data-label={t('subs.due')}>{at(p.payment_date)}</td>
-                      <td data-label={t('subs.status')}><Status value={p.status} /></td>
-                      <td data-label={t('subs.amount')} className="num">{units(p.amount, p.currency, lang)}</td>
-                      <td data-label={t('subs.order')}><OrderLink uuid={d.order_uuid} can={can} /></td>
-                      <td data-label={t('subs.reason')}>{d.error ?? (p.status === 'FAILED' ? t('subs.declined') : '')}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-            {s.payments.length === 0 && <p className="empty">{t('subs.no_charges')}</p>}
+            <DataTable
+              tableProps={{ 'data-testid': 'sub-charges' }}
+              rows={s.payments}
+              rowKey={(p) => String(p.id)}
+              rowProps={(p) => ({ 'data-number': String(p.payment_number), 'data-attempt': String(p.attempt) })}
+              empty={t('subs.no_charges')}
+              columns={[
+                { header: t('subs.payment_number'), className: 'num', cell: (p) => p.payment_number },
+                { header: t('subs.attempt'), className: 'num', cell: (p) => p.attempt },
+                { header: t('subs.due'), cell: (p) => at(p.payment_date) },
+                { header: t('subs.status'), cell: (p) => <Status value={p.status} /> },
+                { header: t('subs.amount'), className: 'num', cell: (p) => units(p.amount, p.currency, lang) },
+                { header: t('subs.order'), cell: (p) => <OrderLink uuid={json(p.payment_details).order_uuid} can={can} /> },
+                { header: t('subs.reason'), cell: (p) => json(p.payment_details).error ?? (p.status === 'FAILED' ? t('subs.declined') : '') },
+              ]}
+            />
           </div>
           {can('payments.read') && (
             <div className="table-wrap card">
               <h2 style={{ padding: '0 .75rem' }}>{t('subs.notifications')}</h2>
-              <table className="orders" data-testid="sub-notifications">
-                <thead><tr><th scope="col">{t('subs.created')}</th><th scope="col">{t('subs.type')}</th><th scope="col">{t('subs.order')}</th><th scope="col">URL</th><th scope="col">{t('subs.status')}</th><th scope="col">{t('subs.attempts')}</th></tr></thead>
-                <tbody>
-                  {notifications.map((e) => (
-                    <tr key={e.uuid}>
-                      <td data-label={t('subs.created')}>{at(e.created)}</td>
-                      <td data-label={t('subs.type')} className="small">{e.type}</td>
-                      <td data-label={t('subs.order')}><OrderLink uuid={e.order_uuid} can={can} /></td>
-                      <td data-label="URL" className="small break">{e.url}</td>
-                      <td data-label={t('subs.status')}><Status value={e.status} /></td>
-                      <td data-label={t('subs.attempts')} className="num">{e.attempts}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              {notifications.length === 0 && <p className="empty">{t('subs.notifications_none')}</p>}
+              <DataTable
+                tableProps={{ 'data-testid': 'sub-notifications' }}
+                rows={notifications}
+                rowKey={(e) => e.uuid}
+                empty={t('subs.notifications_none')}
+                columns={[
+                  { header: t('subs.created'), cell: (e) => at(e.created) },
+                  { header: t('subs.type'), className: 'small', cell: (e) => e.type },
+                  { header: t('subs.order'), cell: (e) => <OrderLink uuid={e.order_uuid} can={can} /> },
+                  { header: 'URL', className: 'small break', cell: (e) => e.url },
+                  { header: t('subs.status'), cell: (e) => <Status value={e.status} /> },
+                  { header: t('subs.attempts'), className: 'num', cell: (e) => e.attempts },
+                ]}
+              />
             </div>
           )}
         </>

@@ -9,6 +9,7 @@ import { ApiError, v1, type V1Answer } from '../../api';
 import { useT } from '../../i18n';
 import { navigate } from '../../router';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
 import type { AreaProps } from '../types';
 import { INTERVALS, errorText, units, usePlans, useProducts, when } from './shared';
 import { SubscriptionDetail, SubscriptionList } from './Subscriptions';
@@ -114,30 +115,30 @@ function Products({ me, can }: AreaProps) {
       )}
       <div className="table-wrap card">
         {q.error && <div role="alert" className="error">{errorText(q.error, t)}</div>}
-        <table className="orders" data-testid="products">
-          <thead><tr><th scope="col">{t('subs.external_id')}</th><th scope="col">{t('subs.name')}</th><th scope="col">{t('subs.notification_url')}</th><th scope="col">{t('subs.created')}</th>{manage && <th scope="col">{t('subs.actions')}</th>}</tr></thead>
-          <tbody>
-            {(q.data?.products ?? []).map((p) => (
-              <tr key={p.external_id} data-id={p.external_id}>
-                <td data-label={t('subs.external_id')} className="mono">{p.external_id}</td>
-                <td data-label={t('subs.name')}>{p.name}</td>
-                <td data-label={t('subs.notification_url')} className="small break">{p.notification_url ?? '—'}</td>
-                <td data-label={t('subs.created')}>{when(p.created_at, lang, me.merchant.timezone)}</td>
-                {manage && (
-                  <td data-label={t('subs.actions')}>
-                    <ConfirmDialog
-                      trigger={<button type="button" className="secondary small-button" aria-label={`${t('subs.remove')} ${p.external_id}`}>{t('subs.remove')}</button>}
-                      title={t('subs.remove')}
-                      message={t('subs.remove_product', { id: p.external_id })}
-                      onConfirm={async () => { await v1('DELETE', `/subscriptions/product/${encodeURIComponent(p.external_id)}`); await qc.invalidateQueries({ queryKey: ['subs-products'] }); }}
-                    />
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {q.data && q.data.products.length === 0 && <p className="empty">{t('subs.no_products')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'products' }}
+          rows={q.data?.products ?? []}
+          rowKey={(p) => p.external_id}
+          rowProps={(p) => ({ 'data-id': p.external_id })}
+          empty={q.data ? t('subs.no_products') : undefined}
+          columns={[
+            { header: t('subs.external_id'), className: 'mono', cell: (p) => p.external_id },
+            { header: t('subs.name'), cell: (p) => p.name },
+            { header: t('subs.notification_url'), className: 'small break', cell: (p) => p.notification_url ?? '—' },
+            { header: t('subs.created'), cell: (p) => when(p.created_at, lang, me.merchant.timezone) },
+            manage && {
+              header: t('subs.actions'),
+              cell: (p) => (
+                <ConfirmDialog
+                  trigger={<button type="button" className="secondary small-button" aria-label={`${t('subs.remove')} ${p.external_id}`}>{t('subs.remove')}</button>}
+                  title={t('subs.remove')}
+                  message={t('subs.remove_product', { id: p.external_id })}
+                  onConfirm={async () => { await v1('DELETE', `/subscriptions/product/${encodeURIComponent(p.external_id)}`); await qc.invalidateQueries({ queryKey: ['subs-products'] }); }}
+                />
+              ),
+            },
+          ]}
+        />
       </div>
     </>
   );
@@ -210,32 +211,32 @@ function Plans({ me, can }: AreaProps) {
       )}
       <div className="table-wrap card">
         {q.error && <div role="alert" className="error">{errorText(q.error, t)}</div>}
-        <table className="orders" data-testid="plans">
-          <thead><tr><th scope="col">{t('subs.external_id')}</th><th scope="col">{t('subs.name')}</th><th scope="col">{t('subs.product')}</th><th scope="col">{t('subs.amount')}</th><th scope="col">{t('subs.every')}</th><th scope="col">{t('subs.trial')}</th>{manage && <th scope="col">{t('subs.actions')}</th>}</tr></thead>
-          <tbody>
-            {(q.data?.plans ?? []).map((p) => (
-              <tr key={p.external_id} data-id={p.external_id}>
-                <td data-label={t('subs.external_id')} className="mono">{p.external_id}</td>
-                <td data-label={t('subs.name')}>{p.name}</td>
-                <td data-label={t('subs.product')}>{p.product.name}</td>
-                <td data-label={t('subs.amount')} className="num">{units(p.amount, null, lang)}</td>
-                <td data-label={t('subs.every')}>{every(p.interval, p.interval_type)}</td>
-                <td data-label={t('subs.trial')}>{p.trial_available && p.interval_offset != null && p.interval_offset_type ? every(p.interval_offset, p.interval_offset_type) : '—'}</td>
-                {manage && (
-                  <td data-label={t('subs.actions')}>
-                    <ConfirmDialog
-                      trigger={<button type="button" className="secondary small-button" aria-label={`${t('subs.remove')} ${p.external_id}`}>{t('subs.remove')}</button>}
-                      title={t('subs.remove')}
-                      message={t('subs.remove_plan', { id: p.external_id })}
-                      onConfirm={async () => { await v1('DELETE', `/subscriptions/plan/${encodeURIComponent(p.external_id)}`); await qc.invalidateQueries({ queryKey: ['subs-plans'] }); }}
-                    />
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {q.data && q.data.plans.length === 0 && <p className="empty">{t('subs.no_plans')}</p>}
+        <DataTable
+          tableProps={{ 'data-testid': 'plans' }}
+          rows={q.data?.plans ?? []}
+          rowKey={(p) => p.external_id}
+          rowProps={(p) => ({ 'data-id': p.external_id })}
+          empty={q.data ? t('subs.no_plans') : undefined}
+          columns={[
+            { header: t('subs.external_id'), className: 'mono', cell: (p) => p.external_id },
+            { header: t('subs.name'), cell: (p) => p.name },
+            { header: t('subs.product'), cell: (p) => p.product.name },
+            { header: t('subs.amount'), className: 'num', cell: (p) => units(p.amount, null, lang) },
+            { header: t('subs.every'), cell: (p) => every(p.interval, p.interval_type) },
+            { header: t('subs.trial'), cell: (p) => (p.trial_available && p.interval_offset != null && p.interval_offset_type ? every(p.interval_offset, p.interval_offset_type) : '—') },
+            manage && {
+              header: t('subs.actions'),
+              cell: (p) => (
+                <ConfirmDialog
+                  trigger={<button type="button" className="secondary small-button" aria-label={`${t('subs.remove')} ${p.external_id}`}>{t('subs.remove')}</button>}
+                  title={t('subs.remove')}
+                  message={t('subs.remove_plan', { id: p.external_id })}
+                  onConfirm={async () => { await v1('DELETE', `/subscriptions/plan/${encodeURIComponent(p.external_id)}`); await qc.invalidateQueries({ queryKey: ['subs-plans'] }); }}
+                />
+              ),
+            },
+          ]}
+        />
       </div>
     </>
   );

@@ -8,7 +8,8 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { okEnvelope } from '../../../platform/http/envelope.js';
-import type { DashSession, DashboardService } from '../dashboard.service.js';
+import type { DashSession } from '../dashboard.core.js';
+import type { DashboardService } from '../dashboard.service.js';
 
 export interface AreaOperationDoc {
   operationId: string;
@@ -24,7 +25,17 @@ export interface AreaKit {
   done: <T extends Record<string, unknown>>(fields: T) => ReturnType<typeof okEnvelope<T>>;
   /** the signed-in user of a request (set by the hook) */
   dash: (req: FastifyRequest) => DashSession;
-  opts: { timezone: string; publicUrl: string; now: () => Date };
+  opts: AreaOptions;
+}
+
+export interface AreaOptions {
+  timezone: string;
+  publicUrl: string;
+  now: () => Date;
+  /** how often the live stream looks for new orders and checks the session, in ms */
+  livePollMs: number;
+  /** days the API request log is kept */
+  requestLogDays: number;
 }
 
 export interface Area {
