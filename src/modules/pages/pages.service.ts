@@ -383,13 +383,6 @@ export class PagesService {
     }
   }
 
-  /** A processor's notification (webhook) posted to the gateway. */
-  async processorNotification(connector: string, body: Record<string, unknown>): Promise<'settled' | 'already-settled' | 'ignored' | 'dispute'> {
-    const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && v.length <= 64 * 1024) fields[k] = v;
-    return this.deps.payments.processorNotification(connector, fields);
-  }
-
   /** The form the customer's browser posts to a redirect APM provider's page, or null. */
   apmRedirectForm(connector: string, reference: string) {
     return this.deps.payments.apmRedirectForm(connector, reference);
