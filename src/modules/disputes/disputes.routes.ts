@@ -5,7 +5,8 @@ import { notFound } from '../../platform/errors/errors.js';
 import { ctxOf, ok } from '../../platform/http/respond.js';
 import { FileProblemsResponse, responses } from '../../platform/http/schemas.js';
 import * as S from './disputes.schemas.js';
-import { EVIDENCE_BODY_LIMIT, IMPORT_BODY_LIMIT, type DisputesService } from './disputes.service.js';
+import type { DisputesService } from './disputes.service.js';
+import { EVIDENCE_BODY_LIMIT, IMPORT_BODY_LIMIT } from './disputes.types.js';
 
 const READ = ['readonly'] as const;
 const tags = ['disputes'];

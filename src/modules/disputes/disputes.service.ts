@@ -7,274 +7,43 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../../platform/db/database.js';
 import { badRequest, conflict, notFound, unavailable, unprocessable } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
-import type { Platform } from '../../platform/index.js';
 import type { Job } from '../../platform/jobs/queue.js';
 import { readCsv, type LineError } from '../../platform/csv/csv.js';
-import { currencyByNumber } from '../../platform/money/currency.js';
 import { containsCardNumber } from '../../platform/security/card-numbers.js';
-import { isAbsoluteHttpUrl } from '../../platform/net/outgoing.js';
-import { UUID_RE } from '../../platform/ids.js';
-import { moneyMovementsSql, type Payments } from '../payments/index.js';
-import type { EventsService } from '../events/index.js';
-import type { MerchantsService } from '../merchants/index.js';
+import { moneyMovementsSql } from '../payments/index.js';
 import type { DisputeActionResult, DisputeNotice } from '../../processors/connector.js';
-import type { DisputedPayment, ProcessorRegistry } from '../../processors/registry.js';
+import type { DisputedPayment } from '../../processors/registry.js';
 import {
-  CSV_OPTIONAL, CSV_REQUIRED, DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENT_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
-  SCHEMES, assessRatio, disputeTransition, eventTowards, schemeOfBin, eventsFrom, evidenceFields, isOpen, laterStage, moneyOf, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
-  type DisputeCategory, type DisputeEvent, type DisputeSource, type DisputeStage, type DisputeStatus, type ImportRow,
+  CSV_OPTIONAL,
+  CSV_REQUIRED,
+  DEFAULT_RESPONSE_DAYS,
+  DISPUTE_DOCUMENTS_MAX_BYTES,
+  DOCUMENTS_MAX,
+  SANDBOX_DECISION_DAYS,
+  TEXT_MAX,
+  SCHEMES,
+  assessRatio,
+  disputeTransition,
+  eventTowards,
+  schemeOfBin,
+  evidenceFields,
+  isOpen,
+  laterStage,
+  parseImportRow,
+  pdfHasCardNumber,
+  sniffDocument,
+  UnreadablePdf,
+  type DisputeEvent,
+  type ImportRow,
 } from './disputes.domain.js';
 import * as repo from './disputes.repo.js';
+import { DEADLINE_QUEUE, REMINDER_QUEUE, SANDBOX_DECISION_QUEUE, decodeCsv, decodeDocument, own, type EvidenceInput } from './disputes.types.js';
+import { DisputesCore } from './disputes.core.js';
 
-export const DEADLINE_QUEUE = 'disputes.deadline';
-export const REMINDER_QUEUE = 'disputes.reminder';
-export const SANDBOX_DECISION_QUEUE = 'disputes.sandbox-decision';
-
-/** Largest JSON body of the evidence route: the documents' limit in base64, with room for the text. */
-export const EVIDENCE_BODY_LIMIT = Math.ceil((DISPUTE_DOCUMENTS_MAX_BYTES * 4) / 3) + 1024 * 1024;
-/** Largest import file, decoded. */
-export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
-export const IMPORT_BODY_LIMIT = Math.ceil((IMPORT_MAX_BYTES * 4) / 3) + 1024 * 1024;
-
-export interface NewDispute {
-  order_uuid: string;
-  transaction_uuid?: string | null;
-  reason_code: string;
-  category: DisputeCategory;
-  amount?: number | null;
-  stage?: DisputeStage | null;
-  evidence_due_at?: string | null;
-  acquirer?: string | null;
-  provider_id?: string | null;
-}
-
-export interface EvidenceInput {
-  fields?: Record<string, string> | null;
-  documents?: Array<{ filename: string; data: string; field?: string | null }> | null;
-}
-
-interface Payment {
-  orderId: string;
-  transactionId: string;
-  amount: number;
-  currency: string;
-  serviceId: string | null;
-  serviceType: string | null;
-}
-
-type DisputeEventType = 'DISPUTE_CREATED' | 'DISPUTE_SUBMITTED' | 'DISPUTE_ACCEPTED' | 'DISPUTE_WON' | 'DISPUTE_LOST' | 'DISPUTE_EXPIRED' | 'DISPUTE_ESCALATED';
-const EVENT_TYPE: Record<DisputeEvent, DisputeEventType> = { SUBMIT: 'DISPUTE_SUBMITTED', ACCEPT: 'DISPUTE_ACCEPTED', WIN: 'DISPUTE_WON', LOSE: 'DISPUTE_LOST', EXPIRE: 'DISPUTE_EXPIRED', ESCALATE: 'DISPUTE_ESCALATED' };
-export const DISPUTE_EVENT_TYPES = ['DISPUTE_CREATED', ...Object.values(EVENT_TYPE)] as const;
-
-const own = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export function presentDispute(d: repo.DisputeRow) {
-  return {
-    uuid: d.id,
-    order_uuid: d.order_id,
-    transaction_uuid: d.transaction_id,
-    source: d.source,
-    acquirer: d.acquirer,
-    provider_id: d.provider_id,
-    reason_code: d.reason_code,
-    category: d.category,
-    amount: d.amount,
-    currency: d.currency,
-    stage: d.stage,
-    status: d.status,
-    evidence_due_at: d.evidence_due_at.toISOString(),
-    submitted_at: iso(d.submitted_at),
-    resolved_at: iso(d.resolved_at),
-    created_at: d.created_at.toISOString(),
-    updated_at: d.updated_at.toISOString(),
-    money: moneyOf(d),
-    evidence_fields: evidenceFields(d.category),
-    actions: eventsFrom(d.status).filter((e) => e === 'SUBMIT' || e === 'ACCEPT'),
-  };
-}
-
-function presentHistory(h: repo.HistoryRow) {
-  return { at: h.at.toISOString(), actor: h.actor, event: h.event, from_status: h.from_status, to_status: h.to_status, stage: h.stage, detail: h.detail };
-}
-
-function presentEvidence(e: repo.EvidenceMeta) {
-  return { uuid: e.id, kind: e.kind, name: e.name, text: e.text_value, content_type: e.content_type, size: e.size, field: e.field, created_at: e.created_at.toISOString() };
-}
-
-/** What every dispute of an order means for it, in the order's currency. */
-function orderTotals(orderId: string, ds: repo.DisputeRow[]) {
-  const t = { order_uuid: orderId, currency: ds[0]?.currency ?? null, disputes: ds.length, disputed: 0, lost: 0, won: 0 };
-  for (const d of ds) {
-    const m = moneyOf(d);
-    t.disputed += m.disputed;
-    t.lost += m.lost;
-    t.won += m.won;
-  }
-  return t;
-}
-
-function cursorOf(d: repo.DisputeRow): string {
-  return Buffer.from(`disputes:${d.created_at.toISOString()}_${d.id}`).toString('base64url');
-}
-
-function readCursor(c: string | null | undefined): { at: Date; id: string } | null {
-  if (c === undefined || c === null || c === '') return null;
-  const text = /^[A-Za-z0-9_-]{1,200}$/.test(c) ? Buffer.from(c, 'base64url').toString('utf8') : '';
-  const m = /^disputes:(\d{4}-\d{2}-\d{2}T[\d:.]+Z)_([0-9a-f-]{36})$/.exec(text);
-  if (!m || Number.isNaN(Date.parse(m[1])) || !UUID_RE.test(m[2])) throw badRequest('cursor is not one this list gave: pass next_cursor as it was answered');
-  return { at: new Date(m[1]), id: m[2] };
-}
-
-/** The bytes of a base64 document (a `data:...;base64,` prefix allowed). */
-function decodeDocument(field: string, value: string): Buffer {
-  let text = value.trim();
-  const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(text);
-  if (m) {
-    if (!/;base64$/i.test(m[2] ?? '')) throw badRequest(`${field} must be base64 (data:...;base64,)`);
-    text = text.slice(m[0].length);
-  }
-  text = text.replace(/\s+/g, '');
-  if (text.length === 0) throw badRequest(`${field} is empty`);
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw badRequest(`${field} is not valid base64`);
-  if (text.length > Math.ceil(DOCUMENT_MAX_BYTES / 3) * 4) throw badRequest(`${field} is larger than ${DOCUMENT_MAX_BYTES} bytes (4 MiB), the largest document accepted`);
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > DOCUMENT_MAX_BYTES) throw badRequest(`${field} is larger than ${DOCUMENT_MAX_BYTES} bytes (4 MiB), the largest document accepted`);
-  return bytes;
-}
-
-export class DisputesService {
-  constructor(
-    private readonly p: Platform,
-    private readonly deps: { payments: Payments; events: EventsService; merchants: MerchantsService; processors: ProcessorRegistry },
-  ) {}
-
-  get #db() {
-    return this.p.database.db;
-  }
-
-  // ---- creating --------------------------------------------------------------------------------------------
-
-  /** The disputed payment: a successful sale or capture of an order of the caller. */
-  async #payment(ctx: RequestContext, orderUuid: string, transactionUuid: string | null | undefined): Promise<Payment> {
-    const { order } = await this.deps.payments.getOrder(ctx, orderUuid);
-    const txs = (order.transactions ?? []) as Array<{ uuid: string; operative: string; status: string; amount: number }>;
-    const payable = txs.filter((t) => (t.operative === 'AUTHORIZATION' || t.operative === 'CONFIRMATION') && t.status === 'SUCCESS');
-    let tx;
-    if (transactionUuid) {
-      tx = txs.find((t) => t.uuid === transactionUuid.toLowerCase());
-      if (!tx) throw notFound(`The transaction ${transactionUuid} is not a transaction of the order ${orderUuid}`);
-      if (!payable.includes(tx)) throw badRequest(`The transaction ${transactionUuid} is not a successful payment (a sale or a capture): only those can be disputed`);
-    } else {
-      tx = payable[payable.length - 1];
-      if (!tx) throw badRequest(`The order ${orderUuid} has no successful payment (a sale or a capture): only those can be disputed`);
-    }
-    const currency = currencyByNumber(String(order.currency))?.code ?? String(order.currency);
-    return { orderId: order.uuid, transactionId: tx.uuid, amount: Number(tx.amount), currency, serviceId: order.service_uuid ?? null, serviceType: order.service ?? null };
-  }
-
-  /** POST /disputes (MANUAL) and the sandbox's trigger (SANDBOX). */
-  async create(ctx: RequestContext, input: NewDispute, opts: { source: 'MANUAL' | 'SANDBOX'; sandboxOutcome?: 'WON' | 'LOST' }) {
-    const pay = await this.#payment(ctx, input.order_uuid, input.transaction_uuid);
-    const now = ctx.clock.now();
-    const amount = input.amount ?? pay.amount;
-    if (amount > pay.amount) throw badRequest(`amount (${amount}) is more than the disputed payment's amount (${pay.amount})`);
-    let due: Date;
-    if (input.evidence_due_at) {
-      due = new Date(input.evidence_due_at);
-      if (Number.isNaN(due.getTime())) throw badRequest('evidence_due_at must be an ISO 8601 date and time with its offset');
-      if (due.getTime() <= now.getTime()) throw badRequest('evidence_due_at must be in the future of the merchant clock');
-    } else due = new Date(now.getTime() + DEFAULT_RESPONSE_DAYS * 86400_000);
-    const row: repo.DisputeRow = {
-      id: randomUUID(),
-      merchant_id: ctx.merchant.id,
-      env: ctx.env,
-      order_id: pay.orderId,
-      transaction_id: pay.transactionId,
-      service_id: pay.serviceId,
-      service_type: pay.serviceType,
-      source: opts.source,
-      acquirer: opts.source === 'SANDBOX' ? 'SANDBOX' : (input.acquirer ?? 'MANUAL').toUpperCase(),
-      provider_id: opts.source === 'SANDBOX' ? `sdp_${randomUUID().replace(/-/g, '').slice(0, 20)}` : input.provider_id ?? null,
-      reason_code: input.reason_code,
-      category: input.category,
-      amount,
-      currency: pay.currency,
-      stage: input.stage ?? 'CHARGEBACK',
-      status: 'NEEDS_RESPONSE',
-      evidence_due_at: due,
-      sandbox_outcome: opts.source === 'SANDBOX' ? opts.sandboxOutcome ?? 'WON' : null,
-      submitted_at: null,
-      resolved_at: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const actor = opts.source === 'SANDBOX' ? 'sandbox' : `api:${ctx.keyId}`;
-    await this.p.database.transaction(async (trx) => {
-      if (await repo.openDisputeOf(trx, pay.transactionId)) throw conflict(`The payment ${pay.transactionId} already has an open dispute: answer it (a new stage of it is the same dispute)`);
-      if (row.provider_id && (await repo.lockByProviderId(trx, own(ctx), row.acquirer, row.provider_id))) throw conflict(`A dispute ${row.provider_id} of ${row.acquirer} already exists`);
-      await repo.insertDispute(trx, row);
-      await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: 'NEEDS_RESPONSE', stage: row.stage, detail: `${row.stage} ${row.reason_code} (${row.category}) of ${row.amount} ${row.currency}` }]);
-      await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-      await this.#notify(trx, row, 'DISPUTE_CREATED', now);
-    });
-    return this.get(ctx, row.id);
-  }
-
-  /**
-   * The deadline's expiry job and the reminder before it, at their instants on the merchant's clock. A
-   * CONNECTOR dispute gets the reminder only: its provider keeps the deadline and says when it expired.
-   */
-  async #scheduleDeadline(trx: Executor, d: repo.DisputeRow, offsetMs: number): Promise<void> {
-    const settings = await repo.settingsOf(trx, d.merchant_id);
-    const days = settings?.reminder_days ?? REMINDER_DAYS;
-    const real = (t: Date) => new Date(t.getTime() - offsetMs);
-    if (d.source !== 'CONNECTOR') {
-      await this.p.jobs.enqueue(trx, { queue: DEADLINE_QUEUE, payload: { disputeId: d.id, due: d.evidence_due_at.toISOString() }, runAt: real(d.evidence_due_at), merchantId: d.merchant_id, maxAttempts: 20 });
-    }
-    if (days > 0) {
-      await this.p.jobs.enqueue(trx, { queue: REMINDER_QUEUE, payload: { disputeId: d.id, due: d.evidence_due_at.toISOString() }, runAt: real(reminderAt(d.evidence_due_at, days)), merchantId: d.merchant_id, maxAttempts: 10 });
-    }
-  }
-
-  // ---- reading ---------------------------------------------------------------------------------------------
-
-  async get(ctx: RequestContext, id: string) {
-    const db = this.#db;
-    const d = await repo.findDispute(db, own(ctx), id);
-    if (!d) throw notFound(`The dispute ${id} was not found`);
-    const [history, evidence, ofOrder] = await Promise.all([repo.historyOf(db, id), repo.evidenceOf(db, id), repo.disputesOfOrder(db, own(ctx), d.order_id)]);
-    return {
-      dispute: {
-        ...presentDispute(d),
-        evidence: evidence.map(presentEvidence),
-        history: history.map(presentHistory),
-      },
-      order_totals: orderTotals(d.order_id, ofOrder),
-    };
-  }
-
-  async list(ctx: RequestContext, q: { status?: DisputeStatus[]; stage?: DisputeStage[]; order_uuid?: string | null; limit?: number; cursor?: string | null }) {
-    const limit = q.limit ?? 50;
-    const rows = await repo.listDisputes(this.p.reads.db, own(ctx), { status: q.status, stage: q.stage, orderId: q.order_uuid ?? null, before: readCursor(q.cursor), limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const totals = q.order_uuid ? orderTotals(q.order_uuid.toLowerCase(), await repo.disputesOfOrder(this.p.reads.db, own(ctx), q.order_uuid.toLowerCase())) : null;
-    return { disputes: page.map(presentDispute), next_cursor: rows.length > limit && last ? cursorOf(last) : null, order_totals: totals };
-  }
-
-  /** A document of the evidence with its bytes in base64. */
-  async document(ctx: RequestContext, id: string, documentId: string) {
-    const d = await repo.findDispute(this.#db, own(ctx), id);
-    if (!d) throw notFound(`The dispute ${id} was not found`);
-    const doc = UUID_RE.test(documentId) ? await repo.documentOf(this.#db, id, documentId) : undefined;
-    if (!doc) throw notFound(`The document ${documentId} of the dispute ${id} was not found`);
-    return { document: { uuid: doc.id, filename: doc.name, content_type: doc.content_type!, size: Number(doc.size), data: Buffer.from(doc.content!).toString('base64') } };
-  }
-
+/** Disputes: their evidence, submission and acceptance, connectors' notices, imports, ratios and schedules. */
+export class DisputesService extends DisputesCore {
   // ---- evidence, submit, accept ------------------------------------------------------------------------------
 
   async addEvidence(ctx: RequestContext, id: string, input: EvidenceInput) {
@@ -282,7 +51,7 @@ export class DisputesService {
     const docs = input.documents ?? [];
     if (fields.length === 0 && docs.length === 0) throw badRequest('Give evidence: text `fields`, `documents`, or both');
     // checked before anything is stored: the whole request is refused on any problem
-    const d0 = await repo.findDispute(this.#db, own(ctx), id);
+    const d0 = await repo.findDispute(this.db, own(ctx), id);
     if (!d0) throw notFound(`The dispute ${id} was not found`);
     const allowed = evidenceFields(d0.category);
     for (const [name, value] of fields) {
@@ -330,10 +99,10 @@ export class DisputesService {
     const sent = await this.#throughConnector(ctx, id, 'SUBMIT');
     const now = ctx.clock.now();
     await this.p.database.transaction(async (trx) => {
-      const d = await this.#lockFor(trx, ctx, id, 'SUBMIT');
+      const d = await this.lockFor(trx, ctx, id, 'SUBMIT');
       const evidence = await repo.evidenceOf(trx, id);
       if (evidence.length === 0) throw conflict('The dispute has no evidence: add it (POST /disputes/{uuid}/evidence) before submitting, or accept the dispute');
-      await this.#apply(trx, d, 'SUBMIT', now, `api:${ctx.keyId}`, `${evidence.length} evidence item${evidence.length > 1 ? 's' : ''} submitted${sent ? `; ${sent}` : ''}`, { submitted_at: now });
+      await this.apply(trx, d, 'SUBMIT', now, `api:${ctx.keyId}`, `${evidence.length} evidence item${evidence.length > 1 ? 's' : ''} submitted${sent ? `; ${sent}` : ''}`, { submitted_at: now });
       if (d.source === 'SANDBOX') {
         const at = new Date(now.getTime() + SANDBOX_DECISION_DAYS * 86400_000 - ctx.clock.offsetMs);
         await this.p.jobs.enqueue(trx, { queue: SANDBOX_DECISION_QUEUE, payload: { disputeId: id }, runAt: at, merchantId: d.merchant_id, maxAttempts: 20 });
@@ -346,8 +115,8 @@ export class DisputesService {
     const sent = await this.#throughConnector(ctx, id, 'ACCEPT');
     const now = ctx.clock.now();
     await this.p.database.transaction(async (trx) => {
-      const d = await this.#lockFor(trx, ctx, id, 'ACCEPT');
-      await this.#apply(trx, d, 'ACCEPT', now, `api:${ctx.keyId}`, `the merchant accepted the dispute${sent ? `; ${sent}` : ''}`, { resolved_at: now });
+      const d = await this.lockFor(trx, ctx, id, 'ACCEPT');
+      await this.apply(trx, d, 'ACCEPT', now, `api:${ctx.keyId}`, `the merchant accepted the dispute${sent ? `; ${sent}` : ''}`, { resolved_at: now });
     });
     return this.get(ctx, id);
   }
@@ -358,7 +127,7 @@ export class DisputesService {
    * what the provider said, or null for a dispute that has no connector.
    */
   async #throughConnector(ctx: RequestContext, id: string, event: 'SUBMIT' | 'ACCEPT'): Promise<string | null> {
-    const d = await repo.findDispute(this.#db, own(ctx), id);
+    const d = await repo.findDispute(this.db, own(ctx), id);
     if (!d) throw notFound(`The dispute ${id} was not found`);
     if (d.source !== 'CONNECTOR') return null;
     if (!disputeTransition(d.status, event)) return null; // #lockFor answers the 409
@@ -367,10 +136,10 @@ export class DisputesService {
     const terminal = { serviceType: d.service_type, terminalId: null, serviceId: d.service_id };
     let r: DisputeActionResult;
     if (event === 'SUBMIT') {
-      const evidence = await repo.evidenceOf(this.#db, id);
+      const evidence = await repo.evidenceOf(this.db, id);
       if (evidence.length === 0) throw conflict('The dispute has no evidence: add it (POST /disputes/{uuid}/evidence) before submitting, or accept the dispute');
       const fields = Object.fromEntries(evidence.filter((e) => e.kind === 'TEXT').map((e) => [e.name, e.text_value!]));
-      const documents = (await repo.documentsOf(this.#db, id)).map((x) => ({ filename: x.name, contentType: x.content_type, content: x.content, field: x.field }));
+      const documents = (await repo.documentsOf(this.db, id)).map((x) => ({ filename: x.name, contentType: x.content_type, content: x.content, field: x.field }));
       r = await connector.disputes.submitEvidence({ terminal, providerId: d.provider_id, evidence: { fields, documents } });
     } else r = await connector.disputes.accept({ terminal, providerId: d.provider_id });
     if (r.outcome === 'REFUSED') throw unprocessable(`${r.details}: nothing changed`);
@@ -382,7 +151,7 @@ export class DisputesService {
 
   /** A verified dispute notice of a connector about a payment of ours: the dispute created or moved. */
   async fromConnector(connector: string, notice: DisputeNotice, payment: DisputedPayment): Promise<'applied' | 'ignored'> {
-    const m = await this.deps.merchants.findMerchant(this.#db, payment.merchantId);
+    const m = await this.deps.merchants.findMerchant(this.db, payment.merchantId);
     if (!m) return 'ignored';
     const ctx = await this.deps.merchants.dashboardContext(payment.merchantId);
     const { order } = await this.deps.payments.getOrder(ctx, payment.orderId);
@@ -399,8 +168,8 @@ export class DisputesService {
           return 'ignored';
         }
         const extra: Partial<repo.DisputeRow> = event === 'ESCALATE' ? { evidence_due_at: notice.dueAt ?? new Date(now.getTime() + DEFAULT_RESPONSE_DAYS * 86400_000), amount: notice.amount } : event === 'SUBMIT' ? { submitted_at: now } : {};
-        const next = await this.#apply(trx, existing, event, now, actor, notice.detail, extra, event === 'ESCALATE' ? notice.stage : undefined);
-        if (event === 'ESCALATE') await this.#scheduleDeadline(trx, next, ctx.clock.offsetMs);
+        const next = await this.apply(trx, existing, event, now, actor, notice.detail, extra, event === 'ESCALATE' ? notice.stage : undefined);
+        if (event === 'ESCALATE') await this.scheduleDeadline(trx, next, ctx.clock.offsetMs);
         return 'applied';
       }
       if (isOpen(notice.status) && (await repo.openDisputeOf(trx, payment.transactionId))) {
@@ -417,31 +186,11 @@ export class DisputesService {
       };
       await repo.insertDispute(trx, row);
       await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: row.status, stage: row.stage, detail: notice.detail }]);
-      if (row.status === 'NEEDS_RESPONSE') await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-      await this.#notify(trx, row, 'DISPUTE_CREATED', now);
+      if (row.status === 'NEEDS_RESPONSE') await this.scheduleDeadline(trx, row, ctx.clock.offsetMs);
+      await this.notify(trx, row, 'DISPUTE_CREATED', now);
       return 'applied';
     });
   }
-
-  async #lockFor(trx: Tx, ctx: RequestContext, id: string, event: DisputeEvent): Promise<repo.DisputeRow> {
-    const d = await repo.lockDispute(trx, own(ctx), id);
-    if (!d) throw notFound(`The dispute ${id} was not found`);
-    if (!disputeTransition(d.status, event)) throw conflict(`A dispute that is ${d.status} cannot be ${event === 'SUBMIT' ? 'submitted' : 'accepted'}${isOpen(d.status) ? '' : ': it is decided'}`);
-    return d;
-  }
-
-  /** Applies an event of the transition table: the row, its history line, and its notification. */
-  async #apply(trx: Executor, d: repo.DisputeRow, event: DisputeEvent, now: Date, actor: string, detail: string | null, extra: Partial<repo.DisputeRow> = {}, stage?: DisputeStage): Promise<repo.DisputeRow> {
-    const to = disputeTransition(d.status, event);
-    if (!to) throw new Error(`dispute ${d.id}: ${event} does not apply in ${d.status}`);
-    const resolved = to === 'WON' || to === 'LOST' || to === 'EXPIRED' || to === 'ACCEPTED';
-    const next: repo.DisputeRow = { ...d, ...extra, status: to, stage: stage ?? d.stage, updated_at: now, resolved_at: resolved ? (extra.resolved_at ?? now) : null };
-    await repo.updateDispute(trx, d.id, { status: next.status, stage: next.stage, amount: next.amount, reason_code: next.reason_code, updated_at: now, resolved_at: next.resolved_at, submitted_at: next.submitted_at, evidence_due_at: next.evidence_due_at });
-    await repo.addHistory(trx, [{ dispute_id: d.id, at: now, actor, event, from_status: d.status, to_status: to, stage: next.stage, detail }]);
-    await this.#notify(trx, next, EVENT_TYPE[event], now);
-    return next;
-  }
-
   // ---- import ------------------------------------------------------------------------------------------------
 
   /** POST /disputes/import: an acquirer's disputes in the CSV layout; all or nothing. */
@@ -504,8 +253,8 @@ export class DisputesService {
             continue;
           }
           const extra: Partial<repo.DisputeRow> = event === 'ESCALATE' ? { evidence_due_at: r.due, amount: r.amount, reason_code: r.reasonCode } : event === 'SUBMIT' ? { submitted_at: now } : {};
-          const next = await this.#apply(trx, existing, event, now, actor, `line ${r.line} of ${body.filename}`.slice(0, 1000), extra, event === 'ESCALATE' ? r.stage : undefined);
-          if (event === 'ESCALATE') await this.#scheduleDeadline(trx, next, ctx.clock.offsetMs);
+          const next = await this.apply(trx, existing, event, now, actor, `line ${r.line} of ${body.filename}`.slice(0, 1000), extra, event === 'ESCALATE' ? r.stage : undefined);
+          if (event === 'ESCALATE') await this.scheduleDeadline(trx, next, ctx.clock.offsetMs);
           updated++;
           continue;
         }
@@ -523,8 +272,8 @@ export class DisputesService {
         };
         await repo.insertDispute(trx, row);
         await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: row.status, stage: row.stage, detail: `line ${r.line} of ${body.filename}`.slice(0, 1000) }]);
-        if (row.status === 'NEEDS_RESPONSE') await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-        await this.#notify(trx, row, 'DISPUTE_CREATED', now);
+        if (row.status === 'NEEDS_RESPONSE') await this.scheduleDeadline(trx, row, ctx.clock.offsetMs);
+        await this.notify(trx, row, 'DISPUTE_CREATED', now);
         created++;
       }
       if (problems.length > 0) {
@@ -582,45 +331,6 @@ export class DisputesService {
     return { ratios: out };
   }
 
-  // ---- settings and notifications ------------------------------------------------------------------------------
-
-  async settings(ctx: RequestContext) {
-    const s = await repo.settingsOf(this.#db, ctx.merchant.id);
-    return { dispute_settings: { notification_url: s?.notification_url ?? null, reminder_days: s?.reminder_days ?? REMINDER_DAYS, updated_at: iso(s?.updated_at ?? null) } };
-  }
-
-  async saveSettings(ctx: RequestContext, body: { notification_url?: string | null; reminder_days?: number | null }) {
-    const url = body.notification_url ?? null;
-    if (url !== null && !isAbsoluteHttpUrl(url)) throw badRequest('notification_url must be an absolute http(s) URL');
-    const old = await repo.settingsOf(this.#db, ctx.merchant.id);
-    await repo.saveSettings(this.#db, {
-      merchant_id: ctx.merchant.id,
-      notification_url: url,
-      key_id: url ? ctx.keyId : null,
-      reminder_days: body.reminder_days ?? old?.reminder_days ?? REMINDER_DAYS,
-      updated_at: ctx.clock.now(),
-    });
-    return this.settings(ctx);
-  }
-
-  /** A dispute event: on the event log, the stream and the merchant's URL, when the merchant opted in. */
-  async #notify(trx: Executor, d: repo.DisputeRow, type: DisputeEventType, now: Date): Promise<void> {
-    const s = await repo.settingsOf(trx, d.merchant_id);
-    if (!s?.notification_url || !s.key_id) return;
-    const m = await this.deps.merchants.findMerchant(trx, d.merchant_id);
-    await this.deps.events.enqueueNotification(trx, {
-      merchantId: d.merchant_id,
-      env: d.env,
-      orderId: d.order_id,
-      type,
-      keyId: s.key_id,
-      url: s.notification_url,
-      payload: JSON.stringify({ dispute: presentDispute(d) }),
-      retries: m?.resend_failed_notifications ?? false,
-      at: now,
-    });
-  }
-
   // ---- background ----------------------------------------------------------------------------------------------
 
   registerJobs(): void {
@@ -628,21 +338,15 @@ export class DisputesService {
     this.p.jobs.register<{ disputeId: string; due: string }>(REMINDER_QUEUE, (job) => this.#reminder(job));
     this.p.jobs.register<{ disputeId: string }>(SANDBOX_DECISION_QUEUE, (job) => this.#sandboxDecision(job));
   }
-
-  async #merchantNow(db: Executor, merchantId: string): Promise<Date> {
-    const m = await this.deps.merchants.findMerchant(db, merchantId);
-    return new Date(this.p.clock.now().getTime() + Number(m?.clock_offset_ms ?? 0));
-  }
-
   /** The deadline passed with no response: EXPIRED (the merchant's loss). */
   async #deadline(job: Job<{ disputeId: string; due: string }>): Promise<void> {
     await this.p.database.transaction(async (trx) => {
       const d = await repo.lockDisputeById(trx, job.payload.disputeId);
       // answered, or given a later deadline by a new stage (whose own job expires it then)
       if (!d || d.status !== 'NEEDS_RESPONSE' || d.evidence_due_at.toISOString() !== job.payload.due) return;
-      const now = await this.#merchantNow(trx, d.merchant_id);
+      const now = await this.merchantNow(trx, d.merchant_id);
       if (now.getTime() < d.evidence_due_at.getTime()) return;
-      await this.#apply(trx, d, 'EXPIRE', now, 'system', `no response by ${d.evidence_due_at.toISOString()}`, { resolved_at: now });
+      await this.apply(trx, d, 'EXPIRE', now, 'system', `no response by ${d.evidence_due_at.toISOString()}`, { resolved_at: now });
     });
   }
 
@@ -652,7 +356,7 @@ export class DisputesService {
       const d = await repo.lockDisputeById(trx, job.payload.disputeId);
       if (!d || d.status !== 'NEEDS_RESPONSE' || d.evidence_due_at.toISOString() !== job.payload.due) return;
       const users = (await this.deps.merchants.listDashboardUsers(trx, [d.merchant_id])).filter((u) => u.status === 'ACTIVE');
-      const now = await this.#merchantNow(trx, d.merchant_id);
+      const now = await this.merchantNow(trx, d.merchant_id);
       const days = Math.max(0, Math.ceil((d.evidence_due_at.getTime() - now.getTime()) / 86400_000));
       const subject = `Dispute of ${d.amount} ${d.currency} (minor units): evidence due in ${days} day${days === 1 ? '' : 's'}`;
       const text = [
@@ -670,27 +374,12 @@ export class DisputesService {
     await this.p.database.transaction(async (trx) => {
       const d = await repo.lockDisputeById(trx, job.payload.disputeId);
       if (!d || d.source !== 'SANDBOX' || d.status !== 'UNDER_REVIEW') return;
-      const now = await this.#merchantNow(trx, d.merchant_id);
+      const now = await this.merchantNow(trx, d.merchant_id);
       const event: DisputeEvent = d.sandbox_outcome === 'LOST' ? 'LOSE' : 'WIN';
-      await this.#apply(trx, d, event, now, 'sandbox', `the sandbox decided the dispute ${d.sandbox_outcome}`, { resolved_at: now });
+      await this.apply(trx, d, event, now, 'sandbox', `the sandbox decided the dispute ${d.sandbox_outcome}`, { resolved_at: now });
     });
   }
 }
 
-function decodeCsv(value: string): Buffer {
-  let text = value.trim();
-  const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(text);
-  if (m) {
-    if (!/;base64$/i.test(m[2] ?? '')) throw badRequest('data must be base64 (data:text/csv;base64,)');
-    text = text.slice(m[0].length);
-  }
-  text = text.replace(/\s+/g, '');
-  if (text.length === 0) throw badRequest('data is empty');
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw badRequest('data is not valid base64');
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > IMPORT_MAX_BYTES) throw badRequest(`data is larger than ${IMPORT_MAX_BYTES} bytes (10 MiB), the largest file accepted`);
-  return bytes;
-}
 
 export { laterStage };
-export type { DisputeSource };
