@@ -16,10 +16,10 @@ import { MerchantsService, merchantsRoutes } from './modules/merchants/index.js'
 import { ServicesService, servicesRoutes } from './modules/services/index.js';
 import { CustomersService, customersRoutes } from './modules/customers/index.js';
 import { SourcesService, sourcesRoutes } from './modules/sources/index.js';
-import { PaymentsService, paymentsRoutes } from './modules/payments/index.js';
+import { PaymentsService, callbacksRoutes, paymentsRoutes } from './modules/payments/index.js';
 import { EventsService, eventsRoutes } from './modules/events/index.js';
 import { TemplatesService, templatesRoutes } from './modules/templates/index.js';
-import { PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.js';
+import { PLAIN_PAGE, PagesService, pagesRoutes, widgetRoutes } from './modules/pages/index.js';
 import { LinksService, LogSmsProvider, linksRoutes } from './modules/links/index.js';
 import { CheckoutsService, checkoutsRoutes } from './modules/checkouts/index.js';
 import { RiskService, riskRoutes } from './modules/risk/index.js';
@@ -364,6 +364,8 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, eventsRoutes(m.events));
   await registerApi(app, templatesRoutes(m.templates));
   await registerApi(app, pagesRoutes(m.pages, { timezone: config.timezone }));
+  // the processors' notifications and webhooks (the payments module's), answered as the pages answer
+  await registerApi(app, callbacksRoutes(m.payments, PLAIN_PAGE));
   // the embedded card form's loader, at the host root (outside /v1)
   await app.register(widgetRoutes({ publicUrl: config.publicUrl }));
   await registerApi(app, linksRoutes(m.links));

@@ -1347,46 +1347,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/processor/{connector}/notification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A processor's notification
-         * @description Where a processor posts its signed notifications of an operation's outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal's key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).
-         */
-        post: operations["receiveProcessorNotification"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/processor/{connector}/webhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A processor's JSON webhook
-         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise), with what the gateway made of it in `Paygate-Notification` (settled, already-settled, ignored, dispute): a page, or the JSON acknowledgement the processor expects once it was received (SIBS: `{"statusCode": "200", "statusMsg": "Success", "notificationID": ...}`, its notification being an AES-256-GCM ciphertext as text with its `X-Initialization-Vector` and `X-Authentication-Tag`).
-         */
-        post: operations["receiveProcessorWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/payment/bizum/{token}": {
         parameters: {
             query?: never;
@@ -1541,6 +1501,46 @@ export interface paths {
         get: operations["showCheckoutPage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor/{connector}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A processor's notification
+         * @description Where a processor posts its signed notifications of an operation's outcome (Redsys: `Ds_SignatureVersion`, `Ds_MerchantParameters`, `Ds_Signature`, form-encoded). The connector verifies the signature with the terminal's key before anything is read; a verified final outcome settles the transaction it names, once. Answers 200 whatever it said (a processor retries otherwise).
+         */
+        post: operations["receiveProcessorNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor/{connector}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A processor's JSON webhook
+         * @description Where a processor posts its JSON webhooks (Checkout.com: signed with `Cko-Signature`, the HMAC-SHA256 of the raw body; PayPal: verified through PayPal's verify-webhook-signature call; Worldpay: its events as `application/vnd.worldpay.events-v1.hal+json`, signed with `Event-Signature`, the HMAC-SHA256 of the raw body). The connector verifies the webhook before anything in it is used; a verified final outcome settles the transaction it names, once; an event received before is not applied again. Answers 200 whatever it said (a processor retries otherwise), with what the gateway made of it in `Paygate-Notification` (settled, already-settled, ignored, dispute): a page, or the JSON acknowledgement the processor expects once it was received (SIBS: `{"statusCode": "200", "statusMsg": "Success", "notificationID": ...}`, its notification being an AES-256-GCM ciphertext as text with its `X-Initialization-Vector` and `X-Authentication-Tag`).
+         */
+        post: operations["receiveProcessorWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -19505,94 +19505,6 @@ export interface operations {
             };
         };
     };
-    receiveProcessorNotification: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example redsys */
-                connector: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Received */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example <!doctype html>
-                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
-                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
-                     */
-                    "text/html": string;
-                };
-            };
-            /** @description A page explaining the problem */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example <!doctype html>
-                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
-                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
-                     */
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    receiveProcessorWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example redsys */
-                connector: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Received */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example <!doctype html>
-                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
-                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
-                     */
-                    "text/html": string;
-                    /** @example {} */
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description A page explaining the problem */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example <!doctype html>
-                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
-                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
-                     */
-                    "text/html": string;
-                };
-            };
-        };
-    };
     showBizumPage: {
         parameters: {
             query?: never;
@@ -20335,6 +20247,94 @@ export interface operations {
             };
             /** @description A page explaining the problem */
             "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receiveProcessorNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example redsys */
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    receiveProcessorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example redsys */
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><title>Pay Shop</title></head>
+                     *     <body><main><h1>Pay 10.50 € to Shop</h1><form method="post">…</form></main></body></html>
+                     */
+                    "text/html": string;
+                    /** @example {} */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A page explaining the problem */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,7 +20,8 @@ import { containsCardNumber, findCardNumber } from '../../platform/http/pan-guar
 import type { Platform } from '../../platform/index.js';
 import type { DeviceReport } from '../../processors/index.js';
 import { CARD_READING_METHODS } from './devices.domain.js';
-import { DEVICE_SIGNAL_CHANNEL, type DeviceSignal, type DevicesService } from './devices.service.js';
+import type { DevicesService } from './devices.service.js';
+import { DEVICE_SIGNAL_CHANNEL, type DeviceSignal } from './devices.types.js';
 
 export const SOCKET_PATH = /^\/v1(\/sandbox)?\/device\/socket\/?(\?.*)?$/;
 /** Largest frame a device may send. */

@@ -7,8 +7,9 @@
  *   registerApi(app, devicesRoutes(devices, payments));  // J1–J7, register, enable, rotate token
  *   installDeviceSocket(app, devices, platform);         // WebSocket /v1/device/socket, cross-process delivery
  */
-export { DevicesService, SIMULATE_QUEUE, DEADLINE_QUEUE, DEVICE_SIGNAL_CHANNEL, hashDeviceToken } from './devices.service.js';
-export type { DevicesDeps, DeviceChannel, DeviceSignal, DeviceHistoryEntry } from './devices.service.js';
+export { DevicesService } from './devices.service.js';
+export { SIMULATE_QUEUE, DEADLINE_QUEUE, DEVICE_SIGNAL_CHANNEL, hashDeviceToken } from './devices.types.js';
+export type { DevicesDeps, DeviceChannel, DeviceSignal, DeviceHistoryEntry } from './devices.types.js';
 export { devicesRoutes } from './devices.routes.js';
 export { CardPresentService } from './card-present.service.js';
 export { cardPresentRoutes } from './card-present.routes.js';

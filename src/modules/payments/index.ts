@@ -7,6 +7,8 @@ export { PaymentsService, EXPIRE_QUEUE, RECONCILE_QUEUE } from './payments.servi
 export type { Payments, OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, CreatedOrder, CreateOptions, ApmRecord, ApmStarted, StartApmInput, WalletPayment, DccChoice, CardPresentRead, DeviceWaitInput, AbandonInput, OrderFilters, OrderSearchRow, Overview, OverviewQuery, OverviewFigures, OverviewDay, OverviewPeriod, DisputeMoney } from './payments.service.js';
 export { OVERVIEW_PERIODS, OVERVIEW_MAX_DAYS } from './payments.service.js';
 export { paymentsRoutes, answer as answerOrder } from './payments.routes.js';
+export { callbacksRoutes } from './callbacks.routes.js';
+export type { CallbackPages } from './callbacks.routes.js';
 export { ORDER_STATUSES, TX_STATUSES, PAYABLE, orderTransition, canOrder } from './order-states.js';
 export type { OrderStatus, TxStatus, OrderEvent } from './order-states.js';
 export type { RiskCheck, RiskEvaluator, RiskVerdict } from './core.js';

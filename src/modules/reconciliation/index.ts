@@ -1,6 +1,7 @@
 /** Reconciliation (settlement reports, payouts, bank statements): the public interface of the module. */
-export { ReconciliationService, UPLOAD_MAX_BYTES, CLI_MAX_BYTES, CLI_MAX_LINES, settlementCsv, presentItem, presentPayout, presentReport } from './reconciliation.service.js';
-export type { SettlementImportInput, StatementImportInput } from './reconciliation.service.js';
+export { ReconciliationService } from './reconciliation.service.js';
+export { UPLOAD_MAX_BYTES, CLI_MAX_BYTES, CLI_MAX_LINES, settlementCsv, presentItem, presentPayout, presentReport } from './reconciliation.shared.js';
+export type { SettlementImportInput, StatementImportInput } from './reconciliation.shared.js';
 export { reconciliationRoutes } from './reconciliation.routes.js';
 export { MATCH_KINDS, EXCEPTION_KINDS, PAYOUT_STATUSES, LINE_TYPES, CSV_REQUIRED, CSV_OPTIONAL, parseSettlementRow, lineNet } from './reconciliation.domain.js';
 export type { MatchKind, PayoutStatus, LineType } from './reconciliation.domain.js';

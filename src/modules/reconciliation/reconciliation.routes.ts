@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ctxOf, ok } from '../../platform/http/respond.js';
 import { ErrorEnvelope, FileProblemsResponse, responses } from '../../platform/http/schemas.js';
 import * as S from './reconciliation.schemas.js';
-import { UPLOAD_BODY_LIMIT, type ReconciliationService } from './reconciliation.service.js';
+import type { ReconciliationService } from './reconciliation.service.js';
+import { UPLOAD_BODY_LIMIT } from './reconciliation.shared.js';
 
 const READ = ['readonly'] as const;
 const tags = ['reconciliation'];

@@ -28,8 +28,10 @@
  *
  * A CVV is never stored or passed to storeCard: hand it (as a Secret) straight to the processor.
  */
-export { SourcesService, SourcesApi, sourceAad, sourceUuidOf, CARD_STORED_QUEUE } from './sources.service.js';
-export type { NewCard, LoadedCard, SourcesDeps, BlacklistCheck, CardScreen } from './sources.service.js';
+export { SourcesService } from './sources.service.js';
+export { sourceAad, sourceUuidOf, CARD_STORED_QUEUE } from './sources.types.js';
+export { SourcesApi } from './sources.api.js';
+export type { NewCard, LoadedCard, SourcesDeps, BlacklistCheck, CardScreen } from './sources.types.js';
 export { sourcesRoutes } from './sources.routes.js';
 export { presentSource, presentListedSource, isValidSource, parsePan, parseExpiry, parseCvv, luhnValid, SOURCE_TYPES } from './sources.domain.js';
 export type { SourceType } from './sources.domain.js';

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ctxOf, ok } from '../../platform/http/respond.js';
 import { Type, envelope, responses } from '../../platform/http/schemas.js';
 import * as S from './sources.schemas.js';
-import type { SourcesApi } from './sources.service.js';
+import type { SourcesApi } from './sources.api.js';
 
 /** decisions §2: `card` for F1–F12, `tokenize` also for F1, F2, F4, `readonly` for every GET. */
 const TOKENIZE = ['card', 'tokenize'] as const;
