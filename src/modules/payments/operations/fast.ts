@@ -22,7 +22,8 @@ import type * as repo from '../payments.repo.js';
 import type { Executor } from '../../../platform/db/database.js';
 import type { OrderResult, PayInput, PaymentsCore, PresentedOrder, RiskCheck, RiskVerdict } from '../core.js';
 import { exemptionRecord } from './input.js';
-import { callProcessor, settle } from './settle.js';
+import { settle } from './settle.js';
+import { callProcessor } from '../money/run.js';
 import { isUuid } from '../../../platform/ids.js';
 
 /** Thrown inside a fast-path transaction to roll it back and take the ordinary path. */

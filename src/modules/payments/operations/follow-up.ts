@@ -20,7 +20,8 @@ import type { OrderResult, PaymentsCore } from '../core.js';
 import { amountsOf, unwrap } from './input.js';
 import { IdempotencyStore } from '../../../platform/http/idempotency.js';
 import { fastFollowUp } from './fast.js';
-import { callProcessor, settle } from './settle.js';
+import { settle } from './settle.js';
+import { callProcessor } from '../money/run.js';
 
 /** Step 1 of a confirmation, cancellation or refund: checks, retry rules, PENDING transaction, reservation. */
 async function startFollowUp(core: PaymentsCore, ctx: RequestContext, orderId: string, op: RetryOperation, decide: (o: repo.LockedOrder) => number, extra?: { extraData?: unknown }) {

@@ -1,17 +1,15 @@
 /**
- * Steps 2 and 3 of every money operation: call the processor (outside any database transaction), then
- * settle the PENDING transaction and its order in one transaction that locks the order row again.
+ * Step 3 of every money operation (after the processor's answer, money/run.ts): settle the PENDING
+ * transaction and its order in one transaction that locks the order row again.
  * Settling is idempotent: a transaction already settled (by the reconciler, or a second caller) is left
  * as it is.
  */
 import type { Tx } from '../../../platform/db/database.js';
-import { badRequest } from '../../../platform/errors/errors.js';
-import type { ApmPaymentRequest, ApmPayoutRequest, Connector, FollowUpRequest, PaymentRequest, ProcessorOperation, ProcessorResult } from '../../../processors/index.js';
+import type { ProcessorResult } from '../../../processors/index.js';
 import { declineEvent } from '../order-states.js';
 import { afterFailure, afterSuccess, challengeThreedsRecord, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
-import type { OrderResult, PaymentsCore, Settlement, Started } from '../core.js';
-import { tryFrictionless } from './threeds.js';
+import type { OrderResult, PaymentsCore, Settlement } from '../core.js';
 
 /** A processor failure that the merchant sees as HTTP 402 "Failed". */
 const FAILED_OPERATION: Record<string, string> = {
@@ -19,53 +17,6 @@ const FAILED_OPERATION: Record<string, string> = {
   CANCELLATION: 'The processor refused the cancellation',
   REFUND: 'The processor refused the refund',
 };
-
-/** Calls the connector operation `op`. */
-export async function callProcessor(connector: Connector, op: ProcessorOperation, request: PaymentRequest | FollowUpRequest | ApmPaymentRequest | ApmPayoutRequest): Promise<ProcessorResult> {
-  switch (op) {
-    case 'authorize':
-      return connector.authorize(request as PaymentRequest);
-    case 'partialAuthorize':
-      return connector.partialAuthorize(request as PaymentRequest);
-    case 'preauthorize':
-      return connector.preauthorize(request as PaymentRequest);
-    case 'payout':
-      return connector.payout(request as PaymentRequest);
-    case 'capture':
-      return connector.capture(request as FollowUpRequest);
-    case 'cancel':
-      return connector.cancel(request as FollowUpRequest);
-    case 'refund':
-      return connector.refund(request as FollowUpRequest);
-    case 'apmPayment':
-      if (!connector.apmPayment) throw new Error(`connector ${connector.name} has no APM payments`);
-      return connector.apmPayment(request as ApmPaymentRequest);
-    case 'apmPayout':
-      if (!connector.apmPayout) throw new Error(`connector ${connector.name} has no APM payouts`);
-      return connector.apmPayout(request as ApmPayoutRequest);
-    default:
-      throw new Error(`not a money operation: ${op}`);
-  }
-}
-
-/** Steps 2 and 3 after step 1 of a payment: answer, redirect to 3DS, or call the processor and settle. */
-export async function finishStarted(core: PaymentsCore, started: Started): Promise<OrderResult> {
-  if (started.kind === 'done') {
-    if (started.result.failed) throw badRequest(started.result.failed);
-    return started.result;
-  }
-  if (started.kind === '3ds') {
-    if (started.tryFrictionless) {
-      const done = await tryFrictionless(core, started.orderId, started.exemption ?? null);
-      if (done) return done;
-    }
-    const db = core.db.db;
-    const o = await repo.findOrder(db, started.orderId);
-    return { order: core.present(o!, await repo.transactionsOf(db, started.orderId)), merchantId: o!.merchant_id, redirect: started.url, failed: null };
-  }
-  const result = await callProcessor(started.connector, started.op, started.request);
-  return settle(core, started.orderId, started.txId, result, { safe: started.safe });
-}
 
 /** Step 3: settles a PENDING transaction and its order in one transaction. */
 export async function settle(
