@@ -76,7 +76,7 @@ export async function callAndSettleOptimistic(
   const result = await callProcessor(s.connector, s.op, s.request);
   const now = core.now(o);
   const plan = planSettle(o, tx, retry, result, opts, core.p.config.publicUrl, now);
-  const done = await writeSettleOptimistic(core, o, started, tx.id, plan, now);
+  const done = await writeSettleOptimistic(core, core.db.db, o, started, tx.id, plan, now);
   return done ?? settle(core, o.id, tx.id, result, opts);
 }
 

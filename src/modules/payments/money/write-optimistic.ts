@@ -94,19 +94,27 @@ function approvedSettle(o: repo.LockedOrder, plan: SettlePlan, now: Date): fast.
  * statement), if the order is still the version step 1 left. `o`: the order as step 1 left it. Returns
  * null when nothing was written: the caller settles with the locked writer.
  */
-export async function writeSettleOptimistic(core: PaymentsCore, o: repo.LockedOrder, started: StartedStep, txId: string, plan: SettlePlan, now: Date): Promise<OrderResult | null> {
+export async function writeSettleOptimistic(
+  core: PaymentsCore,
+  db: Executor,
+  o: repo.LockedOrder,
+  started: StartedStep,
+  txId: string,
+  plan: SettlePlan,
+  now: Date,
+): Promise<OrderResult | null> {
   const s = approvedSettle(o, plan, now);
   if (!s || plan.kind !== 'write' || !plan.order) return null;
   const { next, notify } = orderAfter(o, plan.order, now);
   let done: PresentedOrder | null = null;
   if (!notify) {
-    const txs = await fast.settleApproved(core.db.db, o.id, started.version, txId, s);
+    const txs = await fast.settleApproved(db, o.id, started.version, txId, s);
     done = txs ? core.present(next, txs) : null;
   } else if (started.txs) {
     // the answer (and the notification's order) from step 1's transactions with this one settled: the
     // statement writes only if the others are still as step 1 read them
     const presented = core.present(next, fast.predictSettled(started.txs, txId, s));
-    const written = await fast.settleApprovedNotifying(core.db.db, o.id, started.version, txId, started.others, s, (when) => core.notificationSql(next, presented, now, when));
+    const written = await fast.settleApprovedNotifying(db, o.id, started.version, txId, started.others, s, (when) => core.notificationSql(next, presented, now, when));
     if (written) {
       core.p.jobs.poke();
       done = presented;
