@@ -1,5 +1,5 @@
 /**
- * GET /orders gets its entries built as JSON by the database (payments.repo.ts `listTransactionsJson`).
+ * GET /orders gets its entries built as JSON by the database (list.repo.ts `listTransactionsJson`).
  * They must be exactly the entries `presentListedTransaction` makes of the same rows: same keys, same
  * order, same values, on both engines, for awkward values (text that needs escaping, empty and nested
  * JSON, offsets with minutes on both sides of UTC, daylight-saving changes, currency conversions,

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { paidOrder, storeCard, TEST_CARDS } from '../helpers/payments.js';
-import * as paymentsRepo from '../../src/modules/payments/payments.repo.js';
+import * as paymentsRepo from '../../src/modules/payments/list.repo.js';
 
 let t: TestApp;
 let parent: TestMerchant;

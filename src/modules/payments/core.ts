@@ -37,7 +37,6 @@ import { canOrder, orderTransition, txTransition, type OrderEvent, type TxEvent 
 import { hashedPart, presentOrder, validationHash, type Operative } from './payments.domain.js';
 import * as repo from './payments.repo.js';
 import * as keptCards from './threeds-cards.repo.js';
-import type { DccChoice } from './operations/dcc.js';
 import { TtlCache } from '../../platform/cache/ttl-cache.js';
 
 export type PresentedOrder = ReturnType<typeof presentOrder>;
@@ -133,6 +132,20 @@ export interface PayInput {
   dcc?: DccChoice | null;
   /** CARD_PRESENT: what the terminal read (see CardPresentRead). */
   cardPresent?: CardPresentRead | null;
+}
+
+/** The conversion offered to the cardholder and their choice (made by the hosted page). */
+export interface DccChoice {
+  accepted: boolean;
+  /** The card's currency, ISO 4217 alpha-3. */
+  cardholderCurrency: string;
+  /** Minor units of the card's currency. */
+  cardholderAmount: number;
+  rate: string;
+  markup: string;
+  source: string;
+  /** When the cardholder chose (merchant clock). */
+  at: Date;
 }
 
 /** The wallet a card came from (B14). */

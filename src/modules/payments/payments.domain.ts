@@ -379,7 +379,7 @@ export interface ListedTxView extends TransactionView {
 
 /**
  * A C3 list entry (schema `ListedTransaction`). The list route gets its entries built as JSON by the
- * database (payments.repo.ts `listTransactionsJson`); this is the same record as an object, which a test
+ * database (list.repo.ts `listTransactionsJson`); this is the same record as an object, which a test
  * holds the database's form to.
  */
 export function presentListedTransaction(t: ListedTxView, zones: Zones) {

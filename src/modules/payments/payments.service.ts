@@ -38,7 +38,7 @@ export type { OrderResult, PresentedOrder, PayInput, CardSpec, NewOrder, WalletU
 export type { CreatedOrder, CreateOptions } from './operations/create-order.js';
 export type { ApmRecord, ApmStarted, StartApmInput } from './operations/apm.js';
 export type { WalletPayment } from './operations/wallet.js';
-export type { DccChoice } from './operations/dcc.js';
+export type { DccChoice } from './core.js';
 export type { OrderFilters, OrderSearchRow } from './operations/search.js';
 export type { DisputeMoney } from './operations/orders.js';
 export type { Overview, OverviewQuery, OverviewFigures, OverviewDay, OverviewPeriod } from './operations/overview.js';

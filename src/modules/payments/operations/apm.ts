@@ -14,7 +14,8 @@ import { canOrder } from '../order-states.js';
 import { orderUrls } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, PresentedOrder, Started } from '../core.js';
-import { finishStarted, settle } from './settle.js';
+import { settle } from './settle.js';
+import { finishStarted } from './finish.js';
 
 export async function payApmByToken(core: PaymentsCore, token: string, input: { apm: ApmMethod; phone: string; customerIp?: string | null }): Promise<OrderResult & { goto?: string | null }> {
   // a processor that takes the APM on its own page (Bizum through Redsys: a redirect, settled by its

@@ -3,8 +3,10 @@ import { createHash } from 'node:crypto';
 import type { ProcessorOperation } from '../../../processors/index.js';
 import { fromStatuses } from '../order-states.js';
 import * as repo from '../payments.repo.js';
+import * as sweeps from '../sweeps.repo.js';
 import type { PaymentsCore, Settlement } from '../core.js';
-import { callProcessor, settle } from './settle.js';
+import { settle } from './settle.js';
+import { callProcessor } from '../money/run.js';
 import { abandonLocked } from './device.js';
 import { foldOverview } from './overview.js';
 
@@ -53,13 +55,13 @@ export function registerJobs(core: PaymentsCore): void {
 export async function expireDue(core: PaymentsCore, batch = 200): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await repo.expireDueQuietly(core.db.db, OPEN_STATUSES, core.p.clock.now(), 1000);
+    const n = await sweeps.expireDueQuietly(core.db.db, OPEN_STATUSES, core.p.clock.now(), 1000);
     total += n;
     if (n < 1000) break;
   }
   for (;;) {
     const n = await core.db.transaction(async (trx) => {
-      const ids = await repo.lockDueOrders(trx, OPEN_STATUSES, core.p.clock.now(), batch);
+      const ids = await sweeps.lockDueOrders(trx, OPEN_STATUSES, core.p.clock.now(), batch);
       for (const id of ids) {
         const o = await repo.lockOrder(trx, id);
         if (o && core.isDue(o, core.now(o))) await core.expire(trx, o, core.now(o));
@@ -100,7 +102,7 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
   }
   const realNow = p.clock.now();
   const before = new Date(realNow.getTime() - (opts.olderThanMs ?? p.config.reconcileAfterMs));
-  const stale = await repo.stalePendingTransactions(db, before, realNow, 500);
+  const stale = await sweeps.stalePendingTransactions(db, before, realNow, 500);
   let settled = 0;
   for (const s of stale) {
     const o = await repo.findOrder(db, s.order_id);
@@ -123,7 +125,7 @@ export async function reconcile(core: PaymentsCore, opts: { olderThanMs?: number
       // the rest of the sweep
       const ageMs = realNow.getTime() - tx.started_at.getTime();
       const later = Math.min(3_600_000, ageMs / 10);
-      if (later > p.config.sweepEveryMs) await repo.reconcileLater(db, tx.id, new Date(realNow.getTime() + later));
+      if (later > p.config.sweepEveryMs) await sweeps.reconcileLater(db, tx.id, new Date(realNow.getTime() + later));
       if (ageMs > 86_400_000) p.logger.error({ transaction: tx.id, details: found.details }, 'reconciler: the processor could not be asked about a pending transaction for more than a day');
       continue;
     } else if (o.m_autorecover || found.result.outcome !== 'APPROVED' || !REVERSIBLE[tx.processor_operation]) {

@@ -9,21 +9,8 @@ import { currencyByCode, currencyByNumber } from '../../../platform/money/curren
 import type { DccData } from '../../../processors/index.js';
 import { presentDcc, type DccRecord } from '../payments.domain.js';
 import type * as repo from '../payments.repo.js';
-import type { PayInput } from '../core.js';
+import type { DccChoice, PayInput } from '../core.js';
 
-/** The conversion offered to the cardholder and their choice (made by the hosted page). */
-export interface DccChoice {
-  accepted: boolean;
-  /** The card's currency, ISO 4217 alpha-3. */
-  cardholderCurrency: string;
-  /** Minor units of the card's currency. */
-  cardholderAmount: number;
-  rate: string;
-  markup: string;
-  source: string;
-  /** When the cardholder chose (merchant clock). */
-  at: Date;
-}
 
 /**
  * The record and the processor's data of a payment's conversion, or nulls when there is none. A

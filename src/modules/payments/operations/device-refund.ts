@@ -15,9 +15,11 @@ import type { RequestContext } from '../../../platform/http/types.js';
 import type { FollowUpRequest } from '../../../processors/index.js';
 import { checkRefund } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
+import * as sweeps from '../sweeps.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
 import { amountsOf, unwrap } from './input.js';
-import { callProcessor, settle } from './settle.js';
+import { settle } from './settle.js';
+import { callProcessor } from '../money/run.js';
 
 /** Until the terminal acts, the reconciler leaves the refund alone (no processor has it yet). */
 const UNTIL_THE_TERMINAL_ACTS_MS = 30 * 86_400_000;
@@ -81,7 +83,7 @@ export async function finishDeviceRefund(core: PaymentsCore, ctx: RequestContext
     const tx = await repo.findTransaction(trx, txId);
     if (!tx || tx.order_id !== o.id || tx.status !== 'PENDING' || !o.payment) return null;
     // the processor is about to be asked: from now on the reconciler may settle it
-    await repo.reconcileNow(trx, txId, core.p.clock.now());
+    await sweeps.reconcileNow(trx, txId, core.p.clock.now());
     const request: FollowUpRequest = {
       reference: txId, terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id }, now: core.now(o), amount: Number(tx.amount), currency: o.currency,
       original: { reference: o.payment.id, processorId: o.payment.processor_id, authorization: o.payment.auth_code },

@@ -1,10 +1,10 @@
 /** Input rules of the payment operations beyond the schemas, and small pure helpers they share. */
 import { badRequest } from '../../../platform/errors/errors.js';
-import type { ThreeDSResult } from '../../../processors/index.js';
+import type { DpanData, ThreeDSResult } from '../../../processors/index.js';
 import type { OrderStatus } from '../order-states.js';
-import { nullIfEmpty } from '../payments.domain.js';
+import { nullIfEmpty, THREEDS_VERSION } from '../payments.domain.js';
 import type * as repo from '../payments.repo.js';
-import type { NewOrder } from '../core.js';
+import type { NewOrder, WalletUse } from '../core.js';
 
 export function unwrap(c: { ok: number } | { error: string }): number {
   if ('error' in c) throw badRequest(c.error);
@@ -88,4 +88,15 @@ export const THREEDS_PROTOCOL_VERSION = '2.2.0';
  */
 export function exemptionRecord(exemption: 'MERCHANT_INITIATED') {
   return { version: THREEDS_PROTOCOL_VERSION, flow: 'EXEMPTED', sca_requested: false, status: 'EXEMPTED', eci: null, exemption };
+}
+
+/** The transaction's `source` of a wallet payment: the wallet, never card data. */
+export function walletSource(w: WalletUse) {
+  return { object: w.wallet, type: 'wallet', flow: w.flow };
+}
+
+/** `threeds_data` of a payment authenticated by the wallet's cryptogram. */
+export function walletThreedsRecord(dpan: DpanData, secure: boolean) {
+  // the version of the EMV 3-D Secure authentication the cryptogram stands for (decisions, B14)
+  return { version: THREEDS_VERSION, flow: 'WALLET', sca_requested: secure, status: 'Y', eci: dpan.eci, exemption: null };
 }

@@ -8,6 +8,7 @@ import { canOrder } from '../order-states.js';
 import { LIST_LIMIT_MAX, METADATA_MAX_PAIRS, nullIfEmpty } from '../payments.domain.js';
 import * as fast from '../fast.repo.js';
 import * as repo from '../payments.repo.js';
+import * as list from '../list.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
 
 /** C2: an order of the caller (expired on the spot when its time has come). */
@@ -108,10 +109,10 @@ export async function listTransactions(core: PaymentsCore, ctx: RequestContext, 
   }
   // a list may be a little stale: a fresh standby serves it when one is configured (PAYGATE_READ_DATABASE_URL)
   const db = core.p.reads.db;
-  if (afterId && !(await repo.transactionPosition(db, afterId))) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
+  if (afterId && !(await list.transactionPosition(db, afterId))) throw badRequest('cursor is not valid: pass the next_cursor of the previous page unchanged');
   const ids = await core.deps.merchants.selfAndDescendantIds(db, ctx.merchant.id);
   const zones = { server: ctx.timezone, merchant: tz };
-  const { rows, more, count, capped } = await repo.listTransactionsJson(db, {
+  const { rows, more, count, capped } = await list.listTransactionsJson(db, {
     merchantIds: ids,
     start: date('start', q.start),
     end: date('end', q.end),

@@ -17,11 +17,11 @@ import * as repo from '../payments.repo.js';
 import * as keptCards from '../threeds-cards.repo.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { assertProcessable, checkOutgoingUrls, insertOrder, resolveService } from './create-order.js';
-import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf } from './input.js';
+import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf, walletSource, walletThreedsRecord } from './input.js';
 import { fastPay } from './fast.js';
-import { walletSource, walletThreedsRecord } from './wallet.js';
 import { dccOf } from './dcc.js';
-import { finishStarted, refuseStarted } from './settle.js';
+import { refuseStarted } from './settle.js';
+import { finishStarted } from './finish.js';
 
 export interface DirectInput {
   order_uuid: string;

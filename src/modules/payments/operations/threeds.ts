@@ -12,7 +12,8 @@ import * as keptCards from '../threeds-cards.repo.js';
 import type { OrderResult, PaymentsCore } from '../core.js';
 import { threedsRecordOf } from './input.js';
 import { dccDataOf } from './dcc.js';
-import { callProcessor, settle } from './settle.js';
+import { settle } from './settle.js';
+import { callProcessor } from '../money/run.js';
 
 /**
  * Completes a payment waiting for 3DS (the tokenized page calls this after the challenge): the

@@ -14,7 +14,6 @@ import type { Secret } from '../../../platform/security/secret.js';
 import type { DpanData } from '../../../processors/index.js';
 import type { OrderResult, PayInput, PaymentsCore, WalletUse } from '../core.js';
 import { payOwned } from './pay.js';
-import { THREEDS_VERSION } from '../payments.domain.js';
 
 export interface WalletPayment extends WalletUse {
   card: { pan: Secret<string>; expMonth: number; expYear: number };
@@ -27,16 +26,6 @@ export interface WalletPayment extends WalletUse {
 
 const HOLDER: Record<WalletUse['wallet'], string> = { GOOGLE_PAY: 'Google Pay', APPLE_PAY: 'Apple Pay' };
 
-/** The transaction's `source` of a wallet payment: the wallet, never card data. */
-export function walletSource(w: WalletUse) {
-  return { object: w.wallet, type: 'wallet', flow: w.flow };
-}
-
-/** `threeds_data` of a payment authenticated by the wallet's cryptogram. */
-export function walletThreedsRecord(dpan: DpanData, secure: boolean) {
-  // the version of the EMV 3-D Secure authentication the cryptogram stands for (decisions, B14)
-  return { version: THREEDS_VERSION, flow: 'WALLET', sca_requested: secure, status: 'Y', eci: dpan.eci, exemption: null };
-}
 
 export function payWallet(core: PaymentsCore, ctx: RequestContext, orderUuid: string, w: WalletPayment): Promise<OrderResult> {
   const input: PayInput = {

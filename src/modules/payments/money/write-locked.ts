@@ -1,0 +1,44 @@
+/**
+ * The locked writer: carries a plan out with ordinary statements in the transaction that holds the
+ * order's row lock (the caller locked and read the order, and planned from that read). It is the
+ * ordinary path, and the optimistic writer's fallback: re-read under the lock, re-plan with the same
+ * plan function, write here.
+ */
+import type { Tx } from '../../../platform/db/database.js';
+import * as repo from '../payments.repo.js';
+import type { OrderResult, PaymentsCore, PresentedOrder } from '../core.js';
+import type { FollowUpPlan } from './plan-follow-up.js';
+import { orderAfter, type SettlePlan } from './plan-settle.js';
+
+/** Step 1 of a follow-up: the PENDING transaction, and the refund reservation or the busy transaction. */
+export async function writeFollowUpLocked(trx: Tx, o: Pick<repo.LockedOrder, 'id' | 'status'>, plan: FollowUpPlan): Promise<void> {
+  await repo.insertTransaction(trx, plan.tx);
+  await repo.updateOrder(trx, o.id, o.status, { refund_reserved: plan.order.refundReserved, busy_tx_id: plan.order.busyTxId, updated_at: plan.order.updatedAt });
+}
+
+/** Step 3: the transaction, the stored card's use, the retry state, the order (and its notification). */
+export async function writeSettleLocked(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, tx: repo.SettlingTx, plan: SettlePlan, now: Date): Promise<OrderResult> {
+  const base = { merchantId: o.merchant_id, redirect: null as string | null, failed: null as string | null };
+  if (plan.kind === 'keep') {
+    // accepted, not decided (decisions §13): the transaction stays PENDING with the provider's id; its
+    // notification or the reconciler's lookup settles it
+    if (plan.processorId) await repo.updateTransaction(trx, tx.id, { processor_id: plan.processorId, updated_at: now });
+    return { ...base, order: core.present(o, await repo.transactionsOf(trx, o.id)) };
+  }
+  if (plan.tx.kind === 'settle') await core.settleTx(trx, tx, plan.tx.event, plan.tx.set, now);
+  else await repo.updateTransaction(trx, tx.id, { awaiting_3ds: true, updated_at: now });
+  if (plan.markCard) await core.deps.sources.markValidated(trx, plan.markCard, now, o.service_id);
+  if (plan.retry) await repo.saveRetryState(trx, o.id, plan.retry.op, plan.retry.state);
+  let presented: PresentedOrder;
+  if (!plan.order) {
+    presented = core.present(o, await repo.transactionsOf(trx, o.id));
+  } else if (plan.order.event) {
+    presented = (await core.transition(trx, o, plan.order.event, plan.order.set, now)).presented;
+  } else {
+    await repo.updateOrder(trx, o.id, o.status, { ...plan.order.set, updated_at: now });
+    const { next } = orderAfter(o, plan.order, now);
+    presented = core.present(next, await repo.transactionsOf(trx, o.id));
+    if (plan.notifyFailure) await core.notify(trx, next, presented, now);
+  }
+  return { ...base, order: presented, redirect: plan.redirect, failed: plan.failed };
+}
