@@ -6,30 +6,30 @@
  * merchant's URL.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { badRequest, conflict, notFound, unavailable, unprocessable } from '../../platform/errors/errors.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import type { Job } from '../../platform/jobs/queue.js';
-import { readCsv, type LineError } from '../../platform/csv/csv.js';
 import { currencyByNumber } from '../../platform/money/currency.js';
 import { containsCardNumber } from '../../platform/security/card-numbers.js';
 import { isAbsoluteHttpUrl } from '../../platform/net/outgoing.js';
 import { UUID_RE } from '../../platform/ids.js';
-import { moneyMovementsSql, type Payments } from '../payments/index.js';
+import type { Payments } from '../payments/index.js';
 import type { EventsService } from '../events/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { DisputeActionResult, DisputeNotice } from '../../processors/connector.js';
 import type { DisputedPayment, ProcessorRegistry } from '../../processors/registry.js';
 import {
-  CSV_OPTIONAL, CSV_REQUIRED, DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENT_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
-  disputeTransition, eventTowards, evidenceFields, isOpen, laterStage, parseImportRow, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
-  type DisputeCategory, type DisputeEvent, type DisputeSource, type DisputeStage, type DisputeStatus, type ImportRow,
+  DEFAULT_RESPONSE_DAYS, DISPUTE_DOCUMENTS_MAX_BYTES, DOCUMENTS_MAX, REMINDER_DAYS, SANDBOX_DECISION_DAYS, TEXT_MAX,
+  disputeTransition, eventTowards, evidenceFields, isOpen, laterStage, pdfHasCardNumber, reminderAt, sniffDocument, UnreadablePdf,
+  type DisputeCategory, type DisputeEvent, type DisputeSource, type DisputeStage, type DisputeStatus,
 } from './disputes.domain.js';
 import * as repo from './disputes.repo.js';
 import { disputeRatios } from './disputes.ratios.js';
 import { EVENT_TYPE, orderTotals, presentDispute, recordChange, type DisputeEventType } from './disputes.changes.js';
+import { cursorOf, decodeDocument, presentEvidence, presentHistory, readCursor } from './disputes.present.js';
+import { importDisputes } from './disputes.import.js';
 
 export { presentDispute, DISPUTE_EVENT_TYPES } from './disputes.changes.js';
 
@@ -40,8 +40,7 @@ export const SANDBOX_DECISION_QUEUE = 'disputes.sandbox-decision';
 /** Largest JSON body of the evidence route: the documents' limit in base64, with room for the text. */
 export const EVIDENCE_BODY_LIMIT = Math.ceil((DISPUTE_DOCUMENTS_MAX_BYTES * 4) / 3) + 1024 * 1024;
 /** Largest import file, decoded. */
-export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
-export const IMPORT_BODY_LIMIT = Math.ceil((IMPORT_MAX_BYTES * 4) / 3) + 1024 * 1024;
+export { IMPORT_MAX_BYTES, IMPORT_BODY_LIMIT } from './disputes.import.js';
 
 export interface NewDispute {
   order_uuid: string;
@@ -71,43 +70,6 @@ interface Payment {
 
 const own = (ctx: RequestContext): repo.Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-function presentHistory(h: repo.HistoryRow) {
-  return { at: h.at.toISOString(), actor: h.actor, event: h.event, from_status: h.from_status, to_status: h.to_status, stage: h.stage, detail: h.detail };
-}
-
-function presentEvidence(e: repo.EvidenceMeta) {
-  return { uuid: e.id, kind: e.kind, name: e.name, text: e.text_value, content_type: e.content_type, size: e.size, field: e.field, created_at: e.created_at.toISOString() };
-}
-
-function cursorOf(d: repo.DisputeRow): string {
-  return Buffer.from(`disputes:${d.created_at.toISOString()}_${d.id}`).toString('base64url');
-}
-
-function readCursor(c: string | null | undefined): { at: Date; id: string } | null {
-  if (c === undefined || c === null || c === '') return null;
-  const text = /^[A-Za-z0-9_-]{1,200}$/.test(c) ? Buffer.from(c, 'base64url').toString('utf8') : '';
-  const m = /^disputes:(\d{4}-\d{2}-\d{2}T[\d:.]+Z)_([0-9a-f-]{36})$/.exec(text);
-  if (!m || Number.isNaN(Date.parse(m[1])) || !UUID_RE.test(m[2])) throw badRequest('cursor is not one this list gave: pass next_cursor as it was answered');
-  return { at: new Date(m[1]), id: m[2] };
-}
-
-/** The bytes of a base64 document (a `data:...;base64,` prefix allowed). */
-function decodeDocument(field: string, value: string): Buffer {
-  let text = value.trim();
-  const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(text);
-  if (m) {
-    if (!/;base64$/i.test(m[2] ?? '')) throw badRequest(`${field} must be base64 (data:...;base64,)`);
-    text = text.slice(m[0].length);
-  }
-  text = text.replace(/\s+/g, '');
-  if (text.length === 0) throw badRequest(`${field} is empty`);
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw badRequest(`${field} is not valid base64`);
-  if (text.length > Math.ceil(DOCUMENT_MAX_BYTES / 3) * 4) throw badRequest(`${field} is larger than ${DOCUMENT_MAX_BYTES} bytes (4 MiB), the largest document accepted`);
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > DOCUMENT_MAX_BYTES) throw badRequest(`${field} is larger than ${DOCUMENT_MAX_BYTES} bytes (4 MiB), the largest document accepted`);
-  return bytes;
-}
 
 export class DisputesService {
   constructor(
@@ -412,96 +374,13 @@ export class DisputesService {
 
   // ---- import ------------------------------------------------------------------------------------------------
 
-  /** POST /disputes/import: an acquirer's disputes in the CSV layout; all or nothing. */
-  async importFile(ctx: RequestContext, body: { data: string; filename: string; acquirer: string }) {
-    const bytes = decodeCsv(body.data);
-    const file = await readCsv('data', bytes, { required: CSV_REQUIRED, optional: CSV_OPTIONAL });
-    const problems: LineError[] = [];
-    const rows: Array<ImportRow & { acquirer: string }> = [];
-    const seen = new Map<string, number>();
-    for (const r of file.rows) {
-      const parsed = parseImportRow(r.line, r.values);
-      if ('problems' in parsed) {
-        for (const msg of parsed.problems) problems.push({ line: r.line, msg });
-        continue;
-      }
-      const acquirer = (r.values.ACQUIRER?.trim() || body.acquirer).toUpperCase();
-      const key = `${acquirer}\u0000${parsed.row.providerId}`;
-      if (seen.has(key)) problems.push({ line: r.line, msg: `DISPUTE_ID ${parsed.row.providerId} is already on line ${seen.get(key)}` });
-      seen.set(key, r.line);
-      rows.push({ ...parsed.row, acquirer });
-    }
-    const now = ctx.clock.now();
-    const actor = `import:${body.filename}`.slice(0, 300);
-    const result = await this.p.database.transaction(async (trx) => {
-      // the disputed payments, as the payments module presents its money movements
-      const ids = [...new Set(rows.map((r) => r.transactionId))];
-      const pays = new Map<string, { order_id: string; amount: number; currency: string; type: string; status: string; service_id: string }>();
-      for (let i = 0; i < ids.length; i += 1000) {
-        const chunk = ids.slice(i, i + 1000);
-        const { rows: found } = await sql<{ transaction_id: string; order_id: string; amount: string | number; currency: string; type: string; status: string; service_id: string }>`
-          select m.transaction_id, m.order_id, m.amount, m.currency, m.type, m.status, m.service_id from (${moneyMovementsSql({ merchantId: ctx.merchant.id, env: ctx.env })}) m
-          where m.transaction_id in (${sql.join(chunk.map((x) => sql`${x}::uuid`))})`.execute(trx);
-        for (const f of found) pays.set(f.transaction_id, { ...f, amount: Number(f.amount) });
-      }
-      let created = 0;
-      let updated = 0;
-      let unchanged = 0;
-      for (const r of rows) {
-        const pay = pays.get(r.transactionId);
-        if (!pay || pay.type !== 'PAYMENT' || pay.status !== 'SUCCESS') {
-          problems.push({ line: r.line, msg: `TRANSACTION ${r.transactionId} is not a successful payment of this merchant` });
-          continue;
-        }
-        if (r.currency !== pay.currency) problems.push({ line: r.line, msg: `CURRENCY ${r.currency} is not the payment's (${pay.currency})` });
-        if (r.amount > pay.amount) problems.push({ line: r.line, msg: `AMOUNT ${r.amount} is more than the payment's amount (${pay.amount})` });
-        if (problems.some((p) => p.line === r.line)) continue;
-        const existing = await repo.lockByProviderId(trx, own(ctx), r.acquirer, r.providerId);
-        if (existing) {
-          if (existing.transaction_id !== r.transactionId) {
-            problems.push({ line: r.line, msg: `DISPUTE_ID ${r.providerId} is a dispute of another payment (${existing.transaction_id})` });
-            continue;
-          }
-          const event = eventTowards(existing, r);
-          if (event === 'impossible') {
-            problems.push({ line: r.line, msg: `the dispute is ${existing.status} at ${existing.stage}: it cannot become ${r.status} at ${r.stage}` });
-            continue;
-          }
-          if (event === null) {
-            unchanged++;
-            continue;
-          }
-          const extra: Partial<repo.DisputeRow> = event === 'ESCALATE' ? { evidence_due_at: r.due, amount: r.amount, reason_code: r.reasonCode } : event === 'SUBMIT' ? { submitted_at: now } : {};
-          const next = await this.#apply(trx, existing, event, now, actor, `line ${r.line} of ${body.filename}`.slice(0, 1000), extra, event === 'ESCALATE' ? r.stage : undefined);
-          if (event === 'ESCALATE') await this.#scheduleDeadline(trx, next, ctx.clock.offsetMs);
-          updated++;
-          continue;
-        }
-        const open = await repo.openDisputeOf(trx, r.transactionId);
-        if (open && isOpen(r.status)) {
-          problems.push({ line: r.line, msg: `the payment ${r.transactionId} already has an open dispute (${open.provider_id ?? open.id})` });
-          continue;
-        }
-        const resolved = !isOpen(r.status);
-        const row: repo.DisputeRow = {
-          id: randomUUID(), merchant_id: ctx.merchant.id, env: ctx.env, order_id: pay.order_id, transaction_id: r.transactionId, service_id: pay.service_id, service_type: null, source: 'IMPORT',
-          acquirer: r.acquirer, provider_id: r.providerId, reason_code: r.reasonCode, category: r.category, amount: r.amount, currency: r.currency,
-          stage: r.stage, status: r.status, evidence_due_at: r.due, sandbox_outcome: null, submitted_at: r.status === 'UNDER_REVIEW' ? now : null,
-          resolved_at: resolved ? now : null, created_at: now, updated_at: now,
-        };
-        await repo.insertDispute(trx, row);
-        await repo.addHistory(trx, [{ dispute_id: row.id, at: now, actor, event: 'CREATE', from_status: null, to_status: row.status, stage: row.stage, detail: `line ${r.line} of ${body.filename}`.slice(0, 1000) }]);
-        if (row.status === 'NEEDS_RESPONSE') await this.#scheduleDeadline(trx, row, ctx.clock.offsetMs);
-        await this.#changed(trx, row, 'DISPUTE_CREATED', now);
-        created++;
-      }
-      if (problems.length > 0) {
-        problems.sort((a, b) => a.line - b.line);
-        throw unprocessable(`${problems.length} problem${problems.length > 1 ? 's' : ''} in the file: nothing was imported`, { errors: problems.slice(0, 1000) });
-      }
-      return { lines: file.rows.length, created, updated, unchanged };
+  /** POST /disputes/import: an acquirer's disputes in the CSV layout; all or nothing (disputes.import.ts). */
+  importFile(ctx: RequestContext, body: { data: string; filename: string; acquirer: string }) {
+    return importDisputes(this.p, ctx, body, {
+      apply: (trx, d, event, now, actor, detail, extra, stage) => this.#apply(trx, d, event, now, actor, detail, extra, stage),
+      scheduleDeadline: (trx, d, offsetMs) => this.#scheduleDeadline(trx, d, offsetMs),
+      changed: (trx, d, type, now) => this.#changed(trx, d, type, now),
     });
-    return { import: { filename: body.filename, ...result } };
   }
 
   // ---- risk: the dispute ratio against the schemes' programmes (disputes.ratios.ts) ------------------------
@@ -585,21 +464,6 @@ export class DisputesService {
       await this.#apply(trx, d, event, now, 'sandbox', `the sandbox decided the dispute ${d.sandbox_outcome}`, { resolved_at: now });
     });
   }
-}
-
-function decodeCsv(value: string): Buffer {
-  let text = value.trim();
-  const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(text);
-  if (m) {
-    if (!/;base64$/i.test(m[2] ?? '')) throw badRequest('data must be base64 (data:text/csv;base64,)');
-    text = text.slice(m[0].length);
-  }
-  text = text.replace(/\s+/g, '');
-  if (text.length === 0) throw badRequest('data is empty');
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw badRequest('data is not valid base64');
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > IMPORT_MAX_BYTES) throw badRequest(`data is larger than ${IMPORT_MAX_BYTES} bytes (10 MiB), the largest file accepted`);
-  return bytes;
 }
 
 export { laterStage };
