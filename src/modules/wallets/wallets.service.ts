@@ -15,7 +15,6 @@
 import { X509Certificate, createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import type { Env } from '../../platform/db/schema.js';
 import { badRequest, conflict, notFound } from '../../platform/errors/errors.js';
-import { currencyFrom } from '../../platform/money/currency.js';
 import type { RequestContext } from '../../platform/http/types.js';
 import type { Platform } from '../../platform/index.js';
 import { Secret } from '../../platform/security/secret.js';
@@ -32,17 +31,16 @@ import {
   generateAppleRoots,
   generateGoogleMerchantKey,
   generateGoogleRoot,
-  newMessageId,
-  newTransactionId,
   privateKeyOf,
-  sealApplePayToken,
-  sealGooglePayToken,
   type AppleRootMaterial,
   type GoogleRootMaterial,
 } from './sandbox-wallet.js';
 import { readAppleRoots, readGoogleRootKeys } from './trust.js';
 import { WALLET_LABEL, WalletTokenError, parseFlow, parseMerchantIdentifier, parseRecipientId, parseWallet, replayId, tokenOfPayload, walletEnabled, type Wallet } from './wallets.domain.js';
 import * as repo from './wallets.repo.js';
+import { sandboxToken, type SandboxToken, type SandboxTokenInput } from './wallets.sandbox.js';
+
+export { SANDBOX_WALLET_CARD, type SandboxTokenInput } from './wallets.sandbox.js';
 
 export type Owner = { merchantId: string; env: Env };
 
@@ -52,8 +50,6 @@ export const SANDBOX_RECIPIENT_ID = 'gateway:paygate';
 export const sandboxMerchantIdentifier = (merchantId: string) => `merchant.paygate.sandbox.${merchantId}`;
 
 /** Sandbox test cards a sandbox token is built with when none is given. */
-export const SANDBOX_WALLET_CARD = '4548812049400004';
-
 export interface WalletPayInput {
   order_uuid: string;
   wallet: string;
@@ -62,17 +58,6 @@ export interface WalletPayInput {
   flow?: string | null;
 }
 
-export interface SandboxTokenInput {
-  wallet: string;
-  card_pan?: Secret<string> | null;
-  card_expiry_month?: number | null;
-  card_expiry_year?: number | null;
-  auth_method?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' | null;
-  order_uuid?: string | null;
-  amount?: number | null;
-  currency?: string | null;
-  expires_in?: number | null;
-}
 
 const ownerOf = (ctx: RequestContext): Owner => ({ merchantId: ctx.merchant.id, env: ctx.env });
 const noLeak = (reason: string) => reason.slice(0, 300);
@@ -421,65 +406,12 @@ export class WalletsService {
    * `POST /sandbox-wallet/token` (sandbox only): a real token for one of the caller's keys, built the
    * way the wallet builds it, signed by the sandbox roots. Pay it with B14.
    */
-  async sandboxToken(ctx: RequestContext, input: SandboxTokenInput): Promise<{ wallet: string; payload: string; token_id: string; auth_method: string | null }> {
-    if (ctx.env !== 'sandbox') throw notFound('Sandbox wallet tokens exist only in sandbox (/v1/sandbox/sandbox-wallet/token)');
-    const wallet = parseWallet(input.wallet);
-    if (!wallet) throw badRequest('wallet must be GOOGLEPAY or APPLEPAY');
-    const now = ctx.clock.now();
-    const pan = input.card_pan ? input.card_pan.reveal().replace(/[\s-]/g, '') : SANDBOX_WALLET_CARD;
-    if (!/^[0-9]{12,19}$/.test(pan)) throw badRequest('card_pan must be 12 to 19 digits');
-    const month = input.card_expiry_month ?? 12;
-    const year = input.card_expiry_year ?? now.getUTCFullYear() + 3;
-    if (month < 1 || month > 12) throw badRequest('card_expiry_month must be from 1 to 12');
-    if (year < 2000 || year > 2099) throw badRequest('card_expiry_year must be 4 digits (2000 to 2099)');
-    const keys = await this.keys(ownerOf(ctx), wallet);
-    const key = keys[0];
-    if (wallet === 'GOOGLE_PAY') {
-      const authMethod = input.auth_method ?? 'CRYPTOGRAM_3DS';
-      const root = await this.sandboxGoogleRoot();
-      const messageId = newMessageId();
-      const token = sealGooglePayToken({
-        rootPrivateKey: privateKeyOf(root.privateKey),
-        recipientId: key.identifier,
-        merchantPublicKey: key.public_key,
-        now,
-        message: {
-          messageId,
-          messageExpiration: new Date(now.getTime() + (input.expires_in ?? 3600) * 1000),
-          pan,
-          expirationMonth: month,
-          expirationYear: year,
-          authMethod,
-          cryptogram: authMethod === 'CRYPTOGRAM_3DS' ? sandboxCryptogram() : null,
-          eciIndicator: authMethod === 'CRYPTOGRAM_3DS' ? '05' : null,
-          gatewayMerchantId: key.identifier.startsWith('gateway:') ? ctx.merchant.id : null,
-        },
-      });
-      return { wallet: 'GOOGLEPAY', payload: JSON.stringify(token), token_id: messageId, auth_method: authMethod };
-    }
-    if (input.auth_method === 'PAN_ONLY') throw badRequest('auth_method applies to Google Pay only (Apple Pay tokens always carry a cryptogram)');
-    let amount = input.amount ?? null;
-    let currency: string | null = input.currency ?? null;
-    if (input.order_uuid) {
-      const { order } = await this.deps.payments.getOrder(ctx, input.order_uuid);
-      amount ??= order.amount;
-      currency ??= String(order.currency);
-    }
-    if (amount === null || currency === null) throw badRequest('Apple Pay tokens carry the amount the customer approved: give order_uuid, or amount and currency');
-    const numeric = currencyNumeric(currency);
-    if (!numeric) throw badRequest('currency must be an ISO 4217 code (EUR or 978)');
-    const root = await this.sandboxAppleRoot();
-    const transactionId = newTransactionId();
-    const token = sealApplePayToken({
-      leafCertificate: root.leafCertificate,
-      leafKey: privateKeyOf(root.leafKey),
-      intermediateCertificate: root.intermediateCertificate,
-      merchantCertificate: key.certificate_pem!,
-      payment: { pan, expiration: `${String(year % 100).padStart(2, '0')}${String(month).padStart(2, '0')}${String(lastDay(year, month)).padStart(2, '0')}`, currencyCode: numeric, amount, cryptogram: sandboxCryptogram(), eciIndicator: '07' },
-      transactionId,
-      signingTime: now,
-    });
-    return { wallet: 'APPLEPAY', payload: JSON.stringify(token), token_id: transactionId, auth_method: null };
+  sandboxToken(ctx: RequestContext, input: SandboxTokenInput): Promise<SandboxToken> {
+    return sandboxToken(
+      { keys: (owner, wallet) => this.keys(owner, wallet), googleRoot: () => this.sandboxGoogleRoot(), appleRoot: () => this.sandboxAppleRoot(), order: (c, uuid) => this.deps.payments.getOrder(c, uuid) },
+      ctx,
+      input,
+    );
   }
 
   /**
@@ -506,18 +438,4 @@ export class WalletsService {
 
 function createPublicKeyOf(key: KeyObject): Buffer {
   return createPublicKey(key).export({ type: 'spki', format: 'der' });
-}
-
-/** A cryptogram in the shape networks use (20 bytes, base64); random, meaningless outside the sandbox. */
-function sandboxCryptogram(): string {
-  return createHash('sha256').update(randomUUID()).digest().subarray(0, 20).toString('base64');
-}
-
-function lastDay(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-function currencyNumeric(code: string): string | null {
-  const c = currencyFrom(code);
-  return c ? String(c.number).padStart(3, '0') : null;
 }
