@@ -26,190 +26,37 @@
  * gateway's outgoing client (allowed hosts, deadlines, answer size cap), and it has no call for the
  * webhook verification; the part of the API used here is a handful of JSON calls.
  */
-import { randomUUID } from 'node:crypto';
-import type {
-  AcquirerThreeDS,
-  ApmCompleteRequest,
-  ThreeDSPayment,
-  ApmStartRequest,
-  ApmStartResult,
-  AuthenticateRequest,
-  AuthenticationResult,
-  ThreeDSResult,
-  Connector,
-  DisputeActionResult,
-  DisputeApi,
-  TerminalRef,
-  FollowUpRequest,
-  LookupRequest,
-  LookupResult,
-  NotificationResult,
-  PaymentRequest,
-  PayoutRequest,
-  ProcessorResult,
-  ProviderForm,
-  VerifyCardRequest,
-  VerifyCardResult,
-} from '../connector.js';
+import type { AcquirerThreeDS, ApmCompleteRequest, ThreeDSPayment, ApmStartRequest, ApmStartResult, AuthenticateRequest, AuthenticationResult, ThreeDSResult, Connector, FollowUpRequest, LookupRequest, LookupResult, NotificationResult, PaymentRequest, PayoutRequest, ProcessorResult, ProviderForm, VerifyCardRequest, VerifyCardResult } from '../connector.js';
 import type { PaypalTerminal } from './credentials.js';
-import { amountProblem, smallestAmount } from './currencies.js';
-import { PAYPAL_LEDGER, paypalOperation, type PaypalOperation } from './ledger.js';
-import { ConnectorBase, type KitDeps } from '../kit/base.js';
-import type { ConnectorDeps } from '../kit/declaration.js';
-import { multipartBody, parseObject, type Answer, type Sent as KitSent } from '../kit/http.js';
-import { cardPresentRefused, declined, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
-import {
-  authenticationOf,
-  cardNetwork,
-  cardPaymentSource,
-  disputeWebhookFacts,
-  documentName,
-  EVENT_KINDS,
-  evidenceInput,
-  followUpBody,
-  followUpInOrder,
-  issuesOf,
-  multipartInput,
-  orderBody,
-  payerActionOf,
-  resultOfAction,
-  resultOfOrder,
-  resultOfWebhook,
-  threedsDecision,
-  TRANSMISSION_HEADERS,
-  verificationBody,
-  webhookFacts,
-  withRedirect,
-  type NetworkReference,
-} from './mapping.js';
-import { TtlCache } from '../../platform/cache/ttl-cache.js';
+import { smallestAmount } from './currencies.js';
+import type { PaypalOperation } from './ledger.js';
+import { parseObject } from '../kit/http.js';
+import { cardPresentRefused, declined, ignored, noAnswer, notBelieved, notJson, payoutNotOffered, terminalOfRecord, terminalRecord, unknown, verificationOf } from '../kit/outcomes.js';
+import { authenticationOf, cardNetwork, cardPaymentSource, EVENT_KINDS, followUpBody, followUpInOrder, issuesOf, orderBody, payerActionOf, resultOfAction, resultOfOrder, resultOfWebhook, threedsDecision, TRANSMISSION_HEADERS, verificationBody, webhookFacts, withRedirect, type NetworkReference } from './mapping.js';
+import { PaypalCalls } from './paypal.calls.js';
 
-export const PAYPAL_PRODUCTION_URL = 'https://api-m.paypal.com';
-export const PAYPAL_SANDBOX_URL = 'https://api-m.sandbox.paypal.com';
+export { PAYPAL_PRODUCTION_URL, PAYPAL_SANDBOX_URL, type PaypalConnectorOptions } from './paypal.calls.js';
 
-/** What the connector gets from the gateway (kit/declaration.ts); `publicUrl`: where a buyer comes back when no return URL was given; `now`: the time (token expiry). */
-export type PaypalConnectorOptions = KitDeps<PaypalTerminal> & Pick<ConnectorDeps<PaypalTerminal>, 'publicUrl'> & { now?: () => number };
-
-type Sent = KitSent;
-
-export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: string }> implements Connector {
-  /** The app's bearer tokens by client id, each kept for its own time (until shortly before it expires). */
-  readonly #tokens: TtlCache<string>;
-  protected declare readonly deps: PaypalConnectorOptions;
-
-  constructor(opts: PaypalConnectorOptions) {
-    super(opts, { name: 'paypal', label: 'PayPal', ledger: PAYPAL_LEDGER, maskPath: (path) => path.replace(/\/[A-Z0-9]{10,}/g, '/:id') });
-    this.#tokens = new TtlCache(0, { now: () => this.#now() });
-  }
-
-  /** Records an operation before anything is sent (idempotent by reference). */
-  async #record(op: Omit<PaypalOperation, 'actionId' | 'createdAt'>): Promise<PaypalOperation> {
-    const { clientId, orderId, paymentId, ...rest } = op;
-    return paypalOperation(await this.ledger.record({ ...rest, account: clientId, providerId: paymentId, data: orderId ? { orderId } : {} }));
-  }
-
-  async #find(reference: string): Promise<PaypalOperation | null> {
-    const r = await this.ledger.find(reference);
-    return r ? paypalOperation(r) : null;
-  }
-
-  #save(reference: string, ids: { orderId?: string; paymentId?: string; actionId?: string }): Promise<void> {
-    return this.ledger.save(reference, { providerId: ids.paymentId, actionId: ids.actionId, data: ids.orderId ? { orderId: ids.orderId } : undefined });
-  }
-
-  /** The operations of a PayPal order, or acting on (or done as) a capture or authorization id. */
-  async #operationsOf(ids: { orderId?: string | null; paymentId?: string | null }): Promise<PaypalOperation[]> {
-    return (await this.ledger.findByIds({ providerId: ids.paymentId, actionId: ids.paymentId, data: { orderId: ids.orderId } })).map(paypalOperation);
-  }
-
-  #now(): number {
-    return this.deps.now?.() ?? Date.now();
-  }
-
-  /** The app's bearer token (client credentials), kept until shortly before it expires. */
-  async #token(t: PaypalTerminal): Promise<{ token: string } | { failed: ProcessorResult }> {
-    const kept = this.#tokens.get(t.clientId);
-    if (kept !== undefined) return { token: kept };
-    const res = await this.send({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`, accept: 'application/json' }, form: 'grant_type=client_credentials' });
-    if (res.kind === 'unknown') return { failed: declined(`PayPal did not answer the token request (nothing was sent)${res.details.replace(/^PayPal did not answer/, '')}`) };
-    const body = res.json;
-    if (res.status !== 200 || typeof body?.access_token !== 'string') return { failed: declined(res.status === 401 ? 'PayPal refused the client id and secret' : `PayPal answered the token request with HTTP ${res.status}`) };
-    const seconds = typeof body.expires_in === 'number' ? body.expires_in : 300;
-    this.#tokens.set(t.clientId, body.access_token, Math.max(0, seconds - 60) * 1000);
-    return { token: body.access_token };
-  }
-
-  async #call(t: PaypalTerminal, method: 'GET' | 'POST', path: string, body: string | Record<string, unknown> | null, requestId: string | null): Promise<Sent | { kind: 'failed'; result: ProcessorResult }> {
-    const tok = await this.#token(t);
-    if ('failed' in tok) return { kind: 'failed', result: tok.failed };
-    const headers: Record<string, string> = { authorization: `Bearer ${tok.token}`, accept: 'application/json', prefer: 'return=representation' };
-    if (requestId) headers['paypal-request-id'] = requestId;
-    const sent = await this.send({ method, path, headers, ...(body === null ? {} : typeof body === 'string' ? { body, headers: { ...headers, 'content-type': 'application/json' } } : { json: body }) });
-    if (sent.kind === 'answer' && sent.status === 401) this.#tokens.delete(t.clientId);
-    return sent;
-  }
-
-  /** A refused request (4xx: not processed) as a decline naming PayPal's issue; anything else UNKNOWN. */
-  #refused(sent: Answer, what: string): ProcessorResult {
-    return refusedOrUnknown(sent, { label: 'PayPal', what, words: (a) => {
-      const issues = Array.isArray(a.json?.details) ? (a.json!.details as Array<Record<string, unknown>>).map((d) => d?.issue).filter((x): x is string => typeof x === 'string').slice(0, 3).join(', ') : '';
-      return issues || (typeof a.json?.name === 'string' ? a.json.name : null);
-    } });
-  }
-
-  /** An amount PayPal cannot take, refused before anything is sent; null when it can be sent. */
-  #notSendable(amount: number, currency: string): ProcessorResult | null {
-    const problem = amountProblem(amount, currency);
-    return problem ? declined(`Not sent to PayPal: ${problem}`) : null;
-  }
-
-  /** Creates the operation's order once (no money moves) and records its id; the operation with it. */
-  async #order(t: PaypalTerminal, op: PaypalOperation, intent: 'CAPTURE' | 'AUTHORIZE'): Promise<{ op: PaypalOperation } | { result: ProcessorResult }> {
-    if (op.orderId) return { op };
-    const created = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(op.reference, op.amount, op.currency, intent), `${op.reference}-order`);
-    if (created.kind === 'failed') return { result: created.result };
-    if (created.kind === 'unknown') return { result: noAnswer(created) };
-    if (created.status !== 200 && created.status !== 201) return { result: this.#refused(created, 'order') };
-    const id = created.json?.id;
-    if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id)) return { result: unknown('PayPal answered the order without an id') };
-    await this.#save(op.reference, { orderId: id });
-    return { op: { ...op, orderId: id } };
-  }
-
-  /**
-   * The network reference a merchant-initiated payment quotes: the card's first payment's, kept with its
-   * network and date; the order's cof_txnid when it names another (its network the card's brand). A
-   * Mastercard or Discover reference without its date, which PayPal requires, is not quoted.
-   */
-  async #previous(clientId: string, fingerprint: string, cofTxnid: string | null | undefined, network: string | null): Promise<NetworkReference | null> {
-    const kept = await this.ledger.findCof(clientId, fingerprint);
-    const ref = cofTxnid && kept?.id !== cofTxnid ? { id: cofTxnid, network, date: null } : kept ? { ...kept, network: kept.network ?? network } : null;
-    if (ref && (ref.network === 'MASTERCARD' || ref.network === 'DISCOVER') && !ref.date) {
-      this.deps.logger?.warn({ network: ref.network }, 'paypal: the card\'s network reference has no date; the merchant-initiated payment is sent without it');
-      return null;
-    }
-    return ref;
-  }
-
+export class PaypalConnector extends PaypalCalls implements Connector {
   async #payment(req: PaymentRequest, kind: 'payment' | 'preauth' | 'verify'): Promise<ProcessorResult> {
     if (req.channel === 'CARD_PRESENT') return cardPresentRefused('PayPal');
     const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
     const amount = kind === 'verify' ? smallestAmount(req.currency) : req.amount;
-    const refused = this.#notSendable(amount, req.currency);
+    const refused = this.notSendable(amount, req.currency);
     if (refused) return refused;
     const t = await this.terminal(req.terminal);
-    const recorded = await this.#record({ reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
+    const recorded = await this.record({ reference: req.reference, kind, amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     // 1. the order: no money moves
-    const ordered = await this.#order(t, recorded, intent);
+    const ordered = await this.order(t, recorded, intent);
     if ('result' in ordered) return ordered.result;
     const op = ordered.op;
     // 2. the money: capture or authorize the order with the card
     const pan = req.card.pan.reveal().replace(/\s+/g, '');
     const fingerprint = this.deps.fingerprint(pan);
     const network = cardNetwork(pan);
-    const previous = req.channel === 'MIT' ? await this.#previous(t.clientId, fingerprint, req.cofTxnid, network) : null;
+    const previous = req.channel === 'MIT' ? await this.previous(t.clientId, fingerprint, req.cofTxnid, network) : null;
     const source = cardPaymentSource(req.card, { channel: req.channel, storeCredential: req.storeCredential, mit: req.mit, previous });
-    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, req.reference);
+    const sent = await this.call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, req.reference);
     if (sent.kind === 'failed') return sent.result;
     if (sent.kind === 'unknown') return noAnswer(sent);
     const noAuthentication = (details: string, processorId: string | null = null): ProcessorResult => ({ outcome: 'DECLINED', error: 'AUTHENTICATION_FAILED', details: `${details}, which a ${req.channel === 'MOTO' ? 'MoTo' : 'merchant-initiated'} payment cannot go through`, processorId });
@@ -218,11 +65,11 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
       if (req.channel !== 'ECOMMERCE') return noAuthentication('PayPal asks for 3-D Secure (PAYER_ACTION_REQUIRED)');
       return { outcome: 'CHALLENGE', details: 'PayPal asks for 3-D Secure authentication (422 PAYER_ACTION_REQUIRED)' };
     }
-    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'payment');
+    if (sent.status !== 200 && sent.status !== 201) return this.refused(sent, 'payment');
     if (!sent.json) return notJson('PayPal');
     const f = resultOfOrder(sent.json, { orderId: op.orderId!, reference: req.reference, amount, currency: req.currency, cardNetwork: network }, intent);
     if (f.result.outcome === 'UNKNOWN') return notBelieved(this.deps.logger, 'paypal', { reference: req.reference }, f.result.details);
-    if (f.paymentId) await this.#save(req.reference, { paymentId: f.paymentId });
+    if (f.paymentId) await this.save(req.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'CHALLENGE' && req.channel !== 'ECOMMERCE') return noAuthentication(f.result.details, f.paymentId);
     if (f.result.outcome !== 'APPROVED') return f.result;
     // the card's first network reference, which later merchant-initiated payments quote
@@ -246,31 +93,31 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
 
   async #followUp(req: FollowUpRequest, kind: 'capture' | 'void' | 'refund'): Promise<ProcessorResult> {
     const t = await this.terminal(req.terminal);
-    const original = await this.#find(req.original.reference);
+    const original = await this.find(req.original.reference);
     // a refund acts on a capture: the payment's own, or the capture of a pre-authorization
     let target = original?.paymentId ?? null;
     if (kind === 'refund' && original?.kind === 'preauth' && original.paymentId) {
-      const capture = (await this.#operationsOf({ paymentId: original.paymentId })).find((o) => o.kind === 'capture' && o.actionId);
+      const capture = (await this.operationsOf({ paymentId: original.paymentId })).find((o) => o.kind === 'capture' && o.actionId);
       target = capture?.actionId ?? null;
     }
     if (!original || !target || !original.orderId) return declined('The payment was not made through PayPal by this gateway: no capture or authorization to refer to');
-    const refused = kind === 'void' ? null : this.#notSendable(req.amount, req.currency);
+    const refused = kind === 'void' ? null : this.notSendable(req.amount, req.currency);
     if (refused) return refused;
-    await this.#record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: original.clientId, orderId: original.orderId, paymentId: target, originalReference: original.reference, terminalRef: terminalRecord(req.terminal) });
+    await this.record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: original.clientId, orderId: original.orderId, paymentId: target, originalReference: original.reference, terminalRef: terminalRecord(req.terminal) });
     const path = kind === 'refund' ? `/v2/payments/captures/${target}/refund` : `/v2/payments/authorizations/${target}/${kind}`;
     const body = followUpBody(kind, req.reference, req.amount, req.currency);
-    const sent = await this.#call(t, 'POST', path, body, req.reference);
+    const sent = await this.call(t, 'POST', path, body, req.reference);
     if (sent.kind === 'failed') return sent.result;
     if (sent.kind === 'unknown') return noAnswer(sent);
     if (kind === 'void') {
       if (sent.status === 204 || (sent.status === 200 && sent.json?.status === 'VOIDED')) return { outcome: 'APPROVED', authorization: target, processorId: target, amount: req.amount };
       if (sent.status === 200) return unknown('PayPal answered the void without VOIDED');
-      return this.#refused(sent, 'void');
+      return this.refused(sent, 'void');
     }
-    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, kind);
+    if (sent.status !== 200 && sent.status !== 201) return this.refused(sent, kind);
     const r = sent.json ? resultOfAction(sent.json, { reference: req.reference, amount: req.amount, currency: req.currency, paymentId: target }) : null;
     if (!r) return notBelieved(this.deps.logger, 'paypal', { reference: req.reference, kind }, `The PayPal answer to the ${kind} does not match it`, 'answer not believed; left to the reconciler');
-    if (typeof sent.json?.id === 'string') await this.#save(req.reference, { actionId: sent.json.id });
+    if (typeof sent.json?.id === 'string') await this.save(req.reference, { actionId: sent.json.id });
     if (r.outcome === 'PENDING') this.deps.logger?.info({ reference: req.reference, kind }, 'paypal: PENDING at PayPal; its webhook or the reconciler settles it');
     return r;
   }
@@ -293,13 +140,13 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
   }
 
   async lookup(req: LookupRequest): Promise<LookupResult> {
-    const op = await this.#find(req.reference);
+    const op = await this.find(req.reference);
     // recorded before sending; without an order nothing could be charged
     if (!op || !op.orderId) return { found: false };
     const opened = await this.terminalOf(req.terminal, 'PAYPAL');
     if ('problem' in opened) return { found: 'unknown', details: opened.problem };
     const t = opened.terminal;
-    const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    const sent = await this.call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (sent.kind === 'failed') return { found: 'unknown', details: sent.result.outcome === 'DECLINED' ? sent.result.details : 'no token' };
     if (sent.kind === 'unknown') return { found: 'unknown', details: sent.details };
     if (sent.status !== 200 || !sent.json) return { found: 'unknown', details: `PayPal answered the order query with HTTP ${sent.status}` };
@@ -311,7 +158,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     }
     const intent = op.kind === 'payment' || op.kind === 'apm' ? 'CAPTURE' : 'AUTHORIZE';
     const f = resultOfOrder(sent.json, { orderId: op.orderId, reference: op.reference, amount: op.amount, currency: op.currency }, intent);
-    if (f.paymentId) await this.#save(op.reference, { paymentId: f.paymentId });
+    if (f.paymentId) await this.save(op.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED') return { found: true, result: f.result };
     if (f.result.outcome === 'UNKNOWN' && (sent.json.status === 'CREATED' || sent.json.status === 'VOIDED')) return { found: false };
     // PENDING at PayPal, or waiting for the payer (3-D Secure, the buyer's approval): not decided yet
@@ -336,7 +183,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
 
   /** After a capture or authorization answered with its result: keeps the network reference, and the payment as ours. */
   async #settled(t: PaypalTerminal, req: PaymentRequest, f: { result: ProcessorResult; paymentId: string | null; network: NetworkReference | null }): Promise<ProcessorResult> {
-    if (f.paymentId) await this.#save(req.reference, { paymentId: f.paymentId });
+    if (f.paymentId) await this.save(req.reference, { paymentId: f.paymentId });
     if (f.result.outcome === 'APPROVED' && f.network) await this.ledger.keepCof(t.clientId, this.fingerprintOf(req.card), f.network);
     if (f.result.outcome === 'CHALLENGE') return declined(f.result.details, 'AUTHENTICATION_FAILED', f.paymentId);
     return f.result.outcome === 'APPROVED' ? { ...f.result, amount: req.amount } : f.result;
@@ -346,15 +193,15 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     const result = (r: ProcessorResult, threeds: ThreeDSResult | null = null): ThreeDSPayment => ({ outcome: 'RESULT', result: r, threeds, flow: 'FRICTIONLESS' });
     const kind = req.preauthorization ? 'preauth' : 'payment';
     const intent = kind === 'payment' ? 'CAPTURE' : 'AUTHORIZE';
-    const refused = this.#notSendable(req.amount, req.currency);
+    const refused = this.notSendable(req.amount, req.currency);
     if (refused) return result(refused);
     const t = await this.terminal(req.terminal);
-    const recorded = await this.#record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
+    const recorded = await this.record({ reference: req.reference, kind, amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const challenge = (link: string): ThreeDSPayment => ({ outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(recorded.orderId ?? '').toString('base64url'), method: 'get' });
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
     if (recorded.orderId) {
       // a payment PayPal asked 3-D Secure for: the order's payer-action link
-      const got = await this.#call(t, 'GET', `/v2/checkout/orders/${recorded.orderId}`, null, null);
+      const got = await this.call(t, 'GET', `/v2/checkout/orders/${recorded.orderId}`, null, null);
       if (got.kind === 'failed') return result(got.result);
       if (got.kind === 'unknown') return result(noAnswer(got));
       if (got.status !== 200 || !got.json || got.json.id !== recorded.orderId) return result(unknown(`PayPal answered the order query with HTTP ${got.status}`));
@@ -364,11 +211,11 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
       if (f.result.outcome === 'APPROVED' || f.result.outcome === 'DECLINED' || f.result.outcome === 'PENDING') return result(await this.#settled(t, req, f), threedsDecision(authenticationOf(got.json)).threeds);
       // an order with nothing charged: the card is sent asking for 3-D Secure
     }
-    const ordered = await this.#order(t, recorded, intent);
+    const ordered = await this.order(t, recorded, intent);
     if ('result' in ordered) return result(ordered.result);
     const orderId = ordered.op.orderId!;
     const source = cardPaymentSource(req.card, { channel: 'ECOMMERCE', storeCredential: req.storeCredential, threeds: { returnUrl: back } });
-    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, `${req.reference}-3ds`);
+    const sent = await this.call(t, 'POST', `/v2/checkout/orders/${orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, { payment_source: source }, `${req.reference}-3ds`);
     if (sent.kind === 'failed') return result(sent.result);
     if (sent.kind === 'unknown') return result(noAnswer(sent));
     if (sent.status === 422 && issuesOf(sent.json).includes('PAYER_ACTION_REQUIRED')) {
@@ -376,7 +223,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
       if (link) return { outcome: 'ACS_CHALLENGE', acsUrl: withRedirect(link, back), creq: Buffer.from(orderId).toString('base64url'), method: 'get' };
       return result(declined('PayPal asked for 3-D Secure without the page to go through it', 'AUTHENTICATION_FAILED'));
     }
-    if (sent.status !== 200 && sent.status !== 201) return result(this.#refused(sent, 'payment'));
+    if (sent.status !== 200 && sent.status !== 201) return result(this.refused(sent, 'payment'));
     if (!sent.json) return result(notJson('PayPal'));
     // no challenge: the answer is the payment's result, and says how the cardholder was authenticated
     const f = resultOfOrder(sent.json, { orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network }, intent);
@@ -387,7 +234,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
   async #threedsComplete(req: PaymentRequest & { preauthorization: boolean }, token: string): Promise<ThreeDSPayment> {
     const intent = req.preauthorization ? 'AUTHORIZE' : 'CAPTURE';
     const done = (r: ProcessorResult, threeds: ThreeDSResult | null = null): ThreeDSPayment => ({ outcome: 'RESULT', result: r, flow: 'CHALLENGE', threeds });
-    const op = await this.#find(req.reference);
+    const op = await this.find(req.reference);
     if (!op?.orderId) return done(declined('No PayPal order of this gateway for this payment', 'AUTHENTICATION_FAILED'));
     // PayPal names the order it sends the cardholder back for; the operation's own order is used when it names none
     if (token && token !== op.orderId) return done(declined('PayPal sent the cardholder back for another order', 'AUTHENTICATION_FAILED'));
@@ -395,7 +242,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     const network = cardNetwork(req.card.pan.reveal().replace(/\s+/g, ''));
     const x = { orderId: op.orderId, reference: req.reference, amount: req.amount, currency: req.currency, cardNetwork: network };
     // 1. what 3-D Secure came to (the order's payment_source.card.authentication_result)
-    const got = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    const got = await this.call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (got.kind === 'failed') return done(got.result);
     if (got.kind === 'unknown') return done(noAnswer(got));
     if (got.status !== 200 || !got.json || got.json.id !== op.orderId) return done(unknown(`PayPal answered the order query with HTTP ${got.status}`));
@@ -406,11 +253,11 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     // 2. PayPal's recommended action: not continued, the order is never captured (it moved no money)
     if (decision.action !== 'CONTINUE') return done(declined(decision.details, 'AUTHENTICATION_FAILED'), decision.threeds);
     // 3. continued: captured (or authorized) with an empty body
-    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, {}, `${req.reference}-3ds-done`);
+    const sent = await this.call(t, 'POST', `/v2/checkout/orders/${op.orderId}/${intent === 'CAPTURE' ? 'capture' : 'authorize'}`, {}, `${req.reference}-3ds-done`);
     if (sent.kind === 'failed') return done(sent.result);
     if (sent.kind === 'unknown') return done(noAnswer(sent));
     if (sent.status === 422 && issuesOf(sent.json).includes('PAYER_ACTION_REQUIRED')) return done(declined('The cardholder did not complete 3-D Secure on PayPal\'s page', 'AUTHENTICATION_FAILED'), decision.threeds);
-    if (sent.status !== 200 && sent.status !== 201) return done(this.#refused(sent, 'payment'));
+    if (sent.status !== 200 && sent.status !== 201) return done(this.refused(sent, 'payment'));
     if (!sent.json) return done(notJson('PayPal'));
     const f = resultOfOrder(sent.json, x, intent);
     if (f.result.outcome === 'UNKNOWN') return done(f.result);
@@ -426,44 +273,44 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     const r = await this.#payment({ ...req, amount: smallestAmount(req.currency), channel: 'ECOMMERCE', threeds: null }, 'verify');
     if (r.outcome !== 'APPROVED') return verificationOf(r.outcome === 'PENDING' ? unknown(r.details) : r);
     const t = await this.terminal(req.terminal);
-    const voided = await this.#call(t, 'POST', `/v2/payments/authorizations/${r.processorId}/void`, null, `${req.reference}-void`);
+    const voided = await this.call(t, 'POST', `/v2/payments/authorizations/${r.processorId}/void`, null, `${req.reference}-void`);
     if (voided.kind !== 'answer' || (voided.status !== 204 && voided.status !== 200)) this.deps.logger?.warn({ reference: req.reference }, 'paypal: the verification\'s authorization was not voided (it expires by itself)');
     return { outcome: 'VERIFIED', processorId: r.processorId };
   }
 
   /** Tests a terminal's credentials without moving money: the app's access token is asked for. */
   async testCredentials(terminal: PaypalTerminal): Promise<string[]> {
-    this.#tokens.delete(terminal.clientId);
-    const tok = await this.#token(terminal);
+    this.forgetToken(terminal.clientId);
+    const tok = await this.token(terminal);
     return 'failed' in tok ? [tok.failed.outcome === 'DECLINED' ? tok.failed.details : 'PayPal did not answer'] : [];
   }
 
   /** The PAYPAL APM: an order the buyer approves on PayPal (its payer-action page), captured once approved. */
   async apmStart(req: ApmStartRequest): Promise<ApmStartResult> {
     if (req.apm !== 'PAYPAL') return declined(`${req.apm} is not offered through PayPal`);
-    const refused = this.#notSendable(req.amount, req.currency);
+    const refused = this.notSendable(req.amount, req.currency);
     if (refused) return refused as ApmStartResult;
     const t = await this.terminal(req.terminal);
-    await this.#record({ reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
+    await this.record({ reference: req.reference, kind: 'apm', amount: req.amount, currency: req.currency, clientId: t.clientId, orderId: null, paymentId: null, originalReference: null, terminalRef: terminalRecord(req.terminal) });
     const back = req.returnUrl ?? this.deps.publicUrl;
-    const sent = await this.#call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, 'CAPTURE', { description: req.description, paypal: { returnUrl: back, cancelUrl: back } }), `${req.reference}-order`);
+    const sent = await this.call(t, 'POST', '/v2/checkout/orders', orderBody(req.reference, req.amount, req.currency, 'CAPTURE', { description: req.description, paypal: { returnUrl: back, cancelUrl: back } }), `${req.reference}-order`);
     if (sent.kind === 'failed') return sent.result as ApmStartResult;
     if (sent.kind === 'unknown') return noAnswer(sent);
-    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'order') as ApmStartResult;
+    if (sent.status !== 200 && sent.status !== 201) return this.refused(sent, 'order') as ApmStartResult;
     const id = sent.json?.id;
     const link = sent.json ? payerActionOf(sent.json) : null;
     if (typeof id !== 'string' || !/^[A-Z0-9]{10,40}$/.test(id) || !link) return unknown('PayPal answered the order without its approval page');
-    await this.#save(req.reference, { orderId: id });
+    await this.save(req.reference, { orderId: id });
     // the buyer leaves from the gateway's own page (apmRedirectForm), whose form may go to PayPal's origin
     return { outcome: 'PENDING', processorId: id, redirectUrl: `${this.deps.publicUrl}/v1/processor/paypal/redirect/${encodeURIComponent(req.reference)}`, voucher: null, expiresAt: new Date(req.now.getTime() + 3 * 3600_000) };
   }
 
   /** PayPal's approval page of a started PAYPAL payment (its order's payer-action link), as a GET form. */
   async apmRedirectForm(reference: string): Promise<ProviderForm | null> {
-    const op = await this.#find(reference);
+    const op = await this.find(reference);
     if (!op?.orderId || op.kind !== 'apm' || !op.terminalRef) return null;
     const t = await this.terminal(terminalOfRecord(op.terminalRef, 'PAYPAL'));
-    const sent = await this.#call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
+    const sent = await this.call(t, 'GET', `/v2/checkout/orders/${op.orderId}`, null, null);
     if (sent.kind !== 'answer' || sent.status !== 200 || !sent.json || sent.json.id !== op.orderId) return null;
     const link = payerActionOf(sent.json);
     if (!link) return null;
@@ -475,20 +322,20 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
 
   /** The buyer approved (or not): the order is captured. */
   async apmComplete(req: ApmCompleteRequest): Promise<ProcessorResult> {
-    const op = await this.#find(req.reference);
+    const op = await this.find(req.reference);
     if (!op?.orderId) return declined('No PayPal order of this gateway for this payment');
     if (req.action === 'REFUSED') return { outcome: 'DECLINED', error: 'DENIED', details: 'The buyer did not approve the payment on PayPal', processorId: op.orderId };
     return this.#captureApproved(await this.terminal(req.terminal), op);
   }
 
   async #captureApproved(t: PaypalTerminal, op: PaypalOperation): Promise<ProcessorResult> {
-    const sent = await this.#call(t, 'POST', `/v2/checkout/orders/${op.orderId}/capture`, {}, op.reference);
+    const sent = await this.call(t, 'POST', `/v2/checkout/orders/${op.orderId}/capture`, {}, op.reference);
     if (sent.kind === 'failed') return sent.result;
     if (sent.kind === 'unknown') return noAnswer(sent);
-    if (sent.status !== 200 && sent.status !== 201) return this.#refused(sent, 'capture');
+    if (sent.status !== 200 && sent.status !== 201) return this.refused(sent, 'capture');
     if (!sent.json) return notJson('PayPal');
     const f = resultOfOrder(sent.json, { orderId: op.orderId!, reference: op.reference, amount: op.amount, currency: op.currency }, 'CAPTURE');
-    if (f.paymentId) await this.#save(op.reference, { paymentId: f.paymentId });
+    if (f.paymentId) await this.save(op.reference, { paymentId: f.paymentId });
     return f.result;
   }
 
@@ -500,7 +347,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
   async notification(fields: Record<string, string>): Promise<NotificationResult> {
     const raw = fields.body ?? '';
     const unverified = parseObject(raw);
-    if (unverified && typeof unverified.event_type === 'string' && unverified.event_type.startsWith('CUSTOMER.DISPUTE.')) return this.#disputeWebhook(fields, raw, unverified);
+    if (unverified && typeof unverified.event_type === 'string' && unverified.event_type.startsWith('CUSTOMER.DISPUTE.')) return this.disputeWebhook(fields, raw, unverified);
     const facts = unverified ? webhookFacts(unverified) : null;
     if (!facts) return ignored('not a PayPal webhook');
     const kinds = EVENT_KINDS[facts.type]?.kinds;
@@ -508,10 +355,10 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     if (TRANSMISSION_HEADERS.some((h) => !fields[h])) return ignored('the PayPal transmission headers are missing');
     const candidates: PaypalOperation[] = [];
     if (facts.customId && facts.customId.length <= 100) {
-      const byRef = await this.#find(facts.customId);
+      const byRef = await this.find(facts.customId);
       if (byRef) candidates.push(byRef);
     }
-    candidates.push(...(await this.#operationsOf({ orderId: facts.orderId, paymentId: facts.resourceId })));
+    candidates.push(...(await this.operationsOf({ orderId: facts.orderId, paymentId: facts.resourceId })));
     const ofKind = candidates.filter((c) => kinds.includes(c.kind));
     // a capture of an authorization is ours by invoice_id (its request has no custom_id)
     const op = ofKind.find((c) => c.reference === facts.customId && c.kind !== 'capture')
@@ -522,7 +369,7 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     const opened = await this.terminalOf(op.terminalRef, 'PAYPAL');
     if ('problem' in opened) return ignored(opened.problem);
     const t = opened.terminal;
-    const verified = await this.#call(t, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, t.webhookId, raw), null);
+    const verified = await this.call(t, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, t.webhookId, raw), null);
     if (verified.kind !== 'answer' || verified.status !== 200 || verified.json?.verification_status !== 'SUCCESS') {
       this.deps.logger?.error({ reference: op.reference }, 'paypal: webhook refused (PayPal did not verify it)');
       return ignored('signature not verified');
@@ -537,65 +384,10 @@ export class PaypalConnector extends ConnectorBase<PaypalTerminal, { orderId: st
     }
     const result = resultOfWebhook(facts, { kind: op.kind, amount: op.amount, currency: op.currency, paymentId: op.paymentId ?? facts.resourceId });
     if (!result) return ignored('the webhook does not match the operation (amount, currency or type)');
-    if (!op.paymentId && (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'apm')) await this.#save(op.reference, { paymentId: facts.resourceId });
+    if (!op.paymentId && (op.kind === 'payment' || op.kind === 'preauth' || op.kind === 'apm')) await this.save(op.reference, { paymentId: facts.resourceId });
     // PAYMENT.CAPTURE.PENDING (or a resource still PENDING): nothing final; the transaction stays PENDING
     if (result.outcome === 'PENDING') return ignored(result.details);
     return { outcome: 'SETTLE', reference: op.reference, result };
   }
 
-  // ---- disputes ([DSP] Disputes API) ------------------------------------------------------------------
-
-  /**
-   * A dispute webhook: the payment it names (our reference as the transaction's `custom`, else the capture
-   * id) gives the terminal whose webhook id PayPal must verify it for; then it is recorded once by event id
-   * and said as our notice.
-   */
-  async #disputeWebhook(fields: Record<string, string>, raw: string, unverified: Record<string, unknown>): Promise<NotificationResult> {
-    const facts = disputeWebhookFacts(unverified);
-    if (!facts) return ignored('a dispute webhook without a dispute of a payment we follow');
-    if (TRANSMISSION_HEADERS.some((h) => !fields[h])) return ignored('the PayPal transmission headers are missing');
-    const byRef = facts.reference && facts.reference.length <= 100 ? await this.#find(facts.reference) : null;
-    const op = byRef ?? (facts.captureId ? (await this.#operationsOf({ paymentId: facts.captureId })).find((o) => o.kind === 'payment' || o.kind === 'capture') ?? null : null);
-    if (!op || !op.terminalRef) return ignored('no payment of ours for this dispute');
-    const opened = await this.terminalOf(op.terminalRef, 'PAYPAL');
-    if ('problem' in opened) return ignored(opened.problem);
-    const verified = await this.#call(opened.terminal, 'POST', '/v1/notifications/verify-webhook-signature', verificationBody(fields, opened.terminal.webhookId, raw), null);
-    if (verified.kind !== 'answer' || verified.status !== 200 || verified.json?.verification_status !== 'SUCCESS') {
-      this.deps.logger?.error({ reference: op.reference }, 'paypal: dispute webhook refused (PayPal did not verify it)');
-      return ignored('signature not verified');
-    }
-    const fresh = await this.ledger.recordEvent({ eventId: facts.eventId, type: facts.type, resourceId: facts.notice.providerId, reference: op.reference, outcome: facts.notice.status });
-    if (!fresh) return ignored(`event ${facts.eventId} was received before (a replay)`);
-    // a capture of an authorization is recorded under its own reference: the dispute is of the payment's
-    return { outcome: 'DISPUTE', notice: { ...facts.notice, reference: op.reference } };
-  }
-
-  async #disputeCall(terminal: TerminalRef, path: string, input: unknown, what: string, files: Array<{ name: string; contentType: string; content: Buffer }> = []): Promise<DisputeActionResult> {
-    const opened = await this.terminalOf(terminal, 'PAYPAL');
-    if ('problem' in opened) return { outcome: 'REFUSED', details: opened.problem };
-    const tok = await this.#token(opened.terminal);
-    if ('failed' in tok) return { outcome: 'UNKNOWN', details: tok.failed.outcome === 'UNKNOWN' ? tok.failed.details : 'PayPal refused the app\'s credentials' };
-    const boundary = `paygate${randomUUID().replace(/-/g, '')}`;
-    const body = files.length === 0
-      ? multipartInput(input, boundary)
-      : multipartBody([{ name: 'input', filename: 'input.json', contentType: 'application/json', content: Buffer.from(JSON.stringify(input)) }, ...files.map((f) => ({ name: 'evidence-file', filename: f.name, contentType: f.contentType, content: f.content }))], boundary);
-    const sent = await this.send({ method: 'POST', path, headers: { authorization: `Bearer ${tok.token}`, accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
-    if (sent.kind !== 'answer') return { outcome: 'UNKNOWN', details: sent.details };
-    if (sent.status === 200) return { outcome: 'DONE', details: `${what}: done` };
-    if (sent.status >= 400 && sent.status < 500) {
-      const issues = issuesOf(sent.json).join(', ');
-      return { outcome: 'REFUSED', details: `PayPal refused ${what} (HTTP ${sent.status}${issues ? `: ${issues}` : ''})` };
-    }
-    return { outcome: 'UNKNOWN', details: `PayPal answered ${what} with HTTP ${sent.status}` };
-  }
-
-  readonly disputes: DisputeApi = {
-    submitEvidence: (req) => {
-      // each document an `evidence-file` part, named as PayPal's document names go, listed with its evidence
-      const files = req.evidence.documents.map((d, i) => ({ name: documentName(d.filename, d.contentType, i + 1), contentType: d.contentType, content: d.content, field: d.field }));
-      const input = evidenceInput(req.evidence.fields, files.map((f) => ({ name: f.name, field: f.field })));
-      return this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/provide-evidence`, input, 'the evidence', files);
-    },
-    accept: (req) => this.#disputeCall(req.terminal, `/v1/customer/disputes/${encodeURIComponent(req.providerId)}/accept-claim`, { note: 'The merchant accepts the claim.' }, 'the acceptance'),
-  };
 }
