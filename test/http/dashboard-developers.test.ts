@@ -168,6 +168,9 @@ describe('the API request log', () => {
     const n = await t.m.dashboard.pruneRequestLogs();
     expect(n).toBe(1);
     expect((await manager.get(`/developers/requests/${old}`)).status).toBe(404);
+    // the entries kept keep their bodies: a batch goes only once no entry of it is left
+    const kept = (await manager.get(`/developers/requests/${first.body.requests[1].uuid}`)).body.request;
+    expect(kept.response_body).toMatch(/\S/);
   });
 });
 

@@ -373,15 +373,17 @@ export async function findRequestLog(db: Executor, merchantId: string, id: strin
 }
 
 /**
- * Deletes entries older than `before`, at most `limit` at a time, and the batches of bodies whose newest entry
- * is older (all their entries gone); returns how many entries went.
+ * Deletes entries older than `before`, at most `limit` at a time; once none is left (fewer than `limit` went),
+ * the batches of bodies whose newest entry is older, so no entry kept ever loses its bodies. Returns how many
+ * entries went.
  */
 export async function pruneRequestLogs(db: Executor, before: Date, limit: number): Promise<number> {
   const { rows } = await sql<{ n: number }>`
-    with gone as (delete from request_logs where id in (select id from request_logs where created_at < ${before} limit ${limit}) returning 1),
-    batches as (delete from request_log_bodies where id in (select id from request_log_bodies where created_at < ${before} limit ${limit}))
+    with gone as (delete from request_logs where id in (select id from request_logs where created_at < ${before} limit ${limit}) returning 1)
     select count(*)::int as n from gone`.execute(db);
-  return rows[0]?.n ?? 0;
+  const n = rows[0]?.n ?? 0;
+  if (n < limit) await sql`delete from request_log_bodies where id in (select id from request_log_bodies where created_at < ${before} limit ${limit})`.execute(db);
+  return n;
 }
 
 /** When each key was last used (from the request log). */
