@@ -407,6 +407,8 @@ async function main(): Promise<number> {
   }
   log(`results: ${JSON.stringify(results)}`);
   if (process.env.CLUSTER_TEST_JSON) fs.writeFileSync(process.env.CLUSTER_TEST_JSON, JSON.stringify(results, null, 2));
+  // the failed checks again at the very end, where a truncated CI log still shows them
+  for (const f of failures) log(`failed: ${f.split('\n')[0].slice(0, 400)}`);
   log(`${failures.length === 0 ? 'PASSED' : `FAILED (${failures.length})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return failures.length === 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 /**
  * The two writers of the money path carry out the same plan the same way: for random orders (seeded),
- * the plan of a follow-up's step 1 (refund, confirmation, cancellation) and the plan of its settle are
+ * the plan of a payment's step 1 (plan-payment.ts), the plan of a follow-up's step 1 (refund, confirmation, cancellation) and the plan of its settle are
  * fed to the optimistic writer (one statement guarded by the row version) and to the locked writer (row
  * lock, ordinary statements), each in a transaction rolled back afterwards, and the order's and its
  * transactions' rows they leave are compared field by field. A settle plan the optimistic writer does
@@ -17,8 +17,11 @@ import { checkCancellation, checkConfirmation, checkRefund, type RetryOperation 
 import { amountsOf, unwrap } from '../../src/modules/payments/operations/input.js';
 import { planFollowUp, type FollowUpPlan } from '../../src/modules/payments/money/plan-follow-up.js';
 import { planSettle, type SettlePlan } from '../../src/modules/payments/money/plan-settle.js';
-import { writeFollowUpLocked, writeSettleLocked } from '../../src/modules/payments/money/write-locked.js';
-import { writeFollowUpOptimistic, writeSettleOptimistic } from '../../src/modules/payments/money/write-optimistic.js';
+import { writeFollowUpLocked, writePaymentLocked, writeSettleLocked } from '../../src/modules/payments/money/write-locked.js';
+import { writeFollowUpOptimistic, writePaymentOptimistic, writeSettleOptimistic } from '../../src/modules/payments/money/write-optimistic.js';
+import { guardPayment, optimisticTakes, planPayment } from '../../src/modules/payments/money/plan-payment.js';
+import { presentSource } from '../../src/modules/sources/index.js';
+import type { PayInput } from '../../src/modules/payments/core.js';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { createOrder, storeCard } from '../helpers/payments.js';
 import { rng, useTestSeed } from '../helpers/seed.js';
@@ -150,5 +153,57 @@ describe(`the two writers of the money path leave the same rows (${testDbKind()}
         await writeSettleLocked(core, trx, l.order, l.tx, plan, now);
       });
     }
+  });
+});
+
+describe(`the two writers leave the same rows for a payment's step 1 (${testDbKind()})`, () => {
+  it('random unpaid orders paid with a stored card: the same plan through both writers', async () => {
+    let taken = 0;
+    for (let i = 0; i < 12; i++) {
+      const body: Record<string, unknown> = { amount: between(100, 20_000), operative: pick(['AUTHORIZATION', 'DEFERRED'] as const) };
+      if (random() < 0.5) body.url_post = 'https://merchant.example/notify';
+      if (random() < 0.3) body.secure = true;
+      const order = await createOrder(m, body);
+      const before = await rows(t.p.database.db, order.uuid);
+      const read = (await fast.readOrder(t.p.database.db, order.uuid, m.client_uuid))!;
+      const { version, card: _c, ...o } = read as typeof read & { version: string };
+      const input: PayInput = { channel: pick(['ECOMMERCE', 'MOTO', 'MIT'] as const), card: { kind: 'source', sourceUuid: card }, customerIp: random() < 0.5 ? '198.51.100.7' : null };
+      const guard = guardPayment(o as never, input);
+      if ('error' in guard) throw guard.error;
+      const loaded = await t.m.sources.loadCardForPayment(t.p.database.db, { merchantId: m.client_uuid, env: 'sandbox' }, card);
+      const paying = {
+        data: { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: null, holder: loaded.holder },
+        sourceId: loaded.sourceId, sourceJson: JSON.stringify(presentSource(loaded.row)), saved: loaded.row.is_saved ? { firstPaidAt: loaded.row.first_paid_at } : null,
+      };
+      const now = core.now(o as never);
+      const plan = planPayment({ o: o as never, input, guard, waitTx: null, card: paying, risk: null, dcc: { record: null, data: null }, txId: randomUUID(), now, realNow: t.p.clock.now(), publicUrl: t.p.config.publicUrl });
+      if ('error' in plan) throw plan.error;
+      // a secure e-commerce order goes to 3-D Secure: a plan only the locked writer writes
+      expect(plan.kind).toBe(body.secure && input.channel === 'ECOMMERCE' ? '3ds' : 'call');
+      const locked = await trial(order.uuid, async (trx) => {
+        const l = (await repo.lockOrder(trx, order.uuid, m.client_uuid))!;
+        return writePaymentLocked(core, trx as never, l, plan, {} as never);
+      });
+      expect(locked.after.txs).toHaveLength(before.txs.length + 1);
+      expect(locked.after.order).not.toEqual(before.order);
+      if (!optimisticTakes(plan, o as never, input)) {
+        expect(plan.kind).toBe('3ds');
+        continue;
+      }
+      taken++;
+      const optimistic = await trial(order.uuid, (trx) => writePaymentOptimistic(trx, o as never, version, plan, {}));
+      expect(optimistic.written, 'step 1 of the payment not applied').not.toBeNull();
+      expect(optimistic.after).toEqual(locked.after);
+      // the order the plan says step 1 leaves is the row both wrote (bar the columns the plan does not carry)
+      for (const k of ['status', 'paid', 'source_id', 'ip'] as const) expect(optimistic.after.order[k], k).toEqual(plan.after[k]);
+      // a stale version: nothing written
+      const stale = await trial(order.uuid, async (trx) => {
+        await sql`update orders set updated_at = updated_at where id = ${order.uuid}::uuid`.execute(trx);
+        return writePaymentOptimistic(trx, o as never, version, plan, {});
+      });
+      expect(stale.written).toBeNull();
+      expect(stale.after.txs).toEqual(before.txs);
+    }
+    expect(taken).toBeGreaterThan(0);
   });
 });

@@ -6,9 +6,13 @@
  */
 import type { Tx } from '../../../platform/db/database.js';
 import * as repo from '../payments.repo.js';
-import type { OrderResult, PaymentsCore, PresentedOrder } from '../core.js';
+import * as keptCards from '../threeds-cards.repo.js';
+import type { Connector } from '../../../processors/index.js';
+import { NO_RETRY_STATE } from '../payments.domain.js';
+import type { OrderResult, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import type { FollowUpPlan } from './plan-follow-up.js';
-import { orderAfter, type SettlePlan } from './plan-settle.js';
+import type { PaymentPlan } from './plan-payment.js';
+import { orderAfter, planSettle, type SettlePlan } from './plan-settle.js';
 
 /** Step 1 of a follow-up: the PENDING transaction, and the refund reservation or the busy transaction. */
 export async function writeFollowUpLocked(trx: Tx, o: Pick<repo.LockedOrder, 'id' | 'status'>, plan: FollowUpPlan): Promise<void> {
@@ -41,4 +45,24 @@ export async function writeSettleLocked(core: PaymentsCore, trx: Tx, o: repo.Loc
     if (plan.notifyFailure) await core.notify(trx, next, presented, now);
   }
   return { ...base, order: presented, redirect: plan.redirect, failed: plan.failed };
+}
+
+/**
+ * Step 1 of a card payment: the PENDING transaction (or the device's waiting one, started), the card
+ * kept for a challenge, the order's event; then the 3-D Secure page, the refusal settled at once, or
+ * the call to make (steps 2 and 3, after the commit).
+ */
+export async function writePaymentLocked(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, plan: PaymentPlan, connector: Connector): Promise<Started> {
+  if (plan.wait) await repo.startDeviceWaitTransaction(trx, plan.wait.id, plan.wait.set);
+  else await repo.insertTransaction(trx, plan.tx);
+  if (plan.keep) await keptCards.keepCard(trx, core.p.vault, { txId: plan.txId, orderId: o.id, realNow: plan.tx.started_at, card: plan.keep });
+  const now = plan.tx.updated_at;
+  const started = plan.order ? (await core.transition(trx, o, plan.order.event, plan.order.set, now, { present: false })).order : o;
+  if (plan.kind === '3ds') return { kind: '3ds', orderId: o.id, url: plan.threeds.url, tryFrictionless: plan.threeds.tryFrictionless, exemption: plan.threeds.exemption };
+  if (plan.kind === 'refuse') {
+    const tx = { id: plan.txId, status: 'PENDING' as const, awaiting_3ds: false, operative: plan.txOperative, amount: Number(o.amount), source_id: plan.tx.source_id };
+    const settle = planSettle(started, tx, NO_RETRY_STATE, { outcome: 'DECLINED', error: plan.refusal.error, details: plan.refusal.details, processorId: null }, {}, core.p.config.publicUrl, now);
+    return { kind: 'done', result: await writeSettleLocked(core, trx, started, tx, settle, now) };
+  }
+  return { kind: 'call', orderId: o.id, txId: plan.txId, op: plan.op, connector, safe: plan.safe, request: plan.request };
 }

@@ -11,6 +11,7 @@ import { txTransition } from '../order-states.js';
 import type * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, PresentedOrder } from '../core.js';
 import type { FollowUpPlan } from './plan-follow-up.js';
+import type { PaymentPlan } from './plan-payment.js';
 import { orderAfter, type SettlePlan } from './plan-settle.js';
 
 /**
@@ -121,4 +122,21 @@ export async function writeSettleOptimistic(
     }
   }
   return done ? { order: done, merchantId: o.merchant_id, redirect: plan.redirect, failed: plan.failed } : null;
+}
+
+/** Step 1 of a payment plan the optimistic writer takes (plan-payment.ts `optimisticTakes`), if the order is still at `version`. */
+export function writePaymentOptimistic(db: Executor, o: repo.LockedOrder, version: string, plan: Extract<PaymentPlan, { kind: 'call' }>, key: KeyMark): Promise<StartedStep | null> {
+  const t = plan.tx;
+  const a = plan.after;
+  return startStep(
+    db,
+    o,
+    version,
+    {
+      id: t.id, merchantId: t.merchant_id, operative: t.operative, processorOperation: t.processor_operation, amount: Number(t.amount), sourceId: t.source_id,
+      sourceJson: t.source_json, customerIp: t.customer_ip, antifraud: t.antifraud, metadata: t.metadata, now: t.created_at, realNow: t.started_at,
+      idempotencyKey: key.idempotencyKey ?? null, idempotencyAttempt: key.idempotencyAttempt ?? null,
+    },
+    { status: a.status, paid: a.paid, sourceId: a.source_id, ip: a.ip, threedsData: 'threeds_data' in plan.order!.set ? a.threeds_data : undefined, reserve: 0, busy: false },
+  );
 }

@@ -1,30 +1,28 @@
 /**
  * The optimistic path of a card payment with a stored card: the order read without a lock, step 1
- * written in one statement that locks the order and writes only if it is still the version that was
- * read (money/write-optimistic.ts, fast.repo.ts), the settle planned by money/plan-settle.ts and
- * written the same way (money/run.ts). A payment is then 3 round trips (read the order with its card,
- * start, settle), with or without a notification (written by the settling statement).
+ * planned by the same function as the ordinary path's (money/plan-payment.ts) and written in one
+ * statement that locks the order and writes only if it is still the version that was read
+ * (money/write-optimistic.ts, fast.repo.ts), the settle planned by money/plan-settle.ts and written the
+ * same way (money/run.ts). A payment is then 3 round trips (read the order with its card, start,
+ * settle), with or without a notification (written by the settling statement).
  *
- * Step 1 of a payment is not planned by a shared plan function yet: its checks here restate those of
- * pay.ts's startPayment for the cases this path takes. Whatever it does not cover goes the ordinary way,
- * with no write done: a step whose checks fail (the ordinary path gives the error), an expired order,
- * 3-D Secure, card data in the request, a risk evaluation that needs the database (security lists
- * linked or antifraud on), and any race (the order changed between the read and the write). It returns
- * null when the caller must take the ordinary path.
+ * Whatever the optimistic writer does not take goes the ordinary way, with no write done: a step whose
+ * guards fail (the ordinary path gives the error), an expired order, card data in the request, a plan
+ * other than a plain call (3-D Secure, a refusal by risk, a conversion, a claim, a wallet, a device),
+ * and any race (the order changed between the read and the write). It returns null when the caller
+ * must take the ordinary path.
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../../platform/http/types.js';
-import type { PaymentRequest } from '../../../processors/index.js';
 import { presentSource, sourceFromJson } from '../../sources/index.js';
-import { canOrder, orderTransition } from '../order-states.js';
-import { NO_RETRY_STATE, paymentOperation, type Operative } from '../payments.domain.js';
+import { NO_RETRY_STATE } from '../payments.domain.js';
 import * as fast from '../fast.repo.js';
 import type * as repo from '../payments.repo.js';
-import type { Executor } from '../../../platform/db/database.js';
-import type { OrderResult, PayInput, PaymentsCore, RiskCheck, RiskVerdict } from '../core.js';
-import { exemptionRecord } from './input.js';
+import type { OrderResult, PayInput, PaymentsCore, RiskVerdict } from '../core.js';
 import { callAndSettleOptimistic } from '../money/run.js';
-import { alone, startStep, type StartedStep } from '../money/write-optimistic.js';
+import { guardPayment, optimisticTakes, planPayment, riskCheckOf, type PaymentCard, type PaymentPlan } from '../money/plan-payment.js';
+import { alone, writePaymentOptimistic, type StartedStep } from '../money/write-optimistic.js';
+import { dccOf } from './dcc.js';
 import { isUuid } from '../../../platform/ids.js';
 
 /** Thrown inside a fast-path transaction to roll it back and take the ordinary path. */
@@ -81,11 +79,13 @@ async function payFast(
   const { card: cardJson, ...orderRead } = read;
   const o = withoutVersion(orderRead) as repo.LockedOrder;
   const now = core.now(o);
-  if (core.isDue(o, now) || o.status === 'PENDING_PROCESSOR_RESPONSE' || !canOrder(o.status, 'PAYMENT_STARTED')) return null;
-  if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') return null;
+  // the order's expiry writes: the ordinary path expires it
+  if (core.isDue(o, now)) return null;
   const input = attempt(() => build(o));
-  if (!input || input.card.kind !== 'source' || input.threeds || input.dpan || input.force3ds) return null;
-  if (input.channel === 'ECOMMERCE' && o.secure) return null;
+  // only a stored card (card data is checked and stored by the ordinary path), and no device
+  if (!input || input.card.kind !== 'source' || input.channel === 'CARD_PRESENT') return null;
+  const guard = guardPayment(o, input);
+  if ('error' in guard || guard.waitsForDevice) return null;
   const connector = attempt(() => core.deps.processors.forService(o.service_type, o.env));
   if (!connector) return null;
   const owner = { merchantId: o.merchant_id, env: o.env };
@@ -96,55 +96,43 @@ async function payFast(
     ? attempt(() => core.deps.sources.openCard(prefetched))
     : await attemptAsync(() => core.deps.sources.loadCardForPayment(db, owner, sourceUuid));
   if (!loaded || (o.customer_ext_id !== null && loaded.customerExtId !== o.customer_ext_id)) return null;
-
-  const pan = loaded.pan.reveal();
-  const check: RiskCheck = {
-    merchantId: o.merchant_id, env: o.env, serviceId: o.service_id, orderId: o.id, amount: Number(o.amount), currency: o.currency,
-    channel: input.channel,
-    card: { fingerprint: loaded.fingerprint, iin: pan.slice(0, 8), last4: pan.slice(-4), country: loaded.row.country || null, sourceId: loaded.sourceId },
-    customerExtId: o.customer_ext_id, customerIp: input.customerIp ?? null, now,
+  const dcc = attempt(() => dccOf(input, o));
+  if (!dcc) return null;
+  const paying: PaymentCard = {
+    data: { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder },
+    sourceId: loaded.sourceId,
+    sourceJson: JSON.stringify(presentSource(loaded.row)),
+    saved: loaded.row.is_saved ? { firstPaidAt: loaded.row.first_paid_at } : null,
   };
-  const quickVerdict: RiskVerdict | null = risk ? risk.quickVerdict!(check) : { action: 'PROCEED', antifraud: null, exemption: null };
-  if (quickVerdict && quickVerdict.action !== 'PROCEED') return null;
 
-  const started = orderTransition(o.status, 'PAYMENT_STARTED');
-  if (started.notify && o.url_post) return null;
-  const { txOperative, op } = paymentOperation(o.operative as Operative);
+  const check = riskCheckOf(o, input, { pan: loaded.pan.reveal(), fingerprint: loaded.fingerprint, country: loaded.row.country || null, sourceId: loaded.sourceId }, now);
   const txId = randomUUID();
-  const threedsRecord = input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
-  const afterStart: repo.LockedOrder = {
-    ...o,
-    status: started.to,
-    paid: started.paid ?? o.paid,
-    source_id: loaded.sourceId,
-    ip: input.customerIp ?? o.ip,
-    ...(threedsRecord ? { threeds_data: threedsRecord } : {}),
-    updated_at: now,
+  const realNow = core.p.clock.now();
+  // the same plan as the ordinary path's (money/plan-payment.ts), when this writer takes it
+  const planWith = (risk: RiskVerdict | null) => {
+    const plan = planPayment({ o, input, guard, waitTx: null, card: paying, risk, dcc, txId, now, realNow, publicUrl: core.p.config.publicUrl });
+    return !('error' in plan) && optimisticTakes(plan, o, input) ? plan : null;
   };
-  const start = (db: Executor, antifraud: unknown) =>
-    startStep(
-      db,
-      o,
-      read.version,
-      {
-        id: txId, merchantId: o.merchant_id, operative: txOperative, processorOperation: op, amount: Number(o.amount), sourceId: loaded.sourceId,
-        sourceJson: JSON.stringify(presentSource(loaded.row)), customerIp: input.customerIp ?? null, antifraud, metadata: null, now,
-        realNow: core.p.clock.now(), idempotencyKey: ctx.idempotencyKey ?? null, idempotencyAttempt: ctx.idempotencyAttempt ?? null,
-      },
-      { status: afterStart.status, paid: afterStart.paid, sourceId: afterStart.source_id, ip: afterStart.ip, threedsData: threedsRecord, reserve: 0, busy: false },
-    );
+  const key = { idempotencyKey: ctx.idempotencyKey ?? null, idempotencyAttempt: ctx.idempotencyAttempt ?? null };
+  let plan: Extract<PaymentPlan, { kind: 'call' }> | null;
   let step1: StartedStep | null;
-  if (quickVerdict) {
+  const quick = risk ? risk.quickVerdict!(check) : null;
+  if (!risk || quick) {
     // one statement: the risk verdict needed no database
-    step1 = await start(db, quickVerdict.antifraud);
+    if (quick && quick.action !== 'PROCEED') return null;
+    plan = planWith(quick);
+    if (!plan) return null;
+    step1 = await writePaymentOptimistic(db, o, read.version, plan, key);
   } else {
     // risk reads and records (velocity, cards seen) in the transaction that starts the payment; a
     // verdict other than PROCEED, or a race, rolls it all back and the ordinary path decides again
+    plan = null;
     step1 = await core.db
       .transaction(async (trx) => {
-        const verdict = await risk!.evaluate(trx, check);
+        const verdict = await risk.evaluate(trx, check);
         if (verdict.action !== 'PROCEED') throw FALLBACK;
-        const v = await start(trx, verdict.antifraud);
+        plan = planWith(verdict);
+        const v = plan ? await writePaymentOptimistic(trx, o, read.version, plan, key) : null;
         if (v === null) throw FALLBACK;
         return v;
       })
@@ -153,28 +141,9 @@ async function payFast(
         throw err;
       });
   }
-  if (step1 === null) return null;
-
-  const request: PaymentRequest = {
-    reference: txId,
-    terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
-    now,
-    amount: Number(o.amount),
-    currency: o.currency,
-    card: { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder },
-    threeds: null,
-    dpan: null,
-    channel: input.channel,
-    customerIp: input.customerIp ?? null,
-    cofTxnid: o.cof_txnid,
-    dynamicDescriptor: o.dynamic_descriptor,
-    // stored credentials (the fast path pays stored cards only): the first payment with a card kept with
-    // the customer's consent is the credential's first use, later ones use it
-    storeCredential: loaded.row.is_saved && loaded.row.first_paid_at === null,
-    storedCard: loaded.row.is_saved && loaded.row.first_paid_at !== null,
-    ...(input.channel === 'MIT' ? { mit: input.mit ?? 'UNSCHEDULED' } : {}),
-  };
+  if (step1 === null || plan === null) return null;
+  const p: Extract<PaymentPlan, { kind: 'call' }> = plan;
   // the settle planned by plan-settle.ts from the order as step 1 left it (safe: no 3-D Secure here)
-  const tx = { id: txId, status: 'PENDING' as const, awaiting_3ds: false, operative: txOperative, amount: Number(o.amount), source_id: loaded.sourceId };
-  return callAndSettleOptimistic(core, afterStart, step1, tx, NO_RETRY_STATE, { op, connector, request }, { safe: false });
+  const tx = { id: p.txId, status: 'PENDING' as const, awaiting_3ds: false, operative: p.txOperative, amount: Number(o.amount), source_id: p.tx.source_id };
+  return callAndSettleOptimistic(core, p.after, step1, tx, NO_RETRY_STATE, { op: p.op, connector, request: p.request }, { safe: false });
 }

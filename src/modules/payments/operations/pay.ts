@@ -9,18 +9,15 @@ import type { Tx } from '../../../platform/db/database.js';
 import { badRequest, conflict, notFound } from '../../../platform/errors/errors.js';
 import type { RequestContext } from '../../../platform/http/types.js';
 import type { Secret } from '../../../platform/security/secret.js';
-import type { CardData } from '../../../processors/index.js';
 import { presentSource } from '../../sources/index.js';
-import { canOrder } from '../order-states.js';
-import { challengeThreedsRecord, orderUrls, paymentOperation, type Operative } from '../payments.domain.js';
 import * as repo from '../payments.repo.js';
-import * as keptCards from '../threeds-cards.repo.js';
+import { guardPayment, planPayment, riskCheckOf, type PaymentCard } from '../money/plan-payment.js';
+import { writePaymentLocked } from '../money/write-locked.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { assertProcessable, checkOutgoingUrls, insertOrder, resolveService } from './create-order.js';
-import { checkOrderInput, exemptionRecord, externalThreeds, threedsRecordOf, walletSource, walletThreedsRecord } from './input.js';
+import { checkOrderInput, externalThreeds, walletSource } from './input.js';
 import { fastPay } from './fast.js';
 import { dccOf } from './dcc.js';
-import { refuseStarted } from './settle.js';
 import { finishStarted } from './finish.js';
 
 export interface DirectInput {
@@ -181,54 +178,48 @@ export async function orderByToken(core: PaymentsCore, token: string): Promise<{
   return { order: core.present(o, await repo.transactionsOf(db, o.id)), row: o };
 }
 
-/** Step 1 of a card payment, in the transaction that locks the order. */
+/**
+ * Step 1 of a card payment, in the transaction that locks the order: the guards, the order's expiry,
+ * the card (read, or checked and stored), the risk verdict, then the plan (money/plan-payment.ts)
+ * written by the locked writer.
+ */
 export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOrder, input: PayInput): Promise<Started> {
   const now = core.now(o);
   const expired = await core.expiredOnTheSpot(trx, o, now);
   if (expired) return expired;
-  // a card read by a device: it charges the transaction that waited for the device (J3, J4), or sends
-  // again a payment the issuer asked SCA for on the terminal (operations/device.ts)
-  const terminal = input.channel === 'CARD_PRESENT' ? input.cardPresent ?? null : null;
-  let event: 'PAYMENT_STARTED' | 'SCA_RETRIED' = 'PAYMENT_STARTED';
-  let waitTx: repo.TxRow | undefined;
-  if (terminal?.scaRetry) {
-    if (o.status !== 'AUTHENTICATION_REQUIRED') throw badRequest(`The order is ${o.status}: only an order waiting for strong customer authentication (AUTHENTICATION_REQUIRED) can be continued`);
-    event = 'SCA_RETRIED';
-  } else if (o.status === 'PENDING_PROCESSOR_RESPONSE' && terminal) {
-    waitTx = await repo.deviceWaitTransaction(trx, o.id);
-    if (!waitTx) throw conflict('A payment of this order is in progress');
-  } else {
-    if (o.status === 'PENDING_PROCESSOR_RESPONSE') throw conflict('A payment of this order is in progress');
-    if (!canOrder(o.status, 'PAYMENT_STARTED')) throw badRequest(`The order is ${o.status} and cannot be paid`);
-  }
-  if (o.operative === 'PAYOUT' || o.operative === 'TRANSFER') throw badRequest(`A ${o.operative} order is paid out with POST /payment/payout`);
+  const guard = guardPayment(o, input);
+  if ('error' in guard) throw guard.error;
+  const waitTx = guard.waitsForDevice ? await repo.deviceWaitTransaction(trx, o.id) : null;
+  if (guard.waitsForDevice && !waitTx) throw conflict('A payment of this order is in progress');
   if (input.claim) await input.claim(trx, { id: o.id, merchantId: o.merchant_id, env: o.env });
   const connector = core.deps.processors.forService(o.service_type, o.env);
   const owner = { merchantId: o.merchant_id, env: o.env };
   const dcc = dccOf(input, o);
 
-  let card: CardData;
-  let sourceId: string | null = null;
-  let sourceJson: string | null = null;
+  let card: PaymentCard;
   let fingerprint: string;
   let cardCountry: string | null = null;
-  // stored credentials: the card is kept for later payments with the customer's consent (stored by this
-  // payment, or earlier); the first payment with it is the credential's first use, later ones use it
-  let saved: { firstPaidAt: Date | null } | null = null;
   const spec = input.card;
   if (spec.kind === 'source') {
     // any stored card of the merchant pays (another merchant's is not found): one-click plugins list a
     // shop user's cards and name the customer of the order differently (decisions "Existing clients")
     const loaded = await core.deps.sources.loadCardForPayment(trx, owner, spec.sourceUuid);
-    card = { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder };
-    sourceId = loaded.sourceId;
-    sourceJson = JSON.stringify(presentSource(loaded.row));
+    card = {
+      data: { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder },
+      sourceId: loaded.sourceId,
+      sourceJson: JSON.stringify(presentSource(loaded.row)),
+      saved: loaded.row.is_saved ? { firstPaidAt: loaded.row.first_paid_at } : null,
+    };
     fingerprint = loaded.fingerprint;
     cardCountry = loaded.row.country || null;
-    if (loaded.row.is_saved) saved = { firstPaidAt: loaded.row.first_paid_at };
   } else {
     const checked = core.deps.sources.checkCard({ holder: spec.holder, pan: spec.pan, expMonth: spec.expMonth, expYear: spec.expYear, at: now });
-    card = { pan: checked.card.pan, expiryMonth: checked.expMonth, expiryYear: checked.expYear, cvv: input.cvv ?? null, holder: checked.holder };
+    card = {
+      data: { pan: checked.card.pan, expiryMonth: checked.expMonth, expiryYear: checked.expYear, cvv: input.cvv ?? null, holder: checked.holder },
+      sourceId: null,
+      sourceJson: null,
+      saved: null,
+    };
     fingerprint = core.p.vault.fingerprint('pan', checked.card.pan.reveal());
     if (spec.store && o.customer_ext_id !== null) {
       const row = await core.deps.sources.storeCard(trx, owner, {
@@ -242,113 +233,18 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
         isSaved: o.save_card,
         at: now,
       });
-      sourceId = row.id;
-      sourceJson = JSON.stringify(presentSource(row));
-      if (row.is_saved) saved = { firstPaidAt: row.first_paid_at };
+      card.sourceId = row.id;
+      card.sourceJson = JSON.stringify(presentSource(row));
+      if (row.is_saved) card.saved = { firstPaidAt: row.first_paid_at };
     }
-    if (input.wallet) sourceJson = JSON.stringify(walletSource(input.wallet));
+    if (input.wallet) card.sourceJson = JSON.stringify(walletSource(input.wallet));
   }
 
   // security lists and antifraud, before anything is decided (deps.risk: see RiskEvaluator in core.ts)
-  const pan = card.pan.reveal();
   const risk = core.deps.risk
-    ? await core.deps.risk.evaluate(trx, {
-        merchantId: o.merchant_id, env: o.env, serviceId: o.service_id, orderId: o.id, amount: Number(o.amount), currency: o.currency,
-        channel: input.channel, card: { fingerprint, iin: pan.slice(0, 8), last4: pan.slice(-4), country: cardCountry, sourceId },
-        customerExtId: o.customer_ext_id, customerIp: input.customerIp ?? null, now,
-      })
+    ? await core.deps.risk.evaluate(trx, riskCheckOf(o, input, { pan: card.data.pan.reveal(), fingerprint, country: cardCountry, sourceId: card.sourceId }, now))
     : null;
-  const refused = risk?.action === 'BLACKLISTED' || risk?.action === 'FRAUD';
-  const riskChallenge = risk?.action === 'CHALLENGE';
-  const needs3ds = !refused && input.channel === 'ECOMMERCE' && (o.secure || !!input.force3ds || riskChallenge) && !input.threeds && !input.dpan;
-  const keep = spec.kind === 'card' && !sourceId && !!input.keepCardFor3ds && input.channel === 'ECOMMERCE';
-  if (needs3ds && !sourceId && !keep) throw badRequest('A secure payment needs a stored card to complete 3DS');
-  const { txOperative, op } = paymentOperation(o.operative as Operative);
-  const txId = waitTx?.id ?? randomUUID();
-  const realNow = core.p.clock.now();
-  if (waitTx) {
-    await repo.startDeviceWaitTransaction(trx, txId, {
-      processor_operation: op, source_id: sourceId, source_json: sourceJson, antifraud: risk?.antifraud ?? null, pos: terminal?.pos ?? waitTx.pos ?? null,
-      customer_ip: input.customerIp ?? null, updated_at: now, started_at: realNow,
-    });
-  } else await repo.insertTransaction(trx, {
-    id: txId,
-    order_id: o.id,
-    merchant_id: o.merchant_id,
-    operative: txOperative,
-    processor_operation: op,
-    amount: Number(o.amount),
-    status: 'PENDING',
-    error: 'NONE',
-    auth_code: '',
-    processor_id: null,
-    source_id: sourceId,
-    source_json: sourceJson,
-    antifraud: risk?.antifraud ?? null,
-    device: null,
-    error_details: null,
-    customer_ip: input.customerIp ?? null,
-    awaiting_3ds: needs3ds,
-    metadata: null,
-    dcc: dcc.record,
-    created_at: now,
-    updated_at: now,
-    started_at: realNow,
-    pos: terminal?.pos ?? null,
-  });
-  if (keep) {
-    await keptCards.keepCard(trx, core.p.vault, {
-      txId, orderId: o.id, realNow,
-      card: { pan: card.pan, expMonth: card.expiryMonth, expYear: card.expiryYear, holder: card.holder ?? '' },
-    });
-  }
-  const common = { source_id: sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
-  if (needs3ds) {
-    await core.transition(trx, o, 'THREEDS_REQUIRED', { ...common, threeds_data: challengeThreedsRecord('PENDING') }, now, { present: false });
-    // A challenge asked for by risk goes straight to the challenge; otherwise the 3DS server is asked
-    // first (frictionless flow), with the exemption when only the order's `secure` flag asks for 3DS.
-    const exemption = o.secure && !input.force3ds ? risk?.exemption ?? null : null;
-    return { kind: '3ds', orderId: o.id, url: orderUrls(core.p.config.publicUrl, o.env, o.token)['3ds_tokenized'], tryFrictionless: !riskChallenge, exemption };
-  }
-  const walletAuthenticated = !!input.wallet && !!input.dpan;
-  const threedsRecord = input.threeds
-    ? threedsRecordOf(input.threeds, 'EXTERNAL', o.secure)
-    : walletAuthenticated
-      ? walletThreedsRecord(input.dpan!, o.secure)
-      : input.channel === 'MIT' ? exemptionRecord('MERCHANT_INITIATED') : undefined;
-  // an order that waited for a device is PENDING_PROCESSOR_RESPONSE already
-  const started = waitTx ? { order: o } : await core.transition(trx, o, event, threedsRecord ? { ...common, threeds_data: threedsRecord } : common, now, { present: false });
-  if (refused) {
-    const error = risk!.action === 'BLACKLISTED' ? 'BLACKLISTED' : 'FRAUD_SUSPECTED';
-    const details = error === 'BLACKLISTED' ? 'Refused by a security list' : `Refused by antifraud (${risk!.antifraud?.triggered_rules.join(', ') ?? ''})`;
-    const tx = { id: txId, status: 'PENDING' as const, awaiting_3ds: false, operative: txOperative, amount: Number(o.amount), source_id: sourceId };
-    return { kind: 'done', result: await refuseStarted(core, trx, started.order, tx, error, details, now) };
-  }
-  return {
-    kind: 'call',
-    orderId: o.id,
-    txId,
-    op,
-    connector,
-    safe: (!!input.threeds && ['Y', 'A'].includes(input.threeds.transStatus)) || walletAuthenticated,
-    request: {
-      reference: txId,
-      terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
-      now,
-      amount: Number(o.amount),
-      currency: o.currency,
-      card,
-      threeds: input.threeds ?? null,
-      dpan: input.dpan ?? null,
-      channel: input.channel,
-      customerIp: input.customerIp ?? null,
-      cofTxnid: o.cof_txnid,
-      storeCredential: !!saved && saved.firstPaidAt === null,
-      storedCard: !!saved && saved.firstPaidAt !== null,
-      ...(input.channel === 'MIT' ? { mit: input.mit ?? 'UNSCHEDULED' } : {}),
-      dynamicDescriptor: o.dynamic_descriptor,
-      dcc: dcc.data,
-      cardPresent: terminal ? { readingMethod: terminal.readingMethod, pinEntered: terminal.pinEntered } : null,
-    },
-  };
+  const plan = planPayment({ o, input, guard, waitTx: waitTx ?? null, card, risk, dcc, txId: randomUUID(), now, realNow: core.p.clock.now(), publicUrl: core.p.config.publicUrl });
+  if ('error' in plan) throw plan.error;
+  return writePaymentLocked(core, trx, o, plan, connector);
 }
