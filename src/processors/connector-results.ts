@@ -19,8 +19,12 @@ export type ProcessorResult =
    * (decisions §13). `processorId`: the provider's id of the operation, when it gave one.
    */
   | { outcome: 'PENDING'; details: string; processorId: string | null }
-  /** No answer: the operation may have happened. Settle later with `lookup`. */
-  | { outcome: 'UNKNOWN'; details: string };
+  /**
+   * No answer: the operation may have happened. Settle later with `lookup`. `notSent`: no request
+   * reached the provider (the connection was refused before anything was sent): nothing can have
+   * happened there.
+   */
+  | { outcome: 'UNKNOWN'; details: string; notSent?: true };
 
 export type SettledResult = Exclude<ProcessorResult, { outcome: 'UNKNOWN' } | { outcome: 'CHALLENGE' } | { outcome: 'PENDING' }>;
 

@@ -49,6 +49,8 @@ export interface OrderResult {
   redirect: string | null;
   /** 402: the processor refused a confirmation, cancellation or refund. */
   failed: string | null;
+  /** Cascading: the attempt the settle started on the next service, for the runner to call (never answered). */
+  next?: { txId: string; serviceId: string; serviceType: string; env: Env };
 }
 
 /** A new order (B1, B3 and the orders other modules create). */
@@ -226,6 +228,43 @@ export interface RiskEvaluator {
   quickVerdict?(check: RiskCheck): RiskVerdict | null;
 }
 
+/** What routing knows of a card payment before the call (docs/routing.md). */
+export interface RoutingFacts {
+  merchantId: string;
+  env: 'sandbox' | 'production';
+  /** The service the order names (the entry point). */
+  entryServiceId: string;
+  orderId: string;
+  amount: number;
+  currency: string;
+  /** The card's first 8 digits (never more). */
+  bin: string;
+  channel: PayInput['channel'];
+  customerCountry: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** One attempt routing plans: the service (and its type), the rule that chose it and why. */
+export interface RoutedAttempt {
+  serviceId: string;
+  serviceType: string;
+  rule: string | null;
+  reason: string;
+}
+
+/**
+ * Routing and cascading (the routing module, through the app). `route` answers the attempts in order
+ * (the first is tried first, the others are the fallbacks after a retriable decline), or null when no
+ * routing profile applies (the order's own service alone). `cascadeAllowed` is the retry table: may a
+ * failed attempt be tried on the next service (never when money may have moved). `record` feeds the
+ * health figures and the circuit breaker.
+ */
+export interface PaymentRouter {
+  route(facts: RoutingFacts): Promise<{ attempts: RoutedAttempt[]; rule: string | null } | null>;
+  cascadeAllowed(failure: { error: string; notSent: boolean }): boolean;
+  record(serviceId: string, outcome: 'APPROVED' | 'DECLINED' | 'ERROR' | 'TIMEOUT', ms: number): void;
+}
+
 /** Where step 1 of a payment left it. */
 export type Started =
   | { kind: 'done'; result: OrderResult }
@@ -247,6 +286,8 @@ export interface PaymentsDeps {
   events: EventsService;
   /** Security lists and antifraud, evaluated before every card payment (optional). */
   risk?: RiskEvaluator;
+  /** Routing profiles and cascading (optional: without it every payment goes to the order's service). */
+  routing?: PaymentRouter;
   /**
    * The APMs a service offers (the payment-methods module knows; B15 payouts with an APM ask it).
    * Without it, services offer no APM payouts.

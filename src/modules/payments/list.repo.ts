@@ -114,8 +114,13 @@ export async function listTransactionsJson(db: Executor, f: TxListFilters, zones
           t.pos->>'card_reading_method', t.pos->>'entry_mode'
         )::c3_pos)::text else '' end
     || case when ${nonEmptyObject('t.payment_data')} then ',"payment_data":' || row_to_json(row(t.payment_data->>'terminal_action')::c3_payment_data)::text else '' end
+    || case when jsonb_typeof(t.routing) = 'object' then ',"routing":' || json_build_object(
+          'service_uuid', coalesce(t.routing->>'service_uuid', ''), 'service', coalesce(t.routing->>'service', ''),
+          'rule', case when jsonb_typeof(t.routing->'rule') = 'string' then t.routing->>'rule' end,
+          'reason', coalesce(t.routing->>'reason', ''), 'attempt', coalesce((t.routing->>'attempt')::int, 1)
+        )::text else '' end
     || ',' || substr(row_to_json(row(
-      t.order_id, t.merchant_id, o.currency_number, o.service_type, o.service_id, o.reference, o.customer_ext_id, o.status,
+      t.order_id, t.merchant_id, o.currency_number, coalesce(o.entry_service_type, o.service_type), coalesce(o.entry_service_id, o.service_id), o.reference, o.customer_ext_id, o.status,
       to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     )::c3_order)::text, 2)`;
   const rowsQuery = page

@@ -200,6 +200,9 @@ export interface OrderView {
   additional: string | null;
   service_type: string;
   service_id: string;
+  /** The service the order named, when routing sent an attempt elsewhere (migration 1141). */
+  entry_service_id?: string | null;
+  entry_service_type?: string | null;
   customer_ext_id: string | null;
   cof_txnid: string | null;
   token: string;
@@ -242,6 +245,8 @@ export interface TransactionView {
   pos?: unknown;
   /** Card-present: the terminal action the issuer asked for. */
   payment_data?: unknown;
+  /** Routing: which service took the attempt and why (migration 1141), or null. */
+  routing?: unknown;
 }
 
 export interface Zones {
@@ -360,6 +365,19 @@ export function presentTransaction(t: TransactionView, zones: Zones) {
     // card-present transactions only (api.md: "present when paid on a physical device")
     ...(isObject(t.pos) ? { pos: presentPos(t.pos) } : {}),
     ...(isObject(t.payment_data) ? { payment_data: { terminal_action: (t.payment_data.terminal_action as string | undefined) ?? null } } : {}),
+    // routed attempts only (ours: docs/routing.md)
+    ...(isObject(t.routing) ? { routing: presentRouting(t.routing) } : {}),
+  };
+}
+
+/** How routing chose a transaction's service (the record plan-payment.ts writes). */
+export function presentRouting(r: Record<string, unknown>) {
+  return {
+    service_uuid: String(r.service_uuid ?? ''),
+    service: String(r.service ?? ''),
+    rule: typeof r.rule === 'string' ? r.rule : null,
+    reason: String(r.reason ?? ''),
+    attempt: Number(r.attempt ?? 1),
   };
 }
 
@@ -429,8 +447,9 @@ export function presentOrder(o: OrderView, txs: TransactionView[], zones: Zones,
     safe: o.safe,
     refunded: Number(o.refunded),
     additional: o.additional,
-    service: o.service_type,
-    service_uuid: o.service_id,
+    // the service the order named (routing may have sent its payment to another: see its transactions)
+    service: o.entry_service_type ?? o.service_type,
+    service_uuid: o.entry_service_id ?? o.service_id,
     customer: o.customer_ext_id,
     cof_txnid: o.cof_txnid,
     transactions: txs.map((t) => presentTransaction(t, zones)),

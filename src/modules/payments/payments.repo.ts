@@ -49,6 +49,9 @@ export interface OrdersTable {
   expires_at: Date;
   created_at: Date;
   updated_at: Date;
+  /** The service the order named, when routing sent a payment attempt to another one (migration 1141). */
+  entry_service_id: ColumnType<string | null, string | null | undefined, string | null>;
+  entry_service_type: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TransactionsTable {
@@ -83,6 +86,10 @@ export interface TransactionsTable {
   device_wait_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** PENDING, its processor could not be asked: the reconciler asks again after this (real clock). */
   reconcile_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Routing (migration 1141): the service that processed the attempt, how routing chose it, the fallbacks left. */
+  service_id: ColumnType<string | null, string | null | undefined, string | null>;
+  routing: OptionalJson;
+  routing_next: OptionalJson;
 }
 
 export interface OrderOperationRetriesTable {
@@ -101,8 +108,16 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data'> & { threeds_data: unknown; extra_data: unknown };
-export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data' | 'device_wait_until' | 'reconcile_after'> & {
+export type OrderRow = Omit<OrdersTable, 'threeds_data' | 'extra_data' | 'entry_service_id' | 'entry_service_type'> & {
+  threeds_data: unknown;
+  extra_data: unknown;
+  entry_service_id?: string | null;
+  entry_service_type?: string | null;
+};
+export type TxRow = Omit<TransactionsTable, 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data' | 'device_wait_until' | 'reconcile_after' | 'service_id' | 'routing' | 'routing_next'> & {
+  service_id?: string | null;
+  routing?: unknown;
+  routing_next?: unknown;
   antifraud: unknown;
   device: unknown;
   metadata: unknown;
@@ -276,7 +291,10 @@ export async function lockOrderForFollowUp(trx: Executor, id: string, merchantId
 }
 
 /** What settling needs of a transaction. */
-export type SettlingTx = Pick<TxRow, 'id' | 'status' | 'awaiting_3ds' | 'operative' | 'amount' | 'source_id'>;
+export type SettlingTx = Pick<TxRow, 'id' | 'status' | 'awaiting_3ds' | 'operative' | 'amount' | 'source_id'> & {
+  /** Routing: the fallbacks left after this attempt (null or absent: none). */
+  routing_next?: unknown;
+};
 
 /** Locks an order and one of its transactions in one round trip. */
 export async function lockOrderWithTx(trx: Executor, orderId: string, txId: string): Promise<{ order: LockedOrder; tx: SettlingTx; retry: RetryState } | undefined> {
@@ -284,18 +302,18 @@ export async function lockOrderWithTx(trx: Executor, orderId: string, txId: stri
     .innerJoin('transactions as t', 't.order_id', 'o.id')
     // the retry state of the operation (confirmation, cancellation, refund: named like the operative)
     .leftJoin('order_operation_retries as r', (j) => j.onRef('r.order_id', '=', 'o.id').onRef('r.operation', '=', 't.operative'))
-    .select(['t.id as t_id', 't.status as t_status', 't.awaiting_3ds as t_awaiting_3ds', 't.operative as t_operative', 't.amount as t_amount', 't.source_id as t_source_id'])
+    .select(['t.id as t_id', 't.status as t_status', 't.awaiting_3ds as t_awaiting_3ds', 't.operative as t_operative', 't.amount as t_amount', 't.source_id as t_source_id', 't.routing_next as t_routing_next'])
     .select(['r.failures as r_failures', 'r.last_failure_at as r_last_failure_at', 'r.last_success_at as r_last_success_at'])
     .where('o.id', '=', orderId)
     .where('t.id', '=', txId)
     .forUpdate(['o', 't'])
     .executeTakeFirst();
   if (!row) return undefined;
-  const { t_id, t_status, t_awaiting_3ds, t_operative, t_amount, t_source_id, r_failures, r_last_failure_at, r_last_success_at, ...order } = row;
+  const { t_id, t_status, t_awaiting_3ds, t_operative, t_amount, t_source_id, t_routing_next, r_failures, r_last_failure_at, r_last_success_at, ...order } = row;
   return {
     order: order as unknown as LockedOrder,
     retry: { failures: Number(r_failures ?? 0), lastFailureAt: r_last_failure_at ?? null, lastSuccessAt: r_last_success_at ?? null },
-    tx: { id: t_id, status: t_status, awaiting_3ds: t_awaiting_3ds, operative: t_operative, amount: Number(t_amount), source_id: t_source_id },
+    tx: { id: t_id, status: t_status, awaiting_3ds: t_awaiting_3ds, operative: t_operative, amount: Number(t_amount), source_id: t_source_id, routing_next: t_routing_next ?? null },
   };
 }
 
@@ -327,7 +345,11 @@ export async function updateOrder(trx: Executor, id: string, expected: OrderStat
 export async function insertTransaction(trx: Executor, row: TxRow): Promise<void> {
   await trx
     .insertInto('transactions')
-    .values({ ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata), dcc: json(row.dcc), pos: json(row.pos), payment_data: json(row.payment_data) })
+    .values({
+      ...row, antifraud: json(row.antifraud), device: json(row.device), metadata: json(row.metadata), dcc: json(row.dcc), pos: json(row.pos), payment_data: json(row.payment_data),
+      routing: json(row.routing),
+      routing_next: json(row.routing_next),
+    })
     .execute();
 }
 
@@ -381,7 +403,7 @@ export async function overdueDeviceWaits(db: Executor, realNow: Date, graceMs: n
 
 
 /** Writes a transaction's status only if it is still PENDING (a transaction settles once). */
-export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data'>> & { payment_data?: string | null }): Promise<void> {
+export async function settleTransaction(trx: Executor, id: string, set: Partial<Omit<TxRow, 'id' | 'antifraud' | 'device' | 'metadata' | 'dcc' | 'pos' | 'payment_data' | 'routing' | 'routing_next'>> & { payment_data?: string | null }): Promise<void> {
   const res = await trx.updateTable('transactions').set(set).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
   if (Number(res.numUpdatedRows ?? 0) !== 1) throw new Error(`transaction ${id} was not PENDING`);
 }

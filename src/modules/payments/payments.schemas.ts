@@ -108,6 +108,18 @@ const PaymentData = Type.Object(
   { title: 'PaymentData', description: 'Strong customer authentication the issuer asked the terminal for', examples: [{ terminal_action: 'REQUEST_PIN' }] },
 );
 
+/** How routing chose a transaction's service (ours, not in the contract). */
+const TxRouting = Type.Object(
+  {
+    service_uuid: Uuid,
+    service: Type.String({ description: 'the type of the service that processed the attempt (its processor)' }),
+    rule: Nullable(Type.String({ description: 'the routing rule that chose the service; null when no rule matched (the service\'s own terminal)' })),
+    reason: Type.String({ description: 'why this service: the rule, a volume split, a fallback after a retriable decline, a service skipped while its circuit is open' }),
+    attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of the payment, 2 for the first fallback, and so on' }),
+  },
+  { title: 'TransactionRouting', description: 'Present on payment attempts a routing profile chose (docs/routing.md)', examples: [{ service_uuid: '6f1c7f5e-2b7a-4c59-9a3e-0c2f9b6a1d11', service: 'CHECKOUT', rule: 'visa-eu', reason: 'fallback after DENIED on REDSYSPSD2', attempt: 2 }] },
+);
+
 export const Transaction = Type.Object(
   {
     uuid: Uuid,
@@ -126,6 +138,7 @@ export const Transaction = Type.Object(
     dcc: Type.Union([DccSchema, Type.Null()], { description: 'payments: the currency conversion offered with this attempt and the cardholder\'s choice; null when none was offered' }),
     pos: Type.Optional(TransactionPos),
     payment_data: Type.Optional(PaymentData),
+    routing: Type.Optional(TxRouting),
   },
   { title: 'Transaction', description: 'One operation on an order: a payment attempt, confirmation, cancellation or refund', examples: [EX.TRANSACTION_EXAMPLE] },
 );

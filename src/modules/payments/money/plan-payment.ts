@@ -11,7 +11,7 @@ import type { CardData, DccData, PaymentRequest, ProcessorOperation } from '../.
 import { canOrder, orderTransition, type OrderEvent } from '../order-states.js';
 import { challengeThreedsRecord, orderUrls, paymentOperation, type DccRecord, type Operative, type TxOperative } from '../payments.domain.js';
 import type * as repo from '../payments.repo.js';
-import type { PayInput, RiskCheck, RiskVerdict } from '../core.js';
+import type { PayInput, RiskCheck, RiskVerdict, RoutedAttempt, RoutingFacts } from '../core.js';
 import type { KeptCard } from '../threeds-cards.repo.js';
 import { exemptionRecord, threedsRecordOf, walletThreedsRecord } from '../operations/input.js';
 
@@ -61,6 +61,37 @@ export interface PaymentFacts {
   /** The server's clock (started_at). */
   realNow: Date;
   publicUrl: string;
+  /** The attempts routing planned (null: no routing profile: the order's own service). */
+  route?: { attempts: RoutedAttempt[]; rule: string | null } | null;
+}
+
+/** How routing chose an attempt, as its transaction presents it (`routing`). */
+export function routingRecord(a: RoutedAttempt, attempt: number) {
+  return { service_uuid: a.serviceId, service: a.serviceType, rule: a.rule, reason: a.reason, attempt };
+}
+
+/** The fallbacks left after attempt number `attempt`, as its transaction keeps them (`routing_next`), or null when none. */
+export function routingNext(attempt: number, rest: readonly RoutedAttempt[]): RoutingNext | null {
+  return rest.length === 0 ? null : { attempt, next: rest.map((a) => ({ service_id: a.serviceId, service_type: a.serviceType, rule: a.rule, reason: a.reason })) };
+}
+
+export interface RoutingNext {
+  /** The number of the attempt that keeps them (1: the first). */
+  attempt: number;
+  next: Array<{ service_id: string; service_type: string; rule: string | null; reason: string }>;
+}
+
+/** A transaction's `routing_next` as written by `routingNext`, or null. */
+export function readRoutingNext(v: unknown): { attempt: number; next: RoutedAttempt[] } | null {
+  const r = v as RoutingNext | null | undefined;
+  if (!r || typeof r !== 'object' || !Array.isArray(r.next) || r.next.length === 0) return null;
+  return { attempt: Number(r.attempt) || 1, next: r.next.map((a) => ({ serviceId: a.service_id, serviceType: a.service_type, rule: a.rule, reason: a.reason })) };
+}
+
+/** The order's columns when an attempt goes to another service than the one it processes now. */
+export function routedOrderSet(o: Pick<repo.LockedOrder, 'service_id' | 'service_type' | 'entry_service_id' | 'entry_service_type'>, a: Pick<RoutedAttempt, 'serviceId' | 'serviceType'>): Partial<repo.OrderRow> {
+  if (a.serviceId === o.service_id) return {};
+  return { service_id: a.serviceId, service_type: a.serviceType, entry_service_id: o.entry_service_id ?? o.service_id, entry_service_type: o.entry_service_type ?? o.service_type };
 }
 
 interface PlanBase {
@@ -95,11 +126,21 @@ export function planPayment(f: PaymentFacts): PaymentPlan | { error: ApiError } 
   if (needs3ds && !card.sourceId && !keep) return { error: badRequest('A secure payment needs a stored card to complete 3DS') };
   const { txOperative, op } = paymentOperation(o.operative as Operative);
   const txId = f.waitTx?.id ?? f.txId;
+  // routing: the first attempt's service takes the payment; the fallbacks wait for a retriable decline.
+  // A payment carrying authentication (an external MPI's result, a wallet's cryptogram) or a
+  // merchant-initiated one keeps to services of the first one's type: another acquirer could not
+  // quote them (docs/routing.md)
+  const first = f.route?.attempts[0] ?? null;
+  const fallbacks = first
+    ? f.route!.attempts.slice(1).filter((a) => !(input.threeds || input.dpan || input.wallet || input.channel === 'MIT') || a.serviceType === first.serviceType)
+    : [];
+  const routed = first ? routedOrderSet(o, first) : {};
   const tx: repo.TxRow = {
     id: txId, order_id: o.id, merchant_id: o.merchant_id, operative: txOperative, processor_operation: op, amount: Number(o.amount),
     status: 'PENDING', error: 'NONE', auth_code: '', processor_id: null, source_id: card.sourceId, source_json: card.sourceJson,
     antifraud: risk?.antifraud ?? null, device: null, error_details: null, customer_ip: input.customerIp ?? null, awaiting_3ds: needs3ds,
     metadata: null, dcc: f.dcc.record, created_at: now, updated_at: now, started_at: f.realNow, pos: terminal?.pos ?? null,
+    ...(first ? { service_id: first.serviceId, routing: routingRecord(first, 1), routing_next: routingNext(1, fallbacks) } : {}),
   } as repo.TxRow;
   const wait = f.waitTx
     ? {
@@ -111,7 +152,7 @@ export function planPayment(f: PaymentFacts): PaymentPlan | { error: ApiError } 
       }
     : null;
   const kept = keep ? { pan: card.data.pan, expMonth: card.data.expiryMonth, expYear: card.data.expiryYear, holder: card.data.holder ?? '' } : null;
-  const common = { source_id: card.sourceId ?? o.source_id, ip: input.customerIp ?? o.ip };
+  const common = { source_id: card.sourceId ?? o.source_id, ip: input.customerIp ?? o.ip, ...routed };
   const base = { txOperative, op, txId, tx, wait, keep: kept };
   const afterEvent = (event: OrderEvent, set: Partial<repo.OrderRow>): repo.LockedOrder => {
     const t = orderTransition(o.status, event);
@@ -152,7 +193,7 @@ export function planPayment(f: PaymentFacts): PaymentPlan | { error: ApiError } 
     safe: (!!input.threeds && ['Y', 'A'].includes(input.threeds.transStatus)) || walletAuthenticated,
     request: {
       reference: txId,
-      terminal: { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
+      terminal: first ? { serviceType: first.serviceType, terminalId: null, serviceId: first.serviceId } : { serviceType: o.service_type, terminalId: null, serviceId: o.service_id },
       now,
       amount: Number(o.amount),
       currency: o.currency,
@@ -177,10 +218,10 @@ export function planPayment(f: PaymentFacts): PaymentPlan | { error: ApiError } 
 /**
  * Whether the optimistic writer takes a plan: a plain processor call whose step 1 is one insert and one
  * order update (no device's waiting transaction, no kept card, no conversion, no card-present data, no
- * claim or wallet token to record, no authentication to carry into the settle, no notification at step 1).
+ * claim or wallet token to record, no authentication to carry into the settle, no routing, no notification at step 1).
  */
 export function optimisticTakes(plan: PaymentPlan, o: Pick<repo.LockedOrder, 'status' | 'url_post'>, input: PayInput): plan is Extract<PaymentPlan, { kind: 'call' }> {
-  if (plan.kind !== 'call' || plan.wait || plan.keep || !plan.order || plan.safe) return false;
+  if (plan.kind !== 'call' || plan.wait || plan.keep || !plan.order || plan.safe || plan.tx.routing) return false;
   if (plan.tx.dcc != null || plan.tx.pos != null || plan.request.cardPresent || plan.request.dcc) return false;
   if (input.claim || input.wallet || input.threeds || input.dpan || input.force3ds || input.channel === 'CARD_PRESENT') return false;
   return !(orderTransition(o.status, plan.order.event).notify && o.url_post);
@@ -197,5 +238,16 @@ export function riskCheckOf(
     merchantId: o.merchant_id, env: o.env, serviceId: o.service_id, orderId: o.id, amount: Number(o.amount), currency: o.currency,
     channel: input.channel, card: { fingerprint: card.fingerprint, iin: card.pan.slice(0, 8), last4: card.pan.slice(-4), country: card.country, sourceId: card.sourceId },
     customerExtId: o.customer_ext_id, customerIp: input.customerIp ?? null, now,
+  };
+}
+
+/** What routing is told of a payment (the same for both writers). */
+export function routingFactsOf(o: repo.LockedOrder, input: Pick<PayInput, 'channel'>, pan: string): RoutingFacts {
+  return {
+    merchantId: o.merchant_id, env: o.env, entryServiceId: o.entry_service_id ?? o.service_id, orderId: o.id, amount: Number(o.amount), currency: o.currency,
+    bin: pan.slice(0, 8), channel: input.channel,
+    // the gateway has no customer address for a card payment: conditions on the customer's country do not match
+    customerCountry: null,
+    metadata: o.extra_data && typeof o.extra_data === 'object' && !Array.isArray(o.extra_data) ? (o.extra_data as Record<string, unknown>) : null,
   };
 }

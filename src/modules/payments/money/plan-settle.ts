@@ -10,7 +10,8 @@ import type { ProcessorResult } from '../../../processors/index.js';
 import { declineEvent, orderTransition, type OrderEvent, type TxEvent } from '../order-states.js';
 import { afterFailure, afterSuccess, challengeThreedsRecord, orderUrls, refundEventFor, type RetryOperation, type RetryState } from '../payments.domain.js';
 import type * as repo from '../payments.repo.js';
-import type { Settlement } from '../core.js';
+import type { RoutedAttempt, Settlement } from '../core.js';
+import { readRoutingNext, routedOrderSet } from './plan-payment.js';
 
 /** A processor failure that the merchant sees as HTTP 402 "Failed". */
 const FAILED_OPERATION: Record<string, string> = {
@@ -26,6 +27,24 @@ export interface SettleOptions {
   deviceRefund?: boolean;
   /** Decided after its answer (a processor's notification, the reconciler's lookup). */
   afterAnswer?: boolean;
+  /**
+   * Cascading (routing): a payment attempt that failed in a way the retry table allows is tried on the
+   * next fallback its transaction keeps, as a new transaction of the same order (`txId`). Only the
+   * runner of a payment's first call passes it: a lookup, a notification or a 3-D Secure continuation
+   * never cascades.
+   */
+  cascade?: { allowed: (failure: { error: string; notSent: boolean }) => boolean; txId: string; realNow: Date };
+}
+
+/** The next attempt of a cascade: a new PENDING transaction of the order on the next service. */
+export interface CascadePlan {
+  txId: string;
+  attempt: RoutedAttempt;
+  /** Its number (2: the first fallback). */
+  number: number;
+  /** The fallbacks left after it. */
+  rest: RoutedAttempt[];
+  realNow: Date;
 }
 
 export type TxChange =
@@ -56,6 +75,8 @@ export type SettlePlan =
       notifyFailure: boolean;
       redirect: string | null;
       failed: string | null;
+      /** Cascading: the next attempt to start (the order keeps waiting for its processor). */
+      cascade?: CascadePlan;
     };
 
 type SettlingTx = repo.SettlingTx;
@@ -66,6 +87,8 @@ type SettlingTx = repo.SettlingTx;
  */
 export function planSettle(o: repo.LockedOrder, tx: SettlingTx, state: RetryState, result: ProcessorResult | Settlement, opts: SettleOptions, publicUrl: string, now: Date): SettlePlan {
   const accepted = tx.status === 'PENDING' && result.outcome === 'PENDING' && result.processorId ? result.processorId : null;
+  const cascade = cascadeOf(o, tx, result, opts);
+  if (cascade) return cascade;
   if (tx.status !== 'PENDING' || result.outcome === 'UNKNOWN' || result.outcome === 'PENDING' || (tx.awaiting_3ds && result.outcome !== 'VOIDED' && result.outcome !== 'FAILED')) {
     return { kind: 'keep', processorId: accepted };
   }
@@ -79,6 +102,34 @@ export function planSettle(o: repo.LockedOrder, tx: SettlingTx, state: RetryStat
       return planFollowUpSettle(o, tx, state, result as Settlement, opts, now);
   }
 }
+
+/**
+ * A payment attempt that failed before any money could move, tried again on the next fallback: a
+ * definitive decline or failure the retry table allows, or a request that never reached the provider
+ * (`notSent`). Never an UNKNOWN that was sent (it is reconciled first), never a 3-D Secure wait, never
+ * without a fallback left. The attempt settles REFUSED (or ERROR when not sent) and the order moves to
+ * the next service, still waiting for its processor.
+ */
+function cascadeOf(o: repo.LockedOrder, tx: SettlingTx, result: ProcessorResult | Settlement, opts: SettleOptions): SettlePlan | null {
+  if (!opts.cascade || tx.status !== 'PENDING' || tx.awaiting_3ds || !PAYMENT_OPERATIVES_CASCADING.has(tx.operative)) return null;
+  const left = readRoutingNext(tx.routing_next);
+  if (!left) return null;
+  let failure: { error: Exclude<repo.TxRow['error'], 'NONE'>; details: string; notSent: boolean; declined: boolean };
+  if (result.outcome === 'DECLINED') failure = { error: result.error, details: result.details, notSent: false, declined: true };
+  else if (result.outcome === 'FAILED' && result.error !== 'TIMEOUT') failure = { error: result.error, details: result.details, notSent: false, declined: result.error === 'AUTHENTICATION_FAILED' };
+  else if (result.outcome === 'UNKNOWN' && result.notSent) failure = { error: 'PROCESSOR_ERROR', details: `not sent: ${result.details}`, notSent: true, declined: false };
+  else return null;
+  if (!opts.cascade.allowed({ error: failure.error, notSent: failure.notSent })) return null;
+  const [attempt, ...rest] = left.next;
+  return write(
+    { kind: 'settle', event: failure.declined ? 'DECLINED' : 'FAILED', set: { error: failure.error, error_details: failure.details, ...(result.outcome === 'DECLINED' ? { processor_id: result.processorId } : {}) } },
+    { event: null, set: routedOrderSet(o, attempt) },
+    { cascade: { txId: opts.cascade.txId, attempt, number: left.attempt + 1, rest, realNow: opts.cascade.realNow } },
+  );
+}
+
+/** The operatives of a payment attempt that may cascade (not payouts). */
+const PAYMENT_OPERATIVES_CASCADING: ReadonlySet<string> = new Set(['AUTHORIZATION', 'DEFERRED']);
 
 const write = (tx: TxChange, order: { event: OrderEvent | null; set: Partial<repo.OrderRow> } | null, more: Partial<Extract<SettlePlan, { kind: 'write' }>> = {}): SettlePlan => ({
   kind: 'write', tx, markCard: null, retry: null, order, notifyFailure: false, redirect: null, failed: null, ...more,

@@ -60,6 +60,55 @@ export async function callAndSettle(
 }
 
 /**
+ * A payment's first call and its settle, with cascading: while the settle starts a next attempt on a
+ * fallback service (a retriable failure, plan-settle.ts `cascadeOf`), that attempt is called and
+ * settled the same way. Each attempt's outcome and time feed routing's health figures.
+ */
+export async function callAndSettlePayment(
+  core: PaymentsCore,
+  s: { orderId: string; txId: string; op: ProcessorOperation; connector: Connector; request: PaymentRequest | ApmPaymentRequest | ApmPayoutRequest },
+  opts: SettleOptions = {},
+): Promise<OrderResult> {
+  const routing = core.deps.routing;
+  let step = s;
+  for (;;) {
+    const result = await timedCall(core, step.connector, step.op, step.request);
+    const cascade = routing ? { allowed: (f: { error: string; notSent: boolean }) => routing.cascadeAllowed(f), txId: randomUUID(), realNow: core.p.clock.now() } : undefined;
+    const out = await settle(core, step.orderId, step.txId, result, { ...opts, cascade });
+    if (!out.next) return out;
+    const next = out.next;
+    // the same request (card, amount, authentication) to the next service, as the new attempt
+    step = {
+      ...step,
+      txId: next.txId,
+      connector: core.deps.processors.forService(next.serviceType, next.env),
+      request: { ...step.request, reference: next.txId, terminal: { serviceType: next.serviceType, terminalId: null, serviceId: next.serviceId } } as typeof step.request,
+    };
+  }
+}
+
+/** Calls the processor and tells routing's health figures how it went (outcome and time). */
+async function timedCall(core: PaymentsCore, connector: Connector, op: ProcessorOperation, request: MoneyRequest): Promise<ProcessorResult> {
+  const routing = core.deps.routing;
+  if (!routing) return callProcessor(connector, op, request);
+  const started = performance.now();
+  const result = await callProcessor(connector, op, request).catch((err: unknown) => {
+    routing.record((request as PaymentRequest).terminal?.serviceId ?? '', 'ERROR', performance.now() - started);
+    throw err;
+  });
+  const ms = performance.now() - started;
+  const serviceId = (request as PaymentRequest).terminal?.serviceId;
+  if (serviceId) routing.record(serviceId, healthOutcome(result), ms);
+  return result;
+}
+
+function healthOutcome(r: ProcessorResult): 'APPROVED' | 'DECLINED' | 'ERROR' | 'TIMEOUT' {
+  if (r.outcome === 'APPROVED' || r.outcome === 'CHALLENGE' || r.outcome === 'PENDING') return 'APPROVED';
+  if (r.outcome === 'DECLINED') return r.error === 'PROCESSOR_ERROR' ? 'ERROR' : 'DECLINED';
+  return r.notSent ? 'ERROR' : 'TIMEOUT';
+}
+
+/**
  * A step whose step 1 the optimistic writer wrote (`started`; `o`: the order as step 1 left it, `tx`:
  * its PENDING transaction): the processor, then the settle planned from that order, written in one
  * statement when the order has not moved, else by the locked settle (which reads and plans again).
@@ -73,7 +122,7 @@ export async function callAndSettleOptimistic(
   s: { op: ProcessorOperation; connector: Connector; request: MoneyRequest },
   opts: SettleOptions = {},
 ): Promise<OrderResult> {
-  const result = await callProcessor(s.connector, s.op, s.request);
+  const result = await timedCall(core, s.connector, s.op, s.request);
   const now = core.now(o);
   const plan = planSettle(o, tx, retry, result, opts, core.p.config.publicUrl, now);
   const done = await writeSettleOptimistic(core, core.db.db, o, started, tx.id, plan, now);

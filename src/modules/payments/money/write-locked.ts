@@ -12,7 +12,8 @@ import { NO_RETRY_STATE } from '../payments.domain.js';
 import type { OrderResult, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import type { FollowUpPlan } from './plan-follow-up.js';
 import type { PaymentPlan } from './plan-payment.js';
-import { orderAfter, planSettle, type SettlePlan } from './plan-settle.js';
+import { orderAfter, planSettle, type CascadePlan, type SettlePlan } from './plan-settle.js';
+import { routingNext, routingRecord } from './plan-payment.js';
 
 /** Step 1 of a follow-up: the PENDING transaction, and the refund reservation or the busy transaction. */
 export async function writeFollowUpLocked(trx: Tx, o: Pick<repo.LockedOrder, 'id' | 'status'>, plan: FollowUpPlan): Promise<void> {
@@ -44,7 +45,26 @@ export async function writeSettleLocked(core: PaymentsCore, trx: Tx, o: repo.Loc
     presented = core.present(next, await repo.transactionsOf(trx, o.id));
     if (plan.notifyFailure) await core.notify(trx, next, presented, now);
   }
+  if (plan.cascade) {
+    await writeCascade(trx, tx.id, plan.cascade, now);
+    presented = core.present(orderAfter(o, plan.order!, now).next, await repo.transactionsOf(trx, o.id));
+    const a = plan.cascade.attempt;
+    return { ...base, order: presented, next: { txId: plan.cascade.txId, serviceId: a.serviceId, serviceType: a.serviceType, env: o.env } };
+  }
   return { ...base, order: presented, redirect: plan.redirect, failed: plan.failed };
+}
+
+/** The next attempt of a cascade: a PENDING copy of the failed attempt (same card, risk verdict, amount) on the next service. */
+async function writeCascade(trx: Tx, failedTxId: string, c: CascadePlan, now: Date): Promise<void> {
+  const failed = await repo.findTransaction(trx, failedTxId);
+  if (!failed) throw new Error(`cascade: transaction ${failedTxId} is missing`);
+  await repo.insertTransaction(trx, {
+    id: c.txId, order_id: failed.order_id, merchant_id: failed.merchant_id, operative: failed.operative, processor_operation: failed.processor_operation,
+    amount: Number(failed.amount), status: 'PENDING', error: 'NONE', auth_code: '', processor_id: null, source_id: failed.source_id, source_json: failed.source_json,
+    antifraud: failed.antifraud, device: failed.device, error_details: null, customer_ip: failed.customer_ip, awaiting_3ds: false, metadata: failed.metadata,
+    dcc: failed.dcc ?? null, created_at: now, updated_at: now, started_at: c.realNow,
+    service_id: c.attempt.serviceId, routing: routingRecord(c.attempt, c.number), routing_next: routingNext(c.number, c.rest),
+  } as repo.TxRow);
 }
 
 /**

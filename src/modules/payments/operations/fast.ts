@@ -20,7 +20,7 @@ import * as fast from '../fast.repo.js';
 import type * as repo from '../payments.repo.js';
 import type { OrderResult, PayInput, PaymentsCore, RiskVerdict } from '../core.js';
 import { callAndSettleOptimistic } from '../money/run.js';
-import { guardPayment, optimisticTakes, planPayment, riskCheckOf, type PaymentCard, type PaymentPlan } from '../money/plan-payment.js';
+import { guardPayment, optimisticTakes, planPayment, riskCheckOf, routingFactsOf, type PaymentCard, type PaymentPlan } from '../money/plan-payment.js';
 import { alone, writePaymentOptimistic, type StartedStep } from '../money/write-optimistic.js';
 import { dccOf } from './dcc.js';
 import { isUuid } from '../../../platform/ids.js';
@@ -98,6 +98,11 @@ async function payFast(
   if (!loaded || (o.customer_ext_id !== null && loaded.customerExtId !== o.customer_ext_id)) return null;
   const dcc = attempt(() => dccOf(input, o));
   if (!dcc) return null;
+  // a routed payment (its service has a routing profile) is written by the ordinary path
+  if (core.deps.routing) {
+    const route = await core.deps.routing.route(routingFactsOf(o, input, loaded.pan.reveal())).catch(() => 'not known' as const);
+    if (route !== null) return null;
+  }
   const paying: PaymentCard = {
     data: { pan: loaded.pan, expiryMonth: loaded.expMonth, expiryYear: loaded.expYear, cvv: input.cvv ?? null, holder: loaded.holder },
     sourceId: loaded.sourceId,

@@ -2,7 +2,7 @@
 import { badRequest } from '../../../platform/errors/errors.js';
 import * as repo from '../payments.repo.js';
 import type { OrderResult, PaymentsCore, Started } from '../core.js';
-import { callAndSettle } from '../money/run.js';
+import { callAndSettlePayment } from '../money/run.js';
 import { tryFrictionless } from './threeds.js';
 
 /** Steps 2 and 3 after step 1 of a payment: answer, redirect to 3DS, or call the processor and settle. */
@@ -20,5 +20,5 @@ export async function finishStarted(core: PaymentsCore, started: Started): Promi
     const o = await repo.findOrder(db, started.orderId);
     return { order: core.present(o!, await repo.transactionsOf(db, started.orderId)), merchantId: o!.merchant_id, redirect: started.url, failed: null };
   }
-  return callAndSettle(core, started, { safe: started.safe });
+  return callAndSettlePayment(core, started, { safe: started.safe });
 }

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../../platform/http/types.js';
 import type { Secret } from '../../../platform/security/secret.js';
 import { presentSource } from '../../sources/index.js';
 import * as repo from '../payments.repo.js';
-import { guardPayment, planPayment, riskCheckOf, type PaymentCard } from '../money/plan-payment.js';
+import { guardPayment, planPayment, riskCheckOf, routingFactsOf, type PaymentCard } from '../money/plan-payment.js';
 import { writePaymentLocked } from '../money/write-locked.js';
 import type { NewOrder, OrderResult, PayInput, PaymentsCore, PresentedOrder, Started } from '../core.js';
 import { assertProcessable, checkOutgoingUrls, insertOrder, resolveService } from './create-order.js';
@@ -192,7 +192,6 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const waitTx = guard.waitsForDevice ? await repo.deviceWaitTransaction(trx, o.id) : null;
   if (guard.waitsForDevice && !waitTx) throw conflict('A payment of this order is in progress');
   if (input.claim) await input.claim(trx, { id: o.id, merchantId: o.merchant_id, env: o.env });
-  const connector = core.deps.processors.forService(o.service_type, o.env);
   const owner = { merchantId: o.merchant_id, env: o.env };
   const dcc = dccOf(input, o);
 
@@ -244,7 +243,13 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   const risk = core.deps.risk
     ? await core.deps.risk.evaluate(trx, riskCheckOf(o, input, { pan: card.data.pan.reveal(), fingerprint, country: cardCountry, sourceId: card.sourceId }, now))
     : null;
-  const plan = planPayment({ o, input, guard, waitTx: waitTx ?? null, card, risk, dcc, txId: randomUUID(), now, realNow: core.p.clock.now(), publicUrl: core.p.config.publicUrl });
+  // routing (the service's profile): which services try the payment, in order; a device's card is read
+  // for its own terminal
+  const route = core.deps.routing && input.channel !== 'CARD_PRESENT' && !waitTx
+    ? await core.deps.routing.route(routingFactsOf(o, input, card.data.pan.reveal()))
+    : null;
+  const plan = planPayment({ o, input, guard, waitTx: waitTx ?? null, card, risk, dcc, txId: randomUUID(), now, realNow: core.p.clock.now(), publicUrl: core.p.config.publicUrl, route });
   if ('error' in plan) throw plan.error;
+  const connector = core.deps.processors.forService(route?.attempts[0]?.serviceType ?? o.service_type, o.env);
   return writePaymentLocked(core, trx, o, plan, connector);
 }
