@@ -6,6 +6,9 @@
  * health read and the event of a breaker that opens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { TEST_CARDS } from '../helpers/payments.js';
@@ -201,5 +204,18 @@ describe('the BIN table', () => {
     await expect(t.m.routing.importBins(csv(['BIN,TO', '400000,400099']))).rejects.toMatchObject({ status: 400 });
     const { rows } = await sql<{ n: string }>`select count(*) as n from routing_bins`.execute(t.p.database.db);
     expect(Number(rows[0].n)).toBe(3);
+  });
+
+  it('read from a file as a stream (what `paygate routing import-bins <file>` does)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routing-bins-'));
+    const file = path.join(dir, 'bins.csv');
+    fs.writeFileSync(file, ['bin_from,bin_to,issuer_country', ...Array.from({ length: 3000 }, (_, i) => `${String(10000000 + i * 10)},${String(10000000 + i * 10 + 9)},ES`)].join('\r\n'));
+    try {
+      expect(await t.m.routing.importBins(fs.createReadStream(file), file)).toEqual({ ranges: 3000 });
+      expect(await t.m.routing.binFacts('10029995')).toMatchObject({ issuer_country: 'ES', card_type: null, source: 'TABLE' });
+      expect(await t.m.routing.binFacts('45488120')).toMatchObject({ source: 'SANDBOX' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
