@@ -34,6 +34,7 @@ import { DashboardService, installDashboardApi, installDashboardApp } from './mo
 import { TerminalService, terminalFormRoutes } from './modules/terminal/index.js';
 import { ReconciliationService, reconciliationRoutes } from './modules/reconciliation/index.js';
 import { DisputesService, disputesRoutes } from './modules/disputes/index.js';
+import { RoutingService, routingRoutes } from './modules/routing/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers, databaseState } from './platform/db/database.js';
 import { OutageLog } from './platform/db/outage.js';
@@ -68,6 +69,7 @@ export interface Modules {
   terminal: TerminalService;
   reconciliation: ReconciliationService;
   disputes: DisputesService;
+  routing: RoutingService;
   dashboard: DashboardService;
   idempotency: IdempotencyStore;
 }
@@ -122,9 +124,10 @@ export function buildModules(p: Platform): Modules {
   const reconciliation = new ReconciliationService(p, { processors });
   const disputes = new DisputesService(p, { payments, events, merchants, processors });
   processors.onDispute = (connector, notice, payment) => disputes.fromConnector(connector, notice, payment);
+  const routing = new RoutingService(p, { events });
   const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now(), p.config.idempotencyLockMs);
-  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, disputes, dashboard, idempotency };
+  return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, disputes, routing, dashboard, idempotency };
 }
 
 /**
@@ -380,6 +383,7 @@ export async function buildApp(p: Platform, m: Modules = buildModules(p), opts: 
   await registerApi(app, cardPresentRoutes(m.cardPresent, m.payments));
   await registerApi(app, reconciliationRoutes(m.reconciliation));
   await registerApi(app, disputesRoutes(m.disputes));
+  await registerApi(app, routingRoutes(m.routing));
   // the device socket (WebSocket upgrade on /v1/device/socket and /v1/sandbox/device/socket)
   installDeviceSocket(app, m.devices, p);
 

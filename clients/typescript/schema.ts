@@ -3295,6 +3295,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/routing-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The routing profiles, newest first
+         * @description The caller's routing profiles, filtered by entry service (`service_uuid`) or `status`.
+         */
+        get: operations["listRoutingProfiles"];
+        put?: never;
+        /**
+         * Create a routing profile
+         * @description A routing profile for one of the caller's services (the entry service, the one orders name): ordered rules whose conditions (card brand, BIN ranges, issuer country, card type, currency, amount, customer country, channel, metadata) pick the service to try first, or a weighted split of services, and the fallbacks tried next. A profile starts as a DRAFT unless `status` is ACTIVE; a service has at most one ACTIVE profile (409). Every service named must be the caller's (400 naming the field).
+         */
+        post: operations["createRoutingProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/routing-profiles/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A routing profile
+         * @description The profile with its rules and version. Another merchant's profile is 404.
+         */
+        get: operations["getRoutingProfile"];
+        /**
+         * Replace a routing profile
+         * @description Replaces the whole profile (entry service, name, status, max_attempts, rules) and bumps its version; the payments of its service follow the new version at once. Checked as a new profile is.
+         */
+        put: operations["replaceRoutingProfile"];
+        post?: never;
+        /**
+         * Delete a routing profile
+         * @description Deletes the profile; the answer is the profile as it was. Its service's payments go to the service itself again.
+         */
+        delete: operations["deleteRoutingProfile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/routing-profiles/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a routing profile on a hypothetical payment
+         * @description The decision the profile (ACTIVE or DRAFT) makes for a payment of this card (`card_pan` or `bin`), amount, currency, channel, countries and metadata: the services in the order they would be tried, the rule that matched and why. Nothing is charged or stored; the answer shows the card's BIN and last 4 digits at most.
+         */
+        post: operations["testRoutingProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/routing/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The health of the caller's services
+         * @description Per service, as the answering gateway process saw its recent attempts: approval, decline, error and timeout rates, processor time (p50, p95) and the circuit breaker's state. A service whose circuit is OPEN is skipped by routing until its cool-down is over.
+         */
+        get: operations["getRoutingHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4423,6 +4515,33 @@ export interface components {
             validation_hash: string;
             extra_data?: components["schemas"]["ExtraData"] | null;
         };
+        /** CreateRoutingProfileRequest */
+        CreateRoutingProfileRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description the entry service (one of yours): the service orders name
+             */
+            service_uuid: string;
+            /** @description for you to recognise it */
+            name: string;
+            /**
+             * @description ACTIVE: decides the payments of its service (one ACTIVE profile per service); DRAFT: only tried with POST /routing-profiles/{uuid}/test
+             * @enum {unknown}
+             */
+            status?: "ACTIVE" | "DRAFT";
+            /**
+             * @description most services tried for one payment (integer, 1 to 5)
+             * @default 3
+             */
+            max_attempts: number | string;
+            /** @description read in order; the first whose conditions all hold decides (at most 100). No rule matched: the entry service alone */
+            rules: components["schemas"]["RoutingRule"][];
+        };
         /** CreateServiceRequest */
         CreateServiceRequest: {
             /**
@@ -4820,6 +4939,14 @@ export interface components {
             source: string;
             /** @description when the cardholder chose (ISO 8601 UTC) */
             timestamp: string;
+        };
+        /** DeleteRoutingProfileRequest */
+        DeleteRoutingProfileRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
         };
         /** DeletedResponse */
         DeletedResponse: {
@@ -7359,6 +7486,33 @@ export interface components {
                 hardware?: string | null;
             } | null | string;
         };
+        /** ReplaceRoutingProfileRequest */
+        ReplaceRoutingProfileRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /**
+             * Format: uuid
+             * @description the entry service (one of yours): the service orders name
+             */
+            service_uuid: string;
+            /** @description for you to recognise it */
+            name: string;
+            /**
+             * @description ACTIVE: decides the payments of its service (one ACTIVE profile per service); DRAFT: only tried with POST /routing-profiles/{uuid}/test
+             * @enum {unknown}
+             */
+            status?: "ACTIVE" | "DRAFT";
+            /**
+             * @description most services tried for one payment (integer, 1 to 5)
+             * @default 3
+             */
+            max_attempts: number | string;
+            /** @description read in order; the first whose conditions all hold decides (at most 100). No rule matched: the entry service alone */
+            rules: components["schemas"]["RoutingRule"][];
+        };
         /** RotateDeviceTokenRequest */
         RotateDeviceTokenRequest: {
             /**
@@ -7366,6 +7520,430 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015
              */
             signature: string;
+        };
+        /**
+         * RoutingAction
+         * @description What a matching rule does
+         * @example {
+         *       "type": "service",
+         *       "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *       "fallbacks": [
+         *         "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+         *       ]
+         *     }
+         */
+        RoutingAction: {
+            /**
+             * @description service: one service; split: services chosen by weight (the same order always gets the same one)
+             * @enum {unknown}
+             */
+            type: "service" | "split";
+            service_uuid?: string | null;
+            splits?: {
+                /**
+                 * Format: uuid
+                 * @description a service of yours
+                 */
+                service_uuid: string;
+                /** @description its share of the orders: weight / sum of the weights (integer, 1 to 1000000) */
+                weight: number | string;
+            }[] | null | string;
+            fallbacks?: string[] | null | string;
+        };
+        /**
+         * RoutingCondition
+         * @description One condition of a rule, over what is known before any processor is called
+         * @example {
+         *       "type": "issuer_country",
+         *       "values": [
+         *         "ES",
+         *         "PT"
+         *       ]
+         *     }
+         */
+        RoutingCondition: {
+            /**
+             * @description what the condition looks at; it uses the fields named here: brand, issuer_country, card_type, currency, customer_country, channel take `values`; bin takes `ranges`; amount takes `min` and/or `max`; metadata takes `key` and, optionally, `equals`
+             * @enum {unknown}
+             */
+            type: "brand" | "bin" | "issuer_country" | "card_type" | "currency" | "amount" | "customer_country" | "channel" | "metadata";
+            values?: string[] | null | string;
+            ranges?: {
+                /**
+                 * @description first prefix of the range, 6 to 8 digits
+                 * @example 45488100
+                 */
+                from: string;
+                /**
+                 * @description last prefix of the range, as many digits as `from`
+                 * @example 45488199
+                 */
+                to: string;
+            }[] | null | string;
+            min?: (number | string) | null | string;
+            max?: (number | string) | null | string;
+            key?: string | null;
+            equals?: string | null;
+        };
+        /**
+         * RoutingDecision
+         * @example {
+         *       "profile_uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+         *       "profile_version": 1,
+         *       "profile_status": "ACTIVE",
+         *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+         *       "facts": {
+         *         "bin": "45488120",
+         *         "last4": null,
+         *         "brand": "VISA",
+         *         "issuer_country": "ES",
+         *         "card_type": "DEBIT",
+         *         "bin_source": "SANDBOX",
+         *         "amount": 2500,
+         *         "currency": "EUR",
+         *         "customer_country": "ES",
+         *         "channel": "ECOMMERCE",
+         *         "metadata": {
+         *           "tier": "gold"
+         *         }
+         *       },
+         *       "rule": "spanish-debit-to-redsys",
+         *       "attempts": [
+         *         {
+         *           "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *           "rule": "spanish-debit-to-redsys",
+         *           "reason": "rule \"spanish-debit-to-redsys\": its service"
+         *         },
+         *         {
+         *           "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+         *           "rule": "spanish-debit-to-redsys",
+         *           "reason": "rule \"spanish-debit-to-redsys\": fallback 1"
+         *         }
+         *       ],
+         *       "skipped": []
+         *     }
+         */
+        RoutingDecision: {
+            /** Format: uuid */
+            profile_uuid: string;
+            profile_version: number;
+            /**
+             * @description ACTIVE: decides the payments of its service (one ACTIVE profile per service); DRAFT: only tried with POST /routing-profiles/{uuid}/test
+             * @enum {unknown}
+             */
+            profile_status: "ACTIVE" | "DRAFT";
+            /**
+             * Format: uuid
+             * @description the order uuid whose hash picked a split's service
+             */
+            order_uuid: string;
+            /** @description what the decision was made on */
+            facts: {
+                /** @description the BIN decided on: 8 digits (6 of a card number shorter than 16 digits) */
+                bin: string;
+                last4: string | null;
+                brand: string | null;
+                issuer_country: string | null;
+                card_type: ("CREDIT" | "DEBIT" | "PREPAID") | null;
+                bin_source: ("TABLE" | "SANDBOX") | null;
+                amount: number;
+                currency: string;
+                customer_country: string | null;
+                /** @enum {unknown} */
+                channel: "ECOMMERCE" | "MOTO" | "MIT";
+                metadata: {
+                    [key: string]: string;
+                };
+            };
+            rule: string | null;
+            /** @description the services to try, in order: the first, then the fallbacks (no duplicates, at most max_attempts, open circuits left out) */
+            attempts: {
+                /** Format: uuid */
+                service_uuid: string;
+                rule: string | null;
+                /** @description why it is here, in words */
+                reason: string;
+            }[];
+            /** @description services left out because their circuit is open in the answering process */
+            skipped: {
+                /** Format: uuid */
+                service_uuid: string;
+                reason: string;
+            }[];
+        };
+        /** RoutingDecisionResponse */
+        RoutingDecisionResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            routing_decision: components["schemas"]["RoutingDecision"];
+        };
+        /**
+         * RoutingHealth
+         * @example {
+         *       "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *       "service_name": "Redsys EUR",
+         *       "state": "CLOSED",
+         *       "opened_at": null,
+         *       "attempts": 120,
+         *       "approval_rate": 0.9083,
+         *       "decline_rate": 0.075,
+         *       "error_rate": 0.0083,
+         *       "timeout_rate": 0.0083,
+         *       "latency_p50_ms": 412,
+         *       "latency_p95_ms": 1180,
+         *       "window_attempts": 50,
+         *       "window_bad_rate": 0.02
+         *     }
+         */
+        RoutingHealth: {
+            /** Format: uuid */
+            service_uuid: string;
+            service_name: string;
+            /**
+             * @description the circuit: CLOSED (tried), OPEN (skipped by routing until the cool-down is over), HALF_OPEN (tried again: the next outcome closes or re-opens it)
+             * @enum {unknown}
+             */
+            state: "CLOSED" | "OPEN" | "HALF_OPEN";
+            opened_at: string | null;
+            /** @description recent attempts counted in the figures (the last 200 of the last 5 minutes) */
+            attempts: number;
+            approval_rate: number | null;
+            decline_rate: number | null;
+            error_rate: number | null;
+            timeout_rate: number | null;
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+            /** @description attempts in the breaker's window (the last 50 of the last 60 seconds) */
+            window_attempts: number;
+            window_bad_rate: number | null;
+        };
+        /** RoutingHealthResponse */
+        RoutingHealthResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description each of your services, as the answering process saw them */
+            routing_health: components["schemas"]["RoutingHealth"][];
+        };
+        /**
+         * RoutingProfile
+         * @example {
+         *       "uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+         *       "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+         *       "name": "EU cards",
+         *       "status": "ACTIVE",
+         *       "max_attempts": 3,
+         *       "version": 1,
+         *       "rules": [
+         *         {
+         *           "name": "spanish-debit-to-redsys",
+         *           "conditions": [
+         *             {
+         *               "type": "issuer_country",
+         *               "values": [
+         *                 "ES"
+         *               ]
+         *             },
+         *             {
+         *               "type": "card_type",
+         *               "values": [
+         *                 "DEBIT"
+         *               ]
+         *             }
+         *           ],
+         *           "action": {
+         *             "type": "service",
+         *             "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *             "fallbacks": [
+         *               "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "name": "amex-and-large-eur",
+         *           "conditions": [
+         *             {
+         *               "type": "currency",
+         *               "values": [
+         *                 "EUR"
+         *               ]
+         *             },
+         *             {
+         *               "type": "amount",
+         *               "min": 50000
+         *             }
+         *           ],
+         *           "action": {
+         *             "type": "split",
+         *             "splits": [
+         *               {
+         *                 "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *                 "weight": 70
+         *               },
+         *               {
+         *                 "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+         *                 "weight": 30
+         *               }
+         *             ],
+         *             "fallbacks": [
+         *               "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "created_at": "2026-03-14T09:21:07.000Z",
+         *       "updated_at": "2026-03-14T09:21:07.000Z"
+         *     }
+         */
+        RoutingProfile: {
+            /** Format: uuid */
+            uuid: string;
+            /**
+             * Format: uuid
+             * @description the entry service: the service orders name, whose payments this profile routes
+             */
+            service_uuid: string;
+            name: string;
+            /**
+             * @description ACTIVE: decides the payments of its service (one ACTIVE profile per service); DRAFT: only tried with POST /routing-profiles/{uuid}/test
+             * @enum {unknown}
+             */
+            status: "ACTIVE" | "DRAFT";
+            /** @description most services tried for one payment (1 to 5) */
+            max_attempts: number;
+            /** @description bumped by every replacement */
+            version: number;
+            /** @description read in order: the first that matches decides */
+            rules: components["schemas"]["RoutingRule"][];
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            created_at: string;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            updated_at: string;
+        };
+        /** RoutingProfileResponse */
+        RoutingProfileResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            routing_profile: components["schemas"]["RoutingProfile"];
+        };
+        /** RoutingProfilesResponse */
+        RoutingProfilesResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            /** @description newest first */
+            routing_profiles: components["schemas"]["RoutingProfile"][];
+        };
+        /**
+         * RoutingRule
+         * @example {
+         *       "name": "spanish-debit-to-redsys",
+         *       "conditions": [
+         *         {
+         *           "type": "issuer_country",
+         *           "values": [
+         *             "ES"
+         *           ]
+         *         },
+         *         {
+         *           "type": "card_type",
+         *           "values": [
+         *             "DEBIT"
+         *           ]
+         *         }
+         *       ],
+         *       "action": {
+         *         "type": "service",
+         *         "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *         "fallbacks": [
+         *           "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+         *         ]
+         *       }
+         *     }
+         */
+        RoutingRule: {
+            /** @description unique in the profile; named by the decision */
+            name: string;
+            /** @description all must hold; none: the rule always matches */
+            conditions: components["schemas"]["RoutingCondition"][];
+            action: components["schemas"]["RoutingAction"];
+        };
+        /** RoutingTestRequest */
+        RoutingTestRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            card_pan?: string | null;
+            bin?: string | null;
+            brand?: string | null;
+            /** @description minor units of the currency (100 = 1 EUR) (integer, 0 to 999999999999) */
+            amount: number | string;
+            /** @description ISO 4217 currency: alpha-3 (EUR) or numeric (978) */
+            currency: string | number;
+            /**
+             * @description ECOMMERCE (default), MOTO or MIT (a merchant-initiated charge of a stored card)
+             * @enum {unknown}
+             */
+            channel?: "ECOMMERCE" | "MOTO" | "MIT";
+            issuer_country?: string | null;
+            card_type?: ("CREDIT" | "DEBIT" | "PREPAID") | null | string;
+            customer_country?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null | string;
+            order_uuid?: string | null;
         };
         /** SandboxApmPayRequest */
         SandboxApmPayRequest: {
@@ -34213,6 +34791,1159 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DisputeSettingsResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRoutingProfiles: {
+        parameters: {
+            query?: {
+                service_uuid?: string | null;
+                /** @description ACTIVE: decides the payments of its service (one ACTIVE profile per service); DRAFT: only tried with POST /routing-profiles/{uuid}/test */
+                status?: "ACTIVE" | "DRAFT";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_profiles": [
+                     *         {
+                     *           "uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *           "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *           "name": "EU cards",
+                     *           "status": "ACTIVE",
+                     *           "max_attempts": 3,
+                     *           "version": 1,
+                     *           "rules": [
+                     *             {
+                     *               "name": "spanish-debit-to-redsys",
+                     *               "conditions": [
+                     *                 {
+                     *                   "type": "issuer_country",
+                     *                   "values": [
+                     *                     "ES"
+                     *                   ]
+                     *                 },
+                     *                 {
+                     *                   "type": "card_type",
+                     *                   "values": [
+                     *                     "DEBIT"
+                     *                   ]
+                     *                 }
+                     *               ],
+                     *               "action": {
+                     *                 "type": "service",
+                     *                 "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *                 "fallbacks": [
+                     *                   "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                     *                 ]
+                     *               }
+                     *             },
+                     *             {
+                     *               "name": "amex-and-large-eur",
+                     *               "conditions": [
+                     *                 {
+                     *                   "type": "currency",
+                     *                   "values": [
+                     *                     "EUR"
+                     *                   ]
+                     *                 },
+                     *                 {
+                     *                   "type": "amount",
+                     *                   "min": 50000
+                     *                 }
+                     *               ],
+                     *               "action": {
+                     *                 "type": "split",
+                     *                 "splits": [
+                     *                   {
+                     *                     "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *                     "weight": 70
+                     *                   },
+                     *                   {
+                     *                     "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                     *                     "weight": 30
+                     *                   }
+                     *                 ],
+                     *                 "fallbacks": [
+                     *                   "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                     *                 ]
+                     *               }
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-03-14T09:21:07.000Z",
+                     *           "updated_at": "2026-03-14T09:21:07.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingProfilesResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createRoutingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                 *       "name": "EU cards",
+                 *       "status": "ACTIVE",
+                 *       "max_attempts": 3,
+                 *       "rules": [
+                 *         {
+                 *           "name": "spanish-debit-to-redsys",
+                 *           "conditions": [
+                 *             {
+                 *               "type": "issuer_country",
+                 *               "values": [
+                 *                 "ES"
+                 *               ]
+                 *             },
+                 *             {
+                 *               "type": "card_type",
+                 *               "values": [
+                 *                 "DEBIT"
+                 *               ]
+                 *             }
+                 *           ],
+                 *           "action": {
+                 *             "type": "service",
+                 *             "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                 *             "fallbacks": [
+                 *               "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "amex-and-large-eur",
+                 *           "conditions": [
+                 *             {
+                 *               "type": "currency",
+                 *               "values": [
+                 *                 "EUR"
+                 *               ]
+                 *             },
+                 *             {
+                 *               "type": "amount",
+                 *               "min": 50000
+                 *             }
+                 *           ],
+                 *           "action": {
+                 *             "type": "split",
+                 *             "splits": [
+                 *               {
+                 *                 "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                 *                 "weight": 70
+                 *               },
+                 *               {
+                 *                 "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                 *                 "weight": 30
+                 *               }
+                 *             ],
+                 *             "fallbacks": [
+                 *               "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRoutingProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_profile": {
+                     *         "uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "name": "EU cards",
+                     *         "status": "ACTIVE",
+                     *         "max_attempts": 3,
+                     *         "version": 1,
+                     *         "rules": [
+                     *           {
+                     *             "name": "spanish-debit-to-redsys",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "issuer_country",
+                     *                 "values": [
+                     *                   "ES"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "card_type",
+                     *                 "values": [
+                     *                   "DEBIT"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "service",
+                     *               "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *               "fallbacks": [
+                     *                 "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                     *               ]
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "amex-and-large-eur",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "currency",
+                     *                 "values": [
+                     *                   "EUR"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "amount",
+                     *                 "min": 50000
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "split",
+                     *               "splits": [
+                     *                 {
+                     *                   "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *                   "weight": 70
+                     *                 },
+                     *                 {
+                     *                   "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                     *                   "weight": 30
+                     *                 }
+                     *               ],
+                     *               "fallbacks": [
+                     *                 "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingProfileResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRoutingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_profile": {
+                     *         "uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "name": "EU cards",
+                     *         "status": "ACTIVE",
+                     *         "max_attempts": 3,
+                     *         "version": 1,
+                     *         "rules": [
+                     *           {
+                     *             "name": "spanish-debit-to-redsys",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "issuer_country",
+                     *                 "values": [
+                     *                   "ES"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "card_type",
+                     *                 "values": [
+                     *                   "DEBIT"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "service",
+                     *               "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *               "fallbacks": [
+                     *                 "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                     *               ]
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "amex-and-large-eur",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "currency",
+                     *                 "values": [
+                     *                   "EUR"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "amount",
+                     *                 "min": 50000
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "split",
+                     *               "splits": [
+                     *                 {
+                     *                   "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *                   "weight": 70
+                     *                 },
+                     *                 {
+                     *                   "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                     *                   "weight": 30
+                     *                 }
+                     *               ],
+                     *               "fallbacks": [
+                     *                 "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingProfileResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replaceRoutingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                 *       "name": "EU cards",
+                 *       "status": "ACTIVE",
+                 *       "max_attempts": 2,
+                 *       "rules": [
+                 *         {
+                 *           "name": "spanish-debit-to-redsys",
+                 *           "conditions": [
+                 *             {
+                 *               "type": "issuer_country",
+                 *               "values": [
+                 *                 "ES"
+                 *               ]
+                 *             },
+                 *             {
+                 *               "type": "card_type",
+                 *               "values": [
+                 *                 "DEBIT"
+                 *               ]
+                 *             }
+                 *           ],
+                 *           "action": {
+                 *             "type": "service",
+                 *             "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                 *             "fallbacks": [
+                 *               "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "name": "amex-and-large-eur",
+                 *           "conditions": [
+                 *             {
+                 *               "type": "currency",
+                 *               "values": [
+                 *                 "EUR"
+                 *               ]
+                 *             },
+                 *             {
+                 *               "type": "amount",
+                 *               "min": 50000
+                 *             }
+                 *           ],
+                 *           "action": {
+                 *             "type": "split",
+                 *             "splits": [
+                 *               {
+                 *                 "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                 *                 "weight": 70
+                 *               },
+                 *               {
+                 *                 "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                 *                 "weight": 30
+                 *               }
+                 *             ],
+                 *             "fallbacks": [
+                 *               "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplaceRoutingProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_profile": {
+                     *         "uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "name": "EU cards",
+                     *         "status": "ACTIVE",
+                     *         "max_attempts": 3,
+                     *         "version": 1,
+                     *         "rules": [
+                     *           {
+                     *             "name": "spanish-debit-to-redsys",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "issuer_country",
+                     *                 "values": [
+                     *                   "ES"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "card_type",
+                     *                 "values": [
+                     *                   "DEBIT"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "service",
+                     *               "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *               "fallbacks": [
+                     *                 "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                     *               ]
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "amex-and-large-eur",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "currency",
+                     *                 "values": [
+                     *                   "EUR"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "amount",
+                     *                 "min": 50000
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "split",
+                     *               "splits": [
+                     *                 {
+                     *                   "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *                   "weight": 70
+                     *                 },
+                     *                 {
+                     *                   "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                     *                   "weight": 30
+                     *                 }
+                     *               ],
+                     *               "fallbacks": [
+                     *                 "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingProfileResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteRoutingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeleteRoutingProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_profile": {
+                     *         "uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *         "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *         "name": "EU cards",
+                     *         "status": "ACTIVE",
+                     *         "max_attempts": 3,
+                     *         "version": 1,
+                     *         "rules": [
+                     *           {
+                     *             "name": "spanish-debit-to-redsys",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "issuer_country",
+                     *                 "values": [
+                     *                   "ES"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "card_type",
+                     *                 "values": [
+                     *                   "DEBIT"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "service",
+                     *               "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *               "fallbacks": [
+                     *                 "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73"
+                     *               ]
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "amex-and-large-eur",
+                     *             "conditions": [
+                     *               {
+                     *                 "type": "currency",
+                     *                 "values": [
+                     *                   "EUR"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "type": "amount",
+                     *                 "min": 50000
+                     *               }
+                     *             ],
+                     *             "action": {
+                     *               "type": "split",
+                     *               "splits": [
+                     *                 {
+                     *                   "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *                   "weight": 70
+                     *                 },
+                     *                 {
+                     *                   "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                     *                   "weight": 30
+                     *                 }
+                     *               ],
+                     *               "fallbacks": [
+                     *                 "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-03-14T09:21:07.000Z",
+                     *         "updated_at": "2026-03-14T09:21:07.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingProfileResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testRoutingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "bin": "45488120",
+                 *       "amount": 2500,
+                 *       "currency": "EUR",
+                 *       "channel": "ECOMMERCE",
+                 *       "customer_country": "ES",
+                 *       "metadata": {
+                 *         "tier": "gold"
+                 *       },
+                 *       "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutingTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_decision": {
+                     *         "profile_uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *         "profile_version": 1,
+                     *         "profile_status": "ACTIVE",
+                     *         "order_uuid": "3c9a7e52-1b4d-4f0e-8a6b-9d2f5c1e7a34",
+                     *         "facts": {
+                     *           "bin": "45488120",
+                     *           "last4": null,
+                     *           "brand": "VISA",
+                     *           "issuer_country": "ES",
+                     *           "card_type": "DEBIT",
+                     *           "bin_source": "SANDBOX",
+                     *           "amount": 2500,
+                     *           "currency": "EUR",
+                     *           "customer_country": "ES",
+                     *           "channel": "ECOMMERCE",
+                     *           "metadata": {
+                     *             "tier": "gold"
+                     *           }
+                     *         },
+                     *         "rule": "spanish-debit-to-redsys",
+                     *         "attempts": [
+                     *           {
+                     *             "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *             "rule": "spanish-debit-to-redsys",
+                     *             "reason": "rule \"spanish-debit-to-redsys\": its service"
+                     *           },
+                     *           {
+                     *             "service_uuid": "9e4d2b7a-1c3f-4a5e-b6d8-2f1e0a9b8c73",
+                     *             "rule": "spanish-debit-to-redsys",
+                     *             "reason": "rule \"spanish-debit-to-redsys\": fallback 1"
+                     *           }
+                     *         ],
+                     *         "skipped": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingDecisionResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRoutingHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_health": [
+                     *         {
+                     *           "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *           "service_name": "Redsys EUR",
+                     *           "state": "CLOSED",
+                     *           "opened_at": null,
+                     *           "attempts": 120,
+                     *           "approval_rate": 0.9083,
+                     *           "decline_rate": 0.075,
+                     *           "error_rate": 0.0083,
+                     *           "timeout_rate": 0.0083,
+                     *           "latency_p50_ms": 412,
+                     *           "latency_p95_ms": 1180,
+                     *           "window_attempts": 50,
+                     *           "window_bad_rate": 0.02
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingHealthResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

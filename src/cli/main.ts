@@ -13,6 +13,7 @@ import { merchantCommands } from './commands/merchants.js';
 import { operationCommands } from './commands/operations.js';
 import { serverCommands } from './commands/server.js';
 import { vaultCommands } from './commands/vault.js';
+import { routingCommands } from './commands/routing.js';
 
 /** The `paygate` command: every command group of commands/, in the order the help lists them. */
 export function buildCli(): Command {
@@ -26,6 +27,7 @@ export function buildCli(): Command {
   deviceCommands(program);
   connectorCommands(program);
   vaultCommands(program);
+  routingCommands(program);
   operationCommands(program);
   simulatorCommands(program);
   listenCommand(program);

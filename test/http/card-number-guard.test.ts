@@ -22,6 +22,7 @@ const CARD_FIELDS = new Set([
   'POST /payment-method/card card_pan',
   'POST /payment-method/cards cards[].card_pan',
   'POST /sandbox-wallet/token card_pan',
+  'POST /routing-profiles/{uuid}/test card_pan',
   'POST /card-present/payment card.pan',
   'POST /card-present/payment card.track2',
   'POST /card-present/preauthorization card.pan',
