@@ -34,7 +34,7 @@ import { DashboardService, installDashboardApi, installDashboardApp } from './mo
 import { TerminalService, terminalFormRoutes } from './modules/terminal/index.js';
 import { ReconciliationService, reconciliationRoutes } from './modules/reconciliation/index.js';
 import { DisputesService, disputesRoutes } from './modules/disputes/index.js';
-import { RoutingService, routingRoutes } from './modules/routing/index.js';
+import { PaymentRouting, RoutingService, routingRoutes } from './modules/routing/index.js';
 import { readMigrations } from './platform/db/migrate.js';
 import { databaseAnswers, databaseState } from './platform/db/database.js';
 import { OutageLog } from './platform/db/outage.js';
@@ -107,7 +107,17 @@ export function buildModules(p: Platform): Modules {
   const events = new EventsService(p, merchants);
   // B15 payouts with an APM ask which APMs a service offers (the payment-methods module, built on payments)
   let paymentMethods: PaymentMethodsService | null = null;
-  const payments = new PaymentsService(p, { merchants, sources, processors, events, risk, apms: { offered: (serviceId) => paymentMethods!.offered(serviceId) } });
+  // routing profiles choose the service of each card payment attempt (the routing module, built below)
+  let paymentRouting: PaymentRouting | null = null;
+  const payments = new PaymentsService(p, {
+    merchants, sources, processors, events, risk,
+    apms: { offered: (serviceId) => paymentMethods!.offered(serviceId) },
+    routing: {
+      route: (facts) => paymentRouting!.route(facts),
+      cascadeAllowed: (failure) => paymentRouting!.cascadeAllowed(failure),
+      record: (serviceId, outcome, ms) => paymentRouting!.record(serviceId, outcome, ms),
+    },
+  });
   const templates = new TemplatesService(p);
   paymentMethods = new PaymentMethodsService(p, { payments, services });
   const wallets = new WalletsService(p, { payments, services, merchants });
@@ -125,6 +135,7 @@ export function buildModules(p: Platform): Modules {
   const disputes = new DisputesService(p, { payments, events, merchants, processors });
   processors.onDispute = (connector, notice, payment) => disputes.fromConnector(connector, notice, payment);
   const routing = new RoutingService(p, { events });
+  paymentRouting = new PaymentRouting(routing, () => p.database.db, p.config.cacheTtlMs);
   const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now(), p.config.idempotencyLockMs);
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, disputes, routing, dashboard, idempotency };

@@ -3236,6 +3236,32 @@ export interface operations {
                                 payment_data?: {
                                     terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
                                 };
+                                /**
+                                 * TransactionRouting
+                                 * @description Present on payment attempts a routing profile chose (docs/routing.md)
+                                 * @example {
+                                 *       "service_uuid": "6f1c7f5e-2b7a-4c59-9a3e-0c2f9b6a1d11",
+                                 *       "service": "CHECKOUT",
+                                 *       "rule": "visa-eu",
+                                 *       "reason": "fallback after DENIED on REDSYSPSD2",
+                                 *       "attempt": 2
+                                 *     }
+                                 */
+                                routing?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID, upper or lower case
+                                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                                     */
+                                    service_uuid: string;
+                                    /** @description the type of the service that processed the attempt (its processor) */
+                                    service: string;
+                                    rule: string | null;
+                                    /** @description why this service: the rule, a volume split, a fallback after a retriable decline, a service skipped while its circuit is open */
+                                    reason: string;
+                                    /** @description 1 for the first attempt of the payment, 2 for the first fallback, and so on */
+                                    attempt: number;
+                                };
                             }[];
                             token: string | null;
                             ip: string | null;
@@ -3777,6 +3803,32 @@ export interface operations {
                                 payment_data?: {
                                     terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
                                 };
+                                /**
+                                 * TransactionRouting
+                                 * @description Present on payment attempts a routing profile chose (docs/routing.md)
+                                 * @example {
+                                 *       "service_uuid": "6f1c7f5e-2b7a-4c59-9a3e-0c2f9b6a1d11",
+                                 *       "service": "CHECKOUT",
+                                 *       "rule": "visa-eu",
+                                 *       "reason": "fallback after DENIED on REDSYSPSD2",
+                                 *       "attempt": 2
+                                 *     }
+                                 */
+                                routing?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID, upper or lower case
+                                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                                     */
+                                    service_uuid: string;
+                                    /** @description the type of the service that processed the attempt (its processor) */
+                                    service: string;
+                                    rule: string | null;
+                                    /** @description why this service: the rule, a volume split, a fallback after a retriable decline, a service skipped while its circuit is open */
+                                    reason: string;
+                                    /** @description 1 for the first attempt of the payment, 2 for the first fallback, and so on */
+                                    attempt: number;
+                                };
                             }[];
                             token: string | null;
                             ip: string | null;
@@ -4259,6 +4311,32 @@ export interface operations {
                                 payment_data?: {
                                     terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
                                 };
+                                /**
+                                 * TransactionRouting
+                                 * @description Present on payment attempts a routing profile chose (docs/routing.md)
+                                 * @example {
+                                 *       "service_uuid": "6f1c7f5e-2b7a-4c59-9a3e-0c2f9b6a1d11",
+                                 *       "service": "CHECKOUT",
+                                 *       "rule": "visa-eu",
+                                 *       "reason": "fallback after DENIED on REDSYSPSD2",
+                                 *       "attempt": 2
+                                 *     }
+                                 */
+                                routing?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID, upper or lower case
+                                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                                     */
+                                    service_uuid: string;
+                                    /** @description the type of the service that processed the attempt (its processor) */
+                                    service: string;
+                                    rule: string | null;
+                                    /** @description why this service: the rule, a volume split, a fallback after a retriable decline, a service skipped while its circuit is open */
+                                    reason: string;
+                                    /** @description 1 for the first attempt of the payment, 2 for the first fallback, and so on */
+                                    attempt: number;
+                                };
                             }[];
                             token: string | null;
                             ip: string | null;
@@ -4735,6 +4813,32 @@ export interface operations {
                                 payment_data?: {
                                     terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
                                 };
+                                /**
+                                 * TransactionRouting
+                                 * @description Present on payment attempts a routing profile chose (docs/routing.md)
+                                 * @example {
+                                 *       "service_uuid": "6f1c7f5e-2b7a-4c59-9a3e-0c2f9b6a1d11",
+                                 *       "service": "CHECKOUT",
+                                 *       "rule": "visa-eu",
+                                 *       "reason": "fallback after DENIED on REDSYSPSD2",
+                                 *       "attempt": 2
+                                 *     }
+                                 */
+                                routing?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID, upper or lower case
+                                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                                     */
+                                    service_uuid: string;
+                                    /** @description the type of the service that processed the attempt (its processor) */
+                                    service: string;
+                                    rule: string | null;
+                                    /** @description why this service: the rule, a volume split, a fallback after a retriable decline, a service skipped while its circuit is open */
+                                    reason: string;
+                                    /** @description 1 for the first attempt of the payment, 2 for the first fallback, and so on */
+                                    attempt: number;
+                                };
                             }[];
                             token: string | null;
                             ip: string | null;
@@ -5210,6 +5314,32 @@ export interface operations {
                                  */
                                 payment_data?: {
                                     terminal_action: ("REQUEST_PIN" | "SWITCH_INTERFACE") | null;
+                                };
+                                /**
+                                 * TransactionRouting
+                                 * @description Present on payment attempts a routing profile chose (docs/routing.md)
+                                 * @example {
+                                 *       "service_uuid": "6f1c7f5e-2b7a-4c59-9a3e-0c2f9b6a1d11",
+                                 *       "service": "CHECKOUT",
+                                 *       "rule": "visa-eu",
+                                 *       "reason": "fallback after DENIED on REDSYSPSD2",
+                                 *       "attempt": 2
+                                 *     }
+                                 */
+                                routing?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID, upper or lower case
+                                     * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                                     */
+                                    service_uuid: string;
+                                    /** @description the type of the service that processed the attempt (its processor) */
+                                    service: string;
+                                    rule: string | null;
+                                    /** @description why this service: the rule, a volume split, a fallback after a retriable decline, a service skipped while its circuit is open */
+                                    reason: string;
+                                    /** @description 1 for the first attempt of the payment, 2 for the first fallback, and so on */
+                                    attempt: number;
                                 };
                             }[];
                             token: string | null;

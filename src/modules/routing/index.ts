@@ -13,3 +13,5 @@ export type { AttemptOutcome, BreakerState, BreakerSettings } from './routing.br
 export { HealthTracker, DEFAULT_HEALTH } from './routing.health.js';
 export type { HealthSnapshot, HealthSettings } from './routing.health.js';
 export type { BinFacts, BinInfo } from './routing.bins.js';
+export { PaymentRouting } from './routing.payments.js';
+export type { PaymentRoute, PaymentRoutingFacts } from './routing.payments.js';
