@@ -113,7 +113,7 @@ export function buildModules(p: Platform): Modules {
     merchants, sources, processors, events, risk,
     apms: { offered: (serviceId) => paymentMethods!.offered(serviceId) },
     routing: {
-      route: (facts) => paymentRouting!.route(facts),
+      route: (facts, db) => paymentRouting!.route(facts, db),
       cascadeAllowed: (failure) => paymentRouting!.cascadeAllowed(failure),
       record: (serviceId, outcome, ms) => paymentRouting!.record(serviceId, outcome, ms),
     },

@@ -12,6 +12,7 @@ import type { FollowUpRequest, PaymentRequest, ProcessorResult } from '../../src
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { createOrder, storeCard } from '../helpers/payments.js';
 import { testDbKind } from '../helpers/db.js';
+import { createUser, signedIn } from '../helpers/dashboard.js';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -97,6 +98,14 @@ describe(`routing and cascading in the money path (${testDbKind()})`, () => {
     const entries = listed.body.transactions as Array<Record<string, any>>;
     expect(entries.map((e) => e.routing)).toEqual([first.routing, second.routing]);
     expect(entries.every((e) => e.service_uuid === m.service_uuid)).toBe(true);
+
+    // the dashboard's CSV export: the service named, the one that took the last attempt, and the rule
+    const manager = await signedIn(t.app, await createUser(m, 'MANAGER'));
+    const csv = await t.app.inject({ method: 'GET', url: `/dashboard/api/orders/export.csv?q=${order.uuid}`, headers: { cookie: manager.cookieHeader(), 'x-forwarded-proto': 'https' } });
+    expect(csv.statusCode, csv.body).toBe(200);
+    const [head, line] = csv.body.trim().split('\r\n').map((l) => l.split(','));
+    expect(line[head.indexOf('uuid')]).toBe(order.uuid);
+    expect([line[head.indexOf('service_uuid')], line[head.indexOf('last_payment_service_uuid')], line[head.indexOf('routing_rule')]]).toEqual([m.service_uuid, s3, 'everything']);
 
     // a refund goes to the service that took the money
     calls.length = 0;

@@ -260,7 +260,8 @@ export interface RoutedAttempt {
  * health figures and the circuit breaker.
  */
 export interface PaymentRouter {
-  route(facts: RoutingFacts): Promise<{ attempts: RoutedAttempt[]; rule: string | null } | null>;
+  /** `db`: the step's transaction when it holds one. */
+  route(facts: RoutingFacts, db?: Executor): Promise<{ attempts: RoutedAttempt[]; rule: string | null } | null>;
   cascadeAllowed(failure: { error: string; notSent: boolean }): boolean;
   record(serviceId: string, outcome: 'APPROVED' | 'DECLINED' | 'ERROR' | 'TIMEOUT', ms: number): void;
 }

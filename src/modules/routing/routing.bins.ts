@@ -4,6 +4,7 @@
  * where the table says nothing, the sandbox test cards built in. An unknown BIN has no facts: the
  * conditions on them do not match.
  */
+import type { Executor } from '../../platform/db/database.js';
 import cardValidator from 'card-validator';
 import { TEST_CARDS, sandboxCardCountry } from '../../processors/index.js';
 import { CARD_TYPES, type CardType } from './routing.domain.js';
@@ -21,7 +22,8 @@ export interface BinFacts {
 
 /** Where the routing module learns a BIN's facts (the table in the database, or a test's own). */
 export interface BinInfo {
-  lookup(bin: string): Promise<BinFacts | null>;
+  /** `db`: the caller's transaction when it holds one. */
+  lookup(bin: string, db?: Executor): Promise<BinFacts | null>;
 }
 
 /** One range of the table: prefixes of 6 to 8 digits, of one length. */

@@ -53,11 +53,12 @@ export class PaymentRouting {
     this.#services = new TtlCache(ttlMs);
   }
 
-  async route(f: PaymentRoutingFacts): Promise<PaymentRoute | null> {
+  /** `db`: the caller's transaction when it holds one (a payment's first step), else the pool. */
+  async route(f: PaymentRoutingFacts, db: Executor = this.db()): Promise<PaymentRoute | null> {
     if (f.channel === 'CARD_PRESENT') return null;
-    const profile = await this.routing.activeProfileFor(f.merchantId, f.entryServiceId);
+    const profile = await this.routing.activeProfileFor(f.merchantId, f.entryServiceId, db);
     if (!profile) return null;
-    const bin = await this.routing.binFacts(f.bin);
+    const bin = await this.routing.binFacts(f.bin, db);
     const decision = this.routing.decide(profile, {
       entry_service_uuid: f.entryServiceId,
       order_uuid: f.orderId,
@@ -73,7 +74,7 @@ export class PaymentRouting {
     });
     const attempts: PaymentRoute['attempts'] = [];
     for (const a of decision.attempts) {
-      const s = await this.#service(a.service_uuid);
+      const s = await this.#service(a.service_uuid, db);
       if (!s || s.merchantId !== f.merchantId || s.env !== f.env || !s.enabled) continue;
       attempts.push({ serviceId: a.service_uuid, serviceType: s.type, rule: a.rule, reason: a.reason });
     }
@@ -89,10 +90,10 @@ export class PaymentRouting {
     this.routing.record(serviceId, outcome, ms);
   }
 
-  async #service(id: string) {
+  async #service(id: string, db: Executor) {
     const kept = this.#services.get(id);
     if (kept !== undefined) return kept;
-    const s = await findServiceWithTerminal(this.db(), id);
+    const s = await findServiceWithTerminal(db, id);
     return this.#services.set(id, s ? { type: s.type, merchantId: s.merchant_id, env: s.env, enabled: s.enabled } : null);
   }
 }

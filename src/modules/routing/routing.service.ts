@@ -79,7 +79,7 @@ export class RoutingService {
   ) {
     this.#profiles = new TtlCache(Math.max(p.config.cacheTtlMs, 0));
     this.#bins = new TtlCache(BIN_CACHE_MS);
-    this.#binInfo = opts.binInfo ?? { lookup: (bin) => this.#tableLookup(bin) };
+    this.#binInfo = opts.binInfo ?? { lookup: (bin, db) => this.#tableLookup(bin, db ?? this.p.database.db) };
     this.health = new HealthTracker(() => p.clock.now().getTime(), opts.health ?? DEFAULT_HEALTH, (service, event, snap) => this.#breakerMoved(service, event, snap));
     p.invalidation?.onInvalidate((table) => {
       if (table === null || table.endsWith('.routing_profiles') || table.endsWith('.services')) this.#profiles.clear();
@@ -90,12 +90,15 @@ export class RoutingService {
 
   // ---- what the payments module calls ------------------------------------------------------------------------
 
-  /** The compiled ACTIVE profile of a merchant's entry service, or null (cached; dropped on any write). */
-  async activeProfileFor(merchantId: string, serviceUuid: string): Promise<CompiledProfile | null> {
+  /**
+   * The compiled ACTIVE profile of a merchant's entry service, or null (cached; dropped on any write).
+   * `db`: the caller's transaction, when it holds one (a payment's first step), else the pool.
+   */
+  async activeProfileFor(merchantId: string, serviceUuid: string, db: Executor = this.p.database.db): Promise<CompiledProfile | null> {
     const key = `${merchantId}:${serviceUuid.toLowerCase()}`;
     const cached = this.#profiles.get(key);
     if (cached !== undefined) return cached;
-    const row = await repo.activeProfile(this.p.database.db, merchantId, serviceUuid.toLowerCase());
+    const row = await repo.activeProfile(db, merchantId, serviceUuid.toLowerCase());
     return this.#profiles.set(key, row ? compileProfile(profileOf(row)) : null);
   }
 
@@ -120,8 +123,8 @@ export class RoutingService {
   }
 
   /** The issuer country, card type and brand of a BIN (6 to 8 digits), or null when unknown. */
-  binFacts(bin: string): Promise<BinFacts | null> {
-    return this.#binInfo.lookup(bin);
+  binFacts(bin: string, db?: Executor): Promise<BinFacts | null> {
+    return this.#binInfo.lookup(bin, db);
   }
 
   /** Resolves when the events of breakers that moved are written (tests; a shutdown). */
@@ -129,14 +132,14 @@ export class RoutingService {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
-  async #binIndex(): Promise<BinIndex> {
+  async #binIndex(db: Executor): Promise<BinIndex> {
     const cached = this.#bins.get('all');
     if (cached) return cached;
-    return this.#bins.set('all', new BinIndex(await repo.allBins(this.p.database.db)));
+    return this.#bins.set('all', new BinIndex(await repo.allBins(db)));
   }
 
-  async #tableLookup(bin: string): Promise<BinFacts | null> {
-    const row = (await this.#binIndex()).find(bin);
+  async #tableLookup(bin: string, db: Executor): Promise<BinFacts | null> {
+    const row = (await this.#binIndex(db)).find(bin);
     return row ? factsOf(bin, row) : sandboxBinFacts(bin);
   }
 

@@ -56,6 +56,7 @@ export const CSV_COLUMNS = [
   'uuid', 'created_at', 'updated_at', 'status', 'operative', 'amount', 'currency', 'authorized', 'captured', 'refunded', 'paid', 'secure',
   'reference', 'customer', 'description', 'service_uuid', 'method', 'card_bin', 'card_last4', 'card_brand', 'authorization', 'processor_id',
   'last_payment_status', 'last_payment_error', 'transactions', 'disputed', 'dispute_lost', 'dispute_won',
+  'last_payment_service_uuid', 'routing_rule',
 ] as const;
 
 /** A dispute amount of an order for the CSV: empty when the order never had a dispute. */
@@ -69,6 +70,7 @@ function csvRow(r: OrderSearchRow): string {
     r.reference ?? '', r.customer_ext_id ?? '', r.description, r.service_id, p.method ?? '', p.card?.bin ?? '', p.card?.last4 ?? '', p.card?.brand ?? '',
     r.pay_auth_code ?? '', r.pay_processor_id ?? '', r.pay_status ?? '', r.pay_error ?? '', String(r.tx_count),
     disputeCell(r.dispute_disputed), disputeCell(r.dispute_lost), disputeCell(r.dispute_won),
+    r.pay_service_id, r.pay_routing_rule ?? '',
   ]);
 }
 

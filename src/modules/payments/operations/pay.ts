@@ -246,7 +246,7 @@ export async function startPayment(core: PaymentsCore, trx: Tx, o: repo.LockedOr
   // routing (the service's profile): which services try the payment, in order; a device's card is read
   // for its own terminal
   const route = core.deps.routing && input.channel !== 'CARD_PRESENT' && !waitTx
-    ? await core.deps.routing.route(routingFactsOf(o, input, card.data.pan.reveal()))
+    ? await core.deps.routing.route(routingFactsOf(o, input, card.data.pan.reveal()), trx)
     : null;
   const plan = planPayment({ o, input, guard, waitTx: waitTx ?? null, card, risk, dcc, txId: randomUUID(), now, realNow: core.p.clock.now(), publicUrl: core.p.config.publicUrl, route });
   if ('error' in plan) throw plan.error;

@@ -53,6 +53,9 @@ export interface OrderSearchRow {
   pay_processor_id: string | null;
   pay_status: string | null;
   pay_error: string | null;
+  /** the service that processed the last payment attempt (routing may have chosen another than the named one), and the rule */
+  pay_service_id: string;
+  pay_routing_rule: string | null;
   tx_count: number;
   /** what the order's disputes mean for it (null: never disputed): Payments.recordDisputeMoney */
   dispute_disputed: number | string | null;
@@ -95,7 +98,8 @@ function conditions(ctx: RequestContext, f: OrderFilters, dense: Set<string>): R
   if (f.amount_max !== undefined) c.push(sql`o.amount <= ${f.amount_max}`);
   if (f.service) {
     if (!UUID.test(f.service)) throw badRequest('service must be a service uuid');
-    c.push(sql`o.service_id = ${f.service}`);
+    // the service the order named (routing may have sent its payment to another)
+    c.push(sql`coalesce(o.entry_service_id, o.service_id) = ${f.service}`);
   }
   if (f.customer) c.push(sql`o.customer_ext_id = ${f.customer}`);
   if (f.customers_in) c.push(f.customers_in.length === 0 ? sql`false` : sql`o.customer_ext_id in (${sql.join(f.customers_in)})`);
@@ -155,13 +159,15 @@ async function denseLast4(core: PaymentsCore, ctx: RequestContext, f: OrderFilte
 function selectRows(where: RawBuilder<unknown>, limit: number) {
   return sql<OrderSearchRow>`
     select o.id, o.created_at, o.updated_at, o.status, o.operative, o.amount, o.currency, o.authorized, o.captured, o.refunded,
-      o.paid, o.secure, o.reference, o.customer_ext_id, o.description, o.service_id, o.service_type,
+      o.paid, o.secure, o.reference, o.customer_ext_id, o.description,
+      coalesce(o.entry_service_id, o.service_id) as service_id, coalesce(o.entry_service_type, o.service_type) as service_type,
       o.dispute_disputed, o.dispute_lost, o.dispute_won,
       p.source_json as pay_source, p.auth_code as pay_auth_code, p.processor_id as pay_processor_id, p.status as pay_status, p.error as pay_error,
+      coalesce(p.service_id, o.service_id) as pay_service_id, p.routing->>'rule' as pay_routing_rule,
       (select count(*)::int from transactions x where x.order_id = o.id) as tx_count
     from orders o
     left join lateral (
-      select t.source_json, t.auth_code, t.processor_id, t.status, t.error from transactions t
+      select t.source_json, t.auth_code, t.processor_id, t.status, t.error, t.service_id, t.routing from transactions t
       where t.order_id = o.id and t.operative in ('AUTHORIZATION', 'DEFERRED', 'PAYOUT')
       order by t.created_at desc, t.id desc limit 1
     ) p on true
