@@ -67,6 +67,22 @@ export class SandboxBehaviours {
     return present(serviceId, undefined, ctx.timezone);
   }
 
+  // ---- for the operator (`paygate sandbox behaviour`): a sandbox service by its uuid -------------------
+
+  /** The behaviour of a sandbox service; `input`: replace it first, null: reset it first. */
+  async operate(serviceId: string, input?: BehaviourInput | null) {
+    const parsed = input ? parseBehaviour(input) : null;
+    if (parsed && 'error' in parsed) throw badRequest(parsed.error);
+    const db = this.p.database.db;
+    const s = /^[0-9a-f-]{36}$/i.test(serviceId) ? await repo.findService(db, serviceId.toLowerCase()) : undefined;
+    if (!s) throw notFound(`service ${serviceId} not found`);
+    if (s.env !== 'sandbox') throw badRequest(`service ${s.id} is a production service: behaviours exist only in sandbox`);
+    if (parsed) await repo.putSandboxBehaviour(db, s.id, parsed.ok, this.p.clock.now());
+    else if (input === null) await repo.deleteSandboxBehaviour(db, s.id);
+    this.#cache.delete(s.id);
+    return present(s.id, await repo.findSandboxBehaviour(db, s.id), 'UTC');
+  }
+
   /** A sandbox service of the caller (or of a descendant); production keys and anyone else's services: 404. */
   async #ownService(ctx: RequestContext, serviceId: string, db = this.p.database.db) {
     if (ctx.env !== 'sandbox') throw notFound('Sandbox behaviour exists only in sandbox (/v1/sandbox/service/{service_uuid}/sandbox-behaviour)');
