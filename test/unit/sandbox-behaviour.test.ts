@@ -3,7 +3,7 @@
  * soft decline, the outages (refused: the not-sent UNKNOWN; timeout: UNKNOWN), the test cards that keep
  * their meaning, and the behaviour carried to the simulator service.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { secret } from '../../src/platform/security/secret.js';
 import { ProcessorRegistry, SimulatorConnector, TEST_CARDS, type CardData, type PaymentRequest } from '../../src/processors/index.js';
 import { applyApproval, approvalRateFor, DEFAULT_BEHAVIOUR, drawFor, parseBehaviour, type SandboxBehaviour } from '../../src/processors/sandbox-behaviour.js';
@@ -135,6 +135,26 @@ describe('the simulator with behaviours', () => {
       expect((await s.authenticate({ reference: randomRef(), terminal: terminalOf(SERVICE_A), now: NOW, amount: 100, currency: 'EUR', card: card(TEST_CARDS.THREEDS_OK) })).outcome).toBe('AUTHENTICATED');
       // an approval the rules give is drawn: refused at 0, kept at 1
       expect((await s.authorize(pay(TEST_CARDS.APPROVED, SERVICE_A))).outcome).toBe(rate === 0 ? 'DECLINED' : 'APPROVED');
+    }
+  });
+
+  it('latency_ms is added to the simulator\'s own latency, for that service only (fake timers, no sleep)', async () => {
+    vi.useFakeTimers();
+    try {
+      const s = simulator({ [SERVICE_A]: behaviour({ latency_ms: 300 }) });
+      s.latencyMs = 100;
+      let slow = false;
+      let fast = false;
+      void s.authorize(pay(TEST_CARDS.APPROVED, SERVICE_A)).then(() => (slow = true));
+      void s.authorize(pay(TEST_CARDS.APPROVED, SERVICE_B)).then(() => (fast = true));
+      await vi.advanceTimersByTimeAsync(100);
+      expect([fast, slow]).toEqual([true, false]);
+      await vi.advanceTimersByTimeAsync(299);
+      expect(slow).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(slow).toBe(true);
+    } finally {
+      vi.useRealTimers();
     }
   });
 
