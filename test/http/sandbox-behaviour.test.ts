@@ -3,7 +3,9 @@
  * /service/{uuid}/sandbox-behaviour): set, read, reset, validation naming the field, another merchant's
  * service and production keys refused; and end to end: two sandbox services of one merchant, one
  * approving nothing of a BIN range, a payment on each (B10); an outage `refuse` gives the not-sent
- * UNKNOWN (the transaction stays PENDING until the reconciler settles it as not done).
+ * UNKNOWN (without a fallback the transaction stays PENDING until the reconciler settles it as not
+ * done). With a routing profile, the decline and the refused connection cascade to the fallback, a
+ * timeout does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
@@ -174,5 +176,47 @@ describe('payments through services with behaviours (end to end)', () => {
     const report = await t.m.processors.simulator.settlementReport({ day: new Date().toISOString().slice(0, 10), terminal: { serviceType: 'REDSYSPSD2', terminalId: null, serviceId: svc } });
     expect(report.outcome === 'REPORT' ? report.lines : null).toEqual([]);
     await a.api.delete(path(svc), {});
+  });
+});
+
+describe('routing and cascading seen in the sandbox through behaviours', () => {
+  it('a routing profile whose first service approves nothing of the range, or refuses connections, cascades to its fallback', async () => {
+    const c = await t.merchant({ name: 'Routed shop', isPci: true });
+    const first = await secondService(c, 'Primary acquirer');
+    const fallback = await secondService(c, 'Fallback acquirer');
+    const profile = await c.api.post('/routing-profiles', {
+      service_uuid: c.service_uuid,
+      name: 'primary then fallback',
+      status: 'ACTIVE',
+      max_attempts: 2,
+      rules: [{ name: 'all cards', conditions: [{ type: 'amount', min: 1 }], action: { type: 'service', service_uuid: first, fallbacks: [fallback] } }],
+    });
+    expect(profile.status, profile.raw).toBe(200);
+
+    expect((await c.api.put(path(first), { approval: [{ ...VISA_RANGE, approve_rate: 0 }] })).status).toBe(200);
+    const declined = await payOn(c, c.service_uuid!, TEST_CARDS.APPROVED);
+    expect(declined.status).toBe('SUCCESS');
+    expect(declined.transactions).toHaveLength(2);
+    expect(declined.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'DENIED', routing: { service_uuid: first, attempt: 1 } });
+    expect(declined.transactions[1]).toMatchObject({ status: 'SUCCESS', routing: { service_uuid: fallback, attempt: 2 } });
+    // a Mastercard is outside the range: the first service approves it, no cascade
+    const mastercard = await payOn(c, c.service_uuid!, TEST_CARDS.NON_3DS_OK);
+    expect(mastercard.transactions).toHaveLength(1);
+    expect(mastercard.transactions[0]).toMatchObject({ status: 'SUCCESS', routing: { service_uuid: first } });
+
+    // the first service is down (connection refused: nothing sent), so the fallback takes the payment
+    expect((await c.api.put(path(first), { outage: 'refuse' })).status).toBe(200);
+    const down = await payOn(c, c.service_uuid!, TEST_CARDS.NON_3DS_OK);
+    expect(down.status).toBe('SUCCESS');
+    expect(down.transactions).toHaveLength(2);
+    expect(down.transactions[0]).toMatchObject({ routing: { service_uuid: first, attempt: 1 } });
+    expect(down.transactions[0].status).not.toBe('SUCCESS');
+    expect(down.transactions[1]).toMatchObject({ status: 'SUCCESS', routing: { service_uuid: fallback, attempt: 2 } });
+
+    // a timeout may have moved money: never cascaded, the payment waits for the reconciler
+    expect((await c.api.put(path(first), { outage: 'timeout' })).status).toBe(200);
+    const slow = await payOn(c, c.service_uuid!, TEST_CARDS.NON_3DS_OK);
+    expect(slow.transactions).toHaveLength(1);
+    expect(slow.transactions[0]).toMatchObject({ status: 'PENDING', routing: { service_uuid: first } });
   });
 });
