@@ -93,6 +93,8 @@ export function buildModules(p: Platform): Modules {
   });
   const merchants = new MerchantsService(p);
   const services = new ServicesService(p, merchants);
+  // the sandbox simulator reads each service's behaviour through the services module (processors import no module)
+  processors.useSandboxBehaviours(services.sandboxBehaviours.lookup);
   registerConnectors(p, processors, services);
   const customers = new CustomersService(p);
   // risk screens cards before sources stores them, and reads stored cards: built right after sources

@@ -252,6 +252,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/service/{service_uuid}/sandbox-behaviour": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a sandbox service's behaviour in the simulator
+         * @description How the sandbox simulator answers for the service: approval rates by BIN range, the soft decline, an outage, added latency. A service nobody configured answers the defaults with `updated: null` (the test cards alone). Sandbox only: 404 with a production key, and for a service of another merchant.
+         */
+        get: operations["getSandboxBehaviour"];
+        /**
+         * Set a sandbox service's behaviour in the simulator
+         * @description Replaces the service's behaviour (a field not given takes its default). Payments the test-card rules approve are approved at the `approve_rate` of the first rule whose BIN range holds the card's first six digits, by a draw on the payment's transaction and the service: the same payment through the same service always has the same outcome. Cards that force an outcome (refused, CVV failure, 3-D Secure, invalid numbers) keep it. A problem is a 400 naming the field. Sandbox only: 404 with a production key, and for a service of another merchant.
+         */
+        put: operations["putSandboxBehaviour"];
+        post?: never;
+        /**
+         * Reset a sandbox service's behaviour
+         * @description Removes the service's behaviour: it behaves by the test cards again. Answers the defaults (`updated: null`). Sandbox only: 404 with a production key, and for a service of another merchant.
+         */
+        delete: operations["deleteSandboxBehaviour"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/terminal": {
         parameters: {
             query?: never;
@@ -7984,6 +8012,112 @@ export interface components {
             validation_hash: string;
         };
         /**
+         * SandboxApprovalRule
+         * @description Payments of cards whose BIN falls in the range are approved at `approve_rate` (the first rule that matches counts)
+         * @example {
+         *       "bin_from": "400000",
+         *       "bin_to": "499999",
+         *       "approve_rate": 0.6
+         *     }
+         */
+        SandboxApprovalRule: {
+            /**
+             * @description the first BIN of the range: six digits, the card number's first six
+             * @example 400000
+             */
+            bin_from: string;
+            /**
+             * @description the last BIN of the range (inclusive), not below bin_from
+             * @example 400000
+             */
+            bin_to: string;
+            /** @description the share of the payments the test-card rules approve that this service approves: 0 approves none, 1 all */
+            approve_rate: number;
+        };
+        /**
+         * SandboxBehaviour
+         * @description How the sandbox simulator answers for one sandbox service
+         * @example {
+         *       "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+         *       "approval": [
+         *         {
+         *           "bin_from": "400000",
+         *           "bin_to": "499999",
+         *           "approve_rate": 0.6
+         *         }
+         *       ],
+         *       "soft_decline": "DENIED",
+         *       "outage": "none",
+         *       "latency_ms": 0,
+         *       "updated": "2026-03-14T10:21:07+0100"
+         *     }
+         */
+        SandboxBehaviour: {
+            /**
+             * Format: uuid
+             * @description UUID, upper or lower case
+             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+             */
+            service_uuid: string;
+            /** @description approval rules by BIN range, the first match counts; empty: every payment the test-card rules approve is approved */
+            approval: components["schemas"]["SandboxApprovalRule"][];
+            /**
+             * @description the decline of a payment the approval draw refuses: DENIED ("Do not honour", the default) or PROCESSOR_ERROR ("Issuer unavailable")
+             * @enum {unknown}
+             */
+            soft_decline: "DENIED" | "PROCESSOR_ERROR";
+            /**
+             * @description none (the default); refuse: the connection is refused, nothing is sent (the payment's result is unknown but nothing happened at the processor); timeout: the request is sent and no answer comes (unknown; the processor has no record of it)
+             * @enum {unknown}
+             */
+            outage: "none" | "refuse" | "timeout";
+            /** @description milliseconds added before every money operation of the service */
+            latency_ms: number;
+            /** @description when it was set; null: none is set, the service behaves by the test cards (the values shown are the defaults) */
+            updated: string | null;
+        };
+        /** SandboxBehaviourRequest */
+        SandboxBehaviourRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description approval rules by BIN range, at most 50, the first match counts; absent or empty: the test-card rules alone */
+            approval?: components["schemas"]["SandboxApprovalRule"][];
+            /**
+             * @description the decline of a payment the approval draw refuses: DENIED ("Do not honour", the default) or PROCESSOR_ERROR ("Issuer unavailable")
+             * @enum {unknown}
+             */
+            soft_decline?: "DENIED" | "PROCESSOR_ERROR";
+            /**
+             * @description none (the default); refuse: the connection is refused, nothing is sent (the payment's result is unknown but nothing happened at the processor); timeout: the request is sent and no answer comes (unknown; the processor has no record of it)
+             * @enum {unknown}
+             */
+            outage?: "none" | "refuse" | "timeout";
+            /** @description milliseconds added before every money operation of the service (default 0) (integer, 0 to 60000) */
+            latency_ms?: number | string;
+        };
+        /** SandboxBehaviourResponse */
+        SandboxBehaviourResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            sandbox_behaviour: components["schemas"]["SandboxBehaviour"];
+        };
+        /**
          * SandboxWalletToken
          * @description A sandbox wallet token, encrypted for the merchant's key and signed by the sandbox roots
          * @example {
@@ -11635,6 +11769,349 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ServiceResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSandboxBehaviour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "sandbox_behaviour": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "approval": [
+                     *           {
+                     *             "bin_from": "400000",
+                     *             "bin_to": "499999",
+                     *             "approve_rate": 0.6
+                     *           }
+                     *         ],
+                     *         "soft_decline": "DENIED",
+                     *         "outage": "none",
+                     *         "latency_ms": 0,
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxBehaviourResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putSandboxBehaviour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "approval": [
+                 *         {
+                 *           "bin_from": "400000",
+                 *           "bin_to": "499999",
+                 *           "approve_rate": 0.6
+                 *         }
+                 *       ],
+                 *       "soft_decline": "DENIED",
+                 *       "outage": "none",
+                 *       "latency_ms": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxBehaviourRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "sandbox_behaviour": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "approval": [
+                     *           {
+                     *             "bin_from": "400000",
+                     *             "bin_to": "499999",
+                     *             "approve_rate": 0.6
+                     *           }
+                     *         ],
+                     *         "soft_decline": "DENIED",
+                     *         "outage": "none",
+                     *         "latency_ms": 0,
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxBehaviourResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteSandboxBehaviour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, upper or lower case
+                 * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015
+                     */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "sandbox_behaviour": {
+                     *         "service_uuid": "7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40",
+                     *         "approval": [
+                     *           {
+                     *             "bin_from": "400000",
+                     *             "bin_to": "499999",
+                     *             "approve_rate": 0.6
+                     *           }
+                     *         ],
+                     *         "soft_decline": "DENIED",
+                     *         "outage": "none",
+                     *         "latency_ms": 0,
+                     *         "updated": "2026-03-14T10:21:07+0100"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxBehaviourResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

@@ -11,6 +11,7 @@ import { deviceCommands } from './commands/devices.js';
 import { listenCommand } from './commands/listen.js';
 import { merchantCommands } from './commands/merchants.js';
 import { operationCommands } from './commands/operations.js';
+import { sandboxCommands } from './commands/sandbox.js';
 import { serverCommands } from './commands/server.js';
 import { vaultCommands } from './commands/vault.js';
 import { routingCommands } from './commands/routing.js';
@@ -30,6 +31,7 @@ export function buildCli(): Command {
   routingCommands(program);
   operationCommands(program);
   simulatorCommands(program);
+  sandboxCommands(program);
   listenCommand(program);
   return program;
 }

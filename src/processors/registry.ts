@@ -15,6 +15,7 @@ import { ProcessorTimeoutError, type AcquirerThreeDS, type ApmCompleteRequest, t
 import { SandboxDccRates, type DccRateSource } from './dcc.js';
 import { SimulatorConnector } from './simulator.js';
 import { RemoteSimulatorConnector } from './simulator-service.js';
+import type { BehaviourLookup } from './sandbox-behaviour.js';
 
 /** Service types whose processors capture a pre-authorization only in full. */
 export const NO_PARTIAL_CAPTURE: ReadonlySet<string> = new Set(['PAYGATEAPM', 'PAYSHOP', 'EUPAGO', 'SAFETYPAY']);
@@ -142,6 +143,7 @@ export class ProcessorRegistry {
   onDispute: ((connector: string, notice: DisputeNotice, payment: DisputedPayment) => Promise<'applied' | 'ignored'>) | null = null;
   readonly #production = new Map<string, Connector>();
   readonly #opts: RegistryOptions;
+  readonly #remoteSimulator: RemoteSimulatorConnector | null;
   #guardedSimulator: Connector;
   readonly #guardedProduction = new Map<string, Connector>();
   /** DCC rates: the sandbox table in the sandbox; in production only a registered source. */
@@ -151,8 +153,19 @@ export class ProcessorRegistry {
   constructor(opts: RegistryOptions) {
     this.#opts = opts;
     this.simulator = new SimulatorConnector({ latencyMs: opts.simulatorLatencyMs ?? 0 });
-    const simulator = opts.simulatorUrl ? new RemoteSimulatorConnector(opts.simulatorUrl) : this.simulator;
+    this.#remoteSimulator = opts.simulatorUrl ? new RemoteSimulatorConnector(opts.simulatorUrl) : null;
+    const simulator = this.#remoteSimulator ?? this.simulator;
     this.#guardedSimulator = guarded(simulator, opts.timeoutMs, opts.logger, opts.beforeMoneyCall);
+  }
+
+  /**
+   * Where the simulator finds a sandbox service's behaviour (the services module's lookup, which the app
+   * injects: processors import no module). Both the in-process simulator and the simulator service's
+   * connector use it.
+   */
+  useSandboxBehaviours(lookup: BehaviourLookup | null): void {
+    this.simulator.behaviourOf = lookup;
+    if (this.#remoteSimulator) this.#remoteSimulator.behaviourOf = lookup;
   }
 
   get timeoutMs(): number {

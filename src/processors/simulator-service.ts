@@ -10,6 +10,9 @@
  * The protocol is ours and internal: `POST /v1/<operation>` with the connector request as JSON
  * (secrets and dates tagged), answered with the connector's result. It carries card numbers: run it on
  * loopback or a private network only, as a staging stand-in for a processor.
+ *
+ * The service has no database: a money request carries its service's behaviour (sandbox-behaviour.ts)
+ * as `sandboxBehaviour`, which the gateway's connector finds (`behaviourOf`) and fills in.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +20,7 @@ import { Agent, request } from 'undici';
 import { Secret } from '../platform/security/secret.js';
 import { ProcessorTimeoutError, type Connector, type ProcessorOperation } from './connector.js';
 import { SimulatorConnector } from './simulator.js';
+import type { BehaviourLookup } from './sandbox-behaviour.js';
 
 /** The connector methods the service serves. */
 const OPERATIONS = [
@@ -64,12 +68,16 @@ export class RemoteSimulatorConnector implements Connector {
   readonly name = 'simulator';
   readonly #base: string;
   readonly #agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
+  /** Finds a service's behaviour, sent with each money request (null: none is sent). */
+  behaviourOf: BehaviourLookup | null = null;
 
   constructor(baseUrl: string) {
     this.#base = baseUrl.replace(/\/+$/, '');
   }
 
   async #call<R>(op: Operation, req: unknown): Promise<R> {
+    const serviceId = (req as { terminal?: { serviceId?: string | null } }).terminal?.serviceId;
+    if (this.behaviourOf && serviceId && MONEY.has(op)) req = { ...(req as object), sandboxBehaviour: await this.behaviourOf(serviceId) };
     let res;
     try {
       res = await request(`${this.#base}/v1/${op}`, {

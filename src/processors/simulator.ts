@@ -7,7 +7,13 @@
  *  - configurable latency;
  *  - injected faults, consumed in order, so a test can make an operation time out after it was done
  *    (`timeout`), get lost before it reached the processor (`lost`), or fail (`decline`), without
- *    sleeping.
+ *    sleeping;
+ *  - a behaviour per service (sandbox-behaviour.ts: approval rates by BIN range, an outage, added
+ *    latency), found through `behaviourOf` (the app injects the services module's lookup) or carried by
+ *    the request itself (`sandboxBehaviour`, filled in by the connector of the simulator service). It
+ *    applies to money operations: an outage `refuse` answers the not-sent UNKNOWN and `timeout` throws
+ *    the deadline's error at once (the guard answers UNKNOWN); neither records anything, so a lookup
+ *    answers `found: false`. Faults queued for such a call stay queued.
  */
 import {
   ProcessorTimeoutError,
@@ -52,6 +58,7 @@ import {
 } from './simulator.rules.js';
 import { decideApmComplete, decideApmPayout, decideApmStart } from './sandbox-apm.js';
 import { sandboxReport, type LedgerEntry, type SettlementMismatch } from './sandbox-settlement.js';
+import { applyApproval, REFUSED, type BehaviourLookup, type SandboxBehaviour } from './sandbox-behaviour.js';
 
 /** What a money operation adds to the simulator's ledger when approved (the settlement report reads it). */
 interface LedgerInfo {
@@ -78,6 +85,16 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** Operations remembered for `lookup`. */
   journalLimit?: number;
+  /** The behaviour of a sandbox service (null: none). */
+  behaviourOf?: BehaviourLookup | null;
+}
+
+/**
+ * A request may carry its service's behaviour (the simulator service's connector fills it in: the
+ * service has no database); `null` there means none, absent means ask `behaviourOf`.
+ */
+export interface WithBehaviour {
+  sandboxBehaviour?: SandboxBehaviour | null;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
@@ -94,6 +111,8 @@ function simCard(card: CardData): SimCard {
 export class SimulatorConnector implements Connector {
   readonly name = 'simulator';
   latencyMs: number;
+  /** Finds a service's behaviour (sandbox-behaviour.ts); null: every service behaves by the test cards. */
+  behaviourOf: BehaviourLookup | null;
   readonly #journalLimit: number;
   readonly #journal = new Map<string, SettledResult>();
   /** Every approved money operation, by our reference: what the settlement reports settle. */
@@ -106,6 +125,14 @@ export class SimulatorConnector implements Connector {
   constructor(opts: SimulatorOptions = {}) {
     this.latencyMs = opts.latencyMs ?? 0;
     this.#journalLimit = opts.journalLimit ?? 200_000;
+    this.behaviourOf = opts.behaviourOf ?? null;
+  }
+
+  async #behaviour(req: { terminal: TerminalRef } & WithBehaviour): Promise<{ serviceId: string; behaviour: SandboxBehaviour } | null> {
+    const serviceId = req.terminal?.serviceId;
+    if (!serviceId) return null;
+    const behaviour = req.sandboxBehaviour !== undefined ? req.sandboxBehaviour : this.behaviourOf ? await this.behaviourOf(serviceId) : null;
+    return behaviour ? { serviceId, behaviour } : null;
   }
 
   /** Queues a fault for the next matching call(s). */
@@ -173,10 +200,18 @@ export class SimulatorConnector implements Connector {
     }
   }
 
-  /** Runs a money operation: latency, faults, decision, journal. */
-  async #money(op: ProcessorOperation, reference: string, decide: () => ProcessorResult, info?: LedgerInfo): Promise<ProcessorResult> {
+  /**
+   * Runs a money operation: the service's behaviour (latency, outage), faults, decision (and the
+   * approval draw of a card payment: `pan`), journal.
+   */
+  async #money(op: ProcessorOperation, req: { reference: string; terminal: TerminalRef } & WithBehaviour, decide: () => ProcessorResult, info?: LedgerInfo, pan?: string): Promise<ProcessorResult> {
+    const reference = req.reference;
     this.calls.set(op, (this.calls.get(op) ?? 0) + 1);
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    const service = await this.#behaviour(req);
+    const latency = this.latencyMs + (service?.behaviour.latency_ms ?? 0);
+    if (latency > 0) await sleep(latency);
+    if (service?.behaviour.outage === 'refuse') return { ...REFUSED };
+    if (service?.behaviour.outage === 'timeout') throw new ProcessorTimeoutError('simulated outage: the request was sent and no answer came');
     const fault = this.#takeFault(op);
     if (fault?.kind === 'lost') throw new ProcessorTimeoutError('simulated: the request never reached the processor');
     if (fault?.kind === 'decline') {
@@ -189,19 +224,21 @@ export class SimulatorConnector implements Connector {
       this.#record(reference, result);
       return result;
     }
-    const result = decide();
+    const decided = decide();
+    const result = service && pan !== undefined ? applyApproval(service.behaviour, { reference, serviceId: service.serviceId, pan, processorId: processorId(reference) }, decided) : decided;
     if (result.outcome === 'APPROVED' || result.outcome === 'DECLINED') this.#record(reference, result, info);
     if (fault?.kind === 'timeout') throw new ProcessorTimeoutError('simulated: the operation was done but the answer was lost');
     return result;
   }
 
   #payment(op: ProcessorOperation, mode: PaymentMode, req: PaymentRequest): Promise<ProcessorResult> {
-    return this.#money(op, req.reference, () =>
+    const card = simCard(req.card);
+    return this.#money(op, req, () =>
       decidePayment({
         reference: req.reference,
         mode,
         amount: req.amount,
-        card: simCard(req.card),
+        card,
         channel: req.channel,
         threeds: req.threeds ?? null,
         cryptogram: !!req.dpan?.cryptogram,
@@ -209,6 +246,7 @@ export class SimulatorConnector implements Connector {
         cardPresent: req.cardPresent ?? null,
       }),
       mode === 'PREAUTH' ? undefined : { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now },
+      card.pan,
     );
   }
 
@@ -225,19 +263,19 @@ export class SimulatorConnector implements Connector {
   }
 
   capture(req: FollowUpRequest) {
-    return this.#money('capture', req.reference, () => decideFollowUp(req.reference, req.amount), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
+    return this.#money('capture', req, () => decideFollowUp(req.reference, req.amount), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   cancel(req: FollowUpRequest) {
-    return this.#money('cancel', req.reference, () => decideFollowUp(req.reference, req.amount));
+    return this.#money('cancel', req, () => decideFollowUp(req.reference, req.amount));
   }
 
   refund(req: FollowUpRequest) {
-    return this.#money('refund', req.reference, () => decideFollowUp(req.reference, req.amount), { type: 'REFUND', currency: req.currency, terminal: req.terminal, now: req.now });
+    return this.#money('refund', req, () => decideFollowUp(req.reference, req.amount), { type: 'REFUND', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   payout(req: PayoutRequest) {
-    return this.#money('payout', req.reference, () => decidePayout(req.reference, req.amount, simCard(req.card), req.now), { type: 'PAYOUT', currency: req.currency, terminal: req.terminal, now: req.now });
+    return this.#money('payout', req, () => decidePayout(req.reference, req.amount, simCard(req.card), req.now), { type: 'PAYOUT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   async lookup(req: LookupRequest): Promise<LookupResult> {
@@ -262,7 +300,7 @@ export class SimulatorConnector implements Connector {
   }
 
   apmPayment(req: ApmPaymentRequest) {
-    return this.#money('apmPayment', req.reference, () => decideBizum(req.reference, req.amount, req.phone), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
+    return this.#money('apmPayment', req, () => decideBizum(req.reference, req.amount, req.phone), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   /** Starts an APM payment at the sandbox APM provider (redirect, push or voucher). */
@@ -279,12 +317,12 @@ export class SimulatorConnector implements Connector {
 
   /** The customer's action on a started APM payment (sandbox bank page, phone, voucher payment). */
   apmComplete(req: ApmCompleteRequest) {
-    return this.#money('apmComplete', req.reference, () => decideApmComplete(req), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
+    return this.#money('apmComplete', req, () => decideApmComplete(req), { type: 'PAYMENT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   /** A payout with an APM (to a phone or a bank account) at the sandbox APM provider. */
   apmPayout(req: ApmPayoutRequest) {
-    return this.#money('apmPayout', req.reference, () => decideApmPayout(req), { type: 'PAYOUT', currency: req.currency, terminal: req.terminal, now: req.now });
+    return this.#money('apmPayout', req, () => decideApmPayout(req), { type: 'PAYOUT', currency: req.currency, terminal: req.terminal, now: req.now });
   }
 
   async verifyCard(req: VerifyCardRequest): Promise<VerifyCardResult> {

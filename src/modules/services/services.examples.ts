@@ -48,3 +48,15 @@ export const CREATE_TERMINAL_REQUEST = {
   acquirer: 'Banco Ejemplo',
   credentials: { key_secure: 'sq7HjrUOBfKmC576ILgskD5srU870gJ7', key_not_secure: 'qwertyasdf0123456789', terminal_secure: '1', terminal_not_secure: '2' },
 };
+
+export const APPROVAL_RULE_EXAMPLE = { bin_from: '400000', bin_to: '499999', approve_rate: 0.6 };
+export const SANDBOX_BEHAVIOUR_EXAMPLE = {
+  service_uuid: '7d2b4f0a-6c1e-4b8d-9e3f-1a5c7b9d2e40',
+  approval: [APPROVAL_RULE_EXAMPLE],
+  soft_decline: 'DENIED',
+  outage: 'none',
+  latency_ms: 0,
+  updated: '2026-03-14T10:21:07+0100',
+};
+export const PUT_SANDBOX_BEHAVIOUR_REQUEST = { signature, approval: [APPROVAL_RULE_EXAMPLE], soft_decline: 'DENIED', outage: 'none', latency_ms: 0 };
+export const DELETE_SANDBOX_BEHAVIOUR_REQUEST = { signature };

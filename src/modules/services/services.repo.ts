@@ -2,6 +2,7 @@
 import type { ColumnType, Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/database.js';
 import type { CreatedAt, Env } from '../../platform/db/schema.js';
+import type { ApprovalRule, Outage, SandboxBehaviour, SoftDecline } from '../../processors/sandbox-behaviour.js';
 
 export interface ServicesTable {
   id: string;
@@ -37,10 +38,21 @@ export interface TerminalsTable {
   created_at: CreatedAt;
 }
 
+/** A sandbox service's behaviour (migration 1145); no row: the test cards. */
+export interface SandboxBehavioursTable {
+  service_id: string;
+  approval: ColumnType<ApprovalRule[], string, string>;
+  soft_decline: SoftDecline;
+  outage: Outage;
+  latency_ms: number;
+  updated_at: Date;
+}
+
 declare module '../../platform/db/schema.js' {
   interface DB {
     services: ServicesTable;
     terminals: TerminalsTable;
+    service_sandbox_behaviours: SandboxBehavioursTable;
   }
 }
 
@@ -107,4 +119,24 @@ export async function findDefaultServiceForCurrency(db: Executor, merchantId: st
     .orderBy('s.created_at')
     .orderBy('s.id')
     .executeTakeFirst();
+}
+
+export type SandboxBehaviourRow = Selectable<SandboxBehavioursTable>;
+
+export async function findSandboxBehaviour(db: Executor, serviceId: string): Promise<SandboxBehaviourRow | undefined> {
+  return db.selectFrom('service_sandbox_behaviours').selectAll().where('service_id', '=', serviceId).executeTakeFirst();
+}
+
+/** Sets a service's behaviour, replacing the one it had. */
+export async function putSandboxBehaviour(db: Executor, serviceId: string, b: SandboxBehaviour, at: Date): Promise<void> {
+  const row = { approval: JSON.stringify(b.approval), soft_decline: b.soft_decline, outage: b.outage, latency_ms: b.latency_ms, updated_at: at };
+  await db
+    .insertInto('service_sandbox_behaviours')
+    .values({ service_id: serviceId, ...row })
+    .onConflict((oc) => oc.column('service_id').doUpdateSet(row))
+    .execute();
+}
+
+export async function deleteSandboxBehaviour(db: Executor, serviceId: string): Promise<void> {
+  await db.deleteFrom('service_sandbox_behaviours').where('service_id', '=', serviceId).execute();
 }

@@ -1,4 +1,4 @@
-/** HTTP of services and terminals: D4–D6 and the service read/update of ours. */
+/** HTTP of services and terminals: D4–D6, the service read/update of ours and a sandbox service's behaviour in the simulator. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ctxOf, ok } from '../../platform/http/respond.js';
@@ -61,6 +61,45 @@ export function servicesRoutes(service: ServicesService) {
     }, async (req) => {
       const ctx = ctxOf(req);
       return ok(ctx, { service: await service.updateService(ctx, req.params.service_uuid, req.body) });
+    });
+
+    app.get('/service/:service_uuid/sandbox-behaviour', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'getSandboxBehaviour',
+        summary: 'Read a sandbox service\'s behaviour in the simulator',
+        description: 'How the sandbox simulator answers for the service: approval rates by BIN range, the soft decline, an outage, added latency. A service nobody configured answers the defaults with `updated: null` (the test cards alone). Sandbox only: 404 with a production key, and for a service of another merchant.',
+        tags: ['sandbox'], params: S.ServiceParams, response: responses(S.SandboxBehaviourResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { sandbox_behaviour: await service.sandboxBehaviours.get(ctx, req.params.service_uuid) });
+    });
+
+    app.put('/service/:service_uuid/sandbox-behaviour', {
+      config: { profiles: WRITE },
+      schema: {
+        operationId: 'putSandboxBehaviour',
+        summary: 'Set a sandbox service\'s behaviour in the simulator',
+        description: 'Replaces the service\'s behaviour (a field not given takes its default). Payments the test-card rules approve are approved at the `approve_rate` of the first rule whose BIN range holds the card\'s first six digits, by a draw on the payment\'s transaction and the service: the same payment through the same service always has the same outcome. Cards that force an outcome (refused, CVV failure, 3-D Secure, invalid numbers) keep it. A problem is a 400 naming the field. Sandbox only: 404 with a production key, and for a service of another merchant.',
+        tags: ['sandbox'], params: S.ServiceParams, body: S.PutSandboxBehaviourBody, response: responses(S.SandboxBehaviourResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { sandbox_behaviour: await service.sandboxBehaviours.put(ctx, req.params.service_uuid, req.body) });
+    });
+
+    app.delete('/service/:service_uuid/sandbox-behaviour', {
+      config: { profiles: WRITE },
+      schema: {
+        operationId: 'deleteSandboxBehaviour',
+        summary: 'Reset a sandbox service\'s behaviour',
+        description: 'Removes the service\'s behaviour: it behaves by the test cards again. Answers the defaults (`updated: null`). Sandbox only: 404 with a production key, and for a service of another merchant.',
+        tags: ['sandbox'], params: S.ServiceParams, body: S.DeleteSandboxBehaviourBody, response: responses(S.SandboxBehaviourResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, { sandbox_behaviour: await service.sandboxBehaviours.reset(ctx, req.params.service_uuid) });
     });
 
     app.post('/terminal', {

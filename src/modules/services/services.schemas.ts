@@ -1,4 +1,5 @@
-import { Bool, CurrencyCode, ContractDate, Maybe, Mcc, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { Bool, CurrencyCode, ContractDate, Int, Maybe, Mcc, Nullable, OptionalText, OptionalUuid, Type, Uuid, envelope, signedBody } from '../../platform/http/schemas.js';
+import { MAX_APPROVAL_RULES, MAX_LATENCY_MS, OUTAGES, SOFT_DECLINES } from '../../processors/sandbox-behaviour.js';
 import { DCC_MODES, SERVICE_TYPES } from './services.domain.js';
 import * as EX from './services.examples.js';
 
@@ -84,3 +85,44 @@ export const ClientParams = Type.Object({ client_uuid: Uuid });
 export const ServiceResponse = envelope({ service: Service }, { title: 'ServiceResponse' });
 export const ServicesResponse = envelope({ services: Type.Array(Service) }, { title: 'ServiceListResponse' });
 export const TerminalResponse = envelope({ terminal: Terminal }, { title: 'TerminalResponse' });
+
+// ---- per-service behaviour of the sandbox simulator (services.behaviour.ts) -----------------------------
+
+const Bin = (description: string) => Type.String({ pattern: '^[0-9]{6}$', description, examples: ['400000'] });
+
+export const ApprovalRule = Type.Object(
+  {
+    bin_from: Bin('the first BIN of the range: six digits, the card number\'s first six'),
+    bin_to: Bin('the last BIN of the range (inclusive), not below bin_from'),
+    approve_rate: Type.Number({ minimum: 0, maximum: 1, description: 'the share of the payments the test-card rules approve that this service approves: 0 approves none, 1 all' }),
+  },
+  { title: 'SandboxApprovalRule', description: 'Payments of cards whose BIN falls in the range are approved at `approve_rate` (the first rule that matches counts)', examples: [EX.APPROVAL_RULE_EXAMPLE] },
+);
+
+const SoftDecline = Type.Enum([...SOFT_DECLINES], { description: 'the decline of a payment the approval draw refuses: DENIED ("Do not honour", the default) or PROCESSOR_ERROR ("Issuer unavailable")' });
+const Outage = Type.Enum([...OUTAGES], {
+  description: 'none (the default); refuse: the connection is refused, nothing is sent (the payment\'s result is unknown but nothing happened at the processor); timeout: the request is sent and no answer comes (unknown; the processor has no record of it)',
+});
+
+export const SandboxBehaviour = Type.Object(
+  {
+    service_uuid: Uuid,
+    approval: Type.Array(ApprovalRule, { description: 'approval rules by BIN range, the first match counts; empty: every payment the test-card rules approve is approved' }),
+    soft_decline: SoftDecline,
+    outage: Outage,
+    latency_ms: Type.Integer({ minimum: 0, maximum: MAX_LATENCY_MS, description: 'milliseconds added before every money operation of the service' }),
+    updated: Type.Union([ContractDate, Type.Null()], { description: 'when it was set; null: none is set, the service behaves by the test cards (the values shown are the defaults)' }),
+  },
+  { title: 'SandboxBehaviour', description: 'How the sandbox simulator answers for one sandbox service', examples: [EX.SANDBOX_BEHAVIOUR_EXAMPLE] },
+);
+
+export const PutSandboxBehaviourBody = signedBody({
+  approval: Type.Optional(Type.Array(ApprovalRule, { maxItems: MAX_APPROVAL_RULES, description: `approval rules by BIN range, at most ${MAX_APPROVAL_RULES}, the first match counts; absent or empty: the test-card rules alone` })),
+  soft_decline: Type.Optional(SoftDecline),
+  outage: Type.Optional(Outage),
+  latency_ms: Type.Optional(Int({ maximum: MAX_LATENCY_MS, description: 'milliseconds added before every money operation of the service (default 0)' })),
+}, { title: 'SandboxBehaviourRequest', examples: [EX.PUT_SANDBOX_BEHAVIOUR_REQUEST] });
+
+export const DeleteSandboxBehaviourBody = signedBody({}, { examples: [EX.DELETE_SANDBOX_BEHAVIOUR_REQUEST] });
+
+export const SandboxBehaviourResponse = envelope({ sandbox_behaviour: SandboxBehaviour }, { title: 'SandboxBehaviourResponse' });

@@ -11,6 +11,7 @@ import { declarationOfType } from '../../processors/connectors.js';
 import { credentialProblems } from '../../processors/kit/declaration.js';
 import { isRedsysFamily, maskCredentials, presentService, presentTerminal, validateCredentials, SERVICE_TYPES, type Credentials } from './services.domain.js';
 import * as repo from './services.repo.js';
+import { SandboxBehaviours } from './services.behaviour.js';
 
 export interface NewService {
   name: string;
@@ -44,11 +45,15 @@ export type CredentialTester = (type: string, code: string | null, credentials: 
 export class ServicesService {
   /** Set by the app: the processors' credential tests (a type without one: null). */
   credentialTester: CredentialTester | null = null;
+  /** The sandbox services' behaviours in the simulator (services.behaviour.ts); the app gives its `lookup` to the processors. */
+  readonly sandboxBehaviours: SandboxBehaviours;
 
   constructor(
     private readonly p: Platform,
     private readonly merchants: MerchantsService,
-  ) {}
+  ) {
+    this.sandboxBehaviours = new SandboxBehaviours(p, merchants);
+  }
 
   // ---- for a known owner (CLI, bootstrap) and for API callers ---------------------------------------
 

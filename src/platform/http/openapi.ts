@@ -83,7 +83,7 @@ export function openapiDefinition(opts: OpenApiOptions) {
       { name: 'reconciliation', description: 'Reconciliation (ours, beyond the payment API): the acquirers\' settlement reports matched to transactions, payouts expected and received, bank statements (camt.053, Norma 43)' },
       { name: 'disputes', description: 'Disputes and chargebacks (ours, beyond the payment API): disputes of payments entered by hand, imported from an acquirer\'s file or raised by the sandbox, their evidence, submission and acceptance, their deadlines and outcomes' },
       { name: 'routing', description: 'Routing and cascading (ours, beyond the payment API): routing profiles that pick, per payment, the services to try in order (rules over the card, amount, currency, countries, channel and metadata; weighted splits; fallbacks), a profile tried on a hypothetical payment, and the services\' health and circuit breakers' },
-      { name: 'sandbox', description: 'Sandbox tools: the test clock, and the sandbox APM provider that completes APM payments' },
+      { name: 'sandbox', description: 'Sandbox tools: the test clock, the sandbox APM provider that completes APM payments, and how the simulator behaves for each sandbox service' },
     ],
     components: {
       securitySchemes: {
