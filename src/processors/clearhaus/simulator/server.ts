@@ -56,9 +56,14 @@ interface SimAuthorization {
   voided: boolean;
   /** Transactions made on it so far (captures, voids, refunds). */
   followUps: number;
+  /** The parameters it was asked with, without the card number and CSC (tests). */
+  request: Record<string, string>;
 }
 
 type Json = Record<string, unknown>;
+
+/** Parameters without the card number and CSC (a simulator keeps no card data). */
+const withoutCard = (p: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(p).filter(([k]) => !/^(card|moto)\[(pan|csc)\]$/.test(k)));
 
 const FOLLOW_UP = /^\/authorizations\/([^/]+)\/(captures|voids|refunds)$/;
 const OP_OF: Record<string, 'capture' | 'void' | 'refund'> = { captures: 'capture', voids: 'void', refunds: 'refund' };
@@ -180,7 +185,7 @@ export class ClearhausSimulator extends SimulatorBase {
     const id = randomUUID();
     const approved = code === 20000;
     const seriesType = p['series[type]'] ?? null;
-    this.#auths.set(id, { id, apiKey, code, amount, currency: p.currency, panHash, series: approved ? seriesType ?? prev?.series ?? null : null, captured: 0, refunded: 0, voided: false, followUps: 0 });
+    this.#auths.set(id, { id, apiKey, code, amount, currency: p.currency, panHash, series: approved ? seriesType ?? prev?.series ?? null : null, captured: 0, refunded: 0, voided: false, followUps: 0, request: withoutCard(p) });
     const csc = p['card[csc]'];
     return {
       id, status: this.#status(code, message), processed_at: this.#processedAt(), amount, currency: p.currency,
