@@ -9,7 +9,7 @@
  * never retried (Clearhaus cannot be asked). PostgreSQL only (the conformance suite covers the
  * connector there).
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { harnessOf, luhnCard } from '../helpers/connectors.js';
@@ -17,6 +17,11 @@ import { declarationNamed } from '../../src/processors/connectors.js';
 import type { ClearhausSimulator } from '../../src/processors/clearhaus/simulator/server.js';
 import { CLEARHAUS_SIM_CARDS } from '../../src/processors/clearhaus/simulator/rules.js';
 import { storeCard } from '../helpers/payments.js';
+import { OutgoingClient, OutgoingPolicy } from '../../src/platform/net/outgoing.js';
+import { secret } from '../../src/platform/security/secret.js';
+import type { PaymentRequest } from '../../src/processors/connector.js';
+import { ClearhausConnector } from '../../src/processors/clearhaus/clearhaus.connector.js';
+import { clearhausTerminalOf } from '../../src/processors/clearhaus/credentials.js';
 
 describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Clearhaus connector', () => {
   const h = harnessOf<ClearhausSimulator>(declarationNamed('clearhaus')!);
@@ -159,5 +164,41 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Clearhaus connector
     expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
     expect((await order(m, pre.uuid)).transactions.at(-1).status).toBe('PENDING');
     expect(h.paymentCalls()).toBe(calls);
+  });
+
+  it('the reconciler\'s lookup answers from the ledger (Clearhaus cannot be asked): a result read is found without a call; an authorization approved and never captured is voided and not found; a capture sent without its answer cannot be settled', async () => {
+    const terminal = { serviceType: 'CLEARHAUS', terminalId: null, serviceId: null };
+    const c = new ClearhausConnector({
+      baseUrl: h.env().PAYGATE_CLEARHAUS_URL, http: new OutgoingClient({ policy: new OutgoingPolicy({ allow: ['127.0.0.1'], sandboxLoopback: false }) }), db: () => t.p.database.db, timeoutMs: 5000,
+      terminals: async () => clearhausTerminalOf(h.terminal.credentials), fingerprint: (pan) => createHash('sha256').update(pan).digest('hex'),
+    });
+    const pay = (amount: number): PaymentRequest => ({
+      reference: randomUUID(), terminal, now: new Date(), amount, currency: 'EUR', channel: 'ECOMMERCE', card: { pan: secret(luhnCard('41111114', ++n)), expiryMonth: 12, expiryYear: 2030, cvv: secret('123') },
+    });
+    const held = pay(800);
+    const approved = await c.preauthorize(held);
+    expect(approved.outcome).toBe('APPROVED');
+    const requests = h.sim.httpRequests;
+    expect(await c.lookup({ reference: held.reference, operation: 'preauthorize', terminal })).toEqual({ found: true, result: { outcome: 'APPROVED', authorization: (approved as any).processorId, processorId: (approved as any).processorId, amount: 800 } });
+    expect(h.sim.httpRequests).toBe(requests);
+    // a payment stopped between its authorization's answer and its capture (as after a crash)
+    const stopped = randomUUID();
+    await c.ledger.record({ reference: stopped, kind: 'payment', amount: 800, currency: 'EUR', account: 'key-test', originalReference: null, terminalRef: terminal });
+    await c.ledger.save(stopped, { providerId: (approved as any).processorId, data: { authCode: 20000, authMessage: null } });
+    expect(await c.lookup({ reference: stopped, operation: 'authorize', terminal })).toEqual({ found: false });
+    expect(h.sim.authorization((approved as any).processorId)).toMatchObject({ voided: true, captured: 0 });
+    // its capture sent, the answer lost
+    const sent = randomUUID();
+    await c.ledger.record({ reference: sent, kind: 'payment', amount: 800, currency: 'EUR', account: 'key-test-2', originalReference: null, terminalRef: terminal });
+    await c.ledger.save(sent, { providerId: (approved as any).processorId, data: { authCode: 20000, authMessage: null, captureSent: true } });
+    const calls = h.paymentCalls();
+    expect(await c.lookup({ reference: sent, operation: 'authorize', terminal })).toEqual({ found: 'unknown', details: expect.stringMatching(/Clearhaus offers no way to read it: check the authorization in the Clearhaus Dashboard/) });
+    expect(h.paymentCalls()).toBe(calls);
+    // declined, as read: found as declined; never recorded: not found
+    const refused = pay(900);
+    refused.card = { ...refused.card, pan: secret(CLEARHAUS_SIM_CARDS.DECLINED) };
+    expect(await c.authorize(refused)).toMatchObject({ outcome: 'DECLINED', error: 'DENIED' });
+    expect(await c.lookup({ reference: refused.reference, operation: 'authorize', terminal })).toMatchObject({ found: true, result: { outcome: 'DECLINED', error: 'DENIED' } });
+    expect(await c.lookup({ reference: randomUUID(), operation: 'authorize', terminal })).toEqual({ found: false });
   });
 });
