@@ -69,6 +69,10 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Clearhaus connector
     const other = (await single({ amount: 1000, ...card(CLEARHAUS_SIM_CARDS.TRIGGER) })).body.order;
     expect(other.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'INVALID_CARD' });
     expect(other.transactions[0].error_details).toMatch(/Invalid card number \(status 40110\)/);
+    // 50000 Clearhaus error: declined, and the authorization voided (Clearhaus takes voids of those)
+    const failed = (await single({ amount: 50000, ...card(CLEARHAUS_SIM_CARDS.TRIGGER) })).body.order;
+    expect(failed.transactions[0]).toMatchObject({ status: 'REFUSED', error: 'PROCESSOR_ERROR' });
+    expect(h.sim.authorization(failed.transactions[0].processor_id)).toMatchObject({ code: 50000, voided: true });
     const approved = (await single({ amount: 20000, ...card(CLEARHAUS_SIM_CARDS.TRIGGER_MASTERCARD) })).body.order;
     expect(approved).toMatchObject({ status: 'SUCCESS', paid: true });
     // a payment is an authorization captured in whole

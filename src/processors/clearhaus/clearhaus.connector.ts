@@ -12,7 +12,8 @@
  *
  * A payment (authorize and capture) is an authorization, then a capture of its whole amount: Clearhaus
  * moves money only on the capture. A capture Clearhaus refuses after approving the authorization voids
- * the authorization (the reservation released) and the payment is declined.
+ * the authorization (the reservation released) and the payment is declined; so is an authorization
+ * answered 50000 "Clearhaus error" voided (Clearhaus takes voids of those).
  *
  * Clearhaus offers no way to read a transaction back (its GET endpoints were removed in 2019, and there
  * is no search by reference), so the reconciler's `lookup` answers from what the ledger kept: the result
@@ -45,7 +46,7 @@ import type {
 import { ConnectorBase, type KitDeps } from '../kit/base.js';
 import { sharedLedger, type LedgerOperation } from '../kit/ledger.js';
 import { cardPresentRefused, declined, lookupOf, noAnswer, notBelieved, notJson, payoutNotOffered, refusedOrUnknown, terminalRecord } from '../kit/outcomes.js';
-import { APPROVED } from './codes.js';
+import { APPROVED, CLEARHAUS_ERROR } from './codes.js';
 import type { ClearhausTerminal } from './credentials.js';
 import {
   amountParams, authorizationParams, authorizationResultOf, factsOf, followUpResultOf, formBody, headersOf, PATHS, refusalWords,
@@ -136,6 +137,8 @@ export class ClearhausConnector extends ConnectorBase<ClearhausTerminal, Clearha
     const auth = authorizationResultOf(f, { amount, currency: req.currency });
     if (auth.outcome === 'UNKNOWN') return notBelieved(this.deps.logger, 'clearhaus', log, auth.details);
     await this.ledger.save(req.reference, { providerId: f.id, data: { authCode: f.code!, authMessage: f.message, seriesStart: seriesStart && auth.outcome === 'APPROVED', seriesTid: f.seriesTid } });
+    // "Clearhaus error" may leave a reservation upstream: Clearhaus takes voids of such authorizations
+    if (f.code === CLEARHAUS_ERROR && f.id) await this.#post(t, PATHS.voids(f.id), [], 'void', log);
     if (auth.outcome !== 'APPROVED') return auth;
     const result = kind === 'payment' ? await this.#captureSale(t, req.reference, auth.processorId, amount) : auth;
     if (result.outcome !== 'APPROVED') return result;

@@ -20,6 +20,12 @@ export const APPROVED = 20000;
 /** The issuer asks for strong customer authentication (the payment goes on with 3-D Secure). */
 export const SCA_REQUIRED = 40416;
 
+/**
+ * "Clearhaus error": declined, yet Clearhaus takes voids of authorizations answered so (its "Changes":
+ * "Allowing voids on status code 50000 authorizations"): the connector voids one at once.
+ */
+export const CLEARHAUS_ERROR = 50000;
+
 /** The cardholder blocked the merchant: no merchant-initiated payment may follow on the card. */
 export const MERCHANT_BLOCKED = 40420;
 

@@ -13,8 +13,17 @@
  *    "Transaction status codes", "Test card numbers", and the examples ("Reserve money", "Withdraw
  *    money", "Refund to cardholder", "Repeatedly reserve money", "Secure transactions", "Fetch account
  *    information").
- *  - [CH] The repository's history: "Remove GET endpoints" (2019-08-27: transactions cannot be read back).
- *  - [SDK] Clearhaus's C# library clearhaus/payment-api-csharp (Account.cs: the API key as Basic username,
+ *    Sections by address: https://docs.gateway.clearhaus.com/#api-endpoint, #authentication,
+ *    #response-format, #accounts_and_keys, #signing-requests, #rsa-signature, #authorizations,
+ *    #method-card, #method-moto, #authentication-3dsecure-v2, #scheme-reference-to-series, #captures,
+ *    #capture_refunds, #voids, #account, #transaction-status-codes, #status-message,
+ *    #merchant-blocked-by-cardholder-status, #test-card-numbers, #changes; the sources:
+ *    https://github.com/clearhaus/gateway-api-docs/tree/master/website/content/gateway.
+ *  - [CH] The repository's history: "Remove GET endpoints" (2019-08-27: transactions cannot be read back),
+ *    https://github.com/clearhaus/gateway-api-docs/commit/31cbe9ac744474a500295f7e7aff4d092d271353;
+ *    earlier, "Remove section about pagination" (2016-05-19: "we are removing GET support from all
+ *    collection endpoints"), https://github.com/clearhaus/gateway-api-docs/commit/5a9a39c6958b76a3731c4def3aa8ea7af13ecc93.
+ *  - [SDK] Clearhaus's C# library https://github.com/clearhaus/payment-api-csharp (Account.cs: the API key as Basic username,
  *    the signing API key and RSA private key, the endpoints) and the answers Clearhaus-integrating
  *    libraries read (payfunc/service-clearhaus api/Authorization/Response.ts: `amount`, `currency`, `csc`,
  *    `3dsecure`, `_links` of an authorization).
