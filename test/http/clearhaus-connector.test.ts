@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.js';
 import { harnessOf, luhnCard } from '../helpers/connectors.js';
 import { declarationNamed } from '../../src/processors/connectors.js';
-import type { ClearhausSimulator } from '../../src/processors/clearhaus/simulator/server.js';
+import { ClearhausSimulator } from '../../src/processors/clearhaus/simulator/server.js';
 import { CLEARHAUS_SIM_CARDS } from '../../src/processors/clearhaus/simulator/rules.js';
 import { storeCard } from '../helpers/payments.js';
 import { OutgoingClient, OutgoingPolicy } from '../../src/platform/net/outgoing.js';
@@ -204,5 +204,33 @@ describe.skipIf(process.env.PAYGATE_TEST_DB !== 'postgres')('Clearhaus connector
     expect(await c.authorize(refused)).toMatchObject({ outcome: 'DECLINED', error: 'DENIED' });
     expect(await c.lookup({ reference: refused.reference, operation: 'authorize', terminal })).toMatchObject({ found: true, result: { outcome: 'DECLINED', error: 'DENIED' } });
     expect(await c.lookup({ reference: randomUUID(), operation: 'authorize', terminal })).toEqual({ found: false });
+  });
+
+  it('a capture Clearhaus refuses after approving the authorization (an account rule refusing captures whose CSC did not match) voids the authorization: the payment is declined, nothing reserved', async () => {
+    const creds = h.terminal.credentials;
+    const strict = new ClearhausSimulator({ accounts: { [creds.api_key]: { merchantId: '000000003000002', signingApiKey: creds.signing_api_key, signingPrivateKey: creds.signing_private_key, captureNeedsCscMatch: true } } });
+    const url = await strict.listen();
+    try {
+      const terminal = { serviceType: 'CLEARHAUS', terminalId: null, serviceId: null };
+      const c = new ClearhausConnector({
+        baseUrl: url, http: new OutgoingClient({ policy: new OutgoingPolicy({ allow: ['127.0.0.1'], sandboxLoopback: false }) }), db: () => t.p.database.db, timeoutMs: 5000,
+        terminals: async () => clearhausTerminalOf(creds), fingerprint: (pan) => createHash('sha256').update(pan).digest('hex'),
+      });
+      const pay = (cvv: string): PaymentRequest => ({
+        reference: randomUUID(), terminal, now: new Date(), amount: 1250, currency: 'EUR', channel: 'ECOMMERCE', card: { pan: secret(luhnCard('41111115', ++n)), expiryMonth: 12, expiryYear: 2030, cvv: secret(cvv) },
+      });
+      const refused = pay('123');
+      const r = await c.authorize(refused);
+      expect(r).toMatchObject({ outcome: 'DECLINED', error: 'DENIED', details: expect.stringMatching(/approved the authorization but refused its capture: Clearhaus: Clearhaus rule violation: capture of an authorization whose CSC did not match \(status 40200\); the authorization was voided/) });
+      const id = (r as { processorId: string }).processorId;
+      expect(strict.authorization(id)).toMatchObject({ code: 20000, captured: 0, voided: true });
+      // the ledger keeps what was read: the reconciler would find the payment declined
+      expect(await c.lookup({ reference: refused.reference, operation: 'authorize', terminal })).toMatchObject({ found: true, result: { outcome: 'DECLINED', error: 'DENIED' } });
+      // the test environment's matching CSC (987) is captured
+      expect(await c.authorize(pay('987'))).toMatchObject({ outcome: 'APPROVED', amount: 1250 });
+      strict.spec.assertClean();
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -14,6 +14,7 @@
  *    /authorizations/:id/captures (no more than what remains of the authorization), /voids (of an
  *    authorization nothing was captured of), /refunds (no more than what was captured and not refunded);
  *    404 for an authorization of another account or none. Declines answer 201 with their status code.
+ *    An account may have the rule refusing captures of authorizations whose CSC did not match (40200).
  *  - GET /account (the account resource) and GET / (resource discovery). No other GET: Clearhaus
  *    removed them, transactions cannot be read back.
  *  - The kit's server (kit/simulator.ts): latency and the faults tests use (`tamper`: an approval of
@@ -33,6 +34,12 @@ export interface ClearhausSimAccount {
   /** The signing API key whose requests it verifies, with its key (the public part of a private key given). */
   signingApiKey?: string | null;
   signingPrivateKey?: string | null;
+  /**
+   * The account's rule refusing captures of authorizations whose CSC did not match (40200 Clearhaus rule
+   * violation): "rules to disallow captures for such authorizations may be in place for a merchant"
+   * ("Reserve money").
+   */
+  captureNeedsCscMatch?: boolean;
 }
 
 export interface ClearhausSimulatorOptions {
@@ -56,6 +63,8 @@ interface SimAuthorization {
   voided: boolean;
   /** Transactions made on it so far (captures, voids, refunds). */
   followUps: number;
+  /** Its CSC matched (the test environment's 987). */
+  cscMatched: boolean;
   /** The parameters it was asked with, without the card number and CSC (tests). */
   request: Record<string, string>;
 }
@@ -150,7 +159,7 @@ export class ClearhausSimulator extends SimulatorBase {
     }
     const fault = this.takeFault();
     if (fault === 'lost') return this.drop(r);
-    const body = op === 'authorize' ? this.#authorize(params, who.apiKey) : this.#followUp(op, auth!, params);
+    const body = op === 'authorize' ? this.#authorize(params, who.apiKey) : this.#followUp(op, auth!, params, who.account);
     this.spec.response(op, 201, body);
     await this.answer(r, res, fault, {
       status: 201, body, headers: { 'content-type': 'application/vnd.clearhaus-gateway.hal+json; version=0.10.0; charset=utf-8' },
@@ -185,7 +194,7 @@ export class ClearhausSimulator extends SimulatorBase {
     const id = randomUUID();
     const approved = code === 20000;
     const seriesType = p['series[type]'] ?? null;
-    this.#auths.set(id, { id, apiKey, code, amount, currency: p.currency, panHash, series: approved ? seriesType ?? prev?.series ?? null : null, captured: 0, refunded: 0, voided: false, followUps: 0, request: withoutCard(p) });
+    this.#auths.set(id, { id, apiKey, code, amount, currency: p.currency, panHash, series: approved ? seriesType ?? prev?.series ?? null : null, captured: 0, refunded: 0, voided: false, followUps: 0, cscMatched: p['card[csc]'] === MATCHING_CSC, request: withoutCard(p) });
     const csc = p['card[csc]'];
     return {
       id, status: this.#status(code, message), processed_at: this.#processedAt(), amount, currency: p.currency,
@@ -197,7 +206,7 @@ export class ClearhausSimulator extends SimulatorBase {
     };
   }
 
-  #followUp(op: 'capture' | 'void' | 'refund', a: SimAuthorization, p: Record<string, string>): Json {
+  #followUp(op: 'capture' | 'void' | 'refund', a: SimAuthorization, p: Record<string, string>, account: ClearhausSimAccount): Json {
     const first = a.followUps++ === 0;
     const links = { authorization: { href: `/authorizations/${a.id}` } };
     const done = (code: number, amount: number | null, message?: string): Json => ({ id: randomUUID(), status: this.#status(code, message), processed_at: this.#processedAt(), ...(amount !== null ? { amount } : {}), _links: links });
@@ -214,6 +223,7 @@ export class ClearhausSimulator extends SimulatorBase {
       if (first && amount === a.amount) this.calls.saleCaptures++;
       if (a.code !== 20000 || a.voided) return done(40000, amount >= 1 ? amount : null, 'the authorization cannot be captured');
       if (amount < 1 || a.captured + amount > a.amount) return done(40000, amount >= 1 ? amount : null, 'amount exceeds what remains of the authorization');
+      if (account.captureNeedsCscMatch && !a.cscMatched) return done(40200, amount, 'capture of an authorization whose CSC did not match');
       a.captured += amount;
       return done(20000, amount);
     }
