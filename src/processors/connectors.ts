@@ -7,6 +7,7 @@
  * test harnesses are built from it. A new connector is added here, and nowhere else outside its folder.
  */
 import { CHECKOUT } from './checkout/declaration.js';
+import { CLEARHAUS } from './clearhaus/declaration.js';
 import { CREDORAX } from './credorax/declaration.js';
 import { CYBERSOURCE } from './cybersource/declaration.js';
 import type { ConnectorDeclaration } from './kit/declaration.js';
@@ -20,7 +21,7 @@ import { WORLDPAY } from './worldpay/declaration.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyConnectorDeclaration = ConnectorDeclaration<any>;
 
-export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY, NUVEI, CREDORAX, TRUSTPAYMENTS];
+export const CONNECTORS: readonly AnyConnectorDeclaration[] = [REDSYS, CHECKOUT, PAYPAL, CYBERSOURCE, WORLDPAY, NUVEI, CREDORAX, TRUSTPAYMENTS, CLEARHAUS];
 
 /** The declaration of a connector by its name (`/v1/processor/<name>/...`). */
 export function declarationNamed(name: string): AnyConnectorDeclaration | null {

@@ -73,6 +73,11 @@ export interface ConnectorHarness {
   storedCredentials: boolean;
   /** Payouts to cards are offered. */
   payouts: boolean;
+  /**
+   * A payment whose answer was lost or not believed: settled as the provider decided (absent), or
+   * `failed`: ERROR (TIMEOUT), the provider offering no way to read it back and nothing captured (Clearhaus).
+   */
+  lostPayments?: 'failed';
   /** Makes the next payment call fail this way (`webhook-*` only where `webhooks` is set). */
   fault(kind: Fault): void;
   /** The processor's webhooks; null when it sends none the gateway reads. */
@@ -156,6 +161,7 @@ export function harnessOf<S extends SimulatorBase = SimulatorBase>(decl: AnyConn
     cards: { ...facts.cards, approved: () => luhnCard(facts.cards.approvedPrefix, ++cardSeq), challenge: facts.cards.challenge ?? decl.certification?.cards.challenge },
     storedCredentials: facts.storedCredentials,
     payouts: facts.payouts,
+    ...(facts.lostPayments ? { lostPayments: facts.lostPayments } : {}),
     fault(kind) {
       sim.injectFault(FAULTS[kind]);
     },

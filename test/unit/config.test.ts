@@ -38,7 +38,7 @@ describe('configuration', () => {
 
   it('every connector of the list has its PAYGATE_<NAME>_URL: its production default, the operator\'s URL, documented', () => {
     const config = loadConfig({ PAYGATE_CHECKOUT_URL: 'https://api.sandbox.checkout.com/' });
-    expect(config.connectorUrls).toEqual({ redsys: 'https://sis.redsys.es', checkout: 'https://api.sandbox.checkout.com', paypal: 'https://api-m.paypal.com', cybersource: 'https://api.cybersource.com', worldpay: 'https://access.worldpay.com', nuvei: 'https://secure.safecharge.com', credorax: 'https://assigned-subdomain.credorax.net/crax_gate/service/gateway', trustpayments: 'https://webservices.securetrading.net' });
+    expect(config.connectorUrls).toEqual({ redsys: 'https://sis.redsys.es', checkout: 'https://api.sandbox.checkout.com', paypal: 'https://api-m.paypal.com', cybersource: 'https://api.cybersource.com', worldpay: 'https://access.worldpay.com', nuvei: 'https://secure.safecharge.com', credorax: 'https://assigned-subdomain.credorax.net/crax_gate/service/gateway', trustpayments: 'https://webservices.securetrading.net', clearhaus: 'https://gateway.clearhaus.com' });
     expect(() => loadConfig({ PAYGATE_PAYPAL_URL: 'nope' })).toThrow(/PAYGATE_PAYPAL_URL/);
   });
 

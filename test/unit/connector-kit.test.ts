@@ -172,7 +172,7 @@ describe('kit/outcomes.ts', () => {
 
 describe('the one list of connectors', () => {
   it('names each connector once, its service types once, its setting PAYGATE_<NAME>_URL; a simulator for every one', async () => {
-    expect(CONNECTORS.map((c) => c.name)).toEqual(['redsys', 'checkout', 'paypal', 'cybersource', 'worldpay', 'nuvei', 'credorax', 'trustpayments']);
+    expect(CONNECTORS.map((c) => c.name)).toEqual(['redsys', 'checkout', 'paypal', 'cybersource', 'worldpay', 'nuvei', 'credorax', 'trustpayments', 'clearhaus']);
     const types = CONNECTORS.flatMap((c) => c.serviceTypes);
     expect(new Set(types).size).toBe(types.length);
     for (const c of CONNECTORS) {

@@ -90,6 +90,12 @@ export interface HarnessFacts {
   payouts: boolean;
   databases: ReadonlyArray<'pglite' | 'postgres'>;
   /**
+   * What the reconciler makes of a payment whose answer was lost or not believed. Absent: settled as the
+   * provider decided (the connector reads it back). `failed`: the provider offers no way to read a
+   * transaction back (Clearhaus), and the connector never captured it: ERROR (TIMEOUT), nothing charged.
+   */
+  lostPayments?: 'failed';
+  /**
    * Its notifications go where each request names (posted over HTTP until a test takes them over); else
    * to the account's webhook URL, kept until a test delivers them.
    */
