@@ -4,7 +4,9 @@
  * sandbox simulator) is tried on the fallback as a new transaction of the same order, and the processor
  * approves exactly one of them; a decline the retry table refuses (insufficient funds), or an answer
  * lost after sending (UNKNOWN), is never tried elsewhere; a request that never reached the processor
- * (not sent) is. Each attempt's transaction says which service took it and why; the order keeps the
+
+ * (not sent) is; so is it on the hosted page, with MoTo card data, B3 and a batch line; a next attempt
+ * lost on its way is settled once by the reconciler. Each attempt's transaction says which service took it and why; the order keeps the
  * service it named; a refund of a cascaded payment goes to the service that took the money.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { createTestApp, type TestApp, type TestMerchant } from '../helpers/app.j
 import { createOrder, storeCard } from '../helpers/payments.js';
 import { testDbKind } from '../helpers/db.js';
 import { createUser, signedIn } from '../helpers/dashboard.js';
+import { pagePath, payOnPage } from '../helpers/pages.js';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -169,6 +172,61 @@ describe(`routing and cascading in the money path (${testDbKind()})`, () => {
     expect(o.paid).toBe(true);
     expect(o.transactions.map((x) => [x.status, x.error, x.routing.service_uuid])).toEqual([['REFUSED', 'PROCESSOR_ERROR', s2], ['SUCCESS', 'NONE', s3]]);
     expect(calls.filter((c) => c.outcome === 'APPROVED')).toHaveLength(1);
+  });
+
+  /** A cascaded payment: the first attempt DENIED on service two, the second approved on three, one charge. */
+  const cascaded = async (orderId: string) => {
+    const o = await txsOf(orderId);
+    expect(o.paid).toBe(true);
+    expect(o.transactions.map((x) => [x.status, x.routing?.service_uuid, x.routing?.attempt])).toEqual([['REFUSED', s2, 1], ['SUCCESS', s3, 2]]);
+    expect(calls.filter((c) => c.outcome === 'APPROVED').map((c) => c.service)).toEqual([s3]);
+  };
+
+  it('the hosted payment page: the card typed on the page cascades the same way', async () => {
+    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'decline', error: 'DENIED' });
+    const order = await createOrder(m, { amount: 3200 });
+    const posted = await payOnPage(t, pagePath(order));
+    expect(posted.statusCode).toBeLessThan(400);
+    await cascaded(order.uuid);
+  });
+
+  it('a B11 MoTo payment with card data cascades the same way', async () => {
+    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'decline', error: 'DENIED' });
+    const order = await createOrder(m, { amount: 3300 });
+    const r = await m.api.post('/payment/moto', { order_uuid: order.uuid, method: 'PHONE', card_holder: 'Ana Pérez', card_pan: '4548812049400004', card_expiry_month: '12', card_expiry_year: '2030', card_cvv: '123' });
+    expect(r.status, r.raw).toBe(200);
+    await cascaded(order.uuid);
+  });
+
+  it('a batch line (a merchant-initiated payment with a stored card) cascades to a service of the same type', async () => {
+    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'decline', error: 'DENIED' });
+    const data = Buffer.from(`AMOUNT,CARD,SERVICE\n3400,${card},${m.service_uuid}\n`, 'utf8').toString('base64');
+    const r = await m.api.post('/batch/authorizations', { data, filename: 'cascade.csv' });
+    expect(r.status, r.raw).toBe(200);
+    await t.m.batch.drain();
+    const line = await t.p.database.db.selectFrom('batch_lines').selectAll().where('batch_id', '=', r.body.batch.uuid).executeTakeFirstOrThrow();
+    expect(line.status).toBe('SUCCEEDED');
+    await cascaded(line.order_id!);
+  });
+
+  it('the next attempt lost on its way (as when the process dies between two attempts) is settled once by the reconciler, never cascaded again', async () => {
+    // the first attempt declined (retriable); the second never reaches the processor and gets no answer
+    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'decline', error: 'DENIED' });
+    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'lost' });
+    const order = await createOrder(m, { amount: 3500 });
+    await m.api.post('/payment/direct', { order_uuid: order.uuid, card_uuid: card });
+    const o = await txsOf(order.uuid);
+    expect(o.transactions.map((x) => [x.status, x.routing.service_uuid])).toEqual([['REFUSED', s2], ['PENDING', s3]]);
+    // the reconciler asks the processor, which has no record of it: the attempt fails, once; nothing charged
+    // (the lost answer of an earlier test is reconciled in the same pass)
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBeGreaterThanOrEqual(1);
+    expect(await t.m.payments.reconcile({ olderThanMs: 0 })).toBe(0);
+    const after = await txsOf(order.uuid);
+    expect(after.paid).toBe(false);
+    expect(after.transactions).toHaveLength(2);
+    expect(after.transactions[1]).toMatchObject({ status: 'ERROR' });
+    const mine = new Set(after.transactions.map((x) => x.uuid));
+    expect(calls.filter((c) => mine.has(c.reference) && c.outcome === 'APPROVED')).toHaveLength(0);
   });
 
   it('a service without a profile is not routed: no routing on its transactions', async () => {
