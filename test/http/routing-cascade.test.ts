@@ -4,10 +4,10 @@
  * sandbox simulator) is tried on the fallback as a new transaction of the same order, and the processor
  * approves exactly one of them; a decline the retry table refuses (insufficient funds), or an answer
  * lost after sending (UNKNOWN), is never tried elsewhere; a request that never reached the processor
-
- * (not sent) is; so is it on the hosted page, with MoTo card data, B3 and a batch line; a next attempt
- * lost on its way is settled once by the reconciler. Each attempt's transaction says which service took it and why; the order keeps the
- * service it named; a refund of a cascaded payment goes to the service that took the money.
+ * (not sent) is. The same on the hosted page, with MoTo card data, B3 and a batch line; a next attempt
+ * lost on its way is settled once by the reconciler. Each attempt's transaction says which service took
+ * it and why; the order keeps the service it named; a refund of a cascaded payment goes to the service
+ * that took the money.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FollowUpRequest, PaymentRequest, ProcessorResult } from '../../src/processors/index.js';
