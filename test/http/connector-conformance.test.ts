@@ -7,7 +7,9 @@
  * charges (a subscription, a batch line) carrying the first payment's cof_txnid, declines with their
  * errors, a soft decline sent to authentication, a duplicate follow-up asked of the processor once, an
  * answer that cannot be trusted (PENDING, then settled by the reconciler), an answer lost (PENDING,
- * settled once; for a processor that cannot be asked, `lostPayments: 'failed'`, ERROR TIMEOUT once), payouts, card verification; for processors with webhooks: a tampered webhook refused,
+ * settled once; for a processor that cannot be asked, `lostPayments: 'failed'`, ERROR TIMEOUT once), payouts, card verification,
+ * cascading (a soft decline on the first of two services of the processor paid on the second with one
+ * charge at the processor; an answer lost on the first never tried again); for processors with webhooks: a tampered webhook refused,
  * a webhook arriving before the synchronous answer, a webhook arriving twice. A processor that decides
  * captures, voids and refunds after accepting them (decisions §13: Checkout.com's 202, Worldpay's
  * sentForRefund, CyberSource's refund PENDING) leaves them PENDING, never SUCCESS, until what it sends
@@ -279,6 +281,62 @@ describe.each(runs.map(([probe, make]) => [probe.name, make, !!probe.webhooks] a
     const bad = await m.api.post('/payment-method/card', { customer_ext_id: customer(), ...card(h.cards.refused.pan), validate: true, service: m.service_uuid });
     expect(bad.status, bad.raw).toBe(400);
     expect(bad.body.details).toMatch(h.cards.refused.error);
+  });
+
+  // ---- routing and cascading (docs/routing.md) -----------------------------------------------------------
+
+  it('cascading: a soft decline on the first service is paid on the fallback, one charge; an answer lost on the first is never tried again', async () => {
+    // two more services of this processor, each with its own terminal (the harness's credentials)
+    const { currency_code } = await t.p.database.db.selectFrom('services as s').innerJoin('terminals as tm', 'tm.id', 's.terminal_id')
+      .select('tm.currency_code').where('s.id', '=', m.service_uuid!).executeTakeFirstOrThrow();
+    const another = async (name: string) => {
+      const tm = await ok(m.api.post('/terminal', { currency_code, type: h.serviceType, description: name, ...(h.terminal.code ? { code: h.terminal.code } : {}), credentials: h.terminal.credentials }));
+      return (await ok(m.api.post('/service', { name, type: h.serviceType, terminal_uuid: tm.terminal.uuid }))).service.uuid as string;
+    };
+    const entry = await another('routed entry');
+    const fallback = await another('fallback');
+    await ok(m.api.post('/routing-profiles', {
+      service_uuid: entry, name: 'entry then fallback', status: 'ACTIVE', max_attempts: 2,
+      rules: [{ name: 'all', conditions: [{ type: 'amount', min: 1 }], action: { type: 'service', service_uuid: entry, fallbacks: [fallback] } }],
+    }));
+    // the first attempt's answer: a soft decline (DENIED) given at the connector's edge, without reaching
+    // the processor; the fallback's goes to the processor through the connector
+    const connector = t.m.processors.forService(h.serviceType, 'production') as unknown as Record<string, unknown>;
+    const authorize = connector.authorize as (r: unknown) => Promise<unknown>;
+    const sentFor: Array<string | null> = [];
+    let declineNext = true;
+    connector.authorize = async (r: { terminal: { serviceId: string | null } }) => {
+      sentFor.push(r.terminal.serviceId);
+      if (declineNext) {
+        declineNext = false;
+        return { outcome: 'DECLINED', error: 'DENIED', details: 'do not honour (soft decline)', processorId: null };
+      }
+      return authorize.call(connector, r);
+    };
+    try {
+      const before = h.paymentCalls();
+      const paid = (await ok(singleStep(h.cards.approved(), { service: entry }))).order;
+      expect(paid).toMatchObject({ status: 'SUCCESS', paid: true, service_uuid: entry });
+      expect(paid.transactions.map((x: any) => [x.status, x.routing?.service_uuid, x.routing?.attempt])).toEqual([['REFUSED', entry, 1], ['SUCCESS', fallback, 2]]);
+      expect(sentFor).toEqual([entry, fallback]);
+      expect(h.paymentCalls()).toBe(before + 1);
+
+      // an answer lost after the processor charged: PENDING, never cascaded; the reconciler settles it once
+      sentFor.length = 0;
+      const lostBefore = h.paymentCalls();
+      h.fault('answer-lost');
+      const lost = (await ok(singleStep(h.cards.approved(), { service: entry }))).order;
+      expect(lost.transactions).toHaveLength(1);
+      expect(lost.transactions[0]).toMatchObject({ status: 'PENDING', routing: { service_uuid: entry, attempt: 1 } });
+      expect(sentFor).toEqual([entry]);
+      await t.m.payments.reconcile({ olderThanMs: 0 });
+      const settled = (await ok(m.api.get(`/order/${lost.uuid}`))).order;
+      expect(settled.transactions).toHaveLength(1);
+      expect(settled.transactions[0].status).not.toBe('PENDING');
+      expect(h.paymentCalls()).toBe(lostBefore + 1);
+    } finally {
+      connector.authorize = authorize;
+    }
   });
 
   // ---- webhooks (processors that send them) ------------------------------------------------------------
