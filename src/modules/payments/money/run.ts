@@ -91,14 +91,13 @@ export async function callAndSettlePayment(
 async function timedCall(core: PaymentsCore, connector: Connector, op: ProcessorOperation, request: MoneyRequest): Promise<ProcessorResult> {
   const routing = core.deps.routing;
   if (!routing) return callProcessor(connector, op, request);
+  const serviceId = (request as PaymentRequest).terminal?.serviceId ?? null;
   const started = performance.now();
   const result = await callProcessor(connector, op, request).catch((err: unknown) => {
-    routing.record((request as PaymentRequest).terminal?.serviceId ?? '', 'ERROR', performance.now() - started);
+    if (serviceId) routing.record(serviceId, 'ERROR', performance.now() - started);
     throw err;
   });
-  const ms = performance.now() - started;
-  const serviceId = (request as PaymentRequest).terminal?.serviceId;
-  if (serviceId) routing.record(serviceId, healthOutcome(result), ms);
+  if (serviceId) routing.record(serviceId, healthOutcome(result), performance.now() - started);
   return result;
 }
 
