@@ -108,13 +108,14 @@ function HealthPanel({ me }: { me: AreaProps['me'] }) {
   );
 }
 
-function conditionText(c: ApiCondition): string {
-  const vals = (x: unknown) => (Array.isArray(x) ? x.join(', ') : '');
+/** A condition in words: its type in the user's language, then its values. */
+function conditionText(c: ApiCondition, t: (k: Key) => string): string {
+  const label = t(`routing.cond.${c.type}` as Key);
   switch (c.type) {
-    case 'bin': return `bin ${Array.isArray(c.ranges) ? c.ranges.map((r) => (r.from === r.to ? r.from : `${r.from}–${r.to}`)).join(', ') : ''}`;
-    case 'amount': return `amount ${c.min === undefined || c.min === '' ? '' : `≥ ${c.min}`}${c.max === undefined || c.max === '' ? '' : ` ≤ ${c.max}`}`.trim();
-    case 'metadata': return `metadata ${c.key ?? ''}${c.equals ? ` = ${c.equals}` : ''}`;
-    default: return `${c.type} ${vals(c.values)}`;
+    case 'bin': return `${label} ${Array.isArray(c.ranges) ? c.ranges.map((r) => (r.from === r.to ? r.from : `${r.from}–${r.to}`)).join(', ') : ''}`;
+    case 'amount': return `${label} ${c.min === undefined || c.min === '' ? '' : `≥ ${c.min}`}${c.max === undefined || c.max === '' ? '' : ` ≤ ${c.max}`}`.trim();
+    case 'metadata': return `${label} ${c.key ?? ''}${c.equals ? ` = ${c.equals}` : ''}`;
+    default: return `${label} ${Array.isArray(c.values) ? c.values.join(', ') : ''}`;
   }
 }
 
@@ -126,7 +127,7 @@ function RuleSummary({ rule, name }: { rule: ApiRule; name: (uuid: string) => st
   return (
     <li data-testid="profile-rule" data-name={rule.name}>
       <strong>{rule.name}</strong>{' '}
-      <span className="muted small">{rule.conditions.length ? rule.conditions.map(conditionText).join(' · ') : '*'}</span>
+      <span className="muted small">{rule.conditions.length ? rule.conditions.map((c) => conditionText(c, t)).join(' · ') : '*'}</span>
       <div className="small">→ {first}{fallbacks.length ? ` → ${t('routing.fallbacks')}: ${fallbacks.join(', ')}` : ''}</div>
     </li>
   );
