@@ -138,7 +138,7 @@ export function buildModules(p: Platform): Modules {
   processors.onDispute = (connector, notice, payment) => disputes.fromConnector(connector, notice, payment);
   const routing = new RoutingService(p, { events });
   paymentRouting = new PaymentRouting(routing, () => p.database.db, p.config.cacheTtlMs);
-  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation });
+  const dashboard = new DashboardService(p, { merchants, payments, events, customers, sources, campaigns, batch, subscriptions, devices, cardPresent, risk, services, templates, checkouts, wallets, dcc, terminal, reconciliation, routing });
   const idempotency = new IdempotencyStore(p.database, () => p.clock.now(), p.config.idempotencyLockMs);
   return { processors, merchants, services, customers, sources, events, payments, templates, pages, links, checkouts, risk, paymentMethods, wallets, dcc, campaigns, batch, subscriptions, devices, cardPresent, terminal, reconciliation, disputes, routing, dashboard, idempotency };
 }

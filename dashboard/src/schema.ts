@@ -992,6 +992,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/routing/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The routing profiles in short, and the services they may name
+         * @description The merchant's routing profiles in the environment looked at, newest first, each with its entry service's name, status, version and how many rules it has; and the merchant's services in that environment (name, type, enabled), which a profile's entry service and its rules' services are chosen from. A profile itself, its changes, trying it and the services' health go through the merchant API.
+         */
+        get: operations["dashboardRoutingOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/views": {
         parameters: {
             query?: never;
@@ -1120,7 +1140,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1257,7 +1277,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1566,7 +1586,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -1704,7 +1724,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2302,7 +2322,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2442,7 +2462,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -2578,7 +2598,7 @@ export interface operations {
                             parent_uuid: string | null;
                         }[];
                         /** @description what the user's group may do (the role table) */
-                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond")[];
+                        permissions: ("payments.read" | "payments.refund" | "payments.capture" | "payments.expire" | "payments.metadata" | "notifications.resend" | "cards.read" | "customers.manage" | "moto.read" | "moto.create" | "manual.create" | "payouts.create" | "batch.read" | "batch.create" | "subscriptions.read" | "subscriptions.manage" | "devices.read" | "devices.operate" | "risk.read" | "risk.manage" | "terminals.manage" | "developers.read" | "developers.keys" | "users.manage" | "audit.read" | "settings.manage" | "reconciliation.read" | "reconciliation.import" | "disputes.read" | "disputes.respond" | "routing.read" | "routing.manage")[];
                         idle_timeout_s: number;
                     };
                 };
@@ -9152,6 +9172,130 @@ export interface operations {
                             enabled: boolean;
                             /** @description its connector gives a day's settlement report through an API (POST /reconciliation/settlements/fetch); otherwise the acquirer's file is imported */
                             settlement_report: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Refused: the error envelope (`details` says why) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the reason phrase of the status
+                         * @example Bad Request
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 400
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description what went wrong, as a sentence */
+                        details: string;
+                        /**
+                         * @description the id of this request (also the `X-Request-Id` header): give it to support to find the request in the logs
+                         * @example 3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d
+                         */
+                        request_id: string;
+                        /** @description validation errors only: every problem found, one per field and kind */
+                        errors?: {
+                            /**
+                             * @description the field as sent: `amount`, `cards[0].card_pan`, `extra_data.cof.reason`
+                             * @example amount
+                             */
+                            field: string;
+                            /**
+                             * @description what is wrong with it
+                             * @example must be integer
+                             */
+                            problem: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description a 409 to a retry under an `Idempotency-Key` whose request was carried out and whose answer was lost: the order that request acted on (read it for the outcome)
+                         */
+                        order_uuid?: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRoutingOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `OK` on success
+                         * @example OK
+                         */
+                        message: string;
+                        /**
+                         * @description the HTTP status code
+                         * @example 200
+                         */
+                        code: number;
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss+HHMM
+                         * @example 2026-03-14T10:21:07+0100
+                         */
+                        current_time: string;
+                        /** @description newest first */
+                        routing_profiles: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            service_uuid: string;
+                            service_name: string | null;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "DRAFT";
+                            version: number;
+                            max_attempts: number;
+                            /** @description how many rules the profile has */
+                            rules: number;
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                        }[];
+                        /** @description the merchant's services in the environment looked at: the entry services and the services a rule may name */
+                        services: {
+                            /**
+                             * Format: uuid
+                             * @description UUID, upper or lower case
+                             * @example 5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10
+                             */
+                            uuid: string;
+                            name: string;
+                            /** @description the service type (its connector) */
+                            type: string;
+                            enabled: boolean;
                         }[];
                     };
                 };

@@ -24,6 +24,7 @@ const AREAS: { id: string; visible: (p: readonly string[]) => boolean }[] = [
   { id: 'reconciliation', visible: (p) => p.includes('reconciliation.read') },
   { id: 'payouts', visible: (p) => p.includes('reconciliation.read') },
   { id: 'disputes', visible: (p) => p.includes('disputes.read') },
+  { id: 'routing', visible: (p) => p.includes('routing.read') },
   { id: 'settings', visible: (p) => p.includes('settings.manage') || p.includes('terminals.manage') },
 ];
 

@@ -23,6 +23,9 @@ describe('the role table', () => {
     for (const g of ['USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS']) {
       for (const p of ['users.manage', 'audit.read', 'developers.read', 'developers.keys', 'settings.manage'] as const) expect(can(g, p), `${g} ${p}`).toBe(false);
     }
+    // routing: read and tried by those who manage services, changed by MANAGER only
+    expect(['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'].filter((g) => can(g, 'routing.read'))).toEqual(['MANAGER', 'USER']);
+    expect(['MANAGER', 'USER', 'VIEWER', 'MANUAL PAYMENT', 'BATCH', 'PAYMENTS'].filter((g) => can(g, 'routing.manage'))).toEqual(['MANAGER']);
     expect(can('ROOT', 'payments.read')).toBe(false);
     expect(permissionsOf('nobody')).toEqual([]);
   });

@@ -23,6 +23,7 @@ const SettingsPage = lazy(() => import('./settings').then((x) => ({ default: x.S
 const ReconciliationPage = lazy(() => import('./reconciliation').then((x) => ({ default: x.ReconciliationPage })));
 const PayoutsPage = lazy(() => import('./reconciliation').then((x) => ({ default: x.PayoutsPage })));
 const DisputesPage = lazy(() => import('./disputes').then((x) => ({ default: x.DisputesPage })));
+const RoutingPage = lazy(() => import('./routing').then((x) => ({ default: x.RoutingPage })));
 
 export interface Area {
   id: string;
@@ -46,5 +47,6 @@ export const AREAS: Area[] = [
   { id: 'reconciliation', path: '/reconciliation', nav: 'nav.reconciliation', visible: (can) => can('reconciliation.read'), Page: ReconciliationPage },
   { id: 'payouts', path: '/payouts', nav: 'nav.payouts', visible: (can) => can('reconciliation.read'), Page: PayoutsPage },
   { id: 'disputes', path: '/disputes', nav: 'nav.disputes', visible: (can) => can('disputes.read'), Page: DisputesPage },
+  { id: 'routing', path: '/routing', nav: 'nav.routing', visible: (can) => can('routing.read'), Page: RoutingPage },
   { id: 'settings', path: '/settings', nav: 'nav.settings', visible: (can) => can('settings.manage') || can('terminals.manage'), Page: SettingsPage },
 ];

@@ -23,6 +23,14 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
   const [copied, setCopied] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const can = (p: Permission) => me.permissions.includes(p);
+  // the names of the merchant's services, for the routing of each attempt (a group that may not read routing sees uuids)
+  const routed = q.data?.order.transactions.some((x) => x.routing) ?? false;
+  const services = useQuery({
+    queryKey: ['routing-overview', me.merchant.uuid, me.env],
+    queryFn: () => api<Answer<'/routing/overview', 'get'>>('GET', '/routing/overview'),
+    enabled: routed && can('routing.read'),
+  });
+  const serviceName = (uuid: string) => services.data?.services.find((s) => s.uuid === uuid)?.name ?? uuid;
   const refresh = async () => {
     await qc.invalidateQueries({ queryKey: ['order', me.env, me.merchant.uuid, uuid] });
     await qc.invalidateQueries({ queryKey: ['orders'] });
@@ -149,6 +157,13 @@ export function OrderDetail({ me, uuid }: { me: Me; uuid: string }) {
                 {x.error !== 'NONE' && ` · ${reasonLabel(x.error, t)}`}
                 {x.error_details && ` · ${x.error_details}`}
               </div>
+              {x.routing && (
+                <div className="small" data-testid="tx-routing" data-attempt={x.routing.attempt} data-service={x.routing.service_uuid}>
+                  {t('order.routing', { attempt: String(x.routing.attempt), service: serviceName(x.routing.service_uuid), type: x.routing.service })}
+                  {' · '}{x.routing.rule ? t('order.routing_rule', { rule: x.routing.rule }) : t('order.routing_no_rule')}
+                  {' · '}<span className="muted">{x.routing.reason}</span>
+                </div>
+              )}
               <Metadata pairs={metadata[x.uuid] ?? {}} />
               {can('payments.metadata') && <MetadataAction tx={x.uuid} current={metadata[x.uuid] ?? {}} onDone={refresh} />}
             </li>

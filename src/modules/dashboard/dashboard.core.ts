@@ -27,6 +27,7 @@ import type { WalletsService } from '../wallets/index.js';
 import type { DccService } from '../dcc/index.js';
 import type { TerminalService } from '../terminal/index.js';
 import type { ReconciliationService } from '../reconciliation/index.js';
+import type { RoutingService } from '../routing/index.js';
 import { can, type Env, type Permission } from './dashboard.domain.js';
 import * as repo from './dashboard.repo.js';
 
@@ -52,6 +53,8 @@ export interface DashboardDeps {
   terminal: TerminalService;
   /** reconciliation: the services whose connector gives settlement reports (the reconciliation area) */
   reconciliation: ReconciliationService;
+  /** routing: the profiles in short (the routing area) */
+  routing: RoutingService;
 }
 
 /** What a request of a signed-in user carries. */

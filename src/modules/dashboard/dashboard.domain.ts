@@ -71,6 +71,10 @@ export const API_OPERATIONS: Readonly<Record<string, Permission>> = {
   listDisputes: 'disputes.read', getDispute: 'disputes.read', getDisputeDocument: 'disputes.read', getDisputeRatios: 'disputes.read', getDisputeSettings: 'disputes.read',
   createDispute: 'disputes.respond', addDisputeEvidence: 'disputes.respond', submitDispute: 'disputes.respond', acceptDispute: 'disputes.respond', importDisputes: 'disputes.respond',
   updateDisputeSettings: 'settings.manage',
+  // routing (ours): trying a profile stores nothing, so it is a read; the bridge refuses a card number, so
+  // the dashboard tries a BIN
+  listRoutingProfiles: 'routing.read', getRoutingProfile: 'routing.read', testRoutingProfile: 'routing.read', getRoutingHealth: 'routing.read',
+  createRoutingProfile: 'routing.manage', replaceRoutingProfile: 'routing.manage', deleteRoutingProfile: 'routing.manage',
 };
 
 // ---- sessions ------------------------------------------------------------------------------------------

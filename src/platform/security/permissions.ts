@@ -43,6 +43,8 @@ export const PERMISSIONS = [
   'reconciliation.import', // import settlement reports and bank statements, fetch a connector's report
   'disputes.read', // disputes, their evidence, history and deadlines, the dispute ratio
   'disputes.respond', // enter and import disputes, add evidence, submit or accept them
+  'routing.read', // routing profiles, trying one on a hypothetical payment, the services' health and circuits
+  'routing.manage', // create, change and delete routing profiles
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -60,10 +62,11 @@ const OPERATIONS: Permission[] = ['payments.read', 'payments.refund', 'payments.
  *    captures or cancellations: those are operations).
  * Reconciliation (ours): MANAGER and USER read and import it (it is operations' work), VIEWER reads it.
  * Disputes (ours): MANAGER and USER answer them, VIEWER reads them.
+ * Routing (ours): read and tried by those who manage services (MANAGER, USER), changed by MANAGER only.
  */
 export const ROLES: Readonly<Record<Group, readonly Permission[]>> = {
   MANAGER: PERMISSIONS,
-  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage', 'reconciliation.read', 'reconciliation.import', 'disputes.read', 'disputes.respond'],
+  USER: [...OPERATIONS, 'cards.read', 'customers.manage', 'moto.read', 'subscriptions.read', 'subscriptions.manage', 'devices.read', 'devices.operate', 'risk.read', 'terminals.manage', 'reconciliation.read', 'reconciliation.import', 'disputes.read', 'disputes.respond', 'routing.read'],
   VIEWER: ['payments.read', 'moto.read', 'subscriptions.read', 'devices.read', 'reconciliation.read', 'disputes.read'],
   'MANUAL PAYMENT': [...OPERATIONS, 'manual.create', 'moto.read', 'moto.create', 'devices.read', 'devices.operate'],
   BATCH: ['batch.read', 'batch.create'],

@@ -10,5 +10,6 @@ import { area as devices } from './devices.js';
 import { area as risk } from './risk.js';
 import { area as settings } from './settings.js';
 import { area as reconciliation } from './reconciliation.js';
+import { area as routing } from './routing.js';
 
-export const AREAS: Area[] = [overview, terminal, campaigns, batches, customers, subscriptions, devices, risk, settings, reconciliation];
+export const AREAS: Area[] = [overview, terminal, campaigns, batches, customers, subscriptions, devices, risk, settings, reconciliation, routing];
