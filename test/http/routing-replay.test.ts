@@ -191,3 +191,72 @@ describe(`routing replay (${testDbKind()})`, () => {
     expect(foreign.body.errors).toEqual([expect.objectContaining({ field: 'rules[0].action.service_uuid' })]);
   });
 });
+
+describe(`the history read in pages (${testDbKind()})`, () => {
+  it('the replay walks pages of 3 to the same figures, and stops at a cap of 4 saying so', async () => {
+    const body = { days: 2, min_observations: 1 };
+    // the period moves with the clock between two calls: compare the rest
+    const figures = ({ from: _f, to: _t, cap: _c, ...rest }: Record<string, unknown>) => rest;
+    const whole = (await m.api.post(`/routing-profiles/${profile}/replay`, body)).body.routing_replay;
+    const economics = t.m.routing.economics;
+    const saved = { ...economics.limits };
+    try {
+      economics.limits = { page: 3, cap: 1000 };
+      const paged = await m.api.post(`/routing-profiles/${profile}/replay`, body);
+      expect(paged.status, paged.raw).toBe(200);
+      expect(figures(paged.body.routing_replay)).toEqual(figures(whole));
+      expect(paged.body.routing_replay.cap).toBe(1000);
+      economics.limits = { page: 3, cap: 4 };
+      const capped = (await m.api.post(`/routing-profiles/${profile}/replay`, body)).body.routing_replay;
+      // the oldest 4: a x4 on S2, 3 approved
+      expect(capped).toMatchObject({ payments: 4, capped: true, cap: 4 });
+      expect(capped.totals.actual).toMatchObject({ payments: 4, amount: 4000, approvals: 3 });
+      economics.limits = { page: 3, cap: 10 };
+      expect((await m.api.post(`/routing-profiles/${profile}/replay`, body)).body.routing_replay).toMatchObject({ payments: 10, capped: false });
+    } finally {
+      economics.limits = saved;
+    }
+  });
+
+  it('paymentHistory: one row per order (a cascade\'s fallback is not one), the card\'s BIN and brand, the channel', async () => {
+    const { paymentHistory } = await import('../../src/modules/payments/index.js');
+    const window = async () => {
+      const now = new Date((await m.api.get('/test-clock')).body.current_time);
+      return { merchantId: m.client_uuid, env: m.env, entryServiceId: E, from: new Date(now.getTime() - 2 * 86_400_000), to: new Date(now.getTime() + 60_000) };
+    };
+    // VISA now falls back to E: a soft decline on S2 is approved on E, one order, two attempts
+    const p = await m.api.put(`/routing-profiles/${profile}`, {
+      service_uuid: E, name: 'visa to two, then entry', status: 'ACTIVE', max_attempts: 2,
+      rules: [{ name: 'visa', conditions: [{ type: 'brand', values: ['VISA'] }], action: { type: 'service', service_uuid: S2, fallbacks: [E] } }],
+    });
+    expect(p.status, p.raw).toBe(200);
+    t.m.processors.simulator.injectFault({ operation: 'authorize', kind: 'decline', error: 'DENIED' });
+    const cascaded = await createOrder(m, { amount: 4000 });
+    await m.api.post('/payment/direct', { order_uuid: cascaded.uuid, card_uuid: card.a });
+    const o = (await m.api.get(`/order/${cascaded.uuid}`)).body.order;
+    expect(o.transactions.map((x: any) => [x.status, x.routing.service_uuid])).toEqual([['REFUSED', S2], ['SUCCESS', E]]);
+    // a MoTo payment with the card keyed (kept for the order's customer: its source says MOTO)
+    const moto = await createOrder(m, { amount: 5000 });
+    const keyed = await m.api.post('/payment/moto', { order_uuid: moto.uuid, method: 'PHONE', card_pan: TEST_CARDS.NON_3DS_OK, card_holder: 'Ana Pérez', card_expiry_month: '12', card_expiry_year: '30', card_cvv: '123' });
+    expect(keyed.status, keyed.raw).toBe(200);
+
+    const f = await window();
+    const all = await paymentHistory(t.p.database.db, { ...f, limit: 100 });
+    const pages: typeof all = [];
+    for (let after: { created_at: Date; id: string } | null = null; ;) {
+      const page = await paymentHistory(t.p.database.db, { ...f, after, limit: 3 });
+      pages.push(...page);
+      if (page.length < 3) break;
+      after = { created_at: page[2].created_at, id: page[2].id };
+    }
+    expect(pages.map((r) => r.id)).toEqual(all.map((r) => r.id));
+    expect(all).toHaveLength(12);
+    expect(new Set(all.map((r) => r.order_id)).size).toBe(12);
+    expect(all[0]).toMatchObject({ amount: 1000, currency: 'EUR', service_id: S2, status: 'SUCCESS', bin: '454881', brand: 'VISA', channel: 'ECOMMERCE' });
+    expect(all.find((r) => r.order_id === cascaded.uuid)).toMatchObject({ service_id: S2, status: 'REFUSED', error: 'DENIED', amount: 4000 });
+    expect(all.find((r) => r.order_id === moto.uuid)).toMatchObject({ service_id: E, status: 'SUCCESS', bin: '559033', brand: 'MASTERCARD', channel: 'MOTO' });
+    // another merchant, or another entry service: nothing
+    expect(await paymentHistory(t.p.database.db, { ...f, merchantId: other.client_uuid })).toEqual([]);
+    expect(await paymentHistory(t.p.database.db, { ...f, entryServiceId: S2 })).toEqual([]);
+  });
+});

@@ -18,7 +18,6 @@ import { DEFAULT_MIN_OBSERVATIONS, REPLAY_CAP, REPLAY_MAX_DAYS, ReplayTally } fr
 import type { RoutingService } from './routing.service.js';
 import * as repo from './routing.repo.js';
 
-const PAGE = 1000;
 const DAY_MS = 86_400_000;
 
 export interface FeesInput {
@@ -45,6 +44,9 @@ function stringMetadata(m: Record<string, unknown> | null): Record<string, strin
 }
 
 export class RoutingEconomics {
+  /** The replay's page size and cap (tests lower them to walk several pages and reach the cap). */
+  limits = { page: 1000, cap: REPLAY_CAP };
+
   constructor(
     private readonly p: Platform,
     private readonly routing: RoutingService,
@@ -115,10 +117,11 @@ export class RoutingEconomics {
     let read = 0;
     let otherCurrencies = 0;
     let capped = false;
+    const { page: PAGE, cap } = this.limits;
     for (;;) {
       const page: PaymentHistoryRow[] = await paymentHistory(this.p.reads.db, { merchantId: ctx.merchant.id, env: ctx.env, entryServiceId: row.service_id, from, to, after, limit: PAGE });
       for (const h of page) {
-        if (read >= REPLAY_CAP) {
+        if (read >= cap) {
           capped = true;
           break;
         }
@@ -167,7 +170,7 @@ export class RoutingEconomics {
         payments: tally.payments,
         other_currencies: otherCurrencies,
         capped,
-        cap: REPLAY_CAP,
+        cap,
         services: figures.services.map((s) => ({ ...s, service_name: names.get(s.service_uuid) ?? null })),
         totals: figures.totals,
       },
