@@ -3395,6 +3395,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/routing-profiles/{uuid}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a routing profile over your payment history
+         * @description For the first payment attempt of each order of the profile's service in the last `days` (1 to 90) on your clock, in one currency: the service the profile (or the draft `rules` given instead) would have sent it to, and per service the payments, amount, expected approvals (the approval rate observed in the same history for the card's 6-digit BIN on that service, else its brand on that service, else the service, else every service; `rate_sources` says which) and expected fees (the services' fee models, `PUT /routing/fees/{service_uuid}`); beside them what actually happened (approvals and fees on the services used), the totals and the difference. Nothing is charged or stored. At most 200,000 payments are read (`capped`).
+         */
+        post: operations["replayRoutingProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/routing/fees/{service_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fee model of a service
+         * @description What a payment costs on one of your services, by card type and region: a percentage in basis points plus a fixed part in minor units (the replay prices payments with it). A service without a model has no lines. Another merchant's service is 404.
+         */
+        get: operations["getRoutingFees"];
+        /**
+         * Set the fee model of a service
+         * @description Replaces the whole fee model of one of your services: your country for it (the region of a card is its issuer's country against it) and at most one line per card type (CREDIT, DEBIT, PREPAID, ANY) and region (DOMESTIC, INTRA_EEA, INTERNATIONAL, ANY). The most specific line prices a payment: card type and region, then the card type with ANY region, then ANY card type with the region, then ANY with ANY. A problem is a 400 naming its field; another merchant's service is 404.
+         */
+        put: operations["putRoutingFees"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/routing/health": {
         parameters: {
             query?: never;
@@ -7264,6 +7308,17 @@ export interface components {
             validation_hash: string;
             extra_data: components["schemas"]["PushExtraData"];
         };
+        /** PutRoutingFeesRequest */
+        PutRoutingFeesRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            merchant_country?: string | null;
+            /** @description the whole model (it replaces the previous one): at most one line per card type and region; an empty list removes the lines */
+            fees: components["schemas"]["RoutingFeeLine"][];
+        };
         /**
          * ReconciliationItem
          * @example {
@@ -7720,6 +7775,87 @@ export interface components {
             routing_decision: components["schemas"]["RoutingDecision"];
         };
         /**
+         * RoutingFeeLine
+         * @description What a payment of this card type and region costs on the service; the most specific line applies
+         * @example {
+         *       "card_type": "DEBIT",
+         *       "region": "DOMESTIC",
+         *       "percent_bp": 20,
+         *       "fixed": 5
+         *     }
+         */
+        RoutingFeeLine: {
+            /**
+             * @description CREDIT, DEBIT, PREPAID, or ANY (every card type)
+             * @enum {unknown}
+             */
+            card_type: "CREDIT" | "DEBIT" | "PREPAID" | "ANY";
+            /**
+             * @description DOMESTIC (issued in the merchant's country), INTRA_EEA (issued in another country of the European Economic Area, the merchant's being in it), INTERNATIONAL, or ANY (every region; the only lines that apply when a region is not known)
+             * @enum {unknown}
+             */
+            region: "DOMESTIC" | "INTRA_EEA" | "INTERNATIONAL" | "ANY";
+            /** @description basis points of the amount (100 = 1 %), rounded half up to minor units (integer, 0 to 10000) */
+            percent_bp: number | string;
+            /** @description minor units of the payment's currency, added to the percentage (integer, 0 to 100000000) */
+            fixed: number | string;
+        };
+        /**
+         * RoutingFees
+         * @example {
+         *       "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *       "merchant_country": "ES",
+         *       "fees": [
+         *         {
+         *           "card_type": "DEBIT",
+         *           "region": "DOMESTIC",
+         *           "percent_bp": 20,
+         *           "fixed": 5
+         *         },
+         *         {
+         *           "card_type": "ANY",
+         *           "region": "INTRA_EEA",
+         *           "percent_bp": 90,
+         *           "fixed": 10
+         *         },
+         *         {
+         *           "card_type": "ANY",
+         *           "region": "ANY",
+         *           "percent_bp": 180,
+         *           "fixed": 20
+         *         }
+         *       ],
+         *       "updated_at": "2026-03-14T09:25:41.000Z"
+         *     }
+         */
+        RoutingFees: {
+            /** Format: uuid */
+            service_uuid: string;
+            merchant_country: string | null;
+            /** @description the lines; none: no fee model (payments on the service are not priced) */
+            fees: components["schemas"]["RoutingFeeLine"][];
+            updated_at: string | null;
+        };
+        /** RoutingFeesResponse */
+        RoutingFeesResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            routing_fees: components["schemas"]["RoutingFees"];
+        };
+        /**
          * RoutingHealth
          * @example {
          *       "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
@@ -7912,6 +8048,246 @@ export interface components {
             current_time: string;
             /** @description newest first */
             routing_profiles: components["schemas"]["RoutingProfile"][];
+        };
+        /**
+         * RoutingReplay
+         * @example {
+         *       "profile_uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+         *       "profile_version": 1,
+         *       "draft": false,
+         *       "from": "2026-02-12T10:00:00.000Z",
+         *       "to": "2026-03-14T10:00:00.000Z",
+         *       "days": 30,
+         *       "currency": "EUR",
+         *       "min_observations": 5,
+         *       "payments": 1000,
+         *       "other_currencies": 0,
+         *       "capped": false,
+         *       "cap": 200000,
+         *       "services": [
+         *         {
+         *           "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+         *           "service_name": "Shop EUR",
+         *           "replayed": {
+         *             "payments": 600,
+         *             "amount": 2550000,
+         *             "expected_approvals": 528,
+         *             "expected_approval_rate": 0.88,
+         *             "expected_fees": 20808,
+         *             "unpriced": 0,
+         *             "rate_sources": {
+         *               "bin": 540,
+         *               "brand": 60,
+         *               "service": 0,
+         *               "overall": 0
+         *             }
+         *           },
+         *           "actual": {
+         *             "payments": 1000,
+         *             "amount": 4250000,
+         *             "approvals": 880,
+         *             "approval_rate": 0.88,
+         *             "fees": 33880,
+         *             "unpriced": 0
+         *           }
+         *         },
+         *         {
+         *           "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+         *           "service_name": "Redsys EUR",
+         *           "replayed": {
+         *             "payments": 400,
+         *             "amount": 1700000,
+         *             "expected_approvals": 372,
+         *             "expected_approval_rate": 0.93,
+         *             "expected_fees": 9486,
+         *             "unpriced": 0,
+         *             "rate_sources": {
+         *               "bin": 0,
+         *               "brand": 0,
+         *               "service": 400,
+         *               "overall": 0
+         *             }
+         *           },
+         *           "actual": {
+         *             "payments": 0,
+         *             "amount": 0,
+         *             "approvals": 0,
+         *             "approval_rate": null,
+         *             "fees": 0,
+         *             "unpriced": 0
+         *           }
+         *         }
+         *       ],
+         *       "totals": {
+         *         "replayed": {
+         *           "payments": 1000,
+         *           "amount": 4250000,
+         *           "expected_approvals": 900,
+         *           "expected_approval_rate": 0.9,
+         *           "expected_fees": 30294,
+         *           "unpriced": 0,
+         *           "rate_sources": {
+         *             "bin": 540,
+         *             "brand": 60,
+         *             "service": 400,
+         *             "overall": 0
+         *           }
+         *         },
+         *         "actual": {
+         *           "payments": 1000,
+         *           "amount": 4250000,
+         *           "approvals": 880,
+         *           "approval_rate": 0.88,
+         *           "fees": 33880,
+         *           "unpriced": 0
+         *         },
+         *         "difference": {
+         *           "approvals": 20,
+         *           "approval_rate": 0.02,
+         *           "fees": -3586
+         *         }
+         *       }
+         *     }
+         */
+        RoutingReplay: {
+            /** Format: uuid */
+            profile_uuid: string;
+            profile_version: number;
+            /** @description true: the request's draft rules were replayed, not the profile's */
+            draft: boolean;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            from: string;
+            /** @description ISO 8601 UTC with milliseconds (the merchant's clock) */
+            to: string;
+            days: number;
+            currency: string;
+            min_observations: number;
+            /** @description payments replayed (the first attempt of each order of the profile's service in the period, decided, in the currency) */
+            payments: number;
+            /** @description payments of the period in other currencies, left out */
+            other_currencies: number;
+            /** @description true: the history held more than `cap` payments and the replay stopped at the cap (the oldest were read first) */
+            capped: boolean;
+            cap: number;
+            /** @description each service the profile chose or the history used */
+            services: {
+                /** Format: uuid */
+                service_uuid: string;
+                service_name: string | null;
+                replayed: {
+                    /** @description payments the profile sends to this service first */
+                    payments: number;
+                    /** @description their amount, minor units */
+                    amount: number;
+                    /** @description the sum of each payment's observed approval rate on this service (2 decimals) */
+                    expected_approvals: number;
+                    expected_approval_rate: number | null;
+                    /** @description the fee of each payment on this service times its approval rate, minor units (a fee is paid on an approved payment) */
+                    expected_fees: number;
+                    /** @description payments no fee line of this service prices (counted with no fee) */
+                    unpriced: number;
+                    /** @description which observed approval rate each payment got */
+                    rate_sources: {
+                        /** @description payments whose rate came from their 6-digit BIN on this service */
+                        bin: number;
+                        /** @description ... from their brand on this service */
+                        brand: number;
+                        /** @description ... from the whole service */
+                        service: number;
+                        /** @description ... from every service together */
+                        overall: number;
+                    };
+                };
+                actual: {
+                    /** @description payments that went to this service first */
+                    payments: number;
+                    /** @description their amount, minor units */
+                    amount: number;
+                    approvals: number;
+                    approval_rate: number | null;
+                    /** @description the fees of the approved ones under this service's fee model, minor units */
+                    fees: number;
+                    /** @description payments no fee line of this service prices */
+                    unpriced: number;
+                };
+            }[];
+            totals: {
+                replayed: {
+                    /** @description payments the profile sends to this service first */
+                    payments: number;
+                    /** @description their amount, minor units */
+                    amount: number;
+                    /** @description the sum of each payment's observed approval rate on this service (2 decimals) */
+                    expected_approvals: number;
+                    expected_approval_rate: number | null;
+                    /** @description the fee of each payment on this service times its approval rate, minor units (a fee is paid on an approved payment) */
+                    expected_fees: number;
+                    /** @description payments no fee line of this service prices (counted with no fee) */
+                    unpriced: number;
+                    /** @description which observed approval rate each payment got */
+                    rate_sources: {
+                        /** @description payments whose rate came from their 6-digit BIN on this service */
+                        bin: number;
+                        /** @description ... from their brand on this service */
+                        brand: number;
+                        /** @description ... from the whole service */
+                        service: number;
+                        /** @description ... from every service together */
+                        overall: number;
+                    };
+                };
+                actual: {
+                    /** @description payments that went to this service first */
+                    payments: number;
+                    /** @description their amount, minor units */
+                    amount: number;
+                    approvals: number;
+                    approval_rate: number | null;
+                    /** @description the fees of the approved ones under this service's fee model, minor units */
+                    fees: number;
+                    /** @description payments no fee line of this service prices */
+                    unpriced: number;
+                };
+                difference: {
+                    /** @description expected minus actual approvals */
+                    approvals: number;
+                    approval_rate: number | null;
+                    /** @description expected minus actual fees, minor units */
+                    fees: number;
+                };
+            };
+        };
+        /** RoutingReplayRequest */
+        RoutingReplayRequest: {
+            /**
+             * @description The signature issued with the API key (not computed: the same secret on every write). Every POST, PUT, PATCH and DELETE body carries it.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            signature: string;
+            /** @description how many days of history, back from now on your clock (1 to 90) (integer, 1 to 90) */
+            days: number | string;
+            currency?: (string | number) | null | string;
+            min_observations?: (number | string) | null | string;
+            rules?: components["schemas"]["RoutingRule"][] | null | string;
+        };
+        /** RoutingReplayResponse */
+        RoutingReplayResponse: {
+            /**
+             * @description `OK` on success
+             * @example OK
+             */
+            message: string;
+            /**
+             * @description the HTTP status code
+             * @example 200
+             */
+            code: number;
+            /**
+             * @description YYYY-MM-DDTHH:mm:ss+HHMM
+             * @example 2026-03-14T10:21:07+0100
+             */
+            current_time: string;
+            routing_replay: components["schemas"]["RoutingReplay"];
         };
         /**
          * RoutingRule
@@ -36349,6 +36725,453 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RoutingDecisionResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayRoutingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "days": 30,
+                 *       "currency": "EUR",
+                 *       "min_observations": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutingReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_replay": {
+                     *         "profile_uuid": "2d7f4c1a-8b3e-4a6d-9c5f-1e2a3b4c5d6e",
+                     *         "profile_version": 1,
+                     *         "draft": false,
+                     *         "from": "2026-02-12T10:00:00.000Z",
+                     *         "to": "2026-03-14T10:00:00.000Z",
+                     *         "days": 30,
+                     *         "currency": "EUR",
+                     *         "min_observations": 5,
+                     *         "payments": 1000,
+                     *         "other_currencies": 0,
+                     *         "capped": false,
+                     *         "cap": 200000,
+                     *         "services": [
+                     *           {
+                     *             "service_uuid": "5b1f6c1e-8d4a-4f3e-9a51-2c7d0e9b4a10",
+                     *             "service_name": "Shop EUR",
+                     *             "replayed": {
+                     *               "payments": 600,
+                     *               "amount": 2550000,
+                     *               "expected_approvals": 528,
+                     *               "expected_approval_rate": 0.88,
+                     *               "expected_fees": 20808,
+                     *               "unpriced": 0,
+                     *               "rate_sources": {
+                     *                 "bin": 540,
+                     *                 "brand": 60,
+                     *                 "service": 0,
+                     *                 "overall": 0
+                     *               }
+                     *             },
+                     *             "actual": {
+                     *               "payments": 1000,
+                     *               "amount": 4250000,
+                     *               "approvals": 880,
+                     *               "approval_rate": 0.88,
+                     *               "fees": 33880,
+                     *               "unpriced": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *             "service_name": "Redsys EUR",
+                     *             "replayed": {
+                     *               "payments": 400,
+                     *               "amount": 1700000,
+                     *               "expected_approvals": 372,
+                     *               "expected_approval_rate": 0.93,
+                     *               "expected_fees": 9486,
+                     *               "unpriced": 0,
+                     *               "rate_sources": {
+                     *                 "bin": 0,
+                     *                 "brand": 0,
+                     *                 "service": 400,
+                     *                 "overall": 0
+                     *               }
+                     *             },
+                     *             "actual": {
+                     *               "payments": 0,
+                     *               "amount": 0,
+                     *               "approvals": 0,
+                     *               "approval_rate": null,
+                     *               "fees": 0,
+                     *               "unpriced": 0
+                     *             }
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "replayed": {
+                     *             "payments": 1000,
+                     *             "amount": 4250000,
+                     *             "expected_approvals": 900,
+                     *             "expected_approval_rate": 0.9,
+                     *             "expected_fees": 30294,
+                     *             "unpriced": 0,
+                     *             "rate_sources": {
+                     *               "bin": 540,
+                     *               "brand": 60,
+                     *               "service": 400,
+                     *               "overall": 0
+                     *             }
+                     *           },
+                     *           "actual": {
+                     *             "payments": 1000,
+                     *             "amount": 4250000,
+                     *             "approvals": 880,
+                     *             "approval_rate": 0.88,
+                     *             "fees": 33880,
+                     *             "unpriced": 0
+                     *           },
+                     *           "difference": {
+                     *             "approvals": 20,
+                     *             "approval_rate": 0.02,
+                     *             "fees": -3586
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingReplayResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRoutingFees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_fees": {
+                     *         "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *         "merchant_country": "ES",
+                     *         "fees": [
+                     *           {
+                     *             "card_type": "DEBIT",
+                     *             "region": "DOMESTIC",
+                     *             "percent_bp": 20,
+                     *             "fixed": 5
+                     *           },
+                     *           {
+                     *             "card_type": "ANY",
+                     *             "region": "INTRA_EEA",
+                     *             "percent_bp": 90,
+                     *             "fixed": 10
+                     *           },
+                     *           {
+                     *             "card_type": "ANY",
+                     *             "region": "ANY",
+                     *             "percent_bp": 180,
+                     *             "fixed": 20
+                     *           }
+                     *         ],
+                     *         "updated_at": "2026-03-14T09:25:41.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingFeesResponse"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request",
+                     *       "code": 400,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "details": "amount must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050); operative is required",
+                     *       "request_id": "3f0c9a52-6d7e-4b8a-9c1d-2e3f4a5b6c7d",
+                     *       "errors": [
+                     *         {
+                     *           "field": "amount",
+                     *           "problem": "must be an integer: amounts are in minor units of the currency (10.50 in a currency with cents is 1050)"
+                     *         },
+                     *         {
+                     *           "field": "operative",
+                     *           "problem": "is required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putRoutingFees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52 */
+                service_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signature": "9f86d081884c7d659a2feaa0c55ad015",
+                 *       "merchant_country": "ES",
+                 *       "fees": [
+                 *         {
+                 *           "card_type": "DEBIT",
+                 *           "region": "DOMESTIC",
+                 *           "percent_bp": 20,
+                 *           "fixed": 5
+                 *         },
+                 *         {
+                 *           "card_type": "ANY",
+                 *           "region": "INTRA_EEA",
+                 *           "percent_bp": 90,
+                 *           "fixed": 10
+                 *         },
+                 *         {
+                 *           "card_type": "ANY",
+                 *           "region": "ANY",
+                 *           "percent_bp": 180,
+                 *           "fixed": 20
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutRoutingFeesRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "code": 200,
+                     *       "current_time": "2026-03-14T10:21:07+0100",
+                     *       "routing_fees": {
+                     *         "service_uuid": "7c2e9a41-6b5d-4e3f-8a1b-0d9c8e7f6a52",
+                     *         "merchant_country": "ES",
+                     *         "fees": [
+                     *           {
+                     *             "card_type": "DEBIT",
+                     *             "region": "DOMESTIC",
+                     *             "percent_bp": 20,
+                     *             "fixed": 5
+                     *           },
+                     *           {
+                     *             "card_type": "ANY",
+                     *             "region": "INTRA_EEA",
+                     *             "percent_bp": 90,
+                     *             "fixed": 10
+                     *           },
+                     *           {
+                     *             "card_type": "ANY",
+                     *             "region": "ANY",
+                     *             "percent_bp": 180,
+                     *             "fixed": 20
+                     *           }
+                     *         ],
+                     *         "updated_at": "2026-03-14T09:25:41.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingFeesResponse"];
                 };
             };
             /** @description Every error: the envelope with `details`, and `errors` when the request failed validation */

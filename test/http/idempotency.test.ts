@@ -108,6 +108,7 @@ const PATH_ROUTE_BODIES: Record<string, Record<string, unknown>> = {
   '/disputes/:dispute_uuid/submit': {},
   '/event/:uuid/resend': {},
   '/order/:order_uuid/expire': {},
+  '/routing-profiles/:uuid/replay': { days: 1 },
   '/routing-profiles/:uuid/test': { bin: '45488120', amount: 100, currency: 'EUR' },
   '/sandbox-apm/:order_uuid/pay': {},
   '/payment-method/:type/verify-holder': { source_uuid: '00000000-0000-4000-8000-000000000001', service: '00000000-0000-4000-8000-000000000002', holder: { name: 'Ann Example' } },

@@ -18,3 +18,5 @@ export { Order as OrderSchema, OrderResponse as OrderResponseSchema, RedirectRes
 export { orderFields, ApmVoucherSchema, DccSchema } from './payments.schemas.js';
 export { moneyMovementsSql } from './settlement-read.js';
 export type { MoneyMovementFilter, MoneyMovementRow } from './settlement-read.js';
+export { paymentHistory } from './history.repo.js';
+export type { PaymentHistoryFilter, PaymentHistoryRow } from './history.repo.js';

@@ -75,3 +75,58 @@ export const HEALTH_EXAMPLE = {
   window_attempts: 50,
   window_bad_rate: 0.02,
 };
+
+export const FEES_REQUEST_EXAMPLE = {
+  signature,
+  merchant_country: 'ES',
+  fees: [
+    { card_type: 'DEBIT', region: 'DOMESTIC', percent_bp: 20, fixed: 5 },
+    { card_type: 'ANY', region: 'INTRA_EEA', percent_bp: 90, fixed: 10 },
+    { card_type: 'ANY', region: 'ANY', percent_bp: 180, fixed: 20 },
+  ],
+};
+
+export const FEES_EXAMPLE = {
+  service_uuid: REDSYS,
+  merchant_country: 'ES',
+  fees: FEES_REQUEST_EXAMPLE.fees,
+  updated_at: '2026-03-14T09:25:41.000Z',
+};
+
+export const REPLAY_REQUEST_EXAMPLE = { signature, days: 30, currency: 'EUR', min_observations: 5 };
+
+const rateSources = (bin: number, brand: number, service: number, overall: number) => ({ bin, brand, service, overall });
+
+export const REPLAY_EXAMPLE = {
+  profile_uuid: PROFILE_UUID,
+  profile_version: 1,
+  draft: false,
+  from: '2026-02-12T10:00:00.000Z',
+  to: '2026-03-14T10:00:00.000Z',
+  days: 30,
+  currency: 'EUR',
+  min_observations: 5,
+  payments: 1000,
+  other_currencies: 0,
+  capped: false,
+  cap: 200000,
+  services: [
+    {
+      service_uuid: ENTRY,
+      service_name: 'Shop EUR',
+      replayed: { payments: 600, amount: 2550000, expected_approvals: 528, expected_approval_rate: 0.88, expected_fees: 20808, unpriced: 0, rate_sources: rateSources(540, 60, 0, 0) },
+      actual: { payments: 1000, amount: 4250000, approvals: 880, approval_rate: 0.88, fees: 33880, unpriced: 0 },
+    },
+    {
+      service_uuid: REDSYS,
+      service_name: 'Redsys EUR',
+      replayed: { payments: 400, amount: 1700000, expected_approvals: 372, expected_approval_rate: 0.93, expected_fees: 9486, unpriced: 0, rate_sources: rateSources(0, 0, 400, 0) },
+      actual: { payments: 0, amount: 0, approvals: 0, approval_rate: null, fees: 0, unpriced: 0 },
+    },
+  ],
+  totals: {
+    replayed: { payments: 1000, amount: 4250000, expected_approvals: 900, expected_approval_rate: 0.9, expected_fees: 30294, unpriced: 0, rate_sources: rateSources(540, 60, 400, 0) },
+    actual: { payments: 1000, amount: 4250000, approvals: 880, approval_rate: 0.88, fees: 33880, unpriced: 0 },
+    difference: { approvals: 20, approval_rate: 0.02, fees: -3586 },
+  },
+};

@@ -4,6 +4,7 @@ import type { Executor } from '../../platform/db/database.js';
 import type { Env } from '../../platform/db/schema.js';
 import type { CardType, ProfileStatus, Rule } from './routing.domain.js';
 import type { BinRow } from './routing.bins.js';
+import type { FeeCardType, FeeLine, FeeModel, FeeRegion } from './routing.fees.js';
 
 export interface RoutingProfilesTable {
   id: string;
@@ -28,10 +29,29 @@ export interface RoutingBinsTable {
   issuer_country: string | null;
 }
 
+/** A service's fee model (migration 1150): the merchant's country for it, and its lines. */
+export interface RoutingFeeModelsTable {
+  service_id: string;
+  merchant_id: string;
+  env: Env;
+  merchant_country: string | null;
+  updated_at: Date;
+}
+
+export interface RoutingFeeLinesTable {
+  service_id: string;
+  card_type: FeeCardType;
+  region: FeeRegion;
+  percent_bp: number;
+  fixed: number;
+}
+
 declare module '../../platform/db/schema.js' {
   interface DB {
     routing_profiles: RoutingProfilesTable;
     routing_bins: RoutingBinsTable;
+    routing_fee_models: RoutingFeeModelsTable;
+    routing_fee_lines: RoutingFeeLinesTable;
   }
 }
 
@@ -103,4 +123,35 @@ export async function allBins(db: Executor): Promise<BinRow[]> {
 export async function replaceBins(db: Executor, rows: BinRow[]): Promise<void> {
   await sql`delete from routing_bins`.execute(db);
   for (let i = 0; i < rows.length; i += 1000) await db.insertInto('routing_bins').values(rows.slice(i, i + 1000)).execute();
+}
+
+export type FeeModelRow = Selectable<RoutingFeeModelsTable>;
+type FeeLineRow = Selectable<RoutingFeeLinesTable>;
+
+/** The lines in a stable order: card type, then region, as the lists name them. */
+const ORDER = ['CREDIT', 'DEBIT', 'PREPAID', 'DOMESTIC', 'INTRA_EEA', 'INTERNATIONAL', 'ANY'];
+const lineOrder = (a: FeeLine, b: FeeLine) => ORDER.indexOf(a.card_type) - ORDER.indexOf(b.card_type) || ORDER.indexOf(a.region) - ORDER.indexOf(b.region);
+const lineOf = (r: FeeLineRow): FeeLine => ({ card_type: r.card_type, region: r.region, percent_bp: Number(r.percent_bp), fixed: Number(r.fixed) });
+
+/** The fee models of the merchant's services, by service id (with their lines). */
+export async function feeModels(db: Executor, owner: Owner, serviceId?: string): Promise<Map<string, FeeModel & { updated_at: Date }>> {
+  let q = db.selectFrom('routing_fee_models').selectAll().where('merchant_id', '=', owner.merchantId).where('env', '=', owner.env);
+  if (serviceId) q = q.where('service_id', '=', serviceId);
+  const models = await q.execute();
+  const out = new Map<string, FeeModel & { updated_at: Date }>();
+  if (models.length === 0) return out;
+  for (const m of models) out.set(m.service_id, { merchant_country: m.merchant_country, lines: [], updated_at: m.updated_at });
+  const lines = await db.selectFrom('routing_fee_lines').selectAll().where('service_id', 'in', models.map((m) => m.service_id)).execute();
+  for (const l of lines) out.get(l.service_id)!.lines.push(lineOf(l));
+  for (const m of out.values()) m.lines.sort(lineOrder);
+  return out;
+}
+
+/** Replaces a service's fee model whole (in the caller's transaction). */
+export async function replaceFeeModel(db: Executor, row: FeeModelRow, lines: FeeLine[]): Promise<void> {
+  await db.deleteFrom('routing_fee_lines').where('service_id', '=', row.service_id).execute();
+  await db.insertInto('routing_fee_models').values(row)
+    .onConflict((oc) => oc.column('service_id').doUpdateSet({ merchant_country: row.merchant_country, updated_at: row.updated_at }))
+    .execute();
+  if (lines.length > 0) await db.insertInto('routing_fee_lines').values(lines.map((l) => ({ service_id: row.service_id, ...l }))).execute();
 }

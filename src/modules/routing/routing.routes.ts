@@ -106,6 +106,45 @@ export function routingRoutes(service: RoutingService) {
       }));
     });
 
+    app.post('/routing-profiles/:uuid/replay', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'replayRoutingProfile',
+        summary: 'Replay a routing profile over your payment history',
+        description: 'For the first payment attempt of each order of the profile\'s service in the last `days` (1 to 90) on your clock, in one currency: the service the profile (or the draft `rules` given instead) would have sent it to, and per service the payments, amount, expected approvals (the approval rate observed in the same history for the card\'s 6-digit BIN on that service, else its brand on that service, else the service, else every service; `rate_sources` says which) and expected fees (the services\' fee models, `PUT /routing/fees/{service_uuid}`); beside them what actually happened (approvals and fees on the services used), the totals and the difference. Nothing is charged or stored. At most 200,000 payments are read (`capped`).',
+        tags, params: S.ProfileParams, body: S.ReplayBody, response: responses(S.ReplayResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.economics.replay(ctx, req.params.uuid, req.body));
+    });
+
+    app.get('/routing/fees/:service_uuid', {
+      config: { profiles: READ },
+      schema: {
+        operationId: 'getRoutingFees',
+        summary: 'The fee model of a service',
+        description: 'What a payment costs on one of your services, by card type and region: a percentage in basis points plus a fixed part in minor units (the replay prices payments with it). A service without a model has no lines. Another merchant\'s service is 404.',
+        tags, params: S.FeesParams, response: responses(S.FeesResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.economics.getFees(ctx, req.params.service_uuid));
+    });
+
+    app.put('/routing/fees/:service_uuid', {
+      config: { profiles: [] },
+      schema: {
+        operationId: 'putRoutingFees',
+        summary: 'Set the fee model of a service',
+        description: 'Replaces the whole fee model of one of your services: your country for it (the region of a card is its issuer\'s country against it) and at most one line per card type (CREDIT, DEBIT, PREPAID, ANY) and region (DOMESTIC, INTRA_EEA, INTERNATIONAL, ANY). The most specific line prices a payment: card type and region, then the card type with ANY region, then ANY card type with the region, then ANY with ANY. A problem is a 400 naming its field; another merchant\'s service is 404.',
+        tags, params: S.FeesParams, body: S.PutFeesBody, response: responses(S.FeesResponse),
+      },
+    }, async (req) => {
+      const ctx = ctxOf(req);
+      return ok(ctx, await service.economics.putFees(ctx, req.params.service_uuid, { merchant_country: req.body.merchant_country ?? null, fees: req.body.fees }));
+    });
+
     app.get('/routing/health', {
       config: { profiles: READ },
       schema: {

@@ -2,6 +2,8 @@
 import { Amount, CurrencyCode, Int, Maybe, Nullable, OptionalText, OptionalUuid, Type, envelope, signedBody } from '../../platform/http/schemas.js';
 import { CARD_TYPES, CHANNELS, CONDITION_TYPES, MAX_ATTEMPTS_LIMIT, MAX_FALLBACKS, MAX_RANGES, MAX_RULES, MAX_SPLITS, MAX_VALUES, PROFILE_STATUSES } from './routing.domain.js';
 import { BREAKER_STATES } from './routing.breaker.js';
+import { FEE_CARD_TYPES, FEE_REGIONS, MAX_FEE_LINES, MAX_FIXED, MAX_PERCENT_BP } from './routing.fees.js';
+import { DEFAULT_MIN_OBSERVATIONS, REPLAY_MAX_DAYS } from './routing.replay.js';
 import * as EX from './routing.examples.js';
 
 const Iso = Type.String({ description: 'ISO 8601 UTC with milliseconds (the merchant\'s clock)' });
@@ -135,3 +137,90 @@ export const Health = Type.Object({
 }, { title: 'RoutingHealth', examples: [EX.HEALTH_EXAMPLE] });
 
 export const HealthResponse = envelope({ routing_health: Type.Array(Health, { description: 'each of your services, as the answering process saw them' }) }, { title: 'RoutingHealthResponse' });
+
+// ---- fees and the replay (docs/routing.md "Fees", "Replay") ---------------------------------------------
+
+export const FeeLine = Type.Object({
+  card_type: Type.Enum([...FEE_CARD_TYPES], { description: 'CREDIT, DEBIT, PREPAID, or ANY (every card type)' }),
+  region: Type.Enum([...FEE_REGIONS], { description: 'DOMESTIC (issued in the merchant\'s country), INTRA_EEA (issued in another country of the European Economic Area, the merchant\'s being in it), INTERNATIONAL, or ANY (every region; the only lines that apply when a region is not known)' }),
+  percent_bp: Int({ minimum: 0, maximum: MAX_PERCENT_BP, description: 'basis points of the amount (100 = 1 %), rounded half up to minor units' }),
+  fixed: Int({ minimum: 0, maximum: MAX_FIXED, description: 'minor units of the payment\'s currency, added to the percentage' }),
+}, { title: 'RoutingFeeLine', description: 'What a payment of this card type and region costs on the service; the most specific line applies', examples: [EX.FEES_REQUEST_EXAMPLE.fees[0]] });
+
+export const Fees = Type.Object({
+  service_uuid: Type.String({ format: 'uuid' }),
+  merchant_country: Nullable(Type.String({ description: 'ISO 3166 alpha-2: your country for this service, against which a card\'s issuer country gives its region; null: regions unknown' })),
+  fees: Type.Array(FeeLine, { description: 'the lines; none: no fee model (payments on the service are not priced)' }),
+  updated_at: Nullable(Iso),
+}, { title: 'RoutingFees', examples: [EX.FEES_EXAMPLE] });
+
+export const FeesResponse = envelope({ routing_fees: Fees }, { title: 'RoutingFeesResponse' });
+export const FeesParams = Type.Object({ service_uuid: Type.String({ format: 'uuid', examples: [EX.FEES_EXAMPLE.service_uuid] }) });
+
+export const PutFeesBody = signedBody({
+  merchant_country: Maybe(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166 alpha-2: your country for this service; absent: regions unknown (only lines of region ANY apply)' })),
+  fees: Type.Array(FeeLine, { maxItems: MAX_FEE_LINES, description: 'the whole model (it replaces the previous one): at most one line per card type and region; an empty list removes the lines' }),
+}, { title: 'PutRoutingFeesRequest', examples: [EX.FEES_REQUEST_EXAMPLE] });
+
+export const ReplayBody = signedBody({
+  days: Int({ minimum: 1, maximum: REPLAY_MAX_DAYS, description: 'how many days of history, back from now on your clock (1 to 90)' }),
+  currency: Maybe(CurrencyCode({ description: 'the payments replayed: those in this currency (default EUR); others are counted in `other_currencies`' })),
+  min_observations: Maybe(Int({ minimum: 1, maximum: 100_000, default: DEFAULT_MIN_OBSERVATIONS, description: 'payments an observed approval rate needs behind it to be used (default 5); fewer: the next, wider rate' })),
+  rules: Maybe(Type.Array(Rule, { maxItems: MAX_RULES, description: 'a draft of the rules to replay instead of the profile\'s own (checked as a profile\'s rules are; nothing is stored)' })),
+}, { title: 'RoutingReplayRequest', examples: [EX.REPLAY_REQUEST_EXAMPLE] });
+
+const Replayed = Type.Object({
+  payments: Type.Integer({ description: 'payments the profile sends to this service first' }),
+  amount: Type.Integer({ description: 'their amount, minor units' }),
+  expected_approvals: Type.Number({ description: 'the sum of each payment\'s observed approval rate on this service (2 decimals)' }),
+  expected_approval_rate: Nullable(Type.Number({ description: 'expected_approvals / payments (4 decimals); null without payments' })),
+  expected_fees: Type.Integer({ description: 'the fee of each payment on this service times its approval rate, minor units (a fee is paid on an approved payment)' }),
+  unpriced: Type.Integer({ description: 'payments no fee line of this service prices (counted with no fee)' }),
+  rate_sources: Type.Object({
+    bin: Type.Integer({ description: 'payments whose rate came from their 6-digit BIN on this service' }),
+    brand: Type.Integer({ description: '... from their brand on this service' }),
+    service: Type.Integer({ description: '... from the whole service' }),
+    overall: Type.Integer({ description: '... from every service together' }),
+  }, { description: 'which observed approval rate each payment got' }),
+});
+
+const Actual = Type.Object({
+  payments: Type.Integer({ description: 'payments that went to this service first' }),
+  amount: Type.Integer({ description: 'their amount, minor units' }),
+  approvals: Type.Integer(),
+  approval_rate: Nullable(Type.Number({ description: 'approvals / payments (4 decimals); null without payments' })),
+  fees: Type.Integer({ description: 'the fees of the approved ones under this service\'s fee model, minor units' }),
+  unpriced: Type.Integer({ description: 'payments no fee line of this service prices' }),
+});
+
+export const Replay = Type.Object({
+  profile_uuid: Type.String({ format: 'uuid' }),
+  profile_version: Type.Integer(),
+  draft: Type.Boolean({ description: 'true: the request\'s draft rules were replayed, not the profile\'s' }),
+  from: Iso,
+  to: Iso,
+  days: Type.Integer(),
+  currency: Type.String(),
+  min_observations: Type.Integer(),
+  payments: Type.Integer({ description: 'payments replayed (the first attempt of each order of the profile\'s service in the period, decided, in the currency)' }),
+  other_currencies: Type.Integer({ description: 'payments of the period in other currencies, left out' }),
+  capped: Type.Boolean({ description: 'true: the history held more than `cap` payments and the replay stopped at the cap (the oldest were read first)' }),
+  cap: Type.Integer(),
+  services: Type.Array(Type.Object({
+    service_uuid: Type.String({ format: 'uuid' }),
+    service_name: Nullable(Type.String()),
+    replayed: Replayed,
+    actual: Actual,
+  }), { description: 'each service the profile chose or the history used' }),
+  totals: Type.Object({
+    replayed: Replayed,
+    actual: Actual,
+    difference: Type.Object({
+      approvals: Type.Number({ description: 'expected minus actual approvals' }),
+      approval_rate: Nullable(Type.Number({ description: 'expected minus actual approval rate' })),
+      fees: Type.Integer({ description: 'expected minus actual fees, minor units' }),
+    }),
+  }),
+}, { title: 'RoutingReplay', examples: [EX.REPLAY_EXAMPLE] });
+
+export const ReplayResponse = envelope({ routing_replay: Replay }, { title: 'RoutingReplayResponse' });

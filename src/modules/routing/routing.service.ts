@@ -24,6 +24,7 @@ import type { AttemptOutcome, BreakerEvent } from './routing.breaker.js';
 import { BIN_CSV_OPTIONAL, BIN_CSV_REQUIRED, BIN_MAX_ROWS, BinIndex, factsOf, overlaps, parseBinRow, sandboxBinFacts, type BinFacts, type BinInfo, type BinRow } from './routing.bins.js';
 import { registerRoutingMetrics } from './routing.metrics.js';
 import { testPayment, type TestPaymentInput } from './routing.test-payment.js';
+import { RoutingEconomics } from './routing.economics.js';
 import * as repo from './routing.repo.js';
 
 registerConflictConstraint('routing_profiles_active', 'The service already has an ACTIVE routing profile: make this one a DRAFT, or the other one a DRAFT first');
@@ -65,6 +66,8 @@ export function presentProfile(r: repo.ProfileRow) {
 export class RoutingService {
   /** This process's health of every service tried, with their circuit breakers. */
   readonly health: HealthTracker;
+  /** The fee models and the replay of profiles over the history (routing.economics.ts). */
+  readonly economics: RoutingEconomics;
   /** Compiled ACTIVE profiles by `merchant:service` (null: the service has none). */
   readonly #profiles: TtlCache<CompiledProfile | null>;
   readonly #bins: TtlCache<BinIndex>;
@@ -86,6 +89,7 @@ export class RoutingService {
       if (table === null || table.endsWith('.routing_bins')) this.#bins.clear();
     });
     registerRoutingMetrics(p.metrics.registry, this.health);
+    this.economics = new RoutingEconomics(p, this);
   }
 
   // ---- what the payments module calls ------------------------------------------------------------------------
@@ -196,6 +200,11 @@ export class RoutingService {
       if (!mine) problems.push({ field: n.field, problem: `names ${n.uuid}, which is not a service of yours in ${ctx.env}` });
     }
     if (problems.length > 0) throw invalid(problems);
+  }
+
+  /** Checks a profile's content (the replay's draft rules): 400 naming every problem's field. */
+  checkContent(db: Executor, ctx: RequestContext, input: ProfileInput): Promise<void> {
+    return this.#check(db, ctx, input);
   }
 
   async create(ctx: RequestContext, input: ProfileInput) {
