@@ -73,7 +73,8 @@ describe.skipIf(testDbKind() === 'postgres')('paygate vault (embedded database)'
     const s4 = await cli('vault', 'status', '--json');
     expect(s4.out.active_key).toBe(keyOnly.out.new_key);
     expect(s4.out.keys.find((k: any) => k.id === fresh).values).toBe(2);
-  });
+    // a dozen CLI processes, each starting the gateway's code: more time than the suite's default
+  }, 180_000);
 
   it('PAYGATE_VAULT_KEYS: new-key, put it first, rotate, then retire the old key', async () => {
     process.env.PAYGATE_VAULT_KEYS = `old1:${randomBytes(32).toString('base64')}`;
