@@ -128,11 +128,11 @@ export function planPayment(f: PaymentFacts): PaymentPlan | { error: ApiError } 
   const txId = f.waitTx?.id ?? f.txId;
   // routing: the first attempt's service takes the payment; the fallbacks wait for a retriable decline.
   // A payment carrying authentication (an external MPI's result, a wallet's cryptogram) or a
-  // merchant-initiated one keeps to services of the first one's type: another acquirer could not
-  // quote them (docs/routing.md)
+  // merchant-initiated one, or one with a currency conversion (an acquirer's own quote), keeps to
+  // services of the first one's type: another acquirer could not use or quote them (docs/routing.md)
   const first = f.route?.attempts[0] ?? null;
   const fallbacks = first
-    ? f.route!.attempts.slice(1).filter((a) => !(input.threeds || input.dpan || input.wallet || input.channel === 'MIT') || a.serviceType === first.serviceType)
+    ? f.route!.attempts.slice(1).filter((a) => !(input.threeds || input.dpan || input.wallet || input.channel === 'MIT' || f.dcc.record) || a.serviceType === first.serviceType)
     : [];
   const routed = first ? routedOrderSet(o, first) : {};
   const tx: repo.TxRow = {
